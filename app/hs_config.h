@@ -1,0 +1,109 @@
+/**
+ * @file hs_config.h
+ * @brief The resolved run configuration (every key with its default applied) and its loader.
+ *
+ * Keys are documented, with unit, default and range, in docs/config.md; the schema table in
+ * app/config_schema.c is the single source of truth for names, types, defaults and ranges.
+ */
+#ifndef HS_CONFIG_H
+#define HS_CONFIG_H
+
+#include <stdio.h>
+
+#include "hs_mesh.h"
+#include "hs_vtk.h"
+#include "hs_status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define HS_PATH_MAX 4096
+#define HS_MAX_STIMULI 64
+
+
+typedef enum hs_stim_shape { HS_STIM_BOX = 0, HS_STIM_SPHERE = 1 } hs_stim_shape;
+
+/** One stimulus site: elements whose centroid lies inside the region get the current. */
+typedef struct hs_stimulus_cfg {
+    hs_stim_shape shape;
+    double min[3], max[3];  /**< box corners, mm */
+    double center[3];       /**< sphere centre, mm */
+    double radius;          /**< sphere radius, mm */
+    double start;           /**< ms */
+    double duration;        /**< ms */
+    double strength;        /**< d(phi)/dt added while active, 1/ms (1/ms = 100 mV/ms) */
+} hs_stimulus_cfg;
+
+typedef struct hs_config {
+    char path[HS_PATH_MAX]; /**< the config file as given */
+
+    /* mesh */
+    char mesh_source[16];   /**< "box" | "tetgen" */
+    hs_box_params box;      /**< mesh.lx/ly/lz/h, mesh.generator, mesh.quality */
+    char mesh_file[HS_PATH_MAX]; /**< mesh.file: TetGen prefix (reads PREFIX.node, PREFIX.ele), relative to the config file */
+    char mesh_reorder[16];  /**< "rcm" | "none" */
+
+    /* fibers */
+    char fiber_type[16];    /**< "constant" */
+    double fiber_dir[3];
+
+    /* model (Aliev-Panfilov, Goktepe & Kuhl 2009 defaults) */
+    double c, alpha, gamma, b, mu1, mu2;
+    double d_iso, d_ani;    /**< mm^2/ms */
+    double time_unit;       /**< ms per model time unit (12.9) */
+    int recovery;           /**< 0: r held at 0 (pure cubic reaction) */
+
+    /* time */
+    double dt, t_end;       /**< ms */
+
+    /* stimulus */
+    int n_stimuli;
+    hs_stimulus_cfg stimuli[HS_MAX_STIMULI];
+
+    /* solver */
+    char backend[16];       /**< "auto" | "cpu" | "cuda" */
+    char spmv[64];          /**< SpMV kernel name from the registry */
+    double cg_tol;          /**< relative residual ||r||/||b|| */
+    int cg_max_iter;
+    double newton_tol_residual; /**< dt * max_I |R_I| / m_I (potential units) */
+    double newton_tol_update;   /**< max_I |delta phi_I| */
+    int newton_max_iter;
+    int threads;            /**< OpenMP threads for the CPU backend, 0 = all */
+
+    /* output */
+    int output_enabled;
+    char out_dir[HS_PATH_MAX];
+    char out_prefix[64];
+    double out_interval;    /**< ms between frames */
+    int out_fields;         /**< HS_FIELD_* bits */
+    double activation_threshold; /**< mV */
+} hs_config;
+
+/** @brief Fill every key with its default. */
+void hs_config_defaults(hs_config *cfg);
+
+/**
+ * @brief Load a libconfig file, apply "key=value" overrides (in order, after the file), validate.
+ * Errors (HS_ERR_CONFIG) read like `run.cfg:12: solver.spmv: unknown kernel "x"; available: ...`:
+ * syntax errors, unknown keys (with the nearest valid key suggested), wrong types, out of range values,
+ * a dt that makes the tangent indefinite, a missing mesh file.
+ * @param[in] path config file; @param[in] overrides "section.key=value" strings (may be NULL);
+ * @param[in] n_overrides count; @param[out] cfg resolved configuration.
+ */
+hs_status hs_config_load(const char *path, const char *const *overrides, int n_overrides,
+                         hs_config *cfg);
+
+/** @brief Validate ranges and cross-key constraints of an already-filled config. */
+hs_status hs_config_validate(const hs_config *cfg);
+
+/** @brief Print the fully resolved configuration in libconfig syntax (loadable again). */
+void hs_config_print(const hs_config *cfg, FILE *f);
+
+/** @brief Print the key reference (markdown table: key, type, unit, default, range, meaning). */
+void hs_config_print_reference(FILE *f);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

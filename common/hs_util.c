@@ -1,0 +1,51 @@
+#define _POSIX_C_SOURCE 200809L
+#include "hs_util.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+int hs_verbosity = 1;
+
+hs_status hs_alloc(void **out, size_t count, size_t size, const char *what)
+{
+    *out = NULL;
+    if (count == 0) count = 1; /* a valid, freeable pointer for empty arrays */
+    if (size != 0 && count > SIZE_MAX / size)
+        return HS_FAIL(HS_ERR_MEMORY, "allocation size overflow for %s (%zu x %zu bytes)", what,
+                       count, size);
+    void *p = calloc(count, size);
+    if (!p)
+        return HS_FAIL(HS_ERR_MEMORY, "out of memory allocating %s (%.1f MiB)", what,
+                       (double)count * (double)size / (1024.0 * 1024.0));
+    *out = p;
+    return HS_OK;
+}
+
+double hs_wtime(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+void hs_log(int level, const char *fmt, ...)
+{
+    if (hs_verbosity < level) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+}
+
+void hs_warn(const char *fmt, ...)
+{
+    if (hs_verbosity < 1) return;
+    va_list ap;
+    fputs("heartsim: warning: ", stderr);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+}

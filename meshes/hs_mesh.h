@@ -1,0 +1,97 @@
+/**
+ * @file hs_mesh.h
+ * @brief The tetrahedral mesh shared by every backend, and how to make one.
+ *
+ * Units: millimetres. Connectivity is 0-based. Every element has positive volume
+ * (nodes ordered so that (x1-x0) . ((x2-x0) x (x3-x0)) > 0); hs_mesh_check enforces it.
+ */
+#ifndef HS_MESH_H
+#define HS_MESH_H
+
+#include <stdint.h>
+
+#include "hs_status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct hs_mesh {
+    int32_t n_nodes;
+    int32_t n_elems;
+    double *xyz;     /**< [n_nodes][3] node coordinates, mm */
+    int32_t *tets;   /**< [n_elems][4] node indices, positively oriented */
+    int32_t *region; /**< [n_elems] region marker (TetGen attribute), 0 when the source has none */
+    double *fiber;   /**< [n_elems][3] unit fibre direction; NULL until hs_mesh_set_fibers_constant */
+} hs_mesh;
+
+/** Parameters of the built-in slab (`mesh.source = "box"`). */
+typedef struct hs_box_params {
+    double lx, ly, lz; /**< extent in mm along x, y, z; the box spans [0,lx]x[0,ly]x[0,lz] */
+    double h;          /**< target edge length in mm */
+    int use_tetgen;    /**< 0: structured 6-tets-per-cube split; 1: TetGen with quality bounds */
+    double tetgen_radius_edge; /**< TetGen -q radius-edge bound (e.g. 1.414); used when use_tetgen */
+} hs_box_params;
+
+/**
+ * @brief Make the slab mesh. Structured: nx = max(1, round(lx/h)) cells along x (likewise y, z),
+ * each cube split into 6 tets sharing the cube's main diagonal (conforming, all same volume).
+ * @param[in] p parameters; @param[out] out new mesh (free with hs_mesh_destroy).
+ */
+hs_status hs_mesh_create_box(const hs_box_params *p, hs_mesh **out);
+
+/**
+ * @brief Read a TetGen .node/.ele pair (0- or 1-based, point attributes and boundary markers
+ * skipped, the first element attribute kept as region marker, '#' comments).
+ * @param[in] node_path path of the .node file; @param[in] ele_path path of the .ele file.
+ * Errors name the file and line. Non-linear (10-node) elements are refused explicitly.
+ */
+hs_status hs_mesh_read_tetgen(const char *node_path, const char *ele_path, hs_mesh **out);
+
+/**
+ * @brief Check every element: a degenerate (|6V| <= 1e-12 * (longest edge)^3) or inverted (V < 0)
+ * element is an error naming the element (0-based index), its nodes and its signed volume.
+ * Also checks that every node index is in range.
+ */
+hs_status hs_mesh_check(const hs_mesh *m);
+
+/** @brief Signed volume of element e (mm^3). */
+double hs_mesh_elem_volume(const hs_mesh *m, int32_t e);
+
+/** @brief Assign the same unit fibre direction to every element (normalises dir; zero is an error). */
+hs_status hs_mesh_set_fibers_constant(hs_mesh *m, const double dir[3]);
+
+/** Renumbering for locality. */
+typedef enum hs_reorder_kind { HS_REORDER_NONE = 0, HS_REORDER_RCM = 1 } hs_reorder_kind;
+
+/** What hs_mesh_reorder did. */
+typedef struct hs_reorder_report {
+    int64_t bandwidth_before; /**< max |i - j| over mesh edges before */
+    int64_t bandwidth_after;
+    double profile_before;    /**< mean over nodes of (i - min neighbour index) */
+    double profile_after;
+} hs_reorder_report;
+
+/**
+ * @brief Renumber nodes (reverse Cuthill-McKee from a pseudo-peripheral node, per connected
+ * component) and sort elements by their smallest new node index, in place.
+ * @param[in,out] m mesh; @param[in] kind method; @param[out] rep report (may be NULL).
+ */
+hs_status hs_mesh_reorder(hs_mesh *m, hs_reorder_kind kind, hs_reorder_report *rep);
+
+/** @brief Node bandwidth max |i-j| over element edges. */
+int64_t hs_mesh_bandwidth(const hs_mesh *m);
+
+/** @brief Total volume (mm^3) and min/mean/max edge length (mm). */
+void hs_mesh_stats(const hs_mesh *m, double *volume, double *h_min, double *h_mean, double *h_max);
+
+/** @brief Free the mesh; accepts NULL and sets *m = NULL. */
+void hs_mesh_destroy(hs_mesh **m);
+
+/** @brief Allocate an empty mesh with room for n_nodes / n_elems (fiber left NULL). */
+hs_status hs_mesh_alloc(int32_t n_nodes, int32_t n_elems, hs_mesh **out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

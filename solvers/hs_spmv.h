@@ -1,0 +1,66 @@
+/**
+ * @file hs_spmv.h
+ * @brief The registry of SpMV formats, selected by name (`solver.spmv`).
+ *
+ * Formats are listed once in solvers/hs_spmv_list.h (an X-macro) and expanded into a table of
+ * ops. Each format has a host layout builder from the CSR pattern, a slot map from CSR nonzero k
+ * to the position of that nonzero in the format's own value array (assembly writes there directly,
+ * padding stays zero), and a CPU reference apply that uses the layout. Device kernels live in gpu/
+ * behind the same name. An unknown name is an error that lists the available ones.
+ */
+#ifndef HS_SPMV_H
+#define HS_SPMV_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hs_csr.h"
+#include "hs_status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** A format's host layout: value slots and whatever index arrays the format needs. */
+typedef struct hs_spmv_layout {
+    const struct hs_spmv_ops *ops;
+    int32_t n_rows;
+    int64_t n_slots;       /**< length of the format's value array (>= nnz, padding included) */
+    int64_t *slot_of_nnz;  /**< [nnz]: CSR nonzero k lives at value slot slot_of_nnz[k] */
+    void *impl;            /**< format-specific arrays, owned */
+} hs_spmv_layout;
+
+typedef struct hs_spmv_ops {
+    const char *name;     /**< config name, e.g. "csr_scalar" */
+    const char *summary;  /**< one line */
+    const char *seed;     /**< seed reference, e.g. "seed 000 sec. IV-A (Bell & Garland CSR-vector)" */
+    int needs_device;     /**< 1: only the cuda backend can run it */
+    /** Build the layout from the CSR pattern (values ignored). */
+    hs_status (*setup)(const hs_csr *pattern, hs_spmv_layout *lay);
+    /** CPU reference: y = A x with A's values in the format's slots [n_slots]. */
+    void (*apply_ref)(const hs_spmv_layout *lay, const double *vals, const double *x, double *y);
+    /** Free impl. */
+    void (*destroy)(hs_spmv_layout *lay);
+} hs_spmv_ops;
+
+/** @brief Number of registered formats. */
+int hs_spmv_count(void);
+/** @brief i-th registered format (0 <= i < hs_spmv_count()). */
+const hs_spmv_ops *hs_spmv_get(int i);
+/** @brief Format by name, or NULL. */
+const hs_spmv_ops *hs_spmv_find(const char *name);
+/** @brief Comma-separated list of names ("csr_scalar, csr_vector, ..."), static storage. */
+const char *hs_spmv_names(void);
+
+/** @brief Build the layout of @p ops for @p pattern. @param[out] out (hs_spmv_layout_destroy). */
+hs_status hs_spmv_layout_create(const hs_spmv_ops *ops, const hs_csr *pattern, hs_spmv_layout **out);
+/** @brief Scatter CSR values into the format's slots (padding zero). vals_fmt: [n_slots]. */
+void hs_spmv_layout_scatter(const hs_spmv_layout *lay, int32_t nnz, const double *csr_val,
+                            double *vals_fmt);
+/** @brief Free; accepts NULL and sets *p = NULL. */
+void hs_spmv_layout_destroy(hs_spmv_layout **p);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
