@@ -11,6 +11,7 @@
 #include <stdio.h>
 
 #include "hs_mesh.h"
+#include "hs_stimulus.h"
 #include "hs_vtk.h"
 #include "hs_status.h"
 
@@ -22,18 +23,6 @@ extern "C" {
 #define HS_MAX_STIMULI 64
 
 
-typedef enum hs_stim_shape { HS_STIM_BOX = 0, HS_STIM_SPHERE = 1 } hs_stim_shape;
-
-/** One stimulus site: elements whose centroid lies inside the region get the current. */
-typedef struct hs_stimulus_cfg {
-    hs_stim_shape shape;
-    double min[3], max[3];  /**< box corners, mm */
-    double center[3];       /**< sphere centre, mm */
-    double radius;          /**< sphere radius, mm */
-    double start;           /**< ms */
-    double duration;        /**< ms */
-    double strength;        /**< d(phi)/dt added while active, 1/ms (1/ms = 100 mV/ms) */
-} hs_stimulus_cfg;
 
 typedef struct hs_config {
     char path[HS_PATH_MAX]; /**< the config file as given */

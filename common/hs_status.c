@@ -43,13 +43,19 @@ hs_status hs_error_set(hs_status code, const char *file, int line, const char *f
 void hs_error_prefix(const char *fmt, ...)
 {
     if (g_code == HS_OK) return;
-    char pre[512], old[HS_MSG_MAX];
+    char old[HS_MSG_MAX];
+    memcpy(old, g_msg, sizeof old);
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(pre, sizeof pre, fmt, ap);
+    int n = vsnprintf(g_msg, sizeof g_msg, fmt, ap);
     va_end(ap);
-    memcpy(old, g_msg, sizeof old);
-    snprintf(g_msg, sizeof g_msg, "%s%s", pre, old);
+    if (n < 0) n = 0;
+    if ((size_t)n < sizeof g_msg) {
+        size_t room = sizeof g_msg - (size_t)n - 1, len = strlen(old);
+        if (len > room) len = room;
+        memcpy(g_msg + n, old, len);
+        g_msg[(size_t)n + len] = '\0';
+    }
 }
 
 const char *hs_error_message(void) { return g_code == HS_OK ? "" : g_msg; }

@@ -25,6 +25,9 @@ hs_status hs_alloc(void **out, size_t count, size_t size, const char *what);
         (ptr) = NULL;                                                                              \
     } while (0)
 
+/** Loops shorter than this run on one thread: below it OpenMP's fork/join costs more than the loop. */
+#define HS_OMP_MIN 16384
+
 /** @brief Monotonic wall clock in seconds. */
 double hs_wtime(void);
 

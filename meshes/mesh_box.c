@@ -1,1 +1,130 @@
-/* being written */
+/* The built-in slab [0,lx]x[0,ly]x[0,lz]: a structured Kuhn (Freudenthal) split, or TetGen.
+ *
+ * Structured: nodes are numbered x fastest, node(i,j,k) = i + (nx+1) * (j + (ny+1) * k). Each cell
+ * is split into the 6 tets that share its main diagonal (0,0,0)-(1,1,1); tet s walks from the
+ * cell's corner (0,0,0) to (1,1,1) along the unit steps of one permutation of the axes. Because
+ * every cell uses the same diagonal direction, the split of a shared face is the same from both
+ * sides (the face diagonal always joins the face's lowest and highest corners), so the mesh is
+ * conforming, and every tet has volume hx*hy*hz/6. */
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "hs_mesh.h"
+#include "hs_tetgen.h"
+#include "hs_util.h"
+
+/* The 6 axis permutations and their signs; the signed volume of the walk tet equals
+ * sign(perm) * hx*hy*hz/6, so odd permutations get two nodes swapped to become positive. */
+static const int k_perm[6][3] = {{0, 1, 2}, {1, 2, 0}, {2, 0, 1}, {0, 2, 1}, {2, 1, 0}, {1, 0, 2}};
+static const int k_perm_sign[6] = {+1, +1, +1, -1, -1, -1};
+
+static hs_status check_length(double v, const char *name)
+{
+    HS_CHECK(isfinite(v) && v > 0.0, HS_ERR_MESH,
+             "box mesh: %s = %g mm; it must be a positive, finite length", name, v);
+    return HS_OK;
+}
+
+/* Cells along one axis: max(1, round(l / h)), refused before lround could overflow. */
+static hs_status cells_along(double l, double h, const char *name, int64_t *n)
+{
+    const double c = l / h;
+    HS_CHECK(c < 2147483647.0, HS_ERR_MESH,
+             "box mesh: %s / h = %g / %g = %.3g cells, more than a 32-bit index can number; "
+             "increase h",
+             name, l, h, c);
+    const long r = lround(c);
+    *n = r < 1 ? 1 : (int64_t)r;
+    return HS_OK;
+}
+
+static hs_status create_structured(const hs_box_params *p, hs_mesh **out)
+{
+    int64_t nx = 1, ny = 1, nz = 1;
+    HS_CALL(cells_along(p->lx, p->h, "lx", &nx));
+    HS_CALL(cells_along(p->ly, p->h, "ly", &ny));
+    HS_CALL(cells_along(p->lz, p->h, "lz", &nz));
+    /* Counts in double first: the int64 product of three near-2^31 factors would overflow. */
+    const double nodes_d = (double)(nx + 1) * (double)(ny + 1) * (double)(nz + 1);
+    const double elems_d = 6.0 * (double)nx * (double)ny * (double)nz;
+    HS_CHECK(nodes_d <= (double)INT32_MAX && elems_d <= (double)INT32_MAX, HS_ERR_MESH,
+             "box mesh %g x %g x %g mm with h = %g mm needs %lld x %lld x %lld cells, i.e. %.4g "
+             "nodes and %.4g tetrahedra, more than the %ld a 32-bit index allows; increase h",
+             p->lx, p->ly, p->lz, p->h, (long long)nx, (long long)ny, (long long)nz, nodes_d,
+             elems_d, (long)INT32_MAX);
+
+    hs_mesh *m = NULL;
+    HS_CALL(hs_mesh_alloc((int32_t)nodes_d, (int32_t)elems_d, &m));
+
+    const int64_t sx = nx + 1, sxy = (nx + 1) * (ny + 1);
+    /* x = l * i / n, with the far end set exactly: the faces must lie on x = lx, not near it. */
+    for (int64_t k = 0; k <= nz; ++k)
+        for (int64_t j = 0; j <= ny; ++j)
+            for (int64_t i = 0; i <= nx; ++i) {
+                double *x = m->xyz + 3 * (size_t)(i + sx * j + sxy * k);
+                x[0] = i == nx ? p->lx : p->lx * (double)i / (double)nx;
+                x[1] = j == ny ? p->ly : p->ly * (double)j / (double)ny;
+                x[2] = k == nz ? p->lz : p->lz * (double)k / (double)nz;
+            }
+
+    const int64_t step[3] = {1, sx, sxy}; /* node-index offset of a unit step along x, y, z */
+    int32_t *t = m->tets;
+    for (int64_t k = 0; k < nz; ++k)
+        for (int64_t j = 0; j < ny; ++j)
+            for (int64_t i = 0; i < nx; ++i) {
+                const int64_t v0 = i + sx * j + sxy * k;
+                for (int s = 0; s < 6; ++s) {
+                    const int64_t v1 = v0 + step[k_perm[s][0]];
+                    const int64_t v2 = v1 + step[k_perm[s][1]];
+                    const int64_t v3 = v0 + 1 + sx + sxy;
+                    t[0] = (int32_t)v0;
+                    t[1] = (int32_t)(k_perm_sign[s] > 0 ? v1 : v2);
+                    t[2] = (int32_t)(k_perm_sign[s] > 0 ? v2 : v1);
+                    t[3] = (int32_t)v3;
+                    t += 4;
+                }
+            }
+    *out = m;
+    return HS_OK;
+}
+
+static hs_status create_tetgen(const hs_box_params *p, hs_mesh **out)
+{
+    /* Corner c = i + 2j + 4k sits at (i*lx, j*ly, k*lz). */
+    double xyz[8][3];
+    for (int c = 0; c < 8; ++c) {
+        xyz[c][0] = (c & 1) ? p->lx : 0.0;
+        xyz[c][1] = (c & 2) ? p->ly : 0.0;
+        xyz[c][2] = (c & 4) ? p->lz : 0.0;
+    }
+    /* Six quads, counter-clockwise seen from outside (TetGen accepts either order). */
+    static const int32_t facet_idx[24] = {0, 4, 6, 2, /* x = 0  */ 1, 3, 7, 5, /* x = lx */
+                                          0, 1, 5, 4, /* y = 0  */ 2, 6, 7, 3, /* y = ly */
+                                          0, 2, 3, 1, /* z = 0  */ 4, 5, 7, 6 /* z = lz */};
+    static const int32_t facet_ptr[7] = {0, 4, 8, 12, 16, 20, 24};
+    const hs_plc plc = {8, &xyz[0][0], 6, facet_ptr, facet_idx};
+    /* Volume of the regular tet of edge h: a mesh at this bound has edges of about h. */
+    const double max_volume = p->h * p->h * p->h / (6.0 * sqrt(2.0));
+    /* A rough count guard before TetGen tries to allocate it: the volume bound alone implies
+     * at least V / max_volume tets. */
+    const double min_tets = p->lx * p->ly * p->lz / max_volume;
+    HS_CHECK(min_tets <= (double)INT32_MAX, HS_ERR_MESH,
+             "box mesh %g x %g x %g mm with h = %g mm would need at least %.4g tetrahedra, more "
+             "than the %ld a 32-bit index allows; increase h",
+             p->lx, p->ly, p->lz, p->h, min_tets, (long)INT32_MAX);
+    hs_status st = hs_tetgen_mesh_plc(&plc, p->tetgen_radius_edge, max_volume, out);
+    if (st != HS_OK) hs_error_prefix("box mesh via TetGen: ");
+    return st;
+}
+
+hs_status hs_mesh_create_box(const hs_box_params *p, hs_mesh **out)
+{
+    HS_CHECK(p != NULL && out != NULL, HS_ERR_INTERNAL, "hs_mesh_create_box: NULL argument");
+    *out = NULL;
+    HS_CALL(check_length(p->lx, "lx"));
+    HS_CALL(check_length(p->ly, "ly"));
+    HS_CALL(check_length(p->lz, "lz"));
+    HS_CALL(check_length(p->h, "h"));
+    return p->use_tetgen ? create_tetgen(p, out) : create_structured(p, out);
+}

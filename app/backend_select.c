@@ -1,0 +1,33 @@
+#include <string.h>
+
+#include "hs_backend_select.h"
+#include "hs_build_config.h"
+#include "hs_util.h"
+#if HS_HAS_CUDA
+#include "hs_gpu.h"
+#endif
+
+hs_status hs_backend_select(const char *name, const hs_problem *prob, hs_backend **out)
+{
+    *out = NULL;
+    int want_cuda = strcmp(name, "cuda") == 0, is_auto = strcmp(name, "auto") == 0;
+    if (!want_cuda && !is_auto) return hs_backend_cpu_create(prob, out);
+#if HS_HAS_CUDA
+    char dev[256], why[512];
+    int ndev = hs_gpu_probe(dev, sizeof dev, why, sizeof why);
+    if (ndev > 0) {
+        if (is_auto) hs_log(1, "backend: auto -> cuda (%s)\n", dev);
+        return hs_backend_cuda_create(prob, out);
+    }
+    HS_CHECK(!want_cuda, HS_ERR_DEVICE,
+             "solver.backend = \"cuda\" but no usable CUDA device: %s. Use solver.backend = \"cpu\" "
+             "(or \"auto\")", why);
+    hs_log(1, "backend: auto -> cpu (no usable CUDA device: %s)\n", why);
+#else
+    HS_CHECK(!want_cuda, HS_ERR_DEVICE,
+             "solver.backend = \"cuda\" but this heartsim was built without CUDA (HS_HAS_CUDA = 0); "
+             "rebuild with the CUDA toolkit or use solver.backend = \"cpu\"");
+    hs_log(1, "backend: auto -> cpu (this build has no CUDA backend)\n");
+#endif
+    return hs_backend_cpu_create(prob, out);
+}

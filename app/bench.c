@@ -1,0 +1,148 @@
+#include "hs_bench.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hs_build_config.h"
+#include "hs_run.h"
+#include "hs_util.h"
+#include "hs_vtk.h"
+
+typedef struct bench_row {
+    char backend[256];
+    hs_phase_bench pb;
+    double step;       /* median wall time of a whole time step */
+    double newton, cg; /* per step, over the measured steps */
+    double frame;      /* median time to fetch and write one frame */
+    int32_t nodes, elems, nnz;
+} bench_row;
+
+static int cmp_dbl(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static hs_status bench_backend(const hs_config *cfg0, const char *backend, int reps, double warm_ms, bench_row *row)
+{
+    static hs_config cfg;
+    cfg = *cfg0;
+    snprintf(cfg.backend, sizeof cfg.backend, "%s", backend);
+    hs_sim sim;
+    HS_CALL(hs_sim_create(&cfg, &sim));
+    hs_status st = HS_OK;
+    double *amp = NULL, *steps = NULL, *phi = NULL, *r = NULL, *act = NULL;
+    hs_vtk_series *ser = NULL;
+    snprintf(row->backend, sizeof row->backend, "%s", sim.backend->description);
+    row->nodes = sim.mesh->n_nodes;
+    row->elems = sim.mesh->n_elems;
+    row->nnz = sim.prob->pattern->nnz;
+    int nsteps_meas = reps < 5 ? 5 : reps;
+    HS_CALL_GOTO(HS_ALLOC(amp, sim.stim->n_sites + 1, "stimulus amplitudes"), done);
+    HS_CALL_GOTO(HS_ALLOC(steps, nsteps_meas, "step timings"), done);
+    long k = 0;
+    hs_step_stats ss;
+    const double dt = cfg.dt;
+    for (; k * dt < warm_ms - 1e-9; ++k) {
+        hs_stim_set_amplitudes(sim.stim, k * dt, (k + 1) * dt, amp);
+        HS_CALL_GOTO(hs_time_step(sim.backend, k * dt, dt, amp, &ss), done);
+    }
+    long newton = 0, cg = 0;
+    for (int q = 0; q < nsteps_meas; ++q, ++k) {
+        hs_stim_set_amplitudes(sim.stim, k * dt, (k + 1) * dt, amp);
+        double w0 = hs_wtime();
+        HS_CALL_GOTO(hs_time_step(sim.backend, k * dt, dt, amp, &ss), done);
+        steps[q] = hs_wtime() - w0;
+        newton += ss.newton_iters;
+        cg += ss.cg_iters;
+    }
+    qsort(steps, (size_t)nsteps_meas, sizeof *steps, cmp_dbl);
+    row->step = steps[nsteps_meas / 2];
+    row->newton = (double)newton / nsteps_meas;
+    row->cg = (double)cg / nsteps_meas;
+    double res;
+    int32_t node;
+    HS_CALL_GOTO(sim.backend->ops->begin_step(sim.backend, dt / cfg.time_unit, amp), done);
+    HS_CALL_GOTO(sim.backend->ops->assemble(sim.backend, &res, &node), done);
+    HS_CALL_GOTO(sim.backend->ops->bench(sim.backend, reps, &row->pb), done);
+    /* one frame: fetch from the backend and write, median of 3 */
+    row->frame = NAN;
+    if (cfg.output_enabled) {
+        char dir[HS_PATH_MAX + 16];
+        snprintf(dir, sizeof dir, "%s/bench", cfg.out_dir);
+        HS_CALL_GOTO(HS_ALLOC(phi, sim.mesh->n_nodes, "frame"), done);
+        HS_CALL_GOTO(HS_ALLOC(act, sim.mesh->n_nodes, "frame"), done);
+        HS_CALL_GOTO(HS_ALLOC(r, sim.mesh->n_elems, "frame"), done);
+        HS_CALL_GOTO(hs_vtk_series_create(dir, backend, &ser), done);
+        double ft[3];
+        for (int q = 0; q < 3; ++q) {
+            double w0 = hs_wtime();
+            HS_CALL_GOTO(sim.backend->ops->get_state(sim.backend, phi, r, act), done);
+            hs_frame fr = {.time_ms = k * dt, .fields = cfg.out_fields, .phi = phi, .activation = act, .r = r};
+            HS_CALL_GOTO(hs_vtk_series_write(ser, sim.mesh, &fr), done);
+            ft[q] = hs_wtime() - w0;
+        }
+        qsort(ft, 3, sizeof *ft, cmp_dbl);
+        row->frame = ft[1];
+    }
+done:
+    hs_vtk_series_destroy(&ser);
+    free(amp); free(steps); free(phi); free(r); free(act);
+    hs_sim_destroy(&sim);
+    return st;
+}
+
+static void print_row(const bench_row *b, double out_interval, double dt)
+{
+    const hs_phase_bench *p = &b->pb;
+    printf("\nbackend: %s\n", b->backend);
+    printf("mesh: %d nodes, %d tets, %d nonzeros; copy bandwidth %.1f GB/s (%d repetitions, medians)\n",
+           b->nodes, b->elems, b->nnz, p->copy_bw / 1e9, p->reps);
+    printf("| %-22s | %12s | %10s | %12s | %8s | %10s |\n", "phase", "median (us)", "MB moved", "floor (us)",
+           "x floor", "eff. GB/s");
+    printf("|%s|%s|%s|%s|%s|%s|\n", "------------------------", "--------------", "------------",
+           "--------------", "----------", "------------");
+    struct { const char *name; double t, bytes; } rows[] = {
+        {"element", p->element, p->bytes_element},
+        {"assembly (K, R, diag)", p->assembly, p->bytes_assembly},
+        {"SpMV", p->spmv, p->bytes_spmv},
+        {"CG iteration", p->cg_iter, p->bytes_cg_iter},
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; ++i) {
+        double floor_t = rows[i].bytes / p->copy_bw;
+        printf("| %-22s | %12.1f | %10.1f | %12.1f | %8.2f | %10.1f |\n", rows[i].name, 1e6 * rows[i].t,
+               rows[i].bytes / 1e6, 1e6 * floor_t, rows[i].t / floor_t, rows[i].bytes / rows[i].t / 1e9);
+    }
+    printf("| %-22s | %12.1f | %10s | %12s | %8s | %10s |\n", "time step", 1e6 * b->step, "-", "-", "-", "-");
+    printf("  (a step: %.2f Newton iterations, %.1f CG iterations)\n", b->newton, b->cg);
+    if (isfinite(b->frame))
+        printf("| %-22s | %12.1f | %10s | %12s | %8s | %10s |\n  (one frame per %g ms of simulation = "
+               "%.1f%% of the step time)\n", "output frame", 1e6 * b->frame, "-", "-", "-", "-", out_interval,
+               100.0 * b->frame / (b->frame + b->step * out_interval / dt));
+}
+
+hs_status hs_bench_step(const hs_config *cfg, int reps, double warm_ms, int cpu_too)
+{
+    bench_row rows[2];
+    int n = 0;
+    if (warm_ms > cfg->t_end) warm_ms = cfg->t_end;
+#if HS_HAS_CUDA
+    {
+        hs_status st = bench_backend(cfg, "cuda", reps, warm_ms, &rows[n]);
+        if (st == HS_OK) ++n;
+        else if (st == HS_ERR_DEVICE) {
+            hs_warn("no cuda measurement: %s", hs_error_message());
+            hs_error_clear();
+        } else return st;
+    }
+#endif
+    if (cpu_too || n == 0) {
+        HS_CALL(bench_backend(cfg, "cpu", reps < 5 ? reps : 5, warm_ms, &rows[n]));
+        ++n;
+    }
+    printf("heartsim bench step: %s (h = %g mm, dt = %g ms, spmv %s)\n", cfg->path, cfg->box.h, cfg->dt, cfg->spmv);
+    for (int i = 0; i < n; ++i) print_row(&rows[i], cfg->out_interval, cfg->dt);
+    return HS_OK;
+}

@@ -1,0 +1,145 @@
+/* The heartsim command: argument parsing and dispatch. The only place that exits. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hs_bench.h"
+#include "hs_build_config.h"
+#include "hs_config.h"
+#include "hs_run.h"
+#include "hs_spmv.h"
+#include "hs_util.h"
+
+#define MAX_SETS 256
+
+static const char *usage_text =
+    "usage: heartsim <command> [options]\n"
+    "\n"
+    "commands:\n"
+    "  run CONFIG [--set KEY=VALUE ...] [--out DIR]   run a simulation, write VTK frames\n"
+    "  check CONFIG [--set KEY=VALUE ...]             validate and print the resolved configuration\n"
+    "  bench step CONFIG [--reps N] [--warm MS] [--no-cpu] [--set ...]\n"
+    "                                                 per-phase medians vs bandwidth floors, cuda and cpu\n"
+    "  kernels                                        list the SpMV kernels (solver.spmv)\n"
+    "  config-reference                               print the table of every config key\n"
+    "\n"
+    "options:\n"
+    "  --set KEY=VALUE   override a config key, e.g. --set time.dt=0.05 --set solver.backend=cpu\n"
+    "  --out DIR         write output to DIR (same as --set output.dir=\"DIR\")\n"
+    "  -q, --quiet       errors only;  -v, --verbose   more detail (error source locations)\n"
+    "  -h, --help        this text;    --version       version and build features\n"
+    "\n"
+    "exit codes: 0 success, 1 usage, 2 config, 3 mesh, 4 I/O, 5 numerical failure (Newton/CG),\n"
+    "            6 device (CUDA), 7 out of memory, 8 interrupted, 9 internal error\n"
+    "documentation: docs/cli.md, docs/config.md\n";
+
+static int fail(hs_status st)
+{
+    fprintf(stderr, "heartsim: error: %s\n", hs_error_message());
+    if (hs_verbosity >= 2) fprintf(stderr, "heartsim: (detected at %s)\n", hs_error_location());
+    return (int)st;
+}
+
+static int usage_error(const char *fmt, const char *arg)
+{
+    fprintf(stderr, "heartsim: ");
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, "\nrun 'heartsim --help' for usage\n");
+    return HS_ERR_USAGE;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        fputs(usage_text, stderr);
+        return HS_ERR_USAGE;
+    }
+    const char *cmd = argv[1];
+    if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help") || !strcmp(cmd, "help")) {
+        fputs(usage_text, stdout);
+        return 0;
+    }
+    if (!strcmp(cmd, "--version")) {
+        printf("heartsim %s (CUDA backend: %s)\n", HS_VERSION, HS_HAS_CUDA ? "built" : "not built");
+        return 0;
+    }
+    if (!strcmp(cmd, "kernels")) {
+        printf("%-16s %-6s %-52s %s\n", "name", "device", "summary", "reference");
+        for (int i = 0; i < hs_spmv_count(); ++i) {
+            const hs_spmv_ops *o = hs_spmv_get(i);
+            printf("%-16s %-6s %-52s %s\n", o->name, o->needs_device ? "only" : "cpu+gpu", o->summary, o->seed);
+        }
+        return 0;
+    }
+    if (!strcmp(cmd, "config-reference")) {
+        hs_config_print_reference(stdout);
+        return 0;
+    }
+    int first = 2, bench = 0;
+    if (!strcmp(cmd, "bench")) {
+        if (argc < 3 || strcmp(argv[2], "step")) return usage_error("%s", "bench needs a subcommand: bench step CONFIG");
+        bench = 1;
+        first = 3;
+    } else if (strcmp(cmd, "run") && strcmp(cmd, "check")) {
+        return usage_error("unknown command \"%s\"", cmd);
+    }
+    int reps = 20, cpu_too = 1;
+    double warm = 5.0;
+
+    const char *cfg_path = NULL;
+    static const char *sets[MAX_SETS];
+    static char out_set[HS_PATH_MAX + 32];
+    int n_sets = 0;
+    for (int i = first; i < argc; ++i) {
+        const char *a = argv[i];
+        if (bench && !strcmp(a, "--reps") && i + 1 < argc) {
+            reps = atoi(argv[++i]);
+            if (reps < 1) return usage_error("--reps needs a positive count, got \"%s\"", argv[i]);
+        } else if (bench && !strcmp(a, "--warm") && i + 1 < argc) {
+            warm = atof(argv[++i]);
+        } else if (bench && !strcmp(a, "--no-cpu")) {
+            cpu_too = 0;
+        } else if (!strcmp(a, "--set")) {
+            if (i + 1 >= argc) return usage_error("%s needs KEY=VALUE", a);
+            if (n_sets == MAX_SETS - 1) return usage_error("too many %s options", a);
+            sets[n_sets++] = argv[++i];
+        } else if (!strncmp(a, "--set=", 6)) {
+            if (n_sets == MAX_SETS - 1) return usage_error("too many %s options", "--set");
+            sets[n_sets++] = a + 6;
+        } else if (!strcmp(a, "--out")) {
+            if (i + 1 >= argc) return usage_error("%s needs a directory", a);
+            if (strchr(argv[i + 1], '"')) return usage_error("--out: directory names with '\"' are not supported: %s", argv[i + 1]);
+            snprintf(out_set, sizeof out_set, "output.dir=\"%s\"", argv[++i]);
+        } else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
+            hs_verbosity = 0;
+        } else if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) {
+            hs_verbosity = 2;
+        } else if (a[0] == '-') {
+            return usage_error("unknown option \"%s\"", a);
+        } else if (!cfg_path) {
+            cfg_path = a;
+        } else {
+            return usage_error("unexpected argument \"%s\" (one config file expected)", a);
+        }
+    }
+    if (!cfg_path) return usage_error("%s needs a config file", cmd);
+    if (out_set[0]) sets[n_sets++] = out_set; /* --out wins over --set output.dir */
+
+    static hs_config cfg;
+    hs_status st = hs_config_load(cfg_path, sets, n_sets, &cfg);
+    if (st != HS_OK) return fail(st);
+    if (bench) {
+        st = hs_bench_step(&cfg, reps, warm, cpu_too);
+        return st == HS_OK ? 0 : fail(st);
+    }
+    if (!strcmp(cmd, "check")) {
+        hs_config_print(&cfg, stdout);
+        fprintf(stderr, "heartsim: %s is valid\n", cfg_path);
+        return 0;
+    }
+    hs_run_summary sum;
+    st = hs_run(&cfg, &sum);
+    if (hs_verbosity >= 1 && sum.steps > 0) hs_run_summary_print(&sum, &cfg, stderr);
+    if (st != HS_OK) return fail(st);
+    return 0;
+}

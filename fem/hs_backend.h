@@ -1,0 +1,99 @@
+/**
+ * @file hs_backend.h
+ * @brief A backend holds the state of a run (phi, r, matrices, solver vectors) where it computes
+ * (host memory for cpu, device memory for cuda) and offers the primitives the shared Newton loop
+ * (fem/newton.c) is made of. Only scalars cross this interface during a time step.
+ */
+#ifndef HS_BACKEND_H
+#define HS_BACKEND_H
+
+#include <stdint.h>
+
+#include "hs_cg.h"
+#include "hs_problem.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct hs_backend hs_backend;
+
+/** Accumulated wall time per phase, seconds. */
+typedef struct hs_phase_times {
+    double element;  /**< element kernel: local Newton, Ke, Re */
+    double assembly; /**< gather-map assembly of K and R, Jacobi diagonal, residual norm */
+    double solve;    /**< CG (SpMV included) and the phi update */
+    double spmv;     /**< SpMV inside CG (part of solve) */
+} hs_phase_times;
+
+/** Phase micro-benchmarks on the current state (medians over repetitions), for `heartsim bench step`. */
+typedef struct hs_phase_bench {
+    double element, assembly, cg_iter, spmv; /**< median seconds per call (cg_iter: per iteration) */
+    double copy_bw;                          /**< measured copy bandwidth, bytes/s (device-to-device on a GPU) */
+    double bytes_element, bytes_assembly, bytes_cg_iter, bytes_spmv; /**< bytes each must move at least */
+    int reps;
+} hs_phase_bench;
+
+/** Minimum bytes each phase moves (seed 002's effective-bandwidth counting: every array read or
+ *  written once, gathered vectors counted once per entry). */
+void hs_phase_bytes(const hs_problem *p, int64_t n_slots, hs_phase_bench *pb);
+
+typedef struct hs_backend_ops {
+    const char *name;
+    /** Start a step: phi_n = phi, r_n = r; dt in model units; stimulus amplitude of each site in
+     *  model units (per model time). */
+    hs_status (*begin_step)(hs_backend *b, double dt_model, const double *site_amp);
+    /** Element pass and assembly at the current phi. res_norm = dt max_I |R_I| / m_I, res_node = argmax. */
+    hs_status (*assemble)(hs_backend *b, double *res_norm, int32_t *res_node);
+    /** Solve K du = R with Jacobi-PCG, phi -= du; upd_norm = max |du|. */
+    hs_status (*solve)(hs_backend *b, hs_cg_result *cg, double *upd_norm);
+    /** Step accepted: update activation times (linear interpolation within [t_prev, t_prev+dt] ms). */
+    hs_status (*end_step)(hs_backend *b, double t_prev_ms, double dt_ms);
+    /** Step rejected: back to phi_n, r_n. */
+    hs_status (*restore_step)(hs_backend *b);
+    /** Copy state to the host (any pointer may be NULL): phi [n_nodes], r [n_elems], activation [n_nodes] ms. */
+    hs_status (*get_state)(hs_backend *b, double *phi, double *r, double *act);
+    /** Set the state from the host (NULL: leave): initial conditions and tests. */
+    hs_status (*set_state)(hs_backend *b, const double *phi, const double *r);
+    void (*get_times)(const hs_backend *b, hs_phase_times *t);
+    /** Assembled system to the host: K values in CSR order [nnz] and R [n_nodes] (tests, diagnostics). */
+    hs_status (*get_system)(hs_backend *b, double *kval_csr, double *rhs);
+    /** Time each phase @p reps times on the current state (after assemble has run once). */
+    hs_status (*bench)(hs_backend *b, int reps, hs_phase_bench *out);
+    void (*destroy)(hs_backend *b);
+} hs_backend_ops;
+
+struct hs_backend {
+    const hs_backend_ops *ops;
+    const hs_problem *prob; /**< borrowed */
+    char description[256];  /**< e.g. "cpu (OpenMP, 2 threads)" or the GPU's name */
+    void *impl;
+};
+
+/** @brief The OpenMP CPU backend (the reference). */
+hs_status hs_backend_cpu_create(const hs_problem *prob, hs_backend **out);
+/** @brief Free any backend; accepts NULL and sets *b = NULL. */
+void hs_backend_destroy(hs_backend **b);
+
+/** What one time step did. */
+typedef struct hs_step_stats {
+    int newton_iters;    /**< linear solves in this step */
+    int cg_iters;        /**< CG iterations summed over the step's solves */
+    int cg_iters_max;
+    double res_norm;     /**< final residual norm */
+    int n_hist;
+    double res_hist[32]; /**< residual norm before each Newton iteration (for convergence studies) */
+} hs_step_stats;
+
+/**
+ * @brief One backward-Euler step from t_ms to t_ms + dt_ms: global Newton (seed 002 Table 1).
+ * On failure (Newton or CG) the state is restored to the start of the step and the error names
+ * the time, the iteration, the norms and the node with the largest residual.
+ */
+hs_status hs_time_step(hs_backend *b, double t_ms, double dt_ms, const double *site_amp_per_ms,
+                       hs_step_stats *stats);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,67 @@
+/**
+ * @file hs_fem.h
+ * @brief Host-side discretisation data shared by every backend: per-element geometry and
+ * diffusion stiffness, and the "K_elem . 1" gather maps that assemble K and R without atomics.
+ */
+#ifndef HS_FEM_H
+#define HS_FEM_H
+
+#include <stdint.h>
+
+#include "hs_csr.h"
+#include "hs_mesh.h"
+#include "hs_status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Per-element constants (do not change during a run). */
+typedef struct hs_fem_geom {
+    int32_t n_elems, n_nodes;
+    double *vol;         /**< [n_elems] volume, mm^3 */
+    double *kd;          /**< [n_elems][10] V grad N_a . D grad N_b, packed upper triangle (hs_sym4_index) */
+    double *lumped_mass; /**< [n_nodes] sum over incident elements of V/4 (residual scaling) */
+} hs_fem_geom;
+
+/**
+ * @brief Volumes and diffusion stiffness of every element.
+ * @param[in] m mesh with fibres; @param[in] d_iso,d_ani diffusion in mm^2 per MODEL time unit
+ * (D = d_iso I + d_ani n n^T, n the element's fibre). Degenerate elements are an error.
+ */
+hs_status hs_fem_geom_create(const hs_mesh *m, double d_iso, double d_ani, hs_fem_geom **out);
+void hs_fem_geom_destroy(hs_fem_geom **p);
+
+/**
+ * The gather maps of the "K_elem . 1" assembly (seed 002 sec. 4): global nonzero k of K is
+ * sum_{j = k_ptr[k]}^{k_ptr[k+1]-1} Ke_flat[k_src[j]], with Ke_flat = [n_elems][16] row-major; node i
+ * of R is sum_{j = r_ptr[i]}^{r_ptr[i+1]-1} Re_flat[r_src[j]], Re_flat = [n_elems][4]. Each output
+ * is owned by one reader, so assembly needs no atomics and sums in a fixed order (deterministic).
+ * Contributions are listed in increasing element order.
+ */
+typedef struct hs_assembly_map {
+    int32_t n_nodes, nnz, n_elems;
+    int32_t *k_ptr; /**< [nnz+1] */
+    int32_t *k_src; /**< [16 n_elems] index into Ke_flat */
+    int32_t *r_ptr; /**< [n_nodes+1] */
+    int32_t *r_src; /**< [4 n_elems] index into Re_flat */
+    int32_t *diag;  /**< [n_nodes] CSR position of (i,i) */
+} hs_assembly_map;
+
+/** @brief Build the gather maps of @p m against its CSR @p pattern. */
+hs_status hs_assembly_map_create(const hs_mesh *m, const hs_csr *pattern, hs_assembly_map **out);
+void hs_assembly_map_destroy(hs_assembly_map **p);
+
+/**
+ * @brief K values from element matrices through the gather map (OpenMP): nonzero k is written to
+ * kval[slot[k]] (slot = an SpMV format's slot map, so assembly fills the format directly; NULL means
+ * CSR order).
+ */
+void hs_assemble_k(const hs_assembly_map *map, const double *ke, const int64_t *slot, double *kval);
+/** @brief R from element residuals through the gather map (OpenMP). */
+void hs_assemble_r(const hs_assembly_map *map, const double *re, double *r);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

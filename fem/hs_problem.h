@@ -1,0 +1,52 @@
+/**
+ * @file hs_problem.h
+ * @brief Everything a backend needs to run the monodomain problem, built once on the host:
+ * mesh (borrowed), element geometry, CSR pattern, gather maps, stimulus sites, model and solver
+ * settings. The CPU and CUDA backends both start from this.
+ */
+#ifndef HS_PROBLEM_H
+#define HS_PROBLEM_H
+
+#include "hs_ap_model.h"
+#include "hs_cg.h"
+#include "hs_csr.h"
+#include "hs_fem.h"
+#include "hs_mesh.h"
+#include "hs_spmv.h"
+#include "hs_stimulus.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Physics and solver settings of a run (units as in docs/config.md). */
+typedef struct hs_problem_opts {
+    hs_ap_params ap;
+    double time_unit;           /**< ms per model time unit */
+    double d_iso, d_ani;        /**< mm^2/ms */
+    hs_cg_opts cg;
+    double newton_tol_residual; /**< on dt * max_I |R_I| / m_I */
+    double newton_tol_update;   /**< on max_I |delta phi_I| */
+    int newton_max_iter;
+    const hs_spmv_ops *spmv;    /**< SpMV format for the CG */
+    double activation_phi;      /**< activation threshold on phi */
+} hs_problem_opts;
+
+typedef struct hs_problem {
+    hs_problem_opts opt;
+    const hs_mesh *mesh;        /**< borrowed: must outlive the problem */
+    hs_fem_geom *geom;
+    hs_csr *pattern;            /**< values unused */
+    hs_assembly_map *map;
+    const hs_stim_set *stim;    /**< borrowed */
+} hs_problem;
+
+/** @brief Build geometry, pattern and gather maps for @p mesh (with fibres). */
+hs_status hs_problem_create(const hs_mesh *mesh, const hs_stim_set *stim,
+                            const hs_problem_opts *opt, hs_problem **out);
+void hs_problem_destroy(hs_problem **p);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,36 @@
+#include <stdlib.h>
+
+#include "hs_problem.h"
+#include "hs_util.h"
+
+hs_status hs_problem_create(const hs_mesh *mesh, const hs_stim_set *stim,
+                            const hs_problem_opts *opt, hs_problem **out)
+{
+    *out = NULL;
+    hs_problem *p = NULL;
+    hs_status st = HS_OK;
+    HS_CALL(HS_ALLOC(p, 1, "problem"));
+    p->opt = *opt;
+    p->mesh = mesh;
+    p->stim = stim;
+    /* D in mm^2 per model time unit: the element works in model time throughout */
+    HS_CALL_GOTO(hs_fem_geom_create(mesh, opt->d_iso * opt->time_unit, opt->d_ani * opt->time_unit,
+                                    &p->geom), fail);
+    HS_CALL_GOTO(hs_csr_from_tets(mesh->n_nodes, mesh->n_elems, mesh->tets, &p->pattern), fail);
+    HS_CALL_GOTO(hs_assembly_map_create(mesh, p->pattern, &p->map), fail);
+    *out = p;
+    return HS_OK;
+fail:
+    hs_problem_destroy(&p);
+    return st;
+}
+
+void hs_problem_destroy(hs_problem **p)
+{
+    if (!p || !*p) return;
+    hs_fem_geom_destroy(&(*p)->geom);
+    hs_csr_destroy(&(*p)->pattern);
+    hs_assembly_map_destroy(&(*p)->map);
+    free(*p);
+    *p = NULL;
+}

@@ -1,0 +1,24 @@
+// Device probing: tells the backend selection whether a usable GPU is present, and why not.
+#include <cuda_runtime.h>
+#include <stdio.h>
+
+#include "hs_gpu.h"
+
+extern "C" int hs_gpu_probe(char *name, size_t name_len, char *why, size_t why_len)
+{
+    int n = 0;
+    cudaError_t e = cudaGetDeviceCount(&n);
+    if (e != cudaSuccess || n == 0) {
+        snprintf(why, why_len, "%s", e != cudaSuccess ? cudaGetErrorString(e) : "no CUDA device found");
+        cudaGetLastError(); /* clear the sticky-free error so later calls start clean */
+        return 0;
+    }
+    cudaDeviceProp p;
+    if (cudaGetDeviceProperties(&p, 0) != cudaSuccess) {
+        snprintf(why, why_len, "cannot query device 0");
+        return 0;
+    }
+    snprintf(name, name_len, "%s (sm_%d%d, %.0f GiB)", p.name, p.major, p.minor,
+             (double)p.totalGlobalMem / (1024.0 * 1024.0 * 1024.0));
+    return n;
+}

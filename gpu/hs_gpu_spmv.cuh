@@ -1,0 +1,44 @@
+/**
+ * @file hs_gpu_spmv.cuh
+ * @brief Device side of the SpMV registry (CUDA-only header, never included from C).
+ *
+ * Every format listed in solvers/hs_spmv_list.h has a `const hs_gpu_spmv_ops hs_gpu_spmv_ops_<id>`
+ * in gpu/spmv_<format>.cu. create() uploads the host layout's index arrays once and binds the
+ * device value array (the format's slots, owned by the caller, refilled in place every Newton
+ * iteration); apply() computes y = A x on a stream with no host synchronisation.
+ */
+#ifndef HS_GPU_SPMV_CUH
+#define HS_GPU_SPMV_CUH
+
+#include <cuda_runtime.h>
+
+#include "hs_spmv.h"
+
+struct hs_gpu_spmv_ops {
+    const char *name;
+    /** Upload @p lay (built from @p pattern) and bind d_vals [lay->n_slots] (borrowed). */
+    hs_status (*create)(const hs_spmv_layout *lay, const hs_csr *pattern, const double *d_vals,
+                        void **impl);
+    /** y = A x; d_x and d_y have n_rows entries; asynchronous on @p stream. */
+    hs_status (*apply)(void *impl, const double *d_x, double *d_y, cudaStream_t stream);
+    void (*destroy)(void *impl);
+};
+
+/** @brief Device ops of a registered format, or NULL if the name has none. */
+const hs_gpu_spmv_ops *hs_gpu_spmv_find(const char *name);
+
+/** A bound device SpMV (ops + impl), with create/destroy. */
+struct hs_gpu_spmv {
+    const hs_gpu_spmv_ops *ops;
+    void *impl;
+};
+hs_status hs_gpu_spmv_create(const hs_spmv_layout *lay, const hs_csr *pattern, const double *d_vals,
+                             hs_gpu_spmv **out);
+void hs_gpu_spmv_destroy(hs_gpu_spmv **p);
+static inline hs_status hs_gpu_spmv_apply(hs_gpu_spmv *s, const double *d_x, double *d_y,
+                                          cudaStream_t st)
+{
+    return s->ops->apply(s->impl, d_x, d_y, st);
+}
+
+#endif

@@ -1,0 +1,151 @@
+// Device kernels of the CSR formats csr_scalar and csr_vector (host side: solvers/spmv_csr.c).
+// Both read the CSR arrays as they are: the layout's slot map is the identity, so the value array
+// bound at create is CSR's val [nnz]; row_ptr and col are uploaded from the pattern at create.
+// Each kernel sums a row in exactly the order of its CPU reference; the device may contract
+// v*x + s into one fma, so the two agree to within rounding of the products, inside the bound
+// 2 gamma_m (|A||x|)_i the tests use.
+#include <limits.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "hs_cuda_check.cuh"
+#include "hs_gpu_spmv.cuh"
+#include "hs_util.h"
+
+namespace {
+
+constexpr int kBlock = 256;           // threads per block (8 warps)
+constexpr int kWarp = 32;
+constexpr unsigned kFullMask = 0xffffffffu;
+
+struct csr_dev {
+    int32_t n_rows;
+    int32_t *d_row_ptr;    // [n_rows+1], owned
+    int32_t *d_col;        // [nnz], owned
+    const double *d_vals;  // [nnz], borrowed: the caller refills it in place
+};
+
+// csr_scalar: seed 000 sec. IV-A (the one-thread-per-row CSR kernel it compares against, after
+// Bell & Garland, ref. [9] there). Thread i runs through row i in order k = row_ptr[i] ..
+// row_ptr[i+1]-1, like the CPU reference. Grid-stride, so any grid size is correct.
+__global__ void __launch_bounds__(kBlock)
+csr_scalar_kernel(int32_t n_rows, const int32_t *__restrict__ row_ptr,
+                  const int32_t *__restrict__ col, const double *__restrict__ val,
+                  const double *__restrict__ x, double *__restrict__ y)
+{
+    const int64_t stride = (int64_t)gridDim.x * blockDim.x;
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n_rows; i += stride) {
+        const int32_t k0 = __ldg(row_ptr + i), k1 = __ldg(row_ptr + i + 1);
+        double s = 0.0;
+        for (int32_t k = k0; k < k1; ++k) s += __ldg(val + k) * __ldg(x + __ldg(col + k));
+        y[i] = s;
+    }
+}
+
+// csr_vector: seed 000 sec. IV-A, "assigning a warp to each row" (Bell & Garland's vector CSR,
+// ref. [9] there), with the shared-memory reduction replaced by register shuffles. Lane l sums
+// entries k0+l, k0+l+32, ... in order (coalesced val/col reads across the warp); then a butterfly
+// xor-shuffle tree with offsets 16, 8, 4, 2, 1 leaves the row sum in every lane, and lane 0 writes
+// it. The CPU reference (solvers/spmv_csr.c) forms lane[l] + lane[l^off] at each level, the same
+// IEEE additions in the same tree. The loop bound i is uniform across the warp, so the full mask
+// is always valid.
+__global__ void __launch_bounds__(kBlock)
+csr_vector_kernel(int32_t n_rows, const int32_t *__restrict__ row_ptr,
+                  const int32_t *__restrict__ col, const double *__restrict__ val,
+                  const double *__restrict__ x, double *__restrict__ y)
+{
+    const int lane = threadIdx.x & (kWarp - 1);
+    const int64_t warps = ((int64_t)gridDim.x * blockDim.x) / kWarp;
+    for (int64_t i = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) / kWarp; i < n_rows;
+         i += warps) {
+        const int64_t k0 = __ldg(row_ptr + i), k1 = __ldg(row_ptr + i + 1); // one broadcast load
+        double s = 0.0;
+        for (int64_t k = k0 + lane; k < k1; k += kWarp)
+            s += __ldg(val + k) * __ldg(x + __ldg(col + k));
+#pragma unroll
+        for (int off = kWarp / 2; off > 0; off >>= 1) s += __shfl_xor_sync(kFullMask, s, off);
+        if (lane == 0) y[i] = s;
+    }
+}
+
+void csr_destroy(void *impl)
+{
+    csr_dev *c = static_cast<csr_dev *>(impl);
+    if (!c) return;
+    cudaFree(c->d_row_ptr); // nothing to report from a destructor; NULL is a no-op
+    cudaFree(c->d_col);
+    free(c);
+}
+
+hs_status csr_init(csr_dev *c, const hs_spmv_layout *lay, const hs_csr *pat, const double *d_vals)
+{
+    HS_CHECK(lay->n_slots == pat->nnz, HS_ERR_INTERNAL,
+             "CSR device SpMV: layout has %lld slots but the pattern %d nonzeros",
+             (long long)lay->n_slots, (int)pat->nnz);
+    for (int32_t k = 0; k < pat->nnz; ++k)
+        HS_CHECK(lay->slot_of_nnz[k] == k, HS_ERR_INTERNAL,
+                 "CSR device SpMV: layout \"%s\" is not the CSR identity (slot of nonzero %d is %lld)",
+                 lay->ops->name, (int)k, (long long)lay->slot_of_nnz[k]);
+    HS_CHECK(d_vals || pat->nnz == 0, HS_ERR_INTERNAL, "CSR device SpMV: no device value array");
+    c->n_rows = pat->n_rows;
+    c->d_vals = d_vals;
+    HS_CALL(HS_CUDA_ALLOC(c->d_row_ptr, (size_t)pat->n_rows + 1, "CSR row pointers"));
+    HS_CALL(HS_CUDA_ALLOC(c->d_col, pat->nnz, "CSR column indices"));
+    HS_CUDA_CALL(cudaMemcpy(c->d_row_ptr, pat->row_ptr, sizeof(int32_t) * ((size_t)pat->n_rows + 1),
+                            cudaMemcpyHostToDevice));
+    HS_CUDA_CALL(cudaMemcpy(c->d_col, pat->col, sizeof(int32_t) * (size_t)pat->nnz,
+                            cudaMemcpyHostToDevice));
+    return HS_OK;
+}
+
+hs_status csr_create(const hs_spmv_layout *lay, const hs_csr *pattern, const double *d_vals,
+                     void **impl)
+{
+    *impl = NULL;
+    csr_dev *c = NULL;
+    HS_CALL(HS_ALLOC(c, 1, "CSR device SpMV"));
+    hs_status st = csr_init(c, lay, pattern, d_vals);
+    if (st != HS_OK) {
+        csr_destroy(c);
+        return st;
+    }
+    *impl = c;
+    return HS_OK;
+}
+
+// Blocks so that every row (scalar) or every warp-row (vector) gets its own thread/warp; the
+// kernels are grid-stride, so clamping to INT_MAX never drops rows.
+unsigned grid_for(int64_t threads)
+{
+    int64_t b = (threads + kBlock - 1) / kBlock;
+    return (unsigned)(b > INT_MAX ? INT_MAX : b);
+}
+
+hs_status csr_scalar_apply(void *impl, const double *d_x, double *d_y, cudaStream_t stream)
+{
+    const csr_dev *c = static_cast<const csr_dev *>(impl);
+    if (c->n_rows == 0) return HS_OK;
+    csr_scalar_kernel<<<grid_for(c->n_rows), kBlock, 0, stream>>>(c->n_rows, c->d_row_ptr, c->d_col,
+                                                                   c->d_vals, d_x, d_y);
+    HS_CUDA_LAUNCH_CHECK("csr_scalar_kernel");
+    return HS_OK;
+}
+
+hs_status csr_vector_apply(void *impl, const double *d_x, double *d_y, cudaStream_t stream)
+{
+    const csr_dev *c = static_cast<const csr_dev *>(impl);
+    if (c->n_rows == 0) return HS_OK;
+    csr_vector_kernel<<<grid_for((int64_t)c->n_rows * kWarp), kBlock, 0, stream>>>(
+        c->n_rows, c->d_row_ptr, c->d_col, c->d_vals, d_x, d_y);
+    HS_CUDA_LAUNCH_CHECK("csr_vector_kernel");
+    return HS_OK;
+}
+
+} // namespace
+
+// `extern` gives these const objects external linkage (a namespace-scope const is internal in C++);
+// gpu/spmv_registry.cu refers to them through the X-macro list.
+extern const hs_gpu_spmv_ops hs_gpu_spmv_ops_csr_scalar = {
+    "csr_scalar", csr_create, csr_scalar_apply, csr_destroy};
+extern const hs_gpu_spmv_ops hs_gpu_spmv_ops_csr_vector = {
+    "csr_vector", csr_create, csr_vector_apply, csr_destroy};

@@ -1,0 +1,58 @@
+// Device side of the SpMV registry: the X-macro list (solvers/hs_spmv_list.h) expanded into a
+// table of device ops, so every listed format must define `hs_gpu_spmv_ops_<id>` in its
+// gpu/spmv_<format>.cu or the link fails; plus the bound create/destroy pair.
+#include <stdlib.h>
+#include <string.h>
+
+#include "hs_build_config.h"
+#include "hs_gpu_spmv.cuh"
+#include "hs_util.h"
+
+#define HS_SPMV_FORMAT(id) extern const hs_gpu_spmv_ops hs_gpu_spmv_ops_##id;
+#include "hs_spmv_list.h"
+#undef HS_SPMV_FORMAT
+
+static const hs_gpu_spmv_ops *const g_gpu_formats[] = {
+#define HS_SPMV_FORMAT(id) &hs_gpu_spmv_ops_##id,
+#include "hs_spmv_list.h"
+#undef HS_SPMV_FORMAT
+};
+
+const hs_gpu_spmv_ops *hs_gpu_spmv_find(const char *name)
+{
+    if (!name) return NULL;
+    for (size_t i = 0; i < sizeof g_gpu_formats / sizeof g_gpu_formats[0]; ++i)
+        if (g_gpu_formats[i]->name && strcmp(g_gpu_formats[i]->name, name) == 0)
+            return g_gpu_formats[i];
+    return NULL;
+}
+
+hs_status hs_gpu_spmv_create(const hs_spmv_layout *lay, const hs_csr *pattern, const double *d_vals,
+                             hs_gpu_spmv **out)
+{
+    *out = NULL;
+    HS_CHECK(lay && lay->ops && pattern, HS_ERR_INTERNAL, "device SpMV needs a layout and its pattern");
+    const hs_gpu_spmv_ops *ops = hs_gpu_spmv_find(lay->ops->name);
+    HS_CHECK(ops && ops->create && ops->apply && ops->destroy, HS_ERR_INTERNAL,
+             "SpMV format \"%s\" has no device kernels in this build", lay->ops->name);
+    HS_CHECK(lay->n_rows == pattern->n_rows, HS_ERR_INTERNAL,
+             "SpMV layout has %d rows but the pattern %d", (int)lay->n_rows, (int)pattern->n_rows);
+    hs_gpu_spmv *s = NULL;
+    HS_CALL(HS_ALLOC(s, 1, "device SpMV"));
+    s->ops = ops;
+    hs_status st = ops->create(lay, pattern, d_vals, &s->impl);
+    if (st != HS_OK) {
+        free(s); /* create cleans up its own partial impl */
+        return st;
+    }
+    *out = s;
+    return HS_OK;
+}
+
+void hs_gpu_spmv_destroy(hs_gpu_spmv **p)
+{
+    if (!p || !*p) return;
+    if ((*p)->ops && (*p)->impl) (*p)->ops->destroy((*p)->impl);
+    free(*p);
+    *p = NULL;
+}

@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Install what heartsim needs on Debian/Ubuntu (run as root). With --tests also ParaView, whose
+# pvpython the output test uses to open the frames exactly as a user would.
+set -euo pipefail
+pkgs="cmake make gcc g++ pkg-config libconfig-dev libtet1.5-dev"
+if [ "${1:-}" = "--tests" ]; then pkgs="$pkgs paraview python3-paraview"; fi
+export DEBIAN_FRONTEND=noninteractive
+missing=""
+for p in $pkgs; do dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"; done
+if [ -n "$missing" ]; then
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends $missing
+fi
+echo "setup: all of [$pkgs] installed"

@@ -1,0 +1,101 @@
+/* Jacobi-PCG (textbook form, Saad alg. 9.1 with M = diag A). Deterministic dot products. */
+#include "hs_cg.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+#include "hs_util.h"
+#include "hs_vec.h"
+
+hs_status hs_cg_work_create(int32_t n, hs_cg_work **out)
+{
+    *out = NULL;
+    hs_cg_work *w = NULL;
+    HS_CALL(HS_ALLOC(w, 1, "CG workspace"));
+    w->n = n;
+    hs_status st;
+    HS_CALL_GOTO(HS_ALLOC(w->r, n, "CG residual vector"), fail);
+    HS_CALL_GOTO(HS_ALLOC(w->z, n, "CG preconditioned residual"), fail);
+    HS_CALL_GOTO(HS_ALLOC(w->p, n, "CG search direction"), fail);
+    HS_CALL_GOTO(HS_ALLOC(w->q, n, "CG matrix-vector product"), fail);
+    *out = w;
+    return HS_OK;
+fail:
+    hs_cg_work_destroy(&w);
+    return st;
+}
+
+void hs_cg_work_destroy(hs_cg_work **p)
+{
+    if (!p || !*p) return;
+    free((*p)->r);
+    free((*p)->z);
+    free((*p)->p);
+    free((*p)->q);
+    free(*p);
+    *p = NULL;
+}
+
+const char *hs_cg_outcome_name(hs_cg_outcome o)
+{
+    switch (o) {
+    case HS_CG_CONVERGED: return "converged";
+    case HS_CG_MAX_ITER: return "did not converge within the iteration limit";
+    case HS_CG_BREAKDOWN: return "broke down (the tangent is not positive definite)";
+    case HS_CG_NONFINITE: return "produced NaN/Inf";
+    }
+    return "?";
+}
+
+hs_status hs_cg_jacobi(int32_t n, hs_matvec_fn A, void *ctx, const double *inv_diag,
+                       const double *b, double *x, const hs_cg_opts *opts, hs_cg_work *w,
+                       hs_cg_result *res)
+{
+    HS_CHECK(w && w->n >= n, HS_ERR_INTERNAL, "CG workspace too small (%d < %d)", w ? w->n : -1, n);
+    double *r = w->r, *z = w->z, *p = w->p, *q = w->q;
+    res->outcome = HS_CG_CONVERGED;
+    res->iters = 0;
+    res->rel_res = 0.0;
+
+    double bnorm = sqrt(hs_vec_dot(n, b, b));
+#pragma omp parallel for schedule(static) if (n > HS_OMP_MIN)
+    for (int32_t i = 0; i < n; ++i) {
+        x[i] = 0.0;
+        r[i] = b[i];
+        z[i] = inv_diag[i] * b[i];
+        p[i] = z[i];
+    }
+    if (!isfinite(bnorm)) {
+        res->outcome = HS_CG_NONFINITE;
+        res->rel_res = bnorm;
+        return HS_OK;
+    }
+    if (bnorm == 0.0) return HS_OK;
+    double rz = hs_vec_dot(n, r, z);
+    double target = opts->tol * bnorm;
+    for (int it = 1; it <= opts->max_iter; ++it) {
+        A(ctx, p, q);
+        double pq = hs_vec_dot(n, p, q);
+        if (!isfinite(pq)) { res->outcome = HS_CG_NONFINITE; res->iters = it; return HS_OK; }
+        if (pq <= 0.0 || rz <= 0.0) { res->outcome = HS_CG_BREAKDOWN; res->iters = it; return HS_OK; }
+        double alpha = rz / pq;
+#pragma omp parallel for schedule(static) if (n > HS_OMP_MIN)
+        for (int32_t i = 0; i < n; ++i) {
+            x[i] += alpha * p[i];
+            r[i] -= alpha * q[i];
+            z[i] = inv_diag[i] * r[i];
+        }
+        double rr = hs_vec_dot(n, r, r);
+        res->iters = it;
+        res->rel_res = sqrt(rr) / bnorm;
+        if (!isfinite(rr)) { res->outcome = HS_CG_NONFINITE; return HS_OK; }
+        if (sqrt(rr) <= target) return HS_OK;
+        double rz_new = hs_vec_dot(n, r, z);
+        double beta = rz_new / rz;
+        rz = rz_new;
+#pragma omp parallel for schedule(static) if (n > HS_OMP_MIN)
+        for (int32_t i = 0; i < n; ++i) p[i] = z[i] + beta * p[i];
+    }
+    res->outcome = HS_CG_MAX_ITER;
+    return HS_OK;
+}

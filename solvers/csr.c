@@ -1,0 +1,165 @@
+/* CSR matrices: the global pattern of a P1 mesh and the reference SpMV. */
+#include "hs_csr.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hs_util.h"
+
+hs_status hs_csr_create(int32_t n_rows, int32_t n_cols, int32_t nnz, hs_csr **out)
+{
+    *out = NULL;
+    hs_csr *a = NULL;
+    HS_CALL(HS_ALLOC(a, 1, "CSR matrix"));
+    a->n_rows = n_rows;
+    a->n_cols = n_cols;
+    a->nnz = nnz;
+    hs_status st;
+    HS_CALL_GOTO(HS_ALLOC(a->row_ptr, (size_t)n_rows + 1, "CSR row pointers"), fail);
+    HS_CALL_GOTO(HS_ALLOC(a->col, nnz, "CSR column indices"), fail);
+    HS_CALL_GOTO(HS_ALLOC(a->val, nnz, "CSR values"), fail);
+    *out = a;
+    return HS_OK;
+fail:
+    hs_csr_destroy(&a);
+    return st;
+}
+
+static int cmp_i32(const void *a, const void *b)
+{
+    int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+    return (x > y) - (x < y);
+}
+
+hs_status hs_csr_from_tets(int32_t n_nodes, int32_t n_elems, const int32_t *tets, hs_csr **out)
+{
+    *out = NULL;
+    hs_status st = HS_OK;
+    /* Node -> element incidence (CSR), then each row's neighbour set is the union of its
+     * elements' nodes, sorted and de-duplicated. */
+    int32_t *inc_ptr = NULL, *inc = NULL, *fill = NULL, *row_len = NULL;
+    hs_csr *a = NULL;
+    HS_CALL_GOTO(HS_ALLOC(inc_ptr, (size_t)n_nodes + 1, "node-element incidence"), done);
+    HS_CALL_GOTO(HS_ALLOC(inc, (size_t)n_elems * 4, "node-element incidence"), done);
+    HS_CALL_GOTO(HS_ALLOC(fill, n_nodes, "node-element incidence"), done);
+    HS_CALL_GOTO(HS_ALLOC(row_len, n_nodes, "CSR row lengths"), done);
+    for (int64_t e = 0; e < n_elems; ++e)
+        for (int a_ = 0; a_ < 4; ++a_) inc_ptr[tets[4 * e + a_] + 1]++;
+    for (int32_t i = 0; i < n_nodes; ++i) inc_ptr[i + 1] += inc_ptr[i];
+    for (int32_t e = 0; e < n_elems; ++e)
+        for (int a_ = 0; a_ < 4; ++a_) {
+            int32_t i = tets[4 * (int64_t)e + a_];
+            inc[inc_ptr[i] + fill[i]++] = e;
+        }
+
+    /* Pass 1: row lengths. Pass 2: fill. Scratch per thread holds up to 4 * degree candidates. */
+    int64_t nnz = 0;
+    int fail = 0;
+#pragma omp parallel reduction(+ : nnz) reduction(| : fail)
+    {
+        int32_t cap = 64, *buf = malloc(sizeof(int32_t) * (size_t)cap);
+        if (!buf) fail = 1;
+#pragma omp for schedule(static)
+        for (int32_t i = 0; i < n_nodes; ++i) {
+            if (fail) continue;
+            int32_t need = 4 * (inc_ptr[i + 1] - inc_ptr[i]) + 1;
+            if (need > cap) {
+                int32_t *nb = realloc(buf, sizeof(int32_t) * (size_t)need);
+                if (!nb) { fail = 1; continue; }
+                buf = nb;
+                cap = need;
+            }
+            int32_t len = 0;
+            buf[len++] = i; /* diagonal even for an isolated node */
+            for (int32_t j = inc_ptr[i]; j < inc_ptr[i + 1]; ++j)
+                for (int b = 0; b < 4; ++b) buf[len++] = tets[4 * (int64_t)inc[j] + b];
+            qsort(buf, (size_t)len, sizeof(int32_t), cmp_i32);
+            int32_t u = 0;
+            for (int32_t j = 0; j < len; ++j)
+                if (u == 0 || buf[j] != buf[u - 1]) buf[u++] = buf[j];
+            row_len[i] = u;
+            nnz += u;
+        }
+        free(buf);
+    }
+    HS_CHECK_GOTO(!fail, done, HS_ERR_MEMORY, "out of memory building the sparsity pattern");
+    HS_CHECK_GOTO(nnz <= INT32_MAX, done, HS_ERR_MESH,
+                  "the matrix would have %lld nonzeros, more than the 2^31-1 this build indexes",
+                  (long long)nnz);
+    HS_CALL_GOTO(hs_csr_create(n_nodes, n_nodes, (int32_t)nnz, &a), done);
+    for (int32_t i = 0; i < n_nodes; ++i) a->row_ptr[i + 1] = a->row_ptr[i] + row_len[i];
+#pragma omp parallel
+    {
+        int32_t cap = 64, *buf = malloc(sizeof(int32_t) * (size_t)cap);
+#pragma omp for schedule(static)
+        for (int32_t i = 0; i < n_nodes; ++i) {
+            int32_t need = 4 * (inc_ptr[i + 1] - inc_ptr[i]) + 1;
+            if (need > cap) {
+                buf = realloc(buf, sizeof(int32_t) * (size_t)need); /* sizes seen in pass 1 */
+                cap = need;
+            }
+            int32_t len = 0;
+            buf[len++] = i;
+            for (int32_t j = inc_ptr[i]; j < inc_ptr[i + 1]; ++j)
+                for (int b = 0; b < 4; ++b) buf[len++] = tets[4 * (int64_t)inc[j] + b];
+            qsort(buf, (size_t)len, sizeof(int32_t), cmp_i32);
+            int32_t u = 0, *dst = a->col + a->row_ptr[i];
+            for (int32_t j = 0; j < len; ++j)
+                if (u == 0 || buf[j] != dst[u - 1]) dst[u++] = buf[j];
+        }
+        free(buf);
+    }
+    *out = a;
+    a = NULL;
+done:
+    free(inc_ptr);
+    free(inc);
+    free(fill);
+    free(row_len);
+    hs_csr_destroy(&a);
+    return st;
+}
+
+int32_t hs_csr_find(const hs_csr *a, int32_t i, int32_t j)
+{
+    int32_t lo = a->row_ptr[i], hi = a->row_ptr[i + 1] - 1;
+    while (lo <= hi) {
+        int32_t mid = lo + (hi - lo) / 2;
+        if (a->col[mid] < j) lo = mid + 1;
+        else if (a->col[mid] > j) hi = mid - 1;
+        else return mid;
+    }
+    return -1;
+}
+
+void hs_csr_spmv(const hs_csr *a, const double *x, double *y)
+{
+#pragma omp parallel for schedule(static) if (a->n_rows > HS_OMP_MIN)
+    for (int32_t i = 0; i < a->n_rows; ++i) {
+        double s = 0.0;
+        for (int32_t k = a->row_ptr[i]; k < a->row_ptr[i + 1]; ++k) s += a->val[k] * x[a->col[k]];
+        y[i] = s;
+    }
+}
+
+void hs_csr_spmv_abs(const hs_csr *a, const double *x, double *y)
+{
+#pragma omp parallel for schedule(static) if (a->n_rows > HS_OMP_MIN)
+    for (int32_t i = 0; i < a->n_rows; ++i) {
+        double s = 0.0;
+        for (int32_t k = a->row_ptr[i]; k < a->row_ptr[i + 1]; ++k)
+            s += fabs(a->val[k]) * fabs(x[a->col[k]]);
+        y[i] = s;
+    }
+}
+
+void hs_csr_destroy(hs_csr **p)
+{
+    if (!p || !*p) return;
+    free((*p)->row_ptr);
+    free((*p)->col);
+    free((*p)->val);
+    free(*p);
+    *p = NULL;
+}

@@ -1,0 +1,16 @@
+/*
+ * The list of SpMV formats: one line per format, expanded wherever the registry is built.
+ * HS_SPMV_FORMAT(ident) refers to `const hs_spmv_ops hs_spmv_ops_<ident>` defined in the format's
+ * file (solvers/spmv_<format>.c). Adding a format is one file plus one line here; the registry test
+ * (tests/solvers/test_spmv_registry.c) picks it up. Formats whose device kernels need CUDA are
+ * listed under HS_HAS_CUDA so a CPU-only build reports them as unknown, never silently falls back.
+ * Include "hs_build_config.h" before expanding this list (it defines HS_HAS_CUDA).
+ */
+#ifndef HS_HAS_CUDA
+#error "include hs_build_config.h before expanding hs_spmv_list.h"
+#endif
+HS_SPMV_FORMAT(csr_scalar)
+HS_SPMV_FORMAT(csr_vector)
+#if HS_HAS_CUDA
+HS_SPMV_FORMAT(cusparse_csr)
+#endif

@@ -1,0 +1,99 @@
+/*
+ * CSR formats: csr_scalar (one row per thread) and csr_vector (one warp per row, Bell & Garland,
+ * seed 000 section IV-A). Both keep the CSR arrays as they are (slot k = nonzero k); they differ in
+ * the order the device sums a row, and each CPU reference sums in that same order, so the GPU result
+ * can be compared with its own reference to round-off of the final reduction only.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "hs_spmv.h"
+#include "hs_util.h"
+#include "spmv_csr_layout.h"
+
+/* The layout keeps borrowed CSR pattern arrays copied (the pattern may be freed by the caller). */
+typedef struct csr_impl {
+    int32_t *row_ptr; /* [n_rows+1] */
+    int32_t *col;     /* [nnz] */
+} csr_impl;
+
+hs_status hs_spmv_csr_layout_setup(const hs_csr *pat, hs_spmv_layout *lay)
+{
+    csr_impl *im = NULL;
+    HS_CALL(HS_ALLOC(im, 1, "CSR layout"));
+    lay->impl = im;
+    HS_CALL(HS_ALLOC(im->row_ptr, (size_t)pat->n_rows + 1, "CSR layout row pointers"));
+    HS_CALL(HS_ALLOC(im->col, pat->nnz, "CSR layout columns"));
+    HS_CALL(HS_ALLOC(lay->slot_of_nnz, pat->nnz, "CSR slot map"));
+    memcpy(im->row_ptr, pat->row_ptr, sizeof(int32_t) * ((size_t)pat->n_rows + 1));
+    memcpy(im->col, pat->col, sizeof(int32_t) * (size_t)pat->nnz);
+    for (int32_t k = 0; k < pat->nnz; ++k) lay->slot_of_nnz[k] = k;
+    lay->n_slots = pat->nnz;
+    return HS_OK;
+}
+
+void hs_spmv_csr_layout_destroy(hs_spmv_layout *lay)
+{
+    csr_impl *im = lay->impl;
+    if (!im) return;
+    free(im->row_ptr);
+    free(im->col);
+    free(im);
+    lay->impl = NULL;
+}
+
+/* csr_scalar: a thread runs through its row in order. */
+void hs_spmv_csr_layout_apply_rowwise(const hs_spmv_layout *lay, const double *v, const double *x,
+                                      double *y)
+{
+    const csr_impl *im = lay->impl;
+#pragma omp parallel for schedule(static) if (lay->n_rows > HS_OMP_MIN)
+    for (int32_t i = 0; i < lay->n_rows; ++i) {
+        double s = 0.0;
+        for (int32_t k = im->row_ptr[i]; k < im->row_ptr[i + 1]; ++k) s += v[k] * x[im->col[k]];
+        y[i] = s;
+    }
+}
+
+/* csr_vector: lane l of the warp sums entries l, l+32, ...; then a butterfly (xor-shuffle) tree
+ * 16, 8, 4, 2, 1 combines the lanes; lane 0's value is the row sum. */
+static void csr_vector_apply(const hs_spmv_layout *lay, const double *v, const double *x, double *y)
+{
+    const csr_impl *im = lay->impl;
+#pragma omp parallel for schedule(static) if (lay->n_rows > HS_OMP_MIN)
+    for (int32_t i = 0; i < lay->n_rows; ++i) {
+        double lane[32];
+        for (int l = 0; l < 32; ++l) {
+            double s = 0.0;
+            for (int32_t k = im->row_ptr[i] + l; k < im->row_ptr[i + 1]; k += 32)
+                s += v[k] * x[im->col[k]];
+            lane[l] = s;
+        }
+        for (int off = 16; off > 0; off >>= 1) {
+            double nxt[32];
+            for (int l = 0; l < 32; ++l) nxt[l] = lane[l] + lane[l ^ off];
+            memcpy(lane, nxt, sizeof lane);
+        }
+        y[i] = lane[0];
+    }
+}
+
+const hs_spmv_ops hs_spmv_ops_csr_scalar = {
+    .name = "csr_scalar",
+    .summary = "CSR, one thread per row",
+    .seed = "seed 000 sec. IV-A (scalar CSR of Bell & Garland)",
+    .needs_device = 0,
+    .setup = hs_spmv_csr_layout_setup,
+    .apply_ref = hs_spmv_csr_layout_apply_rowwise,
+    .destroy = hs_spmv_csr_layout_destroy,
+};
+
+const hs_spmv_ops hs_spmv_ops_csr_vector = {
+    .name = "csr_vector",
+    .summary = "CSR, one warp per row with a shuffle reduction",
+    .seed = "seed 000 sec. IV-A (vector CSR of Bell & Garland)",
+    .needs_device = 0,
+    .setup = hs_spmv_csr_layout_setup,
+    .apply_ref = csr_vector_apply,
+    .destroy = hs_spmv_csr_layout_destroy,
+};

@@ -1,0 +1,56 @@
+#include "hs_vec.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+double hs_vec_dot(int32_t n, const double *a, const double *b)
+{
+    int32_t nchunk = (n + HS_DOT_CHUNK - 1) / HS_DOT_CHUNK;
+    double stackbuf[256];
+    double *part = nchunk <= 256 ? stackbuf : malloc(sizeof(double) * (size_t)nchunk);
+    if (!part) { /* no memory for partials: the sequential sum is still deterministic */
+        double s = 0.0;
+        for (int32_t i = 0; i < n; ++i) s += a[i] * b[i];
+        return s;
+    }
+#pragma omp parallel for schedule(static) if (nchunk > 1)
+    for (int32_t c = 0; c < nchunk; ++c) {
+        int32_t lo = c * HS_DOT_CHUNK, hi = lo + HS_DOT_CHUNK < n ? lo + HS_DOT_CHUNK : n;
+        double s = 0.0;
+        for (int32_t i = lo; i < hi; ++i) s += a[i] * b[i];
+        part[c] = s;
+    }
+    double s = 0.0;
+    for (int32_t c = 0; c < nchunk; ++c) s += part[c];
+    if (part != stackbuf) free(part);
+    return s;
+}
+
+double hs_vec_norm_inf_weighted(int32_t n, const double *a, const double *w, int32_t *arg)
+{
+    double m = 0.0;
+    int32_t im = 0;
+    for (int32_t i = 0; i < n; ++i) {
+        double v = fabs(a[i]) * (w ? w[i] : 1.0);
+        if (v > m || isnan(v)) {
+            m = v;
+            im = i;
+            if (isnan(v)) break;
+        }
+    }
+    if (arg) *arg = im;
+    return m;
+}
+
+double hs_vec_norm_inf(int32_t n, const double *a, int32_t *arg)
+{
+    return hs_vec_norm_inf_weighted(n, a, NULL, arg);
+}
+
+int hs_vec_all_finite(int32_t n, const double *a)
+{
+    int ok = 1;
+#pragma omp parallel for schedule(static) reduction(& : ok)
+    for (int32_t i = 0; i < n; ++i) ok &= isfinite(a[i]) ? 1 : 0;
+    return ok;
+}

@@ -1,0 +1,517 @@
+/* Configuration loader (app/config.c): a table of bad configs, each with the message it must
+ * produce and the line it must name; good configs (defaults, a full file, overrides, mesh.file
+ * resolution); and the print -> load round trip, compared key by key through the schema table. */
+#define _POSIX_C_SOURCE 200809L /* mkdtemp, getcwd, open_memstream */
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "config_schema.h"
+#include "hs_config.h"
+#include "hs_spmv.h"
+#include "hs_test.h"
+
+static char g_dir[512]; /* scratch directory (absolute) */
+
+static void write_file(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        fprintf(stderr, "cannot write %s: %s\n", path, strerror(errno));
+        exit(1);
+    }
+    fputs(text, f);
+    fclose(f);
+}
+
+/* ---------------------------------------------------------------------------------------------- */
+/* Bad configs                                                                                    */
+/* ---------------------------------------------------------------------------------------------- */
+
+typedef struct bad_case {
+    const char *what;
+    const char *text;         /* the config file */
+    const char *set[3];       /* overrides, NULL-terminated */
+    int line;                 /* line the message must name (FILE:LINE:), 0: message starts with "--set " */
+    const char *expect;       /* substring of the message */
+} bad_case;
+
+static const bad_case bad_cases[] = {
+    {"typo key with suggestion", "model = {\n  c = 8.0;\n  alhpa = 0.1;\n};\n", {NULL}, 3,
+     "unknown key \"model.alhpa\"; did you mean \"model.alpha\"?"},
+    {"key without suggestion lists the section", "model = {\n  zzzzzz = 1.0;\n};\n", {NULL}, 2,
+     "unknown key \"model.zzzzzz\"; model has: c, alpha, gamma"},
+    {"key in the wrong section", "time = {\n  dt = 0.1;\n  alpha = 0.1;\n};\n", {NULL}, 3,
+     "unknown key \"time.alpha\"; did you mean \"model.alpha\"?"},
+    {"top-level key", "# comment\ndt = 0.1;\n", {NULL}, 2,
+     "unknown key \"dt\"; did you mean \"time.dt\"?"},
+    {"unknown section", "\n\nmodle = { c = 8.0; };\n", {NULL}, 3,
+     "unknown section \"modle\"; did you mean \"model\"?"},
+    {"unknown section without suggestion", "xyzzy = { a = 1; };\n", {NULL}, 1,
+     "unknown section \"xyzzy\"; sections are: mesh, fibers, model, time, stimulus, solver, output"},
+    {"section given a value", "model = 3;\n", {NULL}, 1, "model: expected a group"},
+    {"wrong type: string for number", "model = {\n  c = \"8\";\n};\n", {NULL}, 2,
+     "model.c: expected a number, got a string"},
+    {"wrong type: float for int", "solver = {\n\n  cg_max_iter = 10.5;\n};\n", {NULL}, 3,
+     "solver.cg_max_iter: expected an integer, got a float (10.5)"},
+    {"wrong type: int for bool", "model = { recovery = 1; };\n", {NULL}, 1,
+     "model.recovery: expected true or false, got an integer (1)"},
+    {"wrong type: number for string", "output = { dir = 5; };\n", {NULL}, 1,
+     "output.dir: expected a string, got an integer (5)"},
+    {"enum value", "mesh = {\n  source = \"boxx\";\n};\n", {NULL}, 2,
+     "mesh.source: unknown value \"boxx\"; allowed: \"box\", \"tetgen\""},
+    {"vector length", "fibers = { direction = [1.0, 0.0]; };\n", {NULL}, 1,
+     "fibers.direction: expected 3 numbers [x, y, z], got 2"},
+    {"vector of strings", "fibers = { direction = (\"x\", 0, 0); };\n", {NULL}, 1,
+     "fibers.direction: element 0: expected a number, got a string"},
+    {"zero fibre", "fibers = {\n  direction = [0.0, 0.0, 0.0];\n};\n", {NULL}, 2,
+     "fibers.direction = [0, 0, 0]: must not be the zero vector"},
+    {"out of range", "time = {\n  dt = -0.1;\n};\n", {NULL}, 2,
+     "time.dt = -0.1 ms is out of range: must be > 0"},
+    {"out of open interval", "model = { alpha = 1.5; };\n", {NULL}, 1,
+     "model.alpha = 1.5 is out of range: must be in (0, 1)"},
+    {"out of range int", "solver = { threads = -2; };\n", {NULL}, 1,
+     "solver.threads = -2 is out of range: must be >= 0"},
+    {"activation threshold", "output = { activation_threshold = 30.0; };\n", {NULL}, 1,
+     "output.activation_threshold = 30 mV is out of range: must be in (-80, 20)"},
+    {"dt too large for the tangent", "time = {\n  dt = 6.0;\n  t_end = 40.0;\n};\noutput = { interval = 6.0; };\n",
+     {NULL}, 2,
+     "time.dt = 6 ms makes the Newton tangent indefinite (1/dt - max df_phi/dphi <= 0): must be < 4.88 ms for these model parameters"},
+    {"t_end below dt", "time = {\n  dt = 0.1;\n  t_end = 0.05;\n};\n", {NULL}, 3,
+     "time.t_end = 0.05 ms is smaller than time.dt = 0.1 ms: must be >= time.dt"},
+    {"output interval below dt", "time = { dt = 0.1; };\noutput = {\n  interval = 0.05;\n};\n", {NULL}, 3,
+     "output.interval = 0.05 ms is smaller than time.dt = 0.1 ms: must be >= time.dt"},
+    {"output prefix characters", "output = { prefix = \"a/b\"; };\n", {NULL}, 1,
+     "output.prefix = \"a/b\": only letters, digits"},
+    {"output field", "output = {\n  fields = [\"phi\", \"Vm\"];\n};\n", {NULL}, 2,
+     "output.fields: unknown value \"Vm\"; allowed: \"phi\", \"V\""},
+    {"output field twice", "output = { fields = [\"phi\", \"phi\"]; };\n", {NULL}, 1,
+     "output.fields: \"phi\" is listed twice"},
+    {"unknown kernel lists the names", "solver = {\n  spmv = \"ellwarp\";\n};\n", {NULL}, 2,
+     "solver.spmv: unknown kernel \"ellwarp\"; available: "},
+    {"tetgen without mesh.file", "mesh = {\n  source = \"tetgen\";\n};\n", {NULL}, 2,
+     "mesh.source = \"tetgen\" needs mesh.file"},
+    {"missing mesh file", "mesh = {\n  source = \"tetgen\";\n  file = \"nowhere/heart\";\n};\n", {NULL},
+     3, "/nowhere/heart.node\": No such file or directory"},
+    {"syntax error", "model = {\n  c = 8.0;\n  alpha = ;\n};\n", {NULL}, 3, "syntax error"},
+    {"mixed array", "\nfibers = { direction = [1, 0.0, 0]; };\n", {NULL}, 2,
+     "syntax error: mismatched element type in array"},
+    {"stimulus key typo",
+     "stimulus = (\n  { min = [0.0, 0.0, 0.0]; max = [1.0, 1.0, 1.0]; },\n"
+     "  { shape = \"sphere\"; center = [1.0, 1.0, 1.0]; radius = 1.0;\n    strenght = 2.0; }\n);\n",
+     {NULL}, 4, "unknown key \"stimulus.[1].strenght\"; did you mean \"stimulus.[1].strength\"?"},
+    {"stimulus missing key", "stimulus = (\n  { shape = \"sphere\"; center = [1.0, 1.0, 1.0]; }\n);\n",
+     {NULL}, 2, "stimulus.[0]: missing key \"radius\" (required for shape = \"sphere\")"},
+    {"stimulus key of the other shape",
+     "stimulus = ( { min = [0.0, 0.0, 0.0]; max = [1.0, 1.0, 1.0];\n  radius = 1.0; } );\n", {NULL}, 2,
+     "stimulus.[0].radius is only used by shape = \"sphere\""},
+    {"stimulus empty box", "stimulus = (\n  { min = [0.0, 0.0, 0.0]; max = [1.0, 0.0, 1.0]; }\n);\n",
+     {NULL}, 2, "stimulus.[0]: box min must be < max on every axis; on y"},
+    {"stimulus duration", "stimulus = ( {\n  min = [0.0, 0.0, 0.0]; max = [1.0, 1.0, 1.0];\n  duration = -1.0; } );\n",
+     {NULL}, 3, "stimulus.[0].duration = -1 ms is out of range: must be > 0"},
+    {"stimulus negative strength", "stimulus = ( { min = [0.0, 0.0, 0.0]; max = [1.0, 1.0, 1.0]; strength = -1.0; } );\n",
+     {NULL}, 1, "stimulus.[0].strength = -1 1/ms is out of range: must be >= 0"},
+    {"stimulus shape", "stimulus = ( { shape = \"cube\"; } );\n", {NULL}, 1,
+     "stimulus.[0].shape: unknown value \"cube\"; allowed: \"box\", \"sphere\""},
+    {"stimulus not a list", "stimulus = { shape = \"box\"; };\n", {NULL}, 1,
+     "stimulus: expected a list of groups"},
+    {"stimulus entry not a group", "stimulus = ( 1.0 );\n", {NULL}, 1,
+     "stimulus.[0]: expected a group"},
+    {"--set unknown key", "", {"model.alhpa=0.1", NULL}, 0,
+     "--set model.alhpa=0.1: unknown key \"model.alhpa\"; did you mean \"model.alpha\"?"},
+    {"--set wrong type", "time = { dt = 0.1; };\n", {"time.dt=abc", NULL}, 0,
+     "--set time.dt=abc: time.dt: expected a number, got a string (\"abc\")"},
+    {"--set out of range", "", {"time.dt=-1", NULL}, 0,
+     "--set time.dt=-1: time.dt = -1 ms is out of range: must be > 0"},
+    {"--set without =", "", {"model.c", NULL}, 0, "--set model.c: expected key=value"},
+    {"--set bad name", "", {"mo del.c=1", NULL}, 0, "--set mo del.c=1: \"mo del\" is not a valid key name"},
+    {"--set unparsable", "", {"fibers.direction=[1.0, 0.0", NULL}, 0,
+     "--set fibers.direction=[1.0, 0.0: cannot parse value"},
+    {"--set unknown kernel", "", {"solver.spmv=ellwarp", NULL}, 0,
+     "--set solver.spmv=ellwarp: solver.spmv: unknown kernel \"ellwarp\"; available: "},
+    {"--set stimulus index", "stimulus = ( { min = [0.0, 0.0, 0.0]; max = [1.0, 1.0, 1.0]; } );\n",
+     {"stimulus.[3].start=5", NULL}, 0,
+     "--set stimulus.[3].start=5: stimulus has 1 entry; [3] does not exist"},
+    {"--set through a value", "", {"time.dt.x=1", NULL}, 0, "--set time.dt.x=1: time.dt: expected a number"},
+    {"--set new stimulus incomplete", "", {"stimulus.[0].start=5", NULL}, 0,
+     "--set stimulus.[0].start=5: stimulus.[0]: missing key \"min\""},
+};
+
+static void run_bad_cases(void)
+{
+    char path[600];
+    snprintf(path, sizeof path, "%s/bad.cfg", g_dir);
+    for (size_t i = 0; i < sizeof bad_cases / sizeof bad_cases[0]; ++i) {
+        const bad_case *c = &bad_cases[i];
+        int n_set = 0;
+        while (n_set < 3 && c->set[n_set]) ++n_set;
+        write_file(path, c->text);
+        hs_config cfg;
+        hs_error_clear();
+        hs_status st = hs_config_load(path, c->set, n_set, &cfg);
+        const char *msg = hs_error_message();
+        HS_TEST_CHECK(st == HS_ERR_CONFIG, "%s: status %d, message \"%s\"", c->what, (int)st, msg);
+        HS_TEST_CHECK(strstr(msg, c->expect) != NULL, "%s: message\n  %s\nlacks\n  %s", c->what, msg,
+                      c->expect);
+        char head[700];
+        if (c->line > 0)
+            snprintf(head, sizeof head, "%s:%d: ", path, c->line);
+        else
+            snprintf(head, sizeof head, "--set ");
+        HS_TEST_CHECK(strncmp(msg, head, strlen(head)) == 0, "%s: message\n  %s\ndoes not start with\n  %s",
+                      c->what, msg, head);
+        if (strstr(c->expect, "available: "))
+            HS_TEST_CHECK(strstr(msg, hs_spmv_names()) != NULL, "%s: names \"%s\" not listed in \"%s\"",
+                          c->what, hs_spmv_names(), msg);
+    }
+    unlink(path);
+    hs_error_clear();
+
+    /* A missing config file names the path and the system's reason. */
+    snprintf(path, sizeof path, "%s/no_such.cfg", g_dir);
+    hs_config cfg;
+    hs_status st = hs_config_load(path, NULL, 0, &cfg);
+    HS_TEST_CHECK(st == HS_ERR_CONFIG, "missing file: status %d", (int)st);
+    HS_TEST_CHECK(strstr(hs_error_message(), path) && strstr(hs_error_message(), strerror(ENOENT)),
+                  "missing file: \"%s\"", hs_error_message());
+    hs_error_clear();
+
+    /* Several problems are all reported, in file order. */
+    snprintf(path, sizeof path, "%s/multi.cfg", g_dir);
+    write_file(path, "model = {\n  alhpa = 0.1;\n  c = \"x\";\n};\n");
+    st = hs_config_load(path, NULL, 0, &cfg);
+    const char *m = hs_error_message();
+    const char *a = strstr(m, "multi.cfg:2: unknown key"), *b = strstr(m, "multi.cfg:3: model.c:");
+    HS_TEST_CHECK(st == HS_ERR_CONFIG && a && b && a < b, "multiple errors: \"%s\"", m);
+    unlink(path);
+    hs_error_clear();
+
+    /* hs_config_validate on a filled struct (no file lines). */
+    hs_config_defaults(&cfg);
+    cfg.dt = -1.0;
+    st = hs_config_validate(&cfg);
+    HS_TEST_CHECK(st == HS_ERR_CONFIG && strstr(hs_error_message(), "time.dt = -1 ms is out of range"),
+                  "validate: %d \"%s\"", (int)st, hs_error_message());
+    hs_error_clear();
+    hs_config_defaults(&cfg);
+    snprintf(cfg.mesh_source, sizeof cfg.mesh_source, "cube");
+    st = hs_config_validate(&cfg);
+    HS_TEST_CHECK(st == HS_ERR_CONFIG && strstr(hs_error_message(), "mesh.source: unknown value \"cube\""),
+                  "validate enum: %d \"%s\"", (int)st, hs_error_message());
+    hs_error_clear();
+}
+
+/* ---------------------------------------------------------------------------------------------- */
+/* Good configs                                                                                   */
+/* ---------------------------------------------------------------------------------------------- */
+
+/* Compare every key of two configs through the schema table; 0 when equal. */
+static int compare_configs(const hs_config *a, const hs_config *b, const char *what)
+{
+    int diff = 0;
+    for (int i = 0; i < hs_cfg_schema_len; ++i) {
+        const hs_cfg_key *k = &hs_cfg_schema[i];
+        int stim = (k->flags & HS_CFG_STIMULUS) != 0;
+        int n = stim ? a->n_stimuli : 1;
+        for (int j = 0; j < n; ++j) {
+            const char *pa = stim ? (const char *)&a->stimuli[j] : (const char *)a;
+            const char *pb = stim ? (const char *)&b->stimuli[j] : (const char *)b;
+            pa += k->off;
+            pb += k->off;
+            int same = 1;
+            switch (k->type) {
+            case HS_CFG_FLOAT: same = *(const double *)pa == *(const double *)pb; break;
+            case HS_CFG_VEC3: same = memcmp(pa, pb, 3 * sizeof(double)) == 0; break;
+            case HS_CFG_STRING: same = strcmp(pa, pb) == 0; break;
+            case HS_CFG_ENUM: same = k->size ? strcmp(pa, pb) == 0 : *(const int *)pa == *(const int *)pb; break;
+            case HS_CFG_INT:
+            case HS_CFG_BOOL:
+            case HS_CFG_STRLIST: same = *(const int *)pa == *(const int *)pb; break;
+            case HS_CFG_GROUPLIST: same = a->n_stimuli == b->n_stimuli; break;
+            }
+            if (!same) {
+                ++diff;
+                HS_TEST_CHECK(same, "%s: %s (entry %d) differs", what, k->path, j);
+            }
+        }
+    }
+    return diff;
+}
+
+static const char *full_cfg =
+    "# every section, two stimuli\n"
+    "mesh = {\n"
+    "  source = \"box\";\n"
+    "  lx = 10;\n"                       /* int where a float is expected */
+    "  ly = 4.5;\n"
+    "  lz = 2.0;\n"
+    "  h = 0.25;\n"
+    "  generator = \"tetgen\";\n"
+    "  quality = 1.2;\n"
+    "  reorder = \"none\";\n"
+    "};\n"
+    "fibers = { type = \"constant\"; direction = (1, 1, 0); };\n" /* a list may mix ints and floats */
+    "model = { c = 8.5; alpha = 0.02; gamma = 0.003; b = 0.1; mu1 = 0.25; mu2 = 0.35;\n"
+    "          d_iso = 0.2; d_ani = 1.0; time_unit = 10.0; recovery = false; };\n"
+    "time = { dt = 0.05; t_end = 12.5; };\n"
+    "stimulus = (\n"
+    "  { shape = \"box\"; min = [-1.0, -1.0, -1.0]; max = [0.5, 1e30, 1e30]; duration = 1.5; },\n"
+    "  { shape = \"sphere\"; center = [5.0, 2.0, 1.0]; radius = 0.75; start = 100.0; strength = 0.3; }\n"
+    ");\n"
+    "solver = { backend = \"cpu\"; spmv = \"csr_scalar\"; cg_tol = 1e-10; cg_max_iter = 500;\n"
+    "           newton_tol_residual = 1e-9; newton_tol_update = 2e-9; newton_max_iter = 7; threads = 3; };\n"
+    "output = { enabled = false; dir = \"res \\\"q\\\" \\\\ x\"; prefix = \"run_1.a-b\"; interval = 0.5;\n"
+    "           fields = [\"V\", \"region\"]; activation_threshold = -40.0; };\n";
+
+static void test_defaults(void)
+{
+    hs_config d, e;
+    hs_config_defaults(&d);
+    HS_TEST_OK(hs_config_validate(&d));
+    HS_TEST_CHECK(!strcmp(d.mesh_source, "box") && d.box.lx == 20.0 && d.box.ly == 7.0 &&
+                      d.box.lz == 3.0 && d.box.h == 0.5 && d.box.use_tetgen == 0 &&
+                      d.box.tetgen_radius_edge == 1.414 && !strcmp(d.mesh_reorder, "rcm"),
+                  "mesh defaults");
+    HS_TEST_CHECK(d.fiber_dir[0] == 1.0 && d.fiber_dir[1] == 0.0 && d.fiber_dir[2] == 0.0, "fibre default");
+    HS_TEST_CHECK(d.c == 8.0 && d.alpha == 0.01 && d.gamma == 0.002 && d.b == 0.15 && d.mu1 == 0.2 &&
+                      d.mu2 == 0.3 && d.d_iso == 0.3 && d.d_ani == 0.9 && d.time_unit == 12.9 &&
+                      d.recovery == 1,
+                  "model defaults");
+    HS_TEST_CHECK(d.dt == 0.1 && d.t_end == 40.0 && d.n_stimuli == 0, "time/stimulus defaults");
+    HS_TEST_CHECK(!strcmp(d.backend, "auto") && !strcmp(d.spmv, "csr_vector") && d.cg_tol == 1e-8 &&
+                      d.cg_max_iter == 1000 && d.newton_tol_residual == 1e-8 &&
+                      d.newton_tol_update == 1e-8 && d.newton_max_iter == 10 && d.threads == 0,
+                  "solver defaults");
+    HS_TEST_CHECK(d.output_enabled == 1 && !strcmp(d.out_dir, "output") &&
+                      !strcmp(d.out_prefix, "heartsim") && d.out_interval == 1.0 &&
+                      d.out_fields == (HS_FIELD_PHI | HS_FIELD_V | HS_FIELD_ACTIVATION | HS_FIELD_R |
+                                       HS_FIELD_FIBER) &&
+                      d.activation_threshold == -30.0,
+                  "output defaults");
+
+    /* The along-fibre speed of the defaults: v = sqrt(c D / (2 T)) (1 - 2 alpha) ~ 0.6 mm/ms. */
+    double v = sqrt(d.c * (d.d_iso + d.d_ani) / (2.0 * d.time_unit)) * (1.0 - 2.0 * d.alpha);
+    HS_TEST_NEAR(v, 0.598, 5e-4, "default along-fibre speed (mm/ms)");
+
+    /* An empty file and no file at all give the defaults. */
+    char path[600];
+    snprintf(path, sizeof path, "%s/empty.cfg", g_dir);
+    write_file(path, "# nothing\n");
+    HS_TEST_OK(hs_config_load(path, NULL, 0, &e));
+    HS_TEST_CHECK(compare_configs(&d, &e, "empty file") == 0, "empty file != defaults");
+    HS_TEST_CHECK(!strcmp(e.path, path), "path kept: %s", e.path);
+    HS_TEST_OK(hs_config_load(NULL, NULL, 0, &e));
+    HS_TEST_CHECK(compare_configs(&d, &e, "no file") == 0, "no file != defaults");
+    unlink(path);
+}
+
+static void test_full_and_round_trip(void)
+{
+    char path[600], printed[600];
+    snprintf(path, sizeof path, "%s/full.cfg", g_dir);
+    snprintf(printed, sizeof printed, "%s/printed.cfg", g_dir);
+    write_file(path, full_cfg);
+    static hs_config a, b, c;
+    HS_TEST_OK(hs_config_load(path, NULL, 0, &a));
+    HS_TEST_CHECK(a.box.lx == 10.0 && a.box.ly == 4.5 && a.box.h == 0.25 && a.box.use_tetgen == 1 &&
+                      a.box.tetgen_radius_edge == 1.2 && !strcmp(a.mesh_reorder, "none"),
+                  "full: mesh");
+    HS_TEST_CHECK(a.fiber_dir[0] == 1.0 && a.fiber_dir[1] == 1.0 && a.fiber_dir[2] == 0.0, "full: fibre");
+    HS_TEST_CHECK(a.c == 8.5 && a.alpha == 0.02 && a.recovery == 0 && a.time_unit == 10.0, "full: model");
+    HS_TEST_CHECK(a.dt == 0.05 && a.t_end == 12.5, "full: time");
+    HS_TEST_CHECK(a.n_stimuli == 2, "full: %d stimuli", a.n_stimuli);
+    HS_TEST_CHECK(a.stimuli[0].shape == HS_STIM_BOX && a.stimuli[0].max[1] == 1e30 &&
+                      a.stimuli[0].duration == 1.5 && a.stimuli[0].start == 0.0 &&
+                      a.stimuli[0].strength == 1.0,
+                  "full: stimulus 0");
+    HS_TEST_CHECK(a.stimuli[1].shape == HS_STIM_SPHERE && a.stimuli[1].center[0] == 5.0 &&
+                      a.stimuli[1].radius == 0.75 && a.stimuli[1].start == 100.0 &&
+                      a.stimuli[1].duration == 2.0 && a.stimuli[1].strength == 0.3,
+                  "full: stimulus 1");
+    HS_TEST_CHECK(!strcmp(a.backend, "cpu") && !strcmp(a.spmv, "csr_scalar") && a.cg_tol == 1e-10 &&
+                      a.cg_max_iter == 500 && a.newton_tol_update == 2e-9 && a.newton_max_iter == 7 &&
+                      a.threads == 3,
+                  "full: solver");
+    HS_TEST_CHECK(a.output_enabled == 0 && !strcmp(a.out_dir, "res \"q\" \\ x") &&
+                      !strcmp(a.out_prefix, "run_1.a-b") && a.out_interval == 0.5 &&
+                      a.out_fields == (HS_FIELD_V | HS_FIELD_REGION) && a.activation_threshold == -40.0,
+                  "full: output (dir \"%s\")", a.out_dir);
+
+    /* print -> load gives the same values, and printing again gives the same text. */
+    FILE *f = fopen(printed, "w");
+    HS_TEST_CHECK(f != NULL, "cannot write %s", printed);
+    if (!f) return;
+    hs_config_print(&a, f);
+    fclose(f);
+    HS_TEST_OK(hs_config_load(printed, NULL, 0, &b));
+    HS_TEST_CHECK(compare_configs(&a, &b, "round trip") == 0, "round trip differs");
+
+    /* The same through the defaults (empty stimulus list) and a tetgen mesh with an absolute file. */
+    char mdir[600], node[700], ele[700];
+    snprintf(mdir, sizeof mdir, "%s/heart", g_dir);
+    snprintf(node, sizeof node, "%s.node", mdir);
+    snprintf(ele, sizeof ele, "%s.ele", mdir);
+    write_file(node, "0 3 0 0\n");
+    write_file(ele, "0 4 0\n");
+    char set_file[700];
+    snprintf(set_file, sizeof set_file, "mesh.file=\"%s\"", mdir);
+    const char *sets[] = {"mesh.source=tetgen", set_file};
+    HS_TEST_OK(hs_config_load(NULL, sets, 2, &a));
+    f = fopen(printed, "w");
+    if (!f) return;
+    hs_config_print(&a, f);
+    fclose(f);
+    HS_TEST_OK(hs_config_load(printed, NULL, 0, &c));
+    HS_TEST_CHECK(compare_configs(&a, &c, "round trip of defaults") == 0, "round trip of defaults differs");
+    HS_TEST_CHECK(!strcmp(c.mesh_file, mdir), "mesh.file %s", c.mesh_file);
+
+    /* A comment with the unit after each numeric key. */
+    char *text = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&text, &len);
+    if (m) {
+        hs_config_print(&a, m);
+        fclose(m);
+        const char *dt = strstr(text, "dt = 0.1;");
+        const char *nl = dt ? strchr(dt, '\n') : NULL;
+        const char *ms = dt ? strstr(dt, "# ms") : NULL;
+        HS_TEST_CHECK(dt && nl && ms && ms < nl, "no unit comment after dt in\n%s", text);
+        HS_TEST_CHECK(strstr(text, "d_iso = 0.3;") && strstr(text, "# mm^2/ms"), "d_iso unit");
+        free(text);
+    }
+    unlink(node);
+    unlink(ele);
+    unlink(printed);
+    unlink(path);
+}
+
+static void test_overrides(void)
+{
+    char path[600];
+    snprintf(path, sizeof path, "%s/ov.cfg", g_dir);
+    write_file(path, "time = { dt = 0.1; };\n"
+                     "stimulus = ( { min = [0.0, 0.0, 0.0]; max = [1.0, 1.0, 1.0]; } );\n");
+    const char *sets[] = {
+        "time.dt=0.05",               /* replaces the file's value ... */
+        "time.dt = 0.02",             /* ... and a later override wins; spaces around '=' are fine */
+        "mesh.lx=10",                 /* int for a float */
+        "model.recovery=false",
+        "fibers.direction=[0.0, 1.0, 0.0]",
+        "solver.spmv=csr_scalar",     /* bare string */
+        "output.prefix=2024",         /* unquoted digits for a string key stay a string */
+        "output.dir=\"my out\"",
+        "output.fields=phi,V",        /* bare words for a string list */
+        "stimulus.[0].start=5",       /* modify an existing entry */
+        "stimulus.[1].shape=sphere",  /* append an entry, key by key */
+        "stimulus.[1].center=[1.0, 2.0, 3.0]",
+        "stimulus.[1].radius=0.5",
+        "solver.cg_max_iter=50",
+    };
+    hs_config cfg;
+    HS_TEST_OK(hs_config_load(path, sets, (int)(sizeof sets / sizeof sets[0]), &cfg));
+    HS_TEST_CHECK(cfg.dt == 0.02, "dt %g", cfg.dt);
+    HS_TEST_CHECK(cfg.box.lx == 10.0 && cfg.recovery == 0, "lx/recovery");
+    HS_TEST_CHECK(cfg.fiber_dir[0] == 0.0 && cfg.fiber_dir[1] == 1.0, "direction");
+    HS_TEST_CHECK(!strcmp(cfg.spmv, "csr_scalar") && !strcmp(cfg.out_prefix, "2024") &&
+                      !strcmp(cfg.out_dir, "my out"),
+                  "strings: %s %s %s", cfg.spmv, cfg.out_prefix, cfg.out_dir);
+    HS_TEST_CHECK(cfg.out_fields == (HS_FIELD_PHI | HS_FIELD_V), "fields 0x%x", (unsigned)cfg.out_fields);
+    HS_TEST_CHECK(cfg.n_stimuli == 2 && cfg.stimuli[0].start == 5.0 && cfg.stimuli[0].max[0] == 1.0,
+                  "stimulus 0 (%d stimuli)", cfg.n_stimuli);
+    HS_TEST_CHECK(cfg.stimuli[1].shape == HS_STIM_SPHERE && cfg.stimuli[1].center[2] == 3.0 &&
+                      cfg.stimuli[1].radius == 0.5 && cfg.stimuli[1].duration == 2.0,
+                  "stimulus 1");
+    HS_TEST_CHECK(cfg.cg_max_iter == 50, "cg_max_iter %d", cfg.cg_max_iter);
+
+    /* A whole list from the command line, and fields in libconfig syntax. */
+    const char *sets2[] = {"stimulus=({shape=\"sphere\"; center=[0.0,0.0,0.0]; radius=1.0;})",
+                           "output.fields=[\"r\", \"fiber\"]"};
+    HS_TEST_OK(hs_config_load(path, sets2, 2, &cfg));
+    HS_TEST_CHECK(cfg.n_stimuli == 1 && cfg.stimuli[0].shape == HS_STIM_SPHERE, "whole list");
+    HS_TEST_CHECK(cfg.out_fields == (HS_FIELD_R | HS_FIELD_FIBER), "fields 0x%x", (unsigned)cfg.out_fields);
+    unlink(path);
+}
+
+static void test_mesh_file_resolution(void)
+{
+    char sub[600], mdir[700], node[800], ele[800], path[800], want[900];
+    snprintf(sub, sizeof sub, "%s/cfgdir", g_dir);
+    snprintf(mdir, sizeof mdir, "%s/meshes", sub);
+    HS_TEST_CHECK(mkdir(sub, 0700) == 0 && mkdir(mdir, 0700) == 0, "mkdir: %s", strerror(errno));
+    snprintf(node, sizeof node, "%s/heart.node", mdir);
+    snprintf(ele, sizeof ele, "%s/heart.ele", mdir);
+    write_file(node, "0 3 0 0\n");
+    write_file(ele, "0 4 0\n");
+    snprintf(path, sizeof path, "%s/run.cfg", sub);
+    write_file(path, "mesh = { source = \"tetgen\"; file = \"meshes/heart\"; };\n");
+    snprintf(want, sizeof want, "%s/heart", mdir);
+
+    /* Relative to the config file's directory, wherever the program runs from. */
+    hs_config cfg;
+    HS_TEST_OK(hs_config_load(path, NULL, 0, &cfg));
+    HS_TEST_CHECK(!strcmp(cfg.mesh_file, want), "mesh.file \"%s\", want \"%s\"", cfg.mesh_file, want);
+
+    /* "./" and a ".node" suffix are accepted. */
+    write_file(path, "mesh = { source = \"tetgen\"; file = \"./meshes/heart.node\"; };\n");
+    HS_TEST_OK(hs_config_load(path, NULL, 0, &cfg));
+    HS_TEST_CHECK(!strcmp(cfg.mesh_file, want), "mesh.file \"%s\", want \"%s\"", cfg.mesh_file, want);
+
+    /* From --set, relative to the current directory. */
+    char cwd[600], old[600];
+    HS_TEST_CHECK(getcwd(old, sizeof old) != NULL, "getcwd");
+    HS_TEST_CHECK(chdir(sub) == 0, "chdir %s", sub);
+    HS_TEST_CHECK(getcwd(cwd, sizeof cwd) != NULL, "getcwd");
+    const char *sets[] = {"mesh.file=meshes/heart"};
+    HS_TEST_OK(hs_config_load(path, sets, 1, &cfg));
+    snprintf(want, sizeof want, "%s/meshes/heart", cwd);
+    HS_TEST_CHECK(!strcmp(cfg.mesh_file, want), "--set mesh.file \"%s\", want \"%s\"", cfg.mesh_file, want);
+    /* A relative config path works too. */
+    HS_TEST_OK(hs_config_load("run.cfg", NULL, 0, &cfg));
+    HS_TEST_CHECK(!strcmp(cfg.mesh_file, want), "relative config: \"%s\"", cfg.mesh_file);
+    HS_TEST_CHECK(chdir(old) == 0, "chdir back");
+
+    unlink(node);
+    unlink(ele);
+    unlink(path);
+    rmdir(mdir);
+    rmdir(sub);
+}
+
+static void test_reference(void)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&text, &len);
+    if (!m) return;
+    hs_config_print_reference(m);
+    fclose(m);
+    HS_TEST_CHECK(!strncmp(text, "| key | type | unit | default | range | meaning |", 48), "header");
+    for (int i = 0; i < hs_cfg_schema_len; ++i) {
+        char want[128];
+        snprintf(want, sizeof want, "| `%s` |", hs_cfg_schema[i].path);
+        HS_TEST_CHECK(strstr(text, want) != NULL, "reference lacks %s", hs_cfg_schema[i].path);
+    }
+    free(text);
+}
+
+int main(void)
+{
+    const char *tmp = getenv("TMPDIR");
+    snprintf(g_dir, sizeof g_dir, "%s/hs_config_test_XXXXXX", tmp && tmp[0] == '/' ? tmp : "/tmp");
+    if (!mkdtemp(g_dir)) {
+        fprintf(stderr, "mkdtemp %s: %s\n", g_dir, strerror(errno));
+        return 1;
+    }
+    run_bad_cases();
+    test_defaults();
+    test_full_and_round_trip();
+    test_overrides();
+    test_mesh_file_resolution();
+    test_reference();
+    rmdir(g_dir);
+    HS_TEST_RETURN();
+}

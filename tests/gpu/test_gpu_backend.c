@@ -1,0 +1,148 @@
+/*
+ * The CUDA backend against the CPU reference, on the same host-built problem:
+ *  1. element + assembly kernels: K (CSR order) and R at an excited random state;
+ *  2. a short simulation (a front crossing a slab) on both backends: phi, r and activation times,
+ *     and the Newton/CG iteration counts of every step.
+ * Exit 77 without a CUDA device.
+ *
+ * Tolerances, from the arithmetic:
+ *  1. Each element evaluates the same inline function (hs_element_eval) on the same inputs; they
+ *     differ only where nvcc contracts a*b+c into an FMA and in r, which the local Newton determines
+ *     to |dt R_r| <= 1e-14 max(1,|r|) (~45 eps). The element entries therefore agree to ~100 eps of
+ *     their magnitude, and an assembled entry (a sum of at most 16*24 of them) to
+ *     100 eps * sum |contributions| + the summation bound; we allow 200 eps * sum|Ke| per nonzero.
+ *  2. Each backend solves every step to the Newton tolerance 1e-10 (CG 1e-12), so the two states
+ *     differ per step by at most ~tol times the condition of the step map (<= 1 for this dissipative
+ *     implicit scheme) and accumulate over the N steps at most linearly: ||phi_gpu - phi_cpu|| /
+ *     ||phi|| <= N * 1e-10 (N = 100 here, bound 1e-8). Activation times differ by the phi difference
+ *     over the upstroke slope: <= 1e-8 / (dphi/dt ~ 0.05 per ms) ~ 2e-7 ms; we allow 1e-6 ms.
+ *     Iteration counts may differ by one where a residual lands within round-off of a tolerance.
+ */
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "hs_gpu.h"
+#include "hs_run.h"
+#include "hs_test.h"
+#include "hs_util.h"
+
+static void setup_cfg(hs_config *cfg, const char *backend)
+{
+    hs_config_defaults(cfg);
+    cfg->box = (hs_box_params){.lx = 6.0, .ly = 2.0, .lz = 1.0, .h = 0.2};
+    snprintf(cfg->backend, sizeof cfg->backend, "%s", backend);
+    cfg->n_stimuli = 1;
+    cfg->stimuli[0] = (hs_stimulus_cfg){.shape = HS_STIM_BOX, .min = {-1, -1, -1}, .max = {1.5, 1e3, 1e3},
+                                        .start = 0.0, .duration = 2.0, .strength = 2.0};
+    cfg->dt = 0.1;
+    cfg->cg_tol = 1e-12;
+    cfg->newton_tol_residual = 1e-10;
+    cfg->newton_tol_update = 1e-10;
+    cfg->output_enabled = 0;
+}
+
+int main(void)
+{
+    char name[256], why[256];
+    if (hs_gpu_probe(name, sizeof name, why, sizeof why) == 0) {
+        printf("test_gpu_backend: skipped: %s\n", why);
+        return HS_TEST_SKIP;
+    }
+    hs_verbosity = 0;
+    static hs_config cc, cg;
+    setup_cfg(&cc, "cpu");
+    setup_cfg(&cg, "cuda");
+    hs_sim sc, sg;
+    HS_TEST_OK(hs_sim_create(&cc, &sc));
+    HS_TEST_OK(hs_sim_create(&cg, &sg));
+    if (!sc.backend || !sg.backend) HS_TEST_RETURN();
+    int32_t nn = sc.mesh->n_nodes, ne = sc.mesh->n_elems, nnz = sc.prob->pattern->nnz;
+
+    /* 1. element + assembly at a random excited state */
+    double *phi = malloc(sizeof(double) * nn), *r = malloc(sizeof(double) * ne);
+    unsigned s = 2024;
+    for (int32_t i = 0; i < nn; ++i) { s = s * 1664525u + 1013904223u; phi[i] = (s >> 8) / 16777216.0; }
+    for (int32_t e = 0; e < ne; ++e) { s = s * 1664525u + 1013904223u; r[e] = 0.5 * (s >> 8) / 16777216.0; }
+    double amp[1] = {0.0}, res_c, res_g;
+    int32_t node_c, node_g;
+    hs_backend *bk[2] = {sc.backend, sg.backend};
+    for (int q = 0; q < 2; ++q) {
+        HS_TEST_OK(bk[q]->ops->set_state(bk[q], phi, r));
+        HS_TEST_OK(bk[q]->ops->begin_step(bk[q], 0.1 / cc.time_unit, amp));
+    }
+    HS_TEST_OK(sc.backend->ops->assemble(sc.backend, &res_c, &node_c));
+    HS_TEST_OK(sg.backend->ops->assemble(sg.backend, &res_g, &node_g));
+    double *kc = malloc(sizeof(double) * nnz), *kg = malloc(sizeof(double) * nnz);
+    double *rc = malloc(sizeof(double) * nn), *rg = malloc(sizeof(double) * nn);
+    HS_TEST_OK(sc.backend->ops->get_system(sc.backend, kc, rc));
+    HS_TEST_OK(sg.backend->ops->get_system(sg.backend, kg, rg));
+    /* sum of |element contributions| per nonzero / node, from the CPU element arrays */
+    const hs_assembly_map *map = sc.prob->map;
+    int badk = 0, badr = 0;
+    double kscale_max = 0.0;
+    for (int32_t k = 0; k < nnz; ++k) kscale_max = fmax(kscale_max, fabs(kc[k]));
+    for (int32_t k = 0; k < nnz; ++k) {
+        double tol = 200 * DBL_EPSILON * (fabs(kc[k]) + (map->k_ptr[k + 1] - map->k_ptr[k]) * kscale_max);
+        if (!(fabs(kc[k] - kg[k]) <= tol)) ++badk;
+    }
+    double rscale = 0.0;
+    for (int32_t i = 0; i < nn; ++i) rscale = fmax(rscale, fabs(rc[i]));
+    for (int32_t i = 0; i < nn; ++i) {
+        double tol = 200 * DBL_EPSILON * (map->r_ptr[i + 1] - map->r_ptr[i]) * (rscale + kscale_max);
+        if (!(fabs(rc[i] - rg[i]) <= tol)) ++badr;
+    }
+    HS_TEST_CHECK(badk == 0, "%d of %d K entries differ beyond the bound", badk, nnz);
+    HS_TEST_CHECK(badr == 0, "%d of %d R entries differ beyond the bound", badr, nn);
+    HS_TEST_NEAR(res_g, res_c, 1e-12 * fmax(1.0, res_c), "residual norm");
+    HS_TEST_CHECK(node_c == node_g || fabs(res_c - res_g) <= 1e-12 * res_c, "argmax node %d vs %d", node_c, node_g);
+
+    /* 2. a short simulation from rest */
+    hs_sim_destroy(&sc);
+    hs_sim_destroy(&sg);
+    HS_TEST_OK(hs_sim_create(&cc, &sc));
+    HS_TEST_OK(hs_sim_create(&cg, &sg));
+    if (!sc.backend || !sg.backend) HS_TEST_RETURN();
+    const int N = 100;
+    int iter_bad = 0;
+    for (int k = 0; k < N; ++k) {
+        hs_step_stats a, b;
+        hs_stim_set_amplitudes(sc.stim, k * cc.dt, (k + 1) * cc.dt, amp);
+        HS_TEST_OK(hs_time_step(sc.backend, k * cc.dt, cc.dt, amp, &a));
+        HS_TEST_OK(hs_time_step(sg.backend, k * cc.dt, cc.dt, amp, &b));
+        int dn = abs(a.newton_iters - b.newton_iters);
+        int dcg = abs(a.cg_iters - b.cg_iters);
+        if (dn > 1 || (dn == 0 && dcg > a.newton_iters)) {
+            if (iter_bad++ < 5)
+                fprintf(stderr, "step %d: Newton %d vs %d, CG %d vs %d\n", k, a.newton_iters, b.newton_iters, a.cg_iters, b.cg_iters);
+        }
+    }
+    HS_TEST_CHECK(iter_bad == 0, "%d steps with iteration counts differing by more than one", iter_bad);
+    double *pc = malloc(sizeof(double) * nn), *pg = malloc(sizeof(double) * nn);
+    double *ac = malloc(sizeof(double) * nn), *ag = malloc(sizeof(double) * nn);
+    double *r1 = malloc(sizeof(double) * ne), *r2 = malloc(sizeof(double) * ne);
+    HS_TEST_OK(sc.backend->ops->get_state(sc.backend, pc, r1, ac));
+    HS_TEST_OK(sg.backend->ops->get_state(sg.backend, pg, r2, ag));
+    double d2 = 0, n2 = 0, dr = 0, nr = 0, dact = 0;
+    int act_mismatch = 0, activated = 0;
+    for (int32_t i = 0; i < nn; ++i) {
+        d2 += (pc[i] - pg[i]) * (pc[i] - pg[i]);
+        n2 += pc[i] * pc[i];
+        if ((ac[i] < 0) != (ag[i] < 0)) ++act_mismatch;
+        else if (ac[i] >= 0) { dact = fmax(dact, fabs(ac[i] - ag[i])); ++activated; }
+    }
+    for (int32_t e = 0; e < ne; ++e) { dr += (r1[e] - r2[e]) * (r1[e] - r2[e]); nr += r1[e] * r1[e]; }
+    double rel = sqrt(d2 / n2), relr = nr > 0 ? sqrt(dr / nr) : sqrt(dr);
+    printf("CPU vs GPU after %d steps: |phi diff|/|phi| = %.3e, |r diff|/|r| = %.3e, max activation diff %.3e ms (%d nodes activated)\n",
+           N, rel, relr, dact, activated);
+    HS_TEST_CHECK(rel <= N * 1e-10, "phi differs: relative L2 %.3e > %.1e", rel, N * 1e-10);
+    HS_TEST_CHECK(relr <= N * 1e-10, "r differs: relative L2 %.3e", relr);
+    HS_TEST_CHECK(activated > nn / 4, "only %d of %d nodes activated: the front did not travel", activated, nn);
+    HS_TEST_CHECK(act_mismatch == 0 && dact <= 1e-6, "activation: %d mismatches, max diff %.3e ms", act_mismatch, dact);
+
+    free(phi); free(r); free(kc); free(kg); free(rc); free(rg); free(pc); free(pg); free(ac); free(ag); free(r1); free(r2);
+    hs_sim_destroy(&sc);
+    hs_sim_destroy(&sg);
+    HS_TEST_RETURN();
+}

@@ -1,0 +1,113 @@
+/*
+ * Helper for the ParaView check (pvpython_check.sh): writes DIR/heart.vtk.series with 4 frames of
+ * a 3x2x2-cube box and DIR/expected.json, which states what a reader must find: point and cell
+ * counts, the times, and per frame the range of every array. The ranges of phi, V, activation
+ * and r change from frame to frame, so a reader that showed frame 0 at every time would be caught.
+ *
+ * usage: output_write_series DIR
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "hs_vtk.h"
+#include "output_test_mesh.h"
+
+enum { N_FRAMES = 4 };
+
+static void range(const double *v, size_t n, size_t stride, double out[2])
+{
+    out[0] = out[1] = v[0];
+    for (size_t i = stride; i < n * stride; i += stride) {
+        if (v[i] < out[0]) out[0] = v[i];
+        if (v[i] > out[1]) out[1] = v[i];
+    }
+}
+
+static void put_range(FILE *fp, const char *name, const double r[2], const char *sep)
+{
+    fprintf(fp, "\"%s\" : [%.17g, %.17g]%s", name, r[0], r[1], sep);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 2) {
+        fprintf(stderr, "usage: %s DIR\n", argv[0]);
+        return 2;
+    }
+    const char *dir = argv[1];
+    /* 0.1 + 0.2 prints as 0.30000000000000004: the index must carry all 17 digits. */
+    const double times[N_FRAMES] = {0.0, 0.1, 0.1 + 0.2, 12.5};
+    hs_mesh *m = NULL;
+    hs_vtk_series *s = NULL;
+    double *phi = NULL, *act = NULL, *r = NULL, *v = NULL;
+    FILE *fp = NULL;
+    int rc = 1;
+    char path[4096];
+
+    if (output_test_box(3, 2, 2, &m) != HS_OK || hs_vtk_series_create(dir, "heart", &s) != HS_OK)
+        goto done;
+    const size_t nn = (size_t)m->n_nodes, ne = (size_t)m->n_elems;
+    phi = malloc(nn * sizeof *phi);
+    act = malloc(nn * sizeof *act);
+    v = malloc(nn * sizeof *v);
+    r = malloc(ne * sizeof *r);
+    snprintf(path, sizeof path, "%s/expected.json", dir);
+    fp = fopen(path, "w");
+    if (!phi || !act || !v || !r || !fp) {
+        fprintf(stderr, "write_series: cannot allocate or open %s\n", path);
+        goto done;
+    }
+
+    fprintf(fp, "{\n  \"n_points\" : %d,\n  \"n_cells\" : %d,\n  \"times\" : [", (int)nn, (int)ne);
+    for (int k = 0; k < N_FRAMES; ++k) fprintf(fp, "%.17g%s", times[k], k + 1 < N_FRAMES ? ", " : "");
+    fprintf(fp, "],\n  \"frames\" : [\n");
+    for (int k = 0; k < N_FRAMES; ++k) {
+        /* A plane wave along x at 1 mm/ms: activated where x <= t, -1 elsewhere. */
+        for (size_t i = 0; i < nn; ++i) {
+            const double x = m->xyz[3 * i];
+            phi[i] = 0.01 * (double)i + 0.1 * k;
+            v[i] = 100.0 * phi[i] - 80.0;
+            act[i] = x <= times[k] ? x + 0.25 * k : -1.0;
+        }
+        for (size_t e = 0; e < ne; ++e) r[e] = 0.001 * (double)e + 0.5 * k;
+        hs_frame fr = {times[k],
+                       HS_FIELD_PHI | HS_FIELD_V | HS_FIELD_ACTIVATION | HS_FIELD_R |
+                           HS_FIELD_FIBER | HS_FIELD_REGION,
+                       phi, act, r};
+        if (hs_vtk_series_write(s, m, &fr) != HS_OK) goto done;
+
+        double rg[2], region[2] = {m->region[0], m->region[0]};
+        for (size_t e = 0; e < ne; ++e) {
+            if (m->region[e] < region[0]) region[0] = m->region[e];
+            if (m->region[e] > region[1]) region[1] = m->region[e];
+        }
+        fprintf(fp, "    { ");
+        range(phi, nn, 1, rg);
+        put_range(fp, "phi", rg, ", ");
+        range(v, nn, 1, rg);
+        put_range(fp, "V", rg, ", ");
+        range(act, nn, 1, rg);
+        put_range(fp, "activation", rg, ", ");
+        range(r, ne, 1, rg);
+        put_range(fp, "r", rg, ", ");
+        put_range(fp, "region", region, ", ");
+        fprintf(fp, "\"fiber\" : [");
+        for (int c = 0; c < 3; ++c) {
+            range(m->fiber + c, ne, 3, rg);
+            fprintf(fp, "[%.17g, %.17g]%s", rg[0], rg[1], c < 2 ? ", " : "");
+        }
+        fprintf(fp, "] }%s\n", k + 1 < N_FRAMES ? "," : "");
+    }
+    fprintf(fp, "  ]\n}\n");
+    rc = 0;
+done:
+    if (rc) fprintf(stderr, "write_series: %s [%s]\n", hs_error_message(), hs_error_location());
+    if (fp && fclose(fp) != 0) rc = 1;
+    free(phi);
+    free(act);
+    free(v);
+    free(r);
+    hs_vtk_series_destroy(&s);
+    hs_mesh_destroy(&m);
+    return rc;
+}
