@@ -7,17 +7,17 @@
 #include "hs_gpu.h"
 #endif
 
-hs_status hs_backend_select(const char *name, const hs_problem *prob, hs_backend **out)
+hs_status hs_backend_choose(const char *name, int *use_cuda)
 {
-    *out = NULL;
+    *use_cuda = 0;
     int want_cuda = strcmp(name, "cuda") == 0, is_auto = strcmp(name, "auto") == 0;
-    if (!want_cuda && !is_auto) return hs_backend_cpu_create(prob, out);
+    if (!want_cuda && !is_auto) return HS_OK;
 #if HS_HAS_CUDA
     char dev[256], why[512];
-    int ndev = hs_gpu_probe(dev, sizeof dev, why, sizeof why);
-    if (ndev > 0) {
+    if (hs_gpu_probe(dev, sizeof dev, why, sizeof why) > 0) {
         if (is_auto) hs_log(1, "backend: auto -> cuda (%s)\n", dev);
-        return hs_backend_cuda_create(prob, out);
+        *use_cuda = 1;
+        return HS_OK;
     }
     HS_CHECK(!want_cuda, HS_ERR_DEVICE,
              "solver.backend = \"cuda\" but no usable CUDA device: %s. Use solver.backend = \"cpu\" "
@@ -28,6 +28,16 @@ hs_status hs_backend_select(const char *name, const hs_problem *prob, hs_backend
              "solver.backend = \"cuda\" but this heartsim was built without CUDA (HS_HAS_CUDA = 0); "
              "rebuild with the CUDA toolkit or use solver.backend = \"cpu\"");
     hs_log(1, "backend: auto -> cpu (this build has no CUDA backend)\n");
+#endif
+    return HS_OK;
+}
+
+hs_status hs_backend_create_kind(int use_cuda, const hs_problem *prob, hs_backend **out)
+{
+#if HS_HAS_CUDA
+    if (use_cuda) return hs_backend_cuda_create(prob, out);
+#else
+    HS_CHECK(!use_cuda, HS_ERR_INTERNAL, "cuda backend requested in a build without CUDA");
 #endif
     return hs_backend_cpu_create(prob, out);
 }

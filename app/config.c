@@ -1238,10 +1238,10 @@ static void validate_all(load_ctx *x, const hs_config *cfg)
                fmt_num(cfg->out_interval, a, sizeof a), fmt_num(cfg->dt, b, sizeof b));
 
     /* solver */
-    if (cfg->spmv[0] && memchr(cfg->spmv, '\0', sizeof cfg->spmv)) {
+    if (cfg->spmv[0] && memchr(cfg->spmv, '\0', sizeof cfg->spmv) && strcmp(cfg->spmv, "auto") != 0) {
         const hs_spmv_ops *ops = hs_spmv_find(cfg->spmv);
         if (!ops)
-            report(x, origin_key(x, "solver.spmv"), "solver.spmv: unknown kernel \"%s\"; available: %s",
+            report(x, origin_key(x, "solver.spmv"), "solver.spmv: unknown kernel \"%s\"; available: auto, %s",
                    cfg->spmv, hs_spmv_names());
         else if (ops->needs_device && !strcmp(cfg->backend, "cpu"))
             report(x, origin_any(x, "solver.spmv", "solver.backend", NULL),

@@ -8,6 +8,9 @@
 
 #include "hs_backend.h"
 
-hs_status hs_backend_select(const char *name, const hs_problem *prob, hs_backend **out);
+/** @brief Decide the backend for a `solver.backend` value; *use_cuda = 1 for cuda. Logs the choice. */
+hs_status hs_backend_choose(const char *name, int *use_cuda);
+/** @brief Create the chosen backend for @p prob. */
+hs_status hs_backend_create_kind(int use_cuda, const hs_problem *prob, hs_backend **out);
 
 #endif

@@ -47,7 +47,6 @@ static void problem_opts_from_config(const hs_config *cfg, hs_problem_opts *o)
     o->newton_tol_residual = cfg->newton_tol_residual;
     o->newton_tol_update = cfg->newton_tol_update;
     o->newton_max_iter = cfg->newton_max_iter;
-    o->spmv = hs_spmv_find(cfg->spmv);
     o->activation_phi = (cfg->activation_threshold + 80.0) / 100.0;
 }
 
@@ -71,14 +70,23 @@ hs_status hs_sim_create(const hs_config *cfg, hs_sim *sim)
         hs_log(1, "reorder: none (node bandwidth %lld)\n", (long long)rep.bandwidth_before);
     HS_CALL_GOTO(hs_stim_set_create(sim->mesh, cfg->stimuli, cfg->n_stimuli, &sim->stim), fail);
     if (cfg->n_stimuli == 0) hs_warn("no stimulus configured: the tissue stays at rest");
+    int use_cuda = 0;
+    HS_CALL_GOTO(hs_backend_choose(cfg->backend, &use_cuda), fail);
     hs_problem_opts po;
     problem_opts_from_config(cfg, &po);
-    HS_CHECK_GOTO(po.spmv != NULL, fail, HS_ERR_CONFIG, "solver.spmv: unknown kernel \"%s\"; available: %s",
+    char why[256];
+    po.spmv = hs_spmv_resolve(cfg->spmv, use_cuda, sim->mesh->n_nodes, why, sizeof why);
+    HS_CHECK_GOTO(po.spmv != NULL, fail, HS_ERR_CONFIG, "solver.spmv: unknown kernel \"%s\"; available: auto, %s",
                   cfg->spmv, hs_spmv_names());
+    HS_CHECK_GOTO(use_cuda || !po.spmv->needs_device, fail, HS_ERR_CONFIG,
+                  "solver.spmv: kernel \"%s\" runs only on the cuda backend, and this run uses the cpu "
+                  "backend; use solver.spmv = \"auto\" or a kernel that `heartsim kernels` lists for cpu",
+                  po.spmv->name);
+    if (why[0]) hs_log(1, "spmv: %s\n", why);
     HS_CALL_GOTO(hs_problem_create(sim->mesh, sim->stim, &po, &sim->prob), fail);
     hs_log(1, "matrix: %d rows, %d nonzeros (%.1f per row)\n", sim->prob->pattern->n_rows,
            sim->prob->pattern->nnz, (double)sim->prob->pattern->nnz / sim->prob->pattern->n_rows);
-    HS_CALL_GOTO(hs_backend_select(cfg->backend, sim->prob, &sim->backend), fail);
+    HS_CALL_GOTO(hs_backend_create_kind(use_cuda, sim->prob, &sim->backend), fail);
     hs_log(1, "backend: %s\n", sim->backend->description);
     hs_log(2, "set-up took %.3f s\n", hs_wtime() - t0);
     return HS_OK;

@@ -266,8 +266,8 @@ hs_status hs_backend_cpu_create(const hs_problem *p, hs_backend **out)
     int32_t nn = p->mesh->n_nodes, ne = p->mesh->n_elems;
     HS_CHECK(p->opt.spmv != NULL, HS_ERR_INTERNAL, "no SpMV format selected");
     HS_CHECK(!p->opt.spmv->needs_device, HS_ERR_CONFIG,
-             "solver.spmv: kernel \"%s\" runs only on the cuda backend; the cpu backend can use: %s",
-             p->opt.spmv->name, "csr_scalar, csr_vector");
+             "solver.spmv: kernel \"%s\" runs only on the cuda backend (see `heartsim kernels`)",
+             p->opt.spmv->name);
     HS_CALL(HS_ALLOC(b, 1, "backend"));
     b->ops = &cpu_ops;
     b->prob = p;

@@ -5,11 +5,12 @@ void hs_phase_bytes(const hs_problem *p, int64_t n_slots, hs_phase_bench *pb)
 {
     double nn = p->mesh->n_nodes, ne = p->mesh->n_elems, nnz = p->pattern->nnz, ns = (double)n_slots;
     /* element: tets 16, vol 8, kd 80, r_n 8, stimulus 8, r read+write 16, Ke 128, Re 32 per element;
-     * phi and phi_n read at least once per node */
-    pb->bytes_element = ne * (16 + 8 + 80 + 8 + 8 + 16 + 128 + 32) + nn * 16;
-    /* K: k_ptr 4, slot 8, value 8 per nonzero; k_src 4 and Ke 8 per element entry.
+     * phi and phi_n read at least once per node. Ke is symmetric: its 10 distinct entries (80 bytes) are
+     * the least an element must write (the CPU reference writes all 16). */
+    pb->bytes_element = ne * (16 + 8 + 80 + 8 + 8 + 16 + 80 + 32) + nn * 16;
+    /* K: k_ptr 4, slot 8, value 8 per nonzero; k_src 4 per element entry, each distinct Ke entry once.
      * R: r_ptr 4, diag 4, K diagonal 8, inverse mass 8, R 8, D^-1 8 per node; r_src 4 and Re 8 per entry */
-    pb->bytes_assembly = nnz * (4 + 8 + 8) + ne * 16 * (4 + 8) + nn * (4 + 4 + 8 + 8 + 8 + 8) + ne * 4 * (4 + 8);
+    pb->bytes_assembly = nnz * (4 + 8 + 8) + ne * 16 * 4 + ne * 10 * 8 + nn * (4 + 4 + 8 + 8 + 8 + 8) + ne * 4 * (4 + 8);
     /* SpMV: values and column indices of every slot, row pointers, x and y once each */
     pb->bytes_spmv = ns * (8 + 4) + (nn + 1) * 4 + nn * 16;
     /* CG iteration: SpMV + dot(p,q) 16 + update (x,p,r,q,D^-1 read 40, x,r,z written 24) + p = z + beta p 24 */

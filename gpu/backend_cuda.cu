@@ -73,6 +73,9 @@ static int nblocks(int64_t n, int threads)
 
 /* ---- kernels ------------------------------------------------------------------------------ */
 
+/* Device layouts are structure-of-arrays so neighbouring threads touch neighbouring addresses:
+ * kd [10][ne], ke [10][ne] (K_e is symmetric: the 10 entries a <= b, hs_sym4_index), re [4][ne].
+ * The gather maps are re-encoded for these layouts at upload (remap_gather_maps). */
 __global__ void k_element(int32_t ne, hs_ap_params ap, double dt, const int32_t *__restrict__ tets,
                           const double *__restrict__ vol, const double *__restrict__ kd,
                           const double *__restrict__ phi, const double *__restrict__ phin,
@@ -86,13 +89,18 @@ __global__ void k_element(int32_t ne, hs_ap_params ap, double dt, const int32_t 
     double ph[4] = {phi[t.x], phi[t.y], phi[t.z], phi[t.w]};
     double pn[4] = {phin[t.x], phin[t.y], phin[t.z], phin[t.w]};
     double kde[10], kel[16], rel[4];
-    for (int q = 0; q < 10; ++q) kde[q] = kd[10 * (int64_t)e + q];
+#pragma unroll
+    for (int q = 0; q < 10; ++q) kde[q] = kd[(int64_t)q * ne + e];
     double rr = r[e];
     int it = hs_element_eval(&ap, dt, vol[e], kde, ph, pn, stim_e[e], rn[e], &rr, kel, rel);
     if (it < 0) atomicMin(&sc->bad_elem, (int)e); /* error flag only: the result is order-free */
     r[e] = rr;
-    for (int q = 0; q < 16; ++q) ke[16 * (int64_t)e + q] = kel[q];
-    for (int q = 0; q < 4; ++q) re[4 * (int64_t)e + q] = rel[q];
+#pragma unroll
+    for (int a = 0; a < 4; ++a)
+#pragma unroll
+        for (int b = a; b < 4; ++b) ke[(int64_t)hs_sym4_index(a, b) * ne + e] = kel[4 * a + b];
+#pragma unroll
+    for (int a = 0; a < 4; ++a) re[(int64_t)a * ne + e] = rel[a];
 }
 
 __global__ void k_assemble_k(int32_t nnz, const int32_t *__restrict__ kptr, const int32_t *__restrict__ ksrc,
@@ -626,6 +634,39 @@ static hs_status upload(T **d, const T *h, size_t count, const char *what)
     return HS_OK;
 }
 
+/* host [n][w] -> device [w][n] */
+static hs_status upload_soa(double **d, const double *h, int32_t n, int w, const char *what)
+{
+    double *t = NULL;
+    HS_CALL(HS_ALLOC(t, (size_t)n * w, what));
+    for (int32_t e = 0; e < n; ++e)
+        for (int q = 0; q < w; ++q) t[(size_t)q * n + e] = h[(size_t)e * w + q];
+    hs_status st = upload(d, t, (size_t)n * w, what);
+    free(t);
+    return st;
+}
+
+/* The host maps index Ke as [ne][16] (16e + 4a + b) and Re as [ne][4] (4e + a); the device arrays
+ * are [10][ne] (symmetric entries) and [4][ne]. The contributions keep their order. */
+static hs_status remap_gather_maps(cuda_impl *c, const hs_assembly_map *map)
+{
+    int32_t *t = NULL;
+    int64_t nk = (int64_t)c->ne * 16, nr = (int64_t)c->ne * 4;
+    HS_CALL(HS_ALLOC(t, nk, "K gather map"));
+    for (int64_t j = 0; j < nk; ++j) {
+        int32_t src = map->k_src[j], e = src / 16, a = (src % 16) / 4, b = src % 4;
+        t[j] = (int32_t)((int64_t)hs_sym4_index(a, b) * c->ne + e);
+    }
+    hs_status st = upload(&c->ksrc, t, nk, "K gather map");
+    for (int64_t j = 0; st == HS_OK && j < nr; ++j) {
+        int32_t src = map->r_src[j];
+        t[j] = (int32_t)((int64_t)(src % 4) * c->ne + src / 4);
+    }
+    if (st == HS_OK) st = upload(&c->rsrc, t, nr, "R gather map");
+    free(t);
+    return st;
+}
+
 static hs_status cuda_setup(hs_backend *b)
 {
     cuda_impl *c = (cuda_impl *)b->impl;
@@ -644,7 +685,7 @@ static hs_status cuda_setup(hs_backend *b)
 
     HS_CALL(upload(&c->tets, m->tets, (size_t)c->ne * 4, "element connectivity"));
     HS_CALL(upload(&c->vol, p->geom->vol, c->ne, "element volumes"));
-    HS_CALL(upload(&c->kd, p->geom->kd, (size_t)c->ne * 10, "element diffusion matrices"));
+    HS_CALL(upload_soa(&c->kd, p->geom->kd, c->ne, 10, "element diffusion matrices"));
     {
         double *im = NULL;
         HS_CALL(HS_ALLOC(im, c->nn, "inverse lumped mass"));
@@ -654,9 +695,8 @@ static hs_status cuda_setup(hs_backend *b)
         HS_CALL(st);
     }
     HS_CALL(upload(&c->kptr, p->map->k_ptr, (size_t)c->nnz + 1, "K gather map pointers"));
-    HS_CALL(upload(&c->ksrc, p->map->k_src, (size_t)c->ne * 16, "K gather map"));
     HS_CALL(upload(&c->rptr, p->map->r_ptr, (size_t)c->nn + 1, "R gather map pointers"));
-    HS_CALL(upload(&c->rsrc, p->map->r_src, (size_t)c->ne * 4, "R gather map"));
+    HS_CALL(remap_gather_maps(c, p->map));
     HS_CALL(upload(&c->diag, p->map->diag, c->nn, "diagonal positions"));
     const hs_stim_set *st = p->stim;
     int32_t nstim = st ? st->elem_ptr[st->n_sites] : 0;
@@ -672,7 +712,7 @@ static hs_status cuda_setup(hs_backend *b)
     struct { double **p; size_t n; const char *what; } arrs[] = {
         {&c->phi, (size_t)c->nn, "phi"}, {&c->phin, (size_t)c->nn, "phi_n"}, {&c->r, (size_t)c->ne, "r"},
         {&c->rn, (size_t)c->ne, "r_n"}, {&c->act, (size_t)c->nn, "activation times"},
-        {&c->ke, (size_t)c->ne * 16, "element matrices"}, {&c->re, (size_t)c->ne * 4, "element residuals"},
+        {&c->ke, (size_t)c->ne * 10, "element matrices"}, {&c->re, (size_t)c->ne * 4, "element residuals"},
         {&c->rhs, (size_t)c->nn, "residual"}, {&c->du, (size_t)c->nn, "Newton update"},
         {&c->dinv, (size_t)c->nn, "Jacobi preconditioner"}, {&c->stim_e, (size_t)c->ne, "element stimulus"},
         {&c->cr, (size_t)c->nn, "CG residual"}, {&c->cz, (size_t)c->nn, "CG preconditioned residual"},

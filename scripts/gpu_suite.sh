@@ -31,7 +31,7 @@ run)
   for t in ./test_gpu_*; do
     start=$(date +%s.%N)
     out=$("$t" 2>&1); rc=$?
-    dur=$(echo "$(date +%s.%N) - $start" | bc)
+    dur=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN{print b-a}')
     case $rc in 0) pass=$((pass+1)); s=Passed;; 77) skip=$((skip+1)); s=Skipped;; *) fail=$((fail+1)); s="FAILED (rc $rc)";; esac
     printf '%-24s %-16s %6.2f s\n' "$(basename "$t")" "$s" "$dur"
     [ "$rc" -ne 0 ] && echo "$out" | tail -20
@@ -49,9 +49,13 @@ run)
     echo "compute-sanitizer not found: memcheck not run"
   fi
   echo "$pass passed, $fail failed, $skip skipped"
+  # the whole step on both backends with the default kernel, then the GPU step with each SpMV kernel
   for cfg in bench_50k.cfg bench_1m.cfg; do
     [ -f "$cfg" ] || continue
     ./heartsim bench step "$cfg" --reps 20 --warm 2 --set output.dir=\"/tmp/hs_bench\" -q
+    for k in csr_scalar csr_vector; do
+      ./heartsim bench step "$cfg" --reps 20 --warm 2 --no-cpu --set solver.spmv=$k --set output.enabled=false -q
+    done
   done
   [ "$fail" -eq 0 ]
   ;;

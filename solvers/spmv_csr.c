@@ -56,24 +56,19 @@ void hs_spmv_csr_layout_apply_rowwise(const hs_spmv_layout *lay, const double *v
 }
 
 /* csr_vector: lane l of the warp sums entries l, l+32, ...; then a butterfly (xor-shuffle) tree
- * 16, 8, 4, 2, 1 combines the lanes; lane 0's value is the row sum. */
+ * 16, 8, 4, 2, 1 combines the lanes and lane 0 holds the row sum. For lane 0 the butterfly performs
+ * exactly the additions of an in-place halving (s[l] += s[l + off] for l < off), which is what runs
+ * here: same operands, same order, so the device result is reproduced bit for bit (FMA aside). */
 static void csr_vector_apply(const hs_spmv_layout *lay, const double *v, const double *x, double *y)
 {
     const csr_impl *im = lay->impl;
 #pragma omp parallel for schedule(static) if (lay->n_rows > HS_OMP_MIN)
     for (int32_t i = 0; i < lay->n_rows; ++i) {
-        double lane[32];
-        for (int l = 0; l < 32; ++l) {
-            double s = 0.0;
-            for (int32_t k = im->row_ptr[i] + l; k < im->row_ptr[i + 1]; k += 32)
-                s += v[k] * x[im->col[k]];
-            lane[l] = s;
-        }
-        for (int off = 16; off > 0; off >>= 1) {
-            double nxt[32];
-            for (int l = 0; l < 32; ++l) nxt[l] = lane[l] + lane[l ^ off];
-            memcpy(lane, nxt, sizeof lane);
-        }
+        double lane[32] = {0};
+        int32_t lo = im->row_ptr[i], hi = im->row_ptr[i + 1];
+        for (int32_t k = lo; k < hi; ++k) lane[(k - lo) & 31] += v[k] * x[im->col[k]];
+        for (int off = 16; off > 0; off >>= 1)
+            for (int l = 0; l < off; ++l) lane[l] += lane[l + off];
         y[i] = lane[0];
     }
 }

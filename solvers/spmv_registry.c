@@ -42,6 +42,24 @@ const char *hs_spmv_names(void)
     return buf;
 }
 
+const hs_spmv_ops *hs_spmv_resolve(const char *name, int on_device, int64_t n_rows, char *why,
+                                   size_t why_len)
+{
+    if (why_len) why[0] = '\0';
+    if (!name || strcmp(name, "auto") != 0) return hs_spmv_find(name);
+    const hs_spmv_ops *o = NULL;
+    if (on_device && n_rows >= 500000 && (o = hs_spmv_find("cusparse_csr")) != NULL) {
+        snprintf(why, why_len, "auto -> cusparse_csr (%lld rows >= 500K: the vendor CSR is fastest at this size)",
+                 (long long)n_rows);
+    } else {
+        o = hs_spmv_find("csr_scalar");
+        snprintf(why, why_len, "auto -> csr_scalar (%s)",
+                 on_device ? "fewer than 500K rows: a row per thread beats cuSPARSE here"
+                           : "cpu backend: the plain row loop");
+    }
+    return o;
+}
+
 hs_status hs_spmv_layout_create(const hs_spmv_ops *ops, const hs_csr *pattern, hs_spmv_layout **out)
 {
     *out = NULL;

@@ -3,6 +3,8 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "hs_util.h"
+
 double hs_vec_dot(int32_t n, const double *a, const double *b)
 {
     int32_t nchunk = (n + HS_DOT_CHUNK - 1) / HS_DOT_CHUNK;
@@ -13,7 +15,7 @@ double hs_vec_dot(int32_t n, const double *a, const double *b)
         for (int32_t i = 0; i < n; ++i) s += a[i] * b[i];
         return s;
     }
-#pragma omp parallel for schedule(static) if (nchunk > 1)
+#pragma omp parallel for schedule(static) if (n > HS_OMP_MIN)
     for (int32_t c = 0; c < nchunk; ++c) {
         int32_t lo = c * HS_DOT_CHUNK, hi = lo + HS_DOT_CHUNK < n ? lo + HS_DOT_CHUNK : n;
         double s = 0.0;
@@ -50,7 +52,7 @@ double hs_vec_norm_inf(int32_t n, const double *a, int32_t *arg)
 int hs_vec_all_finite(int32_t n, const double *a)
 {
     int ok = 1;
-#pragma omp parallel for schedule(static) reduction(& : ok)
+#pragma omp parallel for schedule(static) reduction(& : ok) if (n > HS_OMP_MIN)
     for (int32_t i = 0; i < n; ++i) ok &= isfinite(a[i]) ? 1 : 0;
     return ok;
 }
