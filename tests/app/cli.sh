@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# heartsim as a user meets it: exit codes and messages for bad input, a real run whose frames
+# ParaView opens, a Newton failure that keeps what was computed, check's output loading again.
+# Environment: HEARTSIM (the binary), HS_SOURCE_DIR (the source tree).
+set -u
+hs=${HEARTSIM:?}
+src=${HS_SOURCE_DIR:?}
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/hs_cli_XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+# expect RC PATTERN -- command...: the exit code and a pattern of the combined output
+expect() {
+  local want=$1 pat=$2; shift 3
+  local out rc
+  out=$("$@" 2>&1); rc=$?
+  if [ "$rc" -ne "$want" ] || ! grep -qE -- "$pat" <<<"$out"; then
+    echo "FAIL: $* -> rc $rc (want $want), output lacks /$pat/:"; echo "$out" | tail -5; fails=$((fails+1))
+  fi
+}
+quick="$src/configs/quick_slab.cfg"
+
+expect 0 "heartsim [0-9]" -- "$hs" --version
+expect 0 "usage: heartsim" -- "$hs" --help
+expect 1 "unknown command \"frobnicate\"" -- "$hs" frobnicate
+expect 1 "needs a config file" -- "$hs" run
+expect 1 "unknown option \"--bogus\"" -- "$hs" run "$quick" --bogus
+expect 2 "cannot read config file \"$tmp/none.cfg\"" -- "$hs" run "$tmp/none.cfg"
+expect 2 "unknown key \"model.alhpa\"; did you mean \"model.alpha\"" -- "$hs" check "$quick" --set model.alhpa=0.1
+expect 2 "solver.spmv: unknown kernel \"ellwarp\"; available: auto, csr_scalar" -- "$hs" check "$quick" --set solver.spmv=ellwarp
+expect 2 "time.dt = 6 ms makes the Newton tangent indefinite" -- "$hs" check "$quick" --set time.dt=6
+# an unwritable output directory is found before any work (a path below a regular file)
+touch "$tmp/file"
+expect 4 "$tmp/file/out" -- "$hs" run "$quick" --out "$tmp/file/out" -q
+# no CUDA device here (CI) or no CUDA in the build: a clear device error, never a silent fallback
+if ! command -v nvidia-smi >/dev/null || ! nvidia-smi -L >/dev/null 2>&1; then
+  expect 6 "solver.backend = \"cuda\"" -- "$hs" run "$quick" --set solver.backend=cuda --out "$tmp/cu" -q
+fi
+# check prints a configuration that loads again to the same thing
+"$hs" check "$quick" > "$tmp/resolved.cfg" 2>/dev/null
+expect 0 "is valid" -- "$hs" check "$tmp/resolved.cfg"
+"$hs" check "$tmp/resolved.cfg" > "$tmp/resolved2.cfg" 2>/dev/null
+cmp -s <(grep -v '^#' "$tmp/resolved.cfg") <(grep -v '^#' "$tmp/resolved2.cfg") || { echo "FAIL: check output does not round-trip"; fails=$((fails+1)); }
+
+# a real run: 4 frames at 0, 1, 2, 3 ms, the summary, the backend named
+expect 0 "summary: 30 steps" -- "$hs" run "$quick" --set time.t_end=3 --set solver.backend=cpu --out "$tmp/q"
+series="$tmp/q/slab.vtk.series"
+[ -f "$series" ] && [ "$(grep -c '"name"' "$series")" -eq 4 ] || { echo "FAIL: $series lacks 4 frames"; fails=$((fails+1)); }
+ls "$tmp/q" | grep -q '\.tmp$' && { echo "FAIL: temporary files left in $tmp/q"; fails=$((fails+1)); }
+
+# Newton failure (one iteration allowed, tight tolerance): stops with diagnostics after the steps at
+# rest, writes the last converged state as the final frame and exits 5
+expect 5 "Newton did not converge at t = 1.2 ms" -- "$hs" run "$quick" --set time.t_end=3 --set output.interval=0.5 \
+  --set 'stimulus.[0].start=1.25' --set solver.newton_max_iter=1 --set solver.backend=cpu --out "$tmp/fail" -q
+fs="$tmp/fail/slab.vtk.series"
+if [ -f "$fs" ]; then
+  last=$(grep -o '"time" *: *[0-9.e+-]*' "$fs" | tail -1 | grep -o '[0-9.e+-]*$')
+  n=$(grep -c '"name"' "$fs")
+  [ "$n" -eq 4 ] && awk -v t="$last" 'BEGIN{exit !(t > 1.19 && t < 1.21)}' || { echo "FAIL: failed run kept $n frames, last at $last (want 4, last 1.2)"; fails=$((fails+1)); }
+else
+  echo "FAIL: failed run left no series"; fails=$((fails+1))
+fi
+
+# ParaView opens the run's series: every frame, the times, the arrays
+if command -v pvpython >/dev/null; then
+  if ! QT_QPA_PLATFORM=offscreen pvpython "$src/tests/app/pv_run_check.py" "$series" 4 >"$tmp/pv.log" 2>&1; then
+    echo "FAIL: pvpython check of $series:"; tail -10 "$tmp/pv.log"; fails=$((fails+1))
+  fi
+else
+  echo "note: pvpython not found, the ParaView check of a real run was not made (output_pvpython covers the format)"
+fi
+if [ "$fails" -ne 0 ]; then echo "$fails check(s) failed"; exit 1; fi
+exit 0
