@@ -115,6 +115,13 @@ static void print_row(const bench_row *b, double out_interval, double dt)
         printf("| %-22s | %12.1f | %10.1f | %12.1f | %8.2f | %10.1f |\n", rows[i].name, 1e6 * rows[i].t,
                rows[i].bytes / 1e6, 1e6 * floor_t, rows[i].t / floor_t, rows[i].bytes / rows[i].t / 1e9);
     }
+    if (isfinite(p->naive_cg_iter)) {
+        double floor_t = p->bytes_cg_iter / p->copy_bw;
+        printf("| %-22s | %12.1f | %10.1f | %12.1f | %8.2f | %10.1f |\n", "CG iter, naive baseline", 1e6 * p->naive_cg_iter,
+               p->bytes_cg_iter / 1e6, 1e6 * floor_t, p->naive_cg_iter / floor_t, p->bytes_cg_iter / p->naive_cg_iter / 1e9);
+        printf("  (naive: cusparseSpMV + cuBLAS with host-side scalars; heartsim's iteration is %.2fx faster)\n",
+               p->naive_cg_iter / p->cg_iter);
+    }
     printf("| %-22s | %12.1f | %10s | %12s | %8s | %10s |\n", "time step", 1e6 * b->step, "-", "-", "-", "-");
     printf("  (a step: %.2f Newton iterations, %.1f CG iterations)\n", b->newton, b->cg);
     if (isfinite(b->frame))

@@ -23,7 +23,9 @@ typedef struct hs_run_summary {
     long newton_iters, cg_iters;
     int frames;
     double t_reached_ms;  /**< last converged time */
-    double wall_total, wall_setup, wall_output;
+    double wall_total, wall_setup;
+    double wall_output;  /**< main-thread time spent on frames (state copies, waiting for the writer) */
+    double wall_writer;  /**< time the writer thread spent writing files, overlapped with the loop */
     hs_phase_times phases;
     char backend[256];
 } hs_run_summary;

@@ -233,6 +233,7 @@ static hs_status cpu_bench(hs_backend *b, int reps, hs_phase_bench *out)
         tb[r] = hs_wtime() - w0;
     }
     out->copy_bw = 2.0 * sizeof(double) * n / median(tb, reps);
+    out->naive_cg_iter = NAN;
     out->reps = reps;
     hs_phase_bytes(p, c->lay->n_slots, out);
 done:

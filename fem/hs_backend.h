@@ -23,13 +23,14 @@ typedef struct hs_phase_times {
     double element;  /**< element kernel: local Newton, Ke, Re */
     double assembly; /**< gather-map assembly of K and R, Jacobi diagonal, residual norm */
     double solve;    /**< CG (SpMV included) and the phi update */
-    double spmv;     /**< SpMV inside CG (part of solve) */
+    double spmv;     /**< SpMV inside CG (part of solve); -1 when the backend does not time it */
 } hs_phase_times;
 
 /** Phase micro-benchmarks on the current state (medians over repetitions), for `heartsim bench step`. */
 typedef struct hs_phase_bench {
     double element, assembly, cg_iter, spmv; /**< median seconds per call (cg_iter: per iteration) */
     double copy_bw;                          /**< measured copy bandwidth, bytes/s (device-to-device on a GPU) */
+    double naive_cg_iter;                    /**< GPU only: naive cuSPARSE+cuBLAS PCG iteration (NaN when not measured) */
     double bytes_element, bytes_assembly, bytes_cg_iter, bytes_spmv; /**< bytes each must move at least */
     int reps;
 } hs_phase_bench;

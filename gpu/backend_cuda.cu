@@ -26,6 +26,7 @@
 #include "hs_gpu.h"
 #include "hs_gpu_reduce.cuh"
 #include "hs_gpu_spmv.cuh"
+#include "hs_naive_cg.cuh"
 #include "hs_util.h"
 
 #define HS_CG_POLL 4 /* CG iterations launched between two reads of the device status word */
@@ -65,6 +66,7 @@ struct cuda_impl {
     hs_phase_times t;
 };
 
+/* Blocks for n items; kernels launched with it are grid-stride, so the cap never drops work. */
 static int nblocks(int64_t n, int threads)
 {
     int64_t b = (n + threads - 1) / threads;
@@ -83,8 +85,7 @@ __global__ void k_element(int32_t ne, hs_ap_params ap, double dt, const int32_t 
                           double *__restrict__ r, double *__restrict__ ke, double *__restrict__ re,
                           dev_scalars *sc)
 {
-    int32_t e = blockIdx.x * blockDim.x + threadIdx.x;
-    if (e >= ne) return;
+    for (int32_t e = blockIdx.x * blockDim.x + threadIdx.x; e < ne; e += gridDim.x * blockDim.x) {
     int4 t = reinterpret_cast<const int4 *>(tets)[e];
     double ph[4] = {phi[t.x], phi[t.y], phi[t.z], phi[t.w]};
     double pn[4] = {phin[t.x], phin[t.y], phin[t.z], phin[t.w]};
@@ -101,17 +102,18 @@ __global__ void k_element(int32_t ne, hs_ap_params ap, double dt, const int32_t 
         for (int b = a; b < 4; ++b) ke[(int64_t)hs_sym4_index(a, b) * ne + e] = kel[4 * a + b];
 #pragma unroll
     for (int a = 0; a < 4; ++a) re[(int64_t)a * ne + e] = rel[a];
+    }
 }
 
 __global__ void k_assemble_k(int32_t nnz, const int32_t *__restrict__ kptr, const int32_t *__restrict__ ksrc,
                              const int64_t *__restrict__ slot, const double *__restrict__ ke,
                              double *__restrict__ kval)
 {
-    int32_t k = blockIdx.x * blockDim.x + threadIdx.x;
-    if (k >= nnz) return;
-    double s = 0.0;
-    for (int32_t j = kptr[k]; j < kptr[k + 1]; ++j) s += ke[ksrc[j]];
-    kval[slot[k]] = s;
+    for (int32_t k = blockIdx.x * blockDim.x + threadIdx.x; k < nnz; k += gridDim.x * blockDim.x) {
+        double s = 0.0;
+        for (int32_t j = kptr[k]; j < kptr[k + 1]; ++j) s += ke[ksrc[j]];
+        kval[slot[k]] = s;
+    }
 }
 
 /* R, Jacobi diagonal and the block maxima of dt |R_i| / m_i */
@@ -292,23 +294,32 @@ __global__ void k_update_phi(int32_t n, int apply, double *__restrict__ phi, con
 
 __global__ void k_stim_add(int32_t count, const int32_t *__restrict__ elem, double amp, double *stim_e)
 {
-    int32_t j = blockIdx.x * blockDim.x + threadIdx.x;
-    if (j < count) stim_e[elem[j]] += amp; /* elements of one site are distinct: no race */
+    /* elements of one site are distinct: no race */
+    for (int32_t j = blockIdx.x * blockDim.x + threadIdx.x; j < count; j += gridDim.x * blockDim.x)
+        stim_e[elem[j]] += amp;
 }
 
 __global__ void k_activation(int32_t n, const double *__restrict__ phin, const double *__restrict__ phi,
                              double *__restrict__ act, double thr, double t_prev, double dt_ms)
 {
-    int32_t i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= n) return;
-    double a = phin[i], z = phi[i];
-    if (act[i] < 0.0 && a < thr && z >= thr) act[i] = t_prev + dt_ms * (thr - a) / (z - a);
+    for (int32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
+        double a = phin[i], z = phi[i];
+        if (act[i] < 0.0 && a < thr && z >= thr) act[i] = t_prev + dt_ms * (thr - a) / (z - a);
+    }
 }
 
 __global__ void k_fill(int64_t n, double v, double *x)
 {
-    int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x;
-    if (i < n) x[i] = v;
+    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x)
+        x[i] = v;
+}
+
+template <typename T>
+static hs_status upload(T **d, const T *h, size_t count, const char *what)
+{
+    HS_CALL(hs_cuda_alloc_((void **)d, sizeof(T) * count, what, __FILE__, __LINE__));
+    if (count) HS_CUDA_CALL(cudaMemcpy(*d, h, sizeof(T) * count, cudaMemcpyHostToDevice));
+    return HS_OK;
 }
 
 /* ---- backend ops -------------------------------------------------------------------------- */
@@ -562,6 +573,22 @@ static hs_status cu_bench(hs_backend *b, int reps, hs_phase_bench *out)
     }
     HS_CUDA_CALL(cudaMemcpy(c->h_sc, c->d_sc, sizeof(dev_scalars), cudaMemcpyDeviceToHost));
     int still_running = c->h_sc->status == CG_RUNNING;
+    /* the naive baseline on the same matrix (CSR order), preconditioner and right-hand side */
+    {
+        int32_t *d_rp = NULL, *d_col = NULL;
+        double *d_v = NULL, *h_v = NULL;
+        HS_CALL(upload(&d_rp, p->pattern->row_ptr, (size_t)c->nn + 1, "naive CG row pointers"));
+        HS_CALL(upload(&d_col, p->pattern->col, (size_t)c->nnz, "naive CG columns"));
+        HS_CALL(HS_ALLOC(h_v, c->nnz, "naive CG values"));
+        HS_CALL(cu_get_system(b, h_v, NULL));
+        HS_CALL(upload(&d_v, h_v, (size_t)c->nnz, "naive CG values"));
+        free(h_v);
+        hs_status st = hs_naive_cg_bench(c->nn, c->nnz, d_rp, d_col, d_v, c->dinv, c->rhs, CGI, reps, &out->naive_cg_iter);
+        cudaFree(d_rp);
+        cudaFree(d_col);
+        cudaFree(d_v);
+        HS_CALL(st);
+    }
     /* copy bandwidth */
     size_t bytes = 256u << 20;
     char *src = NULL, *dst = NULL;
@@ -595,7 +622,13 @@ static hs_status cu_bench(hs_backend *b, int reps, hs_phase_bench *out)
     return HS_OK;
 }
 
-static void cu_get_times(const hs_backend *b, hs_phase_times *t) { *t = ((const cuda_impl *)b->impl)->t; }
+/* SpMV time inside CG is not timed per call on the GPU (events around every SpMV would cost more
+ * than they measure): reported as -1, "not measured"; `heartsim bench step` times it alone. */
+static void cu_get_times(const hs_backend *b, hs_phase_times *t)
+{
+    *t = ((const cuda_impl *)b->impl)->t;
+    t->spmv = -1.0;
+}
 
 static void cu_destroy(hs_backend *b)
 {
@@ -626,13 +659,6 @@ static const hs_backend_ops cuda_ops = {
     cu_get_state, cu_set_state, cu_get_times, cu_get_system, cu_bench, cu_destroy,
 };
 
-template <typename T>
-static hs_status upload(T **d, const T *h, size_t count, const char *what)
-{
-    HS_CALL(hs_cuda_alloc_((void **)d, sizeof(T) * count, what, __FILE__, __LINE__));
-    if (count) HS_CUDA_CALL(cudaMemcpy(*d, h, sizeof(T) * count, cudaMemcpyHostToDevice));
-    return HS_OK;
-}
 
 /* host [n][w] -> device [w][n] */
 static hs_status upload_soa(double **d, const double *h, int32_t n, int w, const char *what)

@@ -282,7 +282,7 @@ static void test_defaults(void)
                       d.recovery == 1,
                   "model defaults");
     HS_TEST_CHECK(d.dt == 0.1 && d.t_end == 40.0 && d.n_stimuli == 0, "time/stimulus defaults");
-    HS_TEST_CHECK(!strcmp(d.backend, "auto") && !strcmp(d.spmv, "csr_vector") && d.cg_tol == 1e-8 &&
+    HS_TEST_CHECK(!strcmp(d.backend, "auto") && !strcmp(d.spmv, "auto") && d.cg_tol == 1e-8 &&
                       d.cg_max_iter == 1000 && d.newton_tol_residual == 1e-8 &&
                       d.newton_tol_update == 1e-8 && d.newton_max_iter == 10 && d.threads == 0,
                   "solver defaults");

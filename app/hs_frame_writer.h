@@ -1,0 +1,38 @@
+/**
+ * @file hs_frame_writer.h
+ * @brief Frames written by a host thread while the time loop goes on. Two buffer sets: the main
+ * thread fills one from the backend (the only stall: a device-to-host copy) and hands it over; the
+ * writer thread writes it with hs_vtk_series_write. When both sets are still being written the main
+ * thread waits (back-pressure), so memory stays bounded. Frames are written in submission order.
+ */
+#ifndef HS_FRAME_WRITER_H
+#define HS_FRAME_WRITER_H
+
+#include "hs_mesh.h"
+#include "hs_status.h"
+#include "hs_vtk.h"
+
+typedef struct hs_frame_writer hs_frame_writer;
+
+/** A buffer set to fill: phi [n_nodes], r [n_elems], act [n_nodes]. */
+typedef struct hs_frame_bufs {
+    double *phi, *r, *act;
+} hs_frame_bufs;
+
+/**
+ * @brief Start the writer thread. @param[in] ser series (borrowed; used only by the thread until
+ * flush); @param[in] mesh borrowed; @param[in] fields HS_FIELD_* bits.
+ */
+hs_status hs_frame_writer_create(hs_vtk_series *ser, const hs_mesh *mesh, int fields, hs_frame_writer **out);
+/** @brief A free buffer set (waits while both are being written). Reports an earlier write error. */
+hs_status hs_frame_writer_acquire(hs_frame_writer *w, hs_frame_bufs *b);
+/** @brief Queue the acquired set as the frame at time t_ms. */
+hs_status hs_frame_writer_submit(hs_frame_writer *w, double t_ms);
+/** @brief Wait until every queued frame is written; the first write error, if any. */
+hs_status hs_frame_writer_flush(hs_frame_writer *w);
+/** @brief Seconds the writer thread spent writing. */
+double hs_frame_writer_busy(const hs_frame_writer *w);
+/** @brief Flush, stop the thread, free; accepts NULL and sets *p = NULL. */
+void hs_frame_writer_destroy(hs_frame_writer **p);
+
+#endif
