@@ -19,12 +19,6 @@ typedef struct bench_row {
     int32_t nodes, elems, nnz;
 } bench_row;
 
-static int cmp_dbl(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 static hs_status bench_backend(const hs_config *cfg0, const char *backend, int reps, double warm_ms, bench_row *row)
 {
     static hs_config cfg;
@@ -58,8 +52,7 @@ static hs_status bench_backend(const hs_config *cfg0, const char *backend, int r
         newton += ss.newton_iters;
         cg += ss.cg_iters;
     }
-    qsort(steps, (size_t)nsteps_meas, sizeof *steps, cmp_dbl);
-    row->step = steps[nsteps_meas / 2];
+    row->step = hs_median(steps, nsteps_meas);
     row->newton = (double)newton / nsteps_meas;
     row->cg = (double)cg / nsteps_meas;
     double res;
@@ -84,8 +77,7 @@ static hs_status bench_backend(const hs_config *cfg0, const char *backend, int r
             HS_CALL_GOTO(hs_vtk_series_write(ser, sim.mesh, &fr), done);
             ft[q] = hs_wtime() - w0;
         }
-        qsort(ft, 3, sizeof *ft, cmp_dbl);
-        row->frame = ft[1];
+        row->frame = hs_median(ft, 3);
     }
 done:
     hs_vtk_series_destroy(&ser);

@@ -1237,6 +1237,12 @@ static void validate_all(load_ctx *x, const hs_config *cfg)
                "output.interval = %s ms is smaller than time.dt = %s ms: must be >= time.dt",
                fmt_num(cfg->out_interval, a, sizeof a), fmt_num(cfg->dt, b, sizeof b));
 
+    /* spmv tunables */
+    if (cfg->spmv_params.block_size % 32 != 0 || cfg->spmv_params.block_size > 1024)
+        report(x, origin_key(x, "spmv.block_size"),
+               "spmv.block_size = %d is not a multiple of 32 in [32, 1024] (a whole number of warps per block)",
+               cfg->spmv_params.block_size);
+
     /* solver */
     if (cfg->spmv[0] && memchr(cfg->spmv, '\0', sizeof cfg->spmv) && strcmp(cfg->spmv, "auto") != 0) {
         const hs_spmv_ops *ops = hs_spmv_find(cfg->spmv);

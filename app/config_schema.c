@@ -134,6 +134,16 @@ const hs_cfg_key hs_cfg_schema[] = {
     {.path = "solver.threads", .type = HS_CFG_INT, GE(0), .def_num = 0, .unit = "-",
      AT(threads), .meaning = "OpenMP threads of the cpu backend; 0 = all available"},
 
+    /* ---- spmv: tunables of the SpMV formats (docs/kernels.md) ------------------------------- */
+    {.path = "spmv.block_size", .type = HS_CFG_INT, GE(32), .def_num = 256, .unit = "threads",
+     AT(spmv_params.block_size), .meaning = "threads per block for formats that let it be chosen; a multiple of 32, at most 1024"},
+    {.path = "spmv.ellwarp_threshold", .type = HS_CFG_INT, GE(1), .def_num = 32, .unit = "nonzeros",
+     AT(spmv_params.ellwarp_threshold), .meaning = "ELL-WARP K2: rows longer than this are split over several threads (seed 002 sec. 5.4)"},
+    {.path = "spmv.pcsr_padding", .type = HS_CFG_INT, GE(1), .def_num = 4, .unit = "nonzeros",
+     AT(spmv_params.pcsr_padding), .meaning = "PCSR (Dehnavi): rows padded with zeros to a multiple of this (seed 000 sec. IV-B)"},
+    {.path = "spmv.pcsr_prefetch", .type = HS_CFG_INT, GE(1), .def_num = 4, .unit = "partitions",
+     AT(spmv_params.pcsr_prefetch), .meaning = "PCSR (Dehnavi): 256-nonzero partitions handled per block (seed 000 sec. IV-B)"},
+
     /* ---- output -------------------------------------------------------------------------- */
     {.path = "output.enabled", .type = HS_CFG_BOOL, .def_num = 1, .unit = "-",
      AT(output_enabled), .meaning = "write VTK frames and the .vtk.series index"},

@@ -11,6 +11,7 @@
 #include <stdio.h>
 
 #include "hs_mesh.h"
+#include "hs_spmv.h"
 #include "hs_stimulus.h"
 #include "hs_vtk.h"
 #include "hs_status.h"
@@ -59,6 +60,7 @@ typedef struct hs_config {
     double newton_tol_update;   /**< max_I |delta phi_I| */
     int newton_max_iter;
     int threads;            /**< OpenMP threads for the CPU backend, 0 = all */
+    hs_spmv_params spmv_params; /**< section spmv: tunables of the SpMV formats */
 
     /* output */
     int output_enabled;

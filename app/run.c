@@ -50,6 +50,7 @@ static void problem_opts_from_config(const hs_config *cfg, hs_problem_opts *o)
     o->newton_tol_update = cfg->newton_tol_update;
     o->newton_max_iter = cfg->newton_max_iter;
     o->activation_phi = (cfg->activation_threshold + 80.0) / 100.0;
+    o->spmv_params = cfg->spmv_params;
 }
 
 hs_status hs_sim_create(const hs_config *cfg, hs_sim *sim)
@@ -86,6 +87,21 @@ hs_status hs_sim_create(const hs_config *cfg, hs_sim *sim)
                   "backend; use solver.spmv = \"auto\" or a kernel that `heartsim kernels` lists for cpu",
                   po.spmv->name);
     if (why[0]) hs_log(1, "spmv: %s\n", why);
+    if (po.spmv->node_order) {
+        /* the format wants its own numbering (no scatter): renumber the mesh, so everything that
+         * follows (pattern, maps, state, output) lives in it */
+        hs_csr *pat = NULL;
+        int32_t *perm = NULL;
+        HS_CALL_GOTO(hs_csr_from_tets(sim->mesh->n_nodes, sim->mesh->n_elems, sim->mesh->tets, &pat), fail);
+        st = HS_ALLOC(perm, sim->mesh->n_nodes, "format numbering");
+        if (st == HS_OK) st = po.spmv->node_order(pat, &po.spmv_params, perm);
+        if (st == HS_OK) st = hs_mesh_renumber(sim->mesh, perm);
+        hs_csr_destroy(&pat);
+        free(perm);
+        if (st != HS_OK) goto fail;
+        hs_log(1, "reorder: nodes renumbered in the order %s needs (node bandwidth now %lld)\n", po.spmv->name,
+               (long long)hs_mesh_bandwidth(sim->mesh));
+    }
     HS_CALL_GOTO(hs_problem_create(sim->mesh, sim->stim, &po, &sim->prob), fail);
     hs_log(1, "matrix: %d rows, %d nonzeros (%.1f per row)\n", sim->prob->pattern->n_rows,
            sim->prob->pattern->nnz, (double)sim->prob->pattern->nnz / sim->prob->pattern->n_rows);

@@ -49,3 +49,16 @@ void hs_warn(const char *fmt, ...)
     va_end(ap);
     fputc('\n', stderr);
 }
+
+static int cmp_dbl(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+double hs_median(double *v, int n)
+{
+    if (n <= 0) return 0.0;
+    qsort(v, (size_t)n, sizeof *v, cmp_dbl);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}

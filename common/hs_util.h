@@ -31,6 +31,9 @@ hs_status hs_alloc(void **out, size_t count, size_t size, const char *what);
 /** @brief Monotonic wall clock in seconds. */
 double hs_wtime(void);
 
+/** @brief Median of v[0..n-1] (sorts v in place); 0 for n = 0. */
+double hs_median(double *v, int n);
+
 /** Verbosity: 0 quiet (errors only), 1 normal, 2 verbose. */
 extern int hs_verbosity;
 /** @brief Informational message on stderr (shown when hs_verbosity >= level). */

@@ -177,18 +177,6 @@ static hs_status cpu_get_system(hs_backend *b, double *kval_csr, double *rhs)
     return HS_OK;
 }
 
-static int cmp_dbl(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp_dbl);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 /* Wall-clock medians of each phase on the current state; CG iterations timed over 10 iterations. */
 static hs_status cpu_bench(hs_backend *b, int reps, hs_phase_bench *out)
 {
@@ -223,16 +211,16 @@ static hs_status cpu_bench(hs_backend *b, int reps, hs_phase_bench *out)
     c->times = save;
     /* copy bandwidth: memcpy of 2 x n doubles, read + write counted */
     double *tb = te; /* reuse after taking the medians below */
-    out->element = median(te, reps);
-    out->assembly = median(ta, reps);
-    out->spmv = median(ts, reps);
-    out->cg_iter = median(tc, reps);
+    out->element = hs_median(te, reps);
+    out->assembly = hs_median(ta, reps);
+    out->spmv = hs_median(ts, reps);
+    out->cg_iter = hs_median(tc, reps);
     for (int r = 0; r < reps; ++r) {
         double w0 = hs_wtime();
         memcpy(buf + n, buf, sizeof(double) * (size_t)n);
         tb[r] = hs_wtime() - w0;
     }
-    out->copy_bw = 2.0 * sizeof(double) * n / median(tb, reps);
+    out->copy_bw = 2.0 * sizeof(double) * n / hs_median(tb, reps);
     out->naive_cg_iter = NAN;
     out->reps = reps;
     hs_phase_bytes(p, c->lay->n_slots, out);
@@ -274,7 +262,7 @@ hs_status hs_backend_cpu_create(const hs_problem *p, hs_backend **out)
     b->prob = p;
     HS_CALL_GOTO(HS_ALLOC(c, 1, "cpu backend"), fail);
     b->impl = c;
-    HS_CALL_GOTO(hs_spmv_layout_create(p->opt.spmv, p->pattern, &c->lay), fail);
+    HS_CALL_GOTO(hs_spmv_layout_create(p->opt.spmv, p->pattern, &p->opt.spmv_params, &c->lay), fail);
     HS_CALL_GOTO(HS_ALLOC(c->phi, nn, "phi"), fail);
     HS_CALL_GOTO(HS_ALLOC(c->phi_n, nn, "phi_n"), fail);
     HS_CALL_GOTO(HS_ALLOC(c->r, ne, "r"), fail);

@@ -29,6 +29,7 @@ typedef struct hs_problem_opts {
     double newton_tol_update;   /**< on max_I |delta phi_I| */
     int newton_max_iter;
     const hs_spmv_ops *spmv;    /**< SpMV format for the CG */
+    hs_spmv_params spmv_params; /**< its tunables */
     double activation_phi;      /**< activation threshold on phi */
 } hs_problem_opts;
 

@@ -493,18 +493,6 @@ static hs_status cu_get_system(hs_backend *b, double *kval_csr, double *rhs)
     return HS_OK;
 }
 
-static int cmp_dbl(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp_dbl);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 /* One CG iteration body, exactly as cu_solve launches it. */
 static hs_status cg_iteration(cuda_impl *c)
 {
@@ -607,11 +595,11 @@ static hs_status cu_bench(hs_backend *b, int reps, hs_phase_bench *out)
     cudaFree(dst);
     HS_CUDA_CALL(cudaGetLastError());
     c->t = save;
-    out->element = median(te, reps);
-    out->assembly = median(ta, reps);
-    out->spmv = median(ts, reps);
-    out->cg_iter = median(tc, reps);
-    out->copy_bw = 2.0 * bytes / median(tb, reps);
+    out->element = hs_median(te, reps);
+    out->assembly = hs_median(ta, reps);
+    out->spmv = hs_median(ts, reps);
+    out->cg_iter = hs_median(tc, reps);
+    out->copy_bw = 2.0 * bytes / hs_median(tb, reps);
     out->reps = reps;
     hs_phase_bytes(p, c->lay->n_slots, out);
     free(te); free(ta); free(ts); free(tc); free(tb);
@@ -728,7 +716,7 @@ static hs_status cuda_setup(hs_backend *b)
     int32_t nstim = st ? st->elem_ptr[st->n_sites] : 0;
     HS_CALL(upload(&c->stim_elem, st ? st->elem : (const int32_t *)NULL, nstim, "stimulus element lists"));
 
-    HS_CALL(hs_spmv_layout_create(p->opt.spmv, p->pattern, &c->lay));
+    HS_CALL(hs_spmv_layout_create(p->opt.spmv, p->pattern, &p->opt.spmv_params, &c->lay));
     HS_CALL(upload(&c->slot, c->lay->slot_of_nnz, c->nnz, "SpMV slot map"));
     HS_CALL(HS_CUDA_ALLOC(c->kval, c->lay->n_slots, "tangent matrix values"));
     /* padding slots must read as zero: clear once, assembly only writes real slots */

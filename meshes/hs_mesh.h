@@ -79,6 +79,12 @@ typedef struct hs_reorder_report {
  */
 hs_status hs_mesh_reorder(hs_mesh *m, hs_reorder_kind kind, hs_reorder_report *rep);
 
+/**
+ * @brief Renumber nodes: new node k is old node new_to_old[k] (a permutation, checked); elements
+ * are then sorted by their smallest new node. Used when an SpMV format wants its own numbering.
+ */
+hs_status hs_mesh_renumber(hs_mesh *m, const int32_t *new_to_old);
+
 /** @brief Node bandwidth max |i-j| over element edges. */
 int64_t hs_mesh_bandwidth(const hs_mesh *m);
 

@@ -316,6 +316,24 @@ done:
     return st;
 }
 
+hs_status hs_mesh_renumber(hs_mesh *m, const int32_t *new_to_old)
+{
+    int32_t *newid = NULL;
+    HS_CALL(HS_ALLOC(newid, m->n_nodes, "node renumbering"));
+    for (int32_t v = 0; v < m->n_nodes; ++v) newid[v] = -1;
+    hs_status st = HS_OK;
+    for (int32_t k = 0; k < m->n_nodes && st == HS_OK; ++k) {
+        int32_t old = new_to_old[k];
+        if (old < 0 || old >= m->n_nodes || newid[old] >= 0)
+            st = HS_FAIL(HS_ERR_INTERNAL, "node renumbering is not a permutation (entry %d = %d)", k, old);
+        else
+            newid[old] = k;
+    }
+    if (st == HS_OK) st = apply_permutation(m, newid);
+    free(newid);
+    return st;
+}
+
 hs_status hs_mesh_reorder(hs_mesh *m, hs_reorder_kind kind, hs_reorder_report *rep)
 {
     HS_CHECK(m != NULL, HS_ERR_INTERNAL, "hs_mesh_reorder: mesh is NULL");

@@ -21,9 +21,21 @@
 extern "C" {
 #endif
 
+/** Tunables of the formats (config section `spmv`); hs_spmv_params_default gives the defaults. */
+typedef struct hs_spmv_params {
+    int block_size;       /**< threads per block where a format lets it be chosen (spmv.block_size, 256) */
+    int ellwarp_threshold;/**< ELL-WARP K2: rows longer than this are split over several threads (spmv.ellwarp_threshold) */
+    int pcsr_padding;     /**< PCSR (Dehnavi): rows padded to a multiple of this (spmv.pcsr_padding, 4) */
+    int pcsr_prefetch;    /**< PCSR (Dehnavi): partitions per block (spmv.pcsr_prefetch, 4) */
+} hs_spmv_params;
+
+/** @brief The defaults of every tunable. */
+hs_spmv_params hs_spmv_params_default(void);
+
 /** A format's host layout: value slots and whatever index arrays the format needs. */
 typedef struct hs_spmv_layout {
     const struct hs_spmv_ops *ops;
+    hs_spmv_params params; /**< copied at creation; setup reads it */
     int32_t n_rows;
     int64_t n_slots;       /**< length of the format's value array (>= nnz, padding included) */
     int64_t *slot_of_nnz;  /**< [nnz]: CSR nonzero k lives at value slot slot_of_nnz[k] */
@@ -35,8 +47,13 @@ typedef struct hs_spmv_ops {
     const char *summary;  /**< one line */
     const char *seed;     /**< seed reference, e.g. "seed 000 sec. IV-A (Bell & Garland CSR-vector)" */
     int needs_device;     /**< 1: only the cuda backend can run it */
-    /** Build the layout from the CSR pattern (values ignored). */
+    /** Build the layout from the CSR pattern (values ignored); lay->params holds the tunables. */
     hs_status (*setup)(const hs_csr *pattern, hs_spmv_layout *lay);
+    /** Optional (NULL when not needed): a node numbering under which the format needs no scatter
+     *  (ELL-WARP "r" variants: rows sorted by length). new_to_old [n_rows]: new row k is old row
+     *  new_to_old[k]. The run renumbers the mesh with it before building the problem, so the whole
+     *  simulation runs in that numbering. */
+    hs_status (*node_order)(const hs_csr *pattern, const hs_spmv_params *prm, int32_t *new_to_old);
     /** CPU reference: y = A x with A's values in the format's slots [n_slots]. */
     void (*apply_ref)(const hs_spmv_layout *lay, const double *vals, const double *x, double *y);
     /** Free impl. */
@@ -62,8 +79,10 @@ const char *hs_spmv_names(void);
 const hs_spmv_ops *hs_spmv_resolve(const char *name, int on_device, int64_t n_rows, char *why,
                                    size_t why_len);
 
-/** @brief Build the layout of @p ops for @p pattern. @param[out] out (hs_spmv_layout_destroy). */
-hs_status hs_spmv_layout_create(const hs_spmv_ops *ops, const hs_csr *pattern, hs_spmv_layout **out);
+/** @brief Build the layout of @p ops for @p pattern with tunables @p prm (NULL: defaults).
+ *  @param[out] out (hs_spmv_layout_destroy). */
+hs_status hs_spmv_layout_create(const hs_spmv_ops *ops, const hs_csr *pattern, const hs_spmv_params *prm,
+                                hs_spmv_layout **out);
 /** @brief Scatter CSR values into the format's slots (padding zero). vals_fmt: [n_slots]. */
 void hs_spmv_layout_scatter(const hs_spmv_layout *lay, int32_t nnz, const double *csr_val,
                             double *vals_fmt);

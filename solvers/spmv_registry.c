@@ -60,12 +60,20 @@ const hs_spmv_ops *hs_spmv_resolve(const char *name, int on_device, int64_t n_ro
     return o;
 }
 
-hs_status hs_spmv_layout_create(const hs_spmv_ops *ops, const hs_csr *pattern, hs_spmv_layout **out)
+hs_spmv_params hs_spmv_params_default(void)
+{
+    hs_spmv_params p = {.block_size = 256, .ellwarp_threshold = 32, .pcsr_padding = 4, .pcsr_prefetch = 4};
+    return p;
+}
+
+hs_status hs_spmv_layout_create(const hs_spmv_ops *ops, const hs_csr *pattern, const hs_spmv_params *prm,
+                                hs_spmv_layout **out)
 {
     *out = NULL;
     hs_spmv_layout *lay = NULL;
     HS_CALL(HS_ALLOC(lay, 1, "SpMV layout"));
     lay->ops = ops;
+    lay->params = prm ? *prm : hs_spmv_params_default();
     lay->n_rows = pattern->n_rows;
     hs_status st = ops->setup(pattern, lay);
     if (st != HS_OK) {

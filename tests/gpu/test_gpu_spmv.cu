@@ -196,7 +196,7 @@ static void run_case(const hs_spmv_ops *o, const char *mat, hs_csr *a, rng *r)
     cudaStream_t stream = NULL;
     const size_t ybytes = sizeof(double) * ((size_t)n + 2 * kGuard);
 
-    HS_TEST_OK(hs_spmv_layout_create(o, a, &lay));
+    HS_TEST_OK(hs_spmv_layout_create(o, a, NULL, &lay));
     if (!lay) return;
     x = (double *)malloc(sizeof(double) * (size_t)nc);
     vf = (double *)malloc(sizeof(double) * (size_t)(lay->n_slots ? lay->n_slots : 1));

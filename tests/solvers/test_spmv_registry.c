@@ -61,7 +61,7 @@ int main(void)
         HS_TEST_CHECK(hs_spmv_find(o->name) == o, "find(%s)", o->name);
         HS_TEST_CHECK(o->summary && o->seed && o->setup && o->apply_ref, "%s: incomplete ops", o->name);
         hs_spmv_layout *lay = NULL;
-        HS_TEST_OK(hs_spmv_layout_create(o, a, &lay));
+        HS_TEST_OK(hs_spmv_layout_create(o, a, NULL, &lay));
         if (!lay) continue;
         /* slot map: injective, in range */
         char *seen = calloc((size_t)lay->n_slots, 1);
