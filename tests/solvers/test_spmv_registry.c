@@ -2,6 +2,7 @@
  * CSR product within the summation error bound. Picks up new formats from the X-macro list. */
 #include <float.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -41,6 +42,101 @@ static hs_csr *random_matrix(int n, int max_len, unsigned seed)
     a->row_ptr[n] = k;
     free(used); free(len);
     return a;
+}
+
+/* Rows given by their lengths; columns spread over [0, n_cols), sorted, values random in [-1, 1). */
+static hs_csr *matrix_from_lengths(int n, int n_cols, const int *len, unsigned seed)
+{
+    int64_t nnz = 0;
+    for (int i = 0; i < n; ++i) nnz += len[i];
+    hs_csr *a = NULL;
+    hs_csr_create(n, n_cols, (int32_t)nnz, &a);
+    int k = 0;
+    for (int i = 0; i < n; ++i) {
+        a->row_ptr[i] = k;
+        int m = len[i];
+        for (int j = 0; j < m; ++j) {
+            /* evenly spread distinct columns with a random offset inside each stride */
+            int64_t lo = (int64_t)j * n_cols / m, hi = (int64_t)(j + 1) * n_cols / m;
+            a->col[k] = (int32_t)(lo + (int64_t)(urand(&seed) * (double)(hi - lo)));
+            a->val[k++] = 2.0 * urand(&seed) - 1.0;
+        }
+    }
+    a->row_ptr[n] = k;
+    return a;
+}
+
+/* Every registered format on matrix a: layout valid, reference within the rounding bound of CSR. */
+static void check_all_formats(const hs_csr *a, const char *label)
+{
+    int n = a->n_rows;
+    double *x = malloc(sizeof(double) * (a->n_cols + 1)), *y = malloc(sizeof(double) * (n + 1));
+    double *yr = malloc(sizeof(double) * (n + 1)), *ab = malloc(sizeof(double) * (n + 1));
+    unsigned s = 99;
+    for (int i = 0; i < a->n_cols; ++i) x[i] = 2.0 * urand(&s) - 1.0;
+    hs_csr_spmv(a, x, yr);
+    hs_csr_spmv_abs(a, x, ab);
+    for (int f = 0; f < hs_spmv_count(); ++f) {
+        const hs_spmv_ops *o = hs_spmv_get(f);
+        hs_spmv_layout *lay = NULL;
+        HS_TEST_OK(hs_spmv_layout_create(o, a, NULL, &lay));
+        if (!lay) { fprintf(stderr, "  (%s on %s)\n", o->name, label); continue; }
+        char *seen = calloc((size_t)lay->n_slots + 1, 1);
+        int ok = lay->n_slots >= a->nnz;
+        for (int k = 0; k < a->nnz && ok; ++k) {
+            int64_t sl = lay->slot_of_nnz[k];
+            if (sl < 0 || sl >= lay->n_slots || seen[sl]) ok = 0;
+            else seen[sl] = 1;
+        }
+        HS_TEST_CHECK(ok, "%s on %s: slot map not injective into [0, %lld)", o->name, label, (long long)lay->n_slots);
+        free(seen);
+        double *v = malloc(sizeof(double) * ((size_t)lay->n_slots + 1));
+        hs_spmv_layout_scatter(lay, a->nnz, a->val, v);
+        for (int i = 0; i < n; ++i) y[i] = NAN; /* every row must be written */
+        o->apply_ref(lay, v, x, y);
+        int bad = 0;
+        for (int i = 0; i < n; ++i) {
+            int m = a->row_ptr[i + 1] - a->row_ptr[i];
+            double tol = 2.0 * m * DBL_EPSILON / (1.0 - m * DBL_EPSILON) * ab[i];
+            if (!(fabs(y[i] - yr[i]) <= tol)) {
+                if (bad++ < 3) fprintf(stderr, "  %s on %s: row %d (%d nonzeros): %.17g vs %.17g\n", o->name, label, i, m, y[i], yr[i]);
+            }
+        }
+        HS_TEST_CHECK(bad == 0, "%s on %s: %d rows differ from CSR beyond the rounding bound", o->name, label, bad);
+        free(v);
+        hs_spmv_layout_destroy(&lay);
+        HS_TEST_CHECK(lay == NULL, "destroy did not clear the pointer");
+    }
+    free(x); free(y); free(yr); free(ab);
+}
+
+/* The edge cases every format must handle (issue 4): empty rows, one very long row, sizes that are
+ * not multiples of 32 or 256, a single row, no nonzeros at all. */
+static void edge_cases(void)
+{
+    int len[20000];
+    hs_csr *a;
+    /* no nonzeros */
+    for (int i = 0; i < 300; ++i) len[i] = 0;
+    a = matrix_from_lengths(300, 300, len, 1); check_all_formats(a, "300 empty rows"); hs_csr_destroy(&a);
+    /* a single row, short and long */
+    len[0] = 7;
+    a = matrix_from_lengths(1, 50, len, 2); check_all_formats(a, "1 row of 7"); hs_csr_destroy(&a);
+    len[0] = 3000;
+    a = matrix_from_lengths(1, 5000, len, 3); check_all_formats(a, "1 row of 3000"); hs_csr_destroy(&a);
+    /* sizes around 32 and 256 with empty rows interleaved */
+    int sizes[] = {31, 33, 255, 257, 1000};
+    for (int q = 0; q < 5; ++q) {
+        int n = sizes[q];
+        for (int i = 0; i < n; ++i) len[i] = (i % 5 == 3) ? 0 : 1 + (i * 7) % 20;
+        char lab[64];
+        snprintf(lab, sizeof lab, "%d rows, every 5th empty", n);
+        a = matrix_from_lengths(n, n, len, 10 + q); check_all_formats(a, lab); hs_csr_destroy(&a);
+    }
+    /* one very long row (12000 nonzeros) among 20000 short rows */
+    for (int i = 0; i < 20000; ++i) len[i] = 5 + i % 11;
+    len[777] = 12000;
+    a = matrix_from_lengths(20000, 20000, len, 4); check_all_formats(a, "20000 rows, one of 12000"); hs_csr_destroy(&a);
 }
 
 int main(void)
@@ -91,5 +187,6 @@ int main(void)
     }
     hs_csr_destroy(&a);
     free(x); free(y); free(yr); free(ab);
+    edge_cases();
     HS_TEST_RETURN();
 }
