@@ -1,3 +1,4 @@
+#include <stdio.h>
 #include <string.h>
 
 #include "hs_backend_select.h"
@@ -29,6 +30,34 @@ hs_status hs_backend_choose(const char *name, int *use_cuda)
              "rebuild with the CUDA toolkit or use solver.backend = \"cpu\"");
     hs_log(1, "backend: auto -> cpu (this build has no CUDA backend)\n");
 #endif
+    return HS_OK;
+}
+
+hs_status hs_spmv_choose(const char *name, int use_cuda, const hs_mesh *mesh, const hs_spmv_params *prm,
+                         const hs_spmv_ops **out, char *why, size_t why_len)
+{
+    *out = NULL;
+    why[0] = '\0';
+#if HS_HAS_CUDA
+    if (use_cuda && strcmp(name, "auto") == 0) {
+        hs_csr *pat = NULL;
+        HS_CALL(hs_csr_from_tets(mesh->n_nodes, mesh->n_elems, mesh->tets, &pat));
+        char times[1024];
+        double t0 = hs_wtime();
+        hs_status st = hs_gpu_spmv_trial(pat, prm, 10, out, times, sizeof times);
+        hs_csr_destroy(&pat);
+        HS_CALL(st);
+        snprintf(why, why_len, "auto -> %s (timed trial on this matrix in %.1f s, median of 10: %s)", (*out)->name,
+                 hs_wtime() - t0, times);
+        return HS_OK;
+    }
+#else
+    (void)use_cuda;
+    (void)mesh;
+    (void)prm;
+#endif
+    *out = hs_spmv_resolve(name, use_cuda, mesh->n_nodes, why, why_len);
+    HS_CHECK(*out != NULL, HS_ERR_CONFIG, "solver.spmv: unknown kernel \"%s\"; available: auto, %s", name, hs_spmv_names());
     return HS_OK;
 }
 

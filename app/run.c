@@ -78,10 +78,8 @@ hs_status hs_sim_create(const hs_config *cfg, hs_sim *sim)
     HS_CALL_GOTO(hs_backend_choose(cfg->backend, &use_cuda), fail);
     hs_problem_opts po;
     problem_opts_from_config(cfg, &po);
-    char why[256];
-    po.spmv = hs_spmv_resolve(cfg->spmv, use_cuda, sim->mesh->n_nodes, why, sizeof why);
-    HS_CHECK_GOTO(po.spmv != NULL, fail, HS_ERR_CONFIG, "solver.spmv: unknown kernel \"%s\"; available: auto, %s",
-                  cfg->spmv, hs_spmv_names());
+    char why[1400];
+    HS_CALL_GOTO(hs_spmv_choose(cfg->spmv, use_cuda, sim->mesh, &po.spmv_params, &po.spmv, why, sizeof why), fail);
     HS_CHECK_GOTO(use_cuda || !po.spmv->needs_device, fail, HS_ERR_CONFIG,
                   "solver.spmv: kernel \"%s\" runs only on the cuda backend, and this run uses the cpu "
                   "backend; use solver.spmv = \"auto\" or a kernel that `heartsim kernels` lists for cpu",

@@ -70,10 +70,11 @@ const hs_spmv_ops *hs_spmv_find(const char *name);
 const char *hs_spmv_names(void);
 
 /**
- * @brief Resolve a configured name for a backend: a registered name as is; "auto" picks by a rule
- * from measurements on P1-tet slabs (docs/benchmarks.md): on a GPU, csr_scalar below 500K rows
+ * @brief Resolve a configured name without measuring: a registered name as is; "auto" picks by a
+ * rule from measurements on P1-tet slabs (docs/benchmarks.md): on a GPU, csr_scalar below 500K rows
  * (9.7 us vs 20.4 us for cusparse_csr at 50K rows on an H200) and cusparse_csr from 500K rows
  * (90 us vs 98 us at 1M rows); on the CPU, csr_scalar (the plain row loop). Writes the reason to why.
+ * (The run itself uses a timed trial on a GPU: app/backend_select.c, hs_spmv_choose.)
  * @return the format, or NULL for an unknown name.
  */
 const hs_spmv_ops *hs_spmv_resolve(const char *name, int on_device, int64_t n_rows, char *why,

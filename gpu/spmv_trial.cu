@@ -1,0 +1,88 @@
+// `solver.spmv = "auto"` on the cuda backend: a short timed trial of every registered kernel on the
+// matrix at hand (seed 002 names such a selection metric as future work). Values are irrelevant to
+// the timing (the access pattern is the pattern's), so the trial uses ones.
+#include <cstdio>
+#include <cstring>
+#include <vector>
+
+#include "hs_cuda_check.cuh"
+#include "hs_gpu.h"
+#include "hs_gpu_spmv.cuh"
+#include "hs_util.h"
+
+namespace {
+struct trial_bufs {
+    double *vals = nullptr, *x = nullptr, *y = nullptr;
+    ~trial_bufs() { cudaFree(vals); cudaFree(x); cudaFree(y); }
+};
+}
+
+/* Median time of one SpMV of format `o` (after 3 warm-up runs), or a negative value when the format
+ * cannot be set up for this matrix. */
+static hs_status time_format(const hs_spmv_ops *o, const hs_csr *pat, const hs_spmv_params *prm, int reps,
+                             cudaStream_t s, cudaEvent_t e0, cudaEvent_t e1, double *sec)
+{
+    *sec = -1.0;
+    hs_spmv_layout *lay = NULL;
+    hs_status st = hs_spmv_layout_create(o, pat, prm, &lay);
+    if (st != HS_OK) { hs_error_clear(); return HS_OK; }
+    trial_bufs b;
+    hs_gpu_spmv *sp = NULL;
+    std::vector<double> h((size_t)lay->n_slots + 1, 0.0), t(reps);
+    for (int32_t k = 0; k < pat->nnz; ++k) h[lay->slot_of_nnz[k]] = 1.0;
+    st = HS_CUDA_ALLOC(b.vals, lay->n_slots, "trial values");
+    if (st == HS_OK) st = HS_CUDA_ALLOC(b.x, pat->n_cols, "trial x");
+    if (st == HS_OK) st = HS_CUDA_ALLOC(b.y, pat->n_rows, "trial y");
+    if (st == HS_OK && cudaMemcpy(b.vals, h.data(), sizeof(double) * lay->n_slots, cudaMemcpyHostToDevice) != cudaSuccess)
+        st = HS_FAIL(HS_ERR_DEVICE, "trial: copy failed");
+    if (st == HS_OK && cudaMemset(b.x, 0, sizeof(double) * pat->n_cols) != cudaSuccess)
+        st = HS_FAIL(HS_ERR_DEVICE, "trial: memset failed");
+    if (st == HS_OK) st = hs_gpu_spmv_create(lay, pat, b.vals, &sp);
+    for (int w = 0; st == HS_OK && w < 3; ++w) st = hs_gpu_spmv_apply(sp, b.x, b.y, s);
+    for (int r = 0; st == HS_OK && r < reps; ++r) {
+        cudaEventRecord(e0, s);
+        st = hs_gpu_spmv_apply(sp, b.x, b.y, s);
+        cudaEventRecord(e1, s);
+        if (cudaEventSynchronize(e1) != cudaSuccess) st = HS_FAIL(HS_ERR_DEVICE, "trial: %s failed on the device", o->name);
+        float ms = 0.0f;
+        cudaEventElapsedTime(&ms, e0, e1);
+        t[r] = 1e-3 * ms;
+    }
+    if (st == HS_OK) *sec = hs_median(t.data(), reps);
+    hs_gpu_spmv_destroy(&sp);
+    hs_spmv_layout_destroy(&lay);
+    return st;
+}
+
+extern "C" hs_status hs_gpu_spmv_trial(const hs_csr *pattern, const hs_spmv_params *prm, int reps,
+                                       const hs_spmv_ops **best, char *report, size_t report_len)
+{
+    *best = NULL;
+    cudaStream_t s;
+    cudaEvent_t e0, e1;
+    HS_CUDA_CALL(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    HS_CUDA_CALL(cudaEventCreate(&e0));
+    HS_CUDA_CALL(cudaEventCreate(&e1));
+    double best_t = 0.0;
+    size_t len = 0;
+    report[0] = '\0';
+    hs_status st = HS_OK;
+    for (int f = 0; f < hs_spmv_count() && st == HS_OK; ++f) {
+        const hs_spmv_ops *o = hs_spmv_get(f);
+        double t = -1.0;
+        st = time_format(o, pattern, prm, reps, s, e0, e1, &t);
+        if (st != HS_OK || t < 0) continue;
+        if (len < report_len)
+            len += (size_t)snprintf(report + len, report_len - len, "%s%s %.1f us", len ? ", " : "", o->name, 1e6 * t);
+        if (!*best || t < best_t) {
+            *best = o;
+            best_t = t;
+        }
+    }
+    cudaEventDestroy(e0);
+    cudaEventDestroy(e1);
+    cudaStreamDestroy(s);
+    HS_CALL(st);
+    HS_CHECK(*best != NULL, HS_ERR_DEVICE, "solver.spmv = \"auto\": no SpMV kernel could be set up for this matrix");
+    return HS_OK;
+}
