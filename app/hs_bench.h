@@ -2,7 +2,8 @@
  * @file hs_bench.h
  * @brief `heartsim bench step CONFIG`: per-phase medians (element, assembly, SpMV, CG iteration,
  * whole time step, output frame) on every available backend, each against its bandwidth floor
- * (bytes it must move / copy bandwidth measured in the same run).
+ * (bytes it must move / copy bandwidth measured in the same run); `heartsim bench spmv`: every
+ * SpMV kernel on one matrix.
  */
 #ifndef HS_BENCH_H
 #define HS_BENCH_H
@@ -15,5 +16,24 @@
  * front is in the tissue; @param[in] cpu_too also measure the cpu backend.
  */
 hs_status hs_bench_step(const hs_config *cfg, int reps, double warm_ms, int cpu_too);
+
+/** Options of `heartsim bench spmv` (app/bench_spmv.c). */
+typedef struct hs_bench_spmv_opts {
+    const hs_config *cfg; /**< the matrix of this config's mesh (one assembly on the cpu backend), or NULL */
+    const char *matrix;   /**< or a Matrix Market file (when cfg is NULL) */
+    int reps;             /**< timed applies per kernel */
+    const char *csv;      /**< write the table as CSV here, or NULL */
+    const char *json;     /**< write it as JSON here, or NULL */
+    const char *kernels;  /**< comma-separated kernel names, or NULL for every registered kernel */
+} hs_bench_spmv_opts;
+
+/**
+ * @brief `heartsim bench spmv`: every selected SpMV kernel on one matrix, checked against its CPU
+ * reference on the device, then timed: setup, median SpMV, GFLOP/s, effective bandwidth (seed 002
+ * sec. 6) against the copy bandwidth, fill, break-even count alpha against cusparse_csr (seed 002
+ * Table 4). Prints a markdown table on stdout. HS_ERR_DEVICE without CUDA or a device;
+ * HS_ERR_INTERNAL after the table when a kernel FAILED its check.
+ */
+hs_status hs_bench_spmv(const hs_bench_spmv_opts *o);
 
 #endif

@@ -20,6 +20,8 @@ static const char *usage_text =
     "  check CONFIG [--set KEY=VALUE ...]             validate and print the resolved configuration\n"
     "  bench step CONFIG [--reps N] [--warm MS] [--no-cpu] [--set ...]\n"
     "                                                 per-phase medians vs bandwidth floors, cuda and cpu\n"
+    "  bench spmv [CONFIG | --matrix FILE.mtx] [--reps N] [--kernels a,b,...] [--csv FILE] [--json FILE]\n"
+    "                                                 every SpMV kernel on one matrix (GPU): checked, timed\n"
     "  kernels                                        list the SpMV kernels (solver.spmv)\n"
     "  config-reference                               print the table of every config key\n"
     "\n"
@@ -75,15 +77,17 @@ int main(int argc, char **argv)
         hs_config_print_reference(stdout);
         return 0;
     }
-    int first = 2, bench = 0;
+    int first = 2, bench = 0; /* bench: 1 step, 2 spmv */
     if (!strcmp(cmd, "bench")) {
-        if (argc < 3 || strcmp(argv[2], "step")) return usage_error("%s", "bench needs a subcommand: bench step CONFIG");
-        bench = 1;
+        if (argc < 3 || (strcmp(argv[2], "step") && strcmp(argv[2], "spmv")))
+            return usage_error("%s", "bench needs a subcommand: bench step CONFIG, or bench spmv [CONFIG | --matrix FILE.mtx]");
+        bench = strcmp(argv[2], "spmv") ? 1 : 2;
         first = 3;
     } else if (strcmp(cmd, "run") && strcmp(cmd, "check")) {
         return usage_error("unknown command \"%s\"", cmd);
     }
-    int reps = 20, cpu_too = 1;
+    int reps = 0, cpu_too = 1; /* reps 0: the default, 20 (step) or 200 (spmv) */
+    const char *matrix = NULL, *csv = NULL, *json = NULL, *kernels = NULL;
     double warm = 5.0;
 
     const char *cfg_path = NULL;
@@ -95,10 +99,18 @@ int main(int argc, char **argv)
         if (bench && !strcmp(a, "--reps") && i + 1 < argc) {
             reps = atoi(argv[++i]);
             if (reps < 1) return usage_error("--reps needs a positive count, got \"%s\"", argv[i]);
-        } else if (bench && !strcmp(a, "--warm") && i + 1 < argc) {
+        } else if (bench == 1 && !strcmp(a, "--warm") && i + 1 < argc) {
             warm = atof(argv[++i]);
-        } else if (bench && !strcmp(a, "--no-cpu")) {
+        } else if (bench == 1 && !strcmp(a, "--no-cpu")) {
             cpu_too = 0;
+        } else if (bench == 2 && (!strcmp(a, "--matrix") || !strcmp(a, "--csv") || !strcmp(a, "--json") ||
+                                  !strcmp(a, "--kernels"))) {
+            if (i + 1 >= argc) return usage_error("%s needs a value", a);
+            const char *v = argv[++i];
+            if (!strcmp(a, "--matrix")) matrix = v;
+            else if (!strcmp(a, "--csv")) csv = v;
+            else if (!strcmp(a, "--json")) json = v;
+            else kernels = v;
         } else if (!strcmp(a, "--set")) {
             if (i + 1 >= argc) return usage_error("%s needs KEY=VALUE", a);
             if (n_sets == MAX_SETS - 1) return usage_error("too many %s options", a);
@@ -122,12 +134,26 @@ int main(int argc, char **argv)
             return usage_error("unexpected argument \"%s\" (one config file expected)", a);
         }
     }
+    if (reps == 0) reps = bench == 2 ? 200 : 20;
+    if (bench == 2 && matrix) {
+        if (cfg_path) return usage_error("%s", "bench spmv takes a config file or --matrix FILE.mtx, not both");
+        if (n_sets || out_set[0]) return usage_error("%s", "--set and --out apply to a config file, not to --matrix");
+        hs_bench_spmv_opts bo = {NULL, matrix, reps, csv, json, kernels};
+        hs_status st = hs_bench_spmv(&bo);
+        return st == HS_OK ? 0 : fail(st);
+    }
+    if (!cfg_path && bench == 2) return usage_error("%s", "bench spmv needs a config file or --matrix FILE.mtx");
     if (!cfg_path) return usage_error("%s needs a config file", cmd);
     if (out_set[0]) sets[n_sets++] = out_set; /* --out wins over --set output.dir */
 
     static hs_config cfg;
     hs_status st = hs_config_load(cfg_path, sets, n_sets, &cfg);
     if (st != HS_OK) return fail(st);
+    if (bench == 2) {
+        hs_bench_spmv_opts bo = {&cfg, NULL, reps, csv, json, kernels};
+        st = hs_bench_spmv(&bo);
+        return st == HS_OK ? 0 : fail(st);
+    }
     if (bench) {
         st = hs_bench_step(&cfg, reps, warm, cpu_too);
         return st == HS_OK ? 0 : fail(st);

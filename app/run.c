@@ -72,8 +72,6 @@ hs_status hs_sim_create(const hs_config *cfg, hs_sim *sim)
                (long long)rep.bandwidth_before, (long long)rep.bandwidth_after);
     else
         hs_log(1, "reorder: none (node bandwidth %lld)\n", (long long)rep.bandwidth_before);
-    HS_CALL_GOTO(hs_stim_set_create(sim->mesh, cfg->stimuli, cfg->n_stimuli, &sim->stim), fail);
-    if (cfg->n_stimuli == 0) hs_warn("no stimulus configured: the tissue stays at rest");
     int use_cuda = 0;
     HS_CALL_GOTO(hs_backend_choose(cfg->backend, &use_cuda), fail);
     hs_problem_opts po;
@@ -100,6 +98,9 @@ hs_status hs_sim_create(const hs_config *cfg, hs_sim *sim)
         hs_log(1, "reorder: nodes renumbered in the order %s needs (node bandwidth now %lld)\n", po.spmv->name,
                (long long)hs_mesh_bandwidth(sim->mesh));
     }
+    /* stimulus sites hold element indices: only now is the element numbering final */
+    HS_CALL_GOTO(hs_stim_set_create(sim->mesh, cfg->stimuli, cfg->n_stimuli, &sim->stim), fail);
+    if (cfg->n_stimuli == 0) hs_warn("no stimulus configured: the tissue stays at rest");
     HS_CALL_GOTO(hs_problem_create(sim->mesh, sim->stim, &po, &sim->prob), fail);
     hs_log(1, "matrix: %d rows, %d nonzeros (%.1f per row)\n", sim->prob->pattern->n_rows,
            sim->prob->pattern->nnz, (double)sim->prob->pattern->nnz / sim->prob->pattern->n_rows);

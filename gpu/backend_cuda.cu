@@ -749,7 +749,7 @@ static hs_status cuda_setup(hs_backend *b)
     HS_CUDA_CALL(cudaDeviceSynchronize());
     cudaDeviceProp prop;
     HS_CUDA_CALL(cudaGetDeviceProperties(&prop, 0));
-    snprintf(b->description, sizeof b->description, "cuda (%s, sm_%d%d, spmv %s)", prop.name, prop.major,
+    snprintf(b->description, sizeof b->description, "cuda (%.160s, sm_%d%d, spmv %.60s)", prop.name, prop.major,
              prop.minor, p->opt.spmv->name);
     return HS_OK;
 }

@@ -27,6 +27,46 @@ int hs_gpu_probe(char *name, size_t name_len, char *why, size_t why_len);
 hs_status hs_gpu_spmv_trial(const hs_csr *pattern, const hs_spmv_params *prm, int reps,
                             const hs_spmv_ops **best, char *report, size_t report_len);
 
+/** Device facts for `heartsim bench spmv` (app/bench_spmv.c; device side gpu/bench_spmv.cu). */
+typedef struct hs_gpu_bench_device {
+    char name[256];      /**< device 0: name, compute capability, memory */
+    double copy_bw;      /**< bytes/s: device-to-device cudaMemcpy of 256 MiB, read + write counted, median */
+    long long l2_bytes;  /**< L2 cache size (cudaDeviceProp.l2CacheSize) */
+} hs_gpu_bench_device;
+
+/** @brief Name, L2 size and copy bandwidth (median of @p reps copies after 3 warm-up copies) of device 0. */
+hs_status hs_gpu_bench_device_info(int reps, hs_gpu_bench_device *out);
+
+/** One kernel measured by hs_gpu_bench_spmv. */
+typedef struct hs_gpu_spmv_bench {
+    int ok;              /**< 1: matched the references and was timed; 0: FAILED, see failure */
+    char failure[512];   /**< why it failed its check (rows beyond the bound) */
+    int same_bits;       /**< two applies on the same input gave identical bits */
+    double create_s;     /**< wall: value upload + device create (index upload, analysis), synchronised */
+    double spmv_s;       /**< median CUDA-event time of one apply */
+    double spmv_min_s;   /**< fastest apply */
+    double reorder_s;    /**< median CUDA-event time of scattering CSR values into the slots on the device
+                          *   (seed 002 sec. 6, t_reorder on the GPU: a scatter through the slot map) */
+    int x_copies;        /**< input vectors rotated among (1: everything fits in L2, no rotation) */
+    double working_set;  /**< bytes: values + column indices of every slot + x + y (the L2 rotation test) */
+} hs_gpu_spmv_bench;
+
+/**
+ * @brief Check one format on the device against its CPU reference, then time it.
+ * Uploads @p vals_fmt [lay->n_slots] and binds it (hs_gpu_spmv_create), applies to @p x and checks
+ * y row by row against @p y_ref (the format's apply_ref) and @p y_csr (plain CSR) with
+ * |y_i - ref_i| <= 2 gamma_m (|A||x|)_i (@p ab = |A||x|, m = row length from @p a; the bound of
+ * tests/gpu/test_gpu_spmv.cu). A format that fails is not timed (out->ok = 0, HS_OK returned).
+ * Otherwise: 10 warm-up applies, then @p reps applies timed one by one with CUDA events, launched
+ * back to back behind a spin kernel (the host's launch cost stays out of the time), x rotated among
+ * out->x_copies copies when the working set exceeds @p l2_bytes so that x is not L2-resident;
+ * then min(reps, 20) device scatters of the CSR values into the slots (t_reorder).
+ * @return HS_OK, or the device error that stopped the measurement (the caller marks the kernel failed).
+ */
+hs_status hs_gpu_bench_spmv(const hs_spmv_layout *lay, const hs_csr *a, const double *vals_fmt,
+                            const double *x, const double *y_ref, const double *y_csr, const double *ab,
+                            int reps, long long l2_bytes, hs_gpu_spmv_bench *out);
+
 /** @brief The CUDA backend: the whole time step resident on device 0. */
 hs_status hs_backend_cuda_create(const hs_problem *prob, hs_backend **out);
 

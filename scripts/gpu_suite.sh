@@ -49,13 +49,15 @@ run)
     echo "compute-sanitizer not found: memcheck not run"
   fi
   echo "$pass passed, $fail failed, $skip skipped"
-  # the whole step on both backends with the default kernel, then the GPU step with each SpMV kernel
+  # every SpMV kernel on the same matrices (checked against the CPU reference first), then the
+  # whole time step on both backends with the kernel "auto" picks; CSV files come back in $OUT
   for cfg in bench_50k.cfg bench_1m.cfg; do
     [ -f "$cfg" ] || continue
-    ./heartsim bench step "$cfg" --reps 20 --warm 2 --set output.dir=\"/tmp/hs_bench\" -q
-    for k in csr_scalar csr_vector; do
-      ./heartsim bench step "$cfg" --reps 20 --warm 2 --no-cpu --set solver.spmv=$k --set output.enabled=false -q
-    done
+    ./heartsim bench spmv "$cfg" --csv "${OUT:-/tmp}/spmv_${cfg%.cfg}.csv" -q || fail=$((fail+1))
+  done
+  for cfg in bench_50k.cfg bench_1m.cfg; do
+    [ -f "$cfg" ] || continue
+    ./heartsim bench step "$cfg" --reps 20 --warm 2 --set output.dir=\"/tmp/hs_bench\" || fail=$((fail+1))
   done
   [ "$fail" -eq 0 ]
   ;;

@@ -121,6 +121,43 @@ done:
     return st;
 }
 
+hs_status hs_csr_permute(const hs_csr *a, const int32_t *new_to_old, hs_csr **out)
+{
+    *out = NULL;
+    int32_t n = a->n_rows;
+    int32_t *old_to_new = NULL;
+    hs_csr *b = NULL;
+    hs_status st = HS_OK;
+    HS_CHECK(a->n_rows == a->n_cols, HS_ERR_INTERNAL, "symmetric permutation of a non-square matrix");
+    HS_CALL(HS_ALLOC(old_to_new, n, "inverse permutation"));
+    for (int32_t k = 0; k < n; ++k) old_to_new[new_to_old[k]] = k;
+    HS_CALL_GOTO(hs_csr_create(n, n, a->nnz, &b), done);
+    for (int32_t k = 0; k < n; ++k) {
+        int32_t i = new_to_old[k], len = a->row_ptr[i + 1] - a->row_ptr[i];
+        b->row_ptr[k + 1] = b->row_ptr[k] + len;
+    }
+    for (int32_t k = 0; k < n; ++k) {
+        int32_t i = new_to_old[k], dst = b->row_ptr[k];
+        for (int32_t q = a->row_ptr[i]; q < a->row_ptr[i + 1]; ++q, ++dst) {
+            /* insertion into the sorted prefix of row k (rows are short) */
+            int32_t c = old_to_new[a->col[q]];
+            double v = a->val ? a->val[q] : 0.0;
+            int32_t p = dst;
+            while (p > b->row_ptr[k] && b->col[p - 1] > c) {
+                b->col[p] = b->col[p - 1];
+                b->val[p] = b->val[p - 1];
+                --p;
+            }
+            b->col[p] = c;
+            b->val[p] = v;
+        }
+    }
+    *out = b;
+done:
+    free(old_to_new);
+    return st;
+}
+
 int32_t hs_csr_find(const hs_csr *a, int32_t i, int32_t j)
 {
     int32_t lo = a->row_ptr[i], hi = a->row_ptr[i + 1] - 1;

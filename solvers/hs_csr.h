@@ -30,6 +30,12 @@ hs_status hs_csr_create(int32_t n_rows, int32_t n_cols, int32_t nnz, hs_csr **ou
  */
 hs_status hs_csr_from_tets(int32_t n_nodes, int32_t n_elems, const int32_t *tets, hs_csr **out);
 
+/**
+ * @brief B = P A P^T for a symmetric renumbering: row/column k of B is row/column new_to_old[k] of
+ * A; columns sorted within rows; values carried along when A has them.
+ */
+hs_status hs_csr_permute(const hs_csr *a, const int32_t *new_to_old, hs_csr **out);
+
 /** @brief Position k of (i,j) in the pattern, or -1. Binary search in row i. */
 int32_t hs_csr_find(const hs_csr *a, int32_t i, int32_t j);
 

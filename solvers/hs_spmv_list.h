@@ -11,6 +11,16 @@
 #endif
 HS_SPMV_FORMAT(csr_scalar)
 HS_SPMV_FORMAT(csr_vector)
+HS_SPMV_FORMAT(pcsr_dehnavi)
+HS_SPMV_FORMAT(ellwarp_k1)
+HS_SPMV_FORMAT(ellwarp_k1r)
+HS_SPMV_FORMAT(ellwarp_k1rs)
+HS_SPMV_FORMAT(ellwarp_k2)
+HS_SPMV_FORMAT(ellwarp_k2r)
+HS_SPMV_FORMAT(ellwarp_k2rs)
+HS_SPMV_FORMAT(pcsr_hegao)
+HS_SPMV_FORMAT(aligned_coo)
 #if HS_HAS_CUDA
 HS_SPMV_FORMAT(cusparse_csr)
+HS_SPMV_FORMAT(cusparse_sell)
 #endif

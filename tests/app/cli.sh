@@ -68,5 +68,13 @@ if command -v pvpython >/dev/null; then
 else
   echo "note: pvpython not found, the ParaView check of a real run was not made (output_pvpython covers the format)"
 fi
+# bench spmv: argument errors first; then, without a CUDA device (or without CUDA in the build), a
+# clear device error and exit 6 before any matrix is read
+expect 1 "bench spmv needs a config file or --matrix FILE.mtx" -- "$hs" bench spmv
+expect 1 "bench spmv takes a config file or --matrix FILE.mtx, not both" -- "$hs" bench spmv "$quick" --matrix "$tmp/a.mtx"
+if ! command -v nvidia-smi >/dev/null || ! nvidia-smi -L >/dev/null 2>&1; then
+  expect 6 "bench spmv times the SpMV kernels on a GPU, and (there is no usable CUDA device|this heartsim was built without CUDA)" -- "$hs" bench spmv "$quick"
+  expect 6 "bench spmv times the SpMV kernels on a GPU" -- "$hs" bench spmv --matrix "$tmp/none.mtx" --kernels csr_scalar
+fi
 if [ "$fails" -ne 0 ]; then echo "$fails check(s) failed"; exit 1; fi
 exit 0

@@ -113,6 +113,31 @@ static hs_csr *matrix_edge(rng *r)
     return matrix_from_lengths(n, n, len, r);
 }
 
+/* One very long row (12,000 nonzeros) among 20,000 short ones; plus the degenerate shapes: a single
+ * row, and rows with no nonzeros at all. */
+static hs_csr *matrix_long_row(rng *r)
+{
+    const int32_t n = 20000;
+    int32_t *len = (int32_t *)malloc(sizeof(int32_t) * (size_t)n);
+    for (int32_t i = 0; i < n; ++i) len[i] = 5 + rng_int(r, 11);
+    len[777] = 12000;
+    hs_csr *a = matrix_from_lengths(n, n, len, r);
+    free(len);
+    return a;
+}
+
+static hs_csr *matrix_single_row(rng *r)
+{
+    int32_t len[1] = {3000};
+    return matrix_from_lengths(1, 5000, len, r);
+}
+
+static hs_csr *matrix_empty(rng *r)
+{
+    int32_t len[300] = {0};
+    return matrix_from_lengths(300, 300, len, r);
+}
+
 /* P1 tetrahedra of an nx*ny*nz box of cubes, 6 tets per cube (Kuhn split), lexicographic node
  * numbering: the banded pattern the simulator assembles. */
 static hs_csr *matrix_tet_box(int32_t nx, int32_t ny, int32_t nz)
@@ -304,10 +329,13 @@ int main(void)
     struct {
         const char *name;
         hs_csr *a;
-    } mats[3] = {{"skewed", matrix_skewed(20000, &r)},
+    } mats[6] = {{"skewed", matrix_skewed(20000, &r)},
                  {"p1_tet_box", matrix_tet_box(28, 28, 28)},
-                 {"edge", matrix_edge(&r)}};
-    for (int m = 0; m < 3; ++m) {
+                 {"edge", matrix_edge(&r)},
+                 {"long_row", matrix_long_row(&r)},
+                 {"single_row", matrix_single_row(&r)},
+                 {"no_nonzeros", matrix_empty(&r)}};
+    for (int m = 0; m < 6; ++m) {
         HS_TEST_CHECK(mats[m].a != NULL, "could not build matrix %s", mats[m].name);
         if (!mats[m].a) continue;
         for (int f = 0; f < hs_spmv_count(); ++f) run_case(hs_spmv_get(f), mats[m].name, mats[m].a, &r);

@@ -1,0 +1,182 @@
+// Device kernels of the ELL-WARP formats of seed 002 sec. 5.1-5.5 (host side, layout and CPU
+// reference: solvers/spmv_ellwarp.c, solvers/spmv_ellwarp_layout.h). One kernel template serves the
+// six variants: kSplit (K2: several lanes per row and a shuffle reduction) and kRemap (K1/K2 store
+// y[row_of_pos[p]]; the r/rs variants, in their own numbering, store y[p]). The column order within
+// rows (rs) is a property of the layout only.
+//
+// Each warp reads its 16-byte descriptor {slot32, steps, row0, shift} once (the same address in all
+// lanes: one broadcast), then lane l walks slots slot32*32 + s*32 + l, s = 0 .. steps-1, so every
+// step of the warp reads 32 consecutive values (256 B) and 32 consecutive columns (128 B): the
+// "column-major inside a warp" of sec. 5.1. The lane sums in slot order into s = 0.0, exactly as the
+// CPU reference does (nvcc may contract s + v*x into an fma; the tests' bound 2 gamma_m (|A||x|)_i
+// covers that). 2010-era texture fetches of x (the seed's `cache<usecache>`) become __ldg, the
+// read-only data path, on sm_90; val and col go through it too.
+#include <limits.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "hs_cuda_check.cuh"
+#include "hs_gpu_spmv.cuh"
+#include "hs_util.h"
+#include "spmv_ellwarp_layout.h"
+
+static_assert(sizeof(hs_ellwarp_warp) == sizeof(int4), "the warp descriptor is read as one int4");
+
+namespace {
+
+constexpr int kWarp = 32;
+constexpr unsigned kFullMask = 0xffffffffu;
+constexpr int kUnroll = 4; // steps whose loads are issued before the first product is summed
+
+struct ellwarp_dev {
+    int32_t n_rows;
+    int32_t n_warps;
+    int block;             // threads per block (spmv.block_size, a multiple of 32)
+    int k2;                // kSplit
+    int remap;             // kRemap
+    int4 *d_warp;          // [n_warps], owned
+    int32_t *d_col;        // [n_slots], owned
+    int32_t *d_perm;       // [n_rows] row_of_pos, owned; NULL when y is stored directly
+    const double *d_vals;  // [n_slots], borrowed: the caller refills it in place
+};
+
+// Seed 002 Listing 2 (K1) and Listing 3 (K2), for any CSR matrix: a grid-stride loop over warps
+// (the bound is uniform across a warp, so the full shuffle mask is always valid); every lane of a
+// warp, also those past the last row, reads its slots, which the layout fills with zeros and valid
+// columns, so the loop needs no bounds tests.
+// No __launch_bounds__: the block size is a run-time tunable (32..1024), and with nvcc 13 for sm_90
+// __launch_bounds__(1024) makes ptxas cap the K1 kernels at 32 registers with an 8-byte spill, while
+// without it they fit in 32 registers with no spill (full occupancy, 2048 threads per SM; -Xptxas -v).
+template <bool kSplit, bool kRemap>
+__global__ void
+ellwarp_kernel(int32_t n_rows, int32_t n_warps, const int4 *__restrict__ warp,
+               const int32_t *__restrict__ col, const double *__restrict__ val,
+               const int32_t *__restrict__ perm, const double *__restrict__ x, double *__restrict__ y)
+{
+    const int lane = threadIdx.x & (kWarp - 1);
+    const int64_t warps_in_grid = ((int64_t)gridDim.x * blockDim.x) / kWarp;
+    for (int64_t w = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) / kWarp; w < n_warps;
+         w += warps_in_grid) {
+        const int4 W = __ldg(warp + w); // x: slot32, y: steps, z: row0, w: shift
+        const size_t base = (size_t)W.x * kWarp + lane;
+        const int32_t *c = col + base;
+        const double *v = val + base;
+        double s = 0.0;
+        int st = 0;
+        // Issue kUnroll column and value loads, then the kUnroll gathers of x, then sum in order:
+        // more independent loads in flight per lane than the plain loop of the listings.
+        for (; st <= W.y - kUnroll; st += kUnroll, c += kUnroll * kWarp, v += kUnroll * kWarp) {
+            int32_t cc[kUnroll];
+            double vv[kUnroll], xx[kUnroll];
+#pragma unroll
+            for (int u = 0; u < kUnroll; ++u) cc[u] = __ldg(c + u * kWarp);
+#pragma unroll
+            for (int u = 0; u < kUnroll; ++u) vv[u] = __ldg(v + u * kWarp);
+#pragma unroll
+            for (int u = 0; u < kUnroll; ++u) xx[u] = __ldg(x + cc[u]);
+#pragma unroll
+            for (int u = 0; u < kUnroll; ++u) s += vv[u] * xx[u];
+        }
+        for (; st < W.y; ++st, c += kWarp, v += kWarp) s += __ldg(v) * __ldg(x + __ldg(c));
+
+        int64_t pos;
+        bool writes;
+        if (kSplit) {
+            // Listing 3's shared-memory reduction as register shuffles: for the row's first lane
+            // the butterfly adds lane+1, then the pair at +2, ... (the CPU reference's tree).
+            const int t = 1 << W.w;
+            for (int off = 1; off < t; off <<= 1) s += __shfl_xor_sync(kFullMask, s, off);
+            pos = (int64_t)W.z + (lane >> W.w);
+            writes = (lane & (t - 1)) == 0 && pos < n_rows;
+        } else {
+            pos = (int64_t)W.z + lane;
+            writes = pos < n_rows;
+        }
+        if (writes) y[kRemap ? __ldg(perm + pos) : pos] = s;
+    }
+}
+
+void ellwarp_destroy(void *impl)
+{
+    ellwarp_dev *d = static_cast<ellwarp_dev *>(impl);
+    if (!d) return;
+    cudaFree(d->d_warp); // nothing to report from a destructor; NULL is a no-op
+    cudaFree(d->d_col);
+    cudaFree(d->d_perm);
+    free(d);
+}
+
+hs_status ellwarp_init(ellwarp_dev *d, const hs_spmv_layout *lay, const hs_csr *pat, const double *d_vals)
+{
+    const hs_ellwarp_layout *ew = hs_ellwarp_layout_of(lay);
+    HS_CHECK(ew != NULL, HS_ERR_INTERNAL, "ELL-WARP device SpMV: layout \"%s\" is not an ELL-WARP layout",
+             lay->ops ? lay->ops->name : "?");
+    HS_CHECK(ew->n_rows == pat->n_rows, HS_ERR_INTERNAL,
+             "ELL-WARP device SpMV: layout has %d rows but the pattern %d", (int)ew->n_rows, (int)pat->n_rows);
+    HS_CHECK(d_vals || lay->n_slots == 0, HS_ERR_INTERNAL, "ELL-WARP device SpMV: no device value array");
+    const int b = lay->params.block_size;
+    HS_CHECK(b >= kWarp && b <= 1024 && b % kWarp == 0, HS_ERR_CONFIG,
+             "spmv.block_size = %d is not a multiple of 32 in [32, 1024]", b);
+    d->n_rows = ew->n_rows;
+    d->n_warps = ew->n_warps;
+    d->block = b;
+    d->k2 = ew->var.k2;
+    d->remap = ew->remap_store;
+    d->d_vals = d_vals;
+    HS_CALL(HS_CUDA_ALLOC(d->d_warp, ew->n_warps, "ELL-WARP warp table"));
+    HS_CALL(HS_CUDA_ALLOC(d->d_col, lay->n_slots, "ELL-WARP column indices"));
+    HS_CUDA_CALL(cudaMemcpy(d->d_warp, ew->warp, sizeof(int4) * (size_t)ew->n_warps, cudaMemcpyHostToDevice));
+    HS_CUDA_CALL(cudaMemcpy(d->d_col, ew->col, sizeof(int32_t) * (size_t)lay->n_slots, cudaMemcpyHostToDevice));
+    if (d->remap) {
+        HS_CALL(HS_CUDA_ALLOC(d->d_perm, ew->n_rows, "ELL-WARP row permutation"));
+        HS_CUDA_CALL(cudaMemcpy(d->d_perm, ew->row_of_pos, sizeof(int32_t) * (size_t)ew->n_rows,
+                                cudaMemcpyHostToDevice));
+    }
+    return HS_OK;
+}
+
+hs_status ellwarp_create(const hs_spmv_layout *lay, const hs_csr *pattern, const double *d_vals, void **impl)
+{
+    *impl = NULL;
+    ellwarp_dev *d = NULL;
+    HS_CALL(HS_ALLOC(d, 1, "ELL-WARP device SpMV"));
+    hs_status st = ellwarp_init(d, lay, pattern, d_vals);
+    if (st != HS_OK) {
+        ellwarp_destroy(d);
+        return st;
+    }
+    *impl = d;
+    return HS_OK;
+}
+
+template <bool kSplit, bool kRemap>
+hs_status launch(const ellwarp_dev *d, const double *d_x, double *d_y, cudaStream_t stream)
+{
+    // one warp per layout warp; the kernel is grid-stride, so clamping to INT_MAX drops nothing
+    const int64_t blocks = ((int64_t)d->n_warps * kWarp + d->block - 1) / d->block;
+    const unsigned grid = (unsigned)(blocks > INT_MAX ? INT_MAX : blocks);
+    ellwarp_kernel<kSplit, kRemap><<<grid, d->block, 0, stream>>>(d->n_rows, d->n_warps, d->d_warp, d->d_col,
+                                                                   d->d_vals, d->d_perm, d_x, d_y);
+    HS_CUDA_LAUNCH_CHECK(kSplit ? (kRemap ? "ellwarp_kernel<K2, remapped y>" : "ellwarp_kernel<K2, direct y>")
+                                : (kRemap ? "ellwarp_kernel<K1, remapped y>" : "ellwarp_kernel<K1, direct y>"));
+    return HS_OK;
+}
+
+hs_status ellwarp_apply(void *impl, const double *d_x, double *d_y, cudaStream_t stream)
+{
+    const ellwarp_dev *d = static_cast<const ellwarp_dev *>(impl);
+    if (d->n_rows == 0) return HS_OK;
+    if (d->k2) return d->remap ? launch<true, true>(d, d_x, d_y, stream) : launch<true, false>(d, d_x, d_y, stream);
+    return d->remap ? launch<false, true>(d, d_x, d_y, stream) : launch<false, false>(d, d_x, d_y, stream);
+}
+
+} // namespace
+
+// `extern` gives these const objects external linkage; gpu/spmv_registry.cu refers to them through
+// the X-macro list. The variant travels in the layout, so the six share create/apply/destroy.
+extern const hs_gpu_spmv_ops hs_gpu_spmv_ops_ellwarp_k1 = {"ellwarp_k1", ellwarp_create, ellwarp_apply, ellwarp_destroy};
+extern const hs_gpu_spmv_ops hs_gpu_spmv_ops_ellwarp_k1r = {"ellwarp_k1r", ellwarp_create, ellwarp_apply, ellwarp_destroy};
+extern const hs_gpu_spmv_ops hs_gpu_spmv_ops_ellwarp_k1rs = {"ellwarp_k1rs", ellwarp_create, ellwarp_apply, ellwarp_destroy};
+extern const hs_gpu_spmv_ops hs_gpu_spmv_ops_ellwarp_k2 = {"ellwarp_k2", ellwarp_create, ellwarp_apply, ellwarp_destroy};
+extern const hs_gpu_spmv_ops hs_gpu_spmv_ops_ellwarp_k2r = {"ellwarp_k2r", ellwarp_create, ellwarp_apply, ellwarp_destroy};
+extern const hs_gpu_spmv_ops hs_gpu_spmv_ops_ellwarp_k2rs = {"ellwarp_k2rs", ellwarp_create, ellwarp_apply, ellwarp_destroy};
