@@ -13,23 +13,13 @@
 
 #include "hs_run.h"
 #include "hs_test.h"
+#include "hs_test_sim.h"
 #include "hs_util.h"
 
 #define NSTEPS 40
 
-typedef struct node_val { double x, y, z, phi, act; } node_val;
-
-static int cmp_xyz(const void *a, const void *b)
-{
-    const node_val *p = a, *q = b;
-    if (p->x != q->x) return p->x < q->x ? -1 : 1;
-    if (p->y != q->y) return p->y < q->y ? -1 : 1;
-    if (p->z != q->z) return p->z < q->z ? -1 : 1;
-    return 0;
-}
-
-/* Runs NSTEPS steps with kernel `name`; returns node values sorted by position (NULL on failure). */
-static node_val *simulate(const char *name, int32_t *n_out)
+/* NSTEPS steps with kernel `name` on the cpu backend; nodes sorted by position (NULL on failure). */
+static hs_test_node *simulate(const char *name, int32_t *n_out)
 {
     static hs_config cfg;
     hs_config_defaults(&cfg);
@@ -43,41 +33,14 @@ static node_val *simulate(const char *name, int32_t *n_out)
     cfg.newton_tol_residual = 1e-10;
     cfg.newton_tol_update = 1e-10;
     cfg.output_enabled = 0;
-    hs_sim sim;
-    if (hs_sim_create(&cfg, &sim) != HS_OK) {
-        fprintf(stderr, "%s: set-up failed: %s\n", name, hs_error_message());
-        hs_error_clear();
-        return NULL;
-    }
-    double amp[1];
-    hs_step_stats st;
-    for (int k = 0; k < NSTEPS; ++k) {
-        hs_stim_set_amplitudes(sim.stim, k * cfg.dt, (k + 1) * cfg.dt, amp);
-        if (hs_time_step(sim.backend, k * cfg.dt, cfg.dt, amp, &st) != HS_OK) {
-            fprintf(stderr, "%s: step %d failed: %s\n", name, k, hs_error_message());
-            hs_error_clear();
-            hs_sim_destroy(&sim);
-            return NULL;
-        }
-    }
-    int32_t n = sim.mesh->n_nodes;
-    double *phi = malloc(sizeof(double) * n), *act = malloc(sizeof(double) * n);
-    sim.backend->ops->get_state(sim.backend, phi, NULL, act);
-    node_val *v = malloc(sizeof(node_val) * n);
-    for (int32_t i = 0; i < n; ++i)
-        v[i] = (node_val){sim.mesh->xyz[3 * i], sim.mesh->xyz[3 * i + 1], sim.mesh->xyz[3 * i + 2], phi[i], act[i]};
-    qsort(v, (size_t)n, sizeof *v, cmp_xyz);
-    free(phi); free(act);
-    hs_sim_destroy(&sim);
-    *n_out = n;
-    return v;
+    return hs_test_run_sorted(&cfg, NSTEPS, n_out);
 }
 
 int main(void)
 {
     hs_verbosity = 0;
     int32_t n0 = 0;
-    node_val *ref = simulate("csr_scalar", &n0);
+    hs_test_node *ref = simulate("csr_scalar", &n0);
     HS_TEST_CHECK(ref != NULL, "reference run failed");
     if (!ref) HS_TEST_RETURN();
     int activated = 0;
@@ -87,7 +50,7 @@ int main(void)
         const hs_spmv_ops *o = hs_spmv_get(f);
         if (o->needs_device || !strcmp(o->name, "csr_scalar")) continue;
         int32_t n = 0;
-        node_val *v = simulate(o->name, &n);
+        hs_test_node *v = simulate(o->name, &n);
         HS_TEST_CHECK(v != NULL && n == n0, "%s: run failed", o->name);
         if (!v || n != n0) { free(v); continue; }
         double d2 = 0, r2 = 0, dact = 0;

@@ -27,6 +27,7 @@
 #include "hs_run.h"
 #include "hs_spmv.h"
 #include "hs_test.h"
+#include "hs_test_sim.h"
 #include "hs_util.h"
 
 static void setup_cfg(hs_config *cfg, const char *backend)
@@ -44,65 +45,26 @@ static void setup_cfg(hs_config *cfg, const char *backend)
     cfg->output_enabled = 0;
 }
 
-typedef struct node_val { double x, y, z, phi, act; } node_val;
-
-static int cmp_xyz(const void *a, const void *b)
-{
-    const node_val *p = a, *q = b;
-    if (p->x != q->x) return p->x < q->x ? -1 : 1;
-    if (p->y != q->y) return p->y < q->y ? -1 : 1;
-    if (p->z != q->z) return p->z < q->z ? -1 : 1;
-    return 0;
-}
-
 /* 3. Every registered kernel on the cuda backend gives the CPU reference's result (40 steps; nodes
  * matched by coordinates because formats with their own numbering renumber the mesh). */
-static node_val *run_kernel(const char *backend, const char *kernel, int32_t *n_out)
+static hs_test_node *run_kernel(const char *backend, const char *kernel, int32_t *n_out)
 {
     static hs_config cfg;
     setup_cfg(&cfg, backend);
     snprintf(cfg.spmv, sizeof cfg.spmv, "%s", kernel);
-    hs_sim sim;
-    if (hs_sim_create(&cfg, &sim) != HS_OK) {
-        fprintf(stderr, "%s/%s: set-up failed: %s\n", backend, kernel, hs_error_message());
-        hs_error_clear();
-        return NULL;
-    }
-    double amp[1];
-    hs_step_stats st;
-    for (int k = 0; k < 40; ++k) {
-        hs_stim_set_amplitudes(sim.stim, k * cfg.dt, (k + 1) * cfg.dt, amp);
-        if (hs_time_step(sim.backend, k * cfg.dt, cfg.dt, amp, &st) != HS_OK) {
-            fprintf(stderr, "%s/%s: step %d failed: %s\n", backend, kernel, k, hs_error_message());
-            hs_error_clear();
-            hs_sim_destroy(&sim);
-            return NULL;
-        }
-    }
-    int32_t n = sim.mesh->n_nodes;
-    double *phi = malloc(sizeof(double) * n), *act = malloc(sizeof(double) * n);
-    sim.backend->ops->get_state(sim.backend, phi, NULL, act);
-    node_val *v = malloc(sizeof(node_val) * n);
-    for (int32_t i = 0; i < n; ++i)
-        v[i] = (node_val){sim.mesh->xyz[3 * i], sim.mesh->xyz[3 * i + 1], sim.mesh->xyz[3 * i + 2], phi[i], act[i]};
-    qsort(v, (size_t)n, sizeof *v, cmp_xyz);
-    free(phi);
-    free(act);
-    hs_sim_destroy(&sim);
-    *n_out = n;
-    return v;
+    return hs_test_run_sorted(&cfg, 40, n_out);
 }
 
 static void every_kernel(void)
 {
     int32_t n0 = 0;
-    node_val *ref = run_kernel("cpu", "csr_scalar", &n0);
+    hs_test_node *ref = run_kernel("cpu", "csr_scalar", &n0);
     HS_TEST_CHECK(ref != NULL, "cpu reference run failed");
     if (!ref) return;
     for (int f = 0; f < hs_spmv_count(); ++f) {
         const hs_spmv_ops *o = hs_spmv_get(f);
         int32_t n = 0;
-        node_val *v = run_kernel("cuda", o->name, &n);
+        hs_test_node *v = run_kernel("cuda", o->name, &n);
         HS_TEST_CHECK(v != NULL && n == n0, "cuda/%s: run failed", o->name);
         if (!v || n != n0) { free(v); continue; }
         double d2 = 0, r2 = 0, dact = 0;

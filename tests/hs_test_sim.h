@@ -1,0 +1,61 @@
+/**
+ * @file hs_test_sim.h
+ * @brief Run a configured simulation for a number of steps and return the nodal state sorted by
+ * coordinates, so that runs whose meshes are numbered differently (formats with their own
+ * numbering) can be compared node by node. Header-only, for tests.
+ */
+#ifndef HS_TEST_SIM_H
+#define HS_TEST_SIM_H
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "hs_run.h"
+#include "hs_util.h"
+
+typedef struct hs_test_node { double x, y, z, phi, act; } hs_test_node;
+
+static int hs_test_node_cmp(const void *a, const void *b)
+{
+    const hs_test_node *p = (const hs_test_node *)a, *q = (const hs_test_node *)b;
+    if (p->x != q->x) return p->x < q->x ? -1 : 1;
+    if (p->y != q->y) return p->y < q->y ? -1 : 1;
+    if (p->z != q->z) return p->z < q->z ? -1 : 1;
+    return 0;
+}
+
+/** @brief nsteps of cfg; the nodes sorted by (x, y, z), or NULL on failure (message printed). */
+static hs_test_node *hs_test_run_sorted(const hs_config *cfg, int nsteps, int32_t *n_out)
+{
+    hs_sim sim;
+    if (hs_sim_create(cfg, &sim) != HS_OK) {
+        fprintf(stderr, "%s/%s: set-up failed: %s\n", cfg->backend, cfg->spmv, hs_error_message());
+        hs_error_clear();
+        return NULL;
+    }
+    double amp[HS_MAX_STIMULI + 1];
+    hs_step_stats st;
+    for (int k = 0; k < nsteps; ++k) {
+        hs_stim_set_amplitudes(sim.stim, k * cfg->dt, (k + 1) * cfg->dt, amp);
+        if (hs_time_step(sim.backend, k * cfg->dt, cfg->dt, amp, &st) != HS_OK) {
+            fprintf(stderr, "%s/%s: step %d failed: %s\n", cfg->backend, cfg->spmv, k, hs_error_message());
+            hs_error_clear();
+            hs_sim_destroy(&sim);
+            return NULL;
+        }
+    }
+    int32_t n = sim.mesh->n_nodes;
+    double *phi = (double *)malloc(sizeof(double) * n), *act = (double *)malloc(sizeof(double) * n);
+    hs_test_node *v = (hs_test_node *)malloc(sizeof(hs_test_node) * n);
+    sim.backend->ops->get_state(sim.backend, phi, NULL, act);
+    for (int32_t i = 0; i < n; ++i)
+        v[i] = (hs_test_node){sim.mesh->xyz[3 * i], sim.mesh->xyz[3 * i + 1], sim.mesh->xyz[3 * i + 2], phi[i], act[i]};
+    qsort(v, (size_t)n, sizeof *v, hs_test_node_cmp);
+    free(phi);
+    free(act);
+    hs_sim_destroy(&sim);
+    *n_out = n;
+    return v;
+}
+
+#endif
