@@ -158,12 +158,13 @@ static hs_status cpu_get_state(hs_backend *b, double *phi, double *r, double *ac
     return HS_OK;
 }
 
-static hs_status cpu_set_state(hs_backend *b, const double *phi, const double *r)
+static hs_status cpu_set_state(hs_backend *b, const double *phi, const double *r, const double *act)
 {
     cpu_impl *c = b->impl;
     size_t nn = (size_t)b->prob->mesh->n_nodes, ne = (size_t)b->prob->mesh->n_elems;
     if (phi) memcpy(c->phi, phi, sizeof(double) * nn);
     if (r) memcpy(c->r, r, sizeof(double) * ne);
+    if (act) memcpy(c->act, act, sizeof(double) * nn);
     return HS_OK;
 }
 

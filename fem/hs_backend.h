@@ -54,8 +54,9 @@ typedef struct hs_backend_ops {
     hs_status (*restore_step)(hs_backend *b);
     /** Copy state to the host (any pointer may be NULL): phi [n_nodes], r [n_elems], activation [n_nodes] ms. */
     hs_status (*get_state)(hs_backend *b, double *phi, double *r, double *act);
-    /** Set the state from the host (NULL: leave): initial conditions and tests. */
-    hs_status (*set_state)(hs_backend *b, const double *phi, const double *r);
+    /** Set the state from the host (any pointer NULL: leave it): initial conditions, restarts
+     *  from a checkpoint, tests. act [n_nodes] activation times in ms (-1 before activation). */
+    hs_status (*set_state)(hs_backend *b, const double *phi, const double *r, const double *act);
     void (*get_times)(const hs_backend *b, hs_phase_times *t);
     /** Assembled system to the host: K values in CSR order [nnz] and R [n_nodes] (tests, diagnostics). */
     hs_status (*get_system)(hs_backend *b, double *kval_csr, double *rhs);

@@ -468,12 +468,13 @@ static hs_status cu_get_state(hs_backend *b, double *phi, double *r, double *act
     return HS_OK;
 }
 
-static hs_status cu_set_state(hs_backend *b, const double *phi, const double *r)
+static hs_status cu_set_state(hs_backend *b, const double *phi, const double *r, const double *act)
 {
     cuda_impl *c = (cuda_impl *)b->impl;
     HS_CUDA_CALL(cudaStreamSynchronize(c->s));
     if (phi) HS_CUDA_CALL(cudaMemcpy(c->phi, phi, sizeof(double) * c->nn, cudaMemcpyHostToDevice));
     if (r) HS_CUDA_CALL(cudaMemcpy(c->r, r, sizeof(double) * c->ne, cudaMemcpyHostToDevice));
+    if (act) HS_CUDA_CALL(cudaMemcpy(c->act, act, sizeof(double) * c->nn, cudaMemcpyHostToDevice));
     return HS_OK;
 }
 

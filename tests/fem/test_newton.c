@@ -30,7 +30,7 @@ int main(void)
     int32_t n = sim.mesh->n_nodes;
     double *phi = malloc(sizeof(double) * n);
     for (int32_t i = 0; i < n; ++i) phi[i] = 0.5 * (1.0 - tanh((sim.mesh->xyz[3 * i] - 2.0) / 0.3));
-    HS_TEST_OK(sim.backend->ops->set_state(sim.backend, phi, NULL));
+    HS_TEST_OK(sim.backend->ops->set_state(sim.backend, phi, NULL, NULL));
     hs_step_stats st;
     double dt = 0.5; /* ms: a large step makes the first residual large and the nonlinearity matter */
     hs_status s = hs_time_step(sim.backend, 0.0, dt, NULL, &st);

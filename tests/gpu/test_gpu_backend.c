@@ -110,7 +110,7 @@ int main(void)
     int32_t node_c, node_g;
     hs_backend *bk[2] = {sc.backend, sg.backend};
     for (int q = 0; q < 2; ++q) {
-        HS_TEST_OK(bk[q]->ops->set_state(bk[q], phi, r));
+        HS_TEST_OK(bk[q]->ops->set_state(bk[q], phi, r, NULL));
         HS_TEST_OK(bk[q]->ops->begin_step(bk[q], 0.1 / cc.time_unit, amp));
     }
     HS_TEST_OK(sc.backend->ops->assemble(sc.backend, &res_c, &node_c));
