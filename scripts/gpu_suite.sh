@@ -4,7 +4,8 @@
 #                                 shared libraries the GPU machine lacks (libconfig, libtet) and the
 #                                 benchmark configs into .gpu-bundle/ (ignored by git; carry it)
 #   scripts/gpu_suite.sh run      (on the GPU machine) every GPU test, compute-sanitizer memcheck
-#                                 over the suite, then `heartsim bench step` on ~50K and ~1M nodes;
+#                                 and racecheck over the suite, then `heartsim bench spmv` and
+#                                 `heartsim bench step` on ~50K and ~1M nodes;
 #                                 the benchmark tables come last.
 # Device call: run(command="bash scripts/gpu_suite.sh run", carry=[".gpu-bundle"])
 set -uo pipefail
@@ -38,12 +39,16 @@ run)
     echo "$out" | grep -E "^CPU vs GPU|^cuda/" || true
   done
   if command -v compute-sanitizer >/dev/null; then
-    for t in ./test_gpu_*; do
-      if compute-sanitizer --tool memcheck --error-exitcode 99 "$t" >/tmp/cs.log 2>&1; then
-        printf '%-24s memcheck clean\n' "$(basename "$t")"; pass=$((pass+1))
-      else
-        printf '%-24s memcheck FAILED\n' "$(basename "$t")"; fail=$((fail+1)); tail -30 /tmp/cs.log
-      fi
+    # memcheck: out-of-bounds and misaligned accesses, leaks of device memory;
+    # racecheck: shared-memory data races (the block reductions, PCSR and ALIGNED_COO kernels)
+    for tool in memcheck racecheck; do
+      for t in ./test_gpu_*; do
+        if compute-sanitizer --tool $tool --error-exitcode 99 "$t" >/tmp/cs.log 2>&1; then
+          printf '%-24s %s clean\n' "$(basename "$t")" $tool; pass=$((pass+1))
+        else
+          printf '%-24s %s FAILED\n' "$(basename "$t")" $tool; fail=$((fail+1)); tail -30 /tmp/cs.log
+        fi
+      done
     done
   else
     echo "compute-sanitizer not found: memcheck not run"
