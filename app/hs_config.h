@@ -60,6 +60,7 @@ typedef struct hs_config {
     double newton_tol_update;   /**< max_I |delta phi_I| */
     int newton_max_iter;
     int threads;            /**< OpenMP threads for the CPU backend, 0 = all */
+    int dt_retry;           /**< a failed step is retried with up to 2^dt_retry substeps */
     hs_spmv_params spmv_params; /**< section spmv: tunables of the SpMV formats */
 
     /* output */
@@ -68,6 +69,8 @@ typedef struct hs_config {
     char out_prefix[64];
     double out_interval;    /**< ms between frames */
     int out_fields;         /**< HS_FIELD_* bits */
+    double checkpoint_interval;  /**< ms between checkpoints, 0 = off */
+    int checkpoint_keep;         /**< checkpoints kept */
     double activation_threshold; /**< mV */
 } hs_config;
 

@@ -49,10 +49,14 @@ void hs_sim_destroy(hs_sim *sim);
 hs_status hs_mesh_from_config(const hs_config *cfg, hs_mesh **out);
 
 /**
- * @brief Run the configured simulation and write frames. On a Newton/CG failure the last converged
- * state is written as a final frame before the error returns.
+ * @brief Run the configured simulation and write frames (and checkpoints, output.checkpoint_*).
+ * On a Newton/CG failure the last converged state is written as a final frame and a checkpoint
+ * before the error returns. SIGINT/SIGTERM stop the loop at the next step end with a checkpoint
+ * (HS_ERR_INTERRUPTED); a second signal ends the process at once.
+ * @param[in] restart NULL, or a checkpoint file or a directory holding checkpoints (its newest
+ * intact one is used): the run continues from there (docs/reliability.md).
  */
-hs_status hs_run(const hs_config *cfg, hs_run_summary *sum);
+hs_status hs_run(const hs_config *cfg, const char *restart, hs_run_summary *sum);
 
 /** @brief Print the summary (phases, iterations, simulated ms per wall second). */
 void hs_run_summary_print(const hs_run_summary *sum, const hs_config *cfg, FILE *f);

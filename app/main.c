@@ -16,7 +16,9 @@ static const char *usage_text =
     "usage: heartsim <command> [options]\n"
     "\n"
     "commands:\n"
-    "  run CONFIG [--set KEY=VALUE ...] [--out DIR]   run a simulation, write VTK frames\n"
+    "  run CONFIG [--set KEY=VALUE ...] [--out DIR] [--restart DIR|FILE]\n"
+    "                                                 run a simulation, write VTK frames; --restart\n"
+    "                                                 continues from a checkpoint (newest in DIR)\n"
     "  check CONFIG [--set KEY=VALUE ...]             validate and print the resolved configuration\n"
     "  bench step CONFIG [--reps N] [--warm MS] [--no-cpu] [--set ...]\n"
     "                                                 per-phase medians vs bandwidth floors, cuda and cpu\n"
@@ -32,7 +34,8 @@ static const char *usage_text =
     "  -h, --help        this text;    --version       version and build features\n"
     "\n"
     "exit codes: 0 success, 1 usage, 2 config, 3 mesh, 4 I/O, 5 numerical failure (Newton/CG),\n"
-    "            6 device (CUDA), 7 out of memory, 8 interrupted, 9 internal error\n"
+    "            6 device (CUDA), 7 out of memory, 8 interrupted (SIGINT/SIGTERM; checkpoint written),\n"
+    "            9 internal error\n"
     "documentation: docs/cli.md, docs/config.md\n";
 
 static int fail(hs_status st)
@@ -87,7 +90,7 @@ int main(int argc, char **argv)
         return usage_error("unknown command \"%s\"", cmd);
     }
     int reps = 0, cpu_too = 1; /* reps 0: the default, 20 (step) or 200 (spmv) */
-    const char *matrix = NULL, *csv = NULL, *json = NULL, *kernels = NULL;
+    const char *matrix = NULL, *csv = NULL, *json = NULL, *kernels = NULL, *restart = NULL;
     double warm = 5.0;
 
     const char *cfg_path = NULL;
@@ -111,6 +114,9 @@ int main(int argc, char **argv)
             else if (!strcmp(a, "--csv")) csv = v;
             else if (!strcmp(a, "--json")) json = v;
             else kernels = v;
+        } else if (!strcmp(cmd, "run") && !strcmp(a, "--restart")) {
+            if (i + 1 >= argc) return usage_error("%s needs a checkpoint file or a directory", a);
+            restart = argv[++i];
         } else if (!strcmp(a, "--set")) {
             if (i + 1 >= argc) return usage_error("%s needs KEY=VALUE", a);
             if (n_sets == MAX_SETS - 1) return usage_error("too many %s options", a);
@@ -164,7 +170,7 @@ int main(int argc, char **argv)
         return 0;
     }
     hs_run_summary sum;
-    st = hs_run(&cfg, &sum);
+    st = hs_run(&cfg, restart, &sum);
     if (hs_verbosity >= 1 && sum.steps > 0) hs_run_summary_print(&sum, &cfg, stderr);
     if (st != HS_OK) return fail(st);
     return 0;

@@ -1,12 +1,17 @@
+#define _POSIX_C_SOURCE 200809L
 /* heartsim run: set-up from the config, the time loop, frames, failure handling, summary. */
 #include "hs_run.h"
 
+#include <errno.h>
 #include <math.h>
 #include <omp.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "hs_backend_select.h"
+#include "hs_checkpoint.h"
 #include "hs_frame_writer.h"
 #include "hs_progress.h"
 #include "hs_util.h"
@@ -135,7 +140,173 @@ static hs_status write_frame(hs_frame_writer *fw, const hs_sim *sim, double t_ms
     return HS_OK;
 }
 
-hs_status hs_run(const hs_config *cfg, hs_run_summary *sum)
+/* ---- signals: SIGINT/SIGTERM ask the loop to stop at the next step end ------------------------ */
+
+static volatile sig_atomic_t stop_signal = 0;
+
+static void on_stop_signal(int sig)
+{
+    if (stop_signal) { /* the second one: leave now, by the signal's default action */
+        signal(sig, SIG_DFL);
+        raise(sig);
+        return;
+    }
+    stop_signal = sig;
+}
+
+typedef struct saved_signals {
+    struct sigaction intr, term;
+    void (*xfsz)(int);
+} saved_signals;
+
+static void signals_install(saved_signals *old)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_stop_signal;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = SA_RESTART; /* file writes in progress complete; the loop looks at the flag */
+    stop_signal = 0;
+    sigaction(SIGINT, &sa, &old->intr);
+    sigaction(SIGTERM, &sa, &old->term);
+    /* a file size limit (RLIMIT_FSIZE) must show as a write error naming the file (EFBIG), not
+     * kill the run */
+    old->xfsz = signal(SIGXFSZ, SIG_IGN);
+}
+
+static void signals_restore(const saved_signals *old)
+{
+    sigaction(SIGINT, &old->intr, NULL);
+    sigaction(SIGTERM, &old->term, NULL);
+    signal(SIGXFSZ, old->xfsz);
+}
+
+/* ---- checkpoints ------------------------------------------------------------------------------ */
+
+typedef struct ckpt_state {
+    int enabled;          /* output enabled: checkpoints can be written */
+    double *phi, *r, *act; /* host copies of the state */
+    long *ring;           /* steps of this prefix's checkpoints on disk, oldest first */
+    int n_ring, cap_ring;
+    long last_step;       /* step of the last checkpoint written, -1 */
+} ckpt_state;
+
+/* Write the checkpoint of the backend's state at @p step: after every frame submitted so far is on
+ * disk (the checkpoint records how many), then older checkpoints beyond output.checkpoint_keep go. */
+static hs_status checkpoint_now(ckpt_state *c, const hs_config *cfg, const hs_sim *sim, hs_vtk_series *ser,
+                                hs_frame_writer *fw, long step, char *path, size_t size)
+{
+    if (fw) HS_CALL(hs_frame_writer_flush(fw));
+    HS_CALL(sim->backend->ops->get_state(sim->backend, c->phi, c->r, c->act));
+    hs_checkpoint_path(cfg->out_dir, cfg->out_prefix, step, path, size);
+    HS_CALL(hs_checkpoint_write(path, step, step * cfg->dt, cfg, sim->mesh, hs_vtk_series_count(ser),
+                                hs_vtk_series_times(ser), c->phi, c->r, c->act));
+    c->last_step = step;
+    int j = 0; /* the ring without this step (rewritten in place), then this step at its end */
+    for (int i = 0; i < c->n_ring; ++i)
+        if (c->ring[i] != step) c->ring[j++] = c->ring[i];
+    c->ring[j++] = step;
+    c->n_ring = j;
+    int drop = c->n_ring - cfg->checkpoint_keep;
+    for (int i = 0; i < drop; ++i) {
+        char old[HS_PATH_MAX + 64];
+        hs_checkpoint_path(cfg->out_dir, cfg->out_prefix, c->ring[i], old, sizeof old);
+        if (unlink(old) != 0 && errno != ENOENT) hs_warn("cannot remove old checkpoint %s: %s", old, strerror(errno));
+    }
+    if (drop > 0) {
+        memmove(c->ring, c->ring + drop, sizeof *c->ring * (size_t)(c->n_ring - drop));
+        c->n_ring -= drop;
+    }
+    hs_log(2, "checkpoint: %s (t = %g ms)\n", path, step * cfg->dt);
+    return HS_OK;
+}
+
+/* Checkpoints already in the directory: a fresh run starts a new history and removes them all; a
+ * restart removes those after its step (the abandoned continuation, whose frames it rewrites). */
+static hs_status checkpoints_prepare(ckpt_state *c, const hs_config *cfg, long restart_step)
+{
+    long *steps = NULL;
+    int n = 0;
+    HS_CALL(hs_checkpoint_list(cfg->out_dir, cfg->out_prefix, &steps, &n));
+    c->cap_ring = n + cfg->checkpoint_keep + 2;
+    hs_status st = HS_ALLOC(c->ring, c->cap_ring, "checkpoint list");
+    for (int i = 0; i < n && st == HS_OK; ++i) {
+        if (steps[i] <= restart_step) {
+            c->ring[c->n_ring++] = steps[i];
+            continue;
+        }
+        char path[HS_PATH_MAX + 64];
+        hs_checkpoint_path(cfg->out_dir, cfg->out_prefix, steps[i], path, sizeof path);
+        if (unlink(path) != 0 && errno != ENOENT)
+            hs_warn("cannot remove stale checkpoint %s: %s", path, strerror(errno));
+        else
+            hs_log(2, "removed stale checkpoint %s\n", path);
+    }
+    free(steps);
+    return st;
+}
+
+/* Index of the first multiple of @p interval strictly after t (+ the loop's tolerance): the next
+ * frame or checkpoint due, as the time loop counts them. */
+static long next_multiple(double t, double interval, double eps)
+{
+    long k = (long)floor(t / interval);
+    if (k < 0) k = 0;
+    while (k > 0 && (k - 1) * interval > t + eps) --k;
+    while (k * interval <= t + eps) ++k;
+    return k;
+}
+
+/* ---- one step, with the optional retries in substeps ------------------------------------------ */
+
+static hs_status step_with_retry(const hs_config *cfg, hs_sim *sim, ckpt_state *c, double t, double dt,
+                                 double *amp, hs_step_stats *ss)
+{
+    hs_stim_set_amplitudes(sim->stim, t, t + dt, amp);
+    hs_status st = hs_time_step(sim->backend, t, dt, amp, ss);
+    if (st == HS_OK || cfg->dt_retry == 0) return st;
+    hs_backend *b = sim->backend;
+    /* newton.c put the backend back at the start of the step: every retry starts from there */
+    char msg[2048];
+    snprintf(msg, sizeof msg, "%s", hs_error_message());
+    hs_error_clear();
+    HS_CALL(b->ops->get_state(b, c->phi, c->r, c->act));
+    int n_sub = 1;
+    for (int level = 1; level <= cfg->dt_retry; ++level) {
+        n_sub = 1 << level;
+        double h = dt / n_sub;
+        hs_log(1, "step %.4g -> %.4g ms failed; solver.dt_retry: retrying as %d substeps of %.4g ms\n", t,
+               t + dt, n_sub, h);
+        HS_CALL(b->ops->set_state(b, c->phi, c->r, c->act));
+        st = HS_OK;
+        for (int j = 0; j < n_sub && st == HS_OK; ++j) {
+            double ts = t + j * h, te = j + 1 == n_sub ? t + dt : t + (j + 1) * h;
+            hs_step_stats s2;
+            hs_stim_set_amplitudes(sim->stim, ts, te, amp);
+            st = hs_time_step(b, ts, te - ts, amp, &s2);
+            ss->newton_iters += s2.newton_iters;
+            ss->cg_iters += s2.cg_iters;
+        }
+        if (st == HS_OK) {
+            hs_log(1, "step %.4g -> %.4g ms converged in %d substeps\n", t, t + dt, n_sub);
+            return HS_OK;
+        }
+        snprintf(msg, sizeof msg, "%s", hs_error_message());
+        hs_error_clear();
+    }
+    HS_CALL(b->ops->set_state(b, c->phi, c->r, c->act)); /* back at the last converged state */
+    return HS_FAIL(HS_ERR_NUMERIC, "%s (failed also as %d substeps: solver.dt_retry = %d)", msg, n_sub,
+                   cfg->dt_retry);
+}
+
+/* HS_INJECT_NAN_AT_STEP=k (test hook, docs/reliability.md): a NaN in phi before step k. */
+static long inject_nan_step(void)
+{
+    const char *e = getenv("HS_INJECT_NAN_AT_STEP");
+    return e && *e ? atol(e) : -1;
+}
+
+hs_status hs_run(const hs_config *cfg, const char *restart, hs_run_summary *sum)
 {
     memset(sum, 0, sizeof *sum);
     hs_status st = HS_OK;
@@ -143,45 +314,108 @@ hs_status hs_run(const hs_config *cfg, hs_run_summary *sum)
     hs_sim sim;
     hs_vtk_series *ser = NULL;
     hs_frame_writer *fw = NULL;
-    double *amp = NULL;
+    double *amp = NULL, *clean_phi = NULL;
+    hs_checkpoint ck;
+    ckpt_state cs;
+    saved_signals sig;
     memset(&sim, 0, sizeof sim);
+    memset(&ck, 0, sizeof ck);
+    memset(&cs, 0, sizeof cs);
+    cs.last_step = -1;
+    signals_install(&sig);
 
-    /* An unwritable output directory must fail before any work is done. */
-    if (cfg->output_enabled) HS_CALL(hs_output_dir_check(cfg->out_dir));
+    /* An unwritable output directory must fail before any work is done; so must a checkpoint that
+     * is damaged or was written with other physics (the mesh is compared once it is built). */
+    if (cfg->output_enabled) HS_CALL_GOTO(hs_output_dir_check(cfg->out_dir), done);
+    if (restart) {
+        HS_CALL_GOTO(hs_checkpoint_load(restart, cfg, &ck), done);
+        HS_CALL_GOTO(hs_checkpoint_match(&ck, cfg, NULL), done);
+    }
     HS_CALL_GOTO(hs_sim_create(cfg, &sim), done);
     snprintf(sum->backend, sizeof sum->backend, "%s", sim.backend->description);
+    const int32_t nn = sim.mesh->n_nodes, ne = sim.mesh->n_elems;
     HS_CALL_GOTO(HS_ALLOC(amp, sim.stim->n_sites + 1, "stimulus amplitudes"), done);
+    HS_CALL_GOTO(HS_ALLOC(cs.phi, nn, "checkpoint phi"), done);
+    HS_CALL_GOTO(HS_ALLOC(cs.r, ne, "checkpoint r"), done);
+    HS_CALL_GOTO(HS_ALLOC(cs.act, nn, "checkpoint activation"), done);
+    long k0 = 0;
+    if (restart) {
+        HS_CALL_GOTO(hs_checkpoint_match(&ck, cfg, sim.mesh), done);
+        HS_CALL_GOTO(sim.backend->ops->set_state(sim.backend, ck.phi, ck.r, ck.act), done);
+        k0 = (long)ck.h.step;
+        hs_log(1, "restart: from %s (t = %g ms, step %ld, %lld frames written)\n", ck.path, k0 * cfg->dt, k0,
+               (long long)ck.h.n_frames);
+    }
     if (cfg->output_enabled) {
+        cs.enabled = 1;
+        HS_CALL_GOTO(checkpoints_prepare(&cs, cfg, restart ? k0 : -1), done);
         HS_CALL_GOTO(hs_vtk_series_create(cfg->out_dir, cfg->out_prefix, &ser), done);
+        if (restart) HS_CALL_GOTO(hs_vtk_series_resume(ser, ck.frame_times, (int)ck.h.n_frames), done);
         HS_CALL_GOTO(hs_frame_writer_create(ser, sim.mesh, cfg->out_fields, &fw), done);
     }
     sum->wall_setup = hs_wtime() - w0;
 
-    const double dt = cfg->dt;
+    const double dt = cfg->dt, eps = 1e-9 * dt;
     const long n_steps = (long)ceil(cfg->t_end / dt - 1e-9);
+    const long nan_step = inject_nan_step();
     long next_frame = 0; /* index of the next frame: due at next_frame * interval */
     double last_frame_t = -1.0;
-    if (fw) {
+    if (fw && !restart) {
         HS_CALL_GOTO(write_frame(fw, &sim, 0.0, sum), done);
         last_frame_t = 0.0;
-        next_frame = 1;
+    } else if (fw && ck.h.n_frames > 0) {
+        last_frame_t = ck.frame_times[ck.h.n_frames - 1];
     }
+    next_frame = next_multiple(k0 * dt, cfg->out_interval, eps);
+    const int ckpt_on = cs.enabled && cfg->checkpoint_interval > 0;
+    long next_ckpt = ckpt_on ? next_multiple(k0 * dt, cfg->checkpoint_interval, eps) : 0;
+    char ckpt_path[HS_PATH_MAX + 64] = "";
+    sum->t_reached_ms = k0 * dt;
     hs_progress prog;
     hs_progress_init(&prog, stderr, n_steps * dt, hs_verbosity >= 1);
     hs_step_stats ss = {0};
-    for (long k = 0; k < n_steps; ++k) {
+    for (long k = k0; k < n_steps; ++k) {
         double t = k * dt, t1 = (k + 1) * dt;
-        hs_stim_set_amplitudes(sim.stim, t, t1, amp);
-        st = hs_time_step(sim.backend, t, dt, amp, &ss);
+        if (k == nan_step && !clean_phi) {
+            int32_t node = nn / 2;
+            HS_CALL_GOTO(HS_ALLOC(clean_phi, nn, "copy of phi"), done);
+            HS_CALL_GOTO(sim.backend->ops->get_state(sim.backend, clean_phi, NULL, NULL), done);
+            memcpy(cs.phi, clean_phi, sizeof(double) * (size_t)nn);
+            cs.phi[node] = NAN;
+            HS_CALL_GOTO(sim.backend->ops->set_state(sim.backend, cs.phi, NULL, NULL), done);
+            hs_log(1, "test hook HS_INJECT_NAN_AT_STEP: phi at node %d set to NaN before step %ld (t = %g ms)\n",
+                   node, k, t);
+        }
+        st = step_with_retry(cfg, &sim, &cs, t, dt, amp, &ss);
         if (st != HS_OK) {
             hs_progress_finish(&prog);
-            /* The backend is back at the last converged state: keep it as the final frame. */
+            hs_status code = st;
+            char msg[3072];
+            snprintf(msg, sizeof msg, "%s", hs_error_message());
+            hs_error_clear();
+            /* The backend is back at the last converged state (minus an injected NaN, which the
+             * hook undoes as if it had appeared inside the step): keep it as the final frame and
+             * as a checkpoint. */
+            if (clean_phi) sim.backend->ops->set_state(sim.backend, clean_phi, NULL, NULL);
+            hs_status s2 = HS_OK;
             if (fw && last_frame_t < t - 1e-9 * dt) {
-                hs_status s2 = write_frame(fw, &sim, t, sum);
+                s2 = write_frame(fw, &sim, t, sum);
                 if (s2 == HS_OK) s2 = hs_frame_writer_flush(fw);
                 if (s2 == HS_OK)
                     hs_log(1, "wrote the last converged state (t = %.4g ms) as frame %d\n", t,
                            hs_vtk_series_count(ser) - 1);
+            }
+            if (s2 == HS_OK && cs.enabled) s2 = checkpoint_now(&cs, cfg, &sim, ser, fw, k, ckpt_path, sizeof ckpt_path);
+            if (s2 == HS_OK && cs.enabled) {
+                st = HS_FAIL(code, "step %ld: %s; the last converged state (t = %g ms, step %ld) is in checkpoint "
+                                   "%s (resume with --restart)", k, msg, t, k, ckpt_path);
+            } else if (cs.enabled) {
+                char why[1024];
+                snprintf(why, sizeof why, "%s", hs_error_message());
+                hs_error_clear();
+                st = HS_FAIL(code, "step %ld: %s; no checkpoint could be written: %s", k, msg, why);
+            } else {
+                st = HS_FAIL(code, "step %ld: %s", k, msg);
             }
             goto done;
         }
@@ -189,14 +423,38 @@ hs_status hs_run(const hs_config *cfg, hs_run_summary *sum)
         sum->newton_iters += ss.newton_iters;
         sum->cg_iters += ss.cg_iters;
         sum->t_reached_ms = t1;
-        if (fw && t1 >= next_frame * cfg->out_interval - 1e-9 * dt) {
+        if (fw && t1 >= next_frame * cfg->out_interval - eps) {
             HS_CALL_GOTO(write_frame(fw, &sim, t1, sum), done);
             last_frame_t = t1;
-            while (next_frame * cfg->out_interval <= t1 + 1e-9 * dt) ++next_frame;
+            while (next_frame * cfg->out_interval <= t1 + eps) ++next_frame;
+        }
+        if (ckpt_on && t1 >= next_ckpt * cfg->checkpoint_interval - eps) {
+            HS_CALL_GOTO(checkpoint_now(&cs, cfg, &sim, ser, fw, k + 1, ckpt_path, sizeof ckpt_path), done);
+            while (next_ckpt * cfg->checkpoint_interval <= t1 + eps) ++next_ckpt;
         }
         hs_progress_update(&prog, t1, sum->steps, ss.newton_iters, ss.cg_iters, k + 1 == n_steps);
+        if (stop_signal) {
+            int sg = stop_signal;
+            hs_progress_finish(&prog);
+            if (cs.enabled && cs.last_step != k + 1)
+                HS_CALL_GOTO(checkpoint_now(&cs, cfg, &sim, ser, fw, k + 1, ckpt_path, sizeof ckpt_path), done);
+            if (cs.enabled)
+                st = HS_FAIL(HS_ERR_INTERRUPTED,
+                             "interrupted by %s at t = %g ms (step %ld of %ld); the state is in checkpoint %s; "
+                             "resume with: heartsim run %s --restart %s",
+                             sg == SIGINT ? "SIGINT" : "SIGTERM", t1, k + 1, n_steps, ckpt_path, cfg->path,
+                             cfg->out_dir);
+            else
+                st = HS_FAIL(HS_ERR_INTERRUPTED,
+                             "interrupted by %s at t = %g ms (step %ld of %ld); output.enabled = false, so no "
+                             "checkpoint was written", sg == SIGINT ? "SIGINT" : "SIGTERM", t1, k + 1, n_steps);
+            goto done;
+        }
     }
     hs_progress_finish(&prog);
+    /* the end state too, so a run can be extended (a larger time.t_end with --restart) */
+    if (ckpt_on && cs.last_step != n_steps && n_steps > k0)
+        HS_CALL_GOTO(checkpoint_now(&cs, cfg, &sim, ser, fw, n_steps, ckpt_path, sizeof ckpt_path), done);
 done:
     if (fw) {
         /* every queued frame reaches the disk before the run reports; a write error that the
@@ -213,7 +471,14 @@ done:
     if (ser) hs_log(1, "output: %d frames, index %s\n", hs_vtk_series_count(ser), hs_vtk_series_index_path(ser));
     hs_vtk_series_destroy(&ser);
     free(amp);
+    free(clean_phi);
+    free(cs.phi);
+    free(cs.r);
+    free(cs.act);
+    free(cs.ring);
+    hs_checkpoint_free(&ck);
     hs_sim_destroy(&sim);
+    signals_restore(&sig);
     return st;
 }
 

@@ -31,7 +31,14 @@ hs_status hs_time_step(hs_backend *b, double t_ms, double dt_ms, const double *s
     hs_status st = HS_OK;
     char hist[512];
     for (int k = 0;; ++k) {
-        HS_CALL_GOTO(b->ops->assemble(b, &res, &node), fail);
+        st = b->ops->assemble(b, &res, &node);
+        if (st != HS_OK) { /* name the step and the iteration in the element pass's message */
+            char msg[1024];
+            snprintf(msg, sizeof msg, "%s", hs_error_message());
+            hs_error_clear();
+            st = HS_FAIL(st, "at t = %.4g ms (step to %.4g ms), Newton iteration %d: %s", t_ms, t_ms + dt_ms, k, msg);
+            goto fail;
+        }
         if (stats->n_hist < 32) stats->res_hist[stats->n_hist++] = res;
         stats->res_norm = res;
         if (!isfinite(res)) {

@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,9 +68,28 @@ fail:
     return st;
 }
 
+/* Test hook (docs/reliability.md): HS_INJECT_DISK_FULL_AFTER=BYTES makes every write fail with
+ * ENOSPC once this process has written BYTES bytes through atomic files, in any file: a disk that
+ * fills up, without needing a small file system. Read once; the count is shared by all threads. */
+static _Atomic long long inject_limit = -2; /* -2: not read yet, -1: off */
+static _Atomic long long inject_written = 0;
+
+static int injected_disk_full(size_t n)
+{
+    long long lim = atomic_load(&inject_limit);
+    if (lim == -2) {
+        const char *e = getenv("HS_INJECT_DISK_FULL_AFTER");
+        lim = e && *e ? atoll(e) : -1;
+        atomic_store(&inject_limit, lim);
+    }
+    if (lim < 0) return 0;
+    return atomic_fetch_add(&inject_written, (long long)n) + (long long)n > lim;
+}
+
 hs_status hs_atomic_file_write(hs_atomic_file *f, const void *data, size_t n)
 {
     if (n == 0) return HS_OK;
+    if (injected_disk_full(n)) return IO_ERROR(f, "writing", ENOSPC);
     errno = 0;
     if (fwrite(data, 1, n, f->fp) != n) return IO_ERROR(f, "writing", errno);
     return HS_OK;
@@ -83,6 +103,7 @@ hs_status hs_atomic_file_printf(hs_atomic_file *f, const char *fmt, ...)
     int rc = vfprintf(f->fp, fmt, ap);
     va_end(ap);
     if (rc < 0) return IO_ERROR(f, "writing", errno);
+    if (injected_disk_full((size_t)rc)) return IO_ERROR(f, "writing", ENOSPC);
     return HS_OK;
 }
 

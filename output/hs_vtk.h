@@ -53,6 +53,16 @@ int hs_vtk_series_count(const hs_vtk_series *s);
 /** @brief Path of the index file. */
 const char *hs_vtk_series_index_path(const hs_vtk_series *s);
 
+/** @brief Times (ms) of the frames written so far, [hs_vtk_series_count]. */
+const double *hs_vtk_series_times(const hs_vtk_series *s);
+
+/**
+ * @brief Continue a series after a restart: the first @p n_frames frames (times [n_frames], ms)
+ * are taken as written; the index is rewritten with them and frame files numbered n_frames and up
+ * are removed. Only on a series with no frame written yet.
+ */
+hs_status hs_vtk_series_resume(hs_vtk_series *s, const double *times, int n_frames);
+
 /** @brief Free the writer; accepts NULL and sets *s = NULL. Files stay. */
 void hs_vtk_series_destroy(hs_vtk_series **s);
 

@@ -445,3 +445,37 @@ done:
     free(path);
     return st;
 }
+
+/* ---- restart -------------------------------------------------------------------------------- */
+
+const double *hs_vtk_series_times(const hs_vtk_series *s)
+{
+    return s ? s->times : NULL;
+}
+
+hs_status hs_vtk_series_resume(hs_vtk_series *s, const double *times, int n_frames)
+{
+    HS_CHECK(s->n_frames == 0 && n_frames >= 0, HS_ERR_INTERNAL, "series resumed after frames were written");
+    if (n_frames > s->cap) {
+        double *t = realloc(s->times, (size_t)n_frames * sizeof *t);
+        HS_CHECK(t, HS_ERR_MEMORY, "out of memory resuming a VTK series of %d frames", n_frames);
+        s->times = t;
+        s->cap = n_frames;
+    }
+    if (n_frames) memcpy(s->times, times, (size_t)n_frames * sizeof *times);
+    /* frames after the restart point belong to the abandoned continuation: the index drops them,
+     * and so does the directory (the resumed run writes them again) */
+    for (int i = n_frames;; ++i) {
+        char *name = NULL, *path = NULL;
+        HS_CALL(frame_name(s, i, &name));
+        hs_status st = path_join(s->dir, name, &path);
+        free(name);
+        HS_CALL(st);
+        int gone = unlink(path) != 0;
+        free(path);
+        if (gone) break;
+    }
+    HS_CALL(write_index(s, n_frames));
+    s->n_frames = n_frames;
+    return HS_OK;
+}

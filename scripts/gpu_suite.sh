@@ -20,7 +20,7 @@ bundle)
   rm -rf .gpu-bundle && mkdir -p .gpu-bundle
   cp build-gpu/bin/heartsim build-gpu/bin/test_gpu_* .gpu-bundle/
   for lib in libconfig.so.9 libtet.so.1.5 libgomp.so.1; do cp -L "/usr/lib/x86_64-linux-gnu/$lib" .gpu-bundle/; done
-  cp configs/bench_*.cfg .gpu-bundle/
+  cp configs/bench_*.cfg configs/quick_slab.cfg .gpu-bundle/
   du -sh .gpu-bundle
   ;;
 run)
@@ -39,19 +39,42 @@ run)
     echo "$out" | grep -E "^CPU vs GPU|^cuda/" || true
   done
   if command -v compute-sanitizer >/dev/null; then
-    # memcheck: out-of-bounds and misaligned accesses, leaks of device memory;
-    # racecheck: shared-memory data races (the block reductions, PCSR and ALIGNED_COO kernels)
-    for tool in memcheck racecheck; do
-      for t in ./test_gpu_*; do
-        if compute-sanitizer --tool $tool --error-exitcode 99 "$t" >/tmp/cs.log 2>&1; then
-          printf '%-24s %s clean\n' "$(basename "$t")" $tool; pass=$((pass+1))
-        else
-          printf '%-24s %s FAILED\n' "$(basename "$t")" $tool; fail=$((fail+1)); tail -30 /tmp/cs.log
-        fi
-      done
+    # memcheck: out-of-bounds and misaligned accesses, leaks of device memory (the whole suite).
+    # racecheck: shared-memory races (block reductions, PCSR, ALIGNED_COO, shuffles), on the SpMV test
+    # and a short run of the backend test (racecheck makes every launch slow: the full backend test
+    # needs more than 10 minutes). cuSPARSE's own kernels are excluded: racecheck reports hazards
+    # inside cusparse::csrmv_v3_kernel (vendor code we cannot change; see docs/reliability.md).
+    for t in ./test_gpu_*; do
+      if compute-sanitizer --tool memcheck --error-exitcode 99 "$t" >/tmp/cs.log 2>&1; then
+        printf '%-24s memcheck clean\n' "$(basename "$t")"; pass=$((pass+1))
+      else
+        printf '%-24s memcheck FAILED\n' "$(basename "$t")"; fail=$((fail+1)); tail -30 /tmp/cs.log
+      fi
+    done
+    for t in ./test_gpu_*; do
+      if HS_TEST_QUICK=1 compute-sanitizer --tool racecheck --kernel-name-exclude kns=cusparse \
+           --error-exitcode 99 "$t" >/tmp/cs.log 2>&1; then
+        printf '%-24s racecheck clean\n' "$(basename "$t")"; pass=$((pass+1))
+      else
+        printf '%-24s racecheck FAILED\n' "$(basename "$t")"; fail=$((fail+1)); tail -30 /tmp/cs.log
+      fi
     done
   else
     echo "compute-sanitizer not found: memcheck not run"
+  fi
+  # restart on the GPU: a run to 4 ms against a run to 2 ms restarted from its checkpoint; frames
+  # compared byte for byte (the reductions are deterministic, so equality is expected on one GPU)
+  common=(--set solver.backend=cuda --set solver.spmv=csr_scalar --set output.checkpoint_interval=1 -q)
+  rm -rf /tmp/hs_rs_full /tmp/hs_rs_half
+  if ./heartsim run quick_slab.cfg "${common[@]}" --set time.t_end=4 --out /tmp/hs_rs_full &&
+     ./heartsim run quick_slab.cfg "${common[@]}" --set time.t_end=2 --out /tmp/hs_rs_half &&
+     ./heartsim run quick_slab.cfg "${common[@]}" --set time.t_end=4 --out /tmp/hs_rs_half --restart /tmp/hs_rs_half; then
+    same=1
+    for f in /tmp/hs_rs_full/*.vtk; do cmp -s "$f" "/tmp/hs_rs_half/$(basename "$f")" || { same=0; echo "differs: $(basename "$f")"; }; done
+    if [ "$same" = 1 ]; then echo "gpu restart              bit-identical frames ($(ls /tmp/hs_rs_full/*.vtk | wc -l) frames)"; pass=$((pass+1));
+    else echo "gpu restart              FAILED (frames differ)"; fail=$((fail+1)); fi
+  else
+    echo "gpu restart              FAILED (a run failed)"; fail=$((fail+1))
   fi
   echo "$pass passed, $fail failed, $skip skipped"
   # every SpMV kernel on the same matrices (checked against the CPU reference first), then the

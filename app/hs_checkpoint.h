@@ -1,0 +1,119 @@
+/**
+ * @file hs_checkpoint.h
+ * @brief Checkpoints: the whole state of a run at a step boundary in one binary file
+ * DIR/PREFIX_ckpt_STEP.hsck, written atomically (hs_atomic_file: temporary, fsync, rename), so a
+ * file with that name is complete; a checksum over header and payload catches any other damage.
+ *
+ * At a step boundary phi_n == phi and r_n == r, so (phi, r, activation, step) is the whole state
+ * of the time loop; the frames already written (count and times) let a restart continue the
+ * .vtk.series. Format (native byte order, refused on a host of the other order), version 1:
+ *
+ *   hs_ckpt_header (20 x 8 bytes, see below), then the payload:
+ *   frame_times [n_frames] double, phi [n_nodes] double, r [n_elems] double, act [n_nodes] double
+ *
+ * The layout is documented in docs/reliability.md.
+ */
+#ifndef HS_CHECKPOINT_H
+#define HS_CHECKPOINT_H
+
+#include <stdint.h>
+
+#include "hs_config.h"
+#include "hs_mesh.h"
+#include "hs_status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define HS_CKPT_VERSION 1u
+#define HS_CKPT_ENDIAN 0x0102030405060708ull
+/** Groups of config keys fingerprinted separately, so a mismatch names the group: mesh.*,
+ *  fibers.*, model.*, time.dt, stimulus, solver tolerances + output.activation_threshold. */
+#define HS_CKPT_GROUPS 6
+
+/** File header: every field 8 bytes, so there is no padding. */
+typedef struct hs_ckpt_header {
+    char magic[8];          /**< "HSCKPT1\n" */
+    uint64_t version;       /**< HS_CKPT_VERSION */
+    uint64_t endian;        /**< HS_CKPT_ENDIAN as written by the host */
+    int64_t step;           /**< steps completed */
+    double t_ms;            /**< step * time.dt (informational: the loop restarts from step) */
+    double dt_ms;           /**< time.dt */
+    int64_t n_nodes, n_elems;
+    int64_t n_frames;       /**< frames in the .vtk.series when the checkpoint was written */
+    uint64_t mesh_fp;       /**< hs_mesh_fingerprint */
+    uint64_t config_fp[HS_CKPT_GROUPS]; /**< hs_config_fingerprint, one per group of keys */
+    uint64_t payload_bytes; /**< bytes after the header */
+    uint64_t payload_sum;   /**< FNV-1a 64 of the payload */
+    uint64_t reserved;      /**< 0 */
+    uint64_t header_sum;    /**< FNV-1a 64 of the header bytes before this field */
+} hs_ckpt_header;
+
+/** A checkpoint in memory. Arrays owned (hs_checkpoint_free). */
+typedef struct hs_checkpoint {
+    hs_ckpt_header h;
+    double *frame_times; /**< [n_frames] ms */
+    double *phi, *r, *act; /**< [n_nodes], [n_elems], [n_nodes] */
+    char path[HS_PATH_MAX];
+} hs_checkpoint;
+
+/** @brief FNV-1a 64 of @p n bytes, continuing from @p h (start with HS_FNV_OFFSET). */
+#define HS_FNV_OFFSET 0xcbf29ce484222325ull
+uint64_t hs_fnv1a64(uint64_t h, const void *data, size_t n);
+
+/** @brief Fingerprint of the mesh as the run numbers it: n_nodes, n_elems, xyz, tets. */
+uint64_t hs_mesh_fingerprint(const hs_mesh *m);
+
+/**
+ * @brief Fingerprints (one per group, HS_CKPT_GROUPS) of the keys that change the computed state: mesh.* (except mesh.file: the mesh
+ * fingerprint covers its content), fibers.*, model.*, time.dt, stimulus, solver.cg_tol,
+ * solver.cg_max_iter, solver.newton_*, output.activation_threshold. Not included (may change on a
+ * restart): time.t_end, solver.backend, solver.spmv, solver.threads, solver.dt_retry, spmv.*,
+ * output.* otherwise.
+ */
+void hs_config_fingerprint(const hs_config *cfg, uint64_t fp[HS_CKPT_GROUPS]);
+
+/** @brief Path DIR/PREFIX_ckpt_STEP.hsck (STEP zero-padded to 9 digits). */
+void hs_checkpoint_path(const char *dir, const char *prefix, long step, char *buf, size_t size);
+
+/**
+ * @brief Write a checkpoint atomically to @p path. Refuses (HS_ERR_NUMERIC) a state holding a
+ * non-finite phi or r: such a checkpoint could not be resumed.
+ * @param[in] frame_times [n_frames]; phi, r, act: the state (borrowed).
+ */
+hs_status hs_checkpoint_write(const char *path, long step, double t_ms, const hs_config *cfg,
+                              const hs_mesh *mesh, int n_frames, const double *frame_times,
+                              const double *phi, const double *r, const double *act);
+
+/**
+ * @brief Read a checkpoint file and verify it: magic, byte order, version, header checksum, size
+ * (a truncated file is named as such), payload checksum. HS_ERR_IO for a damaged or unreadable
+ * file, with the file and the reason in the message.
+ */
+hs_status hs_checkpoint_read(const char *path, hs_checkpoint *ck);
+
+/**
+ * @brief Check that a checkpoint belongs to this run: config fingerprint (HS_ERR_CONFIG) and, when
+ * @p mesh is not NULL, node/element counts and mesh fingerprint (HS_ERR_MESH).
+ */
+hs_status hs_checkpoint_match(const hs_checkpoint *ck, const hs_config *cfg, const hs_mesh *mesh);
+
+/**
+ * @brief Resolve --restart ARG: a file is read as it is; a directory gives its newest checkpoint
+ * of the configured prefix that reads back intact (damaged newer ones are skipped with a warning).
+ */
+hs_status hs_checkpoint_load(const char *arg, const hs_config *cfg, hs_checkpoint *ck);
+
+void hs_checkpoint_free(hs_checkpoint *ck);
+
+/**
+ * @brief Steps of the checkpoints DIR/PREFIX_ckpt_*.hsck, ascending. @param[out] steps malloc'd
+ * (free), @param[out] n count. A missing directory gives n = 0.
+ */
+hs_status hs_checkpoint_list(const char *dir, const char *prefix, long **steps, int *n);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
