@@ -8,8 +8,9 @@
 double hs_vec_dot(int32_t n, const double *a, const double *b)
 {
     int32_t nchunk = (n + HS_DOT_CHUNK - 1) / HS_DOT_CHUNK;
-    double stackbuf[256];
-    double *part = nchunk <= 256 ? stackbuf : malloc(sizeof(double) * (size_t)nchunk);
+    /* 4096 partials (32 KiB of stack) cover 16.7M entries: no allocation inside the CG loop below that */
+    double stackbuf[4096];
+    double *part = nchunk <= 4096 ? stackbuf : malloc(sizeof(double) * (size_t)nchunk);
     if (!part) { /* no memory for partials: the sequential sum is still deterministic */
         double s = 0.0;
         for (int32_t i = 0; i < n; ++i) s += a[i] * b[i];
