@@ -31,6 +31,7 @@
 #include <stdlib.h>
 
 #include "hs_cuda_check.cuh"
+#include "hs_cusparse_spmv.cuh"
 #include "hs_gpu_spmv.cuh"
 #include "hs_util.h"
 
@@ -43,48 +44,19 @@ namespace {
 constexpr cusparseSpMVAlg_t kAlg = CUSPARSE_SPMV_CSR_ALG2;
 
 struct cusp_dev {
-    int32_t n_rows, n_cols;
+    hs_cusparse_spmv sp;             // handle, descriptors (matrix bound to the caller's d_vals), workspace
     int32_t *d_row_ptr;              // [n_rows+1], owned
     int32_t *d_col;                  // [nnz], owned
-    void *d_buf;                     // cuSPARSE workspace, owned (kept: preprocess state lives there)
-    cusparseHandle_t handle;
-    cusparseConstSpMatDescr_t mat;   // bound to the caller's d_vals (borrowed)
-    cusparseDnVecDescr_t vx, vy;     // re-pointed per apply
 };
 
 void cusp_destroy(void *impl)
 {
     cusp_dev *c = static_cast<cusp_dev *>(impl);
     if (!c) return;
-    // Nothing to report from a destructor; each call accepts what create may have left NULL.
-    if (c->vx) cusparseDestroyDnVec(c->vx);
-    if (c->vy) cusparseDestroyDnVec(c->vy);
-    if (c->mat) cusparseDestroySpMat(c->mat);
-    if (c->handle) cusparseDestroy(c->handle);
-    cudaFree(c->d_buf);
+    hs_cusparse_spmv_release(&c->sp);
     cudaFree(c->d_row_ptr);
     cudaFree(c->d_col);
     free(c);
-}
-
-// bufferSize and preprocess need valid vector descriptors; point them at scratch vectors that
-// live only for the duration of create.
-hs_status cusp_plan(cusp_dev *c, double *d_tx, double *d_ty)
-{
-    const double one = 1.0, zero = 0.0;
-    HS_CUSPARSE_CALL(cusparseDnVecSetValues(c->vx, d_tx));
-    HS_CUSPARSE_CALL(cusparseDnVecSetValues(c->vy, d_ty));
-    size_t bytes = 0;
-    HS_CUSPARSE_CALL(cusparseSpMV_bufferSize(c->handle, CUSPARSE_OPERATION_NON_TRANSPOSE, &one,
-                                             c->mat, c->vx, &zero, c->vy, CUDA_R_64F, kAlg,
-                                             &bytes));
-    HS_CALL(hs_cuda_alloc_(&c->d_buf, bytes, "cuSPARSE SpMV workspace", __FILE__, __LINE__));
-    HS_CUSPARSE_CALL(cusparseSpMV_preprocess(c->handle, CUSPARSE_OPERATION_NON_TRANSPOSE, &one,
-                                             c->mat, c->vx, &zero, c->vy, CUDA_R_64F, kAlg,
-                                             c->d_buf));
-    // The scratch vectors are freed right after: make sure preprocess is done with them.
-    HS_CUDA_CALL(cudaDeviceSynchronize());
-    return HS_OK;
 }
 
 hs_status cusp_init(cusp_dev *c, const hs_spmv_layout *lay, const hs_csr *pat, const double *d_vals)
@@ -97,33 +69,18 @@ hs_status cusp_init(cusp_dev *c, const hs_spmv_layout *lay, const hs_csr *pat, c
                  "cusparse_csr: layout \"%s\" is not the CSR identity (slot of nonzero %d is %lld)",
                  lay->ops->name, (int)k, (long long)lay->slot_of_nnz[k]);
     HS_CHECK(d_vals || pat->nnz == 0, HS_ERR_INTERNAL, "cusparse_csr: no device value array");
-    c->n_rows = pat->n_rows;
-    c->n_cols = pat->n_cols;
     HS_CALL(HS_CUDA_ALLOC(c->d_row_ptr, (size_t)pat->n_rows + 1, "CSR row pointers"));
     HS_CALL(HS_CUDA_ALLOC(c->d_col, pat->nnz, "CSR column indices"));
     HS_CUDA_CALL(cudaMemcpy(c->d_row_ptr, pat->row_ptr, sizeof(int32_t) * ((size_t)pat->n_rows + 1),
                             cudaMemcpyHostToDevice));
     HS_CUDA_CALL(cudaMemcpy(c->d_col, pat->col, sizeof(int32_t) * (size_t)pat->nnz,
                             cudaMemcpyHostToDevice));
-    HS_CUSPARSE_CALL(cusparseCreate(&c->handle));
-    HS_CUSPARSE_CALL(cusparseCreateConstCsr(&c->mat, pat->n_rows, pat->n_cols, pat->nnz,
+    HS_CALL(hs_cusparse_spmv_begin(&c->sp, pat->n_rows, pat->n_cols, kAlg));
+    HS_CUSPARSE_CALL(cusparseCreateConstCsr(&c->sp.mat, pat->n_rows, pat->n_cols, pat->nnz,
                                             c->d_row_ptr, c->d_col, d_vals, CUSPARSE_INDEX_32I,
                                             CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO,
                                             CUDA_R_64F));
-    double *d_tx = NULL, *d_ty = NULL;
-    hs_status st = HS_CUDA_ALLOC(d_tx, pat->n_cols, "cuSPARSE planning vector x");
-    if (st == HS_OK) st = HS_CUDA_ALLOC(d_ty, pat->n_rows, "cuSPARSE planning vector y");
-    if (st == HS_OK) {
-        cusparseStatus_t e = cusparseCreateDnVec(&c->vx, pat->n_cols, d_tx, CUDA_R_64F);
-        if (e == CUSPARSE_STATUS_SUCCESS)
-            e = cusparseCreateDnVec(&c->vy, pat->n_rows, d_ty, CUDA_R_64F);
-        if (e != CUSPARSE_STATUS_SUCCESS)
-            st = HS_FAIL(HS_ERR_DEVICE, "cusparseCreateDnVec failed: %s", cusparseGetErrorString(e));
-    }
-    if (st == HS_OK) st = cusp_plan(c, d_tx, d_ty);
-    cudaFree(d_tx);
-    cudaFree(d_ty);
-    return st;
+    return hs_cusparse_spmv_plan(&c->sp, false, "cusparse_csr");
 }
 
 hs_status cusp_create(const hs_spmv_layout *lay, const hs_csr *pattern, const double *d_vals,
@@ -144,15 +101,8 @@ hs_status cusp_create(const hs_spmv_layout *lay, const hs_csr *pattern, const do
 hs_status cusp_apply(void *impl, const double *d_x, double *d_y, cudaStream_t stream)
 {
     cusp_dev *c = static_cast<cusp_dev *>(impl);
-    if (c->n_rows == 0) return HS_OK;
-    const double one = 1.0, zero = 0.0; // host pointer mode: read at call time
-    HS_CUSPARSE_CALL(cusparseSetStream(c->handle, stream));
-    // x is only read; the descriptor type is the non-const one so that it can be re-pointed.
-    HS_CUSPARSE_CALL(cusparseDnVecSetValues(c->vx, const_cast<double *>(d_x)));
-    HS_CUSPARSE_CALL(cusparseDnVecSetValues(c->vy, d_y));
-    HS_CUSPARSE_CALL(cusparseSpMV(c->handle, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, c->mat, c->vx,
-                                  &zero, c->vy, CUDA_R_64F, kAlg, c->d_buf));
-    return HS_OK;
+    if (c->sp.n_rows == 0) return HS_OK;
+    return hs_cusparse_spmv_apply(&c->sp, d_x, d_y, stream);
 }
 
 } // namespace

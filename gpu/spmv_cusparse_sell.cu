@@ -26,6 +26,7 @@
 #include <stdlib.h>
 
 #include "hs_cuda_check.cuh"
+#include "hs_cusparse_spmv.cuh"
 #include "hs_gpu_spmv.cuh"
 #include "hs_util.h"
 #include "spmv_sell_layout.h"
@@ -39,50 +40,20 @@ namespace {
 constexpr cusparseSpMVAlg_t kAlg = CUSPARSE_SPMV_SELL_ALG1;
 
 struct sell_dev {
-    int32_t n_rows, n_cols;
+    hs_cusparse_spmv sp;             // handle, descriptors (matrix bound to the caller's d_vals), workspace
     int empty;                       // no value slots: apply only clears y
     int32_t *d_off;                  // [n_slices+1], owned
     int32_t *d_col;                  // [n_slots], owned (-1 in padding)
-    void *d_buf;                     // cuSPARSE workspace, owned
-    cusparseHandle_t handle;
-    cusparseConstSpMatDescr_t mat;   // bound to the caller's d_vals (borrowed)
-    cusparseDnVecDescr_t vx, vy;     // re-pointed per apply
 };
 
 void sell_destroy(void *impl)
 {
     sell_dev *c = static_cast<sell_dev *>(impl);
     if (!c) return;
-    if (c->vx) cusparseDestroyDnVec(c->vx);
-    if (c->vy) cusparseDestroyDnVec(c->vy);
-    if (c->mat) cusparseDestroySpMat(c->mat);
-    if (c->handle) cusparseDestroy(c->handle);
-    cudaFree(c->d_buf);
+    hs_cusparse_spmv_release(&c->sp);
     cudaFree(c->d_off);
     cudaFree(c->d_col);
     free(c);
-}
-
-hs_status sell_plan(sell_dev *c, double *d_tx, double *d_ty)
-{
-    const double one = 1.0, zero = 0.0;
-    HS_CUSPARSE_CALL(cusparseDnVecSetValues(c->vx, d_tx));
-    HS_CUSPARSE_CALL(cusparseDnVecSetValues(c->vy, d_ty));
-    size_t bytes = 0;
-    HS_CUSPARSE_CALL(cusparseSpMV_bufferSize(c->handle, CUSPARSE_OPERATION_NON_TRANSPOSE, &one,
-                                             c->mat, c->vx, &zero, c->vy, CUDA_R_64F, kAlg,
-                                             &bytes));
-    HS_CALL(hs_cuda_alloc_(&c->d_buf, bytes, "cuSPARSE SELL SpMV workspace", __FILE__, __LINE__));
-    // Preprocessing is an optimisation cuSPARSE documents for the SpMV algorithms in general; a
-    // library that has none for sliced ELL may answer NOT_SUPPORTED, which changes nothing about
-    // the result, so that one status is accepted. Every other failure is an error.
-    const cusparseStatus_t e = cusparseSpMV_preprocess(c->handle, CUSPARSE_OPERATION_NON_TRANSPOSE,
-                                                       &one, c->mat, c->vx, &zero, c->vy, CUDA_R_64F,
-                                                       kAlg, c->d_buf);
-    HS_CHECK(e == CUSPARSE_STATUS_SUCCESS || e == CUSPARSE_STATUS_NOT_SUPPORTED, HS_ERR_DEVICE,
-             "cusparseSpMV_preprocess (sliced ELL) failed: %s", cusparseGetErrorString(e));
-    HS_CUDA_CALL(cudaDeviceSynchronize()); // the scratch vectors are freed right after
-    return HS_OK;
 }
 
 hs_status sell_init(sell_dev *c, const hs_spmv_layout *lay, const hs_csr *pat, const double *d_vals)
@@ -94,8 +65,8 @@ hs_status sell_init(sell_dev *c, const hs_spmv_layout *lay, const hs_csr *pat, c
     HS_CHECK(im->slice_off[im->n_slices] == lay->n_slots, HS_ERR_INTERNAL,
              "cusparse_sell: slice offsets end at %d but the layout has %lld slots",
              (int)im->slice_off[im->n_slices], (long long)lay->n_slots);
-    c->n_rows = pat->n_rows;
-    c->n_cols = pat->n_cols;
+    c->sp.n_rows = pat->n_rows;
+    c->sp.n_cols = pat->n_cols;
     c->empty = lay->n_slots == 0;
     if (c->empty) return HS_OK;
     HS_CHECK(d_vals, HS_ERR_INTERNAL, "cusparse_sell: no device value array");
@@ -105,25 +76,14 @@ hs_status sell_init(sell_dev *c, const hs_spmv_layout *lay, const hs_csr *pat, c
                             cudaMemcpyHostToDevice));
     HS_CUDA_CALL(cudaMemcpy(c->d_col, im->col, sizeof(int32_t) * (size_t)lay->n_slots,
                             cudaMemcpyHostToDevice));
-    HS_CUSPARSE_CALL(cusparseCreate(&c->handle));
-    HS_CUSPARSE_CALL(cusparseCreateConstSlicedEll(&c->mat, pat->n_rows, pat->n_cols, pat->nnz,
+    HS_CALL(hs_cusparse_spmv_begin(&c->sp, pat->n_rows, pat->n_cols, kAlg));
+    HS_CUSPARSE_CALL(cusparseCreateConstSlicedEll(&c->sp.mat, pat->n_rows, pat->n_cols, pat->nnz,
                                                   lay->n_slots, HS_SELL_SLICE, c->d_off, c->d_col,
                                                   d_vals, CUSPARSE_INDEX_32I, CUSPARSE_INDEX_32I,
                                                   CUSPARSE_INDEX_BASE_ZERO, CUDA_R_64F));
-    double *d_tx = NULL, *d_ty = NULL;
-    hs_status st = HS_CUDA_ALLOC(d_tx, pat->n_cols, "cuSPARSE planning vector x");
-    if (st == HS_OK) st = HS_CUDA_ALLOC(d_ty, pat->n_rows, "cuSPARSE planning vector y");
-    if (st == HS_OK) {
-        cusparseStatus_t e = cusparseCreateDnVec(&c->vx, pat->n_cols, d_tx, CUDA_R_64F);
-        if (e == CUSPARSE_STATUS_SUCCESS)
-            e = cusparseCreateDnVec(&c->vy, pat->n_rows, d_ty, CUDA_R_64F);
-        if (e != CUSPARSE_STATUS_SUCCESS)
-            st = HS_FAIL(HS_ERR_DEVICE, "cusparseCreateDnVec failed: %s", cusparseGetErrorString(e));
-    }
-    if (st == HS_OK) st = sell_plan(c, d_tx, d_ty);
-    cudaFree(d_tx);
-    cudaFree(d_ty);
-    return st;
+    // Preprocessing is an optimisation cuSPARSE documents for the SpMV algorithms in general; a
+    // library without one for sliced ELL may answer NOT_SUPPORTED, which changes nothing.
+    return hs_cusparse_spmv_plan(&c->sp, true, "cusparse_sell");
 }
 
 hs_status sell_create(const hs_spmv_layout *lay, const hs_csr *pattern, const double *d_vals,
@@ -144,18 +104,12 @@ hs_status sell_create(const hs_spmv_layout *lay, const hs_csr *pattern, const do
 hs_status sell_apply(void *impl, const double *d_x, double *d_y, cudaStream_t stream)
 {
     sell_dev *c = static_cast<sell_dev *>(impl);
-    if (c->n_rows == 0) return HS_OK;
+    if (c->sp.n_rows == 0) return HS_OK;
     if (c->empty) {
-        HS_CUDA_CALL(cudaMemsetAsync(d_y, 0, sizeof(double) * (size_t)c->n_rows, stream));
+        HS_CUDA_CALL(cudaMemsetAsync(d_y, 0, sizeof(double) * (size_t)c->sp.n_rows, stream));
         return HS_OK;
     }
-    const double one = 1.0, zero = 0.0; // host pointer mode: read at call time
-    HS_CUSPARSE_CALL(cusparseSetStream(c->handle, stream));
-    HS_CUSPARSE_CALL(cusparseDnVecSetValues(c->vx, const_cast<double *>(d_x)));
-    HS_CUSPARSE_CALL(cusparseDnVecSetValues(c->vy, d_y));
-    HS_CUSPARSE_CALL(cusparseSpMV(c->handle, CUSPARSE_OPERATION_NON_TRANSPOSE, &one, c->mat, c->vx,
-                                  &zero, c->vy, CUDA_R_64F, kAlg, c->d_buf));
-    return HS_OK;
+    return hs_cusparse_spmv_apply(&c->sp, d_x, d_y, stream);
 }
 
 } // namespace
