@@ -11,28 +11,7 @@
 
 #include "hs_spmv.h"
 #include "hs_test.h"
-
-static double urand(unsigned *s) { *s = *s * 1664525u + 1013904223u; return (*s >> 8) / 16777216.0; }
-
-/* Rows given by their lengths; distinct sorted columns spread over [0, n_cols); values in [-1, 1). */
-static hs_csr *matrix_from_lengths(int n, int n_cols, const int *len, unsigned seed)
-{
-    int64_t nnz = 0;
-    for (int i = 0; i < n; ++i) nnz += len[i];
-    hs_csr *a = NULL;
-    if (hs_csr_create(n, n_cols, (int32_t)nnz, &a) != HS_OK) return NULL;
-    int k = 0;
-    for (int i = 0; i < n; ++i) {
-        a->row_ptr[i] = k;
-        for (int j = 0; j < len[i]; ++j) {
-            int64_t lo = (int64_t)j * n_cols / len[i], hi = (int64_t)(j + 1) * n_cols / len[i];
-            a->col[k] = (int32_t)(lo + (int64_t)(urand(&seed) * (double)(hi - lo)));
-            a->val[k++] = 2.0 * urand(&seed) - 1.0;
-        }
-    }
-    a->row_ptr[n] = k;
-    return a;
-}
+#include "hs_test_matrix.h"
 
 /* Kernel 1 (Algorithm 2) then kernel 2 (Algorithm 3) with tb threads per block and windows of at
  * most win entries, as gpu/spmv_pcsr_hegao.cu runs them; every thread of a block is stepped

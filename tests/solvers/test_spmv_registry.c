@@ -8,8 +8,7 @@
 
 #include "hs_spmv.h"
 #include "hs_test.h"
-
-static double urand(unsigned *s) { *s = *s * 1664525u + 1013904223u; return (*s >> 8) / 16777216.0; }
+#include "hs_test_matrix.h"
 
 /* Random pattern with skewed row lengths (1..max_len, a few long rows), sorted unique columns. */
 static hs_csr *random_matrix(int n, int max_len, unsigned seed)
@@ -41,28 +40,6 @@ static hs_csr *random_matrix(int n, int max_len, unsigned seed)
     }
     a->row_ptr[n] = k;
     free(used); free(len);
-    return a;
-}
-
-/* Rows given by their lengths; columns spread over [0, n_cols), sorted, values random in [-1, 1). */
-static hs_csr *matrix_from_lengths(int n, int n_cols, const int *len, unsigned seed)
-{
-    int64_t nnz = 0;
-    for (int i = 0; i < n; ++i) nnz += len[i];
-    hs_csr *a = NULL;
-    hs_csr_create(n, n_cols, (int32_t)nnz, &a);
-    int k = 0;
-    for (int i = 0; i < n; ++i) {
-        a->row_ptr[i] = k;
-        int m = len[i];
-        for (int j = 0; j < m; ++j) {
-            /* evenly spread distinct columns with a random offset inside each stride */
-            int64_t lo = (int64_t)j * n_cols / m, hi = (int64_t)(j + 1) * n_cols / m;
-            a->col[k] = (int32_t)(lo + (int64_t)(urand(&seed) * (double)(hi - lo)));
-            a->val[k++] = 2.0 * urand(&seed) - 1.0;
-        }
-    }
-    a->row_ptr[n] = k;
     return a;
 }
 
