@@ -16,13 +16,33 @@
 extern "C" {
 #endif
 
+#define HS_MESH_MAX_LABELS 64
+#define HS_MESH_LABEL_LEN 48
+
+/** A named surface label: boundary triangles with marker `id` are called `name` ("endo"). */
+typedef struct hs_mesh_label {
+    int32_t id;
+    char name[HS_MESH_LABEL_LEN];
+} hs_mesh_label;
+
 typedef struct hs_mesh {
     int32_t n_nodes;
     int32_t n_elems;
     double *xyz;     /**< [n_nodes][3] node coordinates, mm */
     int32_t *tets;   /**< [n_elems][4] node indices, positively oriented */
     int32_t *region; /**< [n_elems] region marker (TetGen attribute), 0 when the source has none */
-    double *fiber;   /**< [n_elems][3] unit fibre direction; NULL until hs_mesh_set_fibers_constant */
+    double *fiber;   /**< [n_elems][3] unit fibre direction; NULL until fibres are assigned */
+    int32_t *node_orig; /**< [n_nodes] index of each node in the source numbering (0-based, as
+                          read or generated); kept up to date by every renumbering, so node
+                          lists from files (stimulus, per-node fibres) can be mapped. NULL only
+                          on meshes built by hand: hs_mesh_alloc sets it to the identity. */
+    /* Labelled boundary surface (may be empty): triangles of the boundary that carry a marker
+     * (TetGen facet markers, Gmsh physical groups of triangles, the LV's endo/epi/base). */
+    int32_t n_bfaces;
+    int32_t *bface;       /**< [n_bfaces][3] node indices */
+    int32_t *bface_label; /**< [n_bfaces] marker (a label id; 0 = unlabelled) */
+    int n_labels;
+    hs_mesh_label label[HS_MESH_MAX_LABELS]; /**< names of marker ids, when the source has them */
 } hs_mesh;
 
 /** Parameters of the built-in slab (`mesh.source = "box"`). */
@@ -61,8 +81,13 @@ double hs_mesh_elem_volume(const hs_mesh *m, int32_t e);
 /** @brief Assign the same unit fibre direction to every element (normalises dir; zero is an error). */
 hs_status hs_mesh_set_fibers_constant(hs_mesh *m, const double dir[3]);
 
-/** Renumbering for locality. */
-typedef enum hs_reorder_kind { HS_REORDER_NONE = 0, HS_REORDER_RCM = 1 } hs_reorder_kind;
+/** Renumbering for locality: RCM (bandwidth) or a Hilbert space-filling curve over node
+ * coordinates (locality without a bandwidth bound). */
+typedef enum hs_reorder_kind {
+    HS_REORDER_NONE = 0,
+    HS_REORDER_RCM = 1,
+    HS_REORDER_SFC = 2
+} hs_reorder_kind;
 
 /** What hs_mesh_reorder did. */
 typedef struct hs_reorder_report {
@@ -94,8 +119,18 @@ void hs_mesh_stats(const hs_mesh *m, double *volume, double *h_min, double *h_me
 /** @brief Free the mesh; accepts NULL and sets *m = NULL. */
 void hs_mesh_destroy(hs_mesh **m);
 
-/** @brief Allocate an empty mesh with room for n_nodes / n_elems (fiber left NULL). */
+/** @brief Allocate an empty mesh with room for n_nodes / n_elems (fiber left NULL, no boundary
+ * faces, node_orig = identity, region = 0). */
 hs_status hs_mesh_alloc(int32_t n_nodes, int32_t n_elems, hs_mesh **out);
+
+/** @brief Give the mesh n boundary faces (bface, bface_label allocated, zeroed; replaces any). */
+hs_status hs_mesh_alloc_bfaces(hs_mesh *m, int32_t n);
+
+/** @brief Name label @p id (adds or renames; at most HS_MESH_MAX_LABELS). */
+hs_status hs_mesh_add_label(hs_mesh *m, int32_t id, const char *name);
+
+/** @brief Id of the label called @p name, or of the marker written as a number ("3"); -1 if none. */
+int32_t hs_mesh_find_label(const hs_mesh *m, const char *name);
 
 #ifdef __cplusplus
 }

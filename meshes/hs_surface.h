@@ -1,0 +1,87 @@
+/**
+ * @file hs_surface.h
+ * @brief Closed triangle (or polygon) surfaces read from STL, OFF, PLY and TetGen .poly/.smesh, the
+ * checks a surface must pass before TetGen meshes it, and the fixes that are safe to make.
+ *
+ * Units: whatever the file holds times the scale given to the reader (mesh.scale), so mm after
+ * reading. Facets are polygons (triangles from STL/PLY/OFF, any polygon from OFF/.poly), stored
+ * CSR-like. Facet markers (from .poly/.smesh, or 0) become boundary labels of the volume mesh.
+ */
+#ifndef HS_SURFACE_H
+#define HS_SURFACE_H
+
+#include <stdint.h>
+
+#include "hs_status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct hs_surface {
+    int32_t n_points;
+    double *xyz;          /**< [n_points][3], mm (scaled) */
+    int32_t n_facets;
+    int32_t *facet_ptr;   /**< [n_facets+1] offsets into facet_idx */
+    int32_t *facet_idx;   /**< 0-based point indices of each facet polygon (>= 3 each) */
+    int32_t *facet_marker;/**< [n_facets] boundary marker, 0 when the file has none */
+    int32_t n_holes;
+    double *holes;        /**< [n_holes][3] a point inside each hole (.poly/.smesh) */
+    int32_t n_regions;
+    double *regions;      /**< [n_regions][5] x, y, z, region attribute, max volume (<= 0: none) */
+} hs_surface;
+
+/** What hs_surface_check found and fixed. */
+typedef struct hs_surface_report {
+    int32_t n_points, n_facets;
+    int32_t n_points_welded;   /**< points merged by the STL welding (reader), informational */
+    int32_t n_unused_points;   /**< points referenced by no facet (kept; TetGen ignores them) */
+    int32_t n_components;      /**< edge-connected shells */
+    int32_t n_flipped;         /**< facets reoriented to agree with their neighbours */
+    int32_t n_shells_inverted; /**< shells turned inside out to face outwards (nested shells: the
+                                    outermost faces out, the next one in, ...) */
+    double area;               /**< mm^2 */
+    double volume;             /**< enclosed volume, mm^3 (after orientation fixes, > 0) */
+    double bbox_min[3], bbox_max[3];
+} hs_surface_report;
+
+/**
+ * @brief Read a surface, choosing the format by extension: .stl (ASCII or binary, detected by
+ * content), .off, .ply (ASCII or binary little-endian), .poly, .smesh (TetGen).
+ * @param[in] path file; @param[in] scale factor applied to coordinates (> 0: 10 for cm, 1000 for m);
+ * @param[in] weld_tol STL only: points closer than weld_tol (after scaling, mm) are one point
+ * (<= 0: 1e-6 of the bounding-box diagonal); @param[out] out new surface.
+ * Errors (HS_ERR_MESH) name the file and line (text) or byte offset / triangle (binary).
+ */
+hs_status hs_surface_read(const char *path, double scale, double weld_tol, hs_surface **out);
+
+hs_status hs_surface_read_stl(const char *path, double scale, double weld_tol, hs_surface **out);
+hs_status hs_surface_read_off(const char *path, double scale, hs_surface **out);
+hs_status hs_surface_read_ply(const char *path, double scale, hs_surface **out);
+/** @brief TetGen .poly (points inline or in a .node beside it) or .smesh. */
+hs_status hs_surface_read_poly(const char *path, double scale, hs_surface **out);
+
+/**
+ * @brief Check that the surface can bound a volume, and fix what is safe to fix.
+ * Errors (HS_ERR_MESH, naming @p path) for: out-of-range or repeated indices in a facet, degenerate
+ * facets (zero area), open edges (count, and the first one with its two points' coordinates),
+ * non-manifold edges (more than two facets), duplicate facets, zero enclosed volume.
+ * Fixed and reported in @p rep: facets whose orientation disagrees with their neighbours
+ * (made consistent per shell) and shells that face inwards (turned outwards). An edge shared by two
+ * facets that traverse it in the same direction is what "inconsistently oriented" means.
+ * Self-intersections are left to TetGen's own check (hs_tetgen_mesh_surface reports them).
+ * @param[in,out] s surface; @param[in] path named in messages; @param[out] rep (may be NULL).
+ */
+hs_status hs_surface_check(hs_surface *s, const char *path, hs_surface_report *rep);
+
+/** @brief Allocate a surface (arrays sized, contents zeroed). */
+hs_status hs_surface_alloc(int32_t n_points, int32_t n_facets, int32_t n_facet_idx,
+                           hs_surface **out);
+
+/** @brief Free; accepts NULL and sets *s = NULL. */
+void hs_surface_destroy(hs_surface **s);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
