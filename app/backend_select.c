@@ -33,8 +33,8 @@ hs_status hs_backend_choose(const char *name, int *use_cuda)
     return HS_OK;
 }
 
-hs_status hs_spmv_choose(const char *name, int use_cuda, const hs_mesh *mesh, const hs_spmv_params *prm,
-                         const hs_spmv_ops **out, char *why, size_t why_len)
+hs_status hs_spmv_choose(const char *name, int use_cuda, int with_dot, const hs_mesh *mesh,
+                         const hs_spmv_params *prm, const hs_spmv_ops **out, char *why, size_t why_len)
 {
     *out = NULL;
     why[0] = '\0';
@@ -44,15 +44,16 @@ hs_status hs_spmv_choose(const char *name, int use_cuda, const hs_mesh *mesh, co
         HS_CALL(hs_csr_from_tets(mesh->n_nodes, mesh->n_elems, mesh->tets, &pat));
         char times[1024];
         double t0 = hs_wtime();
-        hs_status st = hs_gpu_spmv_trial(pat, prm, 10, out, times, sizeof times);
+        hs_status st = hs_gpu_spmv_trial(pat, prm, 10, with_dot, out, times, sizeof times);
         hs_csr_destroy(&pat);
         HS_CALL(st);
-        snprintf(why, why_len, "auto -> %s (timed trial on this matrix in %.1f s, median of 10: %s)", (*out)->name,
-                 hs_wtime() - t0, times);
+        snprintf(why, why_len, "auto -> %s (timed trial on this matrix in %.1f s, median of 10%s: %s)", (*out)->name,
+                 hs_wtime() - t0, with_dot ? ", each with the CG's dot product y.x" : "", times);
         return HS_OK;
     }
 #else
     (void)use_cuda;
+    (void)with_dot;
     (void)mesh;
     (void)prm;
 #endif

@@ -35,6 +35,8 @@ uint64_t hs_mesh_fingerprint(const hs_mesh *m)
     h = hs_fnv1a64(h, &ne, sizeof ne);
     h = hs_fnv1a64(h, m->xyz, sizeof(double) * 3 * (size_t)nn);
     h = hs_fnv1a64(h, m->tets, sizeof(int32_t) * 4 * (size_t)ne);
+    /* fibres are part of the physics whatever produced them (helix angles, a fibre file, ...) */
+    if (m->fiber) h = hs_fnv1a64(h, m->fiber, sizeof(double) * 3 * (size_t)ne);
     return h;
 }
 
@@ -78,6 +80,7 @@ void hs_config_fingerprint(const hs_config *c, uint64_t fp[HS_CKPT_GROUPS])
         h = fp_i(h, (int64_t)g->shape);
         for (int k = 0; k < 3; ++k) h = fp_d(h, g->min[k]), h = fp_d(h, g->max[k]), h = fp_d(h, g->center[k]);
         h = fp_d(h, g->radius), h = fp_d(h, g->start), h = fp_d(h, g->duration), h = fp_d(h, g->strength);
+        h = fp_s(h, g->label), h = fp_s(h, g->file); /* surface label; node-list file (by its path) */
     }
     fp[4] = h;
     /* solver tolerances and limits decide where Newton and CG stop, so they change the state; the
@@ -100,9 +103,13 @@ static uint64_t header_sum(const hs_ckpt_header *h)
 
 hs_status hs_checkpoint_write(const char *path, long step, double t_ms, const hs_config *cfg,
                               const hs_mesh *mesh, int n_frames, const double *frame_times,
-                              const double *phi, const double *r, const double *act)
+                              const double *phi, const double *r, const double *act,
+                              const hs_extrap *hist, double *const hist_phi[2])
 {
     const size_t nn = (size_t)mesh->n_nodes, ne = (size_t)mesh->n_elems;
+    int nh = hist ? hist->n_valid : 0;
+    if (nh < 0 || nh > 2) nh = 0;
+    const double hh[2] = {nh ? hist->h[0] : 0.0, nh ? hist->h[1] : 0.0};
     for (size_t i = 0; i < nn; ++i)
         HS_CHECK(isfinite(phi[i]), HS_ERR_NUMERIC, "checkpoint %s not written: phi is %g at node %zu", path, phi[i], i);
     for (size_t e = 0; e < ne; ++e)
@@ -120,12 +127,15 @@ hs_status hs_checkpoint_write(const char *path, long step, double t_ms, const hs
     h.n_frames = n_frames;
     h.mesh_fp = hs_mesh_fingerprint(mesh);
     hs_config_fingerprint(cfg, h.config_fp);
-    h.payload_bytes = sizeof(double) * ((size_t)n_frames + 2 * nn + ne);
+    h.reserved = (uint64_t)nh;
+    h.payload_bytes = sizeof(double) * ((size_t)n_frames + 2 * nn + ne + 2 + (size_t)nh * nn);
     uint64_t s = HS_FNV_OFFSET;
     s = hs_fnv1a64(s, frame_times, sizeof(double) * (size_t)n_frames);
     s = hs_fnv1a64(s, phi, sizeof(double) * nn);
     s = hs_fnv1a64(s, r, sizeof(double) * ne);
     s = hs_fnv1a64(s, act, sizeof(double) * nn);
+    s = hs_fnv1a64(s, hh, sizeof hh);
+    for (int q = 0; q < nh; ++q) s = hs_fnv1a64(s, hist_phi[q], sizeof(double) * nn);
     h.payload_sum = s;
     h.header_sum = header_sum(&h);
 
@@ -136,6 +146,8 @@ hs_status hs_checkpoint_write(const char *path, long step, double t_ms, const hs
     if (st == HS_OK) st = hs_atomic_file_write(f, phi, sizeof(double) * nn);
     if (st == HS_OK) st = hs_atomic_file_write(f, r, sizeof(double) * ne);
     if (st == HS_OK) st = hs_atomic_file_write(f, act, sizeof(double) * nn);
+    if (st == HS_OK) st = hs_atomic_file_write(f, hh, sizeof hh);
+    for (int q = 0; q < nh && st == HS_OK; ++q) st = hs_atomic_file_write(f, hist_phi[q], sizeof(double) * nn);
     if (st != HS_OK) {
         hs_atomic_file_destroy(&f);
         return st;
@@ -149,6 +161,8 @@ void hs_checkpoint_free(hs_checkpoint *ck)
     HS_FREE(ck->phi);
     HS_FREE(ck->r);
     HS_FREE(ck->act);
+    HS_FREE(ck->hist_phi[0]);
+    HS_FREE(ck->hist_phi[1]);
 }
 
 #define BAD(...) HS_FAIL(HS_ERR_IO, __VA_ARGS__)
@@ -175,17 +189,20 @@ hs_status hs_checkpoint_read(const char *path, hs_checkpoint *ck)
         st = BAD("checkpoint %s was written on a host of the other byte order", path);
         goto fail;
     }
-    if (h->version != HS_CKPT_VERSION) {
-        st = BAD("checkpoint %s has format version %llu; this heartsim reads version %u", path,
+    if (h->version != HS_CKPT_VERSION && h->version != 1) {
+        st = BAD("checkpoint %s has format version %llu; this heartsim reads versions 1 and %u", path,
                  (unsigned long long)h->version, HS_CKPT_VERSION);
         goto fail;
     }
+    const int v2 = h->version >= 2;
     if (h->header_sum != header_sum(h)) {
         st = BAD("checkpoint %s is damaged: header checksum mismatch", path);
         goto fail;
     }
-    if (h->n_nodes < 0 || h->n_elems < 0 || h->n_frames < 0 || h->step < 0 ||
-        h->payload_bytes != sizeof(double) * (uint64_t)(h->n_frames + 2 * h->n_nodes + h->n_elems)) {
+    const uint64_t nh = v2 ? h->reserved : 0;
+    if (h->n_nodes < 0 || h->n_elems < 0 || h->n_frames < 0 || h->step < 0 || nh > 2 ||
+        h->payload_bytes != sizeof(double) * (uint64_t)(h->n_frames + 2 * h->n_nodes + h->n_elems +
+                                                        (v2 ? 2 + (int64_t)nh * h->n_nodes : 0))) {
         st = BAD("checkpoint %s is damaged: inconsistent sizes in its header", path);
         goto fail;
     }
@@ -205,11 +222,31 @@ hs_status hs_checkpoint_read(const char *path, hs_checkpoint *ck)
         st = BAD("cannot read checkpoint %s: %s", path, ferror(fp) ? strerror(errno) : "file shrank while reading");
         goto fail;
     }
+    double hh[2] = {0.0, 0.0};
+    if (v2 && fread(hh, sizeof(double), 2, fp) != 2) {
+        st = BAD("cannot read checkpoint %s: %s", path, ferror(fp) ? strerror(errno) : "file shrank while reading");
+        goto fail;
+    }
+    for (uint64_t q = 0; q < nh; ++q) {
+        HS_CALL_GOTO(HS_ALLOC(ck->hist_phi[q], nn + 1, "checkpoint history"), fail);
+        if (fread(ck->hist_phi[q], sizeof(double), nn, fp) != nn) {
+            st = BAD("cannot read checkpoint %s: %s", path, ferror(fp) ? strerror(errno) : "file shrank while reading");
+            goto fail;
+        }
+    }
+    hs_extrap_reset(&ck->hist);
+    ck->hist.n_valid = (int)nh;
+    ck->hist.h[0] = hh[0];
+    ck->hist.h[1] = hh[1];
     uint64_t s = HS_FNV_OFFSET;
     s = hs_fnv1a64(s, ck->frame_times, sizeof(double) * nf);
     s = hs_fnv1a64(s, ck->phi, sizeof(double) * nn);
     s = hs_fnv1a64(s, ck->r, sizeof(double) * ne);
     s = hs_fnv1a64(s, ck->act, sizeof(double) * nn);
+    if (v2) {
+        s = hs_fnv1a64(s, hh, sizeof hh);
+        for (uint64_t q = 0; q < nh; ++q) s = hs_fnv1a64(s, ck->hist_phi[q], sizeof(double) * nn);
+    }
     if (s != h->payload_sum) {
         st = BAD("checkpoint %s is damaged: payload checksum mismatch", path);
         goto fail;

@@ -3,7 +3,8 @@
  * Every key, its type, default, range, unit and meaning come from the table in config_schema.c.
  * Loading is: defaults; parse the file; apply the overrides onto the parsed tree (so an override
  * is checked exactly like a key in the file); walk the whole tree (unknown keys with a suggested
- * spelling, wrong types); resolve mesh.file; check ranges and cross-key constraints. Every
+ * spelling, wrong types); resolve the file paths (mesh.file, fibers.file, stimulus files) against
+ * the config file; check ranges and cross-key constraints (mesh source, fibres, stimuli). Every
  * problem is reported with where it came from (`FILE:LINE: ` or `--set TEXT: `), all of them at
  * once (up to MAX_REPORTED), as one HS_ERR_CONFIG. */
 #define _POSIX_C_SOURCE 200809L /* getcwd, stat */
@@ -327,6 +328,19 @@ static const char *key_list(const char *section, char *buf, size_t n)
     }
     return buf;
 }
+
+/* How stimulus key @p k serves a site of shape @p shape: 2 required, 1 allowed (keys of every shape,
+ * and a shape's optional keys), 0 not allowed. */
+static int shape_use(const hs_cfg_key *k, const char *shape)
+{
+    if (!k->shape) return 1;
+    if (!strcmp(k->shape, shape)) return 2;
+    return k->shape_opt && !strcmp(k->shape_opt, shape) ? 1 : 0;
+}
+
+/* The only optional shape keys are a surface site's center and radius (the restricting sphere):
+ * they are in use when radius is not 0. */
+static int stim_opt_used(const hs_stimulus_cfg *st) { return st->radius != 0.0; }
 
 static void *slot_of(const hs_cfg_key *k, void *base) { return (char *)base + k->off; }
 static const void *cslot_of(const hs_cfg_key *k, const void *base)
@@ -682,7 +696,7 @@ static void walk_stimulus_group(load_ctx *x, hs_config *cfg, int j, const config
     }
     if (x->n_err != errs) return; /* the shape itself may be what is wrong */
 
-    /* Keys of one shape only: required for it, refused for the other. */
+    /* Keys of some shapes only: required (or optional) for them, refused for the others. */
     char shape[32];
     int ks = stim_key_index("shape");
     choice_at(hs_cfg_schema[ks].choices, (int)st->shape, shape, sizeof shape);
@@ -690,13 +704,24 @@ static void walk_stimulus_group(load_ctx *x, hs_config *cfg, int j, const config
         const hs_cfg_key *key = &hs_cfg_schema[k];
         if (!is_stim(key) || !key->shape) continue;
         const char *leaf = leaf_of(key->path);
-        if (strcmp(key->shape, shape) != 0 && so[k].set)
-            report(x, &so[k], "stimulus.[%d].%s is only used by shape = \"%s\"; this one is \"%s\"",
-                   j, leaf, key->shape, shape);
-        else if (strcmp(key->shape, shape) == 0 && !so[k].set)
+        int use = shape_use(key, shape);
+        if (use == 0 && so[k].set) {
+            char also[64] = "";
+            if (key->shape_opt) snprintf(also, sizeof also, " or \"%s\"", key->shape_opt);
+            report(x, &so[k], "stimulus.[%d].%s is only used by shape = \"%s\"%s; this one is \"%s\"",
+                   j, leaf, key->shape, also, shape);
+        } else if (use == 2 && !so[k].set) {
             report(x, &og, "stimulus.[%d]: missing key \"%s\" (required for shape = \"%s\")", j,
                    leaf, shape);
+        }
     }
+    /* a surface site's restricting sphere needs both of its keys */
+    int kc = stim_key_index("center"), kr = stim_key_index("radius");
+    if (st->shape == HS_STIM_SURFACE && so[kc].set != so[kr].set)
+        report(x, so[kc].set ? &so[kc] : &so[kr],
+               "stimulus.[%d]: %s without %s; a surface site is restricted to a sphere by both center and "
+               "radius (or neither: the whole labelled surface)", j, so[kc].set ? "center" : "radius",
+               so[kc].set ? "radius" : "center");
 }
 
 static void walk_stimulus(load_ctx *x, hs_config *cfg, const config_setting_t *s, int k)
@@ -1168,6 +1193,101 @@ static int readable(const char *path)
     return 0;
 }
 
+/* mesh.file of a source that reads files: present and readable. */
+static void check_mesh_file(load_ctx *x, const hs_config *cfg)
+{
+    const char *src = cfg->mesh_source;
+    const origin *of = origin_key(x, "mesh.file");
+    if (!cfg->mesh_file[0]) {
+        static const char *const what[3][2] = {
+            {"tetgen", "the TetGen prefix: PREFIX.node and PREFIX.ele are read"},
+            {"file", "a volume mesh: .vtk, .msh, .pts/.elem (openCARP), .node/.ele"},
+            {"surface", "a closed surface: .stl, .off, .ply, .poly, .smesh"}};
+        for (int i = 0; i < 3; ++i)
+            if (!strcmp(src, what[i][0]))
+                report(x, origin_any(x, "mesh.source", NULL), "mesh.source = \"%s\" needs mesh.file (%s)", src,
+                       what[i][1]);
+        return;
+    }
+    if (!strcmp(src, "tetgen")) {
+        static const char *const ext[2] = {".node", ".ele"};
+        for (int e = 0; e < 2; ++e) {
+            char f[HS_PATH_MAX + 8];
+            snprintf(f, sizeof f, "%s%s", cfg->mesh_file, ext[e]);
+            int er = readable(f);
+            if (er) report(x, of, "mesh.file: cannot read \"%s\": %s", f, strerror(er));
+        }
+        return;
+    }
+    int er = readable(cfg->mesh_file);
+    if (er && !strcmp(src, "file")) {
+        /* a prefix names an openCARP (PREFIX.elem) or TetGen (PREFIX.ele) mesh */
+        char f[HS_PATH_MAX + 8];
+        snprintf(f, sizeof f, "%s.elem", cfg->mesh_file);
+        int e1 = readable(f);
+        snprintf(f, sizeof f, "%s.ele", cfg->mesh_file);
+        if (e1 == 0 || readable(f) == 0) er = 0;
+    }
+    if (er) report(x, of, "mesh.file: cannot read \"%s\": %s", cfg->mesh_file, strerror(er));
+}
+
+static void validate_mesh(load_ctx *x, const hs_config *cfg)
+{
+    char a[32], b[32];
+    const char *src = cfg->mesh_source;
+    int from_file = !strcmp(src, "tetgen") || !strcmp(src, "file") || !strcmp(src, "surface");
+    if (from_file && memchr(cfg->mesh_file, '\0', sizeof cfg->mesh_file)) check_mesh_file(x, cfg);
+    if (!from_file && cfg->mesh_scale != 1.0 && isfinite(cfg->mesh_scale))
+        report(x, origin_any(x, "mesh.scale", "mesh.source", NULL),
+               "mesh.scale = %s applies to meshes read from files (mesh.source = \"tetgen\", \"file\" or "
+               "\"surface\"); the %s mesh is built in mm from its own size keys",
+               fmt_num(cfg->mesh_scale, a, sizeof a), src);
+    if (!strcmp(src, "ellipsoid_lv")) {
+        const hs_lv_params *p = &cfg->lv;
+        if (p->rs_epi <= p->rs_endo)
+            report(x, origin_any(x, "mesh.lv_epi_short", "mesh.lv_endo_short", NULL),
+                   "mesh.lv_epi_short = %s mm must be larger than mesh.lv_endo_short = %s mm (the wall needs a "
+                   "thickness)", fmt_num(p->rs_epi, a, sizeof a), fmt_num(p->rs_endo, b, sizeof b));
+        if (p->rl_epi <= p->rl_endo)
+            report(x, origin_any(x, "mesh.lv_epi_long", "mesh.lv_endo_long", NULL),
+                   "mesh.lv_epi_long = %s mm must be larger than mesh.lv_endo_long = %s mm (the wall needs a "
+                   "thickness)", fmt_num(p->rl_epi, a, sizeof a), fmt_num(p->rl_endo, b, sizeof b));
+        if (!(fabs(p->z_base) < p->rl_endo))
+            report(x, origin_any(x, "mesh.lv_base_z", "mesh.lv_endo_long", NULL),
+                   "mesh.lv_base_z = %s mm must lie strictly between -mesh.lv_endo_long and mesh.lv_endo_long "
+                   "(+-%s mm), so that the base plane opens the cavity", fmt_num(p->z_base, a, sizeof a),
+                   fmt_num(p->rl_endo, b, sizeof b));
+    }
+}
+
+static void validate_fibers(load_ctx *x, const hs_config *cfg)
+{
+    const char *t = cfg->fiber_type, *src = cfg->mesh_source;
+    if (!memchr(cfg->fiber_file, '\0', sizeof cfg->fiber_file)) return;
+    if (!strcmp(t, "ellipsoid") && strcmp(src, "ellipsoid_lv") != 0)
+        report(x, origin_any(x, "fibers.type", "mesh.source", NULL),
+               "fibers.type = \"ellipsoid\" is the rule of the built-in ventricle and needs mesh.source = "
+               "\"ellipsoid_lv\" (this one is \"%s\"); for other meshes use \"constant\" or \"file\"", src);
+    if (!strcmp(t, "mesh") && strcmp(src, "file") != 0)
+        report(x, origin_any(x, "fibers.type", "mesh.source", NULL),
+               "fibers.type = \"mesh\" keeps the fibres stored in mesh.file and needs mesh.source = \"file\" "
+               "(this one is \"%s\")", src);
+    if (!strcmp(t, "file")) {
+        if (!cfg->fiber_file[0]) {
+            report(x, origin_any(x, "fibers.type", NULL),
+                   "fibers.type = \"file\" needs fibers.file (3 numbers per line, per element or per node)");
+        } else {
+            int er = readable(cfg->fiber_file);
+            if (er)
+                report(x, origin_any(x, "fibers.file", NULL), "fibers.file: cannot read \"%s\": %s",
+                       cfg->fiber_file, strerror(er));
+        }
+    } else if (cfg->fiber_file[0]) {
+        report(x, origin_any(x, "fibers.file", NULL),
+               "fibers.file is only read with fibers.type = \"file\" (this one is \"%s\")", t);
+    }
+}
+
 static void validate_all(load_ctx *x, const hs_config *cfg)
 {
     char shown[128], a[32], b[32];
@@ -1191,12 +1311,25 @@ static void validate_all(load_ctx *x, const hs_config *cfg)
         choice_at(hs_cfg_schema[ks].choices, (int)st->shape, shape, sizeof shape);
         for (int k = 0; k < len; ++k) {
             const hs_cfg_key *key = &hs_cfg_schema[k];
-            if (!is_stim(key) || (key->shape && strcmp(key->shape, shape) != 0)) continue;
+            if (!is_stim(key)) continue;
+            int use = shape_use(key, shape);
+            if (use == 0 || (use == 1 && key->shape && !stim_opt_used(st))) continue;
             const origin *o = x->stim && x->stim[(size_t)j * (size_t)len + (size_t)k].set
                                   ? &x->stim[(size_t)j * (size_t)len + (size_t)k]
                                   : og;
             snprintf(shown, sizeof shown, "stimulus.[%d].%s", j, leaf_of(key->path));
             check_value(x, key, shown, st, o);
+        }
+        if (st->shape == HS_STIM_SURFACE && st->radius < 0.0)
+            report(x, og, "stimulus.[%d].radius = %s mm is out of range: must be > 0 (or 0 for the whole "
+                          "labelled surface)", j, fmt_num(st->radius, a, sizeof a));
+        if (st->shape == HS_STIM_NODES && st->file[0] && memchr(st->file, '\0', sizeof st->file)) {
+            int er = readable(st->file);
+            int kf = stim_key_index("file");
+            const origin *of = x->stim && x->stim[(size_t)j * (size_t)len + (size_t)kf].set
+                                   ? &x->stim[(size_t)j * (size_t)len + (size_t)kf]
+                                   : og;
+            if (er) report(x, of, "stimulus.[%d].file: cannot read \"%s\": %s", j, st->file, strerror(er));
         }
         if (st->shape == HS_STIM_BOX) {
             static const char axis[3] = {'x', 'y', 'z'};
@@ -1255,24 +1388,8 @@ static void validate_all(load_ctx *x, const hs_config *cfg)
                    "\"cpu\"", cfg->spmv);
     }
 
-    /* mesh */
-    if (!strcmp(cfg->mesh_source, "tetgen")) {
-        if (!cfg->mesh_file[0]) {
-            report(x, origin_any(x, "mesh.source", NULL),
-                   "mesh.source = \"tetgen\" needs mesh.file (the TetGen prefix: PREFIX.node and "
-                   "PREFIX.ele are read)");
-        } else {
-            static const char *const ext[2] = {".node", ".ele"};
-            for (int e = 0; e < 2; ++e) {
-                char f[HS_PATH_MAX + 8];
-                snprintf(f, sizeof f, "%s%s", cfg->mesh_file, ext[e]);
-                int er = readable(f);
-                if (er)
-                    report(x, origin_key(x, "mesh.file"), "mesh.file: cannot read \"%s\": %s", f,
-                           strerror(er));
-            }
-        }
-    }
+    validate_mesh(x, cfg);
+    validate_fibers(x, cfg);
 }
 
 hs_status hs_config_validate(const hs_config *cfg)
@@ -1307,22 +1424,16 @@ static int abs_dir(const char *path, char *out, size_t n)
     return w < 0 || (size_t)w >= n ? -1 : 0;
 }
 
-/* mesh.file: drop a ".node"/".ele" suffix and make the prefix absolute (relative to the config
- * file's directory when it came from the file, to the cwd when it came from --set), so the
- * printed configuration loads the same mesh from anywhere. */
-static void resolve_mesh_file(load_ctx *x, hs_config *cfg)
+/* Make a CONFIG_PATH value absolute: relative to the config file's directory when it came from
+ * the file, to the cwd when it came from --set, so the printed configuration loads the same files
+ * from anywhere. @p shown names the key in messages. */
+static void resolve_path(load_ctx *x, const origin *o, const char *shown, char *f, size_t size)
 {
-    char *f = cfg->mesh_file;
-    size_t n = strlen(f);
-    if (!n) return;
-    if (n > 5 && !strcmp(f + n - 5, ".node")) f[n - 5] = '\0';
-    else if (n > 4 && !strcmp(f + n - 4, ".ele")) f[n - 4] = '\0';
-    if (f[0] == '/') return;
-    const origin *o = origin_key(x, "mesh.file");
+    if (!f[0] || f[0] == '/') return;
     char base[HS_PATH_MAX], joined[2 * HS_PATH_MAX + 2];
     if (o && o->override) {
         if (abs_dir(NULL, base, sizeof base)) {
-            report(x, o, "mesh.file: cannot get the current directory: %s", strerror(errno));
+            report(x, o, "%s: cannot get the current directory: %s", shown, strerror(errno));
             return;
         }
     } else {
@@ -1331,11 +1442,32 @@ static void resolve_mesh_file(load_ctx *x, hs_config *cfg)
     const char *rel = f;
     while (rel[0] == '.' && rel[1] == '/') rel += 2;
     snprintf(joined, sizeof joined, "%s/%s", base, rel);
-    if (strlen(joined) >= sizeof cfg->mesh_file) {
-        report(x, o, "mesh.file: resolved path \"%s\" is too long", joined);
+    if (strlen(joined) >= size) {
+        report(x, o, "%s: resolved path \"%s\" is too long", shown, joined);
         return;
     }
-    memcpy(cfg->mesh_file, joined, strlen(joined) + 1);
+    memcpy(f, joined, strlen(joined) + 1);
+}
+
+/* mesh.file (a TetGen prefix loses a ".node"/".ele" suffix), fibers.file, stimulus.[i].file. */
+static void resolve_paths(load_ctx *x, hs_config *cfg)
+{
+    char *f = cfg->mesh_file;
+    size_t n = strlen(f);
+    if (!strcmp(cfg->mesh_source, "tetgen")) {
+        if (n > 5 && !strcmp(f + n - 5, ".node")) f[n - 5] = '\0';
+        else if (n > 4 && !strcmp(f + n - 4, ".ele")) f[n - 4] = '\0';
+    }
+    resolve_path(x, origin_key(x, "mesh.file"), "mesh.file", cfg->mesh_file, sizeof cfg->mesh_file);
+    resolve_path(x, origin_key(x, "fibers.file"), "fibers.file", cfg->fiber_file, sizeof cfg->fiber_file);
+    int kf = stim_key_index("file");
+    for (int j = 0; j < cfg->n_stimuli && j < HS_MAX_STIMULI; ++j) {
+        if (cfg->stimuli[j].shape != HS_STIM_NODES) continue;
+        const origin *o = &x->stim[(size_t)j * (size_t)hs_cfg_schema_len + (size_t)kf];
+        char shown[64];
+        snprintf(shown, sizeof shown, "stimulus.[%d].file", j);
+        resolve_path(x, o->set ? o : &x->stim_group[j], shown, cfg->stimuli[j].file, sizeof cfg->stimuli[j].file);
+    }
 }
 
 hs_status hs_config_load(const char *path, const char *const *overrides, int n_overrides,
@@ -1389,7 +1521,7 @@ hs_status hs_config_load(const char *path, const char *const *overrides, int n_o
         apply_override(x, &c, overrides[i]);
     }
     if (x->n_err == 0) walk_root(x, cfg, config_root_setting(&c));
-    if (x->n_err == 0) resolve_mesh_file(x, cfg);
+    if (x->n_err == 0) resolve_paths(x, cfg);
     if (x->n_err == 0) validate_all(x, cfg); /* before config_destroy: origins point into c */
     st = finish(x);
 done:
@@ -1517,11 +1649,14 @@ void hs_config_print(const hs_config *cfg, FILE *f)
             fputs("\nstimulus = (\n", f);
             for (int j = 0; j < n; ++j) {
                 const hs_stimulus_cfg *st = &cfg->stimuli[j];
-                const char *shape = st->shape == HS_STIM_SPHERE ? "sphere" : "box";
+                char shape[32];
+                choice_at(hs_cfg_schema[stim_key_index("shape")].choices, (int)st->shape, shape, sizeof shape);
                 fputs("  {\n", f);
                 for (int q = 0; q < hs_cfg_schema_len; ++q) {
                     const hs_cfg_key *sk = &hs_cfg_schema[q];
-                    if (!is_stim(sk) || (sk->shape && strcmp(sk->shape, shape) != 0)) continue;
+                    if (!is_stim(sk)) continue;
+                    int use = shape_use(sk, shape);
+                    if (use == 0 || (use == 1 && sk->shape && !stim_opt_used(st))) continue;
                     put_line(f, "    ", sk, st);
                 }
                 fputs(j + 1 < n ? "  },\n" : "  }\n", f);

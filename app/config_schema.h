@@ -37,7 +37,8 @@ enum {
     HS_CFG_NONEMPTY = 1 << 5,   /**< string must not be empty */
     HS_CFG_FILENAME = 1 << 6,   /**< string of [A-Za-z0-9_.-] only (used in file names) */
     HS_CFG_NONZERO = 1 << 7,    /**< vec3 must not be (0, 0, 0) */
-    HS_CFG_CONFIG_PATH = 1 << 8 /**< relative path resolved against the config file's directory */
+    HS_CFG_CONFIG_PATH = 1 << 8 /**< relative path resolved against the config file's directory
+                                     (against the current directory when it comes from --set) */
 };
 
 /** One configuration key. */
@@ -52,6 +53,7 @@ typedef struct hs_cfg_key {
     const char *def_doc;   /**< default column text when there is no default (e.g. "required for box") */
     const char *choices;   /**< ENUM, STRLIST: allowed values separated by '|', in storage order */
     const char *shape;     /**< stimulus key valid (and required) only for this shape, or NULL */
+    const char *shape_opt; /**< a further shape for which the key is allowed but optional, or NULL */
     const char *unit;      /**< "ms", "mm", "1" (dimensionless number), "-" (not a number) */
     const char *meaning;   /**< one line */
     size_t off;            /**< offset of the value in hs_config (hs_stimulus_cfg with HS_CFG_STIMULUS) */

@@ -11,9 +11,10 @@
 enum { SLOT_FREE = 0, SLOT_FILLING, SLOT_QUEUED, SLOT_WRITING };
 
 struct hs_frame_writer {
-    hs_vtk_series *ser;
+    hs_series *ser;
     const hs_mesh *mesh;
     int fields;
+    hs_frame_source src;
     hs_frame_bufs buf[2];
     int state[2];
     double time[2];
@@ -43,12 +44,13 @@ static void *writer_main(void *arg)
         hs_frame fr = {.time_ms = w->time[s], .fields = w->fields, .phi = w->buf[s].phi,
                        .activation = w->buf[s].act, .r = w->buf[s].r};
         hs_status st = HS_OK;
-        if (w->err == HS_OK) { /* after a failure, drop later frames: the series stays as it was */
-            st = hs_vtk_series_write(w->ser, w->mesh, &fr);
-            if (st != HS_OK) {
-                snprintf(w->errmsg, sizeof w->errmsg, "%s", hs_error_message());
-                hs_error_clear(); /* the message travels to the main thread through errmsg */
-            }
+        if (w->src.wait) st = w->src.wait(w->src.ctx, s); /* the device's copy into this slot */
+        if (st == HS_OK && w->err == HS_OK) { /* after a failure, drop later frames: the series stays as it was */
+            st = hs_series_write(w->ser, w->mesh, &fr);
+        }
+        if (st != HS_OK) {
+            snprintf(w->errmsg, sizeof w->errmsg, "%s", hs_error_message());
+            hs_error_clear(); /* the message travels to the main thread through errmsg */
         }
         double dt = hs_wtime() - t0;
         pthread_mutex_lock(&w->mu);
@@ -67,7 +69,17 @@ static hs_status raise_err(hs_frame_writer *w)
     return HS_FAIL(w->err, "%s", w->errmsg);
 }
 
-hs_status hs_frame_writer_create(hs_vtk_series *ser, const hs_mesh *mesh, int fields, hs_frame_writer **out)
+static hs_status buf_alloc(hs_frame_writer *w, double **p, size_t n, const char *what)
+{
+    if (!w->src.alloc) return HS_ALLOC(*p, n, what);
+    *p = w->src.alloc(sizeof(double) * (n ? n : 1));
+    HS_CHECK(*p != NULL, HS_ERR_MEMORY, "cannot allocate %.1f MiB of page-locked memory for %s",
+             sizeof(double) * (double)n / 1048576.0, what);
+    return HS_OK;
+}
+
+hs_status hs_frame_writer_create(hs_series *ser, const hs_mesh *mesh, int fields, const hs_frame_source *src,
+                                 hs_frame_writer **out)
 {
     *out = NULL;
     hs_frame_writer *w = NULL;
@@ -75,14 +87,16 @@ hs_status hs_frame_writer_create(hs_vtk_series *ser, const hs_mesh *mesh, int fi
     w->ser = ser;
     w->mesh = mesh;
     w->fields = fields;
+    if (src) w->src = *src;
     w->filling = -1;
     pthread_mutex_init(&w->mu, NULL);
     pthread_cond_init(&w->cv, NULL);
     hs_status st = HS_OK;
     for (int s = 0; s < 2 && st == HS_OK; ++s) {
-        st = HS_ALLOC(w->buf[s].phi, mesh->n_nodes, "frame buffer phi");
-        if (st == HS_OK) st = HS_ALLOC(w->buf[s].act, mesh->n_nodes, "frame buffer activation");
-        if (st == HS_OK) st = HS_ALLOC(w->buf[s].r, mesh->n_elems, "frame buffer r");
+        w->buf[s].slot = s;
+        st = buf_alloc(w, &w->buf[s].phi, (size_t)mesh->n_nodes, "frame buffer phi");
+        if (st == HS_OK) st = buf_alloc(w, &w->buf[s].act, (size_t)mesh->n_nodes, "frame buffer activation");
+        if (st == HS_OK) st = buf_alloc(w, &w->buf[s].r, (size_t)mesh->n_elems, "frame buffer r");
     }
     if (st == HS_OK && pthread_create(&w->th, NULL, writer_main, w) != 0)
         st = HS_FAIL(HS_ERR_INTERNAL, "cannot start the frame writer thread");
@@ -151,10 +165,11 @@ void hs_frame_writer_destroy(hs_frame_writer **p)
         pthread_mutex_unlock(&w->mu);
         pthread_join(w->th, NULL); /* the thread drains queued frames before it stops */
     }
+    void (*fr)(void *) = w->src.alloc ? w->src.free : free;
     for (int s = 0; s < 2; ++s) {
-        free(w->buf[s].phi);
-        free(w->buf[s].r);
-        free(w->buf[s].act);
+        if (w->buf[s].phi) fr(w->buf[s].phi);
+        if (w->buf[s].r) fr(w->buf[s].r);
+        if (w->buf[s].act) fr(w->buf[s].act);
     }
     pthread_mutex_destroy(&w->mu);
     pthread_cond_destroy(&w->cv);

@@ -15,8 +15,8 @@ hs_status hs_backend_choose(const char *name, int *use_cuda);
  * registered kernel on this mesh's matrix (the fastest wins); "auto" on cpu: csr_scalar. Any other
  * name: that kernel. Writes the reason (with the trial's times) to why.
  */
-hs_status hs_spmv_choose(const char *name, int use_cuda, const hs_mesh *mesh, const hs_spmv_params *prm,
-                         const hs_spmv_ops **out, char *why, size_t why_len);
+hs_status hs_spmv_choose(const char *name, int use_cuda, int with_dot, const hs_mesh *mesh,
+                         const hs_spmv_params *prm, const hs_spmv_ops **out, char *why, size_t why_len);
 
 /** @brief Create the chosen backend for @p prob. */
 hs_status hs_backend_create_kind(int use_cuda, const hs_problem *prob, hs_backend **out);

@@ -36,4 +36,13 @@ typedef struct hs_bench_spmv_opts {
  */
 hs_status hs_bench_spmv(const hs_bench_spmv_opts *o);
 
+/**
+ * @brief `heartsim bench cg CONFIG`: on the config's tangent (after 5 ms of simulation), the naive
+ * cuSPARSE + cuBLAS Jacobi-PCG, heartsim classic and heartsim Chronopoulos-Gear, launched on a stream
+ * and as a CUDA graph: microseconds per iteration (median of @p reps solves of @p iters iterations),
+ * bytes per iteration and the ratio to the floor (least bytes / copy bandwidth measured in the same
+ * run); markdown table on stdout. HS_ERR_DEVICE without CUDA or a device.
+ */
+hs_status hs_bench_cg(const hs_config *cfg, int iters, int reps);
+
 #endif

@@ -4,12 +4,18 @@
  * DIR/PREFIX_ckpt_STEP.hsck, written atomically (hs_atomic_file: temporary, fsync, rename), so a
  * file with that name is complete; a checksum over header and payload catches any other damage.
  *
- * At a step boundary phi_n == phi and r_n == r, so (phi, r, activation, step) is the whole state
- * of the time loop; the frames already written (count and times) let a restart continue the
- * .vtk.series. Format (native byte order, refused on a host of the other order), version 1:
+ * At a step boundary phi_n == phi and r_n == r, so (phi, r, activation, step) is the state of the
+ * time loop, plus the history the first Newton iterate is extrapolated from (solver.extrapolate:
+ * phi of the last one or two steps and their step sizes); without it a restart would start the
+ * extrapolation afresh and differ from the uninterrupted run in the last bits. The frames already
+ * written (count and times) let a restart continue the series. Format (native byte order, refused
+ * on a host of the other order), version 2:
  *
- *   hs_ckpt_header (20 x 8 bytes, see below), then the payload:
- *   frame_times [n_frames] double, phi [n_nodes] double, r [n_elems] double, act [n_nodes] double
+ *   hs_ckpt_header (20 x 8 bytes, see below; `reserved` holds n_hist, 0..2), then the payload:
+ *   frame_times [n_frames] double, phi [n_nodes] double, r [n_elems] double, act [n_nodes] double,
+ *   hist_h [2] double (the step sizes t_n - t_{n-1}, t_{n-1} - t_{n-2}, model units),
+ *   phi_{n-1}, ..., [n_hist][n_nodes] double
+ * Version 1 files (no history section) are still read: they restart with an empty history.
  *
  * The layout is documented in docs/reliability.md.
  */
@@ -19,6 +25,7 @@
 #include <stdint.h>
 
 #include "hs_config.h"
+#include "hs_extrapolate.h"
 #include "hs_mesh.h"
 #include "hs_status.h"
 
@@ -26,7 +33,7 @@
 extern "C" {
 #endif
 
-#define HS_CKPT_VERSION 1u
+#define HS_CKPT_VERSION 2u
 #define HS_CKPT_ENDIAN 0x0102030405060708ull
 /** Groups of config keys fingerprinted separately, so a mismatch names the group: mesh.*,
  *  fibers.*, model.*, time.dt, stimulus, solver tolerances + output.activation_threshold. */
@@ -46,7 +53,7 @@ typedef struct hs_ckpt_header {
     uint64_t config_fp[HS_CKPT_GROUPS]; /**< hs_config_fingerprint, one per group of keys */
     uint64_t payload_bytes; /**< bytes after the header */
     uint64_t payload_sum;   /**< FNV-1a 64 of the payload */
-    uint64_t reserved;      /**< 0 */
+    uint64_t reserved;      /**< version 2: n_hist, extrapolation history vectors in the payload */
     uint64_t header_sum;    /**< FNV-1a 64 of the header bytes before this field */
 } hs_ckpt_header;
 
@@ -55,6 +62,8 @@ typedef struct hs_checkpoint {
     hs_ckpt_header h;
     double *frame_times; /**< [n_frames] ms */
     double *phi, *r, *act; /**< [n_nodes], [n_elems], [n_nodes] */
+    hs_extrap hist;        /**< n_valid and h of the extrapolation history (order not stored) */
+    double *hist_phi[2];   /**< phi_{n-1}, phi_{n-2} [n_nodes] when hist.n_valid says so, else NULL */
     char path[HS_PATH_MAX];
 } hs_checkpoint;
 
@@ -62,7 +71,7 @@ typedef struct hs_checkpoint {
 #define HS_FNV_OFFSET 0xcbf29ce484222325ull
 uint64_t hs_fnv1a64(uint64_t h, const void *data, size_t n);
 
-/** @brief Fingerprint of the mesh as the run numbers it: n_nodes, n_elems, xyz, tets. */
+/** @brief Fingerprint of the mesh as the run numbers it: n_nodes, n_elems, xyz, tets, fibres. */
 uint64_t hs_mesh_fingerprint(const hs_mesh *m);
 
 /**
@@ -80,11 +89,13 @@ void hs_checkpoint_path(const char *dir, const char *prefix, long step, char *bu
 /**
  * @brief Write a checkpoint atomically to @p path. Refuses (HS_ERR_NUMERIC) a state holding a
  * non-finite phi or r: such a checkpoint could not be resumed.
- * @param[in] frame_times [n_frames]; phi, r, act: the state (borrowed).
+ * @param[in] frame_times [n_frames]; phi, r, act: the state (borrowed); hist (may be NULL: none)
+ * with hist->n_valid vectors in hist_phi.
  */
 hs_status hs_checkpoint_write(const char *path, long step, double t_ms, const hs_config *cfg,
                               const hs_mesh *mesh, int n_frames, const double *frame_times,
-                              const double *phi, const double *r, const double *act);
+                              const double *phi, const double *r, const double *act,
+                              const hs_extrap *hist, double *const hist_phi[2]);
 
 /**
  * @brief Read a checkpoint file and verify it: magic, byte order, version, header checksum, size

@@ -10,6 +10,7 @@
 
 #include <stdio.h>
 
+#include "hs_lv.h"
 #include "hs_mesh.h"
 #include "hs_spmv.h"
 #include "hs_stimulus.h"
@@ -23,20 +24,28 @@ extern "C" {
 #define HS_PATH_MAX 4096
 #define HS_MAX_STIMULI 64
 
-
-
 typedef struct hs_config {
     char path[HS_PATH_MAX]; /**< the config file as given */
 
     /* mesh */
-    char mesh_source[16];   /**< "box" | "tetgen" */
-    hs_box_params box;      /**< mesh.lx/ly/lz/h, mesh.generator, mesh.quality */
-    char mesh_file[HS_PATH_MAX]; /**< mesh.file: TetGen prefix (reads PREFIX.node, PREFIX.ele), relative to the config file */
-    char mesh_reorder[16];  /**< "rcm" | "none" */
+    char mesh_source[16];   /**< "box" | "tetgen" | "file" | "surface" | "ellipsoid_lv" */
+    hs_box_params box;      /**< mesh.lx/ly/lz/h, mesh.generator, mesh.quality (h and quality also
+                                 serve surface and ellipsoid_lv) */
+    double mesh_min_dihedral; /**< mesh.min_dihedral: TetGen dihedral bound, degrees, 0 = none */
+    char mesh_file[HS_PATH_MAX]; /**< mesh.file, absolute after loading (tetgen: the prefix) */
+    double mesh_scale;      /**< file coordinates times this = mm */
+    double mesh_weld_tol;   /**< STL welding distance, mm; 0 = automatic */
+    char mesh_quadratic[16]; /**< "refuse" | "linearize" */
+    char mesh_reorder[16];  /**< "rcm" | "sfc" | "none" */
+    hs_lv_params lv;        /**< mesh.lv_* geometry and fibers.helix_*; h, radius_edge and
+                                 min_dihedral_deg are not used here (mesh.h, mesh.quality,
+                                 mesh.min_dihedral are) */
 
     /* fibers */
-    char fiber_type[16];    /**< "constant" */
+    char fiber_type[16];    /**< "auto" | "constant" | "ellipsoid" | "file" | "mesh" */
     double fiber_dir[3];
+    char fiber_file[HS_PATH_MAX]; /**< fibers.file, absolute after loading */
+    char fiber_location[16]; /**< "auto" | "element" | "node" */
 
     /* model (Aliev-Panfilov, Goktepe & Kuhl 2009 defaults) */
     double c, alpha, gamma, b, mu1, mu2;
@@ -56,6 +65,11 @@ typedef struct hs_config {
     char spmv[64];          /**< SpMV kernel name from the registry */
     double cg_tol;          /**< relative residual ||r||/||b|| */
     int cg_max_iter;
+    char cg_variant[16];    /**< "chronopoulos" | "classic" */
+    double cg_forcing;      /**< inexact Newton forcing term in [0, 1); 0 = always to cg_tol */
+    int extrapolate;        /**< initial Newton iterate: 0 previous, 1 linear, 2 quadratic */
+    char graph[8];          /**< "auto" | "on" | "off": CUDA graph replay of a Newton iteration */
+    char persistent[8];     /**< "auto" | "on" | "off": persistent CG kernel (chronopoulos, cuda) */
     double newton_tol_residual; /**< dt * max_I |R_I| / m_I (potential units) */
     double newton_tol_update;   /**< max_I |delta phi_I| */
     int newton_max_iter;
@@ -65,6 +79,7 @@ typedef struct hs_config {
 
     /* output */
     int output_enabled;
+    char out_format[8];     /**< "vtk" | "xdmf" */
     char out_dir[HS_PATH_MAX];
     char out_prefix[64];
     double out_interval;    /**< ms between frames */

@@ -2,28 +2,47 @@
  * @file hs_frame_writer.h
  * @brief Frames written by a host thread while the time loop goes on. Two buffer sets: the main
  * thread fills one from the backend (the only stall: a device-to-host copy) and hands it over; the
- * writer thread writes it with hs_vtk_series_write. When both sets are still being written the main
- * thread waits (back-pressure), so memory stays bounded. Frames are written in submission order.
+ * writer thread writes it with hs_series_write, in whichever format the series has (hs_series.h).
+ * When both sets are still being written the main thread waits (back-pressure), so memory stays
+ * bounded. Frames are written in submission order.
  */
 #ifndef HS_FRAME_WRITER_H
 #define HS_FRAME_WRITER_H
 
+#include <stddef.h>
+
 #include "hs_mesh.h"
 #include "hs_status.h"
-#include "hs_vtk.h"
+#include "hs_series.h"
 
 typedef struct hs_frame_writer hs_frame_writer;
 
-/** A buffer set to fill: phi [n_nodes], r [n_elems], act [n_nodes]. */
+/** A buffer set to fill: phi [n_nodes], r [n_elems], act [n_nodes]; slot 0 or 1. */
 typedef struct hs_frame_bufs {
     double *phi, *r, *act;
+    int slot;
 } hs_frame_bufs;
 
 /**
- * @brief Start the writer thread. @param[in] ser series (borrowed; used only by the thread until
- * flush); @param[in] mesh borrowed; @param[in] fields HS_FIELD_* bits.
+ * Where the buffers come from when a device fills them asynchronously (the cuda backend's
+ * state_copy_start): buffers from @p alloc (page-locked), and @p wait(ctx, slot), called by the
+ * writer thread before it writes that slot, returns once the device's copy into it is complete.
+ * So the main thread only enqueues the copy and goes on; the device keeps computing.
  */
-hs_status hs_frame_writer_create(hs_vtk_series *ser, const hs_mesh *mesh, int fields, hs_frame_writer **out);
+typedef struct hs_frame_source {
+    void *(*alloc)(size_t bytes); /**< NULL: malloc */
+    void (*free)(void *p);
+    hs_status (*wait)(void *ctx, int slot); /**< NULL: the buffers are filled when submitted */
+    void *ctx;
+} hs_frame_source;
+
+/**
+ * @brief Start the writer thread. @param[in] ser series (borrowed; used only by the thread until
+ * flush); @param[in] mesh borrowed; @param[in] fields HS_FIELD_* bits; @param[in] src buffer source
+ * (copied; NULL: host memory filled synchronously).
+ */
+hs_status hs_frame_writer_create(hs_series *ser, const hs_mesh *mesh, int fields, const hs_frame_source *src,
+                                 hs_frame_writer **out);
 /** @brief A free buffer set (waits while both are being written). Reports an earlier write error. */
 hs_status hs_frame_writer_acquire(hs_frame_writer *w, hs_frame_bufs *b);
 /** @brief Queue the acquired set as the frame at time t_ms. */

@@ -45,7 +45,7 @@ typedef struct hs_sim {
 hs_status hs_sim_create(const hs_config *cfg, hs_sim *sim);
 void hs_sim_destroy(hs_sim *sim);
 
-/** @brief Make the mesh the config describes (no reordering, fibres assigned). */
+/** @brief Make the mesh the config describes (hs_mesh_build: fibres assigned, reordered as mesh.reorder says). */
 hs_status hs_mesh_from_config(const hs_config *cfg, hs_mesh **out);
 
 /**

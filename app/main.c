@@ -6,6 +6,7 @@
 #include "hs_bench.h"
 #include "hs_build_config.h"
 #include "hs_config.h"
+#include "hs_mesh_build.h"
 #include "hs_run.h"
 #include "hs_spmv.h"
 #include "hs_util.h"
@@ -20,10 +21,15 @@ static const char *usage_text =
     "                                                 run a simulation, write VTK frames; --restart\n"
     "                                                 continues from a checkpoint (newest in DIR)\n"
     "  check CONFIG [--set KEY=VALUE ...]             validate and print the resolved configuration\n"
+    "  mesh CONFIG [--set KEY=VALUE ...] [--out DIR]  build the mesh as run would, report its quality,\n"
+    "                                                 labels and matrix size, write it to VTK\n"
     "  bench step CONFIG [--reps N] [--warm MS] [--no-cpu] [--set ...]\n"
     "                                                 per-phase medians vs bandwidth floors, cuda and cpu\n"
     "  bench spmv [CONFIG | --matrix FILE.mtx] [--reps N] [--kernels a,b,...] [--csv FILE] [--json FILE]\n"
     "                                                 every SpMV kernel on one matrix (GPU): checked, timed\n"
+    "  bench cg CONFIG [--reps N] [--iters K] [--set ...]\n"
+    "                                                 Jacobi-PCG per iteration (GPU): naive cuSPARSE+cuBLAS,\n"
+    "                                                 classic, Chronopoulos-Gear; stream and CUDA graph\n"
     "  kernels                                        list the SpMV kernels (solver.spmv)\n"
     "  config-reference                               print the table of every config key\n"
     "\n"
@@ -80,18 +86,19 @@ int main(int argc, char **argv)
         hs_config_print_reference(stdout);
         return 0;
     }
-    int first = 2, bench = 0; /* bench: 1 step, 2 spmv */
+    int first = 2, bench = 0; /* bench: 1 step, 2 spmv, 3 cg */
     if (!strcmp(cmd, "bench")) {
-        if (argc < 3 || (strcmp(argv[2], "step") && strcmp(argv[2], "spmv")))
-            return usage_error("%s", "bench needs a subcommand: bench step CONFIG, or bench spmv [CONFIG | --matrix FILE.mtx]");
-        bench = strcmp(argv[2], "spmv") ? 1 : 2;
+        if (argc < 3 || (strcmp(argv[2], "step") && strcmp(argv[2], "spmv") && strcmp(argv[2], "cg")))
+            return usage_error("%s", "bench needs a subcommand: bench step CONFIG, bench cg CONFIG, or bench spmv [CONFIG | --matrix FILE.mtx]");
+        bench = !strcmp(argv[2], "spmv") ? 2 : !strcmp(argv[2], "cg") ? 3 : 1;
         first = 3;
-    } else if (strcmp(cmd, "run") && strcmp(cmd, "check")) {
+    } else if (strcmp(cmd, "run") && strcmp(cmd, "check") && strcmp(cmd, "mesh")) {
         return usage_error("unknown command \"%s\"", cmd);
     }
     int reps = 0, cpu_too = 1; /* reps 0: the default, 20 (step) or 200 (spmv) */
     const char *matrix = NULL, *csv = NULL, *json = NULL, *kernels = NULL, *restart = NULL;
     double warm = 5.0;
+    int cg_iters = 100;
 
     const char *cfg_path = NULL;
     static const char *sets[MAX_SETS];
@@ -104,6 +111,9 @@ int main(int argc, char **argv)
             if (reps < 1) return usage_error("--reps needs a positive count, got \"%s\"", argv[i]);
         } else if (bench == 1 && !strcmp(a, "--warm") && i + 1 < argc) {
             warm = atof(argv[++i]);
+        } else if (bench == 3 && !strcmp(a, "--iters") && i + 1 < argc) {
+            cg_iters = atoi(argv[++i]);
+            if (cg_iters < 1) return usage_error("--iters needs a positive count, got \"%s\"", argv[i]);
         } else if (bench == 1 && !strcmp(a, "--no-cpu")) {
             cpu_too = 0;
         } else if (bench == 2 && (!strcmp(a, "--matrix") || !strcmp(a, "--csv") || !strcmp(a, "--json") ||
@@ -141,6 +151,7 @@ int main(int argc, char **argv)
         }
     }
     if (reps == 0) reps = bench == 2 ? 200 : 20;
+    if (bench == 3 && reps > 50) reps = 50;
     if (bench == 2 && matrix) {
         if (cfg_path) return usage_error("%s", "bench spmv takes a config file or --matrix FILE.mtx, not both");
         if (n_sets || out_set[0]) return usage_error("%s", "--set and --out apply to a config file, not to --matrix");
@@ -160,8 +171,16 @@ int main(int argc, char **argv)
         st = hs_bench_spmv(&bo);
         return st == HS_OK ? 0 : fail(st);
     }
+    if (bench == 3) {
+        st = hs_bench_cg(&cfg, cg_iters, reps);
+        return st == HS_OK ? 0 : fail(st);
+    }
     if (bench) {
         st = hs_bench_step(&cfg, reps, warm, cpu_too);
+        return st == HS_OK ? 0 : fail(st);
+    }
+    if (!strcmp(cmd, "mesh")) {
+        st = hs_mesh_command(&cfg, stdout);
         return st == HS_OK ? 0 : fail(st);
     }
     if (!strcmp(cmd, "check")) {

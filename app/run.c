@@ -13,33 +13,17 @@
 #include "hs_backend_select.h"
 #include "hs_checkpoint.h"
 #include "hs_frame_writer.h"
+#include "hs_mesh_build.h"
 #include "hs_progress.h"
+#include "hs_series.h"
 #include "hs_util.h"
 #include "hs_vtk.h"
 
+/* The whole mesh pipeline (source, checks, fibres, reordering) is hs_mesh_build, shared with
+ * `heartsim mesh`. */
 hs_status hs_mesh_from_config(const hs_config *cfg, hs_mesh **out)
 {
-    *out = NULL;
-    hs_mesh *m = NULL;
-    if (strcmp(cfg->mesh_source, "box") == 0) {
-        HS_CALL(hs_mesh_create_box(&cfg->box, &m));
-    } else if (strcmp(cfg->mesh_source, "tetgen") == 0) {
-        char node[HS_PATH_MAX + 8], ele[HS_PATH_MAX + 8];
-        snprintf(node, sizeof node, "%s.node", cfg->mesh_file);
-        snprintf(ele, sizeof ele, "%s.ele", cfg->mesh_file);
-        HS_CALL(hs_mesh_read_tetgen(node, ele, &m));
-    } else {
-        return HS_FAIL(HS_ERR_CONFIG, "mesh.source: unknown source \"%s\"; available: box, tetgen",
-                       cfg->mesh_source);
-    }
-    hs_status st = hs_mesh_check(m);
-    if (st == HS_OK) st = hs_mesh_set_fibers_constant(m, cfg->fiber_dir);
-    if (st != HS_OK) {
-        hs_mesh_destroy(&m);
-        return st;
-    }
-    *out = m;
-    return HS_OK;
+    return hs_mesh_build(cfg, out, NULL);
 }
 
 static void problem_opts_from_config(const hs_config *cfg, hs_problem_opts *o)
@@ -51,6 +35,11 @@ static void problem_opts_from_config(const hs_config *cfg, hs_problem_opts *o)
     o->d_ani = cfg->d_ani;
     o->cg.tol = cfg->cg_tol;
     o->cg.max_iter = cfg->cg_max_iter;
+    o->cg.variant = strcmp(cfg->cg_variant, "classic") == 0 ? HS_CG_CLASSIC : HS_CG_CHRONOPOULOS;
+    o->cg_forcing = cfg->cg_forcing;
+    o->extrapolate = cfg->extrapolate;
+    o->graph = strcmp(cfg->graph, "off") != 0; /* auto and on: graphs (the cuda backend's choice) */
+    o->persistent = !strcmp(cfg->persistent, "on") ? 1 : !strcmp(cfg->persistent, "off") ? 0 : -1;
     o->newton_tol_residual = cfg->newton_tol_residual;
     o->newton_tol_update = cfg->newton_tol_update;
     o->newton_max_iter = cfg->newton_max_iter;
@@ -64,25 +53,13 @@ hs_status hs_sim_create(const hs_config *cfg, hs_sim *sim)
     hs_status st = HS_OK;
     double t0 = hs_wtime();
     if (cfg->threads > 0) omp_set_num_threads(cfg->threads); /* solver.threads; 0 keeps OMP_NUM_THREADS */
-    HS_CALL_GOTO(hs_mesh_from_config(cfg, &sim->mesh), fail);
-    double vol, hmin, hmean, hmax;
-    hs_mesh_stats(sim->mesh, &vol, &hmin, &hmean, &hmax);
-    hs_log(1, "mesh: %d nodes, %d tetrahedra, volume %.4g mm^3, edges %.3g / %.3g / %.3g mm (min/mean/max)\n",
-           sim->mesh->n_nodes, sim->mesh->n_elems, vol, hmin, hmean, hmax);
-    hs_reorder_kind rk = strcmp(cfg->mesh_reorder, "rcm") == 0 ? HS_REORDER_RCM : HS_REORDER_NONE;
-    hs_reorder_report rep;
-    HS_CALL_GOTO(hs_mesh_reorder(sim->mesh, rk, &rep), fail);
-    if (rk == HS_REORDER_RCM)
-        hs_log(1, "reorder: reverse Cuthill-McKee, node bandwidth %lld -> %lld\n",
-               (long long)rep.bandwidth_before, (long long)rep.bandwidth_after);
-    else
-        hs_log(1, "reorder: none (node bandwidth %lld)\n", (long long)rep.bandwidth_before);
+    HS_CALL_GOTO(hs_mesh_from_config(cfg, &sim->mesh), fail); /* checked, fibres, reordered */
     int use_cuda = 0;
     HS_CALL_GOTO(hs_backend_choose(cfg->backend, &use_cuda), fail);
     hs_problem_opts po;
     problem_opts_from_config(cfg, &po);
     char why[1400];
-    HS_CALL_GOTO(hs_spmv_choose(cfg->spmv, use_cuda, sim->mesh, &po.spmv_params, &po.spmv, why, sizeof why), fail);
+    HS_CALL_GOTO(hs_spmv_choose(cfg->spmv, use_cuda, po.cg.variant == HS_CG_CHRONOPOULOS, sim->mesh, &po.spmv_params, &po.spmv, why, sizeof why), fail);
     HS_CHECK_GOTO(use_cuda || !po.spmv->needs_device, fail, HS_ERR_CONFIG,
                   "solver.spmv: kernel \"%s\" runs only on the cuda backend, and this run uses the cpu "
                   "backend; use solver.spmv = \"auto\" or a kernel that `heartsim kernels` lists for cpu",
@@ -126,18 +103,29 @@ void hs_sim_destroy(hs_sim *sim)
     hs_mesh_destroy(&sim->mesh);
 }
 
-/* A frame: the state is copied out of the backend (the main thread's only stall) and the writer
- * thread writes it while the time loop goes on. */
+/* A frame: the state is copied out of the backend and the writer thread writes it while the time
+ * loop goes on. A backend with state_copy_start (cuda) only enqueues a snapshot and its copy into
+ * the writer's page-locked buffers; the writer thread waits for that copy (frame_copy_wait), so
+ * neither the main thread nor the device waits for the frame. Otherwise (cpu) get_state copies. */
 static hs_status write_frame(hs_frame_writer *fw, const hs_sim *sim, double t_ms, hs_run_summary *sum)
 {
     double t0 = hs_wtime();
     hs_frame_bufs fb;
     HS_CALL(hs_frame_writer_acquire(fw, &fb));
-    HS_CALL(sim->backend->ops->get_state(sim->backend, fb.phi, fb.r, fb.act));
+    if (sim->backend->ops->state_copy_start)
+        HS_CALL(sim->backend->ops->state_copy_start(sim->backend, fb.slot, fb.phi, fb.r, fb.act));
+    else
+        HS_CALL(sim->backend->ops->get_state(sim->backend, fb.phi, fb.r, fb.act));
     HS_CALL(hs_frame_writer_submit(fw, t_ms));
     sum->frames++;
     sum->wall_output += hs_wtime() - t0;
     return HS_OK;
+}
+
+static hs_status frame_copy_wait(void *ctx, int slot)
+{
+    hs_backend *b = ctx;
+    return b->ops->state_copy_wait(b, slot);
 }
 
 /* ---- signals: SIGINT/SIGTERM ask the loop to stop at the next step end ------------------------ */
@@ -186,6 +174,7 @@ static void signals_restore(const saved_signals *old)
 typedef struct ckpt_state {
     int enabled;          /* output enabled: checkpoints can be written */
     double *phi, *r, *act; /* host copies of the state */
+    double *hist[2];       /* host copies of the extrapolation history */
     long *ring;           /* steps of this prefix's checkpoints on disk, oldest first */
     int n_ring, cap_ring;
     long last_step;       /* step of the last checkpoint written, -1 */
@@ -193,14 +182,16 @@ typedef struct ckpt_state {
 
 /* Write the checkpoint of the backend's state at @p step: after every frame submitted so far is on
  * disk (the checkpoint records how many), then older checkpoints beyond output.checkpoint_keep go. */
-static hs_status checkpoint_now(ckpt_state *c, const hs_config *cfg, const hs_sim *sim, hs_vtk_series *ser,
+static hs_status checkpoint_now(ckpt_state *c, const hs_config *cfg, const hs_sim *sim, hs_series *ser,
                                 hs_frame_writer *fw, long step, char *path, size_t size)
 {
     if (fw) HS_CALL(hs_frame_writer_flush(fw));
     HS_CALL(sim->backend->ops->get_state(sim->backend, c->phi, c->r, c->act));
+    hs_extrap ex;
+    HS_CALL(sim->backend->ops->get_history(sim->backend, &ex, c->hist[0], c->hist[1]));
     hs_checkpoint_path(cfg->out_dir, cfg->out_prefix, step, path, size);
-    HS_CALL(hs_checkpoint_write(path, step, step * cfg->dt, cfg, sim->mesh, hs_vtk_series_count(ser),
-                                hs_vtk_series_times(ser), c->phi, c->r, c->act));
+    HS_CALL(hs_checkpoint_write(path, step, step * cfg->dt, cfg, sim->mesh, hs_series_count(ser),
+                                hs_series_times(ser), c->phi, c->r, c->act, &ex, c->hist));
     c->last_step = step;
     int j = 0; /* the ring without this step (rewritten in place), then this step at its end */
     for (int i = 0; i < c->n_ring; ++i)
@@ -312,7 +303,7 @@ hs_status hs_run(const hs_config *cfg, const char *restart, hs_run_summary *sum)
     hs_status st = HS_OK;
     double w0 = hs_wtime();
     hs_sim sim;
-    hs_vtk_series *ser = NULL;
+    hs_series *ser = NULL;
     hs_frame_writer *fw = NULL;
     double *amp = NULL, *clean_phi = NULL;
     hs_checkpoint ck;
@@ -338,10 +329,15 @@ hs_status hs_run(const hs_config *cfg, const char *restart, hs_run_summary *sum)
     HS_CALL_GOTO(HS_ALLOC(cs.phi, nn, "checkpoint phi"), done);
     HS_CALL_GOTO(HS_ALLOC(cs.r, ne, "checkpoint r"), done);
     HS_CALL_GOTO(HS_ALLOC(cs.act, nn, "checkpoint activation"), done);
+    if (cfg->extrapolate > 0) {
+        HS_CALL_GOTO(HS_ALLOC(cs.hist[0], nn, "checkpoint history"), done);
+        HS_CALL_GOTO(HS_ALLOC(cs.hist[1], nn, "checkpoint history"), done);
+    }
     long k0 = 0;
     if (restart) {
         HS_CALL_GOTO(hs_checkpoint_match(&ck, cfg, sim.mesh), done);
         HS_CALL_GOTO(sim.backend->ops->set_state(sim.backend, ck.phi, ck.r, ck.act), done);
+        HS_CALL_GOTO(sim.backend->ops->set_history(sim.backend, &ck.hist, ck.hist_phi[0], ck.hist_phi[1]), done);
         k0 = (long)ck.h.step;
         hs_log(1, "restart: from %s (t = %g ms, step %ld, %lld frames written)\n", ck.path, k0 * cfg->dt, k0,
                (long long)ck.h.n_frames);
@@ -349,9 +345,14 @@ hs_status hs_run(const hs_config *cfg, const char *restart, hs_run_summary *sum)
     if (cfg->output_enabled) {
         cs.enabled = 1;
         HS_CALL_GOTO(checkpoints_prepare(&cs, cfg, restart ? k0 : -1), done);
-        HS_CALL_GOTO(hs_vtk_series_create(cfg->out_dir, cfg->out_prefix, &ser), done);
-        if (restart) HS_CALL_GOTO(hs_vtk_series_resume(ser, ck.frame_times, (int)ck.h.n_frames), done);
-        HS_CALL_GOTO(hs_frame_writer_create(ser, sim.mesh, cfg->out_fields, &fw), done);
+        HS_CALL_GOTO(hs_series_create(cfg->out_format, cfg->out_dir, cfg->out_prefix, &ser), done);
+        if (restart) HS_CALL_GOTO(hs_series_resume(ser, ck.frame_times, (int)ck.h.n_frames), done);
+        hs_frame_source src = {0};
+        if (sim.backend->ops->state_copy_start) {
+            src = (hs_frame_source){sim.backend->ops->host_alloc, sim.backend->ops->host_free, frame_copy_wait,
+                                    sim.backend};
+        }
+        HS_CALL_GOTO(hs_frame_writer_create(ser, sim.mesh, cfg->out_fields, &src, &fw), done);
     }
     sum->wall_setup = hs_wtime() - w0;
 
@@ -403,7 +404,7 @@ hs_status hs_run(const hs_config *cfg, const char *restart, hs_run_summary *sum)
                 if (s2 == HS_OK) s2 = hs_frame_writer_flush(fw);
                 if (s2 == HS_OK)
                     hs_log(1, "wrote the last converged state (t = %.4g ms) as frame %d\n", t,
-                           hs_vtk_series_count(ser) - 1);
+                           hs_series_count(ser) - 1);
             }
             if (s2 == HS_OK && cs.enabled) s2 = checkpoint_now(&cs, cfg, &sim, ser, fw, k, ckpt_path, sizeof ckpt_path);
             if (s2 == HS_OK && cs.enabled) {
@@ -468,13 +469,15 @@ done:
     }
     if (sim.backend) sim.backend->ops->get_times(sim.backend, &sum->phases);
     sum->wall_total = hs_wtime() - w0;
-    if (ser) hs_log(1, "output: %d frames, index %s\n", hs_vtk_series_count(ser), hs_vtk_series_index_path(ser));
-    hs_vtk_series_destroy(&ser);
+    if (ser) hs_log(1, "output: %d frames, index %s\n", hs_series_count(ser), hs_series_index_path(ser));
+    hs_series_destroy(&ser);
     free(amp);
     free(clean_phi);
     free(cs.phi);
     free(cs.r);
     free(cs.act);
+    free(cs.hist[0]);
+    free(cs.hist[1]);
     free(cs.ring);
     hs_checkpoint_free(&ck);
     hs_sim_destroy(&sim);
@@ -497,6 +500,6 @@ void hs_run_summary_print(const hs_run_summary *s, const hs_config *cfg, FILE *f
     fprintf(f, "  iterations: %ld Newton (%.2f per step), %ld CG (%.1f per Newton iteration)\n",
             s->newton_iters, s->steps ? (double)s->newton_iters / s->steps : 0.0, s->cg_iters,
             s->newton_iters ? (double)s->cg_iters / s->newton_iters : 0.0);
-    fprintf(f, "  speed: %.3g simulated ms per wall second, %.3g ms wall per step\n",
+    fprintf(f, "  speed: %.3g simulated ms per wall second; wall time per step %.3g ms\n",
             loop > 0 ? s->t_reached_ms / loop : 0.0, s->steps ? 1e3 * loop / s->steps : 0.0);
 }

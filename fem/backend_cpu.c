@@ -10,6 +10,7 @@
 
 #include "hs_backend.h"
 #include "hs_element.h"
+#include "hs_extrapolate.h"
 #include "hs_util.h"
 #include "hs_vec.h"
 
@@ -24,8 +25,11 @@ typedef struct cpu_impl {
     double *inv_diag;     /* [n_nodes] Jacobi */
     double *res_w;        /* [n_nodes] dt / m_I: residual in potential units */
     double *stim_e;       /* [n_elems] stimulus current per model time */
+    double *phi_h1, *phi_h2; /* [n_nodes] phi_{n-1}, phi_{n-2}: the extrapolation history */
+    hs_extrap ex;
     hs_cg_work *cg;
     double dt;            /* model units */
+    double res;           /* Newton residual of the last assembly (sets the inexact-Newton CG tolerance) */
     hs_phase_times times;
 } cpu_impl;
 
@@ -36,7 +40,7 @@ static void cpu_destroy(hs_backend *b)
     hs_spmv_layout_destroy(&c->lay);
     free(c->phi); free(c->phi_n); free(c->r); free(c->r_n); free(c->act);
     free(c->ke); free(c->re); free(c->kval); free(c->rhs); free(c->du);
-    free(c->inv_diag); free(c->res_w); free(c->stim_e);
+    free(c->inv_diag); free(c->res_w); free(c->stim_e); free(c->phi_h1); free(c->phi_h2);
     hs_cg_work_destroy(&c->cg);
     free(c);
     b->impl = NULL;
@@ -50,6 +54,14 @@ static hs_status cpu_begin_step(hs_backend *b, double dt, const double *amp)
     c->dt = dt;
     memcpy(c->phi_n, c->phi, sizeof(double) * (size_t)nn);
     memcpy(c->r_n, c->r, sizeof(double) * (size_t)ne);
+    double w[3];
+    int used = hs_extrap_weights(&c->ex, dt, w);
+    if (used > 0) {
+        const double *h1 = c->phi_h1, *h2 = c->phi_h2;
+#pragma omp parallel for schedule(static) if (nn > HS_OMP_MIN)
+        for (int32_t i = 0; i < nn; ++i)
+            c->phi[i] = w[0] * c->phi_n[i] + w[1] * h1[i] + (used > 1 ? w[2] * h2[i] : 0.0);
+    }
     memset(c->stim_e, 0, sizeof(double) * (size_t)ne);
     const hs_stim_set *s = p->stim;
     for (int k = 0; s && k < s->n_sites; ++k)
@@ -94,6 +106,7 @@ static hs_status cpu_assemble(hs_backend *b, double *res_norm, int32_t *res_node
 #pragma omp parallel for schedule(static) if (m->n_nodes > HS_OMP_MIN)
     for (int32_t i = 0; i < m->n_nodes; ++i) c->inv_diag[i] = 1.0 / c->kval[slot[p->map->diag[i]]];
     *res_norm = hs_vec_norm_inf_weighted(m->n_nodes, c->rhs, c->res_w, res_node);
+    c->res = *res_norm;
     c->times.assembly += hs_wtime() - t1;
     return HS_OK;
 }
@@ -117,7 +130,9 @@ static hs_status cpu_solve(hs_backend *b, hs_cg_result *cg, double *upd_norm)
     int32_t n = p->mesh->n_nodes;
     double t0 = hs_wtime();
     matvec_ctx ctx = {c};
-    HS_CALL(hs_cg_jacobi(n, cpu_matvec, &ctx, c->inv_diag, c->rhs, c->du, &p->opt.cg, c->cg, cg));
+    hs_cg_opts o = p->opt.cg;
+    o.tol = hs_cg_forcing_tol(p->opt.cg.tol, p->opt.cg_forcing, p->opt.newton_tol_residual, c->res);
+    HS_CALL(hs_cg_solve(n, cpu_matvec, &ctx, c->inv_diag, c->rhs, c->du, &o, c->cg, cg));
     if (cg->outcome == HS_CG_CONVERGED) {
 #pragma omp parallel for schedule(static) if (n > HS_OMP_MIN)
         for (int32_t i = 0; i < n; ++i) c->phi[i] -= c->du[i];
@@ -136,6 +151,13 @@ static hs_status cpu_end_step(hs_backend *b, double t_prev, double dt_ms)
     for (int32_t i = 0; i < p->mesh->n_nodes; ++i) {
         double a = c->phi_n[i], z = c->phi[i];
         if (c->act[i] < 0.0 && a < thr && z >= thr) c->act[i] = t_prev + dt_ms * (thr - a) / (z - a);
+    }
+    if (p->opt.extrapolate > 0) { /* history for the next step's first iterate */
+        double *t = c->phi_h2;
+        c->phi_h2 = c->phi_h1;
+        c->phi_h1 = t;
+        memcpy(c->phi_h1, c->phi_n, sizeof(double) * (size_t)p->mesh->n_nodes);
+        hs_extrap_accept(&c->ex, c->dt);
     }
     return HS_OK;
 }
@@ -165,6 +187,33 @@ static hs_status cpu_set_state(hs_backend *b, const double *phi, const double *r
     if (phi) memcpy(c->phi, phi, sizeof(double) * nn);
     if (r) memcpy(c->r, r, sizeof(double) * ne);
     if (act) memcpy(c->act, act, sizeof(double) * nn);
+    return HS_OK;
+}
+
+static hs_status cpu_get_history(hs_backend *b, hs_extrap *ex, double *phi1, double *phi2)
+{
+    cpu_impl *c = b->impl;
+    size_t nn = (size_t)b->prob->mesh->n_nodes;
+    *ex = c->ex;
+    if (!c->phi_h1) ex->n_valid = 0;
+    if (phi1 && ex->n_valid > 0) memcpy(phi1, c->phi_h1, sizeof(double) * nn);
+    if (phi2 && ex->n_valid > 1) memcpy(phi2, c->phi_h2, sizeof(double) * nn);
+    return HS_OK;
+}
+
+static hs_status cpu_set_history(hs_backend *b, const hs_extrap *ex, const double *phi1, const double *phi2)
+{
+    cpu_impl *c = b->impl;
+    size_t nn = (size_t)b->prob->mesh->n_nodes;
+    hs_extrap_reset(&c->ex);
+    if (!c->phi_h1) return HS_OK; /* extrapolation off in this run */
+    int n = ex->n_valid < 0 ? 0 : ex->n_valid > 2 ? 2 : ex->n_valid;
+    if ((n > 0 && !phi1) || (n > 1 && !phi2)) return HS_OK;
+    if (n > 0) memcpy(c->phi_h1, phi1, sizeof(double) * nn);
+    if (n > 1) memcpy(c->phi_h2, phi2, sizeof(double) * nn);
+    c->ex.n_valid = n;
+    c->ex.h[0] = ex->h[0];
+    c->ex.h[1] = ex->h[1];
     return HS_OK;
 }
 
@@ -202,11 +251,11 @@ static hs_status cpu_bench(hs_backend *b, int reps, hs_phase_bench *out)
         double w0 = hs_wtime();
         c->lay->ops->apply_ref(c->lay, c->kval, c->rhs, c->du);
         ts[r] = hs_wtime() - w0;
-        hs_cg_opts o = {0.0, 10}; /* tolerance 0: exactly 10 iterations */
+        hs_cg_opts o = {0.0, 10, p->opt.cg.variant}; /* tolerance 0: exactly 10 iterations */
         hs_cg_result cr;
         matvec_ctx ctx = {c};
         w0 = hs_wtime();
-        HS_CALL_GOTO(hs_cg_jacobi(n, cpu_matvec, &ctx, c->inv_diag, c->rhs, c->du, &o, c->cg, &cr), done);
+        HS_CALL_GOTO(hs_cg_solve(n, cpu_matvec, &ctx, c->inv_diag, c->rhs, c->du, &o, c->cg, &cr), done);
         tc[r] = (hs_wtime() - w0) / (cr.iters > 0 ? cr.iters : 1);
     }
     c->times = save;
@@ -241,6 +290,8 @@ static const hs_backend_ops cpu_ops = {
     .restore_step = cpu_restore_step,
     .get_state = cpu_get_state,
     .set_state = cpu_set_state,
+    .get_history = cpu_get_history,
+    .set_history = cpu_set_history,
     .get_times = cpu_get_times,
     .get_system = cpu_get_system,
     .bench = cpu_bench,
@@ -278,9 +329,15 @@ hs_status hs_backend_cpu_create(const hs_problem *p, hs_backend **out)
     HS_CALL_GOTO(HS_ALLOC(c->res_w, nn, "residual weights"), fail);
     HS_CALL_GOTO(HS_ALLOC(c->stim_e, ne, "element stimulus"), fail);
     HS_CALL_GOTO(hs_cg_work_create(nn, &c->cg), fail);
+    if (p->opt.extrapolate > 0) {
+        HS_CALL_GOTO(HS_ALLOC(c->phi_h1, nn, "phi history"), fail);
+        HS_CALL_GOTO(HS_ALLOC(c->phi_h2, nn, "phi history"), fail);
+    }
+    c->ex.order = p->opt.extrapolate;
+    hs_extrap_reset(&c->ex);
     for (int32_t i = 0; i < nn; ++i) c->act[i] = -1.0;
-    snprintf(b->description, sizeof b->description, "cpu (OpenMP, %d threads, spmv %s)",
-             omp_get_max_threads(), p->opt.spmv->name);
+    snprintf(b->description, sizeof b->description, "cpu (OpenMP, %d threads, spmv %s, cg %s)",
+             omp_get_max_threads(), p->opt.spmv->name, hs_cg_variant_name(p->opt.cg.variant));
     *out = b;
     return HS_OK;
 fail:

@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "hs_cg.h"
+#include "hs_extrapolate.h"
 #include "hs_problem.h"
 
 #ifdef __cplusplus
@@ -46,8 +47,15 @@ typedef struct hs_backend_ops {
     hs_status (*begin_step)(hs_backend *b, double dt_model, const double *site_amp);
     /** Element pass and assembly at the current phi. res_norm = dt max_I |R_I| / m_I, res_node = argmax. */
     hs_status (*assemble)(hs_backend *b, double *res_norm, int32_t *res_node);
-    /** Solve K du = R with Jacobi-PCG, phi -= du; upd_norm = max |du|. */
+    /** Solve K du = R with Jacobi-PCG (variant and inexact-Newton tolerance from prob->opt and the
+     *  last assembly's residual), phi -= du when CG converged; upd_norm = max |du|. */
     hs_status (*solve)(hs_backend *b, hs_cg_result *cg, double *upd_norm);
+    /** Optional (NULL: the Newton loop calls solve then assemble): solve, update phi, and assemble at
+     *  the new phi in one go, so a backend can run a whole Newton iteration without a host round
+     *  trip in between (the cuda backend replays it as one CUDA graph). When CG did not converge
+     *  the assembly results are unspecified. */
+    hs_status (*iterate)(hs_backend *b, hs_cg_result *cg, double *upd_norm, double *res_norm,
+                         int32_t *res_node);
     /** Step accepted: update activation times (linear interpolation within [t_prev, t_prev+dt] ms). */
     hs_status (*end_step)(hs_backend *b, double t_prev_ms, double dt_ms);
     /** Step rejected: back to phi_n, r_n. */
@@ -57,6 +65,21 @@ typedef struct hs_backend_ops {
     /** Set the state from the host (any pointer NULL: leave it): initial conditions, restarts
      *  from a checkpoint, tests. act [n_nodes] activation times in ms (-1 before activation). */
     hs_status (*set_state)(hs_backend *b, const double *phi, const double *r, const double *act);
+    /** The extrapolation history (solver.extrapolate), so a checkpoint restarts bit for bit: *ex and
+     *  phi_{n-1}, phi_{n-2} [n_nodes] (ex->n_valid of them are meaningful; NULL: skip). */
+    hs_status (*get_history)(hs_backend *b, hs_extrap *ex, double *phi1, double *phi2);
+    /** Replace it (restarts). set_state leaves the history alone: a retried step (solver.dt_retry)
+     *  or a test hook that perturbs phi keeps the past it extrapolates from. */
+    hs_status (*set_history)(hs_backend *b, const hs_extrap *ex, const double *phi1, const double *phi2);
+    /** Optional (NULL: use get_state): start copying the state into host buffers from host_alloc
+     *  and return at once; the device takes a snapshot and goes on computing while the copy runs.
+     *  Two copies may be in flight, one per @p slot (0 or 1); state_copy_wait(slot) blocks until
+     *  that slot's copy is complete (callable from another thread). */
+    hs_status (*state_copy_start)(hs_backend *b, int slot, double *phi, double *r, double *act);
+    hs_status (*state_copy_wait)(hs_backend *b, int slot);
+    /** Optional: page-locked host memory for state_copy_start's buffers (NULL when it fails). */
+    void *(*host_alloc)(size_t bytes);
+    void (*host_free)(void *p);
     void (*get_times)(const hs_backend *b, hs_phase_times *t);
     /** Assembled system to the host: K values in CSR order [nnz] and R [n_nodes] (tests, diagnostics). */
     hs_status (*get_system)(hs_backend *b, double *kval_csr, double *rhs);

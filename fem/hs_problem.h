@@ -31,6 +31,11 @@ typedef struct hs_problem_opts {
     const hs_spmv_ops *spmv;    /**< SpMV format for the CG */
     hs_spmv_params spmv_params; /**< its tunables */
     double activation_phi;      /**< activation threshold on phi */
+    double cg_forcing;          /**< inexact Newton forcing cap (hs_cg_forcing_tol); 0 = fixed cg.tol */
+    int extrapolate;            /**< initial Newton iterate: 0 phi_n, 1 linear, 2 quadratic in time */
+    int graph;                  /**< cuda backend: 1 replay Newton iterations as CUDA graphs, 0 launch kernels */
+    int persistent;             /**< cuda backend, chronopoulos: 1 one persistent kernel per CG solve, 0 never,
+                                     -1 auto (small systems) */
 } hs_problem_opts;
 
 typedef struct hs_problem {

@@ -2,8 +2,14 @@
  * @file hs_stimulus.h
  * @brief Stimulus sites: which elements each site covers and how much current it injects per step.
  *
- * With one integration point per element, a site acts on the elements whose centroid lies in its
- * region. The current of a site over a step [t0, t1] is strength * |[t0,t1] ∩ [start, start+duration]|
+ * With one integration point per element, a site acts on whole elements:
+ *  - box, sphere: the elements whose centroid lies inside;
+ *  - surface: the elements that own a boundary triangle carrying the site's label (mesh->bface,
+ *    bface_label), optionally only the triangles whose centroid lies inside a sphere (an
+ *    endocardial apex: label "endo" and a sphere around the apex);
+ *  - nodes: the elements that contain a node listed in a file, in the mesh's source numbering
+ *    (mesh->node_orig), so a list written for the input mesh stays valid after reordering.
+ * The current of a site over a step [t0, t1] is strength * |[t0,t1] ∩ [start, start+duration]|
  * / (t1 - t0): the exact time average of the rectangular pulse, so no pulse is missed or doubled
  * whatever dt is.
  */
@@ -19,14 +25,26 @@
 extern "C" {
 #endif
 
-typedef enum hs_stim_shape { HS_STIM_BOX = 0, HS_STIM_SPHERE = 1 } hs_stim_shape;
+/** Shapes, in the order of the config's choices (stimulus.[i].shape). */
+typedef enum hs_stim_shape {
+    HS_STIM_BOX = 0,
+    HS_STIM_SPHERE = 1,
+    HS_STIM_SURFACE = 2,
+    HS_STIM_NODES = 3
+} hs_stim_shape;
+
+#define HS_STIM_LABEL_LEN HS_MESH_LABEL_LEN
+#define HS_STIM_PATH_MAX 4096
 
 /** One stimulus site as configured (`stimulus` list in the config). */
 typedef struct hs_stimulus_cfg {
     hs_stim_shape shape;
     double min[3], max[3];  /**< box corners, mm */
-    double center[3];       /**< sphere centre, mm */
-    double radius;          /**< sphere radius, mm */
+    double center[3];       /**< sphere centre (sphere; surface with radius > 0), mm */
+    double radius;          /**< sphere radius, mm; surface: restriction radius, 0 = none */
+    char label[HS_STIM_LABEL_LEN]; /**< surface: label name ("endo") or marker number ("3") */
+    char file[HS_STIM_PATH_MAX];   /**< nodes: node list file (one 0-based index per line, or
+                                        openCARP .vtx: count, "intra"/"extra", indices) */
     double start;           /**< ms */
     double duration;        /**< ms */
     double strength;        /**< d(phi)/dt added while active, 1/ms (1/ms = 100 mV/ms) */
@@ -37,12 +55,15 @@ typedef struct hs_stim_set {
     int n_sites;
     hs_stimulus_cfg *site; /**< [n_sites], copied */
     int32_t *elem_ptr;     /**< [n_sites+1] */
-    int32_t *elem;         /**< [elem_ptr[n_sites]] element indices */
+    int32_t *elem;         /**< [elem_ptr[n_sites]] element indices, ascending within a site */
 } hs_stim_set;
 
 /**
- * @brief Find the elements of each site. A site that covers no element centroid is an error
- * naming the site (0-based, as in the config list) and its region.
+ * @brief Find the elements of each site. Errors (HS_ERR_CONFIG) name the site (0-based, as in the
+ * config list): a site that covers no element; an unknown label (the message lists the labels the
+ * mesh has); a node file that cannot be read, is malformed, or lists a node outside the mesh
+ * (`file:line:`).
+ * @param[in] m mesh (borrowed); @param[in] sites [n_sites] (copied); @param[out] out new set.
  */
 hs_status hs_stim_set_create(const hs_mesh *m, const hs_stimulus_cfg *sites, int n_sites,
                              hs_stim_set **out);

@@ -30,8 +30,8 @@ hs_status hs_time_step(hs_backend *b, double t_ms, double dt_ms, const double *s
     int32_t node = 0;
     hs_status st = HS_OK;
     char hist[512];
+    st = b->ops->assemble(b, &res, &node);
     for (int k = 0;; ++k) {
-        st = b->ops->assemble(b, &res, &node);
         if (st != HS_OK) { /* name the step and the iteration in the element pass's message */
             char msg[1024];
             snprintf(msg, sizeof msg, "%s", hs_error_message());
@@ -61,20 +61,30 @@ hs_status hs_time_step(hs_backend *b, double t_ms, double dt_ms, const double *s
             goto fail;
         }
         hs_cg_result cg;
-        HS_CALL_GOTO(b->ops->solve(b, &cg, &upd), fail);
+        double res_before = res;
+        int32_t node_before = node;
+        hs_status ast = HS_OK; /* the assembly at the new iterate */
+        if (b->ops->iterate) {
+            ast = b->ops->iterate(b, &cg, &upd, &res, &node);
+        } else {
+            HS_CALL_GOTO(b->ops->solve(b, &cg, &upd), fail);
+            if (cg.outcome == HS_CG_CONVERGED) ast = b->ops->assemble(b, &res, &node);
+        }
         stats->newton_iters++;
         stats->cg_iters += cg.iters;
         if (cg.iters > stats->cg_iters_max) stats->cg_iters_max = cg.iters;
         if (cg.outcome != HS_CG_CONVERGED) {
+            hs_error_clear(); /* an assembly after a failed solve means nothing */
             st = HS_FAIL(HS_ERR_NUMERIC,
                          "CG %s at t = %.4g ms (step to %.4g ms), Newton iteration %d: relative "
                          "residual %.3e after %d iterations (solver.cg_tol %.1e, solver.cg_max_iter "
                          "%d); Newton residual %.3e, largest at node %d%s",
                          hs_cg_outcome_name(cg.outcome), t_ms, t_ms + dt_ms, k + 1, cg.rel_res,
-                         cg.iters, p->opt.cg.tol, p->opt.cg.max_iter, res, node,
+                         cg.iters, p->opt.cg.tol, p->opt.cg.max_iter, res_before, node_before,
                          cg.outcome == HS_CG_BREAKDOWN ? ". Reduce time.dt" : "");
             goto fail;
         }
+        st = ast;
     }
     return b->ops->end_step(b, t_ms, dt_ms);
 fail:

@@ -11,10 +11,17 @@
  *   assembly         "K_elem . 1": one thread per nonzero of K sums its element entries through the
  *                    gather map and writes the SpMV format's slot; one thread per node sums R, takes
  *                    the Jacobi diagonal and the weighted residual norm. No atomics, fixed order.
- *   Jacobi-PCG       the SpMV kernel chosen by solver.spmv; alpha, beta and the convergence test are
- *                    computed on the device (a status word stops further work once converged); the
- *                    host reads the status every HS_CG_POLL iterations.
+ *   Jacobi-PCG       gpu/cg.cu (solver.cg: classic or Chronopoulos-Gear) with the SpMV kernel chosen
+ *                    by solver.spmv; every scalar stays on the device.
+ * Two ways to run a Newton iteration (solver.graph):
+ *   graph            solve + phi update + element + assembly captured once as a CUDA graph, the CG
+ *                    loop a WHILE conditional node stopped by the device's own convergence test: one
+ *                    graph launch and one host synchronisation per Newton iteration, no extra CG
+ *                    iterations. Re-captured when dt changes (dt is a kernel argument).
+ *   stream           the same kernels launched one by one; the host reads the CG status every
+ *                    HS_CG_POLL iterations (up to HS_CG_POLL-1 SpMVs run after convergence).
  * Only a handful of scalars cross to the host per Newton iteration.
+ * The first Newton iterate is extrapolated from the last steps (fem/hs_extrapolate.h).
  */
 #include <climits>
 #include <cstdlib>
@@ -23,6 +30,8 @@
 
 #include "hs_cuda_check.cuh"
 #include "hs_element.h"
+#include "hs_extrapolate.h"
+#include "hs_gpu_cg.cuh"
 #include "hs_gpu.h"
 #include "hs_gpu_reduce.cuh"
 #include "hs_gpu_spmv.cuh"
@@ -30,13 +39,13 @@
 #include "hs_util.h"
 
 #define HS_CG_POLL 4 /* CG iterations launched between two reads of the device status word */
+/* solver.persistent = "auto": the persistent CG for systems up to this many rows (latency-bound;
+ * above it the kernel sequence streams at full bandwidth: measured in docs/benchmarks.md) */
+#define HS_CG_PERSISTENT_AUTO_ROWS 262144
 
-enum { CG_RUNNING = 0, CG_CONV = 1, CG_BREAK = 2, CG_NONFINITE = 3, CG_MAXIT = 4 };
-
-/* Scalars that live on the device; copied to pinned host memory as one block when needed. */
+/* Newton scalars that live on the device; copied to pinned host memory as one block when needed
+ * (the CG's own scalars are in hs_gpu_cg_scalars). */
 struct dev_scalars {
-    double rz, bb, rr, alpha, beta, pq, tol2;
-    int status, iters, max_iter;
     double res, upd;   /* Newton: weighted residual norm, max |du| */
     int res_node, upd_node;
     int bad_elem;      /* smallest element whose local Newton failed, 0x7f7f7f7f when none */
@@ -56,13 +65,23 @@ struct cuda_impl {
     int32_t *stim_elem;
     /* state and per-iteration arrays */
     double *phi, *phin, *r, *rn, *act, *ke, *re, *kval, *rhs, *du, *dinv, *stim_e;
-    double *cr, *cz, *cp, *cq;
-    double *partA, *partB;
+    double *ph1, *ph2;      /* phi_{n-1}, phi_{n-2}: extrapolation history (NULL when off) */
+    int32_t *csr_rp, *csr_col; /* CSR pattern, only for the persistent CG */
+    double *partA;
     int *parti;
     dev_scalars *d_sc, *h_sc; /* h_sc pinned */
+    hs_gpu_cg *cg;
+    hs_gpu_cg_scalars *h_cg;  /* pinned */
     double *h_phi, *h_r, *h_act; /* pinned frame buffers */
     double dt;
     int stim_was_on;
+    hs_extrap ex;
+    /* frames: device snapshots [2][2 nn + ne] and their copies to the host on s_copy */
+    double *snap[2];
+    cudaEvent_t ev_snap[2], ev_done[2];
+    /* graph mode: one Newton iteration (solve, update, element, assembly) as a graph */
+    cudaGraphExec_t gexec;
+    double graph_dt;
     hs_phase_times t;
 };
 
@@ -155,131 +174,13 @@ __global__ void k_final_maxloc(int nparts, const double *partv, const int *parti
     if (threadIdx.x == 0) { *v = best; *i = bi == INT_MAX ? 0 : bi; }
 }
 
-/* Fixed-order sum of the partials: thread t adds partials t, t+256, ..., then the block tree. */
-__device__ inline double final_sum(int nparts, const double *part, double *sh)
-{
-    double s = 0.0;
-    for (int p = threadIdx.x; p < nparts; p += blockDim.x) s += part[p];
-    return hs_block_sum(s, sh);
-}
-
-__global__ void k_cg_init(int32_t n, const double *__restrict__ b, const double *__restrict__ dinv,
-                          double *__restrict__ x, double *__restrict__ r, double *__restrict__ z,
-                          double *__restrict__ p, double *partA, double *partB)
-{
-    __shared__ double sh[HS_RED_THREADS];
-    double rz = 0.0, bb = 0.0;
-    for (int32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
-        double bi = b[i], zi = dinv[i] * bi;
-        x[i] = 0.0;
-        r[i] = bi;
-        z[i] = zi;
-        p[i] = zi;
-        rz += bi * zi;
-        bb += bi * bi;
-    }
-    rz = hs_block_sum(rz, sh);
-    bb = hs_block_sum(bb, sh);
-    if (threadIdx.x == 0) { partA[blockIdx.x] = rz; partB[blockIdx.x] = bb; }
-}
-
-__global__ void k_cg_init_final(int nparts, const double *partA, const double *partB, dev_scalars *sc,
-                                double tol, int max_iter)
-{
-    __shared__ double sh[HS_RED_THREADS];
-    double rz = final_sum(nparts, partA, sh);
-    double bb = final_sum(nparts, partB, sh);
-    if (threadIdx.x == 0) {
-        sc->rz = rz;
-        sc->bb = bb;
-        sc->rr = bb;
-        sc->tol2 = tol * tol;
-        sc->iters = 0;
-        sc->max_iter = max_iter;
-        sc->status = !isfinite(bb) ? CG_NONFINITE : bb == 0.0 ? CG_CONV : CG_RUNNING;
-    }
-}
-
-__global__ void k_dot(int32_t n, const double *__restrict__ a, const double *__restrict__ b, double *part,
-                      const dev_scalars *sc)
-{
-    __shared__ double sh[HS_RED_THREADS];
-    if (sc->status != CG_RUNNING) return; /* uniform across the grid */
-    double s = 0.0;
-    for (int32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) s += a[i] * b[i];
-    s = hs_block_sum(s, sh);
-    if (threadIdx.x == 0) part[blockIdx.x] = s;
-}
-
-__global__ void k_cg_alpha(int nparts, const double *part, dev_scalars *sc)
-{
-    __shared__ double sh[HS_RED_THREADS];
-    if (sc->status != CG_RUNNING) return;
-    double pq = final_sum(nparts, part, sh);
-    if (threadIdx.x == 0) {
-        sc->pq = pq;
-        if (!isfinite(pq)) sc->status = CG_NONFINITE;
-        else if (pq <= 0.0 || sc->rz <= 0.0) sc->status = CG_BREAK;
-        else sc->alpha = sc->rz / pq;
-        if (sc->status != CG_RUNNING) sc->iters++;
-    }
-}
-
-/* x += alpha p, r -= alpha q, z = D^-1 r, and the partials of r.r and r.z */
-__global__ void k_cg_update(int32_t n, const dev_scalars *sc, double *__restrict__ x, double *__restrict__ r,
-                            double *__restrict__ z, const double *__restrict__ p, const double *__restrict__ q,
-                            const double *__restrict__ dinv, double *partA, double *partB)
-{
-    __shared__ double sh[HS_RED_THREADS];
-    if (sc->status != CG_RUNNING) return;
-    double alpha = sc->alpha, rr = 0.0, rz = 0.0;
-    for (int32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
-        x[i] += alpha * p[i];
-        double ri = r[i] - alpha * q[i];
-        double zi = dinv[i] * ri;
-        r[i] = ri;
-        z[i] = zi;
-        rr += ri * ri;
-        rz += ri * zi;
-    }
-    rr = hs_block_sum(rr, sh);
-    rz = hs_block_sum(rz, sh);
-    if (threadIdx.x == 0) { partA[blockIdx.x] = rr; partB[blockIdx.x] = rz; }
-}
-
-__global__ void k_cg_beta(int nparts, const double *partA, const double *partB, dev_scalars *sc)
-{
-    __shared__ double sh[HS_RED_THREADS];
-    if (sc->status != CG_RUNNING) return;
-    double rr = final_sum(nparts, partA, sh);
-    double rz = final_sum(nparts, partB, sh);
-    if (threadIdx.x == 0) {
-        sc->iters++;
-        sc->rr = rr;
-        if (!isfinite(rr)) sc->status = CG_NONFINITE;
-        else if (rr <= sc->tol2 * sc->bb) sc->status = CG_CONV;
-        else if (sc->iters >= sc->max_iter) sc->status = CG_MAXIT;
-        else {
-            sc->beta = rz / sc->rz;
-            sc->rz = rz;
-        }
-    }
-}
-
-__global__ void k_cg_p(int32_t n, const dev_scalars *sc, const double *__restrict__ z, double *__restrict__ p)
-{
-    if (sc->status != CG_RUNNING) return;
-    double beta = sc->beta;
-    for (int32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
-        p[i] = z[i] + beta * p[i];
-}
-
-/* phi -= du (when apply), block maxima of |du| */
-__global__ void k_update_phi(int32_t n, int apply, double *__restrict__ phi, const double *__restrict__ du,
-                             double *partv, int *parti)
+/* phi -= du when the CG converged (read on the device), block maxima of |du| */
+__global__ void k_update_phi(int32_t n, const hs_gpu_cg_scalars *cg, double *__restrict__ phi,
+                             const double *__restrict__ du, double *partv, int *parti)
 {
     __shared__ double shv[HS_RED_THREADS];
     __shared__ int shi[HS_RED_THREADS];
+    const int apply = cg->status == HS_GPU_CG_CONV;
     double best = 0.0;
     int bi = INT_MAX;
     for (int32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
@@ -306,6 +207,14 @@ __global__ void k_activation(int32_t n, const double *__restrict__ phin, const d
         double a = phin[i], z = phi[i];
         if (act[i] < 0.0 && a < thr && z >= thr) act[i] = t_prev + dt_ms * (thr - a) / (z - a);
     }
+}
+
+/* phi = w0 phi_n + w1 phi_{n-1} + w2 phi_{n-2} (hs_extrap_weights) */
+__global__ void k_extrapolate(int32_t n, double w0, double w1, double w2, const double *__restrict__ phin,
+                              const double *__restrict__ h1, const double *__restrict__ h2, double *__restrict__ phi)
+{
+    for (int32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
+        phi[i] = w0 * phin[i] + w1 * h1[i] + (w2 != 0.0 ? w2 * h2[i] : 0.0);
 }
 
 __global__ void k_fill(int64_t n, double v, double *x)
@@ -338,6 +247,13 @@ static hs_status cu_begin_step(hs_backend *b, double dt, const double *amp)
     c->dt = dt;
     HS_CUDA_CALL(cudaMemcpyAsync(c->phin, c->phi, sizeof(double) * c->nn, cudaMemcpyDeviceToDevice, c->s));
     HS_CUDA_CALL(cudaMemcpyAsync(c->rn, c->r, sizeof(double) * c->ne, cudaMemcpyDeviceToDevice, c->s));
+    double w[3];
+    int used = c->ph1 ? hs_extrap_weights(&c->ex, dt, w) : 0;
+    if (used > 0) {
+        k_extrapolate<<<nblocks(c->nn, 256), 256, 0, c->s>>>(c->nn, w[0], w[1], used > 1 ? w[2] : 0.0, c->phin,
+                                                             c->ph1, c->ph2, c->phi);
+        HS_CUDA_LAUNCH_CHECK("k_extrapolate");
+    }
     int on = 0;
     for (int k = 0; st && k < st->n_sites; ++k) on |= amp[k] != 0.0;
     if (on || c->stim_was_on) { /* the element current array changes only while a site is active */
@@ -353,16 +269,24 @@ static hs_status cu_begin_step(hs_backend *b, double dt, const double *amp)
     return HS_OK;
 }
 
-static hs_status cu_assemble(hs_backend *b, double *res_norm, int32_t *res_node)
+/* Events inside a captured graph must be external event-record nodes. */
+static hs_status rec(cudaEvent_t ev, cudaStream_t s, int in_graph)
+{
+    HS_CUDA_CALL(in_graph ? cudaEventRecordWithFlags(ev, s, cudaEventRecordExternal) : cudaEventRecord(ev, s));
+    return HS_OK;
+}
+
+/* Element pass, assembly, residual norm; ends with the scalars copied to pinned memory. */
+static hs_status enqueue_assemble(hs_backend *b, int in_graph)
 {
     cuda_impl *c = (cuda_impl *)b->impl;
     const hs_problem *p = b->prob;
     HS_CUDA_CALL(cudaMemsetAsync(&c->d_sc->bad_elem, 0x7f, sizeof(int), c->s));
-    HS_CUDA_CALL(cudaEventRecord(c->ev_e0, c->s));
+    HS_CALL(rec(c->ev_e0, c->s, in_graph));
     k_element<<<nblocks(c->ne, 128), 128, 0, c->s>>>(c->ne, p->opt.ap, c->dt, c->tets, c->vol, c->kd, c->phi,
                                                     c->phin, c->stim_e, c->rn, c->r, c->ke, c->re, c->d_sc);
     HS_CUDA_LAUNCH_CHECK("k_element");
-    HS_CUDA_CALL(cudaEventRecord(c->ev_e1, c->s));
+    HS_CALL(rec(c->ev_e1, c->s, in_graph));
     k_assemble_k<<<nblocks(c->nnz, 256), 256, 0, c->s>>>(c->nnz, c->kptr, c->ksrc, c->slot, c->ke, c->kval);
     HS_CUDA_LAUNCH_CHECK("k_assemble_k");
     k_assemble_r<<<HS_RED_BLOCKS, HS_RED_THREADS, 0, c->s>>>(c->nn, c->rptr, c->rsrc, c->re, c->diag, c->slot,
@@ -371,9 +295,14 @@ static hs_status cu_assemble(hs_backend *b, double *res_norm, int32_t *res_node)
     HS_CUDA_LAUNCH_CHECK("k_assemble_r");
     k_final_maxloc<<<1, HS_RED_THREADS, 0, c->s>>>(HS_RED_BLOCKS, c->partA, c->parti, &c->d_sc->res, &c->d_sc->res_node);
     HS_CUDA_LAUNCH_CHECK("k_final_maxloc");
-    HS_CUDA_CALL(cudaEventRecord(c->ev_a1, c->s));
+    HS_CALL(rec(c->ev_a1, c->s, in_graph));
     HS_CUDA_CALL(cudaMemcpyAsync(c->h_sc, c->d_sc, sizeof(dev_scalars), cudaMemcpyDeviceToHost, c->s));
-    HS_CUDA_CALL(cudaStreamSynchronize(c->s));
+    return HS_OK;
+}
+
+/* After the stream synchronised: element failures, residual, phase times. */
+static hs_status finish_assemble(cuda_impl *c, double *res_norm, int32_t *res_node)
+{
     c->t.element += 1e-3 * elapsed_ms(c->ev_e0, c->ev_e1);
     c->t.assembly += 1e-3 * elapsed_ms(c->ev_e1, c->ev_a1);
     if (c->h_sc->bad_elem != 0x7f7f7f7f) {
@@ -385,52 +314,103 @@ static hs_status cu_assemble(hs_backend *b, double *res_norm, int32_t *res_node)
     return HS_OK;
 }
 
-/* Launch the iterations of one solve; the host reads the status word every HS_CG_POLL iterations. */
-static hs_status cu_solve(hs_backend *b, hs_cg_result *cg, double *upd_norm)
+static hs_status cu_assemble(hs_backend *b, double *res_norm, int32_t *res_node)
 {
     cuda_impl *c = (cuda_impl *)b->impl;
-    const hs_problem *p = b->prob;
-    const int32_t n = c->nn;
+    HS_CALL(enqueue_assemble(b, 0));
+    HS_CUDA_CALL(cudaStreamSynchronize(c->s));
+    return finish_assemble(c, res_norm, res_node);
+}
+
+static hs_gpu_cg_tol solve_tol(const hs_backend *b)
+{
+    const cuda_impl *c = (const cuda_impl *)b->impl;
+    const hs_problem_opts *o = &b->prob->opt;
+    hs_gpu_cg_tol t = {o->cg.tol, o->cg_forcing, o->newton_tol_residual, &c->d_sc->res, o->cg.max_iter};
+    return t;
+}
+
+/* phi -= du (if CG converged) and max |du| into d_sc->upd. */
+static hs_status enqueue_update(cuda_impl *c)
+{
     const int RB = HS_RED_BLOCKS, RT = HS_RED_THREADS;
-    HS_CUDA_CALL(cudaEventRecord(c->ev_s0, c->s));
-    k_cg_init<<<RB, RT, 0, c->s>>>(n, c->rhs, c->dinv, c->du, c->cr, c->cz, c->cp, c->partA, c->partB);
-    HS_CUDA_LAUNCH_CHECK("k_cg_init");
-    k_cg_init_final<<<1, RT, 0, c->s>>>(RB, c->partA, c->partB, c->d_sc, p->opt.cg.tol, p->opt.cg.max_iter);
-    HS_CUDA_LAUNCH_CHECK("k_cg_init_final");
-    int launched = 0;
-    for (;;) {
-        int chunk = HS_CG_POLL;
-        if (launched + chunk > p->opt.cg.max_iter) chunk = p->opt.cg.max_iter - launched;
-        for (int q = 0; q < chunk; ++q) {
-            HS_CALL(hs_gpu_spmv_apply(c->spmv, c->cp, c->cq, c->s));
-            k_dot<<<RB, RT, 0, c->s>>>(n, c->cp, c->cq, c->partA, c->d_sc);
-            k_cg_alpha<<<1, RT, 0, c->s>>>(RB, c->partA, c->d_sc);
-            k_cg_update<<<RB, RT, 0, c->s>>>(n, c->d_sc, c->du, c->cr, c->cz, c->cp, c->cq, c->dinv, c->partA, c->partB);
-            k_cg_beta<<<1, RT, 0, c->s>>>(RB, c->partA, c->partB, c->d_sc);
-            k_cg_p<<<RB, RT, 0, c->s>>>(n, c->d_sc, c->cz, c->cp);
-            HS_CUDA_LAUNCH_CHECK("CG iteration kernels");
-        }
-        launched += chunk;
-        HS_CUDA_CALL(cudaMemcpyAsync(c->h_sc, c->d_sc, sizeof(dev_scalars), cudaMemcpyDeviceToHost, c->s));
-        HS_CUDA_CALL(cudaStreamSynchronize(c->s));
-        if (c->h_sc->status != CG_RUNNING || launched >= p->opt.cg.max_iter) break;
-    }
-    const dev_scalars *h = c->h_sc;
-    cg->iters = h->iters;
-    cg->rel_res = h->bb > 0 ? sqrt(h->rr / h->bb) : 0.0;
-    cg->outcome = h->status == CG_CONV ? HS_CG_CONVERGED
-                : h->status == CG_BREAK ? HS_CG_BREAKDOWN
-                : h->status == CG_NONFINITE ? HS_CG_NONFINITE : HS_CG_MAX_ITER;
-    k_update_phi<<<RB, RT, 0, c->s>>>(n, cg->outcome == HS_CG_CONVERGED, c->phi, c->du, c->partA, c->parti);
+    k_update_phi<<<RB, RT, 0, c->s>>>(c->nn, c->cg->d_sc, c->phi, c->du, c->partA, c->parti);
     HS_CUDA_LAUNCH_CHECK("k_update_phi");
     k_final_maxloc<<<1, RT, 0, c->s>>>(RB, c->partA, c->parti, &c->d_sc->upd, &c->d_sc->upd_node);
     HS_CUDA_LAUNCH_CHECK("k_final_maxloc");
+    return HS_OK;
+}
+
+/* Stream mode: kernels launched one by one, CG status polled every HS_CG_POLL iterations. */
+static hs_status cu_solve(hs_backend *b, hs_cg_result *cg, double *upd_norm)
+{
+    cuda_impl *c = (cuda_impl *)b->impl;
+    HS_CUDA_CALL(cudaEventRecord(c->ev_s0, c->s));
+    hs_gpu_cg_tol t = solve_tol(b);
+    HS_CALL(hs_gpu_cg_solve_stream(c->cg, c->rhs, c->du, &t, HS_CG_POLL, c->s, c->h_cg));
+    HS_CALL(enqueue_update(c));
     HS_CUDA_CALL(cudaEventRecord(c->ev_s1, c->s));
     HS_CUDA_CALL(cudaMemcpyAsync(&c->h_sc->upd, &c->d_sc->upd, sizeof(double), cudaMemcpyDeviceToHost, c->s));
     HS_CUDA_CALL(cudaStreamSynchronize(c->s));
     c->t.solve += 1e-3 * elapsed_ms(c->ev_s0, c->ev_s1);
+    hs_gpu_cg_result_of(c->h_cg, cg);
     *upd_norm = c->h_sc->upd;
     return HS_OK;
+}
+
+/* Capture one Newton iteration after the first assembly: solve (init + WHILE loop), update,
+ * element, assembly, scalars to the host. */
+static hs_status capture_iteration(hs_backend *b)
+{
+    cuda_impl *c = (cuda_impl *)b->impl;
+    if (c->gexec) {
+        cudaGraphExecDestroy(c->gexec);
+        c->gexec = NULL;
+    }
+    HS_CUDA_CALL(cudaStreamBeginCapture(c->s, cudaStreamCaptureModeThreadLocal));
+    hs_gpu_cg_tol t = solve_tol(b);
+    hs_status st = rec(c->ev_s0, c->s, 1);
+    if (st == HS_OK) st = hs_gpu_cg_capture_solve(c->cg, c->rhs, c->du, &t, c->s);
+    if (st == HS_OK) st = enqueue_update(c);
+    if (st == HS_OK) st = rec(c->ev_s1, c->s, 1);
+    if (st == HS_OK) st = enqueue_assemble(b, 1);
+    if (st == HS_OK && cudaMemcpyAsync(c->h_cg, c->cg->d_sc, sizeof(hs_gpu_cg_scalars), cudaMemcpyDeviceToHost,
+                                       c->s) != cudaSuccess)
+        st = HS_FAIL(HS_ERR_DEVICE, "capturing the CG scalars copy failed");
+    cudaGraph_t g = NULL;
+    cudaError_t e = cudaStreamEndCapture(c->s, &g);
+    if (st == HS_OK && e != cudaSuccess)
+        st = HS_FAIL(HS_ERR_DEVICE, "CUDA graph capture of the Newton iteration failed: %s", cudaGetErrorString(e));
+    if (st == HS_OK) {
+        e = cudaGraphInstantiate(&c->gexec, g, 0);
+        if (e != cudaSuccess) {
+            c->gexec = NULL;
+            st = HS_FAIL(HS_ERR_DEVICE, "CUDA graph instantiation failed: %s", cudaGetErrorString(e));
+        }
+    }
+    if (g) cudaGraphDestroy(g);
+    c->graph_dt = c->dt;
+    return st;
+}
+
+/* One Newton iteration: solve, phi update, assembly at the new phi; one host synchronisation. */
+static hs_status cu_iterate(hs_backend *b, hs_cg_result *cg, double *upd_norm, double *res_norm,
+                            int32_t *res_node)
+{
+    cuda_impl *c = (cuda_impl *)b->impl;
+    if (!b->prob->opt.graph) { /* stream mode */
+        HS_CALL(cu_solve(b, cg, upd_norm));
+        if (cg->outcome != HS_CG_CONVERGED) return HS_OK;
+        return cu_assemble(b, res_norm, res_node);
+    }
+    if (!c->gexec || c->graph_dt != c->dt) HS_CALL(capture_iteration(b));
+    HS_CUDA_CALL(cudaGraphLaunch(c->gexec, c->s));
+    HS_CUDA_CALL(cudaStreamSynchronize(c->s));
+    c->t.solve += 1e-3 * elapsed_ms(c->ev_s0, c->ev_s1);
+    hs_gpu_cg_result_of(c->h_cg, cg);
+    *upd_norm = c->h_sc->upd;
+    if (cg->outcome != HS_CG_CONVERGED) return HS_OK;
+    return finish_assemble(c, res_norm, res_node);
 }
 
 static hs_status cu_end_step(hs_backend *b, double t_prev, double dt_ms)
@@ -439,6 +419,11 @@ static hs_status cu_end_step(hs_backend *b, double t_prev, double dt_ms)
     k_activation<<<nblocks(c->nn, 256), 256, 0, c->s>>>(c->nn, c->phin, c->phi, c->act, b->prob->opt.activation_phi,
                                                         t_prev, dt_ms);
     HS_CUDA_LAUNCH_CHECK("k_activation");
+    if (c->ph1) { /* history for the next first iterate: copies, not pointer swaps (graphs hold pointers) */
+        HS_CUDA_CALL(cudaMemcpyAsync(c->ph2, c->ph1, sizeof(double) * c->nn, cudaMemcpyDeviceToDevice, c->s));
+        HS_CUDA_CALL(cudaMemcpyAsync(c->ph1, c->phin, sizeof(double) * c->nn, cudaMemcpyDeviceToDevice, c->s));
+        hs_extrap_accept(&c->ex, c->dt);
+    }
     return HS_OK;
 }
 
@@ -468,6 +453,80 @@ static hs_status cu_get_state(hs_backend *b, double *phi, double *r, double *act
     return HS_OK;
 }
 
+static hs_status cu_get_history(hs_backend *b, hs_extrap *ex, double *phi1, double *phi2)
+{
+    cuda_impl *c = (cuda_impl *)b->impl;
+    HS_CUDA_CALL(cudaStreamSynchronize(c->s));
+    *ex = c->ex;
+    if (!c->ph1) ex->n_valid = 0;
+    if (phi1 && ex->n_valid > 0) HS_CUDA_CALL(cudaMemcpy(phi1, c->ph1, sizeof(double) * c->nn, cudaMemcpyDeviceToHost));
+    if (phi2 && ex->n_valid > 1) HS_CUDA_CALL(cudaMemcpy(phi2, c->ph2, sizeof(double) * c->nn, cudaMemcpyDeviceToHost));
+    return HS_OK;
+}
+
+static hs_status cu_set_history(hs_backend *b, const hs_extrap *ex, const double *phi1, const double *phi2)
+{
+    cuda_impl *c = (cuda_impl *)b->impl;
+    hs_extrap_reset(&c->ex);
+    if (!c->ph1) return HS_OK; /* extrapolation off in this run */
+    int n = ex->n_valid < 0 ? 0 : ex->n_valid > 2 ? 2 : ex->n_valid;
+    if ((n > 0 && !phi1) || (n > 1 && !phi2)) return HS_OK;
+    HS_CUDA_CALL(cudaStreamSynchronize(c->s));
+    if (n > 0) HS_CUDA_CALL(cudaMemcpy(c->ph1, phi1, sizeof(double) * c->nn, cudaMemcpyHostToDevice));
+    if (n > 1) HS_CUDA_CALL(cudaMemcpy(c->ph2, phi2, sizeof(double) * c->nn, cudaMemcpyHostToDevice));
+    c->ex.n_valid = n;
+    c->ex.h[0] = ex->h[0];
+    c->ex.h[1] = ex->h[1];
+    return HS_OK;
+}
+
+/* Frames without stalling the device: a device-to-device snapshot on the compute stream (tens of
+ * microseconds), then the device-to-host copy of the snapshot on the copy stream, overlapping the
+ * next steps. The caller's buffers are pinned (cu_host_alloc), so the copy runs at full PCIe speed
+ * and the frame writer thread reads them directly once state_copy_wait says so. */
+static hs_status cu_state_copy_start(hs_backend *b, int slot, double *phi, double *r, double *act)
+{
+    cuda_impl *c = (cuda_impl *)b->impl;
+    HS_CHECK(slot == 0 || slot == 1, HS_ERR_INTERNAL, "state copy slot %d", slot);
+    if (!c->snap[slot]) {
+        HS_CALL(HS_CUDA_ALLOC(c->snap[slot], 2 * (size_t)c->nn + c->ne, "frame snapshot"));
+        HS_CUDA_CALL(cudaEventCreateWithFlags(&c->ev_snap[slot], cudaEventDisableTiming));
+        HS_CUDA_CALL(cudaEventCreateWithFlags(&c->ev_done[slot], cudaEventDisableTiming));
+        HS_CUDA_CALL(cudaEventRecord(c->ev_done[slot], c->s_copy));
+    }
+    double *sp = c->snap[slot], *sr = sp + c->nn, *sa = sr + c->ne;
+    HS_CUDA_CALL(cudaStreamWaitEvent(c->s, c->ev_done[slot], 0)); /* the slot's last copy has left */
+    if (phi) HS_CUDA_CALL(cudaMemcpyAsync(sp, c->phi, sizeof(double) * c->nn, cudaMemcpyDeviceToDevice, c->s));
+    if (r) HS_CUDA_CALL(cudaMemcpyAsync(sr, c->r, sizeof(double) * c->ne, cudaMemcpyDeviceToDevice, c->s));
+    if (act) HS_CUDA_CALL(cudaMemcpyAsync(sa, c->act, sizeof(double) * c->nn, cudaMemcpyDeviceToDevice, c->s));
+    HS_CUDA_CALL(cudaEventRecord(c->ev_snap[slot], c->s));
+    HS_CUDA_CALL(cudaStreamWaitEvent(c->s_copy, c->ev_snap[slot], 0));
+    if (phi) HS_CUDA_CALL(cudaMemcpyAsync(phi, sp, sizeof(double) * c->nn, cudaMemcpyDeviceToHost, c->s_copy));
+    if (r) HS_CUDA_CALL(cudaMemcpyAsync(r, sr, sizeof(double) * c->ne, cudaMemcpyDeviceToHost, c->s_copy));
+    if (act) HS_CUDA_CALL(cudaMemcpyAsync(act, sa, sizeof(double) * c->nn, cudaMemcpyDeviceToHost, c->s_copy));
+    HS_CUDA_CALL(cudaEventRecord(c->ev_done[slot], c->s_copy));
+    return HS_OK;
+}
+
+static hs_status cu_state_copy_wait(hs_backend *b, int slot)
+{
+    cuda_impl *c = (cuda_impl *)b->impl;
+    if (slot < 0 || slot > 1 || !c->snap[slot]) return HS_OK;
+    HS_CUDA_CALL(cudaEventSynchronize(c->ev_done[slot]));
+    return HS_OK;
+}
+
+static void *cu_host_alloc(size_t bytes)
+{
+    void *p = NULL;
+    return cudaMallocHost(&p, bytes) == cudaSuccess ? p : NULL;
+}
+
+static void cu_host_free(void *p)
+{
+    if (p) cudaFreeHost(p);
+}
+
 static hs_status cu_set_state(hs_backend *b, const double *phi, const double *r, const double *act)
 {
     cuda_impl *c = (cuda_impl *)b->impl;
@@ -491,20 +550,6 @@ static hs_status cu_get_system(hs_backend *b, double *kval_csr, double *rhs)
         HS_CUDA_CALL(e);
     }
     if (rhs) HS_CUDA_CALL(cudaMemcpy(rhs, c->rhs, sizeof(double) * c->nn, cudaMemcpyDeviceToHost));
-    return HS_OK;
-}
-
-/* One CG iteration body, exactly as cu_solve launches it. */
-static hs_status cg_iteration(cuda_impl *c)
-{
-    const int RB = HS_RED_BLOCKS, RT = HS_RED_THREADS;
-    HS_CALL(hs_gpu_spmv_apply(c->spmv, c->cp, c->cq, c->s));
-    k_dot<<<RB, RT, 0, c->s>>>(c->nn, c->cp, c->cq, c->partA, c->d_sc);
-    k_cg_alpha<<<1, RT, 0, c->s>>>(RB, c->partA, c->d_sc);
-    k_cg_update<<<RB, RT, 0, c->s>>>(c->nn, c->d_sc, c->du, c->cr, c->cz, c->cp, c->cq, c->dinv, c->partA, c->partB);
-    k_cg_beta<<<1, RT, 0, c->s>>>(RB, c->partA, c->partB, c->d_sc);
-    k_cg_p<<<RB, RT, 0, c->s>>>(c->nn, c->d_sc, c->cz, c->cp);
-    HS_CUDA_LAUNCH_CHECK("CG iteration kernels");
     return HS_OK;
 }
 
@@ -539,29 +584,28 @@ static hs_status cu_bench(hs_backend *b, int reps, hs_phase_bench *out)
         ta[r] = c->t.assembly - t0.assembly;
     }
     /* SpMV on the CG direction */
-    for (int w = 0; w < 3; ++w) HS_CALL(hs_gpu_spmv_apply(c->spmv, c->rhs, c->cq, c->s));
+    for (int w = 0; w < 3; ++w) HS_CALL(hs_gpu_spmv_apply(c->spmv, c->rhs, c->cg->w, c->s));
     for (int r = 0; r < reps; ++r) {
         HS_CUDA_CALL(cudaEventRecord(e0, c->s));
-        HS_CALL(hs_gpu_spmv_apply(c->spmv, c->rhs, c->cq, c->s));
+        HS_CALL(hs_gpu_spmv_apply(c->spmv, c->rhs, c->cg->w, c->s));
         HS_CUDA_CALL(cudaEventRecord(e1, c->s));
         HS_CUDA_CALL(cudaEventSynchronize(e1));
         ts[r] = 1e-3 * elapsed_ms(e0, e1);
     }
-    /* CG iterations: start a solve, keep it running (tolerance 0, no iteration limit in reach) */
-    const int RB = HS_RED_BLOCKS, RT = HS_RED_THREADS;
-    k_cg_init<<<RB, RT, 0, c->s>>>(c->nn, c->rhs, c->dinv, c->du, c->cr, c->cz, c->cp, c->partA, c->partB);
-    k_cg_init_final<<<1, RT, 0, c->s>>>(RB, c->partA, c->partB, c->d_sc, 0.0, INT_MAX);
-    HS_CUDA_LAUNCH_CHECK("k_cg_init");
-    for (int w = 0; w < CGI; ++w) HS_CALL(cg_iteration(c));
+    /* CG iterations of the configured variant: start a solve and keep it running (tolerance 0, no
+     * iteration limit in reach), launched on the stream */
+    hs_gpu_cg_tol tol0 = {0.0, 0.0, 0.0, NULL, INT_MAX};
+    HS_CALL(hs_gpu_cg_enqueue_fixed(c->cg, c->rhs, c->du, &tol0, CGI, 1, c->s));
     for (int r = 0; r < reps; ++r) {
         HS_CUDA_CALL(cudaEventRecord(e0, c->s));
-        for (int q = 0; q < CGI; ++q) HS_CALL(cg_iteration(c));
+        HS_CALL(hs_gpu_cg_enqueue_fixed(c->cg, c->rhs, c->du, &tol0, CGI, 0, c->s));
         HS_CUDA_CALL(cudaEventRecord(e1, c->s));
         HS_CUDA_CALL(cudaEventSynchronize(e1));
         tc[r] = 1e-3 * elapsed_ms(e0, e1) / CGI;
     }
-    HS_CUDA_CALL(cudaMemcpy(c->h_sc, c->d_sc, sizeof(dev_scalars), cudaMemcpyDeviceToHost));
-    int still_running = c->h_sc->status == CG_RUNNING;
+    HS_CUDA_CALL(cudaMemcpy(c->h_cg, c->cg->d_sc, sizeof(hs_gpu_cg_scalars), cudaMemcpyDeviceToHost));
+    int still_running = c->h_cg->status == HS_GPU_CG_RUNNING ||
+                        (c->cg->persistent && c->h_cg->status == HS_GPU_CG_MAXIT && c->h_cg->iters == CGI);
     /* the naive baseline on the same matrix (CSR order), preconditioner and right-hand side */
     {
         int32_t *d_rp = NULL, *d_col = NULL;
@@ -606,9 +650,167 @@ static hs_status cu_bench(hs_backend *b, int reps, hs_phase_bench *out)
     free(te); free(ta); free(ts); free(tc); free(tb);
     cudaEventDestroy(e0);
     cudaEventDestroy(e1);
-    HS_CHECK(still_running, HS_ERR_INTERNAL, "CG benchmark stopped early (status %d): timings invalid", c->h_sc->status);
+    HS_CHECK(still_running, HS_ERR_INTERNAL, "CG benchmark stopped early (status %d): timings invalid", c->h_cg->status);
     /* the bench ran extra assemblies; leave the state as the last assembly left it */
     return HS_OK;
+}
+
+/* Median seconds per iteration of `reps` solves of exactly `iters` iterations (tolerance 0). */
+static hs_status time_solves(cuda_impl *c, hs_gpu_cg *cg, int graph, int iters, int reps, double *out)
+{
+    hs_gpu_cg_tol tk = {0.0, 0.0, 0.0, NULL, iters};
+    cudaGraphExec_t ge = NULL;
+    if (graph) {
+        HS_CUDA_CALL(cudaStreamBeginCapture(c->s, cudaStreamCaptureModeThreadLocal));
+        hs_status st = hs_gpu_cg_capture_solve(cg, c->rhs, c->du, &tk, c->s);
+        cudaGraph_t g = NULL;
+        cudaError_t e = cudaStreamEndCapture(c->s, &g);
+        HS_CALL(st);
+        HS_CUDA_CALL(e);
+        e = cudaGraphInstantiate(&ge, g, 0);
+        cudaGraphDestroy(g);
+        HS_CUDA_CALL(e);
+    }
+    double *t = NULL;
+    HS_CALL(HS_ALLOC(t, reps, "bench timings"));
+    cudaEvent_t e0, e1;
+    HS_CUDA_CALL(cudaEventCreate(&e0));
+    HS_CUDA_CALL(cudaEventCreate(&e1));
+    hs_status st = HS_OK;
+    for (int r = -2; r < reps && st == HS_OK; ++r) { /* two warm-up solves */
+        cudaEventRecord(e0, c->s);
+        if (graph) st = cudaGraphLaunch(ge, c->s) == cudaSuccess ? HS_OK : HS_FAIL(HS_ERR_DEVICE, "graph launch failed");
+        else st = hs_gpu_cg_solve_stream(cg, c->rhs, c->du, &tk, HS_CG_POLL, c->s, c->h_cg);
+        cudaEventRecord(e1, c->s);
+        if (cudaEventSynchronize(e1) != cudaSuccess && st == HS_OK) st = HS_FAIL(HS_ERR_DEVICE, "CG benchmark failed");
+        if (r >= 0) t[r] = 1e-3 * elapsed_ms(e0, e1) / iters;
+    }
+    if (st == HS_OK) {
+        HS_CUDA_CALL(cudaMemcpy(c->h_cg, cg->d_sc, sizeof(hs_gpu_cg_scalars), cudaMemcpyDeviceToHost));
+        if (c->h_cg->iters != iters)
+            st = HS_FAIL(HS_ERR_INTERNAL, "CG benchmark: %d iterations ran instead of %d (status %d)",
+                         c->h_cg->iters, iters, c->h_cg->status);
+    }
+    *out = hs_median(t, reps);
+    free(t);
+    cudaEventDestroy(e0);
+    cudaEventDestroy(e1);
+    if (ge) cudaGraphExecDestroy(ge);
+    return st;
+}
+
+/* Solve to tol with the graph path; iterations and the solution (du) left on the device. */
+static hs_status solve_to(cuda_impl *c, hs_gpu_cg *cg, double tol, int *iters, double *x_host)
+{
+    hs_gpu_cg_tol t = {tol, 0.0, 0.0, NULL, 100000};
+    HS_CALL(hs_gpu_cg_solve_stream(cg, c->rhs, c->du, &t, 1, c->s, c->h_cg));
+    HS_CHECK(c->h_cg->status == HS_GPU_CG_CONV, HS_ERR_NUMERIC, "CG benchmark: the solve did not converge (status %d)",
+             c->h_cg->status);
+    *iters = c->h_cg->iters;
+    HS_CUDA_CALL(cudaMemcpy(x_host, c->du, sizeof(double) * c->nn, cudaMemcpyDeviceToHost));
+    return HS_OK;
+}
+
+extern "C" hs_status hs_backend_cuda_bench_cg(hs_backend *b, int iters, int reps, hs_cg_bench *out)
+{
+    cuda_impl *c = (cuda_impl *)b->impl;
+    const hs_problem *p = b->prob;
+    memset(out, 0, sizeof *out);
+    double res;
+    int32_t node;
+    HS_CALL(cu_assemble(b, &res, &node)); /* K, D^-1 and R at the current state */
+    hs_phase_bench pb;
+    memset(&pb, 0, sizeof pb);
+    hs_phase_bytes(p, c->lay->n_slots, &pb);
+    out->n = c->nn;
+    out->nnz = c->nnz;
+    out->bytes_spmv = pb.bytes_spmv;
+    out->iters = iters;
+    /* naive baseline: cuSPARSE CSR SpMV + cuBLAS, scalars through the host (NVIDIA's sample) */
+    {
+        int32_t *d_rp = NULL, *d_col = NULL;
+        double *d_v = NULL, *h_v = NULL;
+        HS_CALL(upload(&d_rp, p->pattern->row_ptr, (size_t)c->nn + 1, "naive CG row pointers"));
+        HS_CALL(upload(&d_col, p->pattern->col, (size_t)c->nnz, "naive CG columns"));
+        HS_CALL(HS_ALLOC(h_v, c->nnz, "naive CG values"));
+        HS_CALL(cu_get_system(b, h_v, NULL));
+        HS_CALL(upload(&d_v, h_v, (size_t)c->nnz, "naive CG values"));
+        free(h_v);
+        hs_status st = hs_naive_cg_bench(c->nn, c->nnz, d_rp, d_col, d_v, c->dinv, c->rhs, iters, reps, &out->t_naive);
+        cudaFree(d_rp);
+        cudaFree(d_col);
+        cudaFree(d_v);
+        HS_CALL(st);
+    }
+    double *xa = NULL, *xb = NULL;
+    HS_CALL(HS_ALLOC(xa, c->nn, "bench solution"));
+    HS_CALL(HS_ALLOC(xb, c->nn, "bench solution"));
+    hs_status st = HS_OK;
+    for (int v = 0; v < 2 && st == HS_OK; ++v) {
+        hs_gpu_cg *cg = NULL;
+        st = hs_gpu_cg_create(c->nn, v ? HS_CG_CHRONOPOULOS : HS_CG_CLASSIC, c->spmv, c->dinv, &cg);
+        if (st != HS_OK) break;
+        if (v) out->fused = cg->fused;
+        if (st == HS_OK) st = time_solves(c, cg, 0, iters, reps, &out->t_iter[v][0]);
+        if (st == HS_OK) st = time_solves(c, cg, 1, iters, reps, &out->t_iter[v][1]);
+        if (st == HS_OK) st = solve_to(c, cg, 1e-8, &out->iters_to_tol[v], v ? xb : xa);
+        hs_gpu_cg_destroy(&cg);
+    }
+    /* the persistent kernel (Chronopoulos, CSR through the slot map) */
+    int32_t *d_rp = NULL, *d_col = NULL;
+    out->t_persistent[0] = out->t_persistent[1] = -1.0;
+    if (st == HS_OK) st = upload(&d_rp, p->pattern->row_ptr, (size_t)c->nn + 1, "CSR row pointers");
+    if (st == HS_OK) st = upload(&d_col, p->pattern->col, (size_t)c->nnz, "CSR columns");
+    if (st == HS_OK) {
+        hs_gpu_cg *cg = NULL;
+        st = hs_gpu_cg_create(c->nn, HS_CG_CHRONOPOULOS, c->spmv, c->dinv, &cg);
+        if (st == HS_OK) st = hs_gpu_cg_set_persistent(cg, d_rp, d_col, c->slot, c->kval);
+        if (st == HS_OK) st = time_solves(c, cg, 0, iters, reps, &out->t_persistent[0]);
+        if (st == HS_OK) st = time_solves(c, cg, 1, iters, reps, &out->t_persistent[1]);
+        if (st == HS_OK) st = solve_to(c, cg, 1e-8, &out->iters_persistent, xb);
+        hs_gpu_cg_destroy(&cg);
+    }
+    cudaFree(d_rp);
+    cudaFree(d_col);
+    if (st == HS_OK) {
+        double d = 0.0, nx = 0.0;
+        for (int32_t i = 0; i < c->nn; ++i) {
+            d += (xa[i] - xb[i]) * (xa[i] - xb[i]);
+            nx += xa[i] * xa[i];
+        }
+        out->x_rel_diff = nx > 0 ? sqrt(d / nx) : 0.0;
+    }
+    free(xa);
+    free(xb);
+    HS_CALL(st);
+    /* copy bandwidth, as cu_bench measures it */
+    size_t bytes = 256u << 20;
+    char *src = NULL, *dst = NULL;
+    HS_CALL(hs_cuda_alloc_((void **)&src, bytes, "bandwidth probe", __FILE__, __LINE__));
+    st = hs_cuda_alloc_((void **)&dst, bytes, "bandwidth probe", __FILE__, __LINE__);
+    if (st != HS_OK) { cudaFree(src); return st; }
+    double *tb = NULL;
+    st = HS_ALLOC(tb, reps, "bench timings");
+    cudaEvent_t e0, e1;
+    cudaEventCreate(&e0);
+    cudaEventCreate(&e1);
+    for (int w = 0; w < 3; ++w) cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, c->s);
+    for (int r = 0; st == HS_OK && r < reps; ++r) {
+        cudaEventRecord(e0, c->s);
+        cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, c->s);
+        cudaEventRecord(e1, c->s);
+        cudaEventSynchronize(e1);
+        tb[r] = 1e-3 * elapsed_ms(e0, e1);
+    }
+    if (st == HS_OK) out->copy_bw = 2.0 * bytes / hs_median(tb, reps);
+    free(tb);
+    cudaFree(src);
+    cudaFree(dst);
+    cudaEventDestroy(e0);
+    cudaEventDestroy(e1);
+    HS_CUDA_CALL(cudaGetLastError());
+    snprintf(out->device, sizeof out->device, "%s", b->description);
+    return st;
 }
 
 /* SpMV time inside CG is not timed per call on the GPU (events around every SpMV would cost more
@@ -624,13 +826,22 @@ static void cu_destroy(hs_backend *b)
     cuda_impl *c = (cuda_impl *)b->impl;
     if (!c) return;
     if (c->s) cudaStreamSynchronize(c->s);
+    if (c->s_copy) cudaStreamSynchronize(c->s_copy);
+    if (c->gexec) cudaGraphExecDestroy(c->gexec);
+    for (int k = 0; k < 2; ++k) {
+        cudaFree(c->snap[k]);
+        if (c->ev_snap[k]) cudaEventDestroy(c->ev_snap[k]);
+        if (c->ev_done[k]) cudaEventDestroy(c->ev_done[k]);
+    }
+    hs_gpu_cg_destroy(&c->cg);
     hs_gpu_spmv_destroy(&c->spmv);
     hs_spmv_layout_destroy(&c->lay);
     void *dev[] = {c->tets, c->vol, c->kd, c->inv_mass, c->kptr, c->ksrc, c->rptr, c->rsrc, c->diag, c->slot,
                    c->stim_elem, c->phi, c->phin, c->r, c->rn, c->act, c->ke, c->re, c->kval, c->rhs, c->du,
-                   c->dinv, c->stim_e, c->cr, c->cz, c->cp, c->cq, c->partA, c->partB, c->parti, c->d_sc};
+                   c->dinv, c->stim_e, c->ph1, c->ph2, c->csr_rp, c->csr_col, c->partA, c->parti, c->d_sc};
     for (size_t i = 0; i < sizeof dev / sizeof dev[0]; ++i) cudaFree(dev[i]);
     cudaFreeHost(c->h_sc);
+    cudaFreeHost(c->h_cg);
     cudaFreeHost(c->h_phi);
     cudaFreeHost(c->h_r);
     cudaFreeHost(c->h_act);
@@ -644,8 +855,9 @@ static void cu_destroy(hs_backend *b)
 }
 
 static const hs_backend_ops cuda_ops = {
-    "cuda", cu_begin_step, cu_assemble, cu_solve, cu_end_step, cu_restore_step,
-    cu_get_state, cu_set_state, cu_get_times, cu_get_system, cu_bench, cu_destroy,
+    "cuda", cu_begin_step, cu_assemble, cu_solve, cu_iterate, cu_end_step, cu_restore_step,
+    cu_get_state, cu_set_state, cu_get_history, cu_set_history, cu_state_copy_start, cu_state_copy_wait, cu_host_alloc, cu_host_free,
+    cu_get_times, cu_get_system, cu_bench, cu_destroy,
 };
 
 
@@ -730,9 +942,7 @@ static hs_status cuda_setup(hs_backend *b)
         {&c->ke, (size_t)c->ne * 10, "element matrices"}, {&c->re, (size_t)c->ne * 4, "element residuals"},
         {&c->rhs, (size_t)c->nn, "residual"}, {&c->du, (size_t)c->nn, "Newton update"},
         {&c->dinv, (size_t)c->nn, "Jacobi preconditioner"}, {&c->stim_e, (size_t)c->ne, "element stimulus"},
-        {&c->cr, (size_t)c->nn, "CG residual"}, {&c->cz, (size_t)c->nn, "CG preconditioned residual"},
-        {&c->cp, (size_t)c->nn, "CG direction"}, {&c->cq, (size_t)c->nn, "CG product"},
-        {&c->partA, (size_t)HS_RED_BLOCKS, "reduction partials"}, {&c->partB, (size_t)HS_RED_BLOCKS, "reduction partials"},
+        {&c->partA, (size_t)HS_RED_BLOCKS, "reduction partials"},
     };
     for (size_t i = 0; i < sizeof arrs / sizeof arrs[0]; ++i) {
         HS_CALL(hs_cuda_alloc_((void **)arrs[i].p, sizeof(double) * arrs[i].n, arrs[i].what, __FILE__, __LINE__));
@@ -743,6 +953,20 @@ static hs_status cuda_setup(hs_backend *b)
     HS_CUDA_CALL(cudaMemset(c->d_sc, 0, sizeof(dev_scalars)));
     k_fill<<<nblocks(c->nn, 256), 256>>>(c->nn, -1.0, c->act);
     HS_CUDA_LAUNCH_CHECK("k_fill");
+    if (p->opt.extrapolate > 0) {
+        HS_CALL(HS_CUDA_ALLOC(c->ph1, c->nn, "phi history"));
+        HS_CALL(HS_CUDA_ALLOC(c->ph2, c->nn, "phi history"));
+    }
+    c->ex.order = p->opt.extrapolate;
+    hs_extrap_reset(&c->ex);
+    HS_CALL(hs_gpu_cg_create(c->nn, p->opt.cg.variant, c->spmv, c->dinv, &c->cg));
+    if (p->opt.cg.variant == HS_CG_CHRONOPOULOS &&
+        (p->opt.persistent > 0 || (p->opt.persistent < 0 && c->nn <= HS_CG_PERSISTENT_AUTO_ROWS))) {
+        HS_CALL(upload(&c->csr_rp, p->pattern->row_ptr, (size_t)c->nn + 1, "CSR row pointers (persistent CG)"));
+        HS_CALL(upload(&c->csr_col, p->pattern->col, (size_t)c->nnz, "CSR columns (persistent CG)"));
+        HS_CALL(hs_gpu_cg_set_persistent(c->cg, c->csr_rp, c->csr_col, c->slot, c->kval));
+    }
+    HS_CUDA_CALL(cudaMallocHost((void **)&c->h_cg, sizeof(hs_gpu_cg_scalars)));
     HS_CUDA_CALL(cudaMallocHost((void **)&c->h_sc, sizeof(dev_scalars)));
     HS_CUDA_CALL(cudaMallocHost((void **)&c->h_phi, sizeof(double) * c->nn));
     HS_CUDA_CALL(cudaMallocHost((void **)&c->h_r, sizeof(double) * c->ne));
@@ -750,8 +974,16 @@ static hs_status cuda_setup(hs_backend *b)
     HS_CUDA_CALL(cudaDeviceSynchronize());
     cudaDeviceProp prop;
     HS_CUDA_CALL(cudaGetDeviceProperties(&prop, 0));
-    snprintf(b->description, sizeof b->description, "cuda (%.160s, sm_%d%d, spmv %.60s)", prop.name, prop.major,
-             prop.minor, p->opt.spmv->name);
+    snprintf(b->description, sizeof b->description, "cuda (%.120s, sm_%d%d, spmv %.40s, cg %s%s, %s)", prop.name,
+             prop.major, prop.minor, p->opt.spmv->name, hs_cg_variant_name(p->opt.cg.variant),
+             p->opt.cg.variant == HS_CG_CHRONOPOULOS ? (c->cg->fused ? " fused with the SpMV" : " with a separate dot pass")
+                                                     : "",
+             p->opt.graph ? "CUDA graph per Newton iteration" : "stream launches");
+    if (c->cg->persistent) {
+        size_t l = strlen(b->description);
+        if (l > 1 && l < sizeof b->description - 40)
+            snprintf(b->description + l - 1, sizeof b->description - l + 1, ", persistent CG kernel)");
+    }
     return HS_OK;
 }
 

@@ -6,6 +6,7 @@
 #define HS_GPU_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "hs_backend.h"
 #include "hs_spmv.h"
@@ -22,9 +23,11 @@ int hs_gpu_probe(char *name, size_t name_len, char *why, size_t why_len);
 
 /**
  * @brief `solver.spmv = "auto"` on a GPU: time every registered kernel on @p pattern (median of
- * @p reps after warm-up) and return the fastest; @p report lists each kernel's time.
+ * @p reps after warm-up) and return the fastest; @p report lists each kernel's time. @p with_dot:
+ * time each as Chronopoulos-Gear CG uses it (the SpMV and the dot product y . x, fused when the
+ * format can, else a separate pass), so the choice is the fastest CG iteration, not SpMV alone.
  */
-hs_status hs_gpu_spmv_trial(const hs_csr *pattern, const hs_spmv_params *prm, int reps,
+hs_status hs_gpu_spmv_trial(const hs_csr *pattern, const hs_spmv_params *prm, int reps, int with_dot,
                             const hs_spmv_ops **best, char *report, size_t report_len);
 
 /** Device facts for `heartsim bench spmv` (app/bench_spmv.c; device side gpu/bench_spmv.cu). */
@@ -66,6 +69,30 @@ typedef struct hs_gpu_spmv_bench {
 hs_status hs_gpu_bench_spmv(const hs_spmv_layout *lay, const hs_csr *a, const double *vals_fmt,
                             const double *x, const double *y_ref, const double *y_csr, const double *ab,
                             int reps, long long l2_bytes, hs_gpu_spmv_bench *out);
+
+/** What `heartsim bench cg` measures on one matrix (gpu/backend_cuda.cu). */
+typedef struct hs_cg_bench {
+    char device[256];
+    int32_t n, nnz;
+    int iters;               /**< iterations per timed solve (tolerance 0) */
+    double t_naive;          /**< s per iteration: cuSPARSE + cuBLAS, scalars through the host */
+    double t_iter[2][2];     /**< s per iteration [classic, chronopoulos][stream poll, graph] */
+    int fused;               /**< chronopoulos: the SpMV forms (A u, u) itself */
+    int iters_to_tol[2];     /**< iterations to ||r|| <= 1e-8 ||b|| [classic, chronopoulos] */
+    double t_persistent[2];  /**< s per iteration, Chronopoulos as one persistent kernel [stream, graph] */
+    int iters_persistent;    /**< its iterations to 1e-8 */
+    double x_rel_diff;       /**< ||x_classic - x_chronopoulos|| / ||x_classic|| at that tolerance */
+    double bytes_spmv;       /**< least bytes of one SpMV (seed 002 counting) */
+    double copy_bw;          /**< bytes/s, device-to-device copy, median */
+} hs_cg_bench;
+
+/**
+ * @brief Time Jacobi-PCG iterations on the backend's current tangent (assembled once here): the naive
+ * baseline, classic and Chronopoulos-Gear, each launched on a stream (status polled every 4
+ * iterations) and as a CUDA graph (WHILE node), medians of @p reps solves of @p iters iterations
+ * after two warm-up solves, CUDA events. Also solves to 1e-8 with both variants and compares.
+ */
+hs_status hs_backend_cuda_bench_cg(hs_backend *b, int iters, int reps, hs_cg_bench *out);
 
 /** @brief The CUDA backend: the whole time step resident on device 0. */
 hs_status hs_backend_cuda_create(const hs_problem *prob, hs_backend **out);

@@ -49,4 +49,54 @@ __device__ inline void hs_block_maxloc(double &v, int &i, double *shv, int *shi)
     __syncthreads();
 }
 
+/**
+ * Sum of v over a block of any size that is a multiple of 32 (<= 1024): a xor-shuffle tree inside
+ * each warp (fixed order), then warp 0 adds the warp sums in a fixed tree. Deterministic for a given
+ * blockDim. @p sh needs 32 doubles. Result valid in every thread.
+ */
+__device__ inline double hs_block_sum_any(double v, double *sh)
+{
+    for (int off = 16; off > 0; off >>= 1) v += __shfl_xor_sync(0xffffffffu, v, off);
+    const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31, nw = blockDim.x >> 5;
+    if (lane == 0) sh[warp] = v;
+    __syncthreads();
+    if (warp == 0) {
+        double w = lane < nw ? sh[lane] : 0.0;
+        for (int off = 16; off > 0; off >>= 1) w += __shfl_xor_sync(0xffffffffu, w, off);
+        if (lane == 0) sh[0] = w;
+    }
+    __syncthreads();
+    double r = sh[0];
+    __syncthreads();
+    return r;
+}
+
+/**
+ * End of a kernel that forms a dot product alongside other work (the fused SpMV of Chronopoulos-Gear
+ * CG): the block's share @p v becomes part[blockIdx.x]; the last block to finish (a ticket counter,
+ * reset to 0 for the next launch) sums all gridDim.x partials in a fixed order into *result, so the
+ * value is deterministic and no further kernel is needed. Every thread of the block must call it.
+ * @p sh needs 32 doubles.
+ */
+__device__ inline void hs_dot_finish(double v, double *part, unsigned *ticket, double *result, double *sh)
+{
+    __shared__ int last;
+    v = hs_block_sum_any(v, sh);
+    if (threadIdx.x == 0) {
+        part[blockIdx.x] = v;
+        __threadfence(); // the partial is visible before the ticket says so
+        last = atomicAdd(ticket, 1u) == gridDim.x - 1;
+    }
+    __syncthreads();
+    if (!last) return;
+    __threadfence();
+    double s = 0.0;
+    for (unsigned p = threadIdx.x; p < gridDim.x; p += blockDim.x) s += __ldcg(part + p);
+    s = hs_block_sum_any(s, sh);
+    if (threadIdx.x == 0) {
+        *result = s;
+        *ticket = 0;
+    }
+}
+
 #endif

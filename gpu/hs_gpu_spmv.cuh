@@ -22,7 +22,17 @@ struct hs_gpu_spmv_ops {
     /** y = A x; d_x and d_y have n_rows entries; asynchronous on @p stream. */
     hs_status (*apply)(void *impl, const double *d_x, double *d_y, cudaStream_t stream);
     void (*destroy)(void *impl);
+    /** Optional (NULL: the format does not fuse): y = A x and, in the same pass, the dot product
+     *  y . x into *d_result (device), summed in a fixed order (deterministic): each block writes its
+     *  partial to d_part (at most @p max_parts blocks; the kernel grid-strides beyond), and the last
+     *  block to finish (*d_ticket, 0 between launches) adds them up. Chronopoulos-Gear CG uses it
+     *  for delta = (A u, u) (seed 004 ch. 4). */
+    hs_status (*apply_dot)(void *impl, const double *d_x, double *d_y, double *d_part, int max_parts,
+                           unsigned *d_ticket, double *d_result, cudaStream_t stream);
 };
+
+/** Partials the reductions of the CG vector kernels and the separate dot pass use (their grid cap). */
+#define HS_DOT_MAX_PARTS 1024
 
 /** @brief Device ops of a registered format, or NULL if the name has none. */
 const hs_gpu_spmv_ops *hs_gpu_spmv_find(const char *name);

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 
 #include "hs_cuda_check.cuh"
+#include "hs_gpu_reduce.cuh"
 #include "hs_gpu_spmv.cuh"
 #include "hs_util.h"
 
@@ -28,17 +29,26 @@ struct csr_dev {
 // csr_scalar: seed 000 sec. IV-A (the one-thread-per-row CSR kernel it compares against, after
 // Bell & Garland, ref. [9] there). Thread i runs through row i in order k = row_ptr[i] ..
 // row_ptr[i+1]-1, like the CPU reference. Grid-stride, so any grid size is correct.
+// kDot: also y . x (Chronopoulos-Gear CG) into *result, in a fixed order (hs_dot_finish).
+template <bool kDot>
 __global__ void __launch_bounds__(kBlock)
 csr_scalar_kernel(int32_t n_rows, const int32_t *__restrict__ row_ptr,
                   const int32_t *__restrict__ col, const double *__restrict__ val,
-                  const double *__restrict__ x, double *__restrict__ y)
+                  const double *__restrict__ x, double *__restrict__ y, double *__restrict__ part,
+                  unsigned *ticket, double *result)
 {
     const int64_t stride = (int64_t)gridDim.x * blockDim.x;
+    double dot = 0.0;
     for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n_rows; i += stride) {
         const int32_t k0 = __ldg(row_ptr + i), k1 = __ldg(row_ptr + i + 1);
         double s = 0.0;
         for (int32_t k = k0; k < k1; ++k) s += __ldg(val + k) * __ldg(x + __ldg(col + k));
         y[i] = s;
+        if (kDot) dot += s * __ldg(x + i);
+    }
+    if (kDot) {
+        __shared__ double sh[32];
+        hs_dot_finish(dot, part, ticket, result, sh);
     }
 }
 
@@ -125,9 +135,23 @@ hs_status csr_scalar_apply(void *impl, const double *d_x, double *d_y, cudaStrea
 {
     const csr_dev *c = static_cast<const csr_dev *>(impl);
     if (c->n_rows == 0) return HS_OK;
-    csr_scalar_kernel<<<grid_for(c->n_rows), kBlock, 0, stream>>>(c->n_rows, c->d_row_ptr, c->d_col,
-                                                                   c->d_vals, d_x, d_y);
+    csr_scalar_kernel<false><<<grid_for(c->n_rows), kBlock, 0, stream>>>(c->n_rows, c->d_row_ptr, c->d_col,
+                                                                          c->d_vals, d_x, d_y, nullptr, nullptr,
+                                                                          nullptr);
     HS_CUDA_LAUNCH_CHECK("csr_scalar_kernel");
+    return HS_OK;
+}
+
+hs_status csr_scalar_apply_dot(void *impl, const double *d_x, double *d_y, double *d_part, int max_parts,
+                               unsigned *d_ticket, double *d_result, cudaStream_t stream)
+{
+    const csr_dev *c = static_cast<const csr_dev *>(impl);
+    unsigned grid = grid_for(c->n_rows);
+    if (grid > (unsigned)max_parts) grid = (unsigned)max_parts;
+    if (grid < 1) grid = 1;
+    csr_scalar_kernel<true><<<grid, kBlock, 0, stream>>>(c->n_rows, c->d_row_ptr, c->d_col, c->d_vals, d_x,
+                                                         d_y, d_part, d_ticket, d_result);
+    HS_CUDA_LAUNCH_CHECK("csr_scalar_kernel<dot>");
     return HS_OK;
 }
 
@@ -146,6 +170,6 @@ hs_status csr_vector_apply(void *impl, const double *d_x, double *d_y, cudaStrea
 // `extern` gives these const objects external linkage (a namespace-scope const is internal in C++);
 // gpu/spmv_registry.cu refers to them through the X-macro list.
 extern const hs_gpu_spmv_ops hs_gpu_spmv_ops_csr_scalar = {
-    "csr_scalar", csr_create, csr_scalar_apply, csr_destroy};
+    "csr_scalar", csr_create, csr_scalar_apply, csr_destroy, csr_scalar_apply_dot};
 extern const hs_gpu_spmv_ops hs_gpu_spmv_ops_csr_vector = {
-    "csr_vector", csr_create, csr_vector_apply, csr_destroy};
+    "csr_vector", csr_create, csr_vector_apply, csr_destroy, nullptr};

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 
 #include "hs_cuda_check.cuh"
+#include "hs_gpu_reduce.cuh"
 #include "hs_gpu_spmv.cuh"
 #include "hs_util.h"
 #include "spmv_ellwarp_layout.h"
@@ -47,13 +48,18 @@ struct ellwarp_dev {
 // No __launch_bounds__: the block size is a run-time tunable (32..1024), and with nvcc 13 for sm_90
 // __launch_bounds__(1024) makes ptxas cap the K1 kernels at 32 registers with an 8-byte spill, while
 // without it they fit in 32 registers with no spill (full occupancy, 2048 threads per SM; -Xptxas -v).
-template <bool kSplit, bool kRemap>
+// kDot (Chronopoulos-Gear CG, seed 004 ch. 4): also y . x, from the lanes that store a row, summed
+// per block by hs_block_sum_any and over the blocks by the last block to finish (hs_dot_finish), in
+// a fixed order; the grid is capped at the partial buffer's size (grid-stride covers the rest).
+template <bool kSplit, bool kRemap, bool kDot>
 __global__ void
 ellwarp_kernel(int32_t n_rows, int32_t n_warps, const int4 *__restrict__ warp,
                const int32_t *__restrict__ col, const double *__restrict__ val,
-               const int32_t *__restrict__ perm, const double *__restrict__ x, double *__restrict__ y)
+               const int32_t *__restrict__ perm, const double *__restrict__ x, double *__restrict__ y,
+               double *__restrict__ part, unsigned *ticket, double *result)
 {
     const int lane = threadIdx.x & (kWarp - 1);
+    double dot = 0.0;
     const int64_t warps_in_grid = ((int64_t)gridDim.x * blockDim.x) / kWarp;
     for (int64_t w = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) / kWarp; w < n_warps;
          w += warps_in_grid) {
@@ -95,7 +101,15 @@ ellwarp_kernel(int32_t n_rows, int32_t n_warps, const int4 *__restrict__ warp,
             pos = (int64_t)W.z + lane;
             writes = pos < n_rows;
         }
-        if (writes) y[kRemap ? __ldg(perm + pos) : pos] = s;
+        if (writes) {
+            const int64_t row = kRemap ? __ldg(perm + pos) : pos;
+            y[row] = s;
+            if (kDot) dot += s * __ldg(x + row);
+        }
+    }
+    if (kDot) {
+        __shared__ double sh[32];
+        hs_dot_finish(dot, part, ticket, result, sh);
     }
 }
 
@@ -152,14 +166,19 @@ hs_status ellwarp_create(const hs_spmv_layout *lay, const hs_csr *pattern, const
     return HS_OK;
 }
 
-template <bool kSplit, bool kRemap>
-hs_status launch(const ellwarp_dev *d, const double *d_x, double *d_y, cudaStream_t stream)
+template <bool kSplit, bool kRemap, bool kDot>
+hs_status launch(const ellwarp_dev *d, const double *d_x, double *d_y, double *d_part, int max_parts,
+                 unsigned *d_ticket, double *d_result, cudaStream_t stream)
 {
-    // one warp per layout warp; the kernel is grid-stride, so clamping to INT_MAX drops nothing
-    const int64_t blocks = ((int64_t)d->n_warps * kWarp + d->block - 1) / d->block;
-    const unsigned grid = (unsigned)(blocks > INT_MAX ? INT_MAX : blocks);
-    ellwarp_kernel<kSplit, kRemap><<<grid, d->block, 0, stream>>>(d->n_rows, d->n_warps, d->d_warp, d->d_col,
-                                                                   d->d_vals, d->d_perm, d_x, d_y);
+    // one warp per layout warp; the kernel is grid-stride, so clamping drops nothing
+    int64_t blocks = ((int64_t)d->n_warps * kWarp + d->block - 1) / d->block;
+    const int64_t cap = kDot ? max_parts : INT_MAX;
+    if (blocks > cap) blocks = cap;
+    if (blocks < 1) blocks = 1;
+    const unsigned grid = (unsigned)blocks;
+    ellwarp_kernel<kSplit, kRemap, kDot><<<grid, d->block, 0, stream>>>(d->n_rows, d->n_warps, d->d_warp,
+                                                                         d->d_col, d->d_vals, d->d_perm, d_x,
+                                                                         d_y, d_part, d_ticket, d_result);
     HS_CUDA_LAUNCH_CHECK(kSplit ? (kRemap ? "ellwarp_kernel<K2, remapped y>" : "ellwarp_kernel<K2, direct y>")
                                 : (kRemap ? "ellwarp_kernel<K1, remapped y>" : "ellwarp_kernel<K1, direct y>"));
     return HS_OK;
@@ -169,17 +188,32 @@ hs_status ellwarp_apply(void *impl, const double *d_x, double *d_y, cudaStream_t
 {
     const ellwarp_dev *d = static_cast<const ellwarp_dev *>(impl);
     if (d->n_rows == 0) return HS_OK;
-    if (d->k2) return d->remap ? launch<true, true>(d, d_x, d_y, stream) : launch<true, false>(d, d_x, d_y, stream);
-    return d->remap ? launch<false, true>(d, d_x, d_y, stream) : launch<false, false>(d, d_x, d_y, stream);
+    if (d->k2)
+        return d->remap ? launch<true, true, false>(d, d_x, d_y, nullptr, 0, nullptr, nullptr, stream)
+                        : launch<true, false, false>(d, d_x, d_y, nullptr, 0, nullptr, nullptr, stream);
+    return d->remap ? launch<false, true, false>(d, d_x, d_y, nullptr, 0, nullptr, nullptr, stream)
+                    : launch<false, false, false>(d, d_x, d_y, nullptr, 0, nullptr, nullptr, stream);
+}
+
+hs_status ellwarp_apply_dot(void *impl, const double *d_x, double *d_y, double *d_part, int max_parts,
+                            unsigned *d_ticket, double *d_result, cudaStream_t stream)
+{
+    const ellwarp_dev *d = static_cast<const ellwarp_dev *>(impl);
+    // an empty matrix still writes its (zero) result: the kernel's grid is at least 1 block
+    if (d->k2)
+        return d->remap ? launch<true, true, true>(d, d_x, d_y, d_part, max_parts, d_ticket, d_result, stream)
+                        : launch<true, false, true>(d, d_x, d_y, d_part, max_parts, d_ticket, d_result, stream);
+    return d->remap ? launch<false, true, true>(d, d_x, d_y, d_part, max_parts, d_ticket, d_result, stream)
+                    : launch<false, false, true>(d, d_x, d_y, d_part, max_parts, d_ticket, d_result, stream);
 }
 
 } // namespace
 
 // `extern` gives these const objects external linkage; gpu/spmv_registry.cu refers to them through
 // the X-macro list. The variant travels in the layout, so the six share create/apply/destroy.
-extern const hs_gpu_spmv_ops hs_gpu_spmv_ops_ellwarp_k1 = {"ellwarp_k1", ellwarp_create, ellwarp_apply, ellwarp_destroy};
-extern const hs_gpu_spmv_ops hs_gpu_spmv_ops_ellwarp_k1r = {"ellwarp_k1r", ellwarp_create, ellwarp_apply, ellwarp_destroy};
-extern const hs_gpu_spmv_ops hs_gpu_spmv_ops_ellwarp_k1rs = {"ellwarp_k1rs", ellwarp_create, ellwarp_apply, ellwarp_destroy};
-extern const hs_gpu_spmv_ops hs_gpu_spmv_ops_ellwarp_k2 = {"ellwarp_k2", ellwarp_create, ellwarp_apply, ellwarp_destroy};
-extern const hs_gpu_spmv_ops hs_gpu_spmv_ops_ellwarp_k2r = {"ellwarp_k2r", ellwarp_create, ellwarp_apply, ellwarp_destroy};
-extern const hs_gpu_spmv_ops hs_gpu_spmv_ops_ellwarp_k2rs = {"ellwarp_k2rs", ellwarp_create, ellwarp_apply, ellwarp_destroy};
+extern const hs_gpu_spmv_ops hs_gpu_spmv_ops_ellwarp_k1 = {"ellwarp_k1", ellwarp_create, ellwarp_apply, ellwarp_destroy, ellwarp_apply_dot};
+extern const hs_gpu_spmv_ops hs_gpu_spmv_ops_ellwarp_k1r = {"ellwarp_k1r", ellwarp_create, ellwarp_apply, ellwarp_destroy, ellwarp_apply_dot};
+extern const hs_gpu_spmv_ops hs_gpu_spmv_ops_ellwarp_k1rs = {"ellwarp_k1rs", ellwarp_create, ellwarp_apply, ellwarp_destroy, ellwarp_apply_dot};
+extern const hs_gpu_spmv_ops hs_gpu_spmv_ops_ellwarp_k2 = {"ellwarp_k2", ellwarp_create, ellwarp_apply, ellwarp_destroy, ellwarp_apply_dot};
+extern const hs_gpu_spmv_ops hs_gpu_spmv_ops_ellwarp_k2r = {"ellwarp_k2r", ellwarp_create, ellwarp_apply, ellwarp_destroy, ellwarp_apply_dot};
+extern const hs_gpu_spmv_ops hs_gpu_spmv_ops_ellwarp_k2rs = {"ellwarp_k2rs", ellwarp_create, ellwarp_apply, ellwarp_destroy, ellwarp_apply_dot};

@@ -1,26 +1,56 @@
 // `solver.spmv = "auto"` on the cuda backend: a short timed trial of every registered kernel on the
 // matrix at hand (seed 002 names such a selection metric as future work). Values are irrelevant to
-// the timing (the access pattern is the pattern's), so the trial uses ones.
+// the timing (the access pattern is the pattern's), so the trial uses ones. With Chronopoulos-Gear CG
+// (with_dot) each kernel is timed as the CG uses it: y = A x together with the partial sums of
+// y . x, fused where the format has apply_dot, else the SpMV and a separate dot pass.
 #include <cstdio>
 #include <cstring>
 #include <vector>
 
 #include "hs_cuda_check.cuh"
 #include "hs_gpu.h"
+#include "hs_gpu_reduce.cuh"
 #include "hs_gpu_spmv.cuh"
 #include "hs_util.h"
 
 namespace {
 struct trial_bufs {
-    double *vals = nullptr, *x = nullptr, *y = nullptr;
-    ~trial_bufs() { cudaFree(vals); cudaFree(x); cudaFree(y); }
+    double *vals = nullptr, *x = nullptr, *y = nullptr, *part = nullptr, *res = nullptr;
+    unsigned *ticket = nullptr;
+    ~trial_bufs() { cudaFree(vals); cudaFree(x); cudaFree(y); cudaFree(part); cudaFree(res); cudaFree(ticket); }
 };
+
+int trial_parts(int32_t n) { return n / 8 + HS_DOT_MAX_PARTS; } // as gpu/cg.cu sizes them
+
+// the separate dot pass of gpu/cg.cu (k_dot): the same grid and the same traffic
+__global__ void trial_dot(int32_t n, const double *__restrict__ a, const double *__restrict__ b, double *part)
+{
+    __shared__ double sh[HS_RED_THREADS];
+    double s = 0.0;
+    for (int32_t i = blockIdx.x * HS_RED_THREADS + threadIdx.x; i < n; i += gridDim.x * HS_RED_THREADS) s += a[i] * b[i];
+    s = hs_block_sum(s, sh);
+    if (threadIdx.x == 0) part[blockIdx.x] = s;
+}
+
+hs_status apply_as_cg(hs_gpu_spmv *sp, int with_dot, int32_t n, const double *x, double *y, trial_bufs *b,
+                      cudaStream_t s)
+{
+    double *part = b->part;
+    if (!with_dot) return hs_gpu_spmv_apply(sp, x, y, s);
+    if (sp->ops->apply_dot) return sp->ops->apply_dot(sp->impl, x, y, part, trial_parts(n), b->ticket, b->res, s);
+    HS_CALL(hs_gpu_spmv_apply(sp, x, y, s));
+    int64_t vb = ((int64_t)n + HS_RED_THREADS - 1) / HS_RED_THREADS;
+    int grid = (int)(vb < 1 ? 1 : vb > HS_DOT_MAX_PARTS ? HS_DOT_MAX_PARTS : vb);
+    trial_dot<<<grid, HS_RED_THREADS, 0, s>>>(n, y, x, part);
+    HS_CUDA_LAUNCH_CHECK("trial_dot");
+    return HS_OK;
+}
 }
 
 /* Median time of one SpMV of format `o` (after 3 warm-up runs), or a negative value when the format
  * cannot be set up for this matrix. */
 static hs_status time_format(const hs_spmv_ops *o, const hs_csr *pat, const hs_spmv_params *prm, int reps,
-                             cudaStream_t s, cudaEvent_t e0, cudaEvent_t e1, double *sec)
+                             int with_dot, cudaStream_t s, cudaEvent_t e0, cudaEvent_t e1, double *sec)
 {
     *sec = -1.0;
     /* a format with its own numbering is timed in it, as the run would use it */
@@ -42,15 +72,21 @@ static hs_status time_format(const hs_spmv_ops *o, const hs_csr *pat, const hs_s
     st = HS_CUDA_ALLOC(b.vals, lay->n_slots, "trial values");
     if (st == HS_OK) st = HS_CUDA_ALLOC(b.x, pat->n_cols, "trial x");
     if (st == HS_OK) st = HS_CUDA_ALLOC(b.y, pat->n_rows, "trial y");
+    if (st == HS_OK) st = HS_CUDA_ALLOC(b.part, trial_parts(pat->n_rows), "trial partials");
+    if (st == HS_OK) st = HS_CUDA_ALLOC(b.res, 1, "trial dot");
+    if (st == HS_OK) st = HS_CUDA_ALLOC(b.ticket, 1, "trial ticket");
+    if (st == HS_OK && cudaMemset(b.ticket, 0, sizeof(unsigned)) != cudaSuccess)
+        st = HS_FAIL(HS_ERR_DEVICE, "trial: memset failed");
     if (st == HS_OK && cudaMemcpy(b.vals, h.data(), sizeof(double) * lay->n_slots, cudaMemcpyHostToDevice) != cudaSuccess)
         st = HS_FAIL(HS_ERR_DEVICE, "trial: copy failed");
     if (st == HS_OK && cudaMemset(b.x, 0, sizeof(double) * pat->n_cols) != cudaSuccess)
         st = HS_FAIL(HS_ERR_DEVICE, "trial: memset failed");
     if (st == HS_OK) st = hs_gpu_spmv_create(lay, pat, b.vals, &sp);
-    for (int w = 0; st == HS_OK && w < 3; ++w) st = hs_gpu_spmv_apply(sp, b.x, b.y, s);
+    const int32_t n = pat->n_rows;
+    for (int w = 0; st == HS_OK && w < 3; ++w) st = apply_as_cg(sp, with_dot, n, b.x, b.y, &b, s);
     for (int r = 0; st == HS_OK && r < reps; ++r) {
         cudaEventRecord(e0, s);
-        st = hs_gpu_spmv_apply(sp, b.x, b.y, s);
+        st = apply_as_cg(sp, with_dot, n, b.x, b.y, &b, s);
         cudaEventRecord(e1, s);
         if (cudaEventSynchronize(e1) != cudaSuccess) st = HS_FAIL(HS_ERR_DEVICE, "trial: %s failed on the device", o->name);
         float ms = 0.0f;
@@ -64,7 +100,7 @@ static hs_status time_format(const hs_spmv_ops *o, const hs_csr *pat, const hs_s
     return st;
 }
 
-extern "C" hs_status hs_gpu_spmv_trial(const hs_csr *pattern, const hs_spmv_params *prm, int reps,
+extern "C" hs_status hs_gpu_spmv_trial(const hs_csr *pattern, const hs_spmv_params *prm, int reps, int with_dot,
                                        const hs_spmv_ops **best, char *report, size_t report_len)
 {
     *best = NULL;
@@ -80,10 +116,13 @@ extern "C" hs_status hs_gpu_spmv_trial(const hs_csr *pattern, const hs_spmv_para
     for (int f = 0; f < hs_spmv_count() && st == HS_OK; ++f) {
         const hs_spmv_ops *o = hs_spmv_get(f);
         double t = -1.0;
-        st = time_format(o, pattern, prm, reps, s, e0, e1, &t);
+        st = time_format(o, pattern, prm, reps, with_dot, s, e0, e1, &t);
         if (st != HS_OK || t < 0) continue;
+        const hs_gpu_spmv_ops *g = hs_gpu_spmv_find(o->name);
+        const char *tag = with_dot ? (g && g->apply_dot ? " (dot fused)" : " (+ dot pass)") : "";
         if (len < report_len)
-            len += (size_t)snprintf(report + len, report_len - len, "%s%s %.1f us", len ? ", " : "", o->name, 1e6 * t);
+            len += (size_t)snprintf(report + len, report_len - len, "%s%s %.1f us%s", len ? ", " : "", o->name, 1e6 * t,
+                                    tag);
         if (!*best || t < best_t) {
             *best = o;
             best_t = t;

@@ -12,6 +12,16 @@
  * accept them otherwise. Orientation is left as read; hs_mesh_check reports inverted elements
  * (readers may fix a consistently negative orientation and must say so via hs_log).
  * Errors (HS_ERR_MESH) name the file and line.
+ *
+ * What the VTK, Gmsh and openCARP readers share (meshes/mesh_read_internal.h):
+ *  - nodes no tetrahedron uses are dropped (Gmsh geometry points, mid-edge nodes, nodes of
+ *    skipped cells), keeping the file's order; mesh->node_orig[i] is the 0-based position in the
+ *    file of node i (for Gmsh: the position of its line in $Nodes, not its tag);
+ *  - when EVERY tetrahedron is negatively oriented (a file in the other convention), nodes 2 and 3
+ *    of each are swapped and a note is logged; a mix is left for hs_mesh_check;
+ *  - region is 0 where the file has none; fiber is NULL unless the file has fibres (normalised; a
+ *    zero vector is an error naming the line);
+ *  - arrays grow as data is read, so a count larger than the data ends in "file ended after ...".
  */
 #ifndef HS_MESH_IO_H
 #define HS_MESH_IO_H
@@ -23,39 +33,50 @@
 extern "C" {
 #endif
 
-/** Options shared by the volume readers. */
+/** Options shared by the volume readers; a NULL pointer means all fields 0. */
 typedef struct hs_mesh_read_opts {
     int linearize; /**< 1: accept 10-node tets by dropping mid-edge nodes; 0: refuse them */
 } hs_mesh_read_opts;
 
 /**
- * @brief Legacy VTK (`# vtk DataFile Version` 2.0-5.1), DATASET UNSTRUCTURED_GRID, ASCII or BINARY
+ * @brief Legacy VTK (`# vtk DataFile Version` 1.0-5.1), DATASET UNSTRUCTURED_GRID, ASCII or BINARY
  * (big-endian), POINTS float/double; CELLS in the classic layout and in 5.1's OFFSETS/CONNECTIVITY
- * layout; cell types 10 (tet) and 24 (quadratic tet); CELL_DATA arrays kept: an integer scalar
- * named region/regions/tag/material/elemTag (region markers) and a 3-component vector named
- * fiber/fibers/fibre/fibres (fibres).
+ * layout; cell types 10 (tet) and 24 (quadratic tet); types 1, 3, 5 (vertex, line, triangle)
+ * skipped, any other refused naming the first such cell. CELL_DATA arrays kept (SCALARS, VECTORS
+ * or FIELD arrays; names case-insensitive): a 1-component integral array named region, regions,
+ * tag, material, elemTag, gmsh:physical or CellEntityIds (region markers; triangles with a
+ * non-zero marker become labelled boundary faces) and a 3-component array named fiber, fibers,
+ * fibre or fibres (fibres). Every other array, POINT_DATA, field data and METADATA are skipped.
+ * heartsim's own frames (hs_vtk.h) read back with their regions and fibres.
  */
 hs_status hs_mesh_read_vtk(const char *path, const hs_mesh_read_opts *o, hs_mesh **out);
 
 /**
- * @brief Gmsh .msh ASCII, format 2.2 and 4.1 (4.0 too): $Nodes, $Elements, $PhysicalNames.
- * Tetrahedra (type 4; 11 = 10-node) become elements with their physical tag as region; triangles
- * (type 2) with a physical tag become boundary faces labelled by it, named by $PhysicalNames.
- * Binary .msh is refused with a message to save as ASCII.
+ * @brief Gmsh .msh ASCII, format 2.2 (2.0, 2.1) and 4.1 (4.0 too): $Nodes, $Elements,
+ * $PhysicalNames, and in 4.x $Entities. Tetrahedra (type 4; 11 = 10-node) become elements with
+ * their physical tag as region (2.x: the first element tag; 4.x: the first physical tag of their
+ * volume entity; 0 without one); triangles (type 2; corners of type 9) with a physical tag become
+ * boundary faces labelled by it, and dim-2 $PhysicalNames name those labels (dim-3 names are
+ * logged). Points, lines and untagged triangles are skipped; other 3-D elements are refused naming
+ * the element. Node tags may be sparse and unordered. Other sections are skipped; binary and
+ * partitioned files are refused with a message saying how to save them.
  */
 hs_status hs_mesh_read_gmsh(const char *path, const hs_mesh_read_opts *o, hs_mesh **out);
 
 /**
  * @brief openCARP mesh PREFIX.pts (count, then x y z per line, um), PREFIX.elem (count, then
- * `Tt n0 n1 n2 n3 [region]` per line; other element types refused by name), PREFIX.lon (optional:
- * first line 1 or 2 = fibre only / fibre and sheet, then per element 3 or 6 numbers) -> fibres.
- * A missing .lon leaves fibres NULL.
+ * `Tt n0 n1 n2 n3 [region]` per line, 0-based; other element types refused by name),
+ * PREFIX.lon (optional: first line 1 or 2 = fibre only / fibre and sheet, then per element 3 or
+ * 6 numbers; old files without the header line are read as 1) -> fibres (sheets are not kept).
+ * A missing .lon leaves fibres NULL. @p prefix is the path without extension.
  */
 hs_status hs_mesh_read_opencarp(const char *prefix, const hs_mesh_read_opts *o, hs_mesh **out);
 
 /**
- * @brief Read by extension: .vtk, .msh, .pts/.elem/.lon (or a prefix with PREFIX.elem present),
- * .node/.ele (or a prefix with PREFIX.ele present). Unknown extensions are an error listing these.
+ * @brief Read by extension (case-insensitive): .vtk, .msh, .pts/.elem/.lon (or a prefix with
+ * PREFIX.elem present), .node/.ele (or a prefix with PREFIX.ele present; hs_mesh_read_tetgen,
+ * which ignores @p o). Unknown extensions are an error listing these; .vtu says to save as legacy
+ * VTK. @p o may be NULL (no linearisation).
  */
 hs_status hs_mesh_read_file(const char *path, const hs_mesh_read_opts *o, hs_mesh **out);
 

@@ -1,7 +1,7 @@
 /**
  * @file hs_mesh_quality.h
  * @brief Mesh statistics for `heartsim mesh`: counts, volume, edge lengths, dihedral angles and a
- * quality histogram, plus fibres from files.
+ * quality histogram.
  */
 #ifndef HS_MESH_QUALITY_H
 #define HS_MESH_QUALITY_H
@@ -33,16 +33,6 @@ hs_status hs_mesh_quality_compute(const hs_mesh *m, hs_mesh_quality *q);
 
 /** @brief Print them as a human-readable block (with an ASCII histogram). */
 void hs_mesh_quality_print(const hs_mesh_quality *q, FILE *f);
-
-/**
- * @brief Read fibres from a text file: optional openCARP .lon header line (1 or 2), then 3 (or 6:
- * fibre and sheet; sheet ignored) numbers per line, one line per element or per node in the
- * source numbering (mesh->node_orig). @p location "element", "node" or "auto" (by line count).
- * Per-node fibres become per-element ones: the normalised mean over the element's four nodes,
- * after flipping each to agree in sign with the first (a fibre is an axis, f and -f are the same).
- * Zero vectors are errors naming the line.
- */
-hs_status hs_fibers_read(hs_mesh *m, const char *path, const char *location);
 
 #ifdef __cplusplus
 }

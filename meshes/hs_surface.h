@@ -4,8 +4,28 @@
  * checks a surface must pass before TetGen meshes it, and the fixes that are safe to make.
  *
  * Units: whatever the file holds times the scale given to the reader (mesh.scale), so mm after
- * reading. Facets are polygons (triangles from STL/PLY/OFF, any polygon from OFF/.poly), stored
- * CSR-like. Facet markers (from .poly/.smesh, or 0) become boundary labels of the volume mesh.
+ * reading (region volume bounds are scaled by scale^3). Facets are polygons (triangles from
+ * STL/PLY/OFF, any polygon from OFF/PLY/.poly/.smesh), stored CSR-like; points are 0-based whatever
+ * the file's numbering. Facet markers (from .poly/.smesh, or 0) become boundary labels of the
+ * volume mesh. Messages about facets and points give 0-based indices in file order (as
+ * hs_mesh_check does for elements) plus coordinates, since the two conventions differ by format.
+ *
+ * Formats (meshes/surface_*.c):
+ * - STL: ASCII ("solid" ... "endsolid", keywords case-insensitive) or binary (80-byte header,
+ *   uint32 count, 50 bytes per triangle). Binary when the size is 84 + 50 n, or when the file does
+ *   not start with "solid", or when its first bytes hold a NUL (binary headers often say "solid"
+ *   too). Duplicated vertices are welded (see hs_surface_read_stl); triangles that welding
+ *   collapses (two corners closer than the tolerance) are dropped with a warning.
+ * - OFF: optional [ST][C][N]OFF keyword (counts may follow it on the same line), "#" comments,
+ *   faces "n i1 .. in" (n >= 3) with any trailing colour fields ignored.
+ * - PLY: ascii or binary_little_endian (binary_big_endian is refused); element "vertex" with
+ *   scalar x, y, z of any numeric type, element "face" with a list "vertex_indices" (or
+ *   "vertex_index") of integers; other properties and elements are skipped.
+ * - TetGen .poly (points inline, or in PREFIX.node when part 1 declares 0 points; facets of one or
+ *   more polygons, each polygon stored as its own facet with the facet's marker; volume holes;
+ *   regions "index x y z attribute [max volume]"), and .smesh (facets "n i1 .. in [marker]").
+ *   Facet holes are refused (split such a facet into polygons without holes); polygons of 1 or 2
+ *   corners (TetGen's in-facet constraints) are skipped with a warning.
  */
 #ifndef HS_SURFACE_H
 #define HS_SURFACE_H
@@ -28,7 +48,10 @@ typedef struct hs_surface {
     int32_t n_holes;
     double *holes;        /**< [n_holes][3] a point inside each hole (.poly/.smesh) */
     int32_t n_regions;
-    double *regions;      /**< [n_regions][5] x, y, z, region attribute, max volume (<= 0: none) */
+    double *regions;      /**< [n_regions][5] x, y, z, region attribute, max volume in mm^3
+                               (<= 0: none) */
+    int32_t n_points_welded; /**< STL: vertices merged into an existing point by welding (0 for
+                                  other formats); hs_surface_check copies it into the report */
 } hs_surface;
 
 /** What hs_surface_check found and fixed. */
@@ -48,17 +71,28 @@ typedef struct hs_surface_report {
 /**
  * @brief Read a surface, choosing the format by extension: .stl (ASCII or binary, detected by
  * content), .off, .ply (ASCII or binary little-endian), .poly, .smesh (TetGen).
- * @param[in] path file; @param[in] scale factor applied to coordinates (> 0: 10 for cm, 1000 for m);
+ * @param[in] path file; @param[in] scale factor applied to coordinates (> 0: 10 for cm, 1000
+ * for m);
  * @param[in] weld_tol STL only: points closer than weld_tol (after scaling, mm) are one point
- * (<= 0: 1e-6 of the bounding-box diagonal); @param[out] out new surface.
+ * (<= 0: 1e-6 of the bounding-box diagonal); @param[out] out new surface (hs_surface_destroy).
+ * The extension is matched case-insensitively; an unknown one is an error listing the known ones.
  * Errors (HS_ERR_MESH) name the file and line (text) or byte offset / triangle (binary).
+ * The reader checks syntax and index ranges only: call hs_surface_check before meshing.
  */
 hs_status hs_surface_read(const char *path, double scale, double weld_tol, hs_surface **out);
 
+/**
+ * @brief STL, ASCII or binary. STL stores each triangle's corners separately, so corners closer
+ * than @p weld_tol (mm, after scaling; <= 0: 1e-6 of the bounding-box diagonal) become one point,
+ * found through a hash grid of cell size >= weld_tol (O(n)); the merged count is logged (level 1)
+ * and kept in n_points_welded.
+ */
 hs_status hs_surface_read_stl(const char *path, double scale, double weld_tol, hs_surface **out);
+/** @brief Geomview OFF (and COFF/NOFF/STOFF headers); polygon faces kept as they are. */
 hs_status hs_surface_read_off(const char *path, double scale, hs_surface **out);
+/** @brief PLY, ascii or binary_little_endian. */
 hs_status hs_surface_read_ply(const char *path, double scale, hs_surface **out);
-/** @brief TetGen .poly (points inline or in a .node beside it) or .smesh. */
+/** @brief TetGen .poly (points inline or in a .node beside it) or .smesh, chosen by extension. */
 hs_status hs_surface_read_poly(const char *path, double scale, hs_surface **out);
 
 /**
@@ -70,6 +104,11 @@ hs_status hs_surface_read_poly(const char *path, double scale, hs_surface **out)
  * (made consistent per shell) and shells that face inwards (turned outwards). An edge shared by two
  * facets that traverse it in the same direction is what "inconsistently oriented" means.
  * Self-intersections are left to TetGen's own check (hs_tetgen_mesh_surface reports them).
+ * Nesting (which shell lies inside which) is found with the generalised winding number of a
+ * point of each shell with respect to the others, so a hollow body (a ventricle wall given as
+ * outer and inner surface) ends with its outer shell facing out and its cavity facing in, and
+ * volume = the enclosed solid (outer minus cavity). Facets are reoriented by reversing their
+ * point order in place; nothing else changes. Prints nothing: the caller logs the report.
  * @param[in,out] s surface; @param[in] path named in messages; @param[out] rep (may be NULL).
  */
 hs_status hs_surface_check(hs_surface *s, const char *path, hs_surface_report *rep);

@@ -7,6 +7,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "hs_util.h"
 
@@ -26,7 +27,13 @@ hs_status hs_mesh_alloc(int32_t n_nodes, int32_t n_elems, hs_mesh **out)
     HS_CALL_GOTO(HS_ALLOC(m->xyz, (size_t)n_nodes * 3, "mesh node coordinates"), fail);
     HS_CALL_GOTO(HS_ALLOC(m->tets, (size_t)n_elems * 4, "mesh connectivity"), fail);
     HS_CALL_GOTO(HS_ALLOC(m->region, (size_t)n_elems, "mesh region markers"), fail);
+    HS_CALL_GOTO(HS_ALLOC(m->node_orig, (size_t)n_nodes, "mesh source node numbers"), fail);
+    for (int32_t v = 0; v < n_nodes; ++v) m->node_orig[v] = v;
     m->fiber = NULL;
+    m->n_bfaces = 0;
+    m->bface = NULL;
+    m->bface_label = NULL;
+    m->n_labels = 0;
     *out = m;
     return HS_OK;
 fail:
@@ -41,6 +48,9 @@ void hs_mesh_destroy(hs_mesh **m)
     free((*m)->tets);
     free((*m)->region);
     free((*m)->fiber);
+    free((*m)->node_orig);
+    free((*m)->bface);
+    free((*m)->bface_label);
     free(*m);
     *m = NULL;
 }
@@ -223,4 +233,73 @@ int64_t hs_mesh_bandwidth(const hs_mesh *m)
         if ((int64_t)hi - lo > bw) bw = (int64_t)hi - lo;
     }
     return bw;
+}
+
+hs_status hs_mesh_alloc_bfaces(hs_mesh *m, int32_t n)
+{
+    HS_CHECK(m != NULL, HS_ERR_INTERNAL, "hs_mesh_alloc_bfaces: mesh is NULL");
+    HS_CHECK(n >= 0, HS_ERR_MESH, "cannot allocate %ld boundary faces (count must be >= 0)",
+             (long)n);
+    int32_t *f = NULL, *lab = NULL;
+    hs_status st = HS_OK;
+    /* Allocate both before releasing the old arrays, so a failure leaves the mesh unchanged. */
+    HS_CALL_GOTO(HS_ALLOC(f, (size_t)n * 3, "boundary faces"), fail);
+    HS_CALL_GOTO(HS_ALLOC(lab, (size_t)n, "boundary face labels"), fail);
+    free(m->bface);
+    free(m->bface_label);
+    m->bface = f;
+    m->bface_label = lab;
+    m->n_bfaces = n;
+    return HS_OK;
+fail:
+    free(f);
+    free(lab);
+    return st;
+}
+
+hs_status hs_mesh_add_label(hs_mesh *m, int32_t id, const char *name)
+{
+    HS_CHECK(m != NULL && name != NULL, HS_ERR_INTERNAL, "hs_mesh_add_label: NULL argument");
+    const size_t len = strlen(name);
+    HS_CHECK(len > 0 && len < HS_MESH_LABEL_LEN, HS_ERR_MESH,
+             "surface label name \"%.*s\" for marker %ld must have 1 to %d characters",
+             HS_MESH_LABEL_LEN, name, (long)id, HS_MESH_LABEL_LEN - 1);
+    int slot = -1;
+    for (int i = 0; i < m->n_labels; ++i)
+        if (m->label[i].id == id) slot = i;
+    /* The same name on two ids would make hs_mesh_find_label ambiguous. */
+    for (int i = 0; i < m->n_labels; ++i)
+        HS_CHECK(i == slot || strcmp(m->label[i].name, name) != 0, HS_ERR_MESH,
+                 "surface label \"%s\" already names marker %ld; cannot also give it to marker "
+                 "%ld",
+                 name, (long)m->label[i].id, (long)id);
+    if (slot < 0) {
+        HS_CHECK(m->n_labels < HS_MESH_MAX_LABELS, HS_ERR_MESH,
+                 "too many surface labels: cannot add \"%s\" (marker %ld); at most %d",
+                 name, (long)id, HS_MESH_MAX_LABELS);
+        slot = m->n_labels++;
+    }
+    m->label[slot].id = id;
+    memcpy(m->label[slot].name, name, len + 1);
+    return HS_OK;
+}
+
+int32_t hs_mesh_find_label(const hs_mesh *m, const char *name)
+{
+    if (!m || !name || !*name) return -1;
+    for (int i = 0; i < m->n_labels; ++i)
+        if (strcmp(m->label[i].name, name) == 0) return m->label[i].id;
+    /* A plain decimal number is a marker id; it exists if a boundary face carries it (files
+     * without names, e.g. TetGen .face markers, are addressed this way). Digits only: no sign,
+     * no blanks; 0 means "unlabelled" and is never a label. */
+    for (const char *c = name; *c; ++c)
+        if (*c < '0' || *c > '9') return -1;
+    char *end = NULL;
+    const long long v = strtoll(name, &end, 10);
+    if (*end != '\0' || v <= 0 || v > INT32_MAX) return -1;
+    for (int i = 0; i < m->n_labels; ++i)
+        if (m->label[i].id == (int32_t)v) return (int32_t)v;
+    for (int32_t f = 0; f < m->n_bfaces; ++f)
+        if (m->bface_label[f] == (int32_t)v) return (int32_t)v;
+    return -1;
 }

@@ -12,166 +12,32 @@
  * huge count in a short file ends in "file ended after ..." rather than a giant allocation.
  * Orientation is deliberately left as read: hs_mesh_check reports inverted elements. */
 #define _POSIX_C_SOURCE 200809L
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "hs_mesh.h"
+#include "hs_text_reader.h"
 #include "hs_util.h"
 
-/* A line reader that remembers the file name and physical line number for messages. */
-typedef struct reader {
-    FILE *f;
-    const char *path;
-    long line;   /* 1-based number of the line in buf */
-    char *buf;   /* current line, comment stripped */
-    size_t cap;
-    char *cur;   /* parse position inside buf */
-} reader;
-
-static hs_status reader_open(reader *r, const char *path)
+/* Open a TetGen file. The open messages say "mesh file" (as they always have: the user may not know
+ * which format was guessed); once open, format messages say "TetGen" (the NUL-byte hint). */
+static hs_status reader_open(hs_text_reader *r, const char *path)
 {
-    memset(r, 0, sizeof *r);
-    r->path = path;
-    HS_CHECK(path != NULL && path[0] != '\0', HS_ERR_MESH, "mesh file path is empty");
-    r->f = fopen(path, "r");
-    HS_CHECK(r->f != NULL, HS_ERR_MESH, "cannot open mesh file '%s': %s", path, strerror(errno));
-    return HS_OK;
-}
-
-static void reader_close(reader *r)
-{
-    if (r->f) fclose(r->f);
-    free(r->buf);
-    r->f = NULL;
-    r->buf = NULL;
-}
-
-/* Line to name when the file ends early: the last line read, or 1 for an empty file. */
-static long eof_line(const reader *r) { return r->line > 0 ? r->line : 1; }
-
-static int is_space(char c)
-{
-    return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\v' || c == '\f';
-}
-
-/* Next line holding data (comments stripped, blank lines skipped). *got = 0 at end of file. */
-static hs_status reader_next(reader *r, int *got)
-{
-    *got = 0;
-    for (;;) {
-        errno = 0;
-        ssize_t n = getline(&r->buf, &r->cap, r->f);
-        if (n < 0) {
-            HS_CHECK(!ferror(r->f), HS_ERR_IO, "%s:%ld: read error: %s", r->path, r->line + 1,
-                     strerror(errno));
-            return HS_OK;
-        }
-        ++r->line;
-        HS_CHECK(memchr(r->buf, '\0', (size_t)n) == NULL, HS_ERR_MESH,
-                 "%s:%ld: line contains a NUL byte; is this a binary file rather than a TetGen "
-                 "text file?",
-                 r->path, r->line);
-        char *hash = strchr(r->buf, '#');
-        if (hash) *hash = '\0';
-        char *p = r->buf;
-        while (is_space(*p)) ++p;
-        if (*p == '\0') continue;
-        r->cur = p;
-        *got = 1;
-        return HS_OK;
-    }
-}
-
-/* Next whitespace-separated token on the current line, NUL-terminated in place; NULL if none. */
-static char *next_token(reader *r)
-{
-    char *p = r->cur;
-    while (is_space(*p)) ++p;
-    if (*p == '\0') {
-        r->cur = p;
-        return NULL;
-    }
-    char *s = p;
-    while (*p && !is_space(*p)) ++p;
-    if (*p) *p++ = '\0';
-    r->cur = p;
-    return s;
-}
-
-/* Count the tokens left on the line (used to name the field count in messages). */
-static long remaining_tokens(reader *r)
-{
-    long n = 0;
-    while (next_token(r)) ++n;
-    return n;
-}
-
-/* Parse an integer token; the field name goes into the message. */
-static hs_status parse_long(reader *r, const char *tok, const char *what, long long *v)
-{
-    HS_CHECK(tok != NULL, HS_ERR_MESH, "%s:%ld: expected %s, found end of line", r->path, r->line,
-             what);
-    char *end = NULL;
-    errno = 0;
-    long long x = strtoll(tok, &end, 10);
-    HS_CHECK(end != tok && *end == '\0', HS_ERR_MESH,
-             "%s:%ld: expected %s (an integer), found '%s'", r->path, r->line, what, tok);
-    HS_CHECK(errno != ERANGE, HS_ERR_MESH, "%s:%ld: %s '%s' is out of range", r->path, r->line,
-             what, tok);
-    *v = x;
-    return HS_OK;
-}
-
-static hs_status parse_double(reader *r, const char *tok, const char *what, double *v)
-{
-    HS_CHECK(tok != NULL, HS_ERR_MESH, "%s:%ld: expected %s, found end of line", r->path, r->line,
-             what);
-    char *end = NULL;
-    errno = 0;
-    double x = strtod(tok, &end);
-    HS_CHECK(end != tok && *end == '\0', HS_ERR_MESH, "%s:%ld: expected %s (a number), found '%s'",
-             r->path, r->line, what, tok);
-    HS_CHECK(isfinite(x), HS_ERR_MESH, "%s:%ld: %s '%s' is not a finite number", r->path, r->line,
-             what, tok);
-    *v = x;
-    return HS_OK;
-}
-
-/* No tokens may be left on the line: too many fields means the header does not match the data. */
-static hs_status expect_end(reader *r, long n_expected, const char *layout)
-{
-    long extra = remaining_tokens(r);
-    HS_CHECK(extra == 0, HS_ERR_MESH,
-             "%s:%ld: expected %ld fields (%s), found %ld; does the header match the data?",
-             r->path, r->line, n_expected, layout, n_expected + extra);
-    return HS_OK;
-}
-
-/* Grow an array of `elem` bytes per item to hold at least `need` items, doubling. */
-static hs_status grow(void **arr, size_t *cap, size_t need, size_t elem, const char *what)
-{
-    if (need <= *cap) return HS_OK;
-    size_t c = *cap ? *cap : 4096;
-    while (c < need) c *= 2;
-    void *p = realloc(*arr, c * elem);
-    HS_CHECK(p != NULL, HS_ERR_MEMORY, "out of memory reading %s (%.1f MiB)", what,
-             (double)c * (double)elem / (1024.0 * 1024.0));
-    *arr = p;
-    *cap = c;
+    HS_CALL(hs_text_reader_open(r, path, "mesh", HS_ERR_MESH, '#'));
+    r->what = "TetGen";
     return HS_OK;
 }
 
 /* Header field that must be an integer in [lo, hi]. */
-static hs_status header_field(reader *r, const char *what, long long lo, long long hi,
+static hs_status header_field(hs_text_reader *r, const char *what, long long lo, long long hi,
                               const char *layout, long long *v)
 {
-    char *tok = next_token(r);
+    char *tok = hs_text_reader_token(r);
     HS_CHECK(tok != NULL, HS_ERR_MESH, "%s:%ld: header: expected %s, found end of line (header "
              "format: %s)", r->path, r->line, what, layout);
-    HS_CALL(parse_long(r, tok, what, v));
+    HS_CALL(hs_text_reader_long(r, tok, what, v));
     HS_CHECK(*v >= lo && *v <= hi, HS_ERR_MESH,
              "%s:%ld: header: %s = %lld, expected a value in %lld..%lld (header format: %s)",
              r->path, r->line, what, *v, lo, hi, layout);
@@ -187,33 +53,33 @@ typedef struct node_data {
 static hs_status read_node(const char *path, node_data *nd)
 {
     static const char *layout = "<#points> <dimension 3> <#attributes> <#boundary markers 0|1>";
-    reader r;
+    hs_text_reader r;
     hs_status st = HS_OK;
     size_t cap = 0;
     nd->xyz = NULL;
     HS_CALL(reader_open(&r, path));
     int got = 0;
-    HS_CALL_GOTO(reader_next(&r, &got), done);
+    HS_CALL_GOTO(hs_text_reader_next(&r, &got), done);
     HS_CHECK_GOTO(got, done, HS_ERR_MESH, "%s:%ld: file has no header line (expected %s)", path,
-                  eof_line(&r), layout);
+                  hs_text_reader_eof_line(&r), layout);
     long long np, dim, nattr, nbm;
     HS_CALL_GOTO(header_field(&r, "number of points", 4, INT32_MAX, layout, &np), done);
     HS_CALL_GOTO(header_field(&r, "dimension", 3, 3, layout, &dim), done);
     HS_CALL_GOTO(header_field(&r, "number of point attributes", 0, 1000000, layout, &nattr), done);
     HS_CALL_GOTO(header_field(&r, "number of boundary markers", 0, 1, layout, &nbm), done);
-    HS_CALL_GOTO(expect_end(&r, 4, layout), done);
+    HS_CALL_GOTO(hs_text_reader_expect_end(&r, 4, layout), done);
 
     char fields[128];
     snprintf(fields, sizeof fields, "index x y z%s%s", nattr ? " + attributes" : "",
              nbm ? " + boundary marker" : "");
     const long nfields = 4 + (long)nattr + (long)nbm;
     for (long long i = 0; i < np; ++i) {
-        HS_CALL_GOTO(reader_next(&r, &got), done);
+        HS_CALL_GOTO(hs_text_reader_next(&r, &got), done);
         HS_CHECK_GOTO(got, done, HS_ERR_MESH,
                       "%s:%ld: file ended after %lld of the %lld points announced in the header",
-                      path, eof_line(&r), i, np);
+                      path, hs_text_reader_eof_line(&r), i, np);
         long long idx;
-        HS_CALL_GOTO(parse_long(&r, next_token(&r), "point index", &idx), done);
+        HS_CALL_GOTO(hs_text_reader_long(&r, hs_text_reader_token(&r), "point index", &idx), done);
         if (i == 0) {
             HS_CHECK_GOTO(idx == 0 || idx == 1, done, HS_ERR_MESH,
                           "%s:%ld: first point index is %lld; expected 0 or 1 (it sets the "
@@ -226,37 +92,38 @@ static hs_status read_node(const char *path, node_data *nd)
                           "from %d), found %lld",
                           path, r.line, nd->base + i, nd->base, idx);
         }
-        HS_CALL_GOTO(grow((void **)&nd->xyz, &cap, (size_t)(i + 1), 3 * sizeof(double),
+        HS_CALL_GOTO(hs_grow_array((void **)&nd->xyz, &cap, (size_t)(i + 1), 3 * sizeof(double),
                           "point coordinates"),
                      done);
         static const char *coord[3] = {"x coordinate", "y coordinate", "z coordinate"};
         for (int k = 0; k < 3; ++k) {
-            char *tok = next_token(&r);
+            char *tok = hs_text_reader_token(&r);
             HS_CHECK_GOTO(tok, done, HS_ERR_MESH,
                           "%s:%ld: expected %ld fields (%s), found %d", path, r.line, nfields,
                           fields, 1 + k);
-            HS_CALL_GOTO(parse_double(&r, tok, coord[k], &nd->xyz[3 * i + k]), done);
+            HS_CALL_GOTO(hs_text_reader_double(&r, tok, coord[k], &nd->xyz[3 * i + k]), done);
         }
         /* Attributes and marker are not used, but must be numbers: checking them catches a
          * header whose counts do not match the data. */
         for (long a = 0; a < nattr + nbm; ++a) {
-            char *tok = next_token(&r);
+            char *tok = hs_text_reader_token(&r);
             HS_CHECK_GOTO(tok, done, HS_ERR_MESH, "%s:%ld: expected %ld fields (%s), found %ld",
                           path, r.line, nfields, fields, 4 + a);
             double dummy;
-            HS_CALL_GOTO(parse_double(&r, tok, a < nattr ? "point attribute" : "boundary marker",
-                                      &dummy),
+            HS_CALL_GOTO(hs_text_reader_double(&r, tok,
+                                               a < nattr ? "point attribute" : "boundary marker",
+                                               &dummy),
                          done);
         }
-        HS_CALL_GOTO(expect_end(&r, nfields, fields), done);
+        HS_CALL_GOTO(hs_text_reader_expect_end(&r, nfields, fields), done);
     }
-    HS_CALL_GOTO(reader_next(&r, &got), done);
+    HS_CALL_GOTO(hs_text_reader_next(&r, &got), done);
     HS_CHECK_GOTO(!got, done, HS_ERR_MESH,
                   "%s:%ld: unexpected data after the %lld points announced in the header", path,
                   r.line, np);
     nd->n = (int32_t)np;
 done:
-    reader_close(&r);
+    hs_text_reader_close(&r);
     if (st != HS_OK) {
         free(nd->xyz);
         nd->xyz = NULL;
@@ -274,25 +141,25 @@ static hs_status read_ele(const char *path, const char *node_path, const node_da
                           ele_data *ed)
 {
     static const char *layout = "<#tetrahedra> <nodes per tetrahedron 4> <#attributes>";
-    reader r;
+    hs_text_reader r;
     hs_status st = HS_OK;
     size_t cap_t = 0, cap_r = 0;
     ed->tets = NULL;
     ed->region = NULL;
     HS_CALL(reader_open(&r, path));
     int got = 0;
-    HS_CALL_GOTO(reader_next(&r, &got), done);
+    HS_CALL_GOTO(hs_text_reader_next(&r, &got), done);
     HS_CHECK_GOTO(got, done, HS_ERR_MESH, "%s:%ld: file has no header line (expected %s)", path,
-                  eof_line(&r), layout);
+                  hs_text_reader_eof_line(&r), layout);
     long long ne, npt, nattr;
     HS_CALL_GOTO(header_field(&r, "number of tetrahedra", 1, INT32_MAX, layout, &ne), done);
     {
-        char *tok = next_token(&r);
+        char *tok = hs_text_reader_token(&r);
         HS_CHECK_GOTO(tok, done, HS_ERR_MESH,
                       "%s:%ld: header: expected nodes per tetrahedron, found end of line (header "
                       "format: %s)",
                       path, r.line, layout);
-        HS_CALL_GOTO(parse_long(&r, tok, "nodes per tetrahedron", &npt), done);
+        HS_CALL_GOTO(hs_text_reader_long(&r, tok, "nodes per tetrahedron", &npt), done);
         HS_CHECK_GOTO(npt != 10, done, HS_ERR_MESH,
                       "%s:%ld: quadratic (10-node) tetrahedra are not supported; convert to linear "
                       "4-node tets (e.g. keep the first 4 nodes of each element, or re-run TetGen "
@@ -304,36 +171,37 @@ static hs_status read_ele(const char *path, const char *node_path, const node_da
                       path, r.line, npt, layout);
     }
     HS_CALL_GOTO(header_field(&r, "number of attributes", 0, 1000000, layout, &nattr), done);
-    HS_CALL_GOTO(expect_end(&r, 3, layout), done);
+    HS_CALL_GOTO(hs_text_reader_expect_end(&r, 3, layout), done);
 
     char fields[96];
     snprintf(fields, sizeof fields, "index n0 n1 n2 n3%s", nattr ? " + attributes" : "");
     const long nfields = 5 + (long)nattr;
     const long long lo = nd->base, hi = (long long)nd->base + nd->n - 1;
     for (long long e = 0; e < ne; ++e) {
-        HS_CALL_GOTO(reader_next(&r, &got), done);
+        HS_CALL_GOTO(hs_text_reader_next(&r, &got), done);
         HS_CHECK_GOTO(got, done, HS_ERR_MESH,
                       "%s:%ld: file ended after %lld of the %lld tetrahedra announced in the "
                       "header",
-                      path, eof_line(&r), e, ne);
+                      path, hs_text_reader_eof_line(&r), e, ne);
         long long idx;
-        HS_CALL_GOTO(parse_long(&r, next_token(&r), "tetrahedron index", &idx), done);
+        HS_CALL_GOTO(hs_text_reader_long(&r, hs_text_reader_token(&r), "tetrahedron index", &idx),
+                     done);
         HS_CHECK_GOTO(idx == nd->base + e, done, HS_ERR_MESH,
                       "%s:%ld: expected tetrahedron index %lld (numbered consecutively from %d, "
                       "the base of %s), found %lld",
                       path, r.line, nd->base + e, nd->base, node_path, idx);
-        HS_CALL_GOTO(grow((void **)&ed->tets, &cap_t, (size_t)(e + 1), 4 * sizeof(int32_t),
+        HS_CALL_GOTO(hs_grow_array((void **)&ed->tets, &cap_t, (size_t)(e + 1), 4 * sizeof(int32_t),
                           "tetrahedra"),
                      done);
-        HS_CALL_GOTO(grow((void **)&ed->region, &cap_r, (size_t)(e + 1), sizeof(int32_t),
+        HS_CALL_GOTO(hs_grow_array((void **)&ed->region, &cap_r, (size_t)(e + 1), sizeof(int32_t),
                           "region markers"),
                      done);
         for (int k = 0; k < 4; ++k) {
-            char *tok = next_token(&r);
+            char *tok = hs_text_reader_token(&r);
             HS_CHECK_GOTO(tok, done, HS_ERR_MESH, "%s:%ld: expected %ld fields (%s), found %d",
                           path, r.line, nfields, fields, 1 + k);
             long long v;
-            HS_CALL_GOTO(parse_long(&r, tok, "node index", &v), done);
+            HS_CALL_GOTO(hs_text_reader_long(&r, tok, "node index", &v), done);
             HS_CHECK_GOTO(v >= lo && v <= hi, done, HS_ERR_MESH,
                           "%s:%ld: node index %lld out of range: %s numbers its %ld points "
                           "%lld..%lld",
@@ -342,12 +210,13 @@ static hs_status read_ele(const char *path, const char *node_path, const node_da
         }
         ed->region[e] = 0;
         for (long a = 0; a < nattr; ++a) {
-            char *tok = next_token(&r);
+            char *tok = hs_text_reader_token(&r);
             HS_CHECK_GOTO(tok, done, HS_ERR_MESH, "%s:%ld: expected %ld fields (%s), found %ld",
                           path, r.line, nfields, fields, 5 + a);
             double v;
-            HS_CALL_GOTO(parse_double(&r, tok, a == 0 ? "region attribute" : "attribute", &v),
-                         done);
+            HS_CALL_GOTO(
+                hs_text_reader_double(&r, tok, a == 0 ? "region attribute" : "attribute", &v),
+                done);
             if (a == 0) {
                 HS_CHECK_GOTO(fabs(v) < 2147483647.0, done, HS_ERR_MESH,
                               "%s:%ld: region attribute %g does not fit a 32-bit integer", path,
@@ -355,15 +224,15 @@ static hs_status read_ele(const char *path, const char *node_path, const node_da
                 ed->region[e] = (int32_t)lround(v);
             }
         }
-        HS_CALL_GOTO(expect_end(&r, nfields, fields), done);
+        HS_CALL_GOTO(hs_text_reader_expect_end(&r, nfields, fields), done);
     }
-    HS_CALL_GOTO(reader_next(&r, &got), done);
+    HS_CALL_GOTO(hs_text_reader_next(&r, &got), done);
     HS_CHECK_GOTO(!got, done, HS_ERR_MESH,
                   "%s:%ld: unexpected data after the %lld tetrahedra announced in the header",
                   path, r.line, ne);
     ed->n = (int32_t)ne;
 done:
-    reader_close(&r);
+    hs_text_reader_close(&r);
     if (st != HS_OK) {
         free(ed->tets);
         free(ed->region);
@@ -402,6 +271,13 @@ hs_status hs_mesh_read_tetgen(const char *node_path, const char *ele_path, hs_me
     m->fiber = NULL;
     nd.xyz = NULL;
     ed.tets = ed.region = NULL;
+    /* the file's numbering is the source numbering (node lists, per-node fibres refer to it) */
+    st = HS_ALLOC(m->node_orig, (size_t)(nd.n > 0 ? nd.n : 1), "mesh source node numbers");
+    if (st != HS_OK) {
+        hs_mesh_destroy(&m);
+        goto done;
+    }
+    for (int32_t v = 0; v < nd.n; ++v) m->node_orig[v] = v;
     *out = m;
 done:
     free(nd.xyz);

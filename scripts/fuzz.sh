@@ -1,8 +1,12 @@
 #!/usr/bin/env bash
-# Build the libFuzzer harnesses (tests/fuzz/fuzz_<target>.c; clang, CPU only, ASan+UBSan) in
-# build-fuzz/ and run each for SECONDS (default 60), starting from the committed seed corpus.
-#   scripts/fuzz.sh [SECONDS] [TARGET...]        targets: config tetgen mtx (default: all)
-# Environment: FUZZ_JOBS (targets run at once, default: number of cores, at most 3).
+# Build the libFuzzer harnesses (tests/fuzz/fuzz_main.c, one per entry point of
+# tests/fuzz/fuzz_targets.h; clang, CPU only, ASan+UBSan) and run each for SECONDS (default 60),
+# starting from the committed seed corpus and, where tests/fuzz/dict/<target>.dict exists, with
+# that dictionary of the format's keywords.
+#   scripts/fuzz.sh [SECONDS] [TARGET...]
+#   targets: config tetgen mtx stl off ply poly vtk gmsh opencarp (default: all)
+# Environment: FUZZ_JOBS (targets run at once, default: number of cores, at most 3; use 1 on a
+# shared machine), FUZZ_BUILD (build directory, default build-fuzz), FUZZ_OUT (default fuzz-out).
 # Output under fuzz-out/ (git-ignored): <target>/corpus/ (the grown corpus), <target>/crashes/
 # (crash-*, leak-*, timeout-*, oom-* inputs) and <target>/log. A found input is fixed in the
 # reader and then copied to tests/fuzz/regressions/<target>/, which ctest replays in every build
@@ -12,7 +16,9 @@ cd "$(dirname "$0")/.."
 secs=${1:-60}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(config tetgen mtx)
+[ ${#targets[@]} -gt 0 ] || targets=(config tetgen mtx stl off ply poly vtk gmsh opencarp)
+build=${FUZZ_BUILD:-build-fuzz}
+outdir=${FUZZ_OUT:-fuzz-out}
 
 if ! echo 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n) { return 0; }' |
      clang -x c -fsanitize=fuzzer,address - -o /tmp/hs_fuzz_probe.$$ 2>/dev/null; then
@@ -21,9 +27,9 @@ if ! echo 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n) { return 0
 fi
 rm -f /tmp/hs_fuzz_probe.$$
 
-CC=clang CXX=clang++ cmake -S . -B build-fuzz -DHS_USE_CUDA=OFF -DHS_FUZZ=ON \
+CC=clang CXX=clang++ cmake -S . -B "$build" -DHS_USE_CUDA=OFF -DHS_FUZZ=ON \
   -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBUILD_TESTING=ON > /dev/null
-cmake --build build-fuzz -j"$(nproc)" --target $(printf 'fuzz_%s ' "${targets[@]}")
+cmake --build "$build" -j"$(nproc)" --target $(printf 'fuzz_%s ' "${targets[@]}")
 
 jobs=${FUZZ_JOBS:-$(nproc)}
 [ "$jobs" -le 3 ] || jobs=3
@@ -33,11 +39,12 @@ export LSAN_OPTIONS="suppressions=$PWD/tests/fuzz/lsan.supp:print_suppressions=0
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}
 
 run_one() {
-  local t=$1 out=fuzz-out/$1
+  local t=$1 out=$outdir/$1 dict=()
   mkdir -p "$out/corpus" "$out/crashes"
+  [ -f tests/fuzz/dict/"$t".dict ] && dict=(-dict=tests/fuzz/dict/"$t".dict)
   # -rss_limit_mb: the readers must refuse a huge declared size, not allocate it.
   # -timeout: one input taking 10 s is a hang. Seeds stay read-only: new inputs go to $out/corpus.
-  build-fuzz/bin/fuzz_"$t" "$out/corpus" tests/fuzz/corpus/"$t" \
+  "$build"/bin/fuzz_"$t" "$out/corpus" tests/fuzz/corpus/"$t" ${dict[@]+"${dict[@]}"} \
     -max_total_time="$secs" -rss_limit_mb=2048 -timeout=10 -max_len=8192 \
     -artifact_prefix="$out/crashes/" -print_final_stats=1 > "$out/log" 2>&1 || true
   local execs found
@@ -54,8 +61,8 @@ for t in "${targets[@]}"; do
 done
 for p in "${pids[@]}"; do wait "$p"; done
 
-if find "${targets[@]/#/fuzz-out/}" -path '*/crashes/*' -type f 2>/dev/null | grep -q .; then
-  echo "fuzz.sh: findings (reproduce: build-fuzz/bin/fuzz_TARGET FILE):" >&2
-  for t in "${targets[@]}"; do find "fuzz-out/$t/crashes" -type f; done >&2
+if find "${targets[@]/#/$outdir/}" -path '*/crashes/*' -type f 2>/dev/null | grep -q .; then
+  echo "fuzz.sh: findings (reproduce: $build/bin/fuzz_TARGET FILE):" >&2
+  for t in "${targets[@]}"; do find "$outdir/$t/crashes" -type f; done >&2
   exit 1
 fi

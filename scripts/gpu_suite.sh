@@ -3,11 +3,14 @@
 #   scripts/gpu_suite.sh bundle   (here, no GPU needed) build for sm_90 and copy the binaries, the
 #                                 shared libraries the GPU machine lacks (libconfig, libtet) and the
 #                                 benchmark configs into .gpu-bundle/ (ignored by git; carry it)
-#   scripts/gpu_suite.sh run      (on the GPU machine) every GPU test, compute-sanitizer memcheck
-#                                 and racecheck over the suite, then `heartsim bench spmv` and
-#                                 `heartsim bench step` on ~50K and ~1M nodes;
-#                                 the benchmark tables come last.
-# Device call: run(command="bash scripts/gpu_suite.sh run", carry=[".gpu-bundle"])
+#   scripts/gpu_suite.sh run [all|tests|bench|spmv]
+#                                 (on the GPU machine) tests: every GPU test, compute-sanitizer
+#                                 memcheck and racecheck over the suite, the GPU restart check;
+#                                 bench: `heartsim bench cg` at ~50K, 1M and 4M rows, `heartsim bench
+#                                 step` at ~50K and 1M nodes, and the cost of output at one frame per
+#                                 ms in a real run; spmv: `heartsim bench spmv` on both slabs.
+#                                 all (default) = tests + bench + spmv; the tables come last.
+# Device call: run(command="bash scripts/gpu_suite.sh run > $OUT/suite.log 2>&1", carry=[".gpu-bundle"])
 set -uo pipefail
 cd "$(dirname "$0")/.."
 mode=${1:-}
@@ -24,11 +27,13 @@ bundle)
   du -sh .gpu-bundle
   ;;
 run)
+  what=${2:-all}
   cd .gpu-bundle || { echo "no .gpu-bundle: run 'scripts/gpu_suite.sh bundle' here and carry it"; exit 2; }
   export LD_LIBRARY_PATH="$PWD:${LD_LIBRARY_PATH:-}"
   export PATH="/usr/local/cuda/bin:$PATH"
   nvidia-smi --query-gpu=name,memory.total,clocks.max.sm,clocks.max.mem --format=csv,noheader
   pass=0; fail=0; skip=0
+  if [ "$what" = all ] || [ "$what" = tests ]; then
   for t in ./test_gpu_*; do
     start=$(date +%s.%N)
     out=$("$t" 2>&1); rc=$?
@@ -51,8 +56,11 @@ run)
         printf '%-24s memcheck FAILED\n' "$(basename "$t")"; fail=$((fail+1)); tail -30 /tmp/cs.log
       fi
     done
+    # racecheck cannot run CUDA graphs with conditional nodes nor cooperative launches (the test
+    # process dies under it with no hazard reported; memcheck runs them fine), so it checks the
+    # same kernels launched one by one: HS_TEST_NO_GRAPH=1 (docs/reliability.md)
     for t in ./test_gpu_*; do
-      if HS_TEST_QUICK=1 compute-sanitizer --tool racecheck --kernel-name-exclude kns=cusparse \
+      if HS_TEST_QUICK=1 HS_TEST_NO_GRAPH=1 compute-sanitizer --tool racecheck --kernel-name-exclude kns=cusparse \
            --error-exitcode 99 "$t" >/tmp/cs.log 2>&1; then
         printf '%-24s racecheck clean\n' "$(basename "$t")"; pass=$((pass+1))
       else
@@ -77,16 +85,40 @@ run)
     echo "gpu restart              FAILED (a run failed)"; fail=$((fail+1))
   fi
   echo "$pass passed, $fail failed, $skip skipped"
-  # every SpMV kernel on the same matrices (checked against the CPU reference first), then the
-  # whole time step on both backends with the kernel "auto" picks; CSV files come back in $OUT
-  for cfg in bench_50k.cfg bench_1m.cfg; do
-    [ -f "$cfg" ] || continue
-    ./heartsim bench spmv "$cfg" --csv "${OUT:-/tmp}/spmv_${cfg%.cfg}.csv" -q || fail=$((fail+1))
-  done
-  for cfg in bench_50k.cfg bench_1m.cfg; do
-    [ -f "$cfg" ] || continue
-    ./heartsim bench step "$cfg" --reps 20 --warm 2 --set output.dir=\"/tmp/hs_bench\" || fail=$((fail+1))
-  done
+  fi
+  if [ "$what" = all ] || [ "$what" = bench ]; then
+    # CG iterations: naive cuSPARSE + cuBLAS, classic, Chronopoulos-Gear; stream, graph, persistent;
+    # with the kernel auto picks (timed with the CG's dot product) and with fused ELL-WARP K1
+    for cfg in bench_50k.cfg bench_1m.cfg bench_4m.cfg; do
+      [ -f "$cfg" ] || continue
+      ./heartsim bench cg "$cfg" --reps 20 -q || fail=$((fail+1))
+      ./heartsim bench cg "$cfg" --reps 20 -q --set solver.spmv=\"ellwarp_k1\" | grep -E "^\|" || fail=$((fail+1))
+    done
+    # whole time steps on the GPU (the CPU columns: `bench step` without --no-cpu)
+    for cfg in bench_50k.cfg bench_1m.cfg; do
+      [ -f "$cfg" ] || continue
+      ./heartsim bench step "$cfg" --reps 20 --warm 2 --no-cpu --set output.dir=\"/tmp/hs_bench\" \
+        --set output.format=\"xdmf\" || fail=$((fail+1))
+    done
+    # output at one frame per simulated ms, in a real run of 40 ms: with and without frames
+    for cfg in bench_50k.cfg bench_1m.cfg; do
+      [ -f "$cfg" ] || continue
+      for out in off xdmf vtk; do
+        [ "$out" = vtk ] && [ "$cfg" = bench_1m.cfg ] && continue # 0.35 s per frame: see docs/output.md
+        rm -rf /tmp/hs_out
+        if [ "$out" = off ]; then set -- --set output.enabled=false; else set -- --set output.format=\"$out\" --out /tmp/hs_out; fi
+        echo "== run $cfg, output $out, t_end 40 ms"
+        ./heartsim run "$cfg" --set time.t_end=40 --set solver.backend=\"cuda\" "$@" 2>&1 | grep -E "^(spmv|output|summary|  )" || fail=$((fail+1))
+      done
+    done
+  fi
+  if [ "$what" = all ] || [ "$what" = spmv ]; then
+    # every SpMV kernel on the same matrices (checked against the CPU reference first); CSV in $OUT
+    for cfg in bench_50k.cfg bench_1m.cfg; do
+      [ -f "$cfg" ] || continue
+      ./heartsim bench spmv "$cfg" --csv "${OUT:-/tmp}/spmv_${cfg%.cfg}.csv" -q || fail=$((fail+1))
+    done
+  fi
   [ "$fail" -eq 0 ]
   ;;
 *)

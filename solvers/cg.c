@@ -18,6 +18,7 @@ hs_status hs_cg_work_create(int32_t n, hs_cg_work **out)
     HS_CALL_GOTO(HS_ALLOC(w->z, n, "CG preconditioned residual"), fail);
     HS_CALL_GOTO(HS_ALLOC(w->p, n, "CG search direction"), fail);
     HS_CALL_GOTO(HS_ALLOC(w->q, n, "CG matrix-vector product"), fail);
+    HS_CALL_GOTO(HS_ALLOC(w->s, n, "CG recurrence s = A p"), fail);
     *out = w;
     return HS_OK;
 fail:
@@ -32,6 +33,7 @@ void hs_cg_work_destroy(hs_cg_work **p)
     free((*p)->z);
     free((*p)->p);
     free((*p)->q);
+    free((*p)->s);
     free(*p);
     *p = NULL;
 }
@@ -98,4 +100,72 @@ hs_status hs_cg_jacobi(int32_t n, hs_matvec_fn A, void *ctx, const double *inv_d
     }
     res->outcome = HS_CG_MAX_ITER;
     return HS_OK;
+}
+
+hs_status hs_cg_chronopoulos(int32_t n, hs_matvec_fn A, void *ctx, const double *inv_diag,
+                             const double *b, double *x, const hs_cg_opts *opts, hs_cg_work *w,
+                             hs_cg_result *res)
+{
+    HS_CHECK(w && w->n >= n, HS_ERR_INTERNAL, "CG workspace too small (%d < %d)", w ? w->n : -1, n);
+    double *r = w->r, *u = w->z, *p = w->p, *wv = w->q, *s = w->s;
+    res->outcome = HS_CG_CONVERGED;
+    res->iters = 0;
+    res->rel_res = 0.0;
+
+    double bnorm = sqrt(hs_vec_dot(n, b, b));
+#pragma omp parallel for schedule(static) if (n > HS_OMP_MIN)
+    for (int32_t i = 0; i < n; ++i) {
+        x[i] = 0.0;
+        r[i] = b[i];
+        u[i] = inv_diag[i] * b[i];
+        p[i] = 0.0;
+        s[i] = 0.0;
+    }
+    if (!isfinite(bnorm)) {
+        res->outcome = HS_CG_NONFINITE;
+        res->rel_res = bnorm;
+        return HS_OK;
+    }
+    if (bnorm == 0.0) return HS_OK;
+    double gamma = hs_vec_dot(n, r, u), gamma_old = 0.0, alpha = 0.0;
+    double target = opts->tol * bnorm;
+    for (int it = 1; it <= opts->max_iter; ++it) {
+        A(ctx, u, wv);
+        double delta = hs_vec_dot(n, wv, u);
+        double beta = it == 1 ? 0.0 : gamma / gamma_old;
+        double denom = it == 1 ? delta : delta - beta * gamma / alpha; /* = (p, A p) */
+        res->iters = it;
+        if (!isfinite(denom)) { res->outcome = HS_CG_NONFINITE; return HS_OK; }
+        if (denom <= 0.0 || gamma <= 0.0) { res->outcome = HS_CG_BREAKDOWN; return HS_OK; }
+        alpha = gamma / denom;
+#pragma omp parallel for schedule(static) if (n > HS_OMP_MIN)
+        for (int32_t i = 0; i < n; ++i) {
+            p[i] = u[i] + beta * p[i];
+            s[i] = wv[i] + beta * s[i];
+            x[i] += alpha * p[i];
+            r[i] -= alpha * s[i];
+            u[i] = inv_diag[i] * r[i];
+        }
+        gamma_old = gamma;
+        gamma = hs_vec_dot(n, r, u);
+        double rr = hs_vec_dot(n, r, r);
+        res->rel_res = sqrt(rr) / bnorm;
+        if (!isfinite(rr)) { res->outcome = HS_CG_NONFINITE; return HS_OK; }
+        if (sqrt(rr) <= target) return HS_OK;
+    }
+    res->outcome = HS_CG_MAX_ITER;
+    return HS_OK;
+}
+
+hs_status hs_cg_solve(int32_t n, hs_matvec_fn A, void *ctx, const double *inv_diag, const double *b,
+                      double *x, const hs_cg_opts *opts, hs_cg_work *work, hs_cg_result *res)
+{
+    if (opts->variant == HS_CG_CHRONOPOULOS)
+        return hs_cg_chronopoulos(n, A, ctx, inv_diag, b, x, opts, work, res);
+    return hs_cg_jacobi(n, A, ctx, inv_diag, b, x, opts, work, res);
+}
+
+const char *hs_cg_variant_name(hs_cg_variant v)
+{
+    return v == HS_CG_CHRONOPOULOS ? "chronopoulos" : "classic";
 }

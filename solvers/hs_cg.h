@@ -7,15 +7,23 @@
 
 #include <stdint.h>
 
+#include "hs_hd.h"
 #include "hs_status.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
+/** CG variants (solver.cg); the GPU backend implements the same two with the same tests. */
+typedef enum hs_cg_variant {
+    HS_CG_CLASSIC = 0,     /**< textbook Jacobi-PCG (Saad alg. 9.1): two separate reductions */
+    HS_CG_CHRONOPOULOS = 1 /**< Chronopoulos-Gear: one fused reduction per iteration (seed 004 ch. 4) */
+} hs_cg_variant;
+
 typedef struct hs_cg_opts {
     double tol;   /**< stop when ||r||_2 <= tol ||b||_2 */
     int max_iter;
+    hs_cg_variant variant;
 } hs_cg_opts;
 
 typedef enum hs_cg_outcome {
@@ -34,10 +42,11 @@ typedef struct hs_cg_result {
 /** y = A x for the solver; ctx is the caller's. */
 typedef void (*hs_matvec_fn)(void *ctx, const double *x, double *y);
 
-/** Work vectors r, z, p, q of length n (allocate once, reuse every solve). */
+/** Work vectors of length n (allocate once, reuse every solve): r, z (= u), p, q (= w), and s for
+ *  Chronopoulos-Gear (s = A p carried by recurrence). */
 typedef struct hs_cg_work {
     int32_t n;
-    double *r, *z, *p, *q;
+    double *r, *z, *p, *q, *s;
 } hs_cg_work;
 
 /** @brief Allocate work for systems of size n. */
@@ -55,6 +64,46 @@ void hs_cg_work_destroy(hs_cg_work **p);
 hs_status hs_cg_jacobi(int32_t n, hs_matvec_fn A, void *ctx, const double *inv_diag,
                        const double *b, double *x, const hs_cg_opts *opts, hs_cg_work *work,
                        hs_cg_result *res);
+
+/**
+ * @brief Chronopoulos-Gear Jacobi-PCG (A. T. Chronopoulos and C. W. Gear, J. Comput. Appl. Math.
+ * 25 (1989); seed 004 ch. 4): the two inner products of an iteration, gamma = (r, u) and
+ * delta = (A u, u) with u = M^-1 r, are formed together, and s = A p follows by the recurrence
+ * s = w + beta s, so one SpMV (w = A u) and one reduction suffice per iteration:
+ *   beta = gamma / gamma_old,  alpha = gamma / (delta - beta gamma / alpha_old)   (= (r,u)/(p,Ap))
+ *   p = u + beta p,  s = w + beta s,  x += alpha p,  r -= alpha s,  u = M^-1 r
+ * Equal to hs_cg_jacobi in exact arithmetic (same iterates); the convergence test on ||r||_2 is
+ * the same and sits at the same place (after the r update), so iteration counts agree up to
+ * round-off (tests: +-1). Same contract as hs_cg_jacobi.
+ */
+hs_status hs_cg_chronopoulos(int32_t n, hs_matvec_fn A, void *ctx, const double *inv_diag,
+                             const double *b, double *x, const hs_cg_opts *opts, hs_cg_work *work,
+                             hs_cg_result *res);
+
+/** @brief The variant opts->variant names. */
+hs_status hs_cg_solve(int32_t n, hs_matvec_fn A, void *ctx, const double *inv_diag, const double *b,
+                      double *x, const hs_cg_opts *opts, hs_cg_work *work, hs_cg_result *res);
+
+/** @brief "classic" / "chronopoulos". */
+const char *hs_cg_variant_name(hs_cg_variant v);
+
+/**
+ * @brief Inexact Newton (Eisenstat-Walker style forcing with a floor): the relative CG tolerance
+ * for a Newton step whose residual is @p res (the Newton test's measure, dt max_I |R_I| / m_I).
+ * forcing = 0: always @p cg_tol. Otherwise the linear solve need not be more accurate than the
+ * Newton test can see: eta = clamp(0.1 tol_res / res, cg_tol, forcing). After the step the new
+ * Newton residual is about eta res (linear part) plus the quadratic remainder, so eta <= 0.1 tol_res
+ * / res keeps the linear error a tenth of the tolerance; the cap `forcing` keeps Newton converging
+ * when res is already small (the update test then decides). Shared by the CPU and GPU backends.
+ */
+HS_HD double hs_cg_forcing_tol(double cg_tol, double forcing, double tol_res, double res)
+{
+    if (!(forcing > 0.0)) return cg_tol;
+    double eta = res > 0.0 ? 0.1 * tol_res / res : forcing;
+    if (eta > forcing) eta = forcing;
+    if (eta < cg_tol) eta = cg_tol;
+    return eta;
+}
 
 /** @brief Words for an outcome ("converged", "did not converge", ...). */
 const char *hs_cg_outcome_name(hs_cg_outcome o);

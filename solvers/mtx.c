@@ -13,16 +13,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "hs_text_reader.h"
 #include "hs_util.h"
-
-typedef struct mtx_reader {
-    FILE *f;
-    const char *path;
-    long line;   /* 1-based number of the line in buf */
-    char *buf;
-    size_t cap;
-    char *cur;   /* parse position inside buf */
-} mtx_reader;
 
 static const char *const k_banner =
     "'%%MatrixMarket matrix coordinate <real|integer|pattern> <general|symmetric>'";
@@ -32,30 +24,13 @@ static int is_space(char c)
     return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\v' || c == '\f';
 }
 
-/* Next line; *got = 0 at end of file. Keeps the line as it is (comments are handled by callers). */
-static hs_status next_line(mtx_reader *r, int *got)
-{
-    *got = 0;
-    errno = 0;
-    ssize_t n = getline(&r->buf, &r->cap, r->f);
-    if (n < 0) {
-        HS_CHECK(!ferror(r->f), HS_ERR_IO, "%s:%ld: read error: %s", r->path, r->line + 1, strerror(errno));
-        return HS_OK;
-    }
-    ++r->line;
-    HS_CHECK(memchr(r->buf, '\0', (size_t)n) == NULL, HS_ERR_MESH,
-             "%s:%ld: line contains a NUL byte; is this a binary file rather than a Matrix Market text file?",
-             r->path, r->line);
-    r->cur = r->buf;
-    *got = 1;
-    return HS_OK;
-}
-
-/* Next line holding data: '%' comment lines and blank lines are skipped. */
-static hs_status next_data_line(mtx_reader *r, int *got)
+/* Next line holding data: '%' comment lines and blank lines are skipped. Only whole lines are
+ * comments (the reader is opened without a comment character), so a '%' after an entry is still
+ * reported as unexpected text. */
+static hs_status next_data_line(hs_text_reader *r, int *got)
 {
     for (;;) {
-        HS_CALL(next_line(r, got));
+        HS_CALL(hs_text_reader_raw(r, got));
         if (!*got) return HS_OK;
         char *p = r->buf;
         while (is_space(*p)) ++p;
@@ -65,36 +40,7 @@ static hs_status next_data_line(mtx_reader *r, int *got)
     }
 }
 
-/* Next whitespace-separated token on the current line, NUL-terminated in place; NULL if none. */
-static char *next_token(mtx_reader *r)
-{
-    char *p = r->cur;
-    while (is_space(*p)) ++p;
-    if (*p == '\0') {
-        r->cur = p;
-        return NULL;
-    }
-    char *s = p;
-    while (*p && !is_space(*p)) ++p;
-    if (*p) *p++ = '\0';
-    r->cur = p;
-    return s;
-}
-
-static hs_status parse_ll(const mtx_reader *r, const char *tok, const char *what, long long *v)
-{
-    HS_CHECK(tok != NULL, HS_ERR_MESH, "%s:%ld: expected %s, found end of line", r->path, r->line, what);
-    char *end = NULL;
-    errno = 0;
-    long long x = strtoll(tok, &end, 10);
-    HS_CHECK(end != tok && *end == '\0', HS_ERR_MESH, "%s:%ld: expected %s (an integer), found '%s'",
-             r->path, r->line, what, tok);
-    HS_CHECK(errno != ERANGE, HS_ERR_MESH, "%s:%ld: %s '%s' is out of range", r->path, r->line, what, tok);
-    *v = x;
-    return HS_OK;
-}
-
-static hs_status parse_value(const mtx_reader *r, const char *tok, int integer, double *v)
+static hs_status parse_value(const hs_text_reader *r, const char *tok, int integer, double *v)
 {
     if (integer) {
         HS_CHECK(tok != NULL, HS_ERR_MESH, "%s:%ld: expected a value (field 'integer'), found end of line",
@@ -125,14 +71,14 @@ typedef struct mtx_header {
 } mtx_header;
 
 /* Banner (line 1), comments, size line. */
-static hs_status read_header(mtx_reader *r, mtx_header *h)
+static hs_status read_header(hs_text_reader *r, mtx_header *h)
 {
     memset(h, 0, sizeof *h);
     int got = 0;
-    HS_CALL(next_line(r, &got));
+    HS_CALL(hs_text_reader_raw(r, &got));
     HS_CHECK(got, HS_ERR_MESH, "%s:1: the file is empty; expected the banner %s", r->path, k_banner);
     const char *w[6] = {0};
-    for (int i = 0; i < 6; ++i) w[i] = next_token(r);
+    for (int i = 0; i < 6; ++i) w[i] = hs_text_reader_token(r);
     HS_CHECK(w[0] && strcasecmp(w[0], "%%MatrixMarket") == 0, HS_ERR_MESH,
              "%s:1: not a Matrix Market file: expected the banner %s, found '%s'", r->path, k_banner,
              w[0] ? w[0] : "");
@@ -161,10 +107,10 @@ static hs_status read_header(mtx_reader *r, mtx_header *h)
     HS_CALL(next_data_line(r, &got));
     HS_CHECK(got, HS_ERR_MESH, "%s:%ld: file ended before the size line 'ROWS COLUMNS ENTRIES'", r->path,
              r->line > 0 ? r->line : 1);
-    HS_CALL(parse_ll(r, next_token(r), "the number of rows (size line 'ROWS COLUMNS ENTRIES')", &h->m));
-    HS_CALL(parse_ll(r, next_token(r), "the number of columns (size line 'ROWS COLUMNS ENTRIES')", &h->n));
-    HS_CALL(parse_ll(r, next_token(r), "the number of entries (size line 'ROWS COLUMNS ENTRIES')", &h->nz));
-    const char *extra = next_token(r);
+    HS_CALL(hs_text_reader_long(r, hs_text_reader_token(r), "the number of rows (size line 'ROWS COLUMNS ENTRIES')", &h->m));
+    HS_CALL(hs_text_reader_long(r, hs_text_reader_token(r), "the number of columns (size line 'ROWS COLUMNS ENTRIES')", &h->n));
+    HS_CALL(hs_text_reader_long(r, hs_text_reader_token(r), "the number of entries (size line 'ROWS COLUMNS ENTRIES')", &h->nz));
+    const char *extra = hs_text_reader_token(r);
     HS_CHECK(extra == NULL, HS_ERR_MESH, "%s:%ld: unexpected '%s' after the size line 'ROWS COLUMNS ENTRIES'",
              r->path, r->line, extra);
     HS_CHECK(h->m >= 0 && h->n >= 0 && h->nz >= 0, HS_ERR_MESH,
@@ -184,7 +130,7 @@ typedef struct triplets {
     size_t n, cap;
 } triplets;
 
-static hs_status trip_push(triplets *t, int32_t i, int32_t j, double v, const mtx_reader *r)
+static hs_status trip_push(triplets *t, int32_t i, int32_t j, double v, const hs_text_reader *r)
 {
     if (t->n == t->cap) {
         size_t c = t->cap ? 2 * t->cap : 4096;
@@ -205,7 +151,7 @@ static hs_status trip_push(triplets *t, int32_t i, int32_t j, double v, const mt
     return HS_OK;
 }
 
-static hs_status read_entries(mtx_reader *r, const mtx_header *h, triplets *t)
+static hs_status read_entries(hs_text_reader *r, const mtx_header *h, triplets *t)
 {
     const char *layout = h->pattern ? "ROW COLUMN" : "ROW COLUMN VALUE";
     for (long long e = 0; e < h->nz; ++e) {
@@ -215,14 +161,14 @@ static hs_status read_entries(mtx_reader *r, const mtx_header *h, triplets *t)
                  r->path, r->line, e, h->nz);
         long long i = 0, j = 0;
         double v = 1.0;
-        HS_CALL(parse_ll(r, next_token(r), "a row index (entry 'ROW COLUMN [VALUE]')", &i));
-        HS_CALL(parse_ll(r, next_token(r), "a column index (entry 'ROW COLUMN [VALUE]')", &j));
+        HS_CALL(hs_text_reader_long(r, hs_text_reader_token(r), "a row index (entry 'ROW COLUMN [VALUE]')", &i));
+        HS_CALL(hs_text_reader_long(r, hs_text_reader_token(r), "a column index (entry 'ROW COLUMN [VALUE]')", &j));
         HS_CHECK(i >= 1 && i <= h->m, HS_ERR_MESH, "%s:%ld: row index %lld is outside 1..%lld (indices are 1-based)",
                  r->path, r->line, i, h->m);
         HS_CHECK(j >= 1 && j <= h->n, HS_ERR_MESH,
                  "%s:%ld: column index %lld is outside 1..%lld (indices are 1-based)", r->path, r->line, j, h->n);
-        if (!h->pattern) HS_CALL(parse_value(r, next_token(r), h->integer, &v));
-        const char *extra = next_token(r);
+        if (!h->pattern) HS_CALL(parse_value(r, hs_text_reader_token(r), h->integer, &v));
+        const char *extra = hs_text_reader_token(r);
         HS_CHECK(extra == NULL, HS_ERR_MESH, "%s:%ld: unexpected '%s' after the entry: expected '%s'%s", r->path,
                  r->line, extra, layout, h->pattern ? " (field 'pattern' has no values)" : "");
         HS_CHECK(!h->symmetric || i >= j, HS_ERR_MESH,
@@ -308,16 +254,13 @@ done:
 hs_status hs_mtx_read(const char *path, hs_csr **out)
 {
     *out = NULL;
-    HS_CHECK(path != NULL && path[0] != '\0', HS_ERR_MESH, "Matrix Market file path is empty");
-    mtx_reader r = {.path = path};
-    r.f = fopen(path, "r");
-    HS_CHECK(r.f != NULL, HS_ERR_MESH, "cannot open Matrix Market file '%s': %s", path, strerror(errno));
+    hs_text_reader r;
+    HS_CALL(hs_text_reader_open(&r, path, "Matrix Market", HS_ERR_MESH, 0));
     triplets t = {0};
     mtx_header h;
     hs_status st = read_header(&r, &h);
     if (st == HS_OK) st = read_entries(&r, &h, &t);
-    fclose(r.f);
-    free(r.buf);
+    hs_text_reader_close(&r);
     if (st == HS_OK) st = to_csr(&h, &t, out);
     free(t.i);
     free(t.j);

@@ -121,6 +121,89 @@ static const bad_case bad_cases[] = {
      "stimulus: expected a list of groups"},
     {"stimulus entry not a group", "stimulus = ( 1.0 );\n", {NULL}, 1,
      "stimulus.[0]: expected a group"},
+    /* issue 5: geometry, fibres, stimuli by label and node list */
+    {"mesh source choices", "mesh = {\n  source = \"stl\";\n};\n", {NULL}, 2,
+     "mesh.source: unknown value \"stl\"; allowed: \"box\", \"tetgen\", \"file\", \"surface\", \"ellipsoid_lv\""},
+    {"mesh reorder choices", "mesh = { reorder = \"metis\"; };\n", {NULL}, 1,
+     "mesh.reorder: unknown value \"metis\"; allowed: \"rcm\", \"sfc\", \"none\""},
+    {"mesh quadratic choices", "\nmesh = { quadratic = \"keep\"; };\n", {NULL}, 2,
+     "mesh.quadratic: unknown value \"keep\"; allowed: \"refuse\", \"linearize\""},
+    {"mesh scale zero", "mesh = {\n  source = \"file\";\n  scale = 0;\n};\n", {NULL}, 3,
+     "mesh.scale = 0 is out of range: must be > 0"},
+    {"mesh scale on the box", "mesh = {\n  scale = 10.0;\n};\n", {NULL}, 2,
+     "mesh.scale = 10 applies to meshes read from files"},
+    {"mesh scale on the LV", "mesh = {\n  source = \"ellipsoid_lv\";\n  scale = 0.1;\n};\n", {NULL}, 3,
+     "the ellipsoid_lv mesh is built in mm"},
+    {"file source without mesh.file", "mesh = {\n  source = \"file\";\n};\n", {NULL}, 2,
+     "mesh.source = \"file\" needs mesh.file (a volume mesh: .vtk, .msh"},
+    {"surface source without mesh.file", "mesh = {\n\n  source = \"surface\";\n};\n", {NULL}, 3,
+     "mesh.source = \"surface\" needs mesh.file (a closed surface: .stl"},
+    {"missing surface file", "mesh = {\n  source = \"surface\";\n  file = \"nowhere/heart.stl\";\n};\n", {NULL},
+     3, "/nowhere/heart.stl\": No such file or directory"},
+    {"missing volume mesh", "mesh = { source = \"file\";\n  file = \"nowhere/heart\"; };\n", {NULL},
+     2, "mesh.file: cannot read \""},
+    {"min dihedral range", "mesh = { min_dihedral = 40.0; };\n", {NULL}, 1,
+     "mesh.min_dihedral = 40 deg is out of range: must be in [0, 30]"},
+    {"weld tolerance", "mesh = { weld_tolerance = -1.0; };\n", {NULL}, 1,
+     "mesh.weld_tolerance = -1 mm is out of range: must be >= 0"},
+    {"LV without wall", "mesh = { source = \"ellipsoid_lv\";\n  lv_epi_short = 7.0; };\n", {NULL}, 2,
+     "mesh.lv_epi_short = 7 mm must be larger than mesh.lv_endo_short = 7 mm"},
+    {"LV long radii", "mesh = { source = \"ellipsoid_lv\";\n  lv_endo_long = 25.0; };\n", {NULL}, 2,
+     "mesh.lv_epi_long = 20 mm must be larger than mesh.lv_endo_long = 25 mm"},
+    {"LV base above the cavity", "mesh = { source = \"ellipsoid_lv\";\n\n  lv_base_z = 17.0; };\n", {NULL}, 3,
+     "mesh.lv_base_z = 17 mm must lie strictly between -mesh.lv_endo_long and mesh.lv_endo_long"},
+    {"fibre type choices", "fibers = {\n  type = \"helical\";\n};\n", {NULL}, 2,
+     "fibers.type: unknown value \"helical\"; allowed: \"auto\", \"constant\", \"ellipsoid\", \"file\", \"mesh\""},
+    {"ellipsoid fibres on the box", "fibers = {\n  type = \"ellipsoid\";\n};\n", {NULL}, 2,
+     "fibers.type = \"ellipsoid\" is the rule of the built-in ventricle and needs mesh.source = \"ellipsoid_lv\""},
+    {"mesh fibres on the box", "\nfibers = { type = \"mesh\"; };\n", {NULL}, 2,
+     "fibers.type = \"mesh\" keeps the fibres stored in mesh.file and needs mesh.source = \"file\""},
+    {"fibre file missing", "fibers = {\n  type = \"file\";\n};\n", {NULL}, 2,
+     "fibers.type = \"file\" needs fibers.file"},
+    {"fibre file unreadable", "fibers = { type = \"file\";\n  file = \"nowhere/f.lon\"; };\n", {NULL}, 2,
+     "fibers.file: cannot read \""},
+    {"fibre file unused", "fibers = {\n  file = \"f.lon\";\n};\n", {NULL}, 2,
+     "fibers.file is only read with fibers.type = \"file\" (this one is \"auto\")"},
+    {"fibre location choices", "fibers = { location = \"cell\"; };\n", {NULL}, 1,
+     "fibers.location: unknown value \"cell\"; allowed: \"auto\", \"element\", \"node\""},
+    {"helix angle range", "fibers = {\n  helix_endo = 100.0;\n};\n", {NULL}, 2,
+     "fibers.helix_endo = 100 deg is out of range: must be in [-90, 90]"},
+    {"stimulus shape choices", "stimulus = ( { shape = \"cube\"; } );\n", {NULL}, 1,
+     "allowed: \"box\", \"sphere\", \"surface\", \"nodes\""},
+    {"surface stimulus without label", "stimulus = (\n  { shape = \"surface\"; }\n);\n", {NULL}, 2,
+     "stimulus.[0]: missing key \"label\" (required for shape = \"surface\")"},
+    {"surface stimulus empty label", "stimulus = (\n  { shape = \"surface\";\n    label = \"\"; }\n);\n", {NULL}, 3,
+     "stimulus.[0].label: must not be empty"},
+    {"surface stimulus centre without radius",
+     "stimulus = ( { shape = \"surface\"; label = \"endo\";\n  center = [0.0, 0.0, -17.0]; } );\n", {NULL}, 2,
+     "stimulus.[0]: center without radius; a surface site is restricted to a sphere by both center and radius"},
+    {"surface stimulus radius range",
+     "stimulus = ( { shape = \"surface\"; label = \"endo\"; center = [0.0, 0.0, 0.0];\n  radius = -2.0; } );\n",
+     {NULL}, 2, "stimulus.[0].radius = -2 mm is out of range: must be > 0"},
+    {"label on a box stimulus",
+     "stimulus = ( { min = [0.0, 0.0, 0.0]; max = [1.0, 1.0, 1.0];\n  label = \"endo\"; } );\n", {NULL}, 2,
+     "stimulus.[0].label is only used by shape = \"surface\"; this one is \"box\""},
+    {"radius on a box stimulus names both shapes",
+     "stimulus = ( { min = [0.0, 0.0, 0.0]; max = [1.0, 1.0, 1.0];\n  radius = 1.0; } );\n", {NULL}, 2,
+     "stimulus.[0].radius is only used by shape = \"sphere\" or \"surface\"; this one is \"box\""},
+    {"nodes stimulus without file", "stimulus = (\n  { shape = \"nodes\"; start = 1.0; }\n);\n", {NULL}, 2,
+     "stimulus.[0]: missing key \"file\" (required for shape = \"nodes\")"},
+    {"nodes stimulus file missing", "stimulus = ( { shape = \"nodes\";\n\n  file = \"nowhere/apex.vtx\"; } );\n",
+     {NULL}, 3, "stimulus.[0].file: cannot read \""},
+    {"--set nodes file missing", "", {"stimulus.[0].shape=nodes", "stimulus.[0].file=nowhere.vtx", NULL}, 0,
+     "--set stimulus.[0].file=nowhere.vtx: stimulus.[0].file: cannot read"},
+    /* issue 6 keys (schema only here) */
+    {"cg variant", "solver = {\n  cg = \"pipelined\";\n};\n", {NULL}, 2,
+     "solver.cg: unknown value \"pipelined\"; allowed: \"chronopoulos\", \"classic\""},
+    {"cg forcing", "solver = { cg_forcing = 1.0; };\n", {NULL}, 1,
+     "solver.cg_forcing = 1 is out of range: must be in [0, 1)"},
+    {"extrapolate", "solver = {\n  extrapolate = 3;\n};\n", {NULL}, 2,
+     "solver.extrapolate = 3 is out of range: must be in [0, 2]"},
+    {"graph", "solver = { graph = true; };\n", {NULL}, 1, "solver.graph: expected a string, got a boolean"},
+    {"graph choices", "solver = { graph = \"yes\"; };\n", {NULL}, 1,
+     "solver.graph: unknown value \"yes\"; allowed: \"auto\", \"on\", \"off\""},
+    {"output format", "output = {\n  format = \"vtu\";\n};\n", {NULL}, 2,
+     "output.format: unknown value \"vtu\"; allowed: \"vtk\", \"xdmf\""},
     {"--set unknown key", "", {"model.alhpa=0.1", NULL}, 0,
      "--set model.alhpa=0.1: unknown key \"model.alhpa\"; did you mean \"model.alpha\"?"},
     {"--set wrong type", "time = { dt = 0.1; };\n", {"time.dt=abc", NULL}, 0,
@@ -277,6 +360,16 @@ static void test_defaults(void)
                       d.box.tetgen_radius_edge == 1.414 && !strcmp(d.mesh_reorder, "rcm"),
                   "mesh defaults");
     HS_TEST_CHECK(d.fiber_dir[0] == 1.0 && d.fiber_dir[1] == 0.0 && d.fiber_dir[2] == 0.0, "fibre default");
+    HS_TEST_CHECK(!strcmp(d.fiber_type, "auto") && d.lv.helix_endo_deg == 60.0 && d.lv.helix_epi_deg == -60.0 &&
+                      !strcmp(d.fiber_location, "auto") && !d.fiber_file[0],
+                  "fibre defaults");
+    HS_TEST_CHECK(d.mesh_scale == 1.0 && d.mesh_weld_tol == 0.0 && !strcmp(d.mesh_quadratic, "refuse") &&
+                      d.mesh_min_dihedral == 0.0 && d.lv.rs_endo == 7.0 && d.lv.rl_endo == 17.0 &&
+                      d.lv.rs_epi == 10.0 && d.lv.rl_epi == 20.0 && d.lv.z_base == 5.0,
+                  "geometry defaults (Land et al. 2015)");
+    HS_TEST_CHECK(!strcmp(d.cg_variant, "chronopoulos") && d.cg_forcing == 0.1 && d.extrapolate == 2 &&
+                      !strcmp(d.graph, "auto") && !strcmp(d.out_format, "vtk"),
+                  "issue 6 defaults");
     HS_TEST_CHECK(d.c == 8.0 && d.alpha == 0.01 && d.gamma == 0.002 && d.b == 0.15 && d.mu1 == 0.2 &&
                       d.mu2 == 0.3 && d.d_iso == 0.3 && d.d_ani == 0.9 && d.time_unit == 12.9 &&
                       d.recovery == 1,
@@ -481,6 +574,88 @@ static void test_mesh_file_resolution(void)
     rmdir(sub);
 }
 
+/* The LV with fibres, stimuli by label (whole, and in a sphere) and by node file: values, paths
+ * resolved against the config file, and print -> load giving the same configuration. */
+static void test_geometry_round_trip(void)
+{
+    char sub[600], path[700], vtx[700], lon[700], printed[700];
+    snprintf(sub, sizeof sub, "%s/geo", g_dir);
+    HS_TEST_CHECK(mkdir(sub, 0700) == 0, "mkdir %s: %s", sub, strerror(errno));
+    snprintf(path, sizeof path, "%s/lv.cfg", sub);
+    snprintf(vtx, sizeof vtx, "%s/apex.vtx", sub);
+    snprintf(lon, sizeof lon, "%s/f.lon", sub);
+    snprintf(printed, sizeof printed, "%s/printed.cfg", g_dir);
+    write_file(vtx, "1\nintra\n0\n");
+    write_file(lon, "1\n1 0 0\n");
+    write_file(path, "mesh = { source = \"ellipsoid_lv\"; h = 2.5; reorder = \"sfc\"; min_dihedral = 10.0;\n"
+                     "  lv_endo_short = 6.5; lv_base_z = 4.0; };\n"
+                     "fibers = { type = \"ellipsoid\"; helix_endo = 50.0; helix_epi = -55.0; };\n"
+                     "stimulus = (\n"
+                     "  { shape = \"surface\"; label = \"endo\"; center = [0.0, 0.0, -17.0]; radius = 3.0; },\n"
+                     "  { shape = \"surface\"; label = \"2\"; start = 5.0; },\n"
+                     "  { shape = \"nodes\"; file = \"./apex.vtx\"; start = 10.0; }\n"
+                     ");\n"
+                     "solver = { cg = \"classic\"; cg_forcing = 0.0; extrapolate = 1; graph = \"off\"; };\n"
+                     "output = { format = \"xdmf\"; };\n");
+    static hs_config a, b;
+    HS_TEST_OK(hs_config_load(path, NULL, 0, &a));
+    HS_TEST_CHECK(!strcmp(a.mesh_source, "ellipsoid_lv") && a.box.h == 2.5 && !strcmp(a.mesh_reorder, "sfc") &&
+                      a.mesh_min_dihedral == 10.0 && a.lv.rs_endo == 6.5 && a.lv.z_base == 4.0 &&
+                      a.lv.rl_epi == 20.0,
+                  "LV mesh keys");
+    HS_TEST_CHECK(!strcmp(a.fiber_type, "ellipsoid") && a.lv.helix_endo_deg == 50.0 && a.lv.helix_epi_deg == -55.0,
+                  "fibre keys");
+    HS_TEST_CHECK(a.n_stimuli == 3 && a.stimuli[0].shape == HS_STIM_SURFACE && !strcmp(a.stimuli[0].label, "endo") &&
+                      a.stimuli[0].radius == 3.0 && a.stimuli[0].center[2] == -17.0 &&
+                      a.stimuli[1].radius == 0.0 && !strcmp(a.stimuli[1].label, "2") &&
+                      a.stimuli[2].shape == HS_STIM_NODES && !strcmp(a.stimuli[2].file, vtx),
+                  "stimuli (file \"%s\", want \"%s\")", a.stimuli[2].file, vtx);
+    HS_TEST_CHECK(!strcmp(a.cg_variant, "classic") && a.cg_forcing == 0.0 && a.extrapolate == 1 &&
+                      !strcmp(a.graph, "off") && !strcmp(a.out_format, "xdmf"),
+                  "solver/output keys");
+    FILE *f = fopen(printed, "w");
+    HS_TEST_CHECK(f != NULL, "cannot write %s", printed);
+    if (!f) return;
+    hs_config_print(&a, f);
+    fclose(f);
+    HS_TEST_OK(hs_config_load(printed, NULL, 0, &b));
+    HS_TEST_CHECK(compare_configs(&a, &b, "geometry round trip") == 0, "geometry round trip differs");
+
+    /* a file source with fibres from a file, both relative to the config file; quadratic tets
+     * linearised; the TetGen suffix is kept for mesh.source = "file" (the reader wants it) */
+    char node[700], ele[700];
+    snprintf(node, sizeof node, "%s/heart.node", sub);
+    snprintf(ele, sizeof ele, "%s/heart.ele", sub);
+    write_file(node, "0 3 0 0\n");
+    write_file(ele, "0 4 0\n");
+    write_file(path, "mesh = { source = \"file\"; file = \"heart.node\"; scale = 0.001; quadratic = \"linearize\"; };\n"
+                     "fibers = { type = \"file\"; file = \"f.lon\"; location = \"element\"; };\n");
+    HS_TEST_OK(hs_config_load(path, NULL, 0, &a));
+    HS_TEST_CHECK(!strcmp(a.mesh_file, node) && !strcmp(a.fiber_file, lon) && a.mesh_scale == 0.001 &&
+                      !strcmp(a.mesh_quadratic, "linearize") && !strcmp(a.fiber_location, "element"),
+                  "file source: mesh.file \"%s\", fibers.file \"%s\"", a.mesh_file, a.fiber_file);
+    f = fopen(printed, "w");
+    if (!f) return;
+    hs_config_print(&a, f);
+    fclose(f);
+    HS_TEST_OK(hs_config_load(printed, NULL, 0, &b));
+    HS_TEST_CHECK(compare_configs(&a, &b, "file source round trip") == 0, "file source round trip differs");
+    /* a prefix (openCARP PREFIX.elem or TetGen PREFIX.ele) is accepted as mesh.file */
+    const char *sets[] = {"mesh.file=\"heart\""};
+    char cwd[600];
+    HS_TEST_CHECK(getcwd(cwd, sizeof cwd) != NULL && chdir(sub) == 0, "chdir");
+    HS_TEST_OK(hs_config_load(path, sets, 1, &a));
+    HS_TEST_CHECK(chdir(cwd) == 0, "chdir back");
+
+    unlink(node);
+    unlink(ele);
+    unlink(vtx);
+    unlink(lon);
+    unlink(path);
+    unlink(printed);
+    rmdir(sub);
+}
+
 static void test_reference(void)
 {
     char *text = NULL;
@@ -511,6 +686,7 @@ int main(void)
     test_full_and_round_trip();
     test_overrides();
     test_mesh_file_resolution();
+    test_geometry_round_trip();
     test_reference();
     rmdir(g_dir);
     HS_TEST_RETURN();

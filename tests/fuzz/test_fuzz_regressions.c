@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "fuzz_targets.h"
+#include "hs_util.h"
 
 typedef int (*entry_fn)(const uint8_t *, size_t);
 
@@ -68,8 +69,12 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: %s TESTS_FUZZ_DIR\n", argv[0]);
         return 2;
     }
-    static const struct { const char *name; entry_fn fn; } targets[] = {
-        {"config", hs_fuzz_config}, {"tetgen", hs_fuzz_tetgen}, {"mtx", hs_fuzz_mtx}};
+#define HS_FUZZ_ROW(name) {#name, hs_fuzz_##name},
+    static const struct { const char *name; entry_fn fn; } targets[] = {HS_FUZZ_TARGETS(HS_FUZZ_ROW)};
+#undef HS_FUZZ_ROW
+    /* Every log line and warning the readers write is formatted (the fuzzers run quiet), so a
+     * bad format argument still meets the sanitizers here. */
+    hs_verbosity = 2;
     int bad = 0;
     for (size_t t = 0; t < sizeof targets / sizeof targets[0]; ++t) {
         int count = 0;

@@ -1,15 +1,18 @@
 /*
- * Helper for the ParaView check (pvpython_check.sh): writes DIR/heart.vtk.series with 4 frames of
- * a 3x2x2-cube box and DIR/expected.json, which states what a reader must find: point and cell
- * counts, the times, and per frame the range of every array. The ranges of phi, V, activation
+ * Helper for the ParaView and XML checks (pvpython_check.sh, xdmf_xml_check.sh): writes a series
+ * of 4 frames of a 3x2x2-cube box in FORMAT (vtk: DIR/PREFIX.vtk.series, xdmf: DIR/PREFIX.xdmf)
+ * and DIR/expected.json, which states what a reader must find: point and cell counts, the times,
+ * the index file name, and per frame the range of every array. The ranges of phi, V, activation
  * and r change from frame to frame, so a reader that showed frame 0 at every time would be caught.
+ * For xdmf the field ranges are those of the float32 values the format stores.
  *
- * usage: output_write_series DIR
+ * usage: output_write_series DIR [FORMAT [PREFIX]]   (defaults: vtk, heart)
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
-#include "hs_vtk.h"
+#include "hs_series.h"
 #include "output_test_mesh.h"
 
 enum { N_FRAMES = 4 };
@@ -23,28 +26,46 @@ static void range(const double *v, size_t n, size_t stride, double out[2])
     }
 }
 
-static void put_range(FILE *fp, const char *name, const double r[2], const char *sep)
+/* Ranges of float32 fields are the float32 of the double ranges (rounding is monotonic). */
+static void put_range(FILE *fp, const char *name, const double r[2], int f32, const char *sep)
 {
-    fprintf(fp, "\"%s\" : [%.17g, %.17g]%s", name, r[0], r[1], sep);
+    double lo = f32 ? (double)(float)r[0] : r[0], hi = f32 ? (double)(float)r[1] : r[1];
+    fprintf(fp, "\"%s\" : [%.17g, %.17g]%s", name, lo, hi, sep);
+}
+
+/* JSON string body: the prefix may hold '"' or '\\'. */
+static void put_json_string(FILE *fp, const char *str)
+{
+    for (const unsigned char *c = (const unsigned char *)str; *c; ++c) {
+        if (*c == '"' || *c == '\\')
+            fprintf(fp, "\\%c", *c);
+        else if (*c < 0x20)
+            fprintf(fp, "\\u%04x", *c);
+        else
+            fputc(*c, fp);
+    }
 }
 
 int main(int argc, char **argv)
 {
-    if (argc != 2) {
-        fprintf(stderr, "usage: %s DIR\n", argv[0]);
+    if (argc < 2 || argc > 4) {
+        fprintf(stderr, "usage: %s DIR [FORMAT [PREFIX]]\n", argv[0]);
         return 2;
     }
     const char *dir = argv[1];
+    const char *format = argc > 2 ? argv[2] : "vtk";
+    const char *prefix = argc > 3 ? argv[3] : "heart";
+    const int f32 = !strcmp(format, "xdmf");
     /* 0.1 + 0.2 prints as 0.30000000000000004: the index must carry all 17 digits. */
     const double times[N_FRAMES] = {0.0, 0.1, 0.1 + 0.2, 12.5};
     hs_mesh *m = NULL;
-    hs_vtk_series *s = NULL;
+    hs_series *s = NULL;
     double *phi = NULL, *act = NULL, *r = NULL, *v = NULL;
     FILE *fp = NULL;
     int rc = 1;
     char path[4096];
 
-    if (output_test_box(3, 2, 2, &m) != HS_OK || hs_vtk_series_create(dir, "heart", &s) != HS_OK)
+    if (output_test_box(3, 2, 2, &m) != HS_OK || hs_series_create(format, dir, prefix, &s) != HS_OK)
         goto done;
     const size_t nn = (size_t)m->n_nodes, ne = (size_t)m->n_elems;
     phi = malloc(nn * sizeof *phi);
@@ -58,7 +79,10 @@ int main(int argc, char **argv)
         goto done;
     }
 
-    fprintf(fp, "{\n  \"n_points\" : %d,\n  \"n_cells\" : %d,\n  \"times\" : [", (int)nn, (int)ne);
+    const char *idx = strrchr(hs_series_index_path(s), '/');
+    fprintf(fp, "{\n  \"format\" : \"%s\",\n  \"index\" : \"", format);
+    put_json_string(fp, idx ? idx + 1 : hs_series_index_path(s));
+    fprintf(fp, "\",\n  \"n_points\" : %d,\n  \"n_cells\" : %d,\n  \"times\" : [", (int)nn, (int)ne);
     for (int k = 0; k < N_FRAMES; ++k) fprintf(fp, "%.17g%s", times[k], k + 1 < N_FRAMES ? ", " : "");
     fprintf(fp, "],\n  \"frames\" : [\n");
     for (int k = 0; k < N_FRAMES; ++k) {
@@ -74,7 +98,7 @@ int main(int argc, char **argv)
                        HS_FIELD_PHI | HS_FIELD_V | HS_FIELD_ACTIVATION | HS_FIELD_R |
                            HS_FIELD_FIBER | HS_FIELD_REGION,
                        phi, act, r};
-        if (hs_vtk_series_write(s, m, &fr) != HS_OK) goto done;
+        if (hs_series_write(s, m, &fr) != HS_OK) goto done;
 
         double rg[2], region[2] = {m->region[0], m->region[0]};
         for (size_t e = 0; e < ne; ++e) {
@@ -83,14 +107,14 @@ int main(int argc, char **argv)
         }
         fprintf(fp, "    { ");
         range(phi, nn, 1, rg);
-        put_range(fp, "phi", rg, ", ");
+        put_range(fp, "phi", rg, f32, ", ");
         range(v, nn, 1, rg);
-        put_range(fp, "V", rg, ", ");
+        put_range(fp, "V", rg, f32, ", ");
         range(act, nn, 1, rg);
-        put_range(fp, "activation", rg, ", ");
+        put_range(fp, "activation", rg, f32, ", ");
         range(r, ne, 1, rg);
-        put_range(fp, "r", rg, ", ");
-        put_range(fp, "region", region, ", ");
+        put_range(fp, "r", rg, f32, ", ");
+        put_range(fp, "region", region, 0, ", ");
         fprintf(fp, "\"fiber\" : [");
         for (int c = 0; c < 3; ++c) {
             range(m->fiber + c, ne, 3, rg);
@@ -107,7 +131,7 @@ done:
     free(act);
     free(v);
     free(r);
-    hs_vtk_series_destroy(&s);
+    hs_series_destroy(&s);
     hs_mesh_destroy(&m);
     return rc;
 }

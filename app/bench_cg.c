@@ -1,0 +1,75 @@
+/* `heartsim bench cg CONFIG`: Jacobi-PCG iterations on the config's tangent, the naive cuSPARSE +
+ * cuBLAS baseline beside heartsim's classic and Chronopoulos-Gear variants, stream and graph launch
+ * (gpu/backend_cuda.cu hs_backend_cuda_bench_cg). One process, one matrix, one copy-bandwidth
+ * measurement, so every ratio holds on whatever GPU ran it. */
+#include "hs_bench.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "hs_build_config.h"
+#include "hs_run.h"
+#include "hs_util.h"
+#if HS_HAS_CUDA
+#include "hs_gpu.h"
+#endif
+
+hs_status hs_bench_cg(const hs_config *cfg0, int iters, int reps)
+{
+#if !HS_HAS_CUDA
+    (void)cfg0; (void)iters; (void)reps;
+    return HS_FAIL(HS_ERR_DEVICE, "bench cg needs the CUDA backend; this heartsim was built without CUDA");
+#else
+    static hs_config cfg;
+    cfg = *cfg0;
+    snprintf(cfg.backend, sizeof cfg.backend, "cuda");
+    hs_sim sim;
+    HS_CALL(hs_sim_create(&cfg, &sim));
+    /* a front in the tissue, as in a run: a few steps first */
+    double amp[HS_MAX_STIMULI + 1];
+    hs_step_stats ss;
+    hs_status st = HS_OK;
+    int warm = (int)(5.0 / cfg.dt + 0.5);
+    for (int k = 0; k < warm && st == HS_OK; ++k) {
+        hs_stim_set_amplitudes(sim.stim, k * cfg.dt, (k + 1) * cfg.dt, amp);
+        st = hs_time_step(sim.backend, k * cfg.dt, cfg.dt, amp, &ss);
+    }
+    hs_cg_bench r;
+    if (st == HS_OK) st = hs_backend_cuda_bench_cg(sim.backend, iters, reps, &r);
+    hs_sim_destroy(&sim);
+    HS_CALL(st);
+    const double vec = 8.0 * r.n;
+    const double floor_bytes = r.bytes_spmv + 12.0 * vec; /* the least of the variants below */
+    const double floor_t = floor_bytes / r.copy_bw;
+    printf("heartsim bench cg: %s\n", r.device);
+    printf("matrix: %d rows, %d nonzeros (%s, spmv %s); copy bandwidth %.3f TB/s; %d iterations per solve, "
+           "median of %d solves\n", (int)r.n, (int)r.nnz, cfg.path, cfg.spmv, r.copy_bw * 1e-12, r.iters, reps);
+    printf("floor: %.1f MB per iteration (SpMV %.1f MB + 12 vectors) / copy bandwidth = %.2f us\n\n",
+           floor_bytes * 1e-6, r.bytes_spmv * 1e-6, floor_t * 1e6);
+    printf("| CG | launch | us/iter | speed-up vs naive | bytes/iter (MB) | time / floor |\n");
+    printf("|---|---|---:|---:|---:|---:|\n");
+    printf("| naive cuSPARSE + cuBLAS | host scalars, sync per iteration | %.2f | 1.00 | - | %.2f |\n",
+           r.t_naive * 1e6, r.t_naive / floor_t);
+    const char *launch[2] = {"stream, status read every 4", "CUDA graph, WHILE node"};
+    for (int v = 0; v < 2; ++v) {
+        double bytes = r.bytes_spmv + (v ? (r.fused ? 12.0 : 14.0) : 13.0) * vec;
+        for (int g = 0; g < 2; ++g) {
+            double t = r.t_iter[v][g];
+            printf("| %s | %s | %.2f | %.2f | %.1f | %.2f |\n",
+                   v ? (r.fused ? "chronopoulos (dot fused in SpMV)" : "chronopoulos (separate dot pass)") : "classic",
+                   launch[g], t * 1e6, r.t_naive / t, bytes * 1e-6, t / floor_t);
+        }
+    }
+    for (int g = 0; g < 2; ++g) {
+        double t = r.t_persistent[g];
+        if (t > 0)
+            printf("| chronopoulos, persistent kernel | %s | %.2f | %.2f | %.1f | %.2f |\n",
+                   g ? "CUDA graph node" : "one cooperative launch per solve", t * 1e6, r.t_naive / t,
+                   (r.bytes_spmv + 8.0 * r.nnz + 12.0 * vec) * 1e-6, t / floor_t);
+    }
+    printf("\nto ||r|| <= 1e-8 ||b||: classic %d iterations, chronopoulos %d (persistent %d); ||x_classic - "
+           "x_chronopoulos|| / ||x_classic|| = %.2e\n", r.iters_to_tol[0], r.iters_to_tol[1], r.iters_persistent,
+           r.x_rel_diff);
+    return HS_OK;
+#endif
+}

@@ -1,0 +1,457 @@
+// Jacobi-PCG on the device: classic and Chronopoulos-Gear (hs_gpu_cg.cuh). CPU references:
+// hs_cg_jacobi and hs_cg_chronopoulos in solvers/cg.c, with the same recurrences, the same
+// convergence test at the same place, and tests that compare them (tests/gpu/test_gpu_cg.cu).
+//
+// Kernels per iteration
+//   classic       SpMV q = A p | dot (p,q) | alpha (1 block) | x, r, z update + (r,r), (r,z) |
+//                 beta + test (1 block) | p = z + beta p                          6 kernels, 2 syncs
+//   chronopoulos  SpMV w = A u fused with (w,u) partials | vector kernel          2 kernels, 1 sync
+//                 (each block sums the SpMV's partials itself in the same fixed order, so every
+//                 block has the same alpha and beta; the last block to finish sums the (r,u) and
+//                 (r,r) partials, runs the convergence test and sets the loop condition)
+//                 A format without a fused SpMV gets a separate dot pass: 3 kernels.
+// Chronopoulos-Gear (seed 004 ch. 4; Chronopoulos & Gear, J. Comput. Appl. Math. 25, 1989):
+//   beta = gamma/gamma_old, alpha = gamma/(delta - beta gamma/alpha_old), delta = (A u, u)
+//   p = u + beta p, s = w + beta s, x += alpha p, r -= alpha s, u = D^-1 r
+// Bytes per iteration (vector part): classic 13 vectors, chronopoulos 12 (7 read, 5 written).
+#include <climits>
+#include <cmath>
+#include <cstdlib>
+
+#include "hs_cuda_check.cuh"
+#include "hs_gpu_cg.cuh"
+#include "hs_gpu_reduce.cuh"
+#include "hs_util.h"
+
+namespace {
+
+constexpr int kT = HS_RED_THREADS; // threads of every CG kernel
+
+__device__ inline void set_cond(cudaGraphConditionalHandle h, int use, unsigned v)
+{
+    if (use) cudaGraphSetConditional(h, v);
+}
+
+// Fixed-order sum of partials: thread t adds t, t+kT, ..., then the block tree. All threads get it.
+__device__ inline double sum_parts(int n, const double *part, double *sh)
+{
+    double s = 0.0;
+    for (int p = threadIdx.x; p < n; p += kT) s += __ldcg(part + p);
+    return hs_block_sum(s, sh);
+}
+
+__device__ inline double forcing_tol(double cg_tol, double forcing, double tol_res, const double *d_res)
+{
+    return d_res ? hs_cg_forcing_tol(cg_tol, forcing, tol_res, *d_res) : cg_tol;
+}
+
+// ---- shared: init -------------------------------------------------------------------------------
+
+// x = 0, r = b, u = D^-1 b, p = s = 0; partials of (r,u) and (b,b).
+__global__ void k_init(int32_t n, const double *__restrict__ b, const double *__restrict__ dinv,
+                       double *__restrict__ x, double *__restrict__ r, double *__restrict__ u,
+                       double *__restrict__ p, double *__restrict__ s, double *partA, double *partB)
+{
+    __shared__ double sh[kT];
+    double g = 0.0, bb = 0.0;
+    for (int32_t i = blockIdx.x * kT + threadIdx.x; i < n; i += gridDim.x * kT) {
+        double bi = b[i], ui = dinv[i] * bi;
+        x[i] = 0.0;
+        r[i] = bi;
+        u[i] = ui;
+        p[i] = 0.0; // classic sets p = z in its first iteration through beta = 0 as well
+        if (s) s[i] = 0.0;
+        g += bi * ui;
+        bb += bi * bi;
+    }
+    g = hs_block_sum(g, sh);
+    bb = hs_block_sum(bb, sh);
+    if (threadIdx.x == 0) { partA[blockIdx.x] = g; partB[blockIdx.x] = bb; }
+}
+
+__global__ void k_init_final(int nparts, const double *partA, const double *partB, hs_gpu_cg_scalars *sc,
+                             double cg_tol, double forcing, double tol_res, const double *d_res, int max_iter,
+                             cudaGraphConditionalHandle cond, int use_cond)
+{
+    __shared__ double sh[kT];
+    double g = sum_parts(nparts, partA, sh);
+    double bb = sum_parts(nparts, partB, sh);
+    if (threadIdx.x == 0) {
+        double tol = forcing_tol(cg_tol, forcing, tol_res, d_res);
+        sc->gamma = g;
+        sc->gamma_old = 0.0;
+        sc->alpha = 0.0;
+        sc->beta = 0.0;
+        sc->bb = bb;
+        sc->rr = bb;
+        sc->tol = tol;
+        sc->tol2 = tol * tol;
+        sc->iters = 0;
+        sc->fail_iter = 0;
+        sc->max_iter = max_iter;
+        sc->ticket = 0;
+        sc->ticket_spmv = 0;
+        sc->status = !isfinite(bb) ? HS_GPU_CG_NONFINITE : bb == 0.0 ? HS_GPU_CG_CONV
+                   : max_iter <= 0 ? HS_GPU_CG_MAXIT : HS_GPU_CG_RUNNING;
+        set_cond(cond, use_cond, sc->status == HS_GPU_CG_RUNNING);
+    }
+}
+
+// Separate dot pass for formats whose SpMV does not fuse it: partials of (a, b).
+__global__ void k_dot(int32_t n, const double *__restrict__ a, const double *__restrict__ b, double *part,
+                      const hs_gpu_cg_scalars *sc)
+{
+    __shared__ double sh[kT];
+    if (sc->status != HS_GPU_CG_RUNNING) return; // uniform across the grid
+    double s = 0.0;
+    for (int32_t i = blockIdx.x * kT + threadIdx.x; i < n; i += gridDim.x * kT) s += a[i] * b[i];
+    s = hs_block_sum(s, sh);
+    if (threadIdx.x == 0) part[blockIdx.x] = s;
+}
+
+// ---- classic --------------------------------------------------------------------------------------
+
+__global__ void k_classic_alpha(int nparts, const double *part, hs_gpu_cg_scalars *sc,
+                                cudaGraphConditionalHandle cond, int use_cond)
+{
+    __shared__ double sh[kT];
+    if (sc->status != HS_GPU_CG_RUNNING) {
+        if (threadIdx.x == 0) set_cond(cond, use_cond, 0);
+        return;
+    }
+    double pq = sum_parts(nparts, part, sh);
+    if (threadIdx.x == 0) {
+        sc->pq = pq;
+        if (!isfinite(pq)) sc->status = HS_GPU_CG_NONFINITE;
+        else if (pq <= 0.0 || sc->gamma <= 0.0) sc->status = HS_GPU_CG_BREAK;
+        else sc->alpha = sc->gamma / pq;
+        if (sc->status != HS_GPU_CG_RUNNING) {
+            sc->fail_iter = sc->iters + 1;
+            set_cond(cond, use_cond, 0);
+        }
+    }
+}
+
+// x += alpha p, r -= alpha q, z = D^-1 r; partials of (r,r) and (r,z)
+__global__ void k_classic_update(int32_t n, const hs_gpu_cg_scalars *sc, double *__restrict__ x,
+                                 double *__restrict__ r, double *__restrict__ z, const double *__restrict__ p,
+                                 const double *__restrict__ q, const double *__restrict__ dinv, double *partA,
+                                 double *partB)
+{
+    __shared__ double sh[kT];
+    if (sc->status != HS_GPU_CG_RUNNING) return;
+    double alpha = sc->alpha, rr = 0.0, rz = 0.0;
+    for (int32_t i = blockIdx.x * kT + threadIdx.x; i < n; i += gridDim.x * kT) {
+        x[i] += alpha * p[i];
+        double ri = r[i] - alpha * q[i];
+        double zi = dinv[i] * ri;
+        r[i] = ri;
+        z[i] = zi;
+        rr += ri * ri;
+        rz += ri * zi;
+    }
+    rr = hs_block_sum(rr, sh);
+    rz = hs_block_sum(rz, sh);
+    if (threadIdx.x == 0) { partA[blockIdx.x] = rr; partB[blockIdx.x] = rz; }
+}
+
+__global__ void k_classic_beta(int nparts, const double *partA, const double *partB, hs_gpu_cg_scalars *sc,
+                               cudaGraphConditionalHandle cond, int use_cond)
+{
+    __shared__ double sh[kT];
+    if (sc->status != HS_GPU_CG_RUNNING) {
+        if (threadIdx.x == 0) set_cond(cond, use_cond, 0);
+        return;
+    }
+    double rr = sum_parts(nparts, partA, sh);
+    double rz = sum_parts(nparts, partB, sh);
+    if (threadIdx.x == 0) {
+        sc->iters++;
+        sc->rr = rr;
+        if (!isfinite(rr)) sc->status = HS_GPU_CG_NONFINITE;
+        else if (rr <= sc->tol2 * sc->bb) sc->status = HS_GPU_CG_CONV;
+        else if (sc->iters >= sc->max_iter) sc->status = HS_GPU_CG_MAXIT;
+        else {
+            sc->beta = rz / sc->gamma;
+            sc->gamma_old = sc->gamma;
+            sc->gamma = rz;
+        }
+        set_cond(cond, use_cond, sc->status == HS_GPU_CG_RUNNING);
+    }
+}
+
+// p = z + beta p (the first iteration's p = 0 and beta = 0, set at init, give p = z)
+__global__ void k_classic_p(int32_t n, const hs_gpu_cg_scalars *sc, const double *__restrict__ z,
+                            double *__restrict__ p)
+{
+    if (sc->status != HS_GPU_CG_RUNNING) return;
+    double beta = sc->beta;
+    for (int32_t i = blockIdx.x * kT + threadIdx.x; i < n; i += gridDim.x * kT) p[i] = z[i] + beta * p[i];
+}
+
+// ---- Chronopoulos-Gear ----------------------------------------------------------------------------
+
+__global__ void k_cgc_vector(int32_t n, int n_dparts, const double *dpart, hs_gpu_cg_scalars *sc,
+                             double *__restrict__ x, double *__restrict__ r, double *__restrict__ u,
+                             double *__restrict__ p, double *__restrict__ s, const double *__restrict__ w,
+                             const double *__restrict__ dinv, double *partA, double *partB,
+                             cudaGraphConditionalHandle cond, int use_cond)
+{
+    __shared__ double sh[kT];
+    __shared__ int last;
+    if (sc->status != HS_GPU_CG_RUNNING) {
+        if (blockIdx.x == 0 && threadIdx.x == 0) set_cond(cond, use_cond, 0);
+        return;
+    }
+    // every block: delta from the SpMV's partials in one fixed order -> identical alpha, beta
+    const double delta = sum_parts(n_dparts, dpart, sh);
+    const int it = sc->iters;
+    const double g = sc->gamma;
+    const double beta = it == 0 ? 0.0 : g / sc->gamma_old;
+    const double denom = it == 0 ? delta : delta - beta * g / sc->alpha; // = (p, A p)
+    if (!(denom > 0.0) || !(g > 0.0)) {
+        // every block reaches the same verdict from the same numbers; only status is written, and
+        // with the same value by whoever writes it, so the race is benign
+        if (threadIdx.x == 0) {
+            sc->status = isfinite(denom) && isfinite(g) ? HS_GPU_CG_BREAK : HS_GPU_CG_NONFINITE;
+            if (blockIdx.x == 0) {
+                sc->fail_iter = it + 1;
+                set_cond(cond, use_cond, 0);
+            }
+        }
+        return;
+    }
+    const double alpha = g / denom;
+    double gg = 0.0, rr = 0.0;
+    for (int32_t i = blockIdx.x * kT + threadIdx.x; i < n; i += gridDim.x * kT) {
+        double pi = u[i] + beta * p[i];
+        double si = w[i] + beta * s[i];
+        x[i] += alpha * pi;
+        double ri = r[i] - alpha * si;
+        double ui = dinv[i] * ri;
+        p[i] = pi;
+        s[i] = si;
+        r[i] = ri;
+        u[i] = ui;
+        gg += ri * ui;
+        rr += ri * ri;
+    }
+    gg = hs_block_sum(gg, sh);
+    rr = hs_block_sum(rr, sh);
+    if (threadIdx.x == 0) {
+        partA[blockIdx.x] = gg;
+        partB[blockIdx.x] = rr;
+        __threadfence(); // partials visible before the ticket says so
+        last = atomicAdd(&sc->ticket, 1u) == gridDim.x - 1;
+    }
+    __syncthreads();
+    if (!last) return;
+    // the last block: every other block has read sc and written its partials
+    __threadfence();
+    const double G = sum_parts(gridDim.x, partA, sh);
+    const double R = sum_parts(gridDim.x, partB, sh);
+    if (threadIdx.x == 0) {
+        sc->gamma_old = g;
+        sc->gamma = G;
+        sc->alpha = alpha;
+        sc->beta = beta;
+        sc->pq = denom;
+        sc->rr = R;
+        sc->iters = it + 1;
+        sc->ticket = 0;
+        if (!isfinite(R)) sc->status = HS_GPU_CG_NONFINITE;
+        else if (R <= sc->tol2 * sc->bb) sc->status = HS_GPU_CG_CONV;
+        else if (it + 1 >= sc->max_iter) sc->status = HS_GPU_CG_MAXIT;
+        set_cond(cond, use_cond, sc->status == HS_GPU_CG_RUNNING);
+    }
+}
+
+// ---- enqueueing -----------------------------------------------------------------------------------
+
+hs_status enqueue_init(hs_gpu_cg *cg, const double *b, double *x, const hs_gpu_cg_tol *t, cudaStream_t s,
+                       cudaGraphConditionalHandle cond, int use_cond)
+{
+    k_init<<<cg->vblocks, kT, 0, s>>>(cg->n, b, cg->dinv, x, cg->r, cg->u, cg->p,
+                                      cg->variant == HS_CG_CHRONOPOULOS ? cg->s : nullptr, cg->partA, cg->partB);
+    HS_CUDA_LAUNCH_CHECK("k_init");
+    k_init_final<<<1, kT, 0, s>>>(cg->vblocks, cg->partA, cg->partB, cg->d_sc, t->cg_tol, t->forcing, t->tol_res,
+                                   t->d_res, t->max_iter, cond, use_cond);
+    HS_CUDA_LAUNCH_CHECK("k_init_final");
+    return HS_OK;
+}
+
+// One iteration. In a graph body every iteration is the same node sequence; classic's first p = z
+// comes from p = 0 and beta = 0 set at init.
+hs_status enqueue_iteration(hs_gpu_cg *cg, double *x, cudaStream_t s, cudaGraphConditionalHandle cond,
+                            int use_cond)
+{
+    const int VB = cg->vblocks;
+    if (cg->variant == HS_CG_CHRONOPOULOS) {
+        int n_dparts = 1; // fused: the SpMV's last block leaves delta itself in d_sc->delta
+        const double *dpart = &cg->d_sc->delta;
+        if (cg->fused) {
+            HS_CALL(cg->spmv->ops->apply_dot(cg->spmv->impl, cg->u, cg->w, cg->partD, cg->dparts_cap,
+                                             &cg->d_sc->ticket_spmv, &cg->d_sc->delta, s));
+        } else {
+            HS_CALL(hs_gpu_spmv_apply(cg->spmv, cg->u, cg->w, s));
+            k_dot<<<VB, kT, 0, s>>>(cg->n, cg->w, cg->u, cg->partD, cg->d_sc);
+            HS_CUDA_LAUNCH_CHECK("k_dot");
+            n_dparts = VB;
+            dpart = cg->partD;
+        }
+        k_cgc_vector<<<VB, kT, 0, s>>>(cg->n, n_dparts, dpart, cg->d_sc, x, cg->r, cg->u, cg->p, cg->s,
+                                        cg->w, cg->dinv, cg->partA, cg->partB, cond, use_cond);
+        HS_CUDA_LAUNCH_CHECK("k_cgc_vector");
+        return HS_OK;
+    }
+    // classic: p = z + beta p first (beta of the previous iteration; 0 in the first), then q = A p
+    k_classic_p<<<VB, kT, 0, s>>>(cg->n, cg->d_sc, cg->u, cg->p);
+    HS_CALL(hs_gpu_spmv_apply(cg->spmv, cg->p, cg->w, s));
+    k_dot<<<VB, kT, 0, s>>>(cg->n, cg->p, cg->w, cg->partD, cg->d_sc);
+    k_classic_alpha<<<1, kT, 0, s>>>(VB, cg->partD, cg->d_sc, cond, use_cond);
+    k_classic_update<<<VB, kT, 0, s>>>(cg->n, cg->d_sc, x, cg->r, cg->u, cg->p, cg->w, cg->dinv, cg->partA,
+                                       cg->partB);
+    k_classic_beta<<<1, kT, 0, s>>>(VB, cg->partA, cg->partB, cg->d_sc, cond, use_cond);
+    HS_CUDA_LAUNCH_CHECK("classic CG iteration kernels");
+    return HS_OK;
+}
+
+} // namespace
+
+hs_status hs_gpu_cg_create(int32_t n, hs_cg_variant variant, hs_gpu_spmv *spmv, const double *d_dinv,
+                           hs_gpu_cg **out)
+{
+    *out = nullptr;
+    hs_gpu_cg *cg = nullptr;
+    HS_CALL(HS_ALLOC(cg, 1, "device CG"));
+    cg->variant = variant;
+    cg->n = n;
+    cg->spmv = spmv;
+    cg->dinv = d_dinv;
+    cg->fused = variant == HS_CG_CHRONOPOULOS && spmv->ops->apply_dot != nullptr;
+    // enough blocks to stream the vectors at full bandwidth, never more than rows need; the count
+    // depends on n only, so the reductions' order is fixed for a given system
+    int64_t vb = ((int64_t)n + kT - 1) / kT;
+    cg->vblocks = (int)(vb < 1 ? 1 : vb > HS_DOT_MAX_PARTS ? HS_DOT_MAX_PARTS : vb);
+    hs_status st = HS_OK;
+    double **vecs[] = {&cg->r, &cg->u, &cg->p, &cg->w, &cg->s};
+    for (size_t i = 0; st == HS_OK && i < sizeof vecs / sizeof vecs[0]; ++i) {
+        st = HS_CUDA_ALLOC(*vecs[i], n > 0 ? n : 1, "CG vectors");
+        if (st == HS_OK && cudaMemset(*vecs[i], 0, sizeof(double) * (n > 0 ? n : 1)) != cudaSuccess)
+            st = HS_FAIL(HS_ERR_DEVICE, "cudaMemset of CG vectors failed");
+    }
+    if (st == HS_OK) st = HS_CUDA_ALLOC(cg->partA, HS_DOT_MAX_PARTS, "CG reduction partials");
+    if (st == HS_OK) st = HS_CUDA_ALLOC(cg->partB, HS_DOT_MAX_PARTS, "CG reduction partials");
+    // a fused SpMV may use one block per 8 rows at most (ELL-WARP K2 with one row per lane group);
+    // capping its grid here only makes it grid-stride
+    int64_t dcap = (int64_t)n / 8 + HS_DOT_MAX_PARTS;
+    cg->dparts_cap = (int)(dcap > (1 << 22) ? (1 << 22) : dcap);
+    if (st == HS_OK) st = HS_CUDA_ALLOC(cg->partD, (size_t)cg->dparts_cap, "CG reduction partials");
+    if (st == HS_OK) st = HS_CUDA_ALLOC(cg->d_sc, 1, "CG scalars");
+    if (st == HS_OK && cudaMemset(cg->d_sc, 0, sizeof(hs_gpu_cg_scalars)) != cudaSuccess)
+        st = HS_FAIL(HS_ERR_DEVICE, "cudaMemset of CG scalars failed");
+    if (st == HS_OK && cudaStreamCreateWithFlags(&cg->s_body, cudaStreamNonBlocking) != cudaSuccess)
+        st = HS_FAIL(HS_ERR_DEVICE, "cannot create the CG capture stream");
+    if (st != HS_OK) {
+        hs_gpu_cg_destroy(&cg);
+        return st;
+    }
+    *out = cg;
+    return HS_OK;
+}
+
+void hs_gpu_cg_destroy(hs_gpu_cg **p)
+{
+    if (!p || !*p) return;
+    hs_gpu_cg *cg = *p;
+    void *dev[] = {cg->r, cg->u, cg->p, cg->w, cg->s, cg->partA, cg->partB, cg->partD, cg->d_sc};
+    for (size_t i = 0; i < sizeof dev / sizeof dev[0]; ++i) cudaFree(dev[i]);
+    if (cg->s_body) cudaStreamDestroy(cg->s_body);
+    free(cg);
+    *p = nullptr;
+}
+
+int hs_gpu_cg_fuses(const hs_gpu_cg *cg) { return cg->fused; }
+
+hs_status hs_gpu_cg_solve_stream(hs_gpu_cg *cg, const double *b, double *x, const hs_gpu_cg_tol *t,
+                                 int poll, cudaStream_t s, hs_gpu_cg_scalars *h_sc)
+{
+    if (cg->persistent) { /* one kernel runs the whole solve: one synchronisation */
+        HS_CALL(hs_gpu_cg_launch_persistent(cg, b, x, t, s));
+        HS_CUDA_CALL(cudaMemcpyAsync(h_sc, cg->d_sc, sizeof(hs_gpu_cg_scalars), cudaMemcpyDeviceToHost, s));
+        HS_CUDA_CALL(cudaStreamSynchronize(s));
+        return HS_OK;
+    }
+    HS_CALL(enqueue_init(cg, b, x, t, s, cudaGraphConditionalHandle{}, 0));
+    if (poll < 1) poll = 1;
+    int launched = 0;
+    for (;;) {
+        int chunk = poll;
+        if (launched + chunk > t->max_iter) chunk = t->max_iter - launched;
+        for (int q = 0; q < chunk; ++q) HS_CALL(enqueue_iteration(cg, x, s, cudaGraphConditionalHandle{}, 0));
+        launched += chunk;
+        HS_CUDA_CALL(cudaMemcpyAsync(h_sc, cg->d_sc, sizeof(hs_gpu_cg_scalars), cudaMemcpyDeviceToHost, s));
+        HS_CUDA_CALL(cudaStreamSynchronize(s));
+        if (h_sc->status != HS_GPU_CG_RUNNING || launched >= t->max_iter) break;
+    }
+    return HS_OK;
+}
+
+hs_status hs_gpu_cg_enqueue_fixed(hs_gpu_cg *cg, const double *b, double *x, const hs_gpu_cg_tol *t, int k,
+                                  int init, cudaStream_t s)
+{
+    if (cg->persistent) { /* a whole solve of k iterations (tolerance 0) in one kernel */
+        hs_gpu_cg_tol tk = *t;
+        tk.max_iter = k;
+        (void)init;
+        return hs_gpu_cg_launch_persistent(cg, b, x, &tk, s);
+    }
+    if (init) HS_CALL(enqueue_init(cg, b, x, t, s, cudaGraphConditionalHandle{}, 0));
+    for (int q = 0; q < k; ++q) HS_CALL(enqueue_iteration(cg, x, s, cudaGraphConditionalHandle{}, 0));
+    return HS_OK;
+}
+
+hs_status hs_gpu_cg_capture_solve(hs_gpu_cg *cg, const double *b, double *x, const hs_gpu_cg_tol *t,
+                                  cudaStream_t s)
+{
+    if (cg->persistent) return hs_gpu_cg_launch_persistent(cg, b, x, t, s); /* one cooperative kernel node */
+    cudaStreamCaptureStatus cs;
+    cudaGraph_t graph = nullptr;
+    HS_CUDA_CALL(cudaStreamGetCaptureInfo(s, &cs, nullptr, &graph));
+    HS_CHECK(cs == cudaStreamCaptureStatusActive, HS_ERR_INTERNAL, "CG capture: the stream is not capturing");
+    cudaGraphConditionalHandle cond;
+    HS_CUDA_CALL(cudaGraphConditionalHandleCreate(&cond, graph, 0, 0));
+    HS_CALL(enqueue_init(cg, b, x, t, s, cond, 1));
+    const cudaGraphNode_t *deps = nullptr;
+    size_t n_deps = 0;
+    HS_CUDA_CALL(cudaStreamGetCaptureInfo(s, &cs, nullptr, &graph, &deps, nullptr, &n_deps));
+    cudaGraphNodeParams np = {};
+    np.type = cudaGraphNodeTypeConditional;
+    np.conditional.handle = cond;
+    np.conditional.type = cudaGraphCondTypeWhile;
+    np.conditional.size = 1;
+    cudaGraphNode_t node;
+    HS_CUDA_CALL(cudaGraphAddNode(&node, graph, deps, nullptr, n_deps, &np));
+    cudaGraph_t body = np.conditional.phGraph_out[0];
+    HS_CUDA_CALL(cudaStreamUpdateCaptureDependencies(s, &node, nullptr, 1, cudaStreamSetCaptureDependencies));
+    // the body: one iteration, captured on the side stream into the WHILE node's graph
+    HS_CUDA_CALL(cudaStreamBeginCaptureToGraph(cg->s_body, body, nullptr, nullptr, 0,
+                                               cudaStreamCaptureModeThreadLocal));
+    hs_status st = enqueue_iteration(cg, x, cg->s_body, cond, 1);
+    cudaGraph_t out = nullptr;
+    cudaError_t e = cudaStreamEndCapture(cg->s_body, &out);
+    HS_CALL(st);
+    HS_CUDA_CALL(e);
+    return HS_OK;
+}
+
+void hs_gpu_cg_result_of(const hs_gpu_cg_scalars *h, hs_cg_result *res)
+{
+    res->iters = h->status == HS_GPU_CG_BREAK || h->status == HS_GPU_CG_NONFINITE
+                     ? (h->fail_iter > h->iters ? h->fail_iter : h->iters)
+                     : h->iters;
+    res->rel_res = h->bb > 0 ? sqrt(h->rr / h->bb) : 0.0;
+    res->outcome = h->status == HS_GPU_CG_CONV ? HS_CG_CONVERGED
+                 : h->status == HS_GPU_CG_BREAK ? HS_CG_BREAKDOWN
+                 : h->status == HS_GPU_CG_NONFINITE ? HS_CG_NONFINITE : HS_CG_MAX_ITER;
+}

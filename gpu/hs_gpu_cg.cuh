@@ -1,0 +1,108 @@
+/**
+ * @file hs_gpu_cg.cuh
+ * @brief Jacobi-PCG on the device (CUDA-only header): the textbook variant and Chronopoulos-Gear
+ * (seed 004 ch. 4), with every scalar (alpha, beta, norms, the convergence test) computed and kept on
+ * the device, so a solve needs no host synchronisation. Two ways to run one:
+ *  - on a stream, the host reading the status word every `poll` iterations (cost: up to poll-1
+ *    iterations of SpMV after convergence; the vector kernels exit at once);
+ *  - captured into a CUDA graph as init + a WHILE conditional node whose body is one iteration; the
+ *    kernel that runs the convergence test also sets the loop condition, so the loop stops exactly
+ *    at convergence with no host involvement at all (CUDA 12.4+ conditional nodes).
+ * Reductions use fixed grids and fixed summation trees: the same inputs give the same bits.
+ * Convergence test: ||r||_2 <= tol ||b||_2 on the recurrence residual, after the r update, exactly
+ * as the CPU reference (solvers/cg.c), for both variants.
+ */
+#ifndef HS_GPU_CG_CUH
+#define HS_GPU_CG_CUH
+
+#include <cuda_runtime.h>
+
+#include "hs_cg.h"
+#include "hs_gpu_spmv.cuh"
+
+enum { HS_GPU_CG_RUNNING = 0, HS_GPU_CG_CONV = 1, HS_GPU_CG_BREAK = 2, HS_GPU_CG_NONFINITE = 3,
+       HS_GPU_CG_MAXIT = 4 };
+
+/** The solver's device scalars (copied to the host as one block when the host needs them). */
+struct hs_gpu_cg_scalars {
+    double bb, rr, tol2;        /**< ||b||^2, ||r||^2, tol^2 */
+    double gamma, gamma_old;    /**< (r, M^-1 r) now and one iteration ago */
+    double alpha, beta, pq;     /**< step, direction update, (p, A p) (classic) */
+    double tol;                 /**< relative tolerance this solve used (inexact Newton) */
+    int status, iters, max_iter;
+    int fail_iter;              /**< iteration at which a breakdown was found */
+    unsigned ticket;            /**< last-block counter of the fused vector kernel (0 between kernels) */
+    unsigned ticket_spmv;       /**< the same for the fused SpMV's dot product */
+    double delta;               /**< (A u, u) from the fused SpMV */
+};
+
+/** Where the tolerance of a solve comes from: hs_cg_forcing_tol(cg_tol, forcing, tol_res, *d_res)
+ *  evaluated on the device (d_res NULL: cg_tol). */
+struct hs_gpu_cg_tol {
+    double cg_tol, forcing, tol_res;
+    const double *d_res;
+    int max_iter;
+};
+
+struct hs_gpu_cg {
+    hs_cg_variant variant;
+    int32_t n;
+    hs_gpu_spmv *spmv;          /**< borrowed */
+    const double *dinv;         /**< borrowed [n] Jacobi */
+    int fused;                  /**< Chronopoulos: the SpMV also forms (A u, u) */
+    int vblocks;                /**< grid of the vector kernels (a function of n only) */
+    double *r, *u, *p, *w, *s;  /**< [n] (classic: u = z, w = q; s unused) */
+    double *partA, *partB, *partD; /**< reduction partials: [HS_DOT_MAX_PARTS], partD [dparts_cap] */
+    int dparts_cap;             /**< blocks of a fused SpMV (its grid is capped at this) */
+    hs_gpu_cg_scalars *d_sc;
+    cudaStream_t s_body;        /**< side stream used only to capture the loop body */
+    /* persistent mode (hs_gpu_cg_set_persistent): the whole solve as one cooperative kernel */
+    int persistent, pgrid;
+    const int32_t *p_rowptr, *p_col; /**< borrowed CSR pattern [n+1], [nnz] */
+    const int64_t *p_slot;           /**< borrowed slot of each CSR nonzero in p_vals (NULL: identity) */
+    const double *p_vals;            /**< borrowed matrix values in the SpMV format's slots */
+};
+
+/** @brief Device CG for systems of size n with @p spmv (borrowed) and Jacobi @p d_dinv (borrowed). */
+hs_status hs_gpu_cg_create(int32_t n, hs_cg_variant variant, hs_gpu_spmv *spmv, const double *d_dinv,
+                           hs_gpu_cg **out);
+void hs_gpu_cg_destroy(hs_gpu_cg **p);
+
+/**
+ * @brief Run every later solve of this (Chronopoulos) CG as one persistent cooperative kernel
+ * (gpu/cg_persistent.cu) with its own CSR SpMV through the slot map, instead of a kernel sequence:
+ * for small systems, where launch latency and not bandwidth bounds an iteration. All pointers
+ * borrowed. HS_ERR_DEVICE when the device cannot launch cooperative kernels.
+ */
+hs_status hs_gpu_cg_set_persistent(hs_gpu_cg *cg, const int32_t *d_row_ptr, const int32_t *d_col,
+                                   const int64_t *d_slot, const double *d_vals);
+/** @brief Enqueue one persistent solve (internal to gpu/cg.cu's solve and capture paths). */
+hs_status hs_gpu_cg_launch_persistent(hs_gpu_cg *cg, const double *b, double *x, const hs_gpu_cg_tol *t,
+                                      cudaStream_t s);
+
+/** @brief Whether Chronopoulos runs its dot product inside the SpMV (else: a separate pass). */
+int hs_gpu_cg_fuses(const hs_gpu_cg *cg);
+
+/**
+ * @brief Solve A x = b from x = 0 on stream @p s, reading the status every @p poll iterations; the
+ * final scalars land in @p h_sc (pinned). Returns HS_OK whatever the outcome (h_sc->status says).
+ */
+hs_status hs_gpu_cg_solve_stream(hs_gpu_cg *cg, const double *b, double *x, const hs_gpu_cg_tol *t,
+                                 int poll, cudaStream_t s, hs_gpu_cg_scalars *h_sc);
+
+/**
+ * @brief Append a whole solve (init, then a WHILE node looping over iterations until the device says
+ * stop) to the graph that stream @p s is capturing. Nothing runs now.
+ */
+hs_status hs_gpu_cg_capture_solve(hs_gpu_cg *cg, const double *b, double *x, const hs_gpu_cg_tol *t,
+                                  cudaStream_t s);
+
+/** @brief Enqueue init and exactly k iterations (status-guarded) on @p s: for benchmarks. In
+ *  persistent mode: one solve of exactly k iterations (t->max_iter replaced by k). */
+hs_status hs_gpu_cg_enqueue_fixed(hs_gpu_cg *cg, const double *b, double *x, const hs_gpu_cg_tol *t,
+                                  int k, int init, cudaStream_t s);
+
+/** @brief Device-side outcome to hs_cg_result (from host copy @p h of the scalars). */
+void hs_gpu_cg_result_of(const hs_gpu_cg_scalars *h, hs_cg_result *res);
+
+#endif

@@ -1,0 +1,280 @@
+/* hs_mesh_read_file: pick the volume reader from the file name; and the assembly shared by the
+ * readers (mesh_read_internal.h): unused nodes dropped, a whole-file orientation flip undone,
+ * arrays handed over to the hs_mesh. */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+
+#include "hs_mesh_io.h"
+#include "hs_text_reader.h"
+#include "hs_util.h"
+#include "mesh_read_internal.h"
+
+/* ---- parts ---------------------------------------------------------------------------------- */
+
+hs_status hs_mesh_parts_add_node(hs_mesh_parts *p, const double x[3])
+{
+    HS_CALL(hs_grow_array((void **)&p->xyz, &p->cap_nodes, p->n_nodes + 1, 3 * sizeof(double),
+                          "node coordinates"));
+    memcpy(p->xyz + 3 * p->n_nodes, x, 3 * sizeof(double));
+    ++p->n_nodes;
+    return HS_OK;
+}
+
+hs_status hs_mesh_parts_add_tet(hs_mesh_parts *p, const int32_t v[4], int32_t region)
+{
+    HS_CALL(hs_grow_array((void **)&p->tets, &p->cap_tets, p->n_elems + 1, 4 * sizeof(int32_t),
+                          "tetrahedra"));
+    HS_CALL(hs_grow_array((void **)&p->region, &p->cap_region, p->n_elems + 1, sizeof(int32_t),
+                          "region markers"));
+    memcpy(p->tets + 4 * p->n_elems, v, 4 * sizeof(int32_t));
+    p->region[p->n_elems] = region;
+    ++p->n_elems;
+    return HS_OK;
+}
+
+hs_status hs_mesh_parts_add_bface(hs_mesh_parts *p, const int32_t v[3], int32_t label, long line)
+{
+    const size_t n = p->n_bfaces + 1;
+    HS_CALL(hs_grow_array((void **)&p->bface, &p->cap_bface, n, 3 * sizeof(int32_t),
+                          "boundary faces"));
+    HS_CALL(hs_grow_array((void **)&p->bface_label, &p->cap_blabel, n, sizeof(int32_t),
+                          "boundary face labels"));
+    HS_CALL(hs_grow_array((void **)&p->bface_line, &p->cap_bline, n, sizeof(long),
+                          "boundary face lines"));
+    memcpy(p->bface + 3 * p->n_bfaces, v, 3 * sizeof(int32_t));
+    p->bface_label[p->n_bfaces] = label;
+    p->bface_line[p->n_bfaces] = line;
+    p->n_bfaces = n;
+    return HS_OK;
+}
+
+void hs_mesh_parts_free(hs_mesh_parts *p)
+{
+    free(p->xyz);
+    free(p->tets);
+    free(p->region);
+    free(p->fiber);
+    free(p->bface);
+    free(p->bface_label);
+    free(p->bface_line);
+    const char *path = p->path;
+    memset(p, 0, sizeof *p);
+    p->path = path;
+}
+
+/* Give back the unused tail of a grown array; keeps the original block if realloc fails. */
+static void *shrink(void *a, size_t bytes)
+{
+    void *q = realloc(a, bytes ? bytes : 1);
+    return q ? q : a;
+}
+
+/* 6 * signed volume of tet t. */
+static double det6(const double *xyz, const int32_t *t)
+{
+    const double *a = xyz + 3 * (size_t)t[0], *b = xyz + 3 * (size_t)t[1];
+    const double *c = xyz + 3 * (size_t)t[2], *d = xyz + 3 * (size_t)t[3];
+    const double u[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]};
+    const double v[3] = {c[0] - a[0], c[1] - a[1], c[2] - a[2]};
+    const double w[3] = {d[0] - a[0], d[1] - a[1], d[2] - a[2]};
+    return u[0] * (v[1] * w[2] - v[2] * w[1]) - u[1] * (v[0] * w[2] - v[2] * w[0]) +
+           u[2] * (v[0] * w[1] - v[1] * w[0]);
+}
+
+hs_status hs_mesh_parts_finish(hs_mesh_parts *p, hs_mesh **out)
+{
+    const char *path = p->path ? p->path : "mesh file";
+    hs_status st = HS_OK;
+    int32_t *new_index = NULL, *orig = NULL;
+    hs_mesh *m = NULL;
+    *out = NULL;
+    HS_CHECK_GOTO(p->n_elems > 0, done, HS_ERR_MESH,
+                  "%s: no tetrahedra found (%zu nodes); heartsim needs a volume mesh of "
+                  "tetrahedra",
+                  path, p->n_nodes);
+    HS_CHECK_GOTO(p->n_nodes <= INT32_MAX && p->n_elems <= INT32_MAX, done, HS_ERR_MESH,
+                  "%s: %zu nodes and %zu tetrahedra; at most %d of each are supported", path,
+                  p->n_nodes, p->n_elems, (int)INT32_MAX);
+
+    /* Used nodes keep their relative order, so node_orig is increasing and the mesh reads in
+     * the file's order; new_index[old] = new, or -1 for a node no tetrahedron uses. */
+    HS_CALL_GOTO(HS_ALLOC(new_index, p->n_nodes, "node renumbering"), done);
+    for (size_t i = 0; i < p->n_nodes; ++i) new_index[i] = -1;
+    for (size_t k = 0; k < 4 * p->n_elems; ++k) {
+        HS_CHECK_GOTO(p->tets[k] >= 0 && (size_t)p->tets[k] < p->n_nodes, done, HS_ERR_INTERNAL,
+                      "%s: tetrahedron %zu refers to node %ld of %zu (reader did not check)",
+                      path, k / 4, (long)p->tets[k], p->n_nodes);
+        new_index[p->tets[k]] = 0;
+    }
+    int32_t n_used = 0;
+    for (size_t i = 0; i < p->n_nodes; ++i)
+        if (new_index[i] == 0) new_index[i] = n_used++;
+    HS_CALL_GOTO(HS_ALLOC(orig, n_used, "source node numbering"), done);
+    for (size_t i = 0; i < p->n_nodes; ++i) {
+        const int32_t j = new_index[i];
+        if (j < 0) continue;
+        orig[j] = (int32_t)i;
+        /* j <= i: moving forward in place never overwrites a node still to be moved. */
+        memmove(p->xyz + 3 * (size_t)j, p->xyz + 3 * i, 3 * sizeof(double));
+    }
+    if ((size_t)n_used < p->n_nodes)
+        hs_log(2, "%s: %zu of %zu nodes belong to no tetrahedron and were dropped "
+                  "(node_orig keeps the file's numbering)\n",
+               path, p->n_nodes - (size_t)n_used, p->n_nodes);
+    for (size_t k = 0; k < 4 * p->n_elems; ++k) p->tets[k] = new_index[p->tets[k]];
+    for (size_t f = 0; f < p->n_bfaces; ++f)
+        for (int k = 0; k < 3; ++k) {
+            const int32_t v = p->bface[3 * f + k];
+            const int32_t nv = v >= 0 && (size_t)v < p->n_nodes ? new_index[v] : -1;
+            if (nv < 0) {
+                char where[32] = "";
+                if (p->bface_line && p->bface_line[f] > 0)
+                    snprintf(where, sizeof where, "%ld:", p->bface_line[f]);
+                st = HS_FAIL(HS_ERR_MESH,
+                             "%s:%s boundary triangle (label %ld) uses node %ld (0-based, in file "
+                             "order), which belongs to no tetrahedron; labelled triangles must be "
+                             "faces of the volume mesh",
+                             path, where, (long)p->bface_label[f], (long)v);
+                goto done;
+            }
+            p->bface[3 * f + k] = nv;
+        }
+
+    /* A file written in the other convention has every element negative; fixing that is safe.
+     * A mix is a broken mesh, reported by hs_mesh_check with the first bad element. */
+    size_t n_negative = 0;
+    for (size_t e = 0; e < p->n_elems; ++e) n_negative += det6(p->xyz, p->tets + 4 * e) < 0.0;
+    if (n_negative == p->n_elems) {
+        for (size_t e = 0; e < p->n_elems; ++e) {
+            int32_t *t = p->tets + 4 * e;
+            const int32_t s = t[2];
+            t[2] = t[3];
+            t[3] = s;
+        }
+        hs_log(1, "%s: every tetrahedron is negatively oriented (the other node-order "
+                  "convention); swapped nodes 2 and 3 of each\n",
+               path);
+    }
+
+    HS_CALL_GOTO(hs_mesh_alloc(0, 0, &m), done);
+    free(m->xyz);
+    free(m->tets);
+    free(m->region);
+    free(m->node_orig);
+    m->n_nodes = n_used;
+    m->n_elems = (int32_t)p->n_elems;
+    m->xyz = shrink(p->xyz, (size_t)n_used * 3 * sizeof(double));
+    m->tets = shrink(p->tets, p->n_elems * 4 * sizeof(int32_t));
+    m->region = shrink(p->region, p->n_elems * sizeof(int32_t));
+    m->fiber = p->fiber;
+    m->node_orig = orig;
+    p->xyz = NULL;
+    p->fiber = NULL;
+    p->tets = p->region = NULL;
+    orig = NULL;
+    if (p->n_bfaces > 0) {
+        HS_CALL_GOTO(hs_mesh_alloc_bfaces(m, (int32_t)p->n_bfaces), done);
+        memcpy(m->bface, p->bface, p->n_bfaces * 3 * sizeof(int32_t));
+        memcpy(m->bface_label, p->bface_label, p->n_bfaces * sizeof(int32_t));
+    }
+    *out = m;
+    m = NULL;
+done:
+    hs_mesh_destroy(&m);
+    free(new_index);
+    free(orig);
+    hs_mesh_parts_free(p);
+    return st;
+}
+
+/* ---- dispatch by file name ------------------------------------------------------------------ */
+
+static const char *k_supported =
+    ".vtk (legacy VTK unstructured grid), .msh (Gmsh 2.2/4.x ASCII), .pts/.elem/.lon (openCARP; "
+    "or the prefix PREFIX with PREFIX.elem present), .node/.ele (TetGen; or PREFIX with "
+    "PREFIX.ele present)";
+
+static int has_suffix(const char *s, const char *suffix)
+{
+    const size_t ls = strlen(s), lx = strlen(suffix);
+    return ls >= lx && strcasecmp(s + ls - lx, suffix) == 0;
+}
+
+static int is_file(const char *path)
+{
+    struct stat sb;
+    return stat(path, &sb) == 0 && S_ISREG(sb.st_mode);
+}
+
+/* PREFIX + ext in a new string. */
+static hs_status with_ext(const char *prefix, size_t prefix_len, const char *ext, char **out)
+{
+    const size_t le = strlen(ext);
+    HS_CALL(HS_ALLOC(*out, prefix_len + le + 1, "mesh file name"));
+    memcpy(*out, prefix, prefix_len);
+    memcpy(*out + prefix_len, ext, le + 1);
+    return HS_OK;
+}
+
+static hs_status read_tetgen_prefix(const char *prefix, size_t len, hs_mesh **out)
+{
+    char *node = NULL, *ele = NULL;
+    hs_status st = HS_OK;
+    HS_CALL_GOTO(with_ext(prefix, len, ".node", &node), done);
+    HS_CALL_GOTO(with_ext(prefix, len, ".ele", &ele), done);
+    st = hs_mesh_read_tetgen(node, ele, out);
+done:
+    free(node);
+    free(ele);
+    return st;
+}
+
+static hs_status read_opencarp_prefix(const char *prefix, size_t len, const hs_mesh_read_opts *o,
+                                      hs_mesh **out)
+{
+    char *p = NULL;
+    HS_CALL(with_ext(prefix, len, "", &p));
+    hs_status st = hs_mesh_read_opencarp(p, o, out);
+    free(p);
+    return st;
+}
+
+hs_status hs_mesh_read_file(const char *path, const hs_mesh_read_opts *o, hs_mesh **out)
+{
+    HS_CHECK(out != NULL, HS_ERR_INTERNAL, "hs_mesh_read_file: out is NULL");
+    *out = NULL;
+    HS_CHECK(path != NULL && path[0] != '\0', HS_ERR_MESH, "mesh file name is empty");
+    const size_t len = strlen(path);
+    if (has_suffix(path, ".vtk")) return hs_mesh_read_vtk(path, o, out);
+    if (has_suffix(path, ".msh")) return hs_mesh_read_gmsh(path, o, out);
+    static const char *carp[] = {".pts", ".elem", ".lon"};
+    for (int i = 0; i < 3; ++i)
+        if (has_suffix(path, carp[i]))
+            return read_opencarp_prefix(path, len - strlen(carp[i]), o, out);
+    if (has_suffix(path, ".node")) return read_tetgen_prefix(path, len - 5, out);
+    if (has_suffix(path, ".ele")) return read_tetgen_prefix(path, len - 4, out);
+    /* XML VTK looks like the same format to a user; say what to do instead. */
+    HS_CHECK(!has_suffix(path, ".vtu"), HS_ERR_MESH,
+             "%s: XML VTK (.vtu) is not read; save the grid as legacy VTK (.vtk; ParaView: "
+             "File > Save Data > Legacy VTK Files)",
+             path);
+
+    /* A bare prefix: the file that names the format decides. */
+    char *probe = NULL;
+    HS_CALL(with_ext(path, len, ".elem", &probe));
+    const int carp_found = is_file(probe);
+    free(probe);
+    if (carp_found) return read_opencarp_prefix(path, len, o, out);
+    HS_CALL(with_ext(path, len, ".ele", &probe));
+    const int tetgen_found = is_file(probe);
+    free(probe);
+    if (tetgen_found) return read_tetgen_prefix(path, len, out);
+    return HS_FAIL(HS_ERR_MESH,
+                   "%s: cannot tell the mesh format from the name%s; supported: %s", path,
+                   is_file(path) ? "" : " (and no such file)", k_supported);
+}

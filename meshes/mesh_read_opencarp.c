@@ -1,0 +1,256 @@
+/* Reader for openCARP meshes (openCARP user manual, "Mesh files"):
+ *
+ *   PREFIX.pts   <#points>            then per point:   x y z              (um)
+ *   PREFIX.elem  <#elements>          then per element: Tt n0 n1 n2 n3 [region]
+ *   PREFIX.lon   <1|2>                then per element: f0 f1 f2 [s0 s1 s2] (optional file)
+ *
+ * Node indices are 0-based. Only tetrahedra are accepted: the other element codes (Ln line, Tr
+ * triangle, Qd quadrilateral, Py pyramid, Pr prism, Hx hexahedron) are refused with the line,
+ * because a mixed mesh read as tets-only would silently lose volume. The .lon header gives the
+ * number of directions per element (fibre, or fibre and sheet); older CARP files have no header
+ * and start with the first fibre (3 numbers), which is accepted as 1 direction. Sheets are checked
+ * as numbers but not kept (hs_mesh has no sheet field). Counts in the first lines are checked
+ * against the data both ways (a file that ends early, or goes on after the count). */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "hs_mesh_io.h"
+#include "hs_text_reader.h"
+#include "hs_util.h"
+#include "mesh_read_internal.h"
+
+/* The count on a file's first data line. */
+static hs_status read_count(hs_text_reader *r, const char *layout, long long *n)
+{
+    int got = 0;
+    HS_CALL(hs_text_reader_next(r, &got));
+    HS_CHECK(got, HS_ERR_MESH, "%s:%ld: file is empty; expected %s", r->path,
+             hs_text_reader_eof_line(r), layout);
+    HS_CALL(hs_text_reader_next_long(r, "count on the first line", n));
+    HS_CHECK(*n >= 0 && *n <= INT32_MAX, HS_ERR_MESH,
+             "%s:%ld: count %lld out of range 0..%d (first line: %s)", r->path, r->line, *n,
+             (int)INT32_MAX, layout);
+    return hs_text_reader_expect_end(r, 1, layout);
+}
+
+/* After the announced items: nothing but blank lines may follow. */
+static hs_status expect_eof(hs_text_reader *r, long long n, const char *items)
+{
+    int got = 0;
+    HS_CALL(hs_text_reader_next(r, &got));
+    HS_CHECK(!got, HS_ERR_MESH,
+             "%s:%ld: unexpected data after the %lld %s announced on the first line; does the "
+             "count match the data?",
+             r->path, r->line, n, items);
+    return HS_OK;
+}
+
+static hs_status read_pts(const char *path, hs_mesh_parts *p)
+{
+    hs_text_reader r;
+    hs_status st = HS_OK;
+    HS_CALL(hs_text_reader_open(&r, path, "openCARP .pts", HS_ERR_MESH, 0));
+    long long n = 0;
+    HS_CALL_GOTO(read_count(&r, "<#points>", &n), done);
+    for (long long i = 0; i < n; ++i) {
+        int got = 0;
+        HS_CALL_GOTO(hs_text_reader_next(&r, &got), done);
+        HS_CHECK_GOTO(got, done, HS_ERR_MESH,
+                      "%s:%ld: file ended after %lld of the %lld points announced on the first "
+                      "line",
+                      path, hs_text_reader_eof_line(&r), i, n);
+        double x[3];
+        HS_CALL_GOTO(hs_text_reader_next_double(&r, "x coordinate", &x[0]), done);
+        HS_CALL_GOTO(hs_text_reader_next_double(&r, "y coordinate", &x[1]), done);
+        HS_CALL_GOTO(hs_text_reader_next_double(&r, "z coordinate", &x[2]), done);
+        HS_CALL_GOTO(hs_text_reader_expect_end(&r, 3, "x y z"), done);
+        HS_CALL_GOTO(hs_mesh_parts_add_node(p, x), done);
+    }
+    HS_CALL_GOTO(expect_eof(&r, n, "points"), done);
+done:
+    hs_text_reader_close(&r);
+    return st;
+}
+
+/* Element codes openCARP knows besides Tt, named in the refusal. */
+static const char *element_name(const char *code)
+{
+    static const char *names[][2] = {{"Ln", "line"},      {"Tr", "triangle"},
+                                     {"Qd", "quadrilateral"}, {"Py", "pyramid"},
+                                     {"Pr", "prism"},     {"Hx", "hexahedron"}};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; ++i)
+        if (strcmp(code, names[i][0]) == 0) return names[i][1];
+    return NULL;
+}
+
+static hs_status read_elem(const char *path, const char *pts_path, hs_mesh_parts *p)
+{
+    hs_text_reader r;
+    hs_status st = HS_OK;
+    HS_CALL(hs_text_reader_open(&r, path, "openCARP .elem", HS_ERR_MESH, 0));
+    long long n = 0;
+    HS_CALL_GOTO(read_count(&r, "<#elements>", &n), done);
+    for (long long e = 0; e < n; ++e) {
+        int got = 0;
+        HS_CALL_GOTO(hs_text_reader_next(&r, &got), done);
+        HS_CHECK_GOTO(got, done, HS_ERR_MESH,
+                      "%s:%ld: file ended after %lld of the %lld elements announced on the first "
+                      "line",
+                      path, hs_text_reader_eof_line(&r), e, n);
+        const char *code = hs_text_reader_token(&r);
+        if (strcmp(code, "Tt") != 0) {
+            const char *name = element_name(code);
+            if (name)
+                st = HS_FAIL(HS_ERR_MESH,
+                             "%s:%ld: element %lld is a %s (%s); heartsim reads tetrahedra (Tt) "
+                             "only: re-mesh the domain with tetrahedra",
+                             path, r.line, e, name, code);
+            else
+                st = HS_FAIL(HS_ERR_MESH,
+                             "%s:%ld: unknown element type '%s'; expected Tt (tetrahedron) "
+                             "followed by 4 node indices and an optional region",
+                             path, r.line, code);
+            goto done;
+        }
+        int32_t v[4];
+        for (int k = 0; k < 4; ++k) {
+            long long x;
+            HS_CALL_GOTO(hs_text_reader_next_long(&r, "node index", &x), done);
+            HS_CHECK_GOTO(x >= 0 && (size_t)x < p->n_nodes, done, HS_ERR_MESH,
+                          "%s:%ld: node index %lld out of range: %s has %zu points, numbered "
+                          "0..%zu",
+                          path, r.line, x, pts_path, p->n_nodes, p->n_nodes - 1);
+            v[k] = (int32_t)x;
+        }
+        long long region = 0;
+        const char *tok = hs_text_reader_token(&r);
+        if (tok) {
+            HS_CALL_GOTO(hs_text_reader_long(&r, tok, "region", &region), done);
+            HS_CHECK_GOTO(region >= INT32_MIN && region <= INT32_MAX, done, HS_ERR_MESH,
+                          "%s:%ld: region %lld does not fit a 32-bit integer", path, r.line,
+                          region);
+        }
+        HS_CALL_GOTO(hs_text_reader_expect_end(&r, 6, "Tt n0 n1 n2 n3 [region]"), done);
+        HS_CALL_GOTO(hs_mesh_parts_add_tet(p, v, (int32_t)region), done);
+    }
+    HS_CALL_GOTO(expect_eof(&r, n, "elements"), done);
+done:
+    hs_text_reader_close(&r);
+    return st;
+}
+
+static hs_status read_lon(const char *path, const char *elem_path, hs_mesh_parts *p)
+{
+    hs_text_reader r;
+    hs_status st = HS_OK;
+    size_t cap = 0;
+    HS_CALL(hs_text_reader_open(&r, path, "openCARP .lon", HS_ERR_MESH, 0));
+    int got = 0;
+    HS_CALL_GOTO(hs_text_reader_next(&r, &got), done);
+    HS_CHECK_GOTO(got, done, HS_ERR_MESH,
+                  "%s:%ld: file is empty; expected 1 or 2 (directions per element), then one "
+                  "line per element of %s",
+                  path, hs_text_reader_eof_line(&r), elem_path);
+    /* Header "1"/"2", or (old CARP) no header: the first line is already a fibre. */
+    long ndir = 1;
+    int have_line = 0;
+    {
+        char *save = r.cur;
+        const long ntok = hs_text_reader_remaining(&r);
+        if (ntok == 1) {
+            long long h;
+            r.cur = save;
+            HS_CALL_GOTO(hs_text_reader_next_long(&r, "number of directions per element (1 or 2)",
+                                                  &h),
+                         done);
+            HS_CHECK_GOTO(h == 1 || h == 2, done, HS_ERR_MESH,
+                          "%s:%ld: first line is %lld; expected 1 (fibres) or 2 (fibres and "
+                          "sheets)",
+                          path, r.line, h);
+            ndir = (long)h;
+        } else {
+            HS_CHECK_GOTO(ntok == 3, done, HS_ERR_MESH,
+                          "%s:%ld: first line has %ld fields; expected 1 or 2 (directions per "
+                          "element), or the first fibre f0 f1 f2 of a file without header",
+                          path, r.line, ntok);
+            /* The tokens were NUL-terminated in place; re-read the line from its start. */
+            for (char *c = save; c < r.cur; ++c)
+                if (*c == '\0') *c = ' ';
+            r.cur = save;
+            have_line = 1;
+        }
+    }
+    const char *layout = ndir == 1 ? "f0 f1 f2" : "f0 f1 f2 s0 s1 s2";
+    for (size_t e = 0; e < p->n_elems; ++e) {
+        if (!have_line) {
+            HS_CALL_GOTO(hs_text_reader_next(&r, &got), done);
+            HS_CHECK_GOTO(got, done, HS_ERR_MESH,
+                          "%s:%ld: file ended after %zu fibres; %s has %zu elements, one line "
+                          "each",
+                          path, hs_text_reader_eof_line(&r), e, elem_path, p->n_elems);
+        }
+        have_line = 0;
+        double v[6];
+        static const char *field[6] = {"fibre x", "fibre y", "fibre z",
+                                       "sheet x", "sheet y", "sheet z"};
+        for (long k = 0; k < 3 * ndir; ++k)
+            HS_CALL_GOTO(hs_text_reader_next_double(&r, field[k], &v[k]), done);
+        HS_CALL_GOTO(hs_text_reader_expect_end(&r, 3 * ndir, layout), done);
+        HS_CHECK_GOTO(hs_unit_vector(v), done, HS_ERR_MESH,
+                      "%s:%ld: fibre of element %zu is the zero vector; every element needs a "
+                      "direction",
+                      path, r.line, e);
+        HS_CALL_GOTO(hs_grow_array((void **)&p->fiber, &cap, e + 1, 3 * sizeof(double),
+                                   "fibres"),
+                     done);
+        memcpy(p->fiber + 3 * e, v, 3 * sizeof(double));
+    }
+    HS_CALL_GOTO(hs_text_reader_next(&r, &got), done);
+    HS_CHECK_GOTO(!got, done, HS_ERR_MESH,
+                  "%s:%ld: more fibres than elements: %s has %zu elements", path, r.line,
+                  elem_path, p->n_elems);
+    if (ndir == 2) hs_log(2, "%s: sheet directions are not used\n", path);
+done:
+    hs_text_reader_close(&r);
+    return st;
+}
+
+hs_status hs_mesh_read_opencarp(const char *prefix, const hs_mesh_read_opts *o, hs_mesh **out)
+{
+    (void)o; /* openCARP elements are linear */
+    HS_CHECK(out != NULL, HS_ERR_INTERNAL, "hs_mesh_read_opencarp: out is NULL");
+    *out = NULL;
+    HS_CHECK(prefix != NULL && prefix[0] != '\0', HS_ERR_MESH, "openCARP mesh prefix is empty");
+    const size_t len = strlen(prefix);
+    char *pts = NULL, *elem = NULL, *lon = NULL;
+    hs_mesh_parts p;
+    memset(&p, 0, sizeof p);
+    hs_status st = HS_OK;
+    HS_CALL_GOTO(HS_ALLOC(pts, len + 6, "file name"), done);
+    HS_CALL_GOTO(HS_ALLOC(elem, len + 6, "file name"), done);
+    HS_CALL_GOTO(HS_ALLOC(lon, len + 6, "file name"), done);
+    snprintf(pts, len + 6, "%s.pts", prefix);
+    snprintf(elem, len + 6, "%s.elem", prefix);
+    snprintf(lon, len + 6, "%s.lon", prefix);
+    p.path = elem;
+
+    HS_CALL_GOTO(read_pts(pts, &p), done);
+    HS_CALL_GOTO(read_elem(elem, pts, &p), done);
+    struct stat sb;
+    if (stat(lon, &sb) == 0)
+        HS_CALL_GOTO(read_lon(lon, elem, &p), done);
+    else
+        HS_CHECK_GOTO(errno == ENOENT, done, HS_ERR_MESH, "cannot read fibre file %s: %s", lon,
+                      strerror(errno));
+    st = hs_mesh_parts_finish(&p, out);
+done:
+    hs_mesh_parts_free(&p);
+    free(pts);
+    free(elem);
+    free(lon);
+    return st;
+}

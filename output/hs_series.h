@@ -1,0 +1,78 @@
+/**
+ * @file hs_series.h
+ * @brief A series of output frames in the format named by `output.format`: "vtk" (legacy VTK
+ * frames with the geometry in each, float64, plus a .vtk.series index: hs_vtk.h) or "xdmf" (the
+ * mesh once, float32 fields per frame, a .xdmf index: hs_xdmf.h). The run loop, the frame writer
+ * thread and the checkpoint code use only this interface. docs/output.md compares the two.
+ */
+#ifndef HS_SERIES_H
+#define HS_SERIES_H
+
+#include "hs_mesh.h"
+#include "hs_status.h"
+#include "hs_vtk.h" /* hs_frame, HS_FIELD_* */
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct hs_series hs_series;
+
+/** @brief The format names, for messages: "vtk, xdmf". */
+const char *hs_series_format_list(void);
+
+/**
+ * @brief Check that @p format names a series format; HS_ERR_CONFIG listing the names otherwise.
+ * For validating a config before any work is done.
+ */
+hs_status hs_series_format_check(const char *format);
+
+/**
+ * @brief Check a format name and a prefix for it before any work is done: what hs_series_create
+ * would refuse (HS_ERR_CONFIG; for "vtk" a prefix must be a non-empty file name without '/', for
+ * "xdmf" also without '|', white space or control characters, and valid UTF-8).
+ */
+hs_status hs_series_check(const char *format, const char *prefix);
+
+/**
+ * @brief Start a series of @p format in DIR (created with its parents) with file names from
+ * PREFIX. @param[in] format,dir,prefix copied; @param[out] out new series (hs_series_destroy).
+ * An unknown format is HS_ERR_CONFIG listing the names; a bad prefix HS_ERR_CONFIG; an
+ * unwritable directory HS_ERR_IO naming it.
+ */
+hs_status hs_series_create(const char *format, const char *dir, const char *prefix,
+                           hs_series **out);
+
+/**
+ * @brief Write one frame of @p mesh and update the index (valid at any moment). A failure is
+ * HS_ERR_IO naming the file; earlier frames and the index stay as they were.
+ * @param[in] mesh,frame borrowed.
+ */
+hs_status hs_series_write(hs_series *s, const hs_mesh *mesh, const hs_frame *frame);
+
+/** @brief Number of frames written so far (resumed ones included); 0 for NULL. */
+int hs_series_count(const hs_series *s);
+
+/** @brief Path of the index file (DIR/PREFIX.vtk.series or DIR/PREFIX.xdmf). */
+const char *hs_series_index_path(const hs_series *s);
+
+/** @brief Times (ms) of the frames written so far, [hs_series_count]. */
+const double *hs_series_times(const hs_series *s);
+
+/** @brief The format's name ("vtk", "xdmf"). */
+const char *hs_series_format(const hs_series *s);
+
+/**
+ * @brief Continue a series after a restart: the first @p n_frames frames (times [n_frames], ms,
+ * as the checkpoint recorded them) are taken as written, the index lists exactly them, and frame
+ * files numbered n_frames and up are removed. Only before any frame is written.
+ */
+hs_status hs_series_resume(hs_series *s, const double *times, int n_frames);
+
+/** @brief Free the series; accepts NULL and sets *s = NULL. Files stay. */
+void hs_series_destroy(hs_series **s);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

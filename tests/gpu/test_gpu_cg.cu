@@ -1,0 +1,299 @@
+// Device Jacobi-PCG (gpu/cg.cu) against the CPU reference (solvers/cg.c), both variants, both ways
+// of running a solve (stream with polling, CUDA graph with a WHILE node), with SpMV formats that fuse
+// the dot product (csr_scalar, ellwarp_k1) and formats that do not (csr_vector, cusparse_csr).
+// Checks: solutions within the bound the condition number gives, iteration counts within one of the
+// CPU's and of each other, graph == stream bit for bit, breakdown / iteration limit / inexact-Newton
+// tolerance reported as on the CPU.
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include <cuda_runtime.h>
+
+#include "hs_cg.h"
+#include "hs_csr.h"
+#include "hs_gpu.h"
+#include "hs_gpu_cg.cuh"
+#include "hs_gpu_spmv.cuh"
+#include "hs_spmv.h"
+#include "hs_test.h"
+
+#define T_CUDA(x)                                                                                  \
+    do {                                                                                           \
+        cudaError_t e_ = (x);                                                                      \
+        HS_TEST_CHECK(e_ == cudaSuccess, "%s: %s", #x, cudaGetErrorString(e_));                   \
+    } while (0)
+
+// 7-point operator on an m^3 grid with coefficients varying in space plus a shift sigma: SPD with
+// condition number <= (12 c_max + sigma) / sigma.
+static hs_csr *grid_matrix(int m, double sigma)
+{
+    const int n = m * m * m;
+    hs_csr *a = nullptr;
+    hs_csr_create(n, n, 7 * n, &a);
+    int k = 0;
+    auto coef = [m](int i, int j) { // symmetric edge coefficient in [0.5, 1.5]
+        int lo = i < j ? i : j, hi = i < j ? j : i;
+        return 1.0 + 0.5 * sin(0.37 * lo + 0.11 * hi + 0.05 * m);
+    };
+    for (int z = 0; z < m; ++z)
+        for (int y = 0; y < m; ++y)
+            for (int x = 0; x < m; ++x) {
+                int i = (z * m + y) * m + x;
+                a->row_ptr[i] = k;
+                int nb[6], nn = 0;
+                if (z > 0) nb[nn++] = i - m * m;
+                if (y > 0) nb[nn++] = i - m;
+                if (x > 0) nb[nn++] = i - 1;
+                if (x < m - 1) nb[nn++] = i + 1;
+                if (y < m - 1) nb[nn++] = i + m;
+                if (z < m - 1) nb[nn++] = i + m * m;
+                double diag = sigma;
+                for (int q = 0; q < nn; ++q) diag += coef(i, nb[q]);
+                diag += 6 - nn; // Dirichlet neighbours outside the grid
+                int q = 0;
+                for (; q < nn && nb[q] < i; ++q) { a->col[k] = nb[q]; a->val[k++] = -coef(i, nb[q]); }
+                a->col[k] = i; a->val[k++] = diag;
+                for (; q < nn; ++q) { a->col[k] = nb[q]; a->val[k++] = -coef(i, nb[q]); }
+            }
+    a->row_ptr[n] = k;
+    a->nnz = k;
+    return a;
+}
+
+static void csr_mv(void *ctx, const double *x, double *y) { hs_csr_spmv((const hs_csr *)ctx, x, y); }
+
+static double rel_diff(int n, const double *a, const double *b)
+{
+    double d = 0, s = 0;
+    for (int i = 0; i < n; ++i) { d += (a[i] - b[i]) * (a[i] - b[i]); s += b[i] * b[i]; }
+    return sqrt(d / s);
+}
+
+struct dev_system {
+    hs_spmv_layout *lay = nullptr;
+    hs_gpu_spmv *spmv = nullptr;
+    double *vals = nullptr, *dinv = nullptr, *b = nullptr, *x = nullptr, *res = nullptr;
+};
+
+static bool dev_system_create(const char *kernel, const hs_csr *a, const double *dinv, const double *b, dev_system *d)
+{
+    const hs_spmv_ops *o = hs_spmv_find(kernel);
+    HS_TEST_CHECK(o != nullptr, "kernel %s not registered", kernel);
+    if (!o) return false;
+    HS_TEST_OK(hs_spmv_layout_create(o, a, NULL, &d->lay));
+    if (!d->lay) return false;
+    const int n = a->n_rows;
+    double *vf = (double *)malloc(sizeof(double) * (size_t)d->lay->n_slots);
+    hs_spmv_layout_scatter(d->lay, a->nnz, a->val, vf);
+    T_CUDA(cudaMalloc(&d->vals, sizeof(double) * (size_t)d->lay->n_slots));
+    T_CUDA(cudaMemcpy(d->vals, vf, sizeof(double) * (size_t)d->lay->n_slots, cudaMemcpyHostToDevice));
+    free(vf);
+    T_CUDA(cudaMalloc(&d->dinv, sizeof(double) * n));
+    T_CUDA(cudaMalloc(&d->b, sizeof(double) * n));
+    T_CUDA(cudaMalloc(&d->x, sizeof(double) * n));
+    T_CUDA(cudaMalloc(&d->res, sizeof(double)));
+    T_CUDA(cudaMemcpy(d->dinv, dinv, sizeof(double) * n, cudaMemcpyHostToDevice));
+    T_CUDA(cudaMemcpy(d->b, b, sizeof(double) * n, cudaMemcpyHostToDevice));
+    HS_TEST_OK(hs_gpu_spmv_create(d->lay, a, d->vals, &d->spmv));
+    T_CUDA(cudaDeviceSynchronize());
+    return d->spmv != nullptr;
+}
+
+static void dev_system_destroy(dev_system *d)
+{
+    hs_gpu_spmv_destroy(&d->spmv);
+    hs_spmv_layout_destroy(&d->lay);
+    cudaFree(d->vals); cudaFree(d->dinv); cudaFree(d->b); cudaFree(d->x); cudaFree(d->res);
+}
+
+// One solve as a graph (capture + launch); scalars to *h.
+static void graph_solve(hs_gpu_cg *cg, const dev_system *d, const hs_gpu_cg_tol *t, cudaStream_t s,
+                        hs_gpu_cg_scalars *h)
+{
+    cudaGraph_t g = nullptr;
+    cudaGraphExec_t ge = nullptr;
+    T_CUDA(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
+    HS_TEST_OK(hs_gpu_cg_capture_solve(cg, d->b, d->x, t, s));
+    T_CUDA(cudaStreamEndCapture(s, &g));
+    T_CUDA(cudaGraphInstantiate(&ge, g, 0));
+    T_CUDA(cudaGraphLaunch(ge, s));
+    T_CUDA(cudaMemcpyAsync(h, cg->d_sc, sizeof *h, cudaMemcpyDeviceToHost, s));
+    T_CUDA(cudaStreamSynchronize(s));
+    cudaGraphExecDestroy(ge);
+    cudaGraphDestroy(g);
+}
+
+int main()
+{
+    // HS_TEST_NO_GRAPH: only the stream path (compute-sanitizer racecheck cannot run the graph's
+    // conditional node nor the cooperative kernel: scripts/gpu_suite.sh)
+    const bool no_graph = getenv("HS_TEST_NO_GRAPH") != nullptr;
+    char name[256], why[256];
+    if (hs_gpu_probe(name, sizeof name, why, sizeof why) < 1) {
+        fprintf(stderr, "test_gpu_cg: skipped: %s\n", why);
+        return HS_TEST_SKIP;
+    }
+    const int m = 24, n = m * m * m;
+    const double sigma = 0.05, cond = (12 * 1.5 + 6 + sigma) / sigma; // Gershgorin bound
+    hs_csr *a = grid_matrix(m, sigma);
+    double *xs = (double *)malloc(sizeof(double) * n), *b = (double *)malloc(sizeof(double) * n);
+    double *dinv = (double *)malloc(sizeof(double) * n), *xc[2], *x = (double *)malloc(sizeof(double) * n);
+    double *xg = (double *)malloc(sizeof(double) * n);
+    for (int i = 0; i < n; ++i) xs[i] = cos(0.013 * i) + 0.3 * sin(0.7 * i);
+    hs_csr_spmv(a, xs, b);
+    for (int i = 0; i < n; ++i) dinv[i] = 1.0 / a->val[hs_csr_find(a, i, i)];
+    const double tol = 1e-10;
+    int it_cpu[2];
+    hs_cg_work *w = nullptr;
+    HS_TEST_OK(hs_cg_work_create(n, &w));
+    for (int v = 0; v < 2; ++v) {
+        xc[v] = (double *)malloc(sizeof(double) * n);
+        hs_cg_opts o = {tol, 5000, v ? HS_CG_CHRONOPOULOS : HS_CG_CLASSIC};
+        hs_cg_result r;
+        HS_TEST_OK(hs_cg_solve(n, csr_mv, a, dinv, b, xc[v], &o, w, &r));
+        HS_TEST_CHECK(r.outcome == HS_CG_CONVERGED, "cpu variant %d did not converge", v);
+        it_cpu[v] = r.iters;
+    }
+    cudaStream_t s;
+    T_CUDA(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    hs_gpu_cg_scalars *h = nullptr;
+    T_CUDA(cudaMallocHost(&h, sizeof *h));
+    const char *kernels[] = {"csr_scalar", "csr_vector", "ellwarp_k1", "ellwarp_k2", "cusparse_csr"};
+    for (const char *kn : kernels) {
+        dev_system d;
+        if (!dev_system_create(kn, a, dinv, b, &d)) { dev_system_destroy(&d); continue; }
+        int it_gpu[2] = {0, 0};
+        for (int v = 0; v < 2; ++v) {
+            const char *vn = v ? "chronopoulos" : "classic";
+            hs_gpu_cg *cg = nullptr;
+            HS_TEST_OK(hs_gpu_cg_create(n, v ? HS_CG_CHRONOPOULOS : HS_CG_CLASSIC, d.spmv, d.dinv, &cg));
+            if (!cg) continue;
+            hs_gpu_cg_tol t = {tol, 0.0, 0.0, nullptr, 5000};
+            HS_TEST_OK(hs_gpu_cg_solve_stream(cg, d.b, d.x, &t, 4, s, h));
+            HS_TEST_CHECK(h->status == HS_GPU_CG_CONV, "%s/%s stream: status %d", kn, vn, h->status);
+            int it_stream = h->iters;
+            T_CUDA(cudaMemcpy(x, d.x, sizeof(double) * n, cudaMemcpyDeviceToHost));
+            if (no_graph) HS_TEST_OK(hs_gpu_cg_solve_stream(cg, d.b, d.x, &t, 1, s, h));
+            else graph_solve(cg, &d, &t, s, h);
+            HS_TEST_CHECK(h->status == HS_GPU_CG_CONV, "%s/%s graph: status %d", kn, vn, h->status);
+            T_CUDA(cudaMemcpy(xg, d.x, sizeof(double) * n, cudaMemcpyDeviceToHost));
+            // the graph runs the stream's kernels in the stream's order: the same bits
+            HS_TEST_CHECK(h->iters == it_stream && memcmp(x, xg, sizeof(double) * n) == 0,
+                          "%s/%s: graph (%d iterations) differs from stream (%d)", kn, vn, h->iters, it_stream);
+            it_gpu[v] = it_stream;
+            HS_TEST_CHECK(abs(it_stream - it_cpu[v]) <= 1, "%s/%s: %d iterations on the GPU, %d on the CPU", kn, vn,
+                          it_stream, it_cpu[v]);
+            // both approximate x* to cond * tol (relative); the factor 2 covers two such errors
+            double e_true = rel_diff(n, x, xs), e_cpu = rel_diff(n, x, xc[v]);
+            HS_TEST_CHECK(e_true <= cond * tol && e_cpu <= 2 * cond * tol,
+                          "%s/%s: error %.3g vs x*, %.3g vs the CPU (bound %.3g)", kn, vn, e_true, e_cpu, cond * tol);
+            // iteration limit
+            hs_gpu_cg_tol t5 = {tol, 0.0, 0.0, nullptr, 5};
+            if (no_graph) HS_TEST_OK(hs_gpu_cg_solve_stream(cg, d.b, d.x, &t5, 4, s, h));
+            else graph_solve(cg, &d, &t5, s, h);
+            HS_TEST_CHECK(h->status == HS_GPU_CG_MAXIT && h->iters == 5, "%s/%s: limit 5: status %d, %d iterations",
+                          kn, vn, h->status, h->iters);
+            // inexact Newton: the tolerance comes from the residual on the device
+            double res = 1e-4;
+            T_CUDA(cudaMemcpy(d.res, &res, sizeof res, cudaMemcpyHostToDevice));
+            hs_gpu_cg_tol tf = {1e-8, 0.1, 1e-8, d.res, 5000};
+            HS_TEST_OK(hs_gpu_cg_solve_stream(cg, d.b, d.x, &tf, 4, s, h));
+            HS_TEST_CHECK(h->tol == hs_cg_forcing_tol(1e-8, 0.1, 1e-8, res) && h->status == HS_GPU_CG_CONV &&
+                              sqrt(h->rr / h->bb) <= h->tol,
+                          "%s/%s: forcing tolerance %.3g (expected %.3g), status %d", kn, vn, h->tol,
+                          hs_cg_forcing_tol(1e-8, 0.1, 1e-8, res), h->status);
+            hs_gpu_cg_destroy(&cg);
+        }
+        HS_TEST_CHECK(abs(it_gpu[0] - it_gpu[1]) <= 1, "%s: classic %d iterations, chronopoulos %d", kn, it_gpu[0],
+                      it_gpu[1]);
+        // the persistent kernel (its own CSR SpMV through this format's slot map): the same method,
+        // another summation order: within the bounds above, and stream == graph bit for bit
+        if (!no_graph) {
+            int32_t *d_rp = nullptr, *d_col = nullptr;
+            int64_t *d_slot = nullptr;
+            T_CUDA(cudaMalloc(&d_rp, sizeof(int32_t) * (n + 1)));
+            T_CUDA(cudaMalloc(&d_col, sizeof(int32_t) * a->nnz));
+            T_CUDA(cudaMalloc(&d_slot, sizeof(int64_t) * a->nnz));
+            T_CUDA(cudaMemcpy(d_rp, a->row_ptr, sizeof(int32_t) * (n + 1), cudaMemcpyHostToDevice));
+            T_CUDA(cudaMemcpy(d_col, a->col, sizeof(int32_t) * a->nnz, cudaMemcpyHostToDevice));
+            T_CUDA(cudaMemcpy(d_slot, d.lay->slot_of_nnz, sizeof(int64_t) * a->nnz, cudaMemcpyHostToDevice));
+            hs_gpu_cg *cg = nullptr;
+            HS_TEST_OK(hs_gpu_cg_create(n, HS_CG_CHRONOPOULOS, d.spmv, d.dinv, &cg));
+            if (cg) HS_TEST_OK(hs_gpu_cg_set_persistent(cg, d_rp, d_col, d_slot, d.vals));
+            if (cg && cg->persistent) {
+                hs_gpu_cg_tol t = {tol, 0.0, 0.0, nullptr, 5000};
+                HS_TEST_OK(hs_gpu_cg_solve_stream(cg, d.b, d.x, &t, 4, s, h));
+                int it_p = h->iters;
+                HS_TEST_CHECK(h->status == HS_GPU_CG_CONV && abs(it_p - it_cpu[1]) <= 1,
+                              "%s/persistent: status %d, %d iterations (CPU %d)", kn, h->status, it_p, it_cpu[1]);
+                T_CUDA(cudaMemcpy(x, d.x, sizeof(double) * n, cudaMemcpyDeviceToHost));
+                double e_true = rel_diff(n, x, xs);
+                HS_TEST_CHECK(e_true <= cond * tol, "%s/persistent: error %.3g vs x*", kn, e_true);
+                graph_solve(cg, &d, &t, s, h);
+                T_CUDA(cudaMemcpy(xg, d.x, sizeof(double) * n, cudaMemcpyDeviceToHost));
+                HS_TEST_CHECK(h->iters == it_p && memcmp(x, xg, sizeof(double) * n) == 0,
+                              "%s/persistent: graph (%d iterations) differs from stream (%d)", kn, h->iters, it_p);
+                hs_gpu_cg_tol t5 = {tol, 0.0, 0.0, nullptr, 5};
+                HS_TEST_OK(hs_gpu_cg_solve_stream(cg, d.b, d.x, &t5, 4, s, h));
+                HS_TEST_CHECK(h->status == HS_GPU_CG_MAXIT && h->iters == 5, "%s/persistent: limit 5: status %d, %d",
+                              kn, h->status, h->iters);
+            }
+            hs_gpu_cg_destroy(&cg);
+            cudaFree(d_rp); cudaFree(d_col); cudaFree(d_slot);
+        }
+        dev_system_destroy(&d);
+    }
+    // breakdown: -A with a positive preconditioner (p'Ap < 0), both variants, graph and stream
+    {
+        for (int k = 0; k < a->nnz; ++k) a->val[k] = -a->val[k];
+        dev_system d;
+        if (dev_system_create("csr_scalar", a, dinv, b, &d)) {
+            for (int v = 0; v < 2; ++v) {
+                hs_gpu_cg *cg = nullptr;
+                HS_TEST_OK(hs_gpu_cg_create(n, v ? HS_CG_CHRONOPOULOS : HS_CG_CLASSIC, d.spmv, d.dinv, &cg));
+                if (!cg) continue;
+                hs_gpu_cg_tol t = {tol, 0.0, 0.0, nullptr, 5000};
+                HS_TEST_OK(hs_gpu_cg_solve_stream(cg, d.b, d.x, &t, 4, s, h));
+                hs_cg_result r;
+                hs_gpu_cg_result_of(h, &r);
+                HS_TEST_CHECK(r.outcome == HS_CG_BREAKDOWN && r.iters == 1, "variant %d stream: outcome %d after %d",
+                              v, r.outcome, r.iters);
+                if (!no_graph) {
+                    graph_solve(cg, &d, &t, s, h);
+                    hs_gpu_cg_result_of(h, &r);
+                    HS_TEST_CHECK(r.outcome == HS_CG_BREAKDOWN && r.iters == 1, "variant %d graph: outcome %d after %d",
+                                  v, r.outcome, r.iters);
+                }
+                hs_gpu_cg_destroy(&cg);
+            }
+            // the persistent kernel: csr_scalar's slots are CSR order (slot map NULL = identity)
+            int32_t *d_rp = nullptr, *d_col = nullptr;
+            T_CUDA(cudaMalloc(&d_rp, sizeof(int32_t) * (n + 1)));
+            T_CUDA(cudaMalloc(&d_col, sizeof(int32_t) * a->nnz));
+            T_CUDA(cudaMemcpy(d_rp, a->row_ptr, sizeof(int32_t) * (n + 1), cudaMemcpyHostToDevice));
+            T_CUDA(cudaMemcpy(d_col, a->col, sizeof(int32_t) * a->nnz, cudaMemcpyHostToDevice));
+            hs_gpu_cg *cg = nullptr;
+            HS_TEST_OK(hs_gpu_cg_create(n, HS_CG_CHRONOPOULOS, d.spmv, d.dinv, &cg));
+            if (cg && !no_graph) HS_TEST_OK(hs_gpu_cg_set_persistent(cg, d_rp, d_col, nullptr, d.vals));
+            if (cg && cg->persistent) {
+                hs_gpu_cg_tol t = {tol, 0.0, 0.0, nullptr, 5000};
+                HS_TEST_OK(hs_gpu_cg_solve_stream(cg, d.b, d.x, &t, 4, s, h));
+                hs_cg_result r;
+                hs_gpu_cg_result_of(h, &r);
+                HS_TEST_CHECK(r.outcome == HS_CG_BREAKDOWN && r.iters == 1, "persistent: outcome %d after %d",
+                              r.outcome, r.iters);
+            }
+            hs_gpu_cg_destroy(&cg);
+            cudaFree(d_rp); cudaFree(d_col);
+        }
+        dev_system_destroy(&d);
+    }
+    cudaFreeHost(h);
+    cudaStreamDestroy(s);
+    hs_cg_work_destroy(&w);
+    hs_csr_destroy(&a);
+    free(xs); free(b); free(dinv); free(x); free(xg); free(xc[0]); free(xc[1]);
+    HS_TEST_RETURN();
+}
