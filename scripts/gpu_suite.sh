@@ -103,10 +103,14 @@ run)
     # output at one frame per simulated ms, in a real run of 40 ms: with and without frames
     for cfg in bench_50k.cfg bench_1m.cfg; do
       [ -f "$cfg" ] || continue
-      for out in off xdmf vtk; do
+      for out in off xdmf xdmf-V-activation vtk; do
         [ "$out" = vtk ] && [ "$cfg" = bench_1m.cfg ] && continue # 0.35 s per frame: see docs/output.md
         rm -rf /tmp/hs_out
-        if [ "$out" = off ]; then set -- --set output.enabled=false; else set -- --set output.format=\"$out\" --out /tmp/hs_out; fi
+        case $out in
+        off) set -- --set output.enabled=false;;
+        xdmf-V-activation) set -- --set output.format=\"xdmf\" --set 'output.fields=["V","activation"]' --out /tmp/hs_out;;
+        *) set -- --set output.format=\"$out\" --out /tmp/hs_out;;
+        esac
         echo "== run $cfg, output $out, t_end 40 ms"
         ./heartsim run "$cfg" --set time.t_end=40 --set solver.backend=\"cuda\" "$@" 2>&1 | grep -E "^(spmv|output|summary|  )" || fail=$((fail+1))
       done
