@@ -59,7 +59,18 @@ hs_status hs_sim_create(const hs_config *cfg, hs_sim *sim)
     hs_problem_opts po;
     problem_opts_from_config(cfg, &po);
     char why[1400];
-    HS_CALL_GOTO(hs_spmv_choose(cfg->spmv, use_cuda, po.cg.variant == HS_CG_CHRONOPOULOS, sim->mesh, &po.spmv_params, &po.spmv, why, sizeof why), fail);
+    /* The persistent CG runs its own CSR SpMV through the format's slot map: with "auto" it gets the
+     * CSR slots themselves (csr_scalar), which read best; the trial would time kernels it never runs. */
+    const int persistent_cg = use_cuda && po.cg.variant == HS_CG_CHRONOPOULOS &&
+                              (po.persistent > 0 || (po.persistent < 0 && sim->mesh->n_nodes <= HS_CG_PERSISTENT_AUTO_ROWS));
+    if (persistent_cg && strcmp(cfg->spmv, "auto") == 0) {
+        po.spmv = hs_spmv_find("csr_scalar");
+        snprintf(why, sizeof why, "auto -> csr_scalar (the persistent CG kernel of this %d-row system reads the "
+                 "matrix in CSR order; solver.persistent = \"off\" for a timed trial)", sim->mesh->n_nodes);
+    } else {
+        HS_CALL_GOTO(hs_spmv_choose(cfg->spmv, use_cuda, po.cg.variant == HS_CG_CHRONOPOULOS, sim->mesh,
+                                    &po.spmv_params, &po.spmv, why, sizeof why), fail);
+    }
     HS_CHECK_GOTO(use_cuda || !po.spmv->needs_device, fail, HS_ERR_CONFIG,
                   "solver.spmv: kernel \"%s\" runs only on the cuda backend, and this run uses the cpu "
                   "backend; use solver.spmv = \"auto\" or a kernel that `heartsim kernels` lists for cpu",

@@ -19,6 +19,10 @@
 extern "C" {
 #endif
 
+/** solver.persistent = "auto": the persistent CG for systems up to this many rows (latency-bound;
+ *  above it the kernel sequence streams at full bandwidth: measured in docs/benchmarks.md). */
+#define HS_CG_PERSISTENT_AUTO_ROWS 262144
+
 /** Physics and solver settings of a run (units as in docs/config.md). */
 typedef struct hs_problem_opts {
     hs_ap_params ap;
@@ -35,7 +39,7 @@ typedef struct hs_problem_opts {
     int extrapolate;            /**< initial Newton iterate: 0 phi_n, 1 linear, 2 quadratic in time */
     int graph;                  /**< cuda backend: 1 replay Newton iterations as CUDA graphs, 0 launch kernels */
     int persistent;             /**< cuda backend, chronopoulos: 1 one persistent kernel per CG solve, 0 never,
-                                     -1 auto (small systems) */
+                                     -1 auto (up to HS_CG_PERSISTENT_AUTO_ROWS rows) */
 } hs_problem_opts;
 
 typedef struct hs_problem {

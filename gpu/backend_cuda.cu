@@ -39,9 +39,6 @@
 #include "hs_util.h"
 
 #define HS_CG_POLL 4 /* CG iterations launched between two reads of the device status word */
-/* solver.persistent = "auto": the persistent CG for systems up to this many rows (latency-bound;
- * above it the kernel sequence streams at full bandwidth: measured in docs/benchmarks.md) */
-#define HS_CG_PERSISTENT_AUTO_ROWS 262144
 
 /* Newton scalars that live on the device; copied to pinned host memory as one block when needed
  * (the CG's own scalars are in hs_gpu_cg_scalars). */
