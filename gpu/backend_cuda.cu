@@ -550,6 +550,59 @@ static hs_status cu_get_system(hs_backend *b, double *kval_csr, double *rhs)
     return HS_OK;
 }
 
+/* The naive cuSPARSE + cuBLAS Jacobi-PCG (gpu/naive_cg.cu) on the backend's matrix in CSR order,
+ * its preconditioner and right-hand side: seconds per iteration, median of reps. */
+static hs_status bench_naive(hs_backend *b, int iters, int reps, double *sec_per_iter)
+{
+    cuda_impl *c = (cuda_impl *)b->impl;
+    const hs_problem *p = b->prob;
+    int32_t *d_rp = NULL, *d_col = NULL;
+    double *d_v = NULL, *h_v = NULL;
+    hs_status st = upload(&d_rp, p->pattern->row_ptr, (size_t)c->nn + 1, "naive CG row pointers");
+    if (st == HS_OK) st = upload(&d_col, p->pattern->col, (size_t)c->nnz, "naive CG columns");
+    if (st == HS_OK) st = HS_ALLOC(h_v, c->nnz, "naive CG values");
+    if (st == HS_OK) st = cu_get_system(b, h_v, NULL);
+    if (st == HS_OK) st = upload(&d_v, h_v, (size_t)c->nnz, "naive CG values");
+    if (st == HS_OK)
+        st = hs_naive_cg_bench(c->nn, c->nnz, d_rp, d_col, d_v, c->dinv, c->rhs, iters, reps, sec_per_iter);
+    free(h_v);
+    cudaFree(d_rp);
+    cudaFree(d_col);
+    cudaFree(d_v);
+    return st;
+}
+
+/* Device-to-device copy bandwidth: cudaMemcpy of 256 MiB, read + write counted, median of reps
+ * after 3 warm-up copies (bytes/s). */
+static hs_status copy_bandwidth(cuda_impl *c, int reps, double *bw)
+{
+    const size_t bytes = 256u << 20;
+    char *src = NULL, *dst = NULL;
+    double *t = NULL;
+    cudaEvent_t e0 = NULL, e1 = NULL;
+    hs_status st = hs_cuda_alloc_((void **)&src, bytes, "bandwidth probe", __FILE__, __LINE__);
+    if (st == HS_OK) st = hs_cuda_alloc_((void **)&dst, bytes, "bandwidth probe", __FILE__, __LINE__);
+    if (st == HS_OK) st = HS_ALLOC(t, reps, "bench timings");
+    if (st == HS_OK && (cudaEventCreate(&e0) != cudaSuccess || cudaEventCreate(&e1) != cudaSuccess))
+        st = HS_FAIL(HS_ERR_DEVICE, "cannot create CUDA events");
+    for (int w = 0; st == HS_OK && w < 3; ++w) cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, c->s);
+    for (int r = 0; st == HS_OK && r < reps; ++r) {
+        cudaEventRecord(e0, c->s);
+        cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, c->s);
+        cudaEventRecord(e1, c->s);
+        cudaEventSynchronize(e1);
+        t[r] = 1e-3 * elapsed_ms(e0, e1);
+    }
+    if (st == HS_OK) *bw = 2.0 * bytes / hs_median(t, reps);
+    free(t);
+    cudaFree(src);
+    cudaFree(dst);
+    if (e0) cudaEventDestroy(e0);
+    if (e1) cudaEventDestroy(e1);
+    if (st == HS_OK) HS_CUDA_CALL(cudaGetLastError());
+    return st;
+}
+
 /*
  * Phase medians from CUDA events after a warm-up, each phase alone on the current state:
  * element kernel, assembly (K, R, diagonal, norm), one SpMV, one CG iteration (timed over 10
@@ -561,12 +614,11 @@ static hs_status cu_bench(hs_backend *b, int reps, hs_phase_bench *out)
     cuda_impl *c = (cuda_impl *)b->impl;
     const hs_problem *p = b->prob;
     const int CGI = 10;
-    double *te = NULL, *ta = NULL, *ts = NULL, *tc = NULL, *tb = NULL;
+    double *te = NULL, *ta = NULL, *ts = NULL, *tc = NULL;
     HS_CALL(HS_ALLOC(te, reps, "bench timings"));
     HS_CALL(HS_ALLOC(ta, reps, "bench timings"));
     HS_CALL(HS_ALLOC(ts, reps, "bench timings"));
     HS_CALL(HS_ALLOC(tc, reps, "bench timings"));
-    HS_CALL(HS_ALLOC(tb, reps, "bench timings"));
     cudaEvent_t e0, e1;
     HS_CUDA_CALL(cudaEventCreate(&e0));
     HS_CUDA_CALL(cudaEventCreate(&e1));
@@ -604,47 +656,19 @@ static hs_status cu_bench(hs_backend *b, int reps, hs_phase_bench *out)
     int still_running = c->h_cg->status == HS_GPU_CG_RUNNING ||
                         (c->cg->persistent && c->h_cg->status == HS_GPU_CG_MAXIT && c->h_cg->iters == CGI);
     /* the naive baseline on the same matrix (CSR order), preconditioner and right-hand side */
-    {
-        int32_t *d_rp = NULL, *d_col = NULL;
-        double *d_v = NULL, *h_v = NULL;
-        HS_CALL(upload(&d_rp, p->pattern->row_ptr, (size_t)c->nn + 1, "naive CG row pointers"));
-        HS_CALL(upload(&d_col, p->pattern->col, (size_t)c->nnz, "naive CG columns"));
-        HS_CALL(HS_ALLOC(h_v, c->nnz, "naive CG values"));
-        HS_CALL(cu_get_system(b, h_v, NULL));
-        HS_CALL(upload(&d_v, h_v, (size_t)c->nnz, "naive CG values"));
-        free(h_v);
-        hs_status st = hs_naive_cg_bench(c->nn, c->nnz, d_rp, d_col, d_v, c->dinv, c->rhs, CGI, reps, &out->naive_cg_iter);
-        cudaFree(d_rp);
-        cudaFree(d_col);
-        cudaFree(d_v);
-        HS_CALL(st);
-    }
+    HS_CALL(bench_naive(b, CGI, reps, &out->naive_cg_iter));
     /* copy bandwidth */
-    size_t bytes = 256u << 20;
-    char *src = NULL, *dst = NULL;
-    HS_CALL(hs_cuda_alloc_((void **)&src, bytes, "bandwidth probe", __FILE__, __LINE__));
-    hs_status st = hs_cuda_alloc_((void **)&dst, bytes, "bandwidth probe", __FILE__, __LINE__);
-    if (st != HS_OK) { cudaFree(src); return st; }
-    for (int w = 0; w < 3; ++w) cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, c->s);
-    for (int r = 0; r < reps; ++r) {
-        cudaEventRecord(e0, c->s);
-        cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, c->s);
-        cudaEventRecord(e1, c->s);
-        cudaEventSynchronize(e1);
-        tb[r] = 1e-3 * elapsed_ms(e0, e1);
-    }
-    cudaFree(src);
-    cudaFree(dst);
-    HS_CUDA_CALL(cudaGetLastError());
+    double bw = 0.0;
+    HS_CALL(copy_bandwidth(c, reps, &bw));
     c->t = save;
     out->element = hs_median(te, reps);
     out->assembly = hs_median(ta, reps);
     out->spmv = hs_median(ts, reps);
     out->cg_iter = hs_median(tc, reps);
-    out->copy_bw = 2.0 * bytes / hs_median(tb, reps);
+    out->copy_bw = bw;
     out->reps = reps;
     hs_phase_bytes(p, c->lay->n_slots, out);
-    free(te); free(ta); free(ts); free(tc); free(tb);
+    free(te); free(ta); free(ts); free(tc);
     cudaEventDestroy(e0);
     cudaEventDestroy(e1);
     HS_CHECK(still_running, HS_ERR_INTERNAL, "CG benchmark stopped early (status %d): timings invalid", c->h_cg->status);
@@ -724,21 +748,7 @@ extern "C" hs_status hs_backend_cuda_bench_cg(hs_backend *b, int iters, int reps
     out->bytes_spmv = pb.bytes_spmv;
     out->iters = iters;
     /* naive baseline: cuSPARSE CSR SpMV + cuBLAS, scalars through the host (NVIDIA's sample) */
-    {
-        int32_t *d_rp = NULL, *d_col = NULL;
-        double *d_v = NULL, *h_v = NULL;
-        HS_CALL(upload(&d_rp, p->pattern->row_ptr, (size_t)c->nn + 1, "naive CG row pointers"));
-        HS_CALL(upload(&d_col, p->pattern->col, (size_t)c->nnz, "naive CG columns"));
-        HS_CALL(HS_ALLOC(h_v, c->nnz, "naive CG values"));
-        HS_CALL(cu_get_system(b, h_v, NULL));
-        HS_CALL(upload(&d_v, h_v, (size_t)c->nnz, "naive CG values"));
-        free(h_v);
-        hs_status st = hs_naive_cg_bench(c->nn, c->nnz, d_rp, d_col, d_v, c->dinv, c->rhs, iters, reps, &out->t_naive);
-        cudaFree(d_rp);
-        cudaFree(d_col);
-        cudaFree(d_v);
-        HS_CALL(st);
-    }
+    HS_CALL(bench_naive(b, iters, reps, &out->t_naive));
     double *xa = NULL, *xb = NULL;
     HS_CALL(HS_ALLOC(xa, c->nn, "bench solution"));
     HS_CALL(HS_ALLOC(xb, c->nn, "bench solution"));
@@ -780,32 +790,7 @@ extern "C" hs_status hs_backend_cuda_bench_cg(hs_backend *b, int iters, int reps
     free(xa);
     free(xb);
     HS_CALL(st);
-    /* copy bandwidth, as cu_bench measures it */
-    size_t bytes = 256u << 20;
-    char *src = NULL, *dst = NULL;
-    HS_CALL(hs_cuda_alloc_((void **)&src, bytes, "bandwidth probe", __FILE__, __LINE__));
-    st = hs_cuda_alloc_((void **)&dst, bytes, "bandwidth probe", __FILE__, __LINE__);
-    if (st != HS_OK) { cudaFree(src); return st; }
-    double *tb = NULL;
-    st = HS_ALLOC(tb, reps, "bench timings");
-    cudaEvent_t e0, e1;
-    cudaEventCreate(&e0);
-    cudaEventCreate(&e1);
-    for (int w = 0; w < 3; ++w) cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, c->s);
-    for (int r = 0; st == HS_OK && r < reps; ++r) {
-        cudaEventRecord(e0, c->s);
-        cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, c->s);
-        cudaEventRecord(e1, c->s);
-        cudaEventSynchronize(e1);
-        tb[r] = 1e-3 * elapsed_ms(e0, e1);
-    }
-    if (st == HS_OK) out->copy_bw = 2.0 * bytes / hs_median(tb, reps);
-    free(tb);
-    cudaFree(src);
-    cudaFree(dst);
-    cudaEventDestroy(e0);
-    cudaEventDestroy(e1);
-    HS_CUDA_CALL(cudaGetLastError());
+    HS_CALL(copy_bandwidth(c, reps, &out->copy_bw));
     snprintf(out->device, sizeof out->device, "%s", b->description);
     return st;
 }

@@ -223,19 +223,8 @@ __global__ void k_cgc_vector(int32_t n, int n_dparts, const double *dpart, hs_gp
     }
     const double alpha = g / denom;
     double gg = 0.0, rr = 0.0;
-    for (int32_t i = blockIdx.x * kT + threadIdx.x; i < n; i += gridDim.x * kT) {
-        double pi = u[i] + beta * p[i];
-        double si = w[i] + beta * s[i];
-        x[i] += alpha * pi;
-        double ri = r[i] - alpha * si;
-        double ui = dinv[i] * ri;
-        p[i] = pi;
-        s[i] = si;
-        r[i] = ri;
-        u[i] = ui;
-        gg += ri * ui;
-        rr += ri * ri;
-    }
+    for (int32_t i = blockIdx.x * kT + threadIdx.x; i < n; i += gridDim.x * kT)
+        hs_cgc_update_row(i, alpha, beta, x, r, u, p, s, w, dinv, gg, rr);
     gg = hs_block_sum(gg, sh);
     rr = hs_block_sum(rr, sh);
     if (threadIdx.x == 0) {

@@ -96,19 +96,8 @@ k_cgc_persistent(int32_t n, const int32_t *__restrict__ rp, const int32_t *__res
         }
         alpha = gamma / denom;
         double gg = 0.0, rl = 0.0;
-        for (int64_t i = first; i < n; i += stride) { // the rows this thread owns in the SpMV too
-            double pi = u[i] + beta * p[i];
-            double si = w[i] + beta * s[i];
-            x[i] += alpha * pi;
-            double ri = r[i] - alpha * si;
-            double ui = dinv[i] * ri;
-            p[i] = pi;
-            s[i] = si;
-            r[i] = ri;
-            u[i] = ui;
-            gg += ri * ui;
-            rl += ri * ri;
-        }
+        for (int64_t i = first; i < n; i += stride) // the rows this thread owns in the SpMV too
+            hs_cgc_update_row(i, alpha, beta, x, r, u, p, s, w, dinv, gg, rl);
         gg = hs_block_sum(gg, sh);
         rl = hs_block_sum(rl, sh);
         if (threadIdx.x == 0) { partA[blockIdx.x] = gg; partB[blockIdx.x] = rl; }

@@ -23,6 +23,29 @@
 enum { HS_GPU_CG_RUNNING = 0, HS_GPU_CG_CONV = 1, HS_GPU_CG_BREAK = 2, HS_GPU_CG_NONFINITE = 3,
        HS_GPU_CG_MAXIT = 4 };
 
+/**
+ * One row of the Chronopoulos-Gear vector update (seed 004 ch. 4): p = u + beta p, s = w + beta s,
+ * x += alpha p, r -= alpha s, u = D^-1 r; adds the row's (r, u) to gg and (r, r) to rr. Shared by the
+ * kernel-sequence CG (gpu/cg.cu) and the persistent one (gpu/cg_persistent.cu), so both do the same
+ * arithmetic.
+ */
+__device__ __forceinline__ void hs_cgc_update_row(int64_t i, double alpha, double beta, double *x, double *r,
+                                                  double *u, double *p, double *s, const double *w,
+                                                  const double *dinv, double &gg, double &rr)
+{
+    const double pi = u[i] + beta * p[i];
+    const double si = w[i] + beta * s[i];
+    x[i] += alpha * pi;
+    const double ri = r[i] - alpha * si;
+    const double ui = dinv[i] * ri;
+    p[i] = pi;
+    s[i] = si;
+    r[i] = ri;
+    u[i] = ui;
+    gg += ri * ui;
+    rr += ri * ri;
+}
+
 /** The solver's device scalars (copied to the host as one block when the host needs them). */
 struct hs_gpu_cg_scalars {
     double bb, rr, tol2;        /**< ||b||^2, ||r||^2, tol^2 */

@@ -160,3 +160,16 @@ void hs_atomic_file_destroy(hs_atomic_file **fp)
     free(f);
     *fp = NULL;
 }
+
+hs_status hs_path_join(const char *dir, const char *name, char **out)
+{
+    size_t dl = strlen(dir), nl = strlen(name);
+    int sep = dl > 0 && dir[dl - 1] != '/';
+    char *p = NULL;
+    HS_CALL(HS_ALLOC(p, dl + (size_t)sep + nl + 1, "path"));
+    memcpy(p, dir, dl);
+    if (sep) p[dl] = '/';
+    memcpy(p + dl + (size_t)sep, name, nl + 1);
+    *out = p;
+    return HS_OK;
+}

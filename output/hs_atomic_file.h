@@ -47,6 +47,9 @@ hs_status hs_atomic_file_commit(hs_atomic_file **f);
 /** @brief Abandon an uncommitted file: close and remove the temporary. Accepts NULL; *f = NULL. */
 void hs_atomic_file_destroy(hs_atomic_file **f);
 
+/** @brief DIR/NAME (no doubled '/'), malloc'd into *out (free it). */
+hs_status hs_path_join(const char *dir, const char *name, char **out);
+
 #ifdef __cplusplus
 }
 #endif

@@ -39,18 +39,6 @@ struct hs_vtk_series {
 /* ---- paths ---------------------------------------------------------------------------------- */
 
 /* DIR/NAME in a new string; no doubled '/' when DIR already ends with one. */
-static hs_status path_join(const char *dir, const char *name, char **out)
-{
-    size_t dl = strlen(dir), nl = strlen(name);
-    int sep = dl > 0 && dir[dl - 1] != '/';
-    char *p = NULL;
-    HS_CALL(HS_ALLOC(p, dl + (size_t)sep + nl + 1, "path"));
-    memcpy(p, dir, dl);
-    if (sep) p[dl] = '/';
-    memcpy(p + dl + (size_t)sep, name, nl + 1);
-    *out = p;
-    return HS_OK;
-}
 
 static hs_status frame_name(const hs_vtk_series *s, int index, char **out)
 {
@@ -108,7 +96,7 @@ hs_status hs_output_dir_check(const char *dir)
     char name[64];
     snprintf(name, sizeof name, ".heartsim_probe_%ld", (long)getpid());
     char *probe = NULL;
-    HS_CALL(path_join(dir, name, &probe));
+    HS_CALL(hs_path_join(dir, name, &probe));
     hs_status st = HS_OK;
     FILE *fp = fopen(probe, "wb");
     int err = errno;
@@ -157,7 +145,7 @@ hs_status hs_vtk_series_create(const char *dir, const char *prefix, hs_vtk_serie
         char *name = NULL;
         HS_CALL_GOTO(HS_ALLOC(name, len, "index name"), fail);
         snprintf(name, len, "%s.vtk.series", prefix);
-        st = path_join(dir, name, &s->index_path);
+        st = hs_path_join(dir, name, &s->index_path);
         free(name);
         if (st != HS_OK) goto fail;
     }
@@ -426,7 +414,7 @@ hs_status hs_vtk_series_write(hs_vtk_series *s, const hs_mesh *mesh, const hs_fr
     }
 
     HS_CALL_GOTO(frame_name(s, s->n_frames, &name), done);
-    HS_CALL_GOTO(path_join(s->dir, name, &path), done);
+    HS_CALL_GOTO(hs_path_join(s->dir, name, &path), done);
     HS_CALL_GOTO(hs_atomic_file_create(path, "VTK frame", &f), done);
     HS_CALL_GOTO(write_frame_body(s, f, mesh, frame), done);
     HS_CALL_GOTO(hs_atomic_file_commit(&f), done);
@@ -468,7 +456,7 @@ hs_status hs_vtk_series_resume(hs_vtk_series *s, const double *times, int n_fram
     for (int i = n_frames;; ++i) {
         char *name = NULL, *path = NULL;
         HS_CALL(frame_name(s, i, &name));
-        hs_status st = path_join(s->dir, name, &path);
+        hs_status st = hs_path_join(s->dir, name, &path);
         free(name);
         HS_CALL(st);
         int gone = unlink(path) != 0;

@@ -95,18 +95,6 @@ static inline void le_put_f32(unsigned char *d, double x)
 /* ---- names ---------------------------------------------------------------------------------- */
 
 /* DIR/NAME in a new string; no doubled '/' when DIR already ends with one. */
-static hs_status path_join(const char *dir, const char *name, char **out)
-{
-    size_t dl = strlen(dir), nl = strlen(name);
-    int sep = dl > 0 && dir[dl - 1] != '/';
-    char *p = NULL;
-    HS_CALL(HS_ALLOC(p, dl + (size_t)sep + nl + 1, "path"));
-    memcpy(p, dir, dl);
-    if (sep) p[dl] = '/';
-    memcpy(p + dl + (size_t)sep, name, nl + 1);
-    *out = p;
-    return HS_OK;
-}
 
 /* DIR/PREFIX_000012.bin */
 static hs_status frame_path(const hs_xdmf_series *s, int index, char **out)
@@ -118,7 +106,7 @@ static hs_status frame_path(const hs_xdmf_series *s, int index, char **out)
     HS_CALL(HS_ALLOC(base, pl + strlen(name) + 1, "frame name"));
     memcpy(base, s->prefix, pl);
     memcpy(base + pl, name, strlen(name) + 1);
-    hs_status st = path_join(s->dir, base, out);
+    hs_status st = hs_path_join(s->dir, base, out);
     free(base);
     return st;
 }
@@ -198,7 +186,7 @@ static hs_status prefixed_path(const char *dir, const char *prefix, const char *
     HS_CALL(HS_ALLOC(name, pl + sl + 1, "file name"));
     memcpy(name, prefix, pl);
     memcpy(name + pl, suffix, sl + 1);
-    hs_status st = path_join(dir, name, out);
+    hs_status st = hs_path_join(dir, name, out);
     free(name);
     return st;
 }
