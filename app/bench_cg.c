@@ -46,26 +46,27 @@ hs_status hs_bench_cg(const hs_config *cfg0, int iters, int reps)
            "median of %d solves\n", (int)r.n, (int)r.nnz, cfg.path, cfg.spmv, r.copy_bw * 1e-12, r.iters, reps);
     printf("floor: %.1f MB per iteration (SpMV %.1f MB + 12 vectors) / copy bandwidth = %.2f us\n\n",
            floor_bytes * 1e-6, r.bytes_spmv * 1e-6, floor_t * 1e6);
-    printf("| CG | launch | us/iter | speed-up vs naive | bytes/iter (MB) | time / floor |\n");
-    printf("|---|---|---:|---:|---:|---:|\n");
-    printf("| naive cuSPARSE + cuBLAS | host scalars, sync per iteration | %.2f | 1.00 | - | %.2f |\n",
+    printf("| CG | launch | us/iter | speed-up vs naive | bytes/iter (MB) | of copy bandwidth | time / floor |\n");
+    printf("|---|---|---:|---:|---:|---:|---:|\n");
+    printf("| naive cuSPARSE + cuBLAS | host scalars, sync per iteration | %.2f | 1.00 | - | - | %.2f |\n",
            r.t_naive * 1e6, r.t_naive / floor_t);
     const char *launch[2] = {"stream, status read every 4", "CUDA graph, WHILE node"};
     for (int v = 0; v < 2; ++v) {
         double bytes = r.bytes_spmv + (v ? (r.fused ? 12.0 : 14.0) : 13.0) * vec;
         for (int g = 0; g < 2; ++g) {
             double t = r.t_iter[v][g];
-            printf("| %s | %s | %.2f | %.2f | %.1f | %.2f |\n",
+            printf("| %s | %s | %.2f | %.2f | %.1f | %.2f | %.2f |\n",
                    v ? (r.fused ? "chronopoulos (dot fused in SpMV)" : "chronopoulos (separate dot pass)") : "classic",
-                   launch[g], t * 1e6, r.t_naive / t, bytes * 1e-6, t / floor_t);
+                   launch[g], t * 1e6, r.t_naive / t, bytes * 1e-6, bytes / t / r.copy_bw, t / floor_t);
         }
     }
     for (int g = 0; g < 2; ++g) {
         double t = r.t_persistent[g];
+        double bytes = r.bytes_spmv + 8.0 * r.nnz + 12.0 * vec; /* + the slot map it reads through */
         if (t > 0)
-            printf("| chronopoulos, persistent kernel | %s | %.2f | %.2f | %.1f | %.2f |\n",
-                   g ? "CUDA graph node" : "one cooperative launch per solve", t * 1e6, r.t_naive / t,
-                   (r.bytes_spmv + 8.0 * r.nnz + 12.0 * vec) * 1e-6, t / floor_t);
+            printf("| chronopoulos, persistent kernel | %s | %.2f | %.2f | %.1f | %.2f | %.2f |\n",
+                   g ? "CUDA graph node" : "one cooperative launch per solve", t * 1e6, r.t_naive / t, bytes * 1e-6,
+                   bytes / t / r.copy_bw, t / floor_t);
     }
     printf("\nto ||r|| <= 1e-8 ||b||: classic %d iterations, chronopoulos %d (persistent %d); ||x_classic - "
            "x_chronopoulos|| / ||x_classic|| = %.2e\n", r.iters_to_tol[0], r.iters_to_tol[1], r.iters_persistent,
