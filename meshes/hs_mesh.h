@@ -31,13 +31,16 @@ typedef struct hs_mesh {
     double *xyz;     /**< [n_nodes][3] node coordinates, mm */
     int32_t *tets;   /**< [n_elems][4] node indices, positively oriented */
     int32_t *region; /**< [n_elems] region marker (TetGen attribute), 0 when the source has none */
-    double *fiber;   /**< [n_elems][3] unit fibre direction; NULL until fibres are assigned */
+    double *fiber;   /**< [n_elems][3] unit fibre direction; NULL until fibres are assigned. Per-element
+                          fibre files are in the source element order, so they are read before any
+                          reordering (app/mesh_build.c does) */
     int32_t *node_orig; /**< [n_nodes] index of each node in the source numbering (0-based, as
                           read or generated); kept up to date by every renumbering, so node
                           lists from files (stimulus, per-node fibres) can be mapped. NULL only
                           on meshes built by hand: hs_mesh_alloc sets it to the identity. */
     /* Labelled boundary surface (may be empty): triangles of the boundary that carry a marker
-     * (TetGen facet markers, Gmsh physical groups of triangles, the LV's endo/epi/base). */
+     * (TetGen facet markers, Gmsh physical groups of triangles, the LV's endo/epi/base), ordered to
+     * face out of the solid; triangles on internal facets are not included. */
     int32_t n_bfaces;
     int32_t *bface;       /**< [n_bfaces][3] node indices */
     int32_t *bface_label; /**< [n_bfaces] marker (a label id; 0 = unlabelled) */
