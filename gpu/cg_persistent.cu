@@ -29,7 +29,8 @@ namespace {
 
 // 256 threads per block (one row per thread at 50K rows: ~200 blocks over 132 SMs). Measured on an
 // H100 at 50K rows: 1024 threads (50 blocks, fewer barrier arrivals) 20.0 us per iteration, 128
-// threads 13.3 us, 256 threads 11.0-12.1 us.
+// threads 13.3 us, 256 threads 11.0-12.1 us; two threads per row in the SpMV (twice the blocks)
+// 15.8 us. More blocks make the grid barrier dearer faster than they shorten the rows.
 constexpr int kT = HS_RED_THREADS;
 
 __device__ inline double sum_parts_cg(int n, const double *part, double *sh)
