@@ -119,8 +119,9 @@ static void print_row(const bench_row *b, double out_interval, double dt)
     printf("| %-22s | %12.1f | %10s | %12s | %8s | %10s |\n", "time step", 1e6 * b->step, "-", "-", "-", "-");
     printf("  (a step: %.2f Newton iterations, %.1f CG iterations)\n", b->newton, b->cg);
     if (isfinite(b->frame))
-        printf("| %-22s | %12.1f | %10s | %12s | %8s | %10s |\n  (one frame per %g ms of simulation = "
-               "%.1f%% of the step time)\n", "output frame", 1e6 * b->frame, "-", "-", "-", "-", out_interval,
+        printf("| %-22s | %12.1f | %10s | %12s | %8s | %10s |\n  (fetched and written synchronously; one frame per "
+               "%g ms would be %.1f%% of the step time if nothing overlapped: `heartsim run` copies and writes "
+               "frames while the device goes on)\n", "output frame", 1e6 * b->frame, "-", "-", "-", "-", out_interval,
                100.0 * b->frame / (b->frame + b->step * out_interval / dt));
 }
 

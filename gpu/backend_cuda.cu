@@ -416,8 +416,12 @@ static hs_status cu_end_step(hs_backend *b, double t_prev, double dt_ms)
     k_activation<<<nblocks(c->nn, 256), 256, 0, c->s>>>(c->nn, c->phin, c->phi, c->act, b->prob->opt.activation_phi,
                                                         t_prev, dt_ms);
     HS_CUDA_LAUNCH_CHECK("k_activation");
-    if (c->ph1) { /* history for the next first iterate: copies, not pointer swaps (graphs hold pointers) */
-        HS_CUDA_CALL(cudaMemcpyAsync(c->ph2, c->ph1, sizeof(double) * c->nn, cudaMemcpyDeviceToDevice, c->s));
+    if (c->ph1) { /* history for the next first iterate: phi_{n-1} becomes phi_{n-2} by a pointer swap
+                   * (only k_extrapolate, launched outside the graphs, reads ph1 and ph2), phi_n is
+                   * copied (phin's address is in the captured graph) */
+        double *t = c->ph2;
+        c->ph2 = c->ph1;
+        c->ph1 = t;
         HS_CUDA_CALL(cudaMemcpyAsync(c->ph1, c->phin, sizeof(double) * c->nn, cudaMemcpyDeviceToDevice, c->s));
         hs_extrap_accept(&c->ex, c->dt);
     }

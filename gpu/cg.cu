@@ -32,14 +32,6 @@ __device__ inline void set_cond(cudaGraphConditionalHandle h, int use, unsigned 
     if (use) cudaGraphSetConditional(h, v);
 }
 
-// Fixed-order sum of partials: thread t adds t, t+kT, ..., then the block tree. All threads get it.
-__device__ inline double sum_parts(int n, const double *part, double *sh)
-{
-    double s = 0.0;
-    for (int p = threadIdx.x; p < n; p += kT) s += __ldcg(part + p);
-    return hs_block_sum(s, sh);
-}
-
 __device__ inline double forcing_tol(double cg_tol, double forcing, double tol_res, const double *d_res)
 {
     return d_res ? hs_cg_forcing_tol(cg_tol, forcing, tol_res, *d_res) : cg_tol;
@@ -74,8 +66,8 @@ __global__ void k_init_final(int nparts, const double *partA, const double *part
                              cudaGraphConditionalHandle cond, int use_cond)
 {
     __shared__ double sh[kT];
-    double g = sum_parts(nparts, partA, sh);
-    double bb = sum_parts(nparts, partB, sh);
+    double g = hs_sum_partials(nparts, partA, sh);
+    double bb = hs_sum_partials(nparts, partB, sh);
     if (threadIdx.x == 0) {
         double tol = forcing_tol(cg_tol, forcing, tol_res, d_res);
         sc->gamma = g;
@@ -102,7 +94,7 @@ __global__ void k_dot(int32_t n, const double *__restrict__ a, const double *__r
                       const hs_gpu_cg_scalars *sc)
 {
     __shared__ double sh[kT];
-    if (sc->status != HS_GPU_CG_RUNNING) return; // uniform across the grid
+    if (sc && sc->status != HS_GPU_CG_RUNNING) return; // uniform across the grid
     double s = 0.0;
     for (int32_t i = blockIdx.x * kT + threadIdx.x; i < n; i += gridDim.x * kT) s += a[i] * b[i];
     s = hs_block_sum(s, sh);
@@ -119,7 +111,7 @@ __global__ void k_classic_alpha(int nparts, const double *part, hs_gpu_cg_scalar
         if (threadIdx.x == 0) set_cond(cond, use_cond, 0);
         return;
     }
-    double pq = sum_parts(nparts, part, sh);
+    double pq = hs_sum_partials(nparts, part, sh);
     if (threadIdx.x == 0) {
         sc->pq = pq;
         if (!isfinite(pq)) sc->status = HS_GPU_CG_NONFINITE;
@@ -163,8 +155,8 @@ __global__ void k_classic_beta(int nparts, const double *partA, const double *pa
         if (threadIdx.x == 0) set_cond(cond, use_cond, 0);
         return;
     }
-    double rr = sum_parts(nparts, partA, sh);
-    double rz = sum_parts(nparts, partB, sh);
+    double rr = hs_sum_partials(nparts, partA, sh);
+    double rz = hs_sum_partials(nparts, partB, sh);
     if (threadIdx.x == 0) {
         sc->iters++;
         sc->rr = rr;
@@ -204,7 +196,7 @@ __global__ void k_cgc_vector(int32_t n, int n_dparts, const double *dpart, hs_gp
         return;
     }
     // every block: delta from the SpMV's partials in one fixed order -> identical alpha, beta
-    const double delta = sum_parts(n_dparts, dpart, sh);
+    const double delta = hs_sum_partials(n_dparts, dpart, sh);
     const int it = sc->iters;
     const double g = sc->gamma;
     const double beta = it == 0 ? 0.0 : g / sc->gamma_old;
@@ -237,8 +229,8 @@ __global__ void k_cgc_vector(int32_t n, int n_dparts, const double *dpart, hs_gp
     if (!last) return;
     // the last block: every other block has read sc and written its partials
     __threadfence();
-    const double G = sum_parts(gridDim.x, partA, sh);
-    const double R = sum_parts(gridDim.x, partB, sh);
+    const double G = hs_sum_partials(gridDim.x, partA, sh);
+    const double R = hs_sum_partials(gridDim.x, partB, sh);
     if (threadIdx.x == 0) {
         sc->gamma_old = g;
         sc->gamma = G;
@@ -283,8 +275,7 @@ hs_status enqueue_iteration(hs_gpu_cg *cg, double *x, cudaStream_t s, cudaGraphC
                                              &cg->d_sc->ticket_spmv, &cg->d_sc->delta, s));
         } else {
             HS_CALL(hs_gpu_spmv_apply(cg->spmv, cg->u, cg->w, s));
-            k_dot<<<VB, kT, 0, s>>>(cg->n, cg->w, cg->u, cg->partD, cg->d_sc);
-            HS_CUDA_LAUNCH_CHECK("k_dot");
+            HS_CALL(hs_gpu_dot_pass(cg->n, cg->w, cg->u, cg->partD, cg->d_sc, s));
             n_dparts = VB;
             dpart = cg->partD;
         }
@@ -296,7 +287,7 @@ hs_status enqueue_iteration(hs_gpu_cg *cg, double *x, cudaStream_t s, cudaGraphC
     // classic: p = z + beta p first (beta of the previous iteration; 0 in the first), then q = A p
     k_classic_p<<<VB, kT, 0, s>>>(cg->n, cg->d_sc, cg->u, cg->p);
     HS_CALL(hs_gpu_spmv_apply(cg->spmv, cg->p, cg->w, s));
-    k_dot<<<VB, kT, 0, s>>>(cg->n, cg->p, cg->w, cg->partD, cg->d_sc);
+    HS_CALL(hs_gpu_dot_pass(cg->n, cg->p, cg->w, cg->partD, cg->d_sc, s));
     k_classic_alpha<<<1, kT, 0, s>>>(VB, cg->partD, cg->d_sc, cond, use_cond);
     k_classic_update<<<VB, kT, 0, s>>>(cg->n, cg->d_sc, x, cg->r, cg->u, cg->p, cg->w, cg->dinv, cg->partA,
                                        cg->partB);
@@ -318,10 +309,7 @@ hs_status hs_gpu_cg_create(int32_t n, hs_cg_variant variant, hs_gpu_spmv *spmv, 
     cg->spmv = spmv;
     cg->dinv = d_dinv;
     cg->fused = variant == HS_CG_CHRONOPOULOS && spmv->ops->apply_dot != nullptr;
-    // enough blocks to stream the vectors at full bandwidth, never more than rows need; the count
-    // depends on n only, so the reductions' order is fixed for a given system
-    int64_t vb = ((int64_t)n + kT - 1) / kT;
-    cg->vblocks = (int)(vb < 1 ? 1 : vb > HS_DOT_MAX_PARTS ? HS_DOT_MAX_PARTS : vb);
+    cg->vblocks = hs_gpu_cg_vblocks(n);
     hs_status st = HS_OK;
     double **vecs[] = {&cg->r, &cg->u, &cg->p, &cg->w, &cg->s};
     for (size_t i = 0; st == HS_OK && i < sizeof vecs / sizeof vecs[0]; ++i) {
@@ -331,10 +319,7 @@ hs_status hs_gpu_cg_create(int32_t n, hs_cg_variant variant, hs_gpu_spmv *spmv, 
     }
     if (st == HS_OK) st = HS_CUDA_ALLOC(cg->partA, HS_DOT_MAX_PARTS, "CG reduction partials");
     if (st == HS_OK) st = HS_CUDA_ALLOC(cg->partB, HS_DOT_MAX_PARTS, "CG reduction partials");
-    // a fused SpMV may use one block per 8 rows at most (ELL-WARP K2 with one row per lane group);
-    // capping its grid here only makes it grid-stride
-    int64_t dcap = (int64_t)n / 8 + HS_DOT_MAX_PARTS;
-    cg->dparts_cap = (int)(dcap > (1 << 22) ? (1 << 22) : dcap);
+    cg->dparts_cap = hs_gpu_cg_dparts_cap(n);
     if (st == HS_OK) st = HS_CUDA_ALLOC(cg->partD, (size_t)cg->dparts_cap, "CG reduction partials");
     if (st == HS_OK) st = HS_CUDA_ALLOC(cg->d_sc, 1, "CG scalars");
     if (st == HS_OK && cudaMemset(cg->d_sc, 0, sizeof(hs_gpu_cg_scalars)) != cudaSuccess)
@@ -360,7 +345,29 @@ void hs_gpu_cg_destroy(hs_gpu_cg **p)
     *p = nullptr;
 }
 
-int hs_gpu_cg_fuses(const hs_gpu_cg *cg) { return cg->fused; }
+int hs_gpu_cg_vblocks(int32_t n)
+{
+    // enough blocks to stream the vectors at full bandwidth, never more than rows need; the count
+    // depends on n only, so the reductions' order is fixed for a given system
+    int64_t vb = ((int64_t)n + kT - 1) / kT;
+    return (int)(vb < 1 ? 1 : vb > HS_DOT_MAX_PARTS ? HS_DOT_MAX_PARTS : vb);
+}
+
+int hs_gpu_cg_dparts_cap(int32_t n)
+{
+    // a fused SpMV may use one block per 8 rows at most (ELL-WARP K2 with one row per lane group);
+    // capping its grid here only makes it grid-stride
+    int64_t dcap = (int64_t)n / 8 + HS_DOT_MAX_PARTS;
+    return (int)(dcap > (1 << 22) ? (1 << 22) : dcap);
+}
+
+hs_status hs_gpu_dot_pass(int32_t n, const double *a, const double *b, double *part, const hs_gpu_cg_scalars *sc,
+                          cudaStream_t s)
+{
+    k_dot<<<hs_gpu_cg_vblocks(n), kT, 0, s>>>(n, a, b, part, sc);
+    HS_CUDA_LAUNCH_CHECK("k_dot");
+    return HS_OK;
+}
 
 hs_status hs_gpu_cg_solve_stream(hs_gpu_cg *cg, const double *b, double *x, const hs_gpu_cg_tol *t,
                                  int poll, cudaStream_t s, hs_gpu_cg_scalars *h_sc)

@@ -33,13 +33,6 @@ namespace {
 // 15.8 us. More blocks make the grid barrier dearer faster than they shorten the rows.
 constexpr int kT = HS_RED_THREADS;
 
-__device__ inline double sum_parts_cg(int n, const double *part, double *sh)
-{
-    double s = 0.0;
-    for (int p = threadIdx.x; p < n; p += kT) s += __ldcg(part + p);
-    return hs_block_sum(s, sh);
-}
-
 __global__ void __launch_bounds__(kT)
 k_cgc_persistent(int32_t n, const int32_t *__restrict__ rp, const int32_t *__restrict__ col,
                  const int64_t *__restrict__ slot, const double *__restrict__ val, const double *__restrict__ dinv,
@@ -67,7 +60,7 @@ k_cgc_persistent(int32_t n, const int32_t *__restrict__ rp, const int32_t *__res
     bb = hs_block_sum(bb, sh);
     if (threadIdx.x == 0) { partA[blockIdx.x] = g; partB[blockIdx.x] = bb; }
     grid.sync();
-    double gamma = sum_parts_cg(G, partA, sh), bbt = sum_parts_cg(G, partB, sh);
+    double gamma = hs_sum_partials(G, partA, sh), bbt = hs_sum_partials(G, partB, sh);
     const double tol = d_res ? hs_cg_forcing_tol(cg_tol, forcing, tol_res, *d_res) : cg_tol;
     const double tol2 = tol * tol;
     int status = !isfinite(bbt) ? HS_GPU_CG_NONFINITE : bbt == 0.0 ? HS_GPU_CG_CONV
@@ -90,7 +83,7 @@ k_cgc_persistent(int32_t n, const int32_t *__restrict__ rp, const int32_t *__res
         d = hs_block_sum(d, sh);
         if (threadIdx.x == 0) partD[blockIdx.x] = d;
         grid.sync();
-        const double delta = sum_parts_cg(G, partD, sh);
+        const double delta = hs_sum_partials(G, partD, sh);
         beta = it == 0 ? 0.0 : gamma / gamma_old;
         denom = it == 0 ? delta : delta - beta * gamma / alpha; // = (p, A p)
         if (!(denom > 0.0) || !(gamma > 0.0)) {                  // the same verdict in every block
@@ -107,8 +100,8 @@ k_cgc_persistent(int32_t n, const int32_t *__restrict__ rp, const int32_t *__res
         if (threadIdx.x == 0) { partA[blockIdx.x] = gg; partB[blockIdx.x] = rl; }
         grid.sync();
         gamma_old = gamma;
-        gamma = sum_parts_cg(G, partA, sh);
-        rr = sum_parts_cg(G, partB, sh);
+        gamma = hs_sum_partials(G, partA, sh);
+        rr = hs_sum_partials(G, partB, sh);
         ++it;
         if (!isfinite(rr)) status = HS_GPU_CG_NONFINITE;
         else if (rr <= tol2 * bbt) status = HS_GPU_CG_CONV;

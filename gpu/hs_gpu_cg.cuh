@@ -103,8 +103,14 @@ hs_status hs_gpu_cg_set_persistent(hs_gpu_cg *cg, const int32_t *d_row_ptr, cons
 hs_status hs_gpu_cg_launch_persistent(hs_gpu_cg *cg, const double *b, double *x, const hs_gpu_cg_tol *t,
                                       cudaStream_t s);
 
-/** @brief Whether Chronopoulos runs its dot product inside the SpMV (else: a separate pass). */
-int hs_gpu_cg_fuses(const hs_gpu_cg *cg);
+/** @brief Grid of the CG vector kernels and of the separate dot pass for n rows (<= HS_DOT_MAX_PARTS). */
+int hs_gpu_cg_vblocks(int32_t n);
+/** @brief Size of the partial buffer a fused SpMV + dot (apply_dot) gets for n rows. */
+int hs_gpu_cg_dparts_cap(int32_t n);
+/** @brief The separate dot pass: part[b] = block b's share of a . b, hs_gpu_cg_vblocks(n) blocks, a
+ *  fixed order. With @p sc it returns at once unless that CG is still running (NULL: always runs). */
+hs_status hs_gpu_dot_pass(int32_t n, const double *a, const double *b, double *part, const hs_gpu_cg_scalars *sc,
+                          cudaStream_t s);
 
 /**
  * @brief Solve A x = b from x = 0 on stream @p s, reading the status every @p poll iterations; the

@@ -49,6 +49,15 @@ __device__ inline void hs_block_maxloc(double &v, int &i, double *shv, int *shi)
     __syncthreads();
 }
 
+/** Fixed-order sum of n partials written by other blocks (read through L2 with __ldcg: they may be
+ *  newer than this SM's L1): thread t adds t, t+256, ..., then the block tree. Every thread gets it. */
+__device__ inline double hs_sum_partials(int n, const double *part, double *sh)
+{
+    double s = 0.0;
+    for (int p = threadIdx.x; p < n; p += HS_RED_THREADS) s += __ldcg(part + p);
+    return hs_block_sum(s, sh);
+}
+
 /**
  * Sum of v over a block of any size that is a multiple of 32 (<= 1024): a xor-shuffle tree inside
  * each warp (fixed order), then warp 0 adds the warp sums in a fixed tree. Deterministic for a given

@@ -113,14 +113,13 @@ ellwarp_body(int32_t n_rows, int32_t n_warps, const int4 *__restrict__ warp,
     }
 }
 
-template <bool kSplit, bool kRemap, bool kDot>
+template <bool kSplit, bool kRemap>
 __global__ void
 ellwarp_kernel(int32_t n_rows, int32_t n_warps, const int4 *__restrict__ warp,
                const int32_t *__restrict__ col, const double *__restrict__ val,
-               const int32_t *__restrict__ perm, const double *__restrict__ x, double *__restrict__ y,
-               double *__restrict__ part, unsigned *ticket, double *result)
+               const int32_t *__restrict__ perm, const double *__restrict__ x, double *__restrict__ y)
 {
-    ellwarp_body<kSplit, kRemap, kDot>(n_rows, n_warps, warp, col, val, perm, x, y, part, ticket, result);
+    ellwarp_body<kSplit, kRemap, false>(n_rows, n_warps, warp, col, val, perm, x, y, nullptr, nullptr, nullptr);
 }
 
 // The fused variant would take 40 registers (the dot, its row index and the reduction), which
@@ -204,9 +203,8 @@ hs_status launch(const ellwarp_dev *d, const double *d_x, double *d_y, double *d
                                                                            d->d_vals, d->d_perm, d_x, d_y, d_part,
                                                                            d_ticket, d_result);
     else
-        ellwarp_kernel<kSplit, kRemap, false><<<grid, d->block, 0, stream>>>(d->n_rows, d->n_warps, d->d_warp,
-                                                                              d->d_col, d->d_vals, d->d_perm, d_x,
-                                                                              d_y, d_part, d_ticket, d_result);
+        ellwarp_kernel<kSplit, kRemap><<<grid, d->block, 0, stream>>>(d->n_rows, d->n_warps, d->d_warp, d->d_col,
+                                                                       d->d_vals, d->d_perm, d_x, d_y);
     HS_CUDA_LAUNCH_CHECK(kSplit ? (kRemap ? "ellwarp_kernel<K2, remapped y>" : "ellwarp_kernel<K2, direct y>")
                                 : (kRemap ? "ellwarp_kernel<K1, remapped y>" : "ellwarp_kernel<K1, direct y>"));
     return HS_OK;

@@ -9,7 +9,7 @@
 
 #include "hs_cuda_check.cuh"
 #include "hs_gpu.h"
-#include "hs_gpu_reduce.cuh"
+#include "hs_gpu_cg.cuh"
 #include "hs_gpu_spmv.cuh"
 #include "hs_util.h"
 
@@ -20,30 +20,15 @@ struct trial_bufs {
     ~trial_bufs() { cudaFree(vals); cudaFree(x); cudaFree(y); cudaFree(part); cudaFree(res); cudaFree(ticket); }
 };
 
-int trial_parts(int32_t n) { return n / 8 + HS_DOT_MAX_PARTS; } // as gpu/cg.cu sizes them
-
-// the separate dot pass of gpu/cg.cu (k_dot): the same grid and the same traffic
-__global__ void trial_dot(int32_t n, const double *__restrict__ a, const double *__restrict__ b, double *part)
-{
-    __shared__ double sh[HS_RED_THREADS];
-    double s = 0.0;
-    for (int32_t i = blockIdx.x * HS_RED_THREADS + threadIdx.x; i < n; i += gridDim.x * HS_RED_THREADS) s += a[i] * b[i];
-    s = hs_block_sum(s, sh);
-    if (threadIdx.x == 0) part[blockIdx.x] = s;
-}
-
 hs_status apply_as_cg(hs_gpu_spmv *sp, int with_dot, int32_t n, const double *x, double *y, trial_bufs *b,
                       cudaStream_t s)
 {
     double *part = b->part;
     if (!with_dot) return hs_gpu_spmv_apply(sp, x, y, s);
-    if (sp->ops->apply_dot) return sp->ops->apply_dot(sp->impl, x, y, part, trial_parts(n), b->ticket, b->res, s);
+    if (sp->ops->apply_dot)
+        return sp->ops->apply_dot(sp->impl, x, y, part, hs_gpu_cg_dparts_cap(n), b->ticket, b->res, s);
     HS_CALL(hs_gpu_spmv_apply(sp, x, y, s));
-    int64_t vb = ((int64_t)n + HS_RED_THREADS - 1) / HS_RED_THREADS;
-    int grid = (int)(vb < 1 ? 1 : vb > HS_DOT_MAX_PARTS ? HS_DOT_MAX_PARTS : vb);
-    trial_dot<<<grid, HS_RED_THREADS, 0, s>>>(n, y, x, part);
-    HS_CUDA_LAUNCH_CHECK("trial_dot");
-    return HS_OK;
+    return hs_gpu_dot_pass(n, y, x, part, nullptr, s); /* the CG's own dot pass */
 }
 }
 
@@ -72,7 +57,7 @@ static hs_status time_format(const hs_spmv_ops *o, const hs_csr *pat, const hs_s
     st = HS_CUDA_ALLOC(b.vals, lay->n_slots, "trial values");
     if (st == HS_OK) st = HS_CUDA_ALLOC(b.x, pat->n_cols, "trial x");
     if (st == HS_OK) st = HS_CUDA_ALLOC(b.y, pat->n_rows, "trial y");
-    if (st == HS_OK) st = HS_CUDA_ALLOC(b.part, trial_parts(pat->n_rows), "trial partials");
+    if (st == HS_OK) st = HS_CUDA_ALLOC(b.part, hs_gpu_cg_dparts_cap(pat->n_rows), "trial partials");
     if (st == HS_OK) st = HS_CUDA_ALLOC(b.res, 1, "trial dot");
     if (st == HS_OK) st = HS_CUDA_ALLOC(b.ticket, 1, "trial ticket");
     if (st == HS_OK && cudaMemset(b.ticket, 0, sizeof(unsigned)) != cudaSuccess)
