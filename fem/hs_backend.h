@@ -1,8 +1,11 @@
 /**
  * @file hs_backend.h
- * @brief A backend holds the state of a run (phi, r, matrices, solver vectors) where it computes
- * (host memory for cpu, device memory for cuda) and offers the primitives the shared Newton loop
- * (fem/newton.c) is made of. Only scalars cross this interface during a time step.
+ * @brief A backend holds the state of a run (the fields of fem/hs_state.h, matrices, solver
+ * vectors) where it computes (host memory for cpu, device memory for cuda) and offers the
+ * primitives the shared Newton loop (fem/newton.c) is made of: the step and the state. Only
+ * scalars cross this interface during a time step. Benchmarks and diagnostics are a separate,
+ * optional interface (hs_backend_diag.h). The backends themselves live in backends/<name>/ and
+ * are listed in backends/hs_backend_list.h.
  */
 #ifndef HS_BACKEND_H
 #define HS_BACKEND_H
@@ -12,6 +15,7 @@
 #include "hs_cg.h"
 #include "hs_extrapolate.h"
 #include "hs_problem.h"
+#include "hs_state.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -27,18 +31,7 @@ typedef struct hs_phase_times {
     double spmv;     /**< SpMV inside CG (part of solve); -1 when the backend does not time it */
 } hs_phase_times;
 
-/** Phase micro-benchmarks on the current state (medians over repetitions), for `heartsim bench step`. */
-typedef struct hs_phase_bench {
-    double element, assembly, cg_iter, spmv; /**< median seconds per call (cg_iter: per iteration) */
-    double copy_bw;                          /**< measured copy bandwidth, bytes/s (device-to-device on a GPU) */
-    double naive_cg_iter;                    /**< GPU only: naive cuSPARSE+cuBLAS PCG iteration (NaN when not measured) */
-    double bytes_element, bytes_assembly, bytes_cg_iter, bytes_spmv; /**< bytes each must move at least */
-    int reps;
-} hs_phase_bench;
-
-/** Minimum bytes each phase moves (seed 002's effective-bandwidth counting: every array read or
- *  written once, gathered vectors counted once per entry). */
-void hs_phase_bytes(const hs_problem *p, int64_t n_slots, hs_phase_bench *pb);
+typedef struct hs_backend_diag_ops hs_backend_diag_ops; /* hs_backend_diag.h */
 
 typedef struct hs_backend_ops {
     const char *name;
@@ -60,43 +53,39 @@ typedef struct hs_backend_ops {
     hs_status (*end_step)(hs_backend *b, double t_prev_ms, double dt_ms);
     /** Step rejected: back to phi_n, r_n. */
     hs_status (*restore_step)(hs_backend *b);
-    /** Copy state to the host (any pointer may be NULL): phi [n_nodes], r [n_elems], activation [n_nodes] ms. */
-    hs_status (*get_state)(hs_backend *b, double *phi, double *r, double *act);
-    /** Set the state from the host (any pointer NULL: leave it): initial conditions, restarts
-     *  from a checkpoint, tests. act [n_nodes] activation times in ms (-1 before activation). */
-    hs_status (*set_state)(hs_backend *b, const double *phi, const double *r, const double *act);
+    /** Copy the state to the host: every non-NULL field of @p dst (fields of b->state). */
+    hs_status (*get_state)(hs_backend *b, hs_state *dst);
+    /** Set the state from the host: every non-NULL field of @p src (NULL: leave it). Initial
+     *  conditions, restarts from a checkpoint, retries, tests. */
+    hs_status (*set_state)(hs_backend *b, const hs_state *src);
     /** The extrapolation history (solver.extrapolate), so a checkpoint restarts bit for bit: *ex and
      *  phi_{n-1}, phi_{n-2} [n_nodes] (ex->n_valid of them are meaningful; NULL: skip). */
     hs_status (*get_history)(hs_backend *b, hs_extrap *ex, double *phi1, double *phi2);
     /** Replace it (restarts). set_state leaves the history alone: a retried step (solver.dt_retry)
      *  or a test hook that perturbs phi keeps the past it extrapolates from. */
     hs_status (*set_history)(hs_backend *b, const hs_extrap *ex, const double *phi1, const double *phi2);
-    /** Optional (NULL: use get_state): start copying the state into host buffers from host_alloc
-     *  and return at once; the device takes a snapshot and goes on computing while the copy runs.
-     *  Two copies may be in flight, one per @p slot (0 or 1); state_copy_wait(slot) blocks until
-     *  that slot's copy is complete (callable from another thread). */
-    hs_status (*state_copy_start)(hs_backend *b, int slot, double *phi, double *r, double *act);
+    /** Optional (NULL: use get_state): start copying the non-NULL fields of @p dst (buffers from
+     *  host_alloc) and return at once; the device takes a snapshot and goes on computing while the
+     *  copy runs. Two copies may be in flight, one per @p slot (0 or 1); state_copy_wait(slot)
+     *  blocks until that slot's copy is complete (callable from another thread). */
+    hs_status (*state_copy_start)(hs_backend *b, int slot, hs_state *dst);
     hs_status (*state_copy_wait)(hs_backend *b, int slot);
     /** Optional: page-locked host memory for state_copy_start's buffers (NULL when it fails). */
     void *(*host_alloc)(size_t bytes);
     void (*host_free)(void *p);
     void (*get_times)(const hs_backend *b, hs_phase_times *t);
-    /** Assembled system to the host: K values in CSR order [nnz] and R [n_nodes] (tests, diagnostics). */
-    hs_status (*get_system)(hs_backend *b, double *kval_csr, double *rhs);
-    /** Time each phase @p reps times on the current state (after assemble has run once). */
-    hs_status (*bench)(hs_backend *b, int reps, hs_phase_bench *out);
     void (*destroy)(hs_backend *b);
 } hs_backend_ops;
 
 struct hs_backend {
     const hs_backend_ops *ops;
+    const hs_backend_diag_ops *diag; /**< benchmarks and diagnostics (hs_backend_diag.h); NULL: none */
     const hs_problem *prob; /**< borrowed */
+    hs_state_desc state;    /**< the fields this backend holds (hs_state_desc_init of prob's model) */
     char description[256];  /**< e.g. "cpu (OpenMP, 2 threads)" or the GPU's name */
     void *impl;
 };
 
-/** @brief The OpenMP CPU backend (the reference). */
-hs_status hs_backend_cpu_create(const hs_problem *prob, hs_backend **out);
 /** @brief Free any backend; accepts NULL and sets *b = NULL. */
 void hs_backend_destroy(hs_backend **b);
 

@@ -7,11 +7,11 @@
 #ifndef HS_PROBLEM_H
 #define HS_PROBLEM_H
 
-#include "hs_ap_model.h"
 #include "hs_cg.h"
 #include "hs_csr.h"
 #include "hs_fem.h"
 #include "hs_mesh.h"
+#include "hs_model.h"
 #include "hs_spmv.h"
 #include "hs_stimulus.h"
 
@@ -25,7 +25,8 @@ extern "C" {
 
 /** Physics and solver settings of a run (units as in docs/config.md). */
 typedef struct hs_problem_opts {
-    hs_ap_params ap;
+    const hs_model *model;      /**< the ionic model (fem/models/) */
+    hs_model_params model_prm;  /**< its parameters, what the element kernels get */
     double time_unit;           /**< ms per model time unit */
     double d_iso, d_ani;        /**< mm^2/ms */
     hs_cg_opts cg;

@@ -1,5 +1,5 @@
 /* Bytes each phase must move: the numerators of the bandwidth floors in `heartsim bench step`. */
-#include "hs_backend.h"
+#include "hs_backend_diag.h"
 
 void hs_phase_bytes(const hs_problem *p, int64_t n_slots, hs_phase_bench *pb)
 {

@@ -1,0 +1,53 @@
+/**
+ * @file hs_backends.h
+ * @brief The registry of backends (backends/hs_backend_list.h) and what sim/ asks of each: can it
+ * run here, which SpMV format does `solver.spmv = "auto"` mean for it, and create it for a problem.
+ */
+#ifndef HS_BACKENDS_H
+#define HS_BACKENDS_H
+
+#include <stddef.h>
+
+#include "hs_backend.h"
+#include "hs_registry.h"
+#include "hs_spmv.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** One backend. First member the name (hs_registry). */
+typedef struct hs_backend_entry {
+    const char *name;    /**< solver.backend value: "cpu", "cuda" */
+    const char *summary;
+    int needs_device;    /**< 1: runs on an accelerator ("auto" prefers it when probe says yes) */
+    /** 1 when it can run on this machine (desc: e.g. the GPU's name); 0 with the reason in why. */
+    int (*probe)(char *desc, size_t desc_len, char *why, size_t why_len);
+    /**
+     * `solver.spmv = "auto"` on this backend: the format for a system with pattern @p pattern
+     * (the run's matrix before any format renumbers it), solved with the CG of @p opt; @p why gets
+     * one line saying how it was chosen (a trial's times, a rule).
+     */
+    hs_status (*choose_spmv)(const hs_csr *pattern, const hs_problem_opts *opt, const hs_spmv_ops **out,
+                             char *why, size_t why_len);
+    /** Create it for @p prob (borrowed: must outlive the backend). */
+    hs_status (*create)(const hs_problem *prob, hs_backend **out);
+} hs_backend_entry;
+
+/** @brief The backends as a registry (what = "backend"). */
+hs_registry hs_backends_registry(void);
+
+/** @brief The backend called @p name, or NULL ("auto" is not an entry: sim resolves it). */
+const hs_backend_entry *hs_backends_find(const char *name);
+
+/**
+ * @brief Resolve a solver.backend value: a backend's name (it must be able to run here: a device
+ * backend without a device is HS_ERR_DEVICE saying why), or "auto": the first device backend whose
+ * probe succeeds, else cpu. Logs the choice. Unknown names: HS_ERR_CONFIG listing "auto" and the names.
+ */
+hs_status hs_backends_choose(const char *name, const hs_backend_entry **out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

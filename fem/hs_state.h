@@ -1,0 +1,83 @@
+/**
+ * @file hs_state.h
+ * @brief The state of a simulation described by name: the fields a backend holds, a checkpoint
+ * stores and a frame can show, instead of fixed (phi, r, activation) arguments.
+ *
+ * The fields, in this order (the order of checkpoint payloads and of every hs_state):
+ *   [0]              the potential (the model's potential_name, "phi"), at the nodes
+ *   [1 .. n_vars]    the model's own variables (hs_model.vars: "r" for Aliev-Panfilov), at their
+ *                    location (integration points: [n_vars][n_elems] in one block on a backend)
+ *   [n_vars + 1]     "activation": first upward crossing of output.activation_threshold, ms, -1 before
+ * All float64. Location HS_AT_NODE has n_nodes values, HS_AT_IP n_elems (P1, one integration point).
+ */
+#ifndef HS_STATE_H
+#define HS_STATE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hs_model.h"
+#include "hs_status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define HS_STATE_MAX_FIELDS (HS_MODEL_MAX_VARS + 2)
+/** Index of the potential in every state. */
+#define HS_STATE_POTENTIAL 0
+
+/** One field of the state. */
+typedef struct hs_field_desc {
+    const char *name;  /**< "phi", "r", "activation" (borrowed from the model or a literal) */
+    const char *unit;
+    hs_location where;
+    double initial;    /**< value at t = 0 */
+} hs_field_desc;
+
+/** What a state holds: its fields and their lengths. Plain value; build with hs_state_desc_init. */
+typedef struct hs_state_desc {
+    int n_fields;
+    hs_field_desc f[HS_STATE_MAX_FIELDS];
+    int32_t n_nodes, n_elems;
+    int activation;    /**< index of "activation" (n_fields - 1) */
+} hs_state_desc;
+
+/** @brief The state of @p model on a mesh of @p n_nodes nodes and @p n_elems elements. */
+void hs_state_desc_init(hs_state_desc *d, const hs_model *model, int32_t n_nodes, int32_t n_elems);
+
+/** @brief Values of field @p k: n_nodes or n_elems. */
+size_t hs_state_field_len(const hs_state_desc *d, int k);
+
+/** @brief Index of the field called @p name, or -1. */
+int hs_state_find(const hs_state_desc *d, const char *name);
+
+/** @brief The model's integration-point variables as one block [n_vars][n_elems]: its length. */
+static inline size_t hs_state_ip_len(const hs_state_desc *d) { return (size_t)(d->n_fields - 2) * (size_t)d->n_elems; }
+
+/**
+ * A state on the host: one array per field, in descriptor order. A NULL array means "not wanted"
+ * (get_state skips it) or "leave as it is" (set_state). The arrays of hs_state_create are owned;
+ * others may be borrowed (the frame writer's page-locked buffers), see each function.
+ */
+typedef struct hs_state {
+    const hs_state_desc *desc; /**< borrowed */
+    double *field[HS_STATE_MAX_FIELDS];
+} hs_state;
+
+/**
+ * @brief Allocate every field of @p desc (malloc), filled with the fields' initial values.
+ * @param[in] desc borrowed: must outlive the state. @param[out] s (hs_state_destroy).
+ */
+hs_status hs_state_create(const hs_state_desc *desc, hs_state *s);
+/** @brief Free the arrays hs_state_create made; safe on a zeroed state. */
+void hs_state_destroy(hs_state *s);
+/** @brief A view with only the fields whose bit is set in @p mask (bit k = field k) of @p s. */
+hs_state hs_state_select(const hs_state *s, unsigned mask);
+/** @brief Copy every non-NULL field of @p src whose array in @p dst is also non-NULL. */
+void hs_state_copy(hs_state *dst, const hs_state *src);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

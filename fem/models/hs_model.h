@@ -1,0 +1,116 @@
+/**
+ * @file hs_model.h
+ * @brief The ionic-model interface. A model is one header `fem/models/<id>.h` and one line in
+ * `hs_model_list.h`; nothing else in heartsim names a model.
+ *
+ * What a model declares (its `const hs_model hs_model_<id>`, defined in its header under
+ * HS_MODEL_DEFINE, which only fem/models/models.c sets):
+ *  - its parameters (name, unit, default, range, meaning): the config keys `model.<name>`, their
+ *    checks and the rows of docs/config.md are generated from them;
+ *  - its state variables besides the potential (name, unit, initial value, where they live: at the
+ *    integration point of each element, HS_AT_IP), which backends, checkpoints and output carry by
+ *    name (fem/hs_state.h);
+ *  - the affine map of its potential variable to mV (V = mv_scale u + mv_offset), the time unit its
+ *    equations are written in, and the largest dt for which the tangent stays positive definite.
+ * What a kernel calls (HS_HD inline functions, shared by the CPU and the CUDA backends, dispatched
+ * in hs_model_point below): the local update at an integration point, which returns the ionic
+ * term f(u, s) of du/dt = div(D grad u) + f + stim and its consistent derivative
+ * df/du = ∂f/∂u + ∂f/∂s · ds/du that the global tangent needs (seed 002 sec. 2).
+ *
+ * Units: everything a kernel sees is in model units (u as the model defines it, time in
+ * time_unit ms); fem/ converts at the edges (dt, stimulus, diffusion).
+ */
+#ifndef HS_MODEL_H
+#define HS_MODEL_H
+
+#include <math.h>
+
+#include "hs_hd.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Most parameters and integration-point variables any model has (sizes of the fixed arrays below). */
+#define HS_MODEL_MAX_PARAMS 24
+#define HS_MODEL_MAX_VARS 8
+
+/** Where a state variable lives. */
+typedef enum hs_location {
+    HS_AT_NODE = 0, /**< one value per mesh node */
+    HS_AT_IP = 1    /**< one value per integration point (P1: one per element, at its centroid) */
+} hs_location;
+
+/** Kind of a parameter (how the config reads it; the value is stored as a double). */
+typedef enum hs_param_kind {
+    HS_PARAM_REAL = 0,
+    HS_PARAM_SWITCH = 1 /**< true/false in the config, 1.0/0.0 in the values */
+} hs_param_kind;
+
+/** Bounds of a parameter (hs_model_param.bounds bits). */
+enum {
+    HS_PARAM_MIN_CLOSED = 1 << 0, /**< value >= min */
+    HS_PARAM_MIN_OPEN = 1 << 1,   /**< value > min */
+    HS_PARAM_MAX_CLOSED = 1 << 2, /**< value <= max */
+    HS_PARAM_MAX_OPEN = 1 << 3    /**< value < max */
+};
+
+/** One parameter of a model: the config key `model.<name>`. */
+typedef struct hs_model_param {
+    const char *name;    /**< lower_snake; the config key is model.<name> */
+    hs_param_kind kind;
+    const char *unit;    /**< "1" for a dimensionless number, "ms", ... */
+    double def;          /**< default */
+    unsigned bounds;     /**< HS_PARAM_MIN_* / HS_PARAM_MAX_* */
+    double min, max;
+    const char *meaning; /**< one line for docs/config.md */
+} hs_model_param;
+
+/** One state variable of a model besides the potential. */
+typedef struct hs_model_var {
+    const char *name;    /**< the field's name in output and checkpoints ("r") */
+    const char *unit;
+    hs_location where;   /**< HS_AT_IP for every model today (the local problems live there) */
+    double initial;      /**< value at t = 0 */
+    const char *meaning;
+} hs_model_var;
+
+/** Model identifiers, one per line of hs_model_list.h. */
+typedef enum hs_model_id {
+#define HS_MODEL(id) HS_MODEL_ID_##id,
+#include "hs_model_list.h"
+#undef HS_MODEL
+    HS_MODEL_COUNT
+} hs_model_id;
+
+/** The values a kernel needs: which model, and its parameters in declared order. Passed by value. */
+typedef struct hs_model_params {
+    hs_model_id id;
+    int n_vars;                    /**< integration-point variables (hs_model.n_vars) */
+    double v[HS_MODEL_MAX_PARAMS]; /**< parameter values, in the order of hs_model.params */
+} hs_model_params;
+
+/** A model's description: the registry entry (first member the name, for hs_registry). */
+typedef struct hs_model {
+    const char *name;      /**< the value of model.name ("aliev_panfilov") */
+    const char *summary;   /**< one line */
+    const char *reference; /**< the paper, and the seed section where one describes it */
+    hs_model_id id;
+    int n_params;
+    const hs_model_param *params;
+    int n_vars;
+    const hs_model_var *vars;
+    const char *potential_name; /**< the potential variable's field name ("phi") */
+    const char *potential_unit; /**< its unit ("1": dimensionless) */
+    double potential_rest;      /**< its value at rest (the initial condition) */
+    double mv_scale, mv_offset; /**< V_mV = mv_scale u + mv_offset (the `V` output field) */
+    double time_unit_default;   /**< ms per model time unit: model.time_unit's default (1 for ms) */
+    /** Largest dt (model units) for which 1/dt - df/du > 0 at rest-like states (the element tangent
+     *  stays positive definite, so CG applies); INFINITY when the model has no such bound. */
+    double (*dt_max)(const double *v);
+} hs_model;
+
+#ifdef __cplusplus
+}
+#endif
+#endif
