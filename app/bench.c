@@ -6,7 +6,8 @@
 #include <string.h>
 
 #include "hs_build_config.h"
-#include "hs_run.h"
+#include "hs_frame_writer.h"
+#include "hs_spec.h"
 #include "hs_util.h"
 #include "hs_series.h"
 #include "hs_vtk.h"
@@ -20,15 +21,16 @@ typedef struct bench_row {
     int32_t nodes, elems, nnz;
 } bench_row;
 
-static hs_status bench_backend(const hs_config *cfg0, const char *backend, int reps, double warm_ms, bench_row *row)
+static hs_status bench_backend(const hs_config *cfg, const char *backend, int reps, double warm_ms, bench_row *row)
 {
-    static hs_config cfg;
-    cfg = *cfg0;
-    snprintf(cfg.backend, sizeof cfg.backend, "%s", backend);
+    static hs_sim_spec spec; /* large (paths): not on the stack */
+    HS_CALL(hs_spec_from_config(cfg, &spec));
+    HS_CALL(hs_backends_lookup("solver.backend", backend, &spec.backend));
     hs_sim sim;
-    HS_CALL(hs_sim_create(&cfg, &sim));
+    HS_CALL(hs_sim_create(&spec, &sim));
     hs_status st = HS_OK;
-    double *amp = NULL, *steps = NULL, *phi = NULL, *r = NULL, *act = NULL;
+    double *amp = NULL, *steps = NULL;
+    hs_state state = {0};
     hs_series *ser = NULL;
     snprintf(row->backend, sizeof row->backend, "%s", sim.backend->description);
     row->nodes = sim.mesh->n_nodes;
@@ -37,18 +39,16 @@ static hs_status bench_backend(const hs_config *cfg0, const char *backend, int r
     int nsteps_meas = reps < 5 ? 5 : reps;
     HS_CALL_GOTO(HS_ALLOC(amp, sim.stim->n_sites + 1, "stimulus amplitudes"), done);
     HS_CALL_GOTO(HS_ALLOC(steps, nsteps_meas, "step timings"), done);
+    HS_CHECK_GOTO(sim.backend->diag && sim.backend->diag->bench, done, HS_ERR_CONFIG,
+                  "the %s backend has no phase benchmark", sim.backend->ops->name);
     long k = 0;
     hs_step_stats ss;
-    const double dt = cfg.dt;
-    for (; k * dt < warm_ms - 1e-9; ++k) {
-        hs_stim_set_amplitudes(sim.stim, k * dt, (k + 1) * dt, amp);
-        HS_CALL_GOTO(hs_time_step(sim.backend, k * dt, dt, amp, &ss), done);
-    }
+    const double dt = spec.dt;
+    for (; k * dt < warm_ms - 1e-9; ++k) HS_CALL_GOTO(hs_sim_step(&sim, k * dt, dt, &ss), done);
     long newton = 0, cg = 0;
     for (int q = 0; q < nsteps_meas; ++q, ++k) {
-        hs_stim_set_amplitudes(sim.stim, k * dt, (k + 1) * dt, amp);
         double w0 = hs_wtime();
-        HS_CALL_GOTO(hs_time_step(sim.backend, k * dt, dt, amp, &ss), done);
+        HS_CALL_GOTO(hs_sim_step(&sim, k * dt, dt, &ss), done);
         steps[q] = hs_wtime() - w0;
         newton += ss.newton_iters;
         cg += ss.cg_iters;
@@ -58,24 +58,27 @@ static hs_status bench_backend(const hs_config *cfg0, const char *backend, int r
     row->cg = (double)cg / nsteps_meas;
     double res;
     int32_t node;
-    HS_CALL_GOTO(sim.backend->ops->begin_step(sim.backend, dt / cfg.time_unit, amp), done);
+    HS_CALL_GOTO(sim.backend->ops->begin_step(sim.backend, dt / spec.time_unit, amp), done);
     HS_CALL_GOTO(sim.backend->ops->assemble(sim.backend, &res, &node), done);
-    HS_CALL_GOTO(sim.backend->ops->bench(sim.backend, reps, &row->pb), done);
+    HS_CALL_GOTO(sim.backend->diag->bench(sim.backend, reps, &row->pb), done);
     /* one frame in output.format: fetch from the backend and write, median of 3 (the run overlaps
-     * both with the time loop: app/run.c write_frame) */
+     * both with the time loop: sim/sim_run.c write_frame) */
     row->frame = NAN;
-    if (cfg.output_enabled) {
+    if (spec.output_enabled) {
         char dir[HS_PATH_MAX + 16];
-        snprintf(dir, sizeof dir, "%s/bench", cfg.out_dir);
-        HS_CALL_GOTO(HS_ALLOC(phi, sim.mesh->n_nodes, "frame"), done);
-        HS_CALL_GOTO(HS_ALLOC(act, sim.mesh->n_nodes, "frame"), done);
-        HS_CALL_GOTO(HS_ALLOC(r, sim.mesh->n_elems, "frame"), done);
-        HS_CALL_GOTO(hs_series_create(cfg.out_format, dir, backend, &ser), done);
+        snprintf(dir, sizeof dir, "%s/bench", spec.out_dir);
+        HS_CALL_GOTO(hs_state_create(&sim.backend->state, &state), done);
+        HS_CALL_GOTO(hs_series_create(spec.out_format, dir, backend, &ser), done);
+        hs_frame_plan plan = {&sim.backend->state, spec.out_state, spec.out_mv, spec.model->mv_scale,
+                              spec.model->mv_offset, 0};
+        if (spec.out_mesh_fields & HS_OUT_FIBER) plan.mesh_fields |= HS_MESH_FIELD_FIBER;
+        if (spec.out_mesh_fields & HS_OUT_REGION) plan.mesh_fields |= HS_MESH_FIELD_REGION;
         double ft[3];
         for (int q = 0; q < 3; ++q) {
             double w0 = hs_wtime();
-            HS_CALL_GOTO(sim.backend->ops->get_state(sim.backend, phi, r, act), done);
-            hs_frame fr = {.time_ms = k * dt, .fields = cfg.out_fields, .phi = phi, .activation = act, .r = r};
+            HS_CALL_GOTO(sim.backend->ops->get_state(sim.backend, &state), done);
+            hs_frame fr;
+            hs_frame_plan_frame(&plan, &state, k * dt, &fr);
             HS_CALL_GOTO(hs_series_write(ser, sim.mesh, &fr), done);
             ft[q] = hs_wtime() - w0;
         }
@@ -83,7 +86,9 @@ static hs_status bench_backend(const hs_config *cfg0, const char *backend, int r
     }
 done:
     hs_series_destroy(&ser);
-    free(amp); free(steps); free(phi); free(r); free(act);
+    free(amp);
+    free(steps);
+    hs_state_destroy(&state);
     hs_sim_destroy(&sim);
     return st;
 }

@@ -6,8 +6,8 @@
 #include "hs_bench.h"
 #include "hs_build_config.h"
 #include "hs_config.h"
-#include "hs_mesh_build.h"
-#include "hs_run.h"
+#include "hs_mesh_cmd.h"
+#include "hs_run_cmd.h"
 #include "hs_spmv.h"
 #include "hs_util.h"
 
@@ -188,9 +188,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "heartsim: %s is valid\n", cfg_path);
         return 0;
     }
-    hs_run_summary sum;
-    st = hs_run(&cfg, restart, &sum);
-    if (hs_verbosity >= 1 && sum.steps > 0) hs_run_summary_print(&sum, &cfg, stderr);
+    st = hs_run_command(&cfg, restart);
     if (st != HS_OK) return fail(st);
     return 0;
 }

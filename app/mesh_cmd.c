@@ -8,7 +8,8 @@
 #include <string.h>
 
 #include "hs_csr.h"
-#include "hs_mesh_build.h"
+#include "hs_mesh_cmd.h"
+#include "hs_spec.h"
 #include "hs_mesh_quality.h"
 #include "hs_util.h"
 #include "hs_vtk.h"
@@ -73,10 +74,9 @@ static hs_status print_matrix(const hs_mesh *m, FILE *out)
     return HS_OK;
 }
 
-static void print_reorder(const hs_config *cfg, const hs_reorder_report *r, FILE *out)
+static void print_reorder(const hs_config *cfg, hs_reorder_kind k, const hs_reorder_report *r, FILE *out)
 {
     static const char *const what[] = {"none", "reverse Cuthill-McKee", "Hilbert space-filling curve"};
-    hs_reorder_kind k = hs_mesh_reorder_kind(cfg->mesh_reorder);
     fprintf(out, "reorder:    %s (mesh.reorder = \"%s\"): node bandwidth %lld -> %lld, profile %.4g -> %.4g\n",
             what[k], cfg->mesh_reorder, (long long)r->bandwidth_before, (long long)r->bandwidth_after,
             r->profile_before, r->profile_after);
@@ -127,7 +127,9 @@ hs_status hs_mesh_command(const hs_config *cfg, FILE *out)
     /* an unwritable output directory fails before the (possibly long) meshing */
     HS_CALL(hs_output_dir_check(cfg->out_dir));
     double t0 = hs_wtime();
-    HS_CALL(hs_mesh_build(cfg, &m, &info));
+    hs_mesh_spec spec;
+    HS_CALL(hs_mesh_spec_from_config(cfg, &spec));
+    HS_CALL(hs_mesh_build(&spec, &m, &info));
     double t_build = hs_wtime() - t0;
 
     hs_mesh_quality q;
@@ -139,7 +141,7 @@ hs_status hs_mesh_command(const hs_config *cfg, FILE *out)
         fprintf(out, "volume:     %.6g mm^3; %s: %.6g mm^3 (%+.2f%%)\n", q.volume, info.expected_what,
                 info.expected_volume, fabs(d) < 0.005 ? 0.0 : d); /* no "-0.00%" for rounding */
     }
-    print_reorder(cfg, &info.reorder, out);
+    print_reorder(cfg, spec.reorder, &info.reorder, out);
     print_labels(m, out);
     fprintf(out, "fibres:     %s\n", info.fibers);
     HS_CALL_GOTO(print_matrix(m, out), done);

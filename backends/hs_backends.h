@@ -40,6 +40,9 @@ hs_registry hs_backends_registry(void);
 /** @brief The backend called @p name, or NULL ("auto" is not an entry: sim resolves it). */
 const hs_backend_entry *hs_backends_find(const char *name);
 
+/** @brief The backend called @p name; unknown: HS_ERR_CONFIG `<key>: unknown backend "x"; available: auto, cpu, ...`. */
+hs_status hs_backends_lookup(const char *key, const char *name, const hs_backend_entry **out);
+
 /**
  * @brief Resolve a solver.backend value: a backend's name (it must be able to run here: a device
  * backend without a device is HS_ERR_DEVICE saying why), or "auto": the first device backend whose

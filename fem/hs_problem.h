@@ -52,9 +52,14 @@ typedef struct hs_problem {
     const hs_stim_set *stim;    /**< borrowed */
 } hs_problem;
 
-/** @brief Build geometry, pattern and gather maps for @p mesh (with fibres). */
-hs_status hs_problem_create(const hs_mesh *mesh, const hs_stim_set *stim,
-                            const hs_problem_opts *opt, hs_problem **out);
+/**
+ * @brief Build geometry and gather maps for @p mesh (with fibres).
+ * @param[in,out] pattern the CSR pattern of @p mesh in its final numbering (built by the caller
+ * for the format choice); the problem takes it over and sets *pattern = NULL. A NULL *pattern is
+ * built here.
+ */
+hs_status hs_problem_create(const hs_mesh *mesh, const hs_stim_set *stim, const hs_problem_opts *opt,
+                            hs_csr **pattern, hs_problem **out);
 void hs_problem_destroy(hs_problem **p);
 
 #ifdef __cplusplus

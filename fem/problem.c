@@ -3,8 +3,8 @@
 #include "hs_problem.h"
 #include "hs_util.h"
 
-hs_status hs_problem_create(const hs_mesh *mesh, const hs_stim_set *stim,
-                            const hs_problem_opts *opt, hs_problem **out)
+hs_status hs_problem_create(const hs_mesh *mesh, const hs_stim_set *stim, const hs_problem_opts *opt,
+                            hs_csr **pattern, hs_problem **out)
 {
     *out = NULL;
     hs_problem *p = NULL;
@@ -16,7 +16,14 @@ hs_status hs_problem_create(const hs_mesh *mesh, const hs_stim_set *stim,
     /* D in mm^2 per model time unit: the element works in model time throughout */
     HS_CALL_GOTO(hs_fem_geom_create(mesh, opt->d_iso * opt->time_unit, opt->d_ani * opt->time_unit,
                                     &p->geom), fail);
-    HS_CALL_GOTO(hs_csr_from_tets(mesh->n_nodes, mesh->n_elems, mesh->tets, &p->pattern), fail);
+    if (pattern && *pattern) {
+        HS_CHECK_GOTO((*pattern)->n_rows == mesh->n_nodes, fail, HS_ERR_INTERNAL,
+                      "pattern of %d rows for a mesh of %d nodes", (*pattern)->n_rows, mesh->n_nodes);
+        p->pattern = *pattern;
+        *pattern = NULL;
+    } else {
+        HS_CALL_GOTO(hs_csr_from_tets(mesh->n_nodes, mesh->n_elems, mesh->tets, &p->pattern), fail);
+    }
     HS_CALL_GOTO(hs_assembly_map_create(mesh, p->pattern, &p->map), fail);
     *out = p;
     return HS_OK;

@@ -1,6 +1,7 @@
 /*
- * The CPU backend (OpenMP): the reference implementation of every primitive of hs_backend_ops.
- * The element pass and the gather-map assembly are the same algorithm the GPU runs.
+ * The CPU backend (OpenMP): the reference implementation of every primitive of hs_backend_ops
+ * (the step and the state). The element pass and the gather-map assembly are the same algorithm
+ * the GPU runs. Its diagnostics (hs_backend_diag_ops) are in backends/cpu/diag_cpu.c.
  */
 #include <math.h>
 #include <omp.h>
@@ -8,37 +9,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hs_backend.h"
+#include "cpu_backend.h"
 #include "hs_element.h"
-#include "hs_extrapolate.h"
 #include "hs_util.h"
 #include "hs_vec.h"
 
-typedef struct cpu_impl {
-    hs_spmv_layout *lay;
-    double *phi, *phi_n;  /* [n_nodes] */
-    double *r, *r_n;      /* [n_elems] recovery variable at the integration point */
-    double *act;          /* [n_nodes] activation time ms, -1 before */
-    double *ke, *re;      /* [n_elems][16], [n_elems][4] */
-    double *kval;         /* [n_slots] K in the SpMV format's slots */
-    double *rhs, *du;     /* [n_nodes] */
-    double *inv_diag;     /* [n_nodes] Jacobi */
-    double *res_w;        /* [n_nodes] dt / m_I: residual in potential units */
-    double *stim_e;       /* [n_elems] stimulus current per model time */
-    double *phi_h1, *phi_h2; /* [n_nodes] phi_{n-1}, phi_{n-2}: the extrapolation history */
-    hs_extrap ex;
-    hs_cg_work *cg;
-    double dt;            /* model units */
-    double res;           /* Newton residual of the last assembly (sets the inexact-Newton CG tolerance) */
-    hs_phase_times times;
-} cpu_impl;
 
 static void cpu_destroy(hs_backend *b)
 {
     cpu_impl *c = b->impl;
     if (!c) return;
     hs_spmv_layout_destroy(&c->lay);
-    free(c->phi); free(c->phi_n); free(c->r); free(c->r_n); free(c->act);
+    free(c->phi); free(c->phi_n); free(c->ipv); free(c->ipv_n); free(c->act);
     free(c->ke); free(c->re); free(c->kval); free(c->rhs); free(c->du);
     free(c->inv_diag); free(c->res_w); free(c->stim_e); free(c->phi_h1); free(c->phi_h2);
     hs_cg_work_destroy(&c->cg);
@@ -53,7 +35,7 @@ static hs_status cpu_begin_step(hs_backend *b, double dt, const double *amp)
     int32_t nn = p->mesh->n_nodes, ne = p->mesh->n_elems;
     c->dt = dt;
     memcpy(c->phi_n, c->phi, sizeof(double) * (size_t)nn);
-    memcpy(c->r_n, c->r, sizeof(double) * (size_t)ne);
+    memcpy(c->ipv_n, c->ipv, sizeof(double) * hs_state_ip_len(&b->state));
     double w[3];
     int used = hs_extrap_weights(&c->ex, dt, w);
     if (used > 0) {
@@ -72,11 +54,13 @@ static hs_status cpu_begin_step(hs_backend *b, double dt, const double *amp)
     return HS_OK;
 }
 
-static hs_status cpu_assemble(hs_backend *b, double *res_norm, int32_t *res_node)
+hs_status hs_cpu_assemble(hs_backend *b, double *res_norm, int32_t *res_node)
 {
     cpu_impl *c = b->impl;
     const hs_problem *p = b->prob;
     const hs_mesh *m = p->mesh;
+    const int nv = p->opt.model_prm.n_vars;
+    const int64_t ne = m->n_elems;
     int32_t bad = -1;
     double t0 = hs_wtime();
 #pragma omp parallel for schedule(static) if (m->n_elems > HS_OMP_MIN)
@@ -84,9 +68,11 @@ static hs_status cpu_assemble(hs_backend *b, double *res_norm, int32_t *res_node
         const int32_t *t = m->tets + 4 * (int64_t)e;
         double ph[4] = {c->phi[t[0]], c->phi[t[1]], c->phi[t[2]], c->phi[t[3]]};
         double pn[4] = {c->phi_n[t[0]], c->phi_n[t[1]], c->phi_n[t[2]], c->phi_n[t[3]]};
-        int it = hs_element_eval(&p->opt.ap, c->dt, p->geom->vol[e], p->geom->kd + 10 * (int64_t)e,
-                                 ph, pn, c->stim_e[e], c->r_n[e], &c->r[e], c->ke + 16 * (int64_t)e,
-                                 c->re + 4 * (int64_t)e);
+        double sn[HS_MODEL_MAX_VARS], s[HS_MODEL_MAX_VARS]; /* the model's variables at this point */
+        for (int k = 0; k < nv; ++k) sn[k] = c->ipv_n[k * ne + e], s[k] = c->ipv[k * ne + e];
+        int it = hs_element_eval(&p->opt.model_prm, c->dt, p->geom->vol[e], p->geom->kd + 10 * (int64_t)e,
+                                 ph, pn, c->stim_e[e], sn, s, c->ke + 16 * (int64_t)e, c->re + 4 * (int64_t)e);
+        for (int k = 0; k < nv; ++k) c->ipv[k * ne + e] = s[k];
         if (it < 0) {
 #pragma omp critical
             if (bad < 0 || e < bad) bad = e;
@@ -94,12 +80,19 @@ static hs_status cpu_assemble(hs_backend *b, double *res_norm, int32_t *res_node
     }
     double t1 = hs_wtime();
     c->times.element += t1 - t0;
-    HS_CHECK(bad < 0, HS_ERR_NUMERIC,
-             "the local Newton iteration for r failed in element %d (phi at its centroid %.6g, "
-             "r_n %.6g)", bad,
-             0.25 * (c->phi[m->tets[4 * (int64_t)bad]] + c->phi[m->tets[4 * (int64_t)bad + 1]] +
-                     c->phi[m->tets[4 * (int64_t)bad + 2]] + c->phi[m->tets[4 * (int64_t)bad + 3]]),
-             c->r_n[bad]);
+    if (bad >= 0) {
+        char vars[256] = "";
+        size_t o = 0;
+        for (int k = 0; k < nv && o < sizeof vars; ++k)
+            o += (size_t)snprintf(vars + o, sizeof vars - o, ", %s_n %.6g", p->opt.model->vars[k].name,
+                                  c->ipv_n[k * ne + bad]);
+        return HS_FAIL(HS_ERR_NUMERIC,
+                       "the local problem of model %s failed in element %d (%s at its centroid %.6g%s)",
+                       p->opt.model->name, bad, p->opt.model->potential_name,
+                       0.25 * (c->phi[m->tets[4 * (int64_t)bad]] + c->phi[m->tets[4 * (int64_t)bad + 1]] +
+                               c->phi[m->tets[4 * (int64_t)bad + 2]] + c->phi[m->tets[4 * (int64_t)bad + 3]]),
+                       vars);
+    }
     hs_assemble_k(p->map, c->ke, c->lay->slot_of_nnz, c->kval);
     hs_assemble_r(p->map, c->re, c->rhs);
     const int64_t *slot = c->lay->slot_of_nnz;
@@ -111,13 +104,9 @@ static hs_status cpu_assemble(hs_backend *b, double *res_norm, int32_t *res_node
     return HS_OK;
 }
 
-typedef struct matvec_ctx {
-    cpu_impl *c;
-} matvec_ctx;
-
-static void cpu_matvec(void *ctx, const double *x, double *y)
+void hs_cpu_matvec(void *ctx, const double *x, double *y)
 {
-    cpu_impl *c = ((matvec_ctx *)ctx)->c;
+    cpu_impl *c = ctx;
     double t0 = hs_wtime();
     c->lay->ops->apply_ref(c->lay, c->kval, x, y);
     c->times.spmv += hs_wtime() - t0;
@@ -129,10 +118,9 @@ static hs_status cpu_solve(hs_backend *b, hs_cg_result *cg, double *upd_norm)
     const hs_problem *p = b->prob;
     int32_t n = p->mesh->n_nodes;
     double t0 = hs_wtime();
-    matvec_ctx ctx = {c};
     hs_cg_opts o = p->opt.cg;
     o.tol = hs_cg_forcing_tol(p->opt.cg.tol, p->opt.cg_forcing, p->opt.newton_tol_residual, c->res);
-    HS_CALL(hs_cg_solve(n, cpu_matvec, &ctx, c->inv_diag, c->rhs, c->du, &o, c->cg, cg));
+    HS_CALL(hs_cg_solve(n, hs_cpu_matvec, c, c->inv_diag, c->rhs, c->du, &o, c->cg, cg));
     if (cg->outcome == HS_CG_CONVERGED) {
 #pragma omp parallel for schedule(static) if (n > HS_OMP_MIN)
         for (int32_t i = 0; i < n; ++i) c->phi[i] -= c->du[i];
@@ -166,27 +154,30 @@ static hs_status cpu_restore_step(hs_backend *b)
 {
     cpu_impl *c = b->impl;
     memcpy(c->phi, c->phi_n, sizeof(double) * (size_t)b->prob->mesh->n_nodes);
-    memcpy(c->r, c->r_n, sizeof(double) * (size_t)b->prob->mesh->n_elems);
+    memcpy(c->ipv, c->ipv_n, sizeof(double) * hs_state_ip_len(&b->state));
     return HS_OK;
 }
 
-static hs_status cpu_get_state(hs_backend *b, double *phi, double *r, double *act)
+/* Field k of the state where this backend keeps it: phi, a block row of ipv, or act. */
+static double *field_ptr(hs_backend *b, int k)
 {
     cpu_impl *c = b->impl;
-    size_t nn = (size_t)b->prob->mesh->n_nodes, ne = (size_t)b->prob->mesh->n_elems;
-    if (phi) memcpy(phi, c->phi, sizeof(double) * nn);
-    if (r) memcpy(r, c->r, sizeof(double) * ne);
-    if (act) memcpy(act, c->act, sizeof(double) * nn);
+    if (k == HS_STATE_POTENTIAL) return c->phi;
+    if (k == b->state.activation) return c->act;
+    return c->ipv + (size_t)(k - 1) * (size_t)b->state.n_elems;
+}
+
+static hs_status cpu_get_state(hs_backend *b, hs_state *dst)
+{
+    for (int k = 0; k < b->state.n_fields; ++k)
+        if (dst->field[k]) memcpy(dst->field[k], field_ptr(b, k), sizeof(double) * hs_state_field_len(&b->state, k));
     return HS_OK;
 }
 
-static hs_status cpu_set_state(hs_backend *b, const double *phi, const double *r, const double *act)
+static hs_status cpu_set_state(hs_backend *b, const hs_state *src)
 {
-    cpu_impl *c = b->impl;
-    size_t nn = (size_t)b->prob->mesh->n_nodes, ne = (size_t)b->prob->mesh->n_elems;
-    if (phi) memcpy(c->phi, phi, sizeof(double) * nn);
-    if (r) memcpy(c->r, r, sizeof(double) * ne);
-    if (act) memcpy(c->act, act, sizeof(double) * nn);
+    for (int k = 0; k < b->state.n_fields; ++k)
+        if (src->field[k]) memcpy(field_ptr(b, k), src->field[k], sizeof(double) * hs_state_field_len(&b->state, k));
     return HS_OK;
 }
 
@@ -217,74 +208,12 @@ static hs_status cpu_set_history(hs_backend *b, const hs_extrap *ex, const doubl
     return HS_OK;
 }
 
-static hs_status cpu_get_system(hs_backend *b, double *kval_csr, double *rhs)
-{
-    cpu_impl *c = b->impl;
-    const hs_problem *p = b->prob;
-    if (kval_csr)
-        for (int32_t k = 0; k < p->pattern->nnz; ++k) kval_csr[k] = c->kval[c->lay->slot_of_nnz[k]];
-    if (rhs) memcpy(rhs, c->rhs, sizeof(double) * (size_t)p->mesh->n_nodes);
-    return HS_OK;
-}
-
-/* Wall-clock medians of each phase on the current state; CG iterations timed over 10 iterations. */
-static hs_status cpu_bench(hs_backend *b, int reps, hs_phase_bench *out)
-{
-    cpu_impl *c = b->impl;
-    const hs_problem *p = b->prob;
-    int32_t n = p->mesh->n_nodes;
-    double *te = NULL, *ta = NULL, *tc = NULL, *ts = NULL, *buf = NULL;
-    hs_status st = HS_OK;
-    HS_CALL_GOTO(HS_ALLOC(te, reps, "bench timings"), done);
-    HS_CALL_GOTO(HS_ALLOC(ta, reps, "bench timings"), done);
-    HS_CALL_GOTO(HS_ALLOC(tc, reps, "bench timings"), done);
-    HS_CALL_GOTO(HS_ALLOC(ts, reps, "bench timings"), done);
-    HS_CALL_GOTO(HS_ALLOC(buf, (size_t)n * 2, "bench buffers"), done);
-    hs_phase_times save = c->times;
-    for (int r = 0; r < reps; ++r) {
-        double res;
-        int32_t node;
-        hs_phase_times t0 = c->times;
-        HS_CALL_GOTO(cpu_assemble(b, &res, &node), done);
-        te[r] = c->times.element - t0.element;
-        ta[r] = c->times.assembly - t0.assembly;
-        double w0 = hs_wtime();
-        c->lay->ops->apply_ref(c->lay, c->kval, c->rhs, c->du);
-        ts[r] = hs_wtime() - w0;
-        hs_cg_opts o = {0.0, 10, p->opt.cg.variant}; /* tolerance 0: exactly 10 iterations */
-        hs_cg_result cr;
-        matvec_ctx ctx = {c};
-        w0 = hs_wtime();
-        HS_CALL_GOTO(hs_cg_solve(n, cpu_matvec, &ctx, c->inv_diag, c->rhs, c->du, &o, c->cg, &cr), done);
-        tc[r] = (hs_wtime() - w0) / (cr.iters > 0 ? cr.iters : 1);
-    }
-    c->times = save;
-    /* copy bandwidth: memcpy of 2 x n doubles, read + write counted */
-    double *tb = te; /* reuse after taking the medians below */
-    out->element = hs_median(te, reps);
-    out->assembly = hs_median(ta, reps);
-    out->spmv = hs_median(ts, reps);
-    out->cg_iter = hs_median(tc, reps);
-    for (int r = 0; r < reps; ++r) {
-        double w0 = hs_wtime();
-        memcpy(buf + n, buf, sizeof(double) * (size_t)n);
-        tb[r] = hs_wtime() - w0;
-    }
-    out->copy_bw = 2.0 * sizeof(double) * n / hs_median(tb, reps);
-    out->naive_cg_iter = NAN;
-    out->reps = reps;
-    hs_phase_bytes(p, c->lay->n_slots, out);
-done:
-    free(te); free(ta); free(tc); free(ts); free(buf);
-    return st;
-}
-
 static void cpu_get_times(const hs_backend *b, hs_phase_times *t) { *t = ((cpu_impl *)b->impl)->times; }
 
 static const hs_backend_ops cpu_ops = {
     .name = "cpu",
     .begin_step = cpu_begin_step,
-    .assemble = cpu_assemble,
+    .assemble = hs_cpu_assemble,
     .solve = cpu_solve,
     .end_step = cpu_end_step,
     .restore_step = cpu_restore_step,
@@ -293,12 +222,10 @@ static const hs_backend_ops cpu_ops = {
     .get_history = cpu_get_history,
     .set_history = cpu_set_history,
     .get_times = cpu_get_times,
-    .get_system = cpu_get_system,
-    .bench = cpu_bench,
     .destroy = cpu_destroy,
 };
 
-hs_status hs_backend_cpu_create(const hs_problem *p, hs_backend **out)
+static hs_status cpu_create(const hs_problem *p, hs_backend **out)
 {
     *out = NULL;
     hs_status st = HS_OK;
@@ -311,14 +238,17 @@ hs_status hs_backend_cpu_create(const hs_problem *p, hs_backend **out)
              p->opt.spmv->name);
     HS_CALL(HS_ALLOC(b, 1, "backend"));
     b->ops = &cpu_ops;
+    b->diag = &hs_cpu_diag_ops;
     b->prob = p;
+    hs_state_desc_init(&b->state, p->opt.model, nn, ne);
     HS_CALL_GOTO(HS_ALLOC(c, 1, "cpu backend"), fail);
     b->impl = c;
     HS_CALL_GOTO(hs_spmv_layout_create(p->opt.spmv, p->pattern, &p->opt.spmv_params, &c->lay), fail);
     HS_CALL_GOTO(HS_ALLOC(c->phi, nn, "phi"), fail);
     HS_CALL_GOTO(HS_ALLOC(c->phi_n, nn, "phi_n"), fail);
-    HS_CALL_GOTO(HS_ALLOC(c->r, ne, "r"), fail);
-    HS_CALL_GOTO(HS_ALLOC(c->r_n, ne, "r_n"), fail);
+    const size_t nip = hs_state_ip_len(&b->state);
+    HS_CALL_GOTO(HS_ALLOC(c->ipv, nip + 1, "model variables"), fail);
+    HS_CALL_GOTO(HS_ALLOC(c->ipv_n, nip + 1, "model variables of the last step"), fail);
     HS_CALL_GOTO(HS_ALLOC(c->act, nn, "activation times"), fail);
     HS_CALL_GOTO(HS_ALLOC(c->ke, (size_t)ne * 16, "element matrices"), fail);
     HS_CALL_GOTO(HS_ALLOC(c->re, (size_t)ne * 4, "element residuals"), fail);
@@ -335,7 +265,12 @@ hs_status hs_backend_cpu_create(const hs_problem *p, hs_backend **out)
     }
     c->ex.order = p->opt.extrapolate;
     hs_extrap_reset(&c->ex);
-    for (int32_t i = 0; i < nn; ++i) c->act[i] = -1.0;
+    /* initial state: the descriptor's initial values (phi at rest, the model's initial variables,
+     * activation -1) */
+    for (int k = 0; k < b->state.n_fields; ++k) {
+        double *f = field_ptr(b, k);
+        for (size_t i = 0; i < hs_state_field_len(&b->state, k); ++i) f[i] = b->state.f[k].initial;
+    }
     snprintf(b->description, sizeof b->description, "cpu (OpenMP, %d threads, spmv %s, cg %s)",
              omp_get_max_threads(), p->opt.spmv->name, hs_cg_variant_name(p->opt.cg.variant));
     *out = b;
@@ -345,10 +280,32 @@ fail:
     return st;
 }
 
-void hs_backend_destroy(hs_backend **b)
+/* `solver.spmv = "auto"` on the CPU: csr_scalar, the plain CSR reference (the other formats'
+ * references emulate their device's order and are slower on a CPU by design). */
+static hs_status cpu_choose_spmv(const hs_csr *pattern, const hs_problem_opts *opt, const hs_spmv_ops **out,
+                                 char *why, size_t why_len)
 {
-    if (!b || !*b) return;
-    if ((*b)->ops && (*b)->ops->destroy) (*b)->ops->destroy(*b);
-    free(*b);
-    *b = NULL;
+    (void)pattern;
+    (void)opt;
+    *out = hs_spmv_find("csr_scalar");
+    HS_CHECK(*out != NULL, HS_ERR_INTERNAL, "csr_scalar is not registered");
+    why[0] = '\0';
+    (void)why_len;
+    return HS_OK;
 }
+
+static int cpu_probe(char *desc, size_t desc_len, char *why, size_t why_len)
+{
+    snprintf(desc, desc_len, "OpenMP, %d threads", omp_get_max_threads());
+    if (why_len) why[0] = '\0';
+    return 1;
+}
+
+const hs_backend_entry hs_backend_cpu = {
+    .name = "cpu",
+    .summary = "OpenMP on the host: the reference every other backend is tested against",
+    .needs_device = 0,
+    .probe = cpu_probe,
+    .choose_spmv = cpu_choose_spmv,
+    .create = cpu_create,
+};

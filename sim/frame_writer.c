@@ -13,7 +13,7 @@ enum { SLOT_FREE = 0, SLOT_FILLING, SLOT_QUEUED, SLOT_WRITING };
 struct hs_frame_writer {
     hs_series *ser;
     const hs_mesh *mesh;
-    int fields;
+    hs_frame_plan plan;
     hs_frame_source src;
     hs_frame_bufs buf[2];
     int state[2];
@@ -30,6 +30,25 @@ struct hs_frame_writer {
     pthread_cond_t cv;
 };
 
+void hs_frame_plan_frame(const hs_frame_plan *p, const hs_state *state, double t_ms, hs_frame *fr)
+{
+    const hs_state_desc *d = p->desc;
+    memset(fr, 0, sizeof *fr);
+    fr->time_ms = t_ms;
+    fr->mesh_fields = (int)p->mesh_fields;
+    for (int pass = 0; pass < 2; ++pass) /* point data, then cell data */
+        for (int k = 0; k < d->n_fields; ++k) {
+            const int cell = d->f[k].where != HS_AT_NODE;
+            if (cell != pass) continue;
+            const double *data = state->field[k];
+            if (p->fields & (1u << k))
+                fr->field[fr->n_fields++] = (hs_frame_field){.name = d->f[k].name, .cell = cell, .data = data};
+            if (k == HS_STATE_POTENTIAL && p->mv)
+                fr->field[fr->n_fields++] = (hs_frame_field){.name = "V", .cell = 0, .data = data, .mapped = 1,
+                                                             .scale = p->mv_scale, .offset = p->mv_offset};
+        }
+}
+
 static void *writer_main(void *arg)
 {
     hs_frame_writer *w = arg;
@@ -41,8 +60,8 @@ static void *writer_main(void *arg)
         w->state[s] = SLOT_WRITING;
         pthread_mutex_unlock(&w->mu);
         double t0 = hs_wtime();
-        hs_frame fr = {.time_ms = w->time[s], .fields = w->fields, .phi = w->buf[s].phi,
-                       .activation = w->buf[s].act, .r = w->buf[s].r};
+        hs_frame fr;
+        hs_frame_plan_frame(&w->plan, &w->buf[s].state, w->time[s], &fr);
         hs_status st = HS_OK;
         if (w->src.wait) st = w->src.wait(w->src.ctx, s); /* the device's copy into this slot */
         if (st == HS_OK && w->err == HS_OK) { /* after a failure, drop later frames: the series stays as it was */
@@ -78,25 +97,28 @@ static hs_status buf_alloc(hs_frame_writer *w, double **p, size_t n, const char 
     return HS_OK;
 }
 
-hs_status hs_frame_writer_create(hs_series *ser, const hs_mesh *mesh, int fields, const hs_frame_source *src,
-                                 hs_frame_writer **out)
+hs_status hs_frame_writer_create(hs_series *ser, const hs_mesh *mesh, const hs_frame_plan *plan,
+                                 const hs_frame_source *src, hs_frame_writer **out)
 {
     *out = NULL;
     hs_frame_writer *w = NULL;
     HS_CALL(HS_ALLOC(w, 1, "frame writer"));
     w->ser = ser;
     w->mesh = mesh;
-    w->fields = fields;
+    w->plan = *plan;
     if (src) w->src = *src;
     w->filling = -1;
     pthread_mutex_init(&w->mu, NULL);
     pthread_cond_init(&w->cv, NULL);
     hs_status st = HS_OK;
+    /* buffers for the fields a frame shows (V is computed from the potential) */
+    unsigned need = plan->fields | (plan->mv ? 1u << HS_STATE_POTENTIAL : 0u);
     for (int s = 0; s < 2 && st == HS_OK; ++s) {
         w->buf[s].slot = s;
-        st = buf_alloc(w, &w->buf[s].phi, (size_t)mesh->n_nodes, "frame buffer phi");
-        if (st == HS_OK) st = buf_alloc(w, &w->buf[s].act, (size_t)mesh->n_nodes, "frame buffer activation");
-        if (st == HS_OK) st = buf_alloc(w, &w->buf[s].r, (size_t)mesh->n_elems, "frame buffer r");
+        w->buf[s].state.desc = plan->desc;
+        for (int k = 0; k < plan->desc->n_fields && st == HS_OK; ++k)
+            if (need & (1u << k))
+                st = buf_alloc(w, &w->buf[s].state.field[k], hs_state_field_len(plan->desc, k), plan->desc->f[k].name);
     }
     if (st == HS_OK && pthread_create(&w->th, NULL, writer_main, w) != 0)
         st = HS_FAIL(HS_ERR_INTERNAL, "cannot start the frame writer thread");
@@ -166,11 +188,9 @@ void hs_frame_writer_destroy(hs_frame_writer **p)
         pthread_join(w->th, NULL); /* the thread drains queued frames before it stops */
     }
     void (*fr)(void *) = w->src.alloc ? w->src.free : free;
-    for (int s = 0; s < 2; ++s) {
-        if (w->buf[s].phi) fr(w->buf[s].phi);
-        if (w->buf[s].r) fr(w->buf[s].r);
-        if (w->buf[s].act) fr(w->buf[s].act);
-    }
+    for (int s = 0; s < 2; ++s)
+        for (int k = 0; k < HS_STATE_MAX_FIELDS; ++k)
+            if (w->buf[s].state.field[k]) fr(w->buf[s].state.field[k]);
     pthread_mutex_destroy(&w->mu);
     pthread_cond_destroy(&w->cv);
     free(w);

@@ -1,6 +1,7 @@
 #define _POSIX_C_SOURCE 200809L
-/* heartsim run: set-up from the config, the time loop, frames, failure handling, summary. */
-#include "hs_run.h"
+/* Running a simulation (hs_sim.h): the time loop, retries in substeps, frames, checkpoints,
+ * signals and failure handling. Set-up is sim_build.c. */
+#include "hs_sim.h"
 
 #include <errno.h>
 #include <math.h>
@@ -10,109 +11,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "hs_backend_select.h"
 #include "hs_checkpoint.h"
 #include "hs_frame_writer.h"
-#include "hs_mesh_build.h"
-#include "hs_progress.h"
 #include "hs_series.h"
 #include "hs_util.h"
-#include "hs_vtk.h"
-
-/* The whole mesh pipeline (source, checks, fibres, reordering) is hs_mesh_build, shared with
- * `heartsim mesh`. */
-hs_status hs_mesh_from_config(const hs_config *cfg, hs_mesh **out)
-{
-    return hs_mesh_build(cfg, out, NULL);
-}
-
-static void problem_opts_from_config(const hs_config *cfg, hs_problem_opts *o)
-{
-    memset(o, 0, sizeof *o);
-    o->ap = (hs_ap_params){cfg->c, cfg->alpha, cfg->gamma, cfg->b, cfg->mu1, cfg->mu2, cfg->recovery};
-    o->time_unit = cfg->time_unit;
-    o->d_iso = cfg->d_iso;
-    o->d_ani = cfg->d_ani;
-    o->cg.tol = cfg->cg_tol;
-    o->cg.max_iter = cfg->cg_max_iter;
-    o->cg.variant = strcmp(cfg->cg_variant, "classic") == 0 ? HS_CG_CLASSIC : HS_CG_CHRONOPOULOS;
-    o->cg_forcing = cfg->cg_forcing;
-    o->extrapolate = cfg->extrapolate;
-    o->graph = strcmp(cfg->graph, "off") != 0; /* auto and on: graphs (the cuda backend's choice) */
-    o->persistent = !strcmp(cfg->persistent, "on") ? 1 : !strcmp(cfg->persistent, "off") ? 0 : -1;
-    o->newton_tol_residual = cfg->newton_tol_residual;
-    o->newton_tol_update = cfg->newton_tol_update;
-    o->newton_max_iter = cfg->newton_max_iter;
-    o->activation_phi = (cfg->activation_threshold + 80.0) / 100.0;
-    o->spmv_params = cfg->spmv_params;
-}
-
-hs_status hs_sim_create(const hs_config *cfg, hs_sim *sim)
-{
-    memset(sim, 0, sizeof *sim);
-    hs_status st = HS_OK;
-    double t0 = hs_wtime();
-    if (cfg->threads > 0) omp_set_num_threads(cfg->threads); /* solver.threads; 0 keeps OMP_NUM_THREADS */
-    HS_CALL_GOTO(hs_mesh_from_config(cfg, &sim->mesh), fail); /* checked, fibres, reordered */
-    int use_cuda = 0;
-    HS_CALL_GOTO(hs_backend_choose(cfg->backend, &use_cuda), fail);
-    hs_problem_opts po;
-    problem_opts_from_config(cfg, &po);
-    char why[1400];
-    /* The persistent CG runs its own CSR SpMV through the format's slot map: with "auto" it gets the
-     * CSR slots themselves (csr_scalar), which read best; the trial would time kernels it never runs. */
-    const int persistent_cg = use_cuda && po.cg.variant == HS_CG_CHRONOPOULOS &&
-                              (po.persistent > 0 || (po.persistent < 0 && sim->mesh->n_nodes <= HS_CG_PERSISTENT_AUTO_ROWS));
-    if (persistent_cg && strcmp(cfg->spmv, "auto") == 0) {
-        po.spmv = hs_spmv_find("csr_scalar");
-        snprintf(why, sizeof why, "auto -> csr_scalar (the persistent CG kernel of this %d-row system reads the "
-                 "matrix in CSR order; solver.persistent = \"off\" for a timed trial)", sim->mesh->n_nodes);
-    } else {
-        HS_CALL_GOTO(hs_spmv_choose(cfg->spmv, use_cuda, po.cg.variant == HS_CG_CHRONOPOULOS, sim->mesh,
-                                    &po.spmv_params, &po.spmv, why, sizeof why), fail);
-    }
-    HS_CHECK_GOTO(use_cuda || !po.spmv->needs_device, fail, HS_ERR_CONFIG,
-                  "solver.spmv: kernel \"%s\" runs only on the cuda backend, and this run uses the cpu "
-                  "backend; use solver.spmv = \"auto\" or a kernel that `heartsim kernels` lists for cpu",
-                  po.spmv->name);
-    if (why[0]) hs_log(1, "spmv: %s\n", why);
-    if (po.spmv->node_order) {
-        /* the format wants its own numbering (no scatter): renumber the mesh, so everything that
-         * follows (pattern, maps, state, output) lives in it */
-        hs_csr *pat = NULL;
-        int32_t *perm = NULL;
-        HS_CALL_GOTO(hs_csr_from_tets(sim->mesh->n_nodes, sim->mesh->n_elems, sim->mesh->tets, &pat), fail);
-        st = HS_ALLOC(perm, sim->mesh->n_nodes, "format numbering");
-        if (st == HS_OK) st = po.spmv->node_order(pat, &po.spmv_params, perm);
-        if (st == HS_OK) st = hs_mesh_renumber(sim->mesh, perm);
-        hs_csr_destroy(&pat);
-        free(perm);
-        if (st != HS_OK) goto fail;
-        hs_log(1, "reorder: nodes renumbered in the order %s needs (node bandwidth now %lld)\n", po.spmv->name,
-               (long long)hs_mesh_bandwidth(sim->mesh));
-    }
-    /* stimulus sites hold element indices: only now is the element numbering final */
-    HS_CALL_GOTO(hs_stim_set_create(sim->mesh, cfg->stimuli, cfg->n_stimuli, &sim->stim), fail);
-    if (cfg->n_stimuli == 0) hs_warn("no stimulus configured: the tissue stays at rest");
-    HS_CALL_GOTO(hs_problem_create(sim->mesh, sim->stim, &po, &sim->prob), fail);
-    hs_log(1, "matrix: %d rows, %d nonzeros (%.1f per row)\n", sim->prob->pattern->n_rows,
-           sim->prob->pattern->nnz, (double)sim->prob->pattern->nnz / sim->prob->pattern->n_rows);
-    HS_CALL_GOTO(hs_backend_create_kind(use_cuda, sim->prob, &sim->backend), fail);
-    hs_log(1, "backend: %s\n", sim->backend->description);
-    hs_log(2, "set-up took %.3f s\n", hs_wtime() - t0);
-    return HS_OK;
-fail:
-    hs_sim_destroy(sim);
-    return st;
-}
-
-void hs_sim_destroy(hs_sim *sim)
-{
-    hs_backend_destroy(&sim->backend);
-    hs_problem_destroy(&sim->prob);
-    hs_stim_set_destroy(&sim->stim);
-    hs_mesh_destroy(&sim->mesh);
-}
 
 /* A frame: the state is copied out of the backend and the writer thread writes it while the time
  * loop goes on. A backend with state_copy_start (cuda) only enqueues a snapshot and its copy into
@@ -124,9 +26,9 @@ static hs_status write_frame(hs_frame_writer *fw, const hs_sim *sim, double t_ms
     hs_frame_bufs fb;
     HS_CALL(hs_frame_writer_acquire(fw, &fb));
     if (sim->backend->ops->state_copy_start)
-        HS_CALL(sim->backend->ops->state_copy_start(sim->backend, fb.slot, fb.phi, fb.r, fb.act));
+        HS_CALL(sim->backend->ops->state_copy_start(sim->backend, fb.slot, &fb.state));
     else
-        HS_CALL(sim->backend->ops->get_state(sim->backend, fb.phi, fb.r, fb.act));
+        HS_CALL(sim->backend->ops->get_state(sim->backend, &fb.state));
     HS_CALL(hs_frame_writer_submit(fw, t_ms));
     sum->frames++;
     sum->wall_output += hs_wtime() - t0;
@@ -184,7 +86,7 @@ static void signals_restore(const saved_signals *old)
 
 typedef struct ckpt_state {
     int enabled;          /* output enabled: checkpoints can be written */
-    double *phi, *r, *act; /* host copies of the state */
+    hs_state state;       /* host copy of the state (every field) */
     double *hist[2];       /* host copies of the extrapolation history */
     long *ring;           /* steps of this prefix's checkpoints on disk, oldest first */
     int n_ring, cap_ring;
@@ -193,16 +95,16 @@ typedef struct ckpt_state {
 
 /* Write the checkpoint of the backend's state at @p step: after every frame submitted so far is on
  * disk (the checkpoint records how many), then older checkpoints beyond output.checkpoint_keep go. */
-static hs_status checkpoint_now(ckpt_state *c, const hs_config *cfg, const hs_sim *sim, hs_series *ser,
+static hs_status checkpoint_now(ckpt_state *c, const hs_sim_spec *cfg, const hs_sim *sim, hs_series *ser,
                                 hs_frame_writer *fw, long step, char *path, size_t size)
 {
     if (fw) HS_CALL(hs_frame_writer_flush(fw));
-    HS_CALL(sim->backend->ops->get_state(sim->backend, c->phi, c->r, c->act));
+    HS_CALL(sim->backend->ops->get_state(sim->backend, &c->state));
     hs_extrap ex;
     HS_CALL(sim->backend->ops->get_history(sim->backend, &ex, c->hist[0], c->hist[1]));
     hs_checkpoint_path(cfg->out_dir, cfg->out_prefix, step, path, size);
-    HS_CALL(hs_checkpoint_write(path, step, step * cfg->dt, cfg, sim->mesh, hs_series_count(ser),
-                                hs_series_times(ser), c->phi, c->r, c->act, &ex, c->hist));
+    HS_CALL(hs_checkpoint_write(path, step, step * cfg->dt, cfg->dt, cfg->config_fp, sim->mesh, hs_series_count(ser),
+                                hs_series_times(ser), &c->state, &ex, c->hist));
     c->last_step = step;
     int j = 0; /* the ring without this step (rewritten in place), then this step at its end */
     for (int i = 0; i < c->n_ring; ++i)
@@ -211,7 +113,7 @@ static hs_status checkpoint_now(ckpt_state *c, const hs_config *cfg, const hs_si
     c->n_ring = j;
     int drop = c->n_ring - cfg->checkpoint_keep;
     for (int i = 0; i < drop; ++i) {
-        char old[HS_PATH_MAX + 64];
+        char old[HS_SPEC_PATH_MAX + 64];
         hs_checkpoint_path(cfg->out_dir, cfg->out_prefix, c->ring[i], old, sizeof old);
         if (unlink(old) != 0 && errno != ENOENT) hs_warn("cannot remove old checkpoint %s: %s", old, strerror(errno));
     }
@@ -225,7 +127,7 @@ static hs_status checkpoint_now(ckpt_state *c, const hs_config *cfg, const hs_si
 
 /* Checkpoints already in the directory: a fresh run starts a new history and removes them all; a
  * restart removes those after its step (the abandoned continuation, whose frames it rewrites). */
-static hs_status checkpoints_prepare(ckpt_state *c, const hs_config *cfg, long restart_step)
+static hs_status checkpoints_prepare(ckpt_state *c, const hs_sim_spec *cfg, long restart_step)
 {
     long *steps = NULL;
     int n = 0;
@@ -237,7 +139,7 @@ static hs_status checkpoints_prepare(ckpt_state *c, const hs_config *cfg, long r
             c->ring[c->n_ring++] = steps[i];
             continue;
         }
-        char path[HS_PATH_MAX + 64];
+        char path[HS_SPEC_PATH_MAX + 64];
         hs_checkpoint_path(cfg->out_dir, cfg->out_prefix, steps[i], path, sizeof path);
         if (unlink(path) != 0 && errno != ENOENT)
             hs_warn("cannot remove stale checkpoint %s: %s", path, strerror(errno));
@@ -261,31 +163,29 @@ static long next_multiple(double t, double interval, double eps)
 
 /* ---- one step, with the optional retries in substeps ------------------------------------------ */
 
-static hs_status step_with_retry(const hs_config *cfg, hs_sim *sim, ckpt_state *c, double t, double dt,
-                                 double *amp, hs_step_stats *ss)
+static hs_status step_with_retry(const hs_sim_spec *cfg, hs_sim *sim, ckpt_state *c, double t, double dt,
+                                 hs_step_stats *ss)
 {
-    hs_stim_set_amplitudes(sim->stim, t, t + dt, amp);
-    hs_status st = hs_time_step(sim->backend, t, dt, amp, ss);
+    hs_status st = hs_sim_step(sim, t, dt, ss);
     if (st == HS_OK || cfg->dt_retry == 0) return st;
     hs_backend *b = sim->backend;
     /* newton.c put the backend back at the start of the step: every retry starts from there */
     char msg[2048];
     snprintf(msg, sizeof msg, "%s", hs_error_message());
     hs_error_clear();
-    HS_CALL(b->ops->get_state(b, c->phi, c->r, c->act));
+    HS_CALL(b->ops->get_state(b, &c->state));
     int n_sub = 1;
     for (int level = 1; level <= cfg->dt_retry; ++level) {
         n_sub = 1 << level;
         double h = dt / n_sub;
         hs_log(1, "step %.4g -> %.4g ms failed; solver.dt_retry: retrying as %d substeps of %.4g ms\n", t,
                t + dt, n_sub, h);
-        HS_CALL(b->ops->set_state(b, c->phi, c->r, c->act));
+        HS_CALL(b->ops->set_state(b, &c->state));
         st = HS_OK;
         for (int j = 0; j < n_sub && st == HS_OK; ++j) {
             double ts = t + j * h, te = j + 1 == n_sub ? t + dt : t + (j + 1) * h;
             hs_step_stats s2;
-            hs_stim_set_amplitudes(sim->stim, ts, te, amp);
-            st = hs_time_step(b, ts, te - ts, amp, &s2);
+            st = hs_sim_step(sim, ts, te - ts, &s2);
             ss->newton_iters += s2.newton_iters;
             ss->cg_iters += s2.cg_iters;
         }
@@ -296,7 +196,7 @@ static hs_status step_with_retry(const hs_config *cfg, hs_sim *sim, ckpt_state *
         snprintf(msg, sizeof msg, "%s", hs_error_message());
         hs_error_clear();
     }
-    HS_CALL(b->ops->set_state(b, c->phi, c->r, c->act)); /* back at the last converged state */
+    HS_CALL(b->ops->set_state(b, &c->state)); /* back at the last converged state */
     return HS_FAIL(HS_ERR_NUMERIC, "%s (failed also as %d substeps: solver.dt_retry = %d)", msg, n_sub,
                    cfg->dt_retry);
 }
@@ -308,7 +208,22 @@ static long inject_nan_step(void)
     return e && *e ? atol(e) : -1;
 }
 
-hs_status hs_run(const hs_config *cfg, const char *restart, hs_run_summary *sum)
+/* The frames' contents: the spec's fields of this backend's state. */
+static hs_frame_plan frame_plan(const hs_sim_spec *cfg, const hs_sim *sim)
+{
+    hs_frame_plan p = {&sim->backend->state, cfg->out_state, cfg->out_mv, cfg->model->mv_scale,
+                       cfg->model->mv_offset, 0};
+    if (cfg->out_mesh_fields & HS_OUT_FIBER) p.mesh_fields |= HS_MESH_FIELD_FIBER;
+    if (cfg->out_mesh_fields & HS_OUT_REGION) p.mesh_fields |= HS_MESH_FIELD_REGION;
+    return p;
+}
+
+static void loop_done(const hs_run_hooks *hk)
+{
+    if (hk && hk->loop_done) hk->loop_done(hk->ctx);
+}
+
+hs_status hs_sim_run(const hs_sim_spec *cfg, const char *restart, const hs_run_hooks *hooks, hs_run_summary *sum)
 {
     memset(sum, 0, sizeof *sum);
     hs_status st = HS_OK;
@@ -316,7 +231,7 @@ hs_status hs_run(const hs_config *cfg, const char *restart, hs_run_summary *sum)
     hs_sim sim;
     hs_series *ser = NULL;
     hs_frame_writer *fw = NULL;
-    double *amp = NULL, *clean_phi = NULL;
+    double *clean_phi = NULL;
     hs_checkpoint ck;
     ckpt_state cs;
     saved_signals sig;
@@ -330,24 +245,21 @@ hs_status hs_run(const hs_config *cfg, const char *restart, hs_run_summary *sum)
      * is damaged or was written with other physics (the mesh is compared once it is built). */
     if (cfg->output_enabled) HS_CALL_GOTO(hs_output_dir_check(cfg->out_dir), done);
     if (restart) {
-        HS_CALL_GOTO(hs_checkpoint_load(restart, cfg, &ck), done);
-        HS_CALL_GOTO(hs_checkpoint_match(&ck, cfg, NULL), done);
+        HS_CALL_GOTO(hs_checkpoint_load(restart, cfg->out_prefix, cfg->model, &ck), done);
+        HS_CALL_GOTO(hs_checkpoint_match(&ck, cfg->config_fp, cfg->dt, NULL), done);
     }
     HS_CALL_GOTO(hs_sim_create(cfg, &sim), done);
     snprintf(sum->backend, sizeof sum->backend, "%s", sim.backend->description);
-    const int32_t nn = sim.mesh->n_nodes, ne = sim.mesh->n_elems;
-    HS_CALL_GOTO(HS_ALLOC(amp, sim.stim->n_sites + 1, "stimulus amplitudes"), done);
-    HS_CALL_GOTO(HS_ALLOC(cs.phi, nn, "checkpoint phi"), done);
-    HS_CALL_GOTO(HS_ALLOC(cs.r, ne, "checkpoint r"), done);
-    HS_CALL_GOTO(HS_ALLOC(cs.act, nn, "checkpoint activation"), done);
+    const int32_t nn = sim.mesh->n_nodes;
+    HS_CALL_GOTO(hs_state_create(&sim.backend->state, &cs.state), done);
     if (cfg->extrapolate > 0) {
         HS_CALL_GOTO(HS_ALLOC(cs.hist[0], nn, "checkpoint history"), done);
         HS_CALL_GOTO(HS_ALLOC(cs.hist[1], nn, "checkpoint history"), done);
     }
     long k0 = 0;
     if (restart) {
-        HS_CALL_GOTO(hs_checkpoint_match(&ck, cfg, sim.mesh), done);
-        HS_CALL_GOTO(sim.backend->ops->set_state(sim.backend, ck.phi, ck.r, ck.act), done);
+        HS_CALL_GOTO(hs_checkpoint_match(&ck, cfg->config_fp, cfg->dt, sim.mesh), done);
+        HS_CALL_GOTO(sim.backend->ops->set_state(sim.backend, &ck.state), done);
         HS_CALL_GOTO(sim.backend->ops->set_history(sim.backend, &ck.hist, ck.hist_phi[0], ck.hist_phi[1]), done);
         k0 = (long)ck.h.step;
         hs_log(1, "restart: from %s (t = %g ms, step %ld, %lld frames written)\n", ck.path, k0 * cfg->dt, k0,
@@ -363,7 +275,8 @@ hs_status hs_run(const hs_config *cfg, const char *restart, hs_run_summary *sum)
             src = (hs_frame_source){sim.backend->ops->host_alloc, sim.backend->ops->host_free, frame_copy_wait,
                                     sim.backend};
         }
-        HS_CALL_GOTO(hs_frame_writer_create(ser, sim.mesh, cfg->out_fields, &src, &fw), done);
+        hs_frame_plan plan = frame_plan(cfg, &sim);
+        HS_CALL_GOTO(hs_frame_writer_create(ser, sim.mesh, &plan, &src, &fw), done);
     }
     sum->wall_setup = hs_wtime() - w0;
 
@@ -381,26 +294,27 @@ hs_status hs_run(const hs_config *cfg, const char *restart, hs_run_summary *sum)
     next_frame = next_multiple(k0 * dt, cfg->out_interval, eps);
     const int ckpt_on = cs.enabled && cfg->checkpoint_interval > 0;
     long next_ckpt = ckpt_on ? next_multiple(k0 * dt, cfg->checkpoint_interval, eps) : 0;
-    char ckpt_path[HS_PATH_MAX + 64] = "";
+    char ckpt_path[HS_SPEC_PATH_MAX + 64] = "";
     sum->t_reached_ms = k0 * dt;
-    hs_progress prog;
-    hs_progress_init(&prog, stderr, n_steps * dt, hs_verbosity >= 1);
     hs_step_stats ss = {0};
     for (long k = k0; k < n_steps; ++k) {
         double t = k * dt, t1 = (k + 1) * dt;
         if (k == nan_step && !clean_phi) {
             int32_t node = nn / 2;
             HS_CALL_GOTO(HS_ALLOC(clean_phi, nn, "copy of phi"), done);
-            HS_CALL_GOTO(sim.backend->ops->get_state(sim.backend, clean_phi, NULL, NULL), done);
-            memcpy(cs.phi, clean_phi, sizeof(double) * (size_t)nn);
-            cs.phi[node] = NAN;
-            HS_CALL_GOTO(sim.backend->ops->set_state(sim.backend, cs.phi, NULL, NULL), done);
+            hs_state pot = {&sim.backend->state, {clean_phi}};
+            HS_CALL_GOTO(sim.backend->ops->get_state(sim.backend, &pot), done);
+            double *phi = cs.state.field[HS_STATE_POTENTIAL];
+            memcpy(phi, clean_phi, sizeof(double) * (size_t)nn);
+            phi[node] = NAN;
+            hs_state bad = {&sim.backend->state, {phi}};
+            HS_CALL_GOTO(sim.backend->ops->set_state(sim.backend, &bad), done);
             hs_log(1, "test hook HS_INJECT_NAN_AT_STEP: phi at node %d set to NaN before step %ld (t = %g ms)\n",
                    node, k, t);
         }
-        st = step_with_retry(cfg, &sim, &cs, t, dt, amp, &ss);
+        st = step_with_retry(cfg, &sim, &cs, t, dt, &ss);
         if (st != HS_OK) {
-            hs_progress_finish(&prog);
+            loop_done(hooks);
             hs_status code = st;
             char msg[3072];
             snprintf(msg, sizeof msg, "%s", hs_error_message());
@@ -408,7 +322,10 @@ hs_status hs_run(const hs_config *cfg, const char *restart, hs_run_summary *sum)
             /* The backend is back at the last converged state (minus an injected NaN, which the
              * hook undoes as if it had appeared inside the step): keep it as the final frame and
              * as a checkpoint. */
-            if (clean_phi) sim.backend->ops->set_state(sim.backend, clean_phi, NULL, NULL);
+            if (clean_phi) {
+                hs_state pot = {&sim.backend->state, {clean_phi}};
+                sim.backend->ops->set_state(sim.backend, &pot);
+            }
             hs_status s2 = HS_OK;
             if (fw && last_frame_t < t - 1e-9 * dt) {
                 s2 = write_frame(fw, &sim, t, sum);
@@ -444,17 +361,17 @@ hs_status hs_run(const hs_config *cfg, const char *restart, hs_run_summary *sum)
             HS_CALL_GOTO(checkpoint_now(&cs, cfg, &sim, ser, fw, k + 1, ckpt_path, sizeof ckpt_path), done);
             while (next_ckpt * cfg->checkpoint_interval <= t1 + eps) ++next_ckpt;
         }
-        hs_progress_update(&prog, t1, sum->steps, ss.newton_iters, ss.cg_iters, k + 1 == n_steps);
+        if (hooks && hooks->step_done) hooks->step_done(hooks->ctx, t1, sum->steps, ss.newton_iters, ss.cg_iters, k + 1 == n_steps);
         if (stop_signal) {
             int sg = stop_signal;
-            hs_progress_finish(&prog);
+            loop_done(hooks);
             if (cs.enabled && cs.last_step != k + 1)
                 HS_CALL_GOTO(checkpoint_now(&cs, cfg, &sim, ser, fw, k + 1, ckpt_path, sizeof ckpt_path), done);
             if (cs.enabled)
                 st = HS_FAIL(HS_ERR_INTERRUPTED,
                              "interrupted by %s at t = %g ms (step %ld of %ld); the state is in checkpoint %s; "
                              "resume with: heartsim run %s --restart %s",
-                             sg == SIGINT ? "SIGINT" : "SIGTERM", t1, k + 1, n_steps, ckpt_path, cfg->path,
+                             sg == SIGINT ? "SIGINT" : "SIGTERM", t1, k + 1, n_steps, ckpt_path, cfg->config_path,
                              cfg->out_dir);
             else
                 st = HS_FAIL(HS_ERR_INTERRUPTED,
@@ -463,7 +380,7 @@ hs_status hs_run(const hs_config *cfg, const char *restart, hs_run_summary *sum)
             goto done;
         }
     }
-    hs_progress_finish(&prog);
+    loop_done(hooks);
     /* the end state too, so a run can be extended (a larger time.t_end with --restart) */
     if (ckpt_on && cs.last_step != n_steps && n_steps > k0)
         HS_CALL_GOTO(checkpoint_now(&cs, cfg, &sim, ser, fw, n_steps, ckpt_path, sizeof ckpt_path), done);
@@ -482,11 +399,8 @@ done:
     sum->wall_total = hs_wtime() - w0;
     if (ser) hs_log(1, "output: %d frames, index %s\n", hs_series_count(ser), hs_series_index_path(ser));
     hs_series_destroy(&ser);
-    free(amp);
     free(clean_phi);
-    free(cs.phi);
-    free(cs.r);
-    free(cs.act);
+    hs_state_destroy(&cs.state);
     free(cs.hist[0]);
     free(cs.hist[1]);
     free(cs.ring);
@@ -494,23 +408,4 @@ done:
     hs_sim_destroy(&sim);
     signals_restore(&sig);
     return st;
-}
-
-void hs_run_summary_print(const hs_run_summary *s, const hs_config *cfg, FILE *f)
-{
-    double loop = s->wall_total - s->wall_setup;
-    fprintf(f, "summary: %ld steps of %g ms to t = %g ms on %s\n", s->steps, cfg->dt, s->t_reached_ms,
-            s->backend);
-    fprintf(f, "  wall time %.3f s (set-up %.3f s, time loop %.3f s)\n", s->wall_total, s->wall_setup, loop);
-    char spmv[64];
-    if (s->phases.spmv >= 0) snprintf(spmv, sizeof spmv, "SpMV %.3f s", s->phases.spmv);
-    else snprintf(spmv, sizeof spmv, "SpMV not timed in runs: see bench step");
-    fprintf(f, "  phases: element %.3f s, assembly %.3f s, solve %.3f s (%s), output %.3f s (%d frames; "
-               "the writer thread wrote for %.3f s alongside)\n",
-            s->phases.element, s->phases.assembly, s->phases.solve, spmv, s->wall_output, s->frames, s->wall_writer);
-    fprintf(f, "  iterations: %ld Newton (%.2f per step), %ld CG (%.1f per Newton iteration)\n",
-            s->newton_iters, s->steps ? (double)s->newton_iters / s->steps : 0.0, s->cg_iters,
-            s->newton_iters ? (double)s->cg_iters / s->newton_iters : 0.0);
-    fprintf(f, "  speed: %.3g simulated ms per wall second; wall time per step %.3g ms\n",
-            loop > 0 ? s->t_reached_ms / loop : 0.0, s->steps ? 1e3 * loop / s->steps : 0.0);
 }

@@ -14,12 +14,29 @@
 #include "hs_mesh.h"
 #include "hs_status.h"
 #include "hs_series.h"
+#include "hs_state.h"
 
 typedef struct hs_frame_writer hs_frame_writer;
 
-/** A buffer set to fill: phi [n_nodes], r [n_elems], act [n_nodes]; slot 0 or 1. */
+/** What a frame shows: state fields by descriptor index, the potential in mV, mesh arrays. */
+typedef struct hs_frame_plan {
+    const hs_state_desc *desc; /**< borrowed */
+    unsigned fields;           /**< bit k: state field k is written (its name, point or cell data) */
+    int mv;                    /**< also the potential in mV, as "V", right after the potential */
+    double mv_scale, mv_offset; /**< V = mv_scale u + mv_offset (the model's map) */
+    unsigned mesh_fields;      /**< HS_MESH_FIELD_FIBER | HS_MESH_FIELD_REGION */
+} hs_frame_plan;
+
+/**
+ * @brief The frame @p plan makes of @p state at @p t_ms: the potential, V right after it, the
+ * other point fields, then the cell fields, each in descriptor order; then the mesh's arrays.
+ * @p fr borrows the state's arrays.
+ */
+void hs_frame_plan_frame(const hs_frame_plan *plan, const hs_state *state, double t_ms, hs_frame *fr);
+
+/** A buffer set to fill: the state fields the plan needs (the others NULL); slot 0 or 1. */
 typedef struct hs_frame_bufs {
-    double *phi, *r, *act;
+    hs_state state;
     int slot;
 } hs_frame_bufs;
 
@@ -38,11 +55,11 @@ typedef struct hs_frame_source {
 
 /**
  * @brief Start the writer thread. @param[in] ser series (borrowed; used only by the thread until
- * flush); @param[in] mesh borrowed; @param[in] fields HS_FIELD_* bits; @param[in] src buffer source
- * (copied; NULL: host memory filled synchronously).
+ * flush); @param[in] mesh borrowed; @param[in] plan what each frame shows (copied; its descriptor
+ * borrowed); @param[in] src buffer source (copied; NULL: host memory filled synchronously).
  */
-hs_status hs_frame_writer_create(hs_series *ser, const hs_mesh *mesh, int fields, const hs_frame_source *src,
-                                 hs_frame_writer **out);
+hs_status hs_frame_writer_create(hs_series *ser, const hs_mesh *mesh, const hs_frame_plan *plan,
+                                 const hs_frame_source *src, hs_frame_writer **out);
 /** @brief A free buffer set (waits while both are being written). Reports an earlier write error. */
 hs_status hs_frame_writer_acquire(hs_frame_writer *w, hs_frame_bufs *b);
 /** @brief Queue the acquired set as the frame at time t_ms. */

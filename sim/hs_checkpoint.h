@@ -12,10 +12,13 @@
  * on a host of the other order), version 2:
  *
  *   hs_ckpt_header (20 x 8 bytes, see below; `reserved` holds n_hist, 0..2), then the payload:
- *   frame_times [n_frames] double, phi [n_nodes] double, r [n_elems] double, act [n_nodes] double,
- *   hist_h [2] double (the step sizes t_n - t_{n-1}, t_{n-1} - t_{n-2}, model units),
- *   phi_{n-1}, ..., [n_hist][n_nodes] double
- * Version 1 files (no history section) are still read: they restart with an empty history.
+ *   frame_times [n_frames] double, then every field of the state in the order of its descriptor
+ *   (fem/hs_state.h: the potential [n_nodes], the model's variables [n_elems] each, activation
+ *   [n_nodes]: for Aliev-Panfilov phi, r, activation), hist_h [2] double (the step sizes
+ *   t_n - t_{n-1}, t_{n-1} - t_{n-2}, model units), phi_{n-1}, ..., [n_hist][n_nodes] double.
+ * The model (and so the fields) is part of the model.* fingerprint; a reader checks the payload
+ * size against the run's state descriptor. Version 1 files (no history section) are still read:
+ * they restart with an empty history.
  *
  * The layout is documented in docs/reliability.md.
  */
@@ -24,9 +27,10 @@
 
 #include <stdint.h>
 
-#include "hs_config.h"
 #include "hs_extrapolate.h"
 #include "hs_mesh.h"
+#include "hs_models.h"
+#include "hs_state.h"
 #include "hs_status.h"
 
 #ifdef __cplusplus
@@ -61,7 +65,8 @@ typedef struct hs_ckpt_header {
 typedef struct hs_checkpoint {
     hs_ckpt_header h;
     double *frame_times; /**< [n_frames] ms */
-    double *phi, *r, *act; /**< [n_nodes], [n_elems], [n_nodes] */
+    hs_state_desc desc;  /**< the fields, for the model the reader was given and the header's sizes */
+    hs_state state;      /**< every field of desc */
     hs_extrap hist;        /**< n_valid and h of the extrapolation history (order not stored) */
     double *hist_phi[2];   /**< phi_{n-1}, phi_{n-2} [n_nodes] when hist.n_valid says so, else NULL */
     char path[HS_PATH_MAX];
@@ -74,47 +79,43 @@ uint64_t hs_fnv1a64(uint64_t h, const void *data, size_t n);
 /** @brief Fingerprint of the mesh as the run numbers it: n_nodes, n_elems, xyz, tets, fibres. */
 uint64_t hs_mesh_fingerprint(const hs_mesh *m);
 
-/**
- * @brief Fingerprints (one per group, HS_CKPT_GROUPS) of the keys that change the computed state: mesh.* (except mesh.file: the mesh
- * fingerprint covers its content), fibers.*, model.*, time.dt, stimulus, solver.cg_tol,
- * solver.cg_max_iter, solver.newton_*, output.activation_threshold. Not included (may change on a
- * restart): time.t_end, solver.backend, solver.spmv, solver.threads, solver.dt_retry, spmv.*,
- * output.* otherwise.
- */
-void hs_config_fingerprint(const hs_config *cfg, uint64_t fp[HS_CKPT_GROUPS]);
+/** Names of the fingerprint groups, for messages (HS_CKPT_GROUPS of them). */
+extern const char *const hs_ckpt_group_name[HS_CKPT_GROUPS];
 
 /** @brief Path DIR/PREFIX_ckpt_STEP.hsck (STEP zero-padded to 9 digits). */
 void hs_checkpoint_path(const char *dir, const char *prefix, long step, char *buf, size_t size);
 
 /**
  * @brief Write a checkpoint atomically to @p path. Refuses (HS_ERR_NUMERIC) a state holding a
- * non-finite phi or r: such a checkpoint could not be resumed.
- * @param[in] frame_times [n_frames]; phi, r, act: the state (borrowed); hist (may be NULL: none)
- * with hist->n_valid vectors in hist_phi.
+ * non-finite potential or model variable: such a checkpoint could not be resumed.
+ * @param[in] config_fp the run's fingerprints; frame_times [n_frames]; state: every field (borrowed);
+ * hist (may be NULL: none) with hist->n_valid vectors in hist_phi.
  */
-hs_status hs_checkpoint_write(const char *path, long step, double t_ms, const hs_config *cfg,
-                              const hs_mesh *mesh, int n_frames, const double *frame_times,
-                              const double *phi, const double *r, const double *act,
-                              const hs_extrap *hist, double *const hist_phi[2]);
+hs_status hs_checkpoint_write(const char *path, long step, double t_ms, double dt_ms,
+                              const uint64_t config_fp[HS_CKPT_GROUPS], const hs_mesh *mesh, int n_frames,
+                              const double *frame_times, const hs_state *state, const hs_extrap *hist,
+                              double *const hist_phi[2]);
 
 /**
  * @brief Read a checkpoint file and verify it: magic, byte order, version, header checksum, size
  * (a truncated file is named as such), payload checksum. HS_ERR_IO for a damaged or unreadable
- * file, with the file and the reason in the message.
+ * file, with the file and the reason in the message. The payload is read as the state of @p model.
  */
-hs_status hs_checkpoint_read(const char *path, hs_checkpoint *ck);
+hs_status hs_checkpoint_read(const char *path, const hs_model *model, hs_checkpoint *ck);
 
 /**
- * @brief Check that a checkpoint belongs to this run: config fingerprint (HS_ERR_CONFIG) and, when
- * @p mesh is not NULL, node/element counts and mesh fingerprint (HS_ERR_MESH).
+ * @brief Check that a checkpoint belongs to this run: config fingerprints @p fp (HS_ERR_CONFIG;
+ * @p dt_ms for the message) and, when @p mesh is not NULL, node/element counts and mesh
+ * fingerprint (HS_ERR_MESH).
  */
-hs_status hs_checkpoint_match(const hs_checkpoint *ck, const hs_config *cfg, const hs_mesh *mesh);
+hs_status hs_checkpoint_match(const hs_checkpoint *ck, const uint64_t fp[HS_CKPT_GROUPS], double dt_ms,
+                              const hs_mesh *mesh);
 
 /**
  * @brief Resolve --restart ARG: a file is read as it is; a directory gives its newest checkpoint
  * of the configured prefix that reads back intact (damaged newer ones are skipped with a warning).
  */
-hs_status hs_checkpoint_load(const char *arg, const hs_config *cfg, hs_checkpoint *ck);
+hs_status hs_checkpoint_load(const char *arg, const char *prefix, const hs_model *model, hs_checkpoint *ck);
 
 void hs_checkpoint_free(hs_checkpoint *ck);
 

@@ -40,55 +40,9 @@ uint64_t hs_mesh_fingerprint(const hs_mesh *m)
     return h;
 }
 
-/* Values are hashed one by one (never the struct: padding bytes are undefined). */
-static uint64_t fp_d(uint64_t h, double v)
-{
-    if (v == 0.0) v = 0.0; /* -0.0 and 0.0 are the same setting */
-    return hs_fnv1a64(h, &v, sizeof v);
-}
-static uint64_t fp_i(uint64_t h, int64_t v) { return hs_fnv1a64(h, &v, sizeof v); }
-static uint64_t fp_s(uint64_t h, const char *s) { return hs_fnv1a64(h, s, strlen(s) + 1); }
-
-static const char *const group_name[HS_CKPT_GROUPS] = {
+const char *const hs_ckpt_group_name[HS_CKPT_GROUPS] = {
     "mesh.*", "fibers.*", "model.*", "time.dt", "stimulus",
     "solver.cg_tol/cg_max_iter/newton_* or output.activation_threshold"};
-
-void hs_config_fingerprint(const hs_config *c, uint64_t fp[HS_CKPT_GROUPS])
-{
-    uint64_t h = HS_FNV_OFFSET;
-    /* mesh.* (mesh.file left out: the mesh fingerprint covers what it holds, wherever it lives) */
-    h = fp_s(h, c->mesh_source);
-    h = fp_d(h, c->box.lx), h = fp_d(h, c->box.ly), h = fp_d(h, c->box.lz), h = fp_d(h, c->box.h);
-    h = fp_i(h, c->box.use_tetgen), h = fp_d(h, c->box.tetgen_radius_edge);
-    h = fp_s(h, c->mesh_reorder);
-    fp[0] = h;
-    /* fibers.* */
-    h = fp_s(HS_FNV_OFFSET, c->fiber_type);
-    for (int k = 0; k < 3; ++k) h = fp_d(h, c->fiber_dir[k]);
-    fp[1] = h;
-    /* model.* */
-    const double model[] = {c->c, c->alpha, c->gamma, c->b, c->mu1, c->mu2, c->d_iso, c->d_ani, c->time_unit};
-    h = HS_FNV_OFFSET;
-    for (size_t k = 0; k < sizeof model / sizeof model[0]; ++k) h = fp_d(h, model[k]);
-    fp[2] = fp_i(h, c->recovery);
-    /* time.dt (time.t_end may change: a restart can run further) */
-    fp[3] = fp_d(HS_FNV_OFFSET, c->dt);
-    /* stimulus */
-    h = fp_i(HS_FNV_OFFSET, c->n_stimuli);
-    for (int s = 0; s < c->n_stimuli; ++s) {
-        const hs_stimulus_cfg *g = &c->stimuli[s];
-        h = fp_i(h, (int64_t)g->shape);
-        for (int k = 0; k < 3; ++k) h = fp_d(h, g->min[k]), h = fp_d(h, g->max[k]), h = fp_d(h, g->center[k]);
-        h = fp_d(h, g->radius), h = fp_d(h, g->start), h = fp_d(h, g->duration), h = fp_d(h, g->strength);
-        h = fp_s(h, g->label), h = fp_s(h, g->file); /* surface label; node-list file (by its path) */
-    }
-    fp[4] = h;
-    /* solver tolerances and limits decide where Newton and CG stop, so they change the state; the
-     * activation threshold decides the activation times, which are part of the state */
-    h = fp_d(HS_FNV_OFFSET, c->cg_tol), h = fp_i(h, c->cg_max_iter);
-    h = fp_d(h, c->newton_tol_residual), h = fp_d(h, c->newton_tol_update), h = fp_i(h, c->newton_max_iter);
-    fp[5] = fp_d(h, c->activation_threshold);
-}
 
 void hs_checkpoint_path(const char *dir, const char *prefix, long step, char *buf, size_t size)
 {
@@ -101,19 +55,34 @@ static uint64_t header_sum(const hs_ckpt_header *h)
     return hs_fnv1a64(HS_FNV_OFFSET, h, offsetof(hs_ckpt_header, header_sum));
 }
 
-hs_status hs_checkpoint_write(const char *path, long step, double t_ms, const hs_config *cfg,
-                              const hs_mesh *mesh, int n_frames, const double *frame_times,
-                              const double *phi, const double *r, const double *act,
-                              const hs_extrap *hist, double *const hist_phi[2])
+/* Doubles in the state's fields, all of them. */
+static size_t state_len(const hs_state_desc *d)
 {
+    size_t n = 0;
+    for (int k = 0; k < d->n_fields; ++k) n += hs_state_field_len(d, k);
+    return n;
+}
+
+hs_status hs_checkpoint_write(const char *path, long step, double t_ms, double dt_ms,
+                              const uint64_t config_fp[HS_CKPT_GROUPS], const hs_mesh *mesh, int n_frames,
+                              const double *frame_times, const hs_state *state, const hs_extrap *hist,
+                              double *const hist_phi[2])
+{
+    const hs_state_desc *d = state->desc;
     const size_t nn = (size_t)mesh->n_nodes, ne = (size_t)mesh->n_elems;
+    HS_CHECK(d->n_nodes == mesh->n_nodes && d->n_elems == mesh->n_elems, HS_ERR_INTERNAL, "state and mesh differ");
     int nh = hist ? hist->n_valid : 0;
     if (nh < 0 || nh > 2) nh = 0;
     const double hh[2] = {nh ? hist->h[0] : 0.0, nh ? hist->h[1] : 0.0};
-    for (size_t i = 0; i < nn; ++i)
-        HS_CHECK(isfinite(phi[i]), HS_ERR_NUMERIC, "checkpoint %s not written: phi is %g at node %zu", path, phi[i], i);
-    for (size_t e = 0; e < ne; ++e)
-        HS_CHECK(isfinite(r[e]), HS_ERR_NUMERIC, "checkpoint %s not written: r is %g in element %zu", path, r[e], e);
+    /* the potential and the model's variables must be finite (activation is -1 or a time) */
+    for (int k = 0; k < d->n_fields; ++k) {
+        if (k == d->activation) continue;
+        const double *f = state->field[k];
+        const int node = d->f[k].where == HS_AT_NODE;
+        for (size_t i = 0; i < hs_state_field_len(d, k); ++i)
+            HS_CHECK(isfinite(f[i]), HS_ERR_NUMERIC, "checkpoint %s not written: %s is %g %s %zu", path,
+                     d->f[k].name, f[i], node ? "at node" : "in element", i);
+    }
     hs_ckpt_header h;
     memset(&h, 0, sizeof h);
     memcpy(h.magic, ckpt_magic, 8);
@@ -121,19 +90,17 @@ hs_status hs_checkpoint_write(const char *path, long step, double t_ms, const hs
     h.endian = HS_CKPT_ENDIAN;
     h.step = step;
     h.t_ms = t_ms;
-    h.dt_ms = cfg->dt;
+    h.dt_ms = dt_ms;
     h.n_nodes = (int64_t)nn;
     h.n_elems = (int64_t)ne;
     h.n_frames = n_frames;
     h.mesh_fp = hs_mesh_fingerprint(mesh);
-    hs_config_fingerprint(cfg, h.config_fp);
+    memcpy(h.config_fp, config_fp, sizeof h.config_fp);
     h.reserved = (uint64_t)nh;
-    h.payload_bytes = sizeof(double) * ((size_t)n_frames + 2 * nn + ne + 2 + (size_t)nh * nn);
+    h.payload_bytes = sizeof(double) * ((size_t)n_frames + state_len(d) + 2 + (size_t)nh * nn);
     uint64_t s = HS_FNV_OFFSET;
     s = hs_fnv1a64(s, frame_times, sizeof(double) * (size_t)n_frames);
-    s = hs_fnv1a64(s, phi, sizeof(double) * nn);
-    s = hs_fnv1a64(s, r, sizeof(double) * ne);
-    s = hs_fnv1a64(s, act, sizeof(double) * nn);
+    for (int k = 0; k < d->n_fields; ++k) s = hs_fnv1a64(s, state->field[k], sizeof(double) * hs_state_field_len(d, k));
     s = hs_fnv1a64(s, hh, sizeof hh);
     for (int q = 0; q < nh; ++q) s = hs_fnv1a64(s, hist_phi[q], sizeof(double) * nn);
     h.payload_sum = s;
@@ -143,9 +110,8 @@ hs_status hs_checkpoint_write(const char *path, long step, double t_ms, const hs
     HS_CALL(hs_atomic_file_create(path, "checkpoint", &f));
     hs_status st = hs_atomic_file_write(f, &h, sizeof h);
     if (st == HS_OK) st = hs_atomic_file_write(f, frame_times, sizeof(double) * (size_t)n_frames);
-    if (st == HS_OK) st = hs_atomic_file_write(f, phi, sizeof(double) * nn);
-    if (st == HS_OK) st = hs_atomic_file_write(f, r, sizeof(double) * ne);
-    if (st == HS_OK) st = hs_atomic_file_write(f, act, sizeof(double) * nn);
+    for (int k = 0; k < d->n_fields && st == HS_OK; ++k)
+        st = hs_atomic_file_write(f, state->field[k], sizeof(double) * hs_state_field_len(d, k));
     if (st == HS_OK) st = hs_atomic_file_write(f, hh, sizeof hh);
     for (int q = 0; q < nh && st == HS_OK; ++q) st = hs_atomic_file_write(f, hist_phi[q], sizeof(double) * nn);
     if (st != HS_OK) {
@@ -158,16 +124,14 @@ hs_status hs_checkpoint_write(const char *path, long step, double t_ms, const hs
 void hs_checkpoint_free(hs_checkpoint *ck)
 {
     HS_FREE(ck->frame_times);
-    HS_FREE(ck->phi);
-    HS_FREE(ck->r);
-    HS_FREE(ck->act);
+    hs_state_destroy(&ck->state);
     HS_FREE(ck->hist_phi[0]);
     HS_FREE(ck->hist_phi[1]);
 }
 
 #define BAD(...) HS_FAIL(HS_ERR_IO, __VA_ARGS__)
 
-hs_status hs_checkpoint_read(const char *path, hs_checkpoint *ck)
+hs_status hs_checkpoint_read(const char *path, const hs_model *model, hs_checkpoint *ck)
 {
     memset(ck, 0, sizeof *ck);
     snprintf(ck->path, sizeof ck->path, "%s", path);
@@ -200,10 +164,16 @@ hs_status hs_checkpoint_read(const char *path, hs_checkpoint *ck)
         goto fail;
     }
     const uint64_t nh = v2 ? h->reserved : 0;
-    if (h->n_nodes < 0 || h->n_elems < 0 || h->n_frames < 0 || h->step < 0 || nh > 2 ||
-        h->payload_bytes != sizeof(double) * (uint64_t)(h->n_frames + 2 * h->n_nodes + h->n_elems +
-                                                        (v2 ? 2 + (int64_t)nh * h->n_nodes : 0))) {
+    if (h->n_nodes < 0 || h->n_elems < 0 || h->n_frames < 0 || h->step < 0 || nh > 2 || h->n_nodes > INT32_MAX ||
+        h->n_elems > INT32_MAX) {
         st = BAD("checkpoint %s is damaged: inconsistent sizes in its header", path);
+        goto fail;
+    }
+    hs_state_desc_init(&ck->desc, model, (int32_t)h->n_nodes, (int32_t)h->n_elems);
+    if (h->payload_bytes != sizeof(double) * (uint64_t)(h->n_frames + (int64_t)state_len(&ck->desc) +
+                                                        (v2 ? 2 + (int64_t)nh * h->n_nodes : 0))) {
+        st = BAD("checkpoint %s does not hold the state of model %s (%d fields): its payload has another size "
+                 "(damaged, or written for another model)", path, model->name, ck->desc.n_fields);
         goto fail;
     }
     long long want = (long long)(sizeof *h + h->payload_bytes);
@@ -214,11 +184,13 @@ hs_status hs_checkpoint_read(const char *path, hs_checkpoint *ck)
     }
     size_t nf = (size_t)h->n_frames, nn = (size_t)h->n_nodes, ne = (size_t)h->n_elems;
     HS_CALL_GOTO(HS_ALLOC(ck->frame_times, nf + 1, "checkpoint frame times"), fail);
-    HS_CALL_GOTO(HS_ALLOC(ck->phi, nn + 1, "checkpoint phi"), fail);
-    HS_CALL_GOTO(HS_ALLOC(ck->r, ne + 1, "checkpoint r"), fail);
-    HS_CALL_GOTO(HS_ALLOC(ck->act, nn + 1, "checkpoint activation"), fail);
-    if (fread(ck->frame_times, sizeof(double), nf, fp) != nf || fread(ck->phi, sizeof(double), nn, fp) != nn ||
-        fread(ck->r, sizeof(double), ne, fp) != ne || fread(ck->act, sizeof(double), nn, fp) != nn) {
+    HS_CALL_GOTO(hs_state_create(&ck->desc, &ck->state), fail);
+    int short_read = fread(ck->frame_times, sizeof(double), nf, fp) != nf;
+    for (int k = 0; k < ck->desc.n_fields && !short_read; ++k) {
+        size_t len = hs_state_field_len(&ck->desc, k);
+        short_read = fread(ck->state.field[k], sizeof(double), len, fp) != len;
+    }
+    if (short_read) {
         st = BAD("cannot read checkpoint %s: %s", path, ferror(fp) ? strerror(errno) : "file shrank while reading");
         goto fail;
     }
@@ -240,9 +212,8 @@ hs_status hs_checkpoint_read(const char *path, hs_checkpoint *ck)
     ck->hist.h[1] = hh[1];
     uint64_t s = HS_FNV_OFFSET;
     s = hs_fnv1a64(s, ck->frame_times, sizeof(double) * nf);
-    s = hs_fnv1a64(s, ck->phi, sizeof(double) * nn);
-    s = hs_fnv1a64(s, ck->r, sizeof(double) * ne);
-    s = hs_fnv1a64(s, ck->act, sizeof(double) * nn);
+    for (int k = 0; k < ck->desc.n_fields; ++k)
+        s = hs_fnv1a64(s, ck->state.field[k], sizeof(double) * hs_state_field_len(&ck->desc, k));
     if (v2) {
         s = hs_fnv1a64(s, hh, sizeof hh);
         for (uint64_t q = 0; q < nh; ++q) s = hs_fnv1a64(s, ck->hist_phi[q], sizeof(double) * nn);
@@ -259,19 +230,18 @@ fail:
     return st;
 }
 
-hs_status hs_checkpoint_match(const hs_checkpoint *ck, const hs_config *cfg, const hs_mesh *mesh)
+hs_status hs_checkpoint_match(const hs_checkpoint *ck, const uint64_t fp[HS_CKPT_GROUPS], double dt_ms,
+                              const hs_mesh *mesh)
 {
     const hs_ckpt_header *h = &ck->h;
-    uint64_t fp[HS_CKPT_GROUPS];
-    hs_config_fingerprint(cfg, fp);
     char diff[512] = "";
     size_t o = 0;
     for (int g = 0; g < HS_CKPT_GROUPS && o < sizeof diff; ++g)
         if (fp[g] != h->config_fp[g])
-            o += (size_t)snprintf(diff + o, sizeof diff - o, "%s%s", o ? ", " : "", group_name[g]);
+            o += (size_t)snprintf(diff + o, sizeof diff - o, "%s%s", o ? ", " : "", hs_ckpt_group_name[g]);
     if (o) {
         char dts[96] = "";
-        if (fp[3] != h->config_fp[3]) snprintf(dts, sizeof dts, "; time.dt was %g ms, now %g ms", h->dt_ms, cfg->dt);
+        if (fp[3] != h->config_fp[3]) snprintf(dts, sizeof dts, "; time.dt was %g ms, now %g ms", h->dt_ms, dt_ms);
         return HS_FAIL(HS_ERR_CONFIG,
                        "checkpoint %s was written with a different configuration: %s differ%s%s. Restart "
                        "with the configuration it was written with (time.t_end, output.*, solver.backend/"
@@ -343,21 +313,21 @@ hs_status hs_checkpoint_list(const char *dir, const char *prefix, long **steps, 
     return HS_OK;
 }
 
-hs_status hs_checkpoint_load(const char *arg, const hs_config *cfg, hs_checkpoint *ck)
+hs_status hs_checkpoint_load(const char *arg, const char *prefix, const hs_model *model, hs_checkpoint *ck)
 {
     struct stat sb;
     if (stat(arg, &sb) != 0) return HS_FAIL(HS_ERR_IO, "--restart %s: %s", arg, strerror(errno));
-    if (!S_ISDIR(sb.st_mode)) return hs_checkpoint_read(arg, ck);
+    if (!S_ISDIR(sb.st_mode)) return hs_checkpoint_read(arg, model, ck);
     long *steps = NULL;
     int n = 0;
-    HS_CALL(hs_checkpoint_list(arg, cfg->out_prefix, &steps, &n));
+    HS_CALL(hs_checkpoint_list(arg, prefix, &steps, &n));
     hs_status st = HS_FAIL(HS_ERR_IO, "--restart %s: no checkpoint %s_ckpt_*.hsck in that directory", arg,
-                           cfg->out_prefix);
+                           prefix);
     for (int i = n - 1; i >= 0; --i) {
         char path[HS_PATH_MAX + 64];
-        hs_checkpoint_path(arg, cfg->out_prefix, steps[i], path, sizeof path);
+        hs_checkpoint_path(arg, prefix, steps[i], path, sizeof path);
         hs_error_clear();
-        st = hs_checkpoint_read(path, ck);
+        st = hs_checkpoint_read(path, model, ck);
         if (st == HS_OK) break;
         if (i > 0) {
             hs_warn("%s; trying the one before it", hs_error_message());

@@ -1,0 +1,63 @@
+/* Checkpoint fingerprints of the config (hs_spec.h): a restart must compute the same physics. */
+#include <string.h>
+
+#include "hs_spec.h"
+
+/* Values are hashed one by one (never the struct: padding bytes are undefined). */
+static uint64_t fp_d(uint64_t h, double v)
+{
+    if (v == 0.0) v = 0.0; /* -0.0 and 0.0 are the same setting */
+    return hs_fnv1a64(h, &v, sizeof v);
+}
+static uint64_t fp_i(uint64_t h, int64_t v) { return hs_fnv1a64(h, &v, sizeof v); }
+static uint64_t fp_s(uint64_t h, const char *s) { return hs_fnv1a64(h, s, strlen(s) + 1); }
+
+/* model.*: the selected model's real parameters in its order, the tissue keys d_iso, d_ani,
+ * time_unit, then its switches (as integers). A model whose parameters are all equal to another's
+ * still differs in its state fields, which the checkpoint reader checks by the payload size. */
+static uint64_t fp_model(const hs_config *c)
+{
+    const hs_model *m = hs_models_find(c->model_name);
+    uint64_t h = HS_FNV_OFFSET;
+    if (!m) return fp_s(h, c->model_name);
+    const double *v = c->model_prm[m->id];
+    for (int k = 0; k < m->n_params; ++k)
+        if (m->params[k].kind == HS_PARAM_REAL) h = fp_d(h, v[k]);
+    h = fp_d(h, c->d_iso), h = fp_d(h, c->d_ani), h = fp_d(h, c->time_unit);
+    for (int k = 0; k < m->n_params; ++k)
+        if (m->params[k].kind == HS_PARAM_SWITCH) h = fp_i(h, v[k] != 0.0);
+    return h;
+}
+
+void hs_config_fingerprint(const hs_config *c, uint64_t fp[HS_CKPT_GROUPS])
+{
+    uint64_t h = HS_FNV_OFFSET;
+    /* mesh.* (mesh.file left out: the mesh fingerprint covers what it holds, wherever it lives) */
+    h = fp_s(h, c->mesh_source);
+    h = fp_d(h, c->box.lx), h = fp_d(h, c->box.ly), h = fp_d(h, c->box.lz), h = fp_d(h, c->box.h);
+    h = fp_i(h, c->box.use_tetgen), h = fp_d(h, c->box.tetgen_radius_edge);
+    h = fp_s(h, c->mesh_reorder);
+    fp[0] = h;
+    /* fibers.* */
+    h = fp_s(HS_FNV_OFFSET, c->fiber_type);
+    for (int k = 0; k < 3; ++k) h = fp_d(h, c->fiber_dir[k]);
+    fp[1] = h;
+    fp[2] = fp_model(c);
+    /* time.dt (time.t_end may change: a restart can run further) */
+    fp[3] = fp_d(HS_FNV_OFFSET, c->dt);
+    /* stimulus */
+    h = fp_i(HS_FNV_OFFSET, c->n_stimuli);
+    for (int s = 0; s < c->n_stimuli; ++s) {
+        const hs_stimulus_cfg *g = &c->stimuli[s];
+        h = fp_i(h, (int64_t)g->shape);
+        for (int k = 0; k < 3; ++k) h = fp_d(h, g->min[k]), h = fp_d(h, g->max[k]), h = fp_d(h, g->center[k]);
+        h = fp_d(h, g->radius), h = fp_d(h, g->start), h = fp_d(h, g->duration), h = fp_d(h, g->strength);
+        h = fp_s(h, g->label), h = fp_s(h, g->file); /* surface label; node-list file (by its path) */
+    }
+    fp[4] = h;
+    /* solver tolerances and limits decide where Newton and CG stop, so they change the state; the
+     * activation threshold decides the activation times, which are part of the state */
+    h = fp_d(HS_FNV_OFFSET, c->cg_tol), h = fp_i(h, c->cg_max_iter);
+    h = fp_d(h, c->newton_tol_residual), h = fp_d(h, c->newton_tol_update), h = fp_i(h, c->newton_max_iter);
+    fp[5] = fp_d(h, c->activation_threshold);
+}

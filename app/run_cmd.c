@@ -1,0 +1,47 @@
+/* heartsim run (hs_run_cmd.h): config -> spec, the run with a progress line, the summary. */
+#include "hs_run_cmd.h"
+
+#include <math.h>
+
+#include "hs_progress.h"
+#include "hs_spec.h"
+#include "hs_util.h"
+
+static void progress_step(void *ctx, double t_ms, long steps, int newton, int cg, int last)
+{
+    hs_progress_update(ctx, t_ms, steps, newton, cg, last);
+}
+
+static void progress_done(void *ctx) { hs_progress_finish(ctx); }
+
+hs_status hs_run_command(const hs_config *cfg, const char *restart)
+{
+    static hs_sim_spec spec; /* large (paths): not on the stack */
+    HS_CALL(hs_spec_from_config(cfg, &spec));
+    hs_progress prog;
+    const long n_steps = (long)ceil(cfg->t_end / cfg->dt - 1e-9);
+    hs_progress_init(&prog, stderr, n_steps * cfg->dt, hs_verbosity >= 1);
+    hs_run_hooks hooks = {progress_step, progress_done, &prog};
+    hs_run_summary sum;
+    hs_status st = hs_sim_run(&spec, restart, &hooks, &sum);
+    if (hs_verbosity >= 1 && sum.steps > 0) hs_run_summary_print(&sum, cfg, stderr);
+    return st;
+}
+void hs_run_summary_print(const hs_run_summary *s, const hs_config *cfg, FILE *f)
+{
+    double loop = s->wall_total - s->wall_setup;
+    fprintf(f, "summary: %ld steps of %g ms to t = %g ms on %s\n", s->steps, cfg->dt, s->t_reached_ms,
+            s->backend);
+    fprintf(f, "  wall time %.3f s (set-up %.3f s, time loop %.3f s)\n", s->wall_total, s->wall_setup, loop);
+    char spmv[64];
+    if (s->phases.spmv >= 0) snprintf(spmv, sizeof spmv, "SpMV %.3f s", s->phases.spmv);
+    else snprintf(spmv, sizeof spmv, "SpMV not timed in runs: see bench step");
+    fprintf(f, "  phases: element %.3f s, assembly %.3f s, solve %.3f s (%s), output %.3f s (%d frames; "
+               "the writer thread wrote for %.3f s alongside)\n",
+            s->phases.element, s->phases.assembly, s->phases.solve, spmv, s->wall_output, s->frames, s->wall_writer);
+    fprintf(f, "  iterations: %ld Newton (%.2f per step), %ld CG (%.1f per Newton iteration)\n",
+            s->newton_iters, s->steps ? (double)s->newton_iters / s->steps : 0.0, s->cg_iters,
+            s->newton_iters ? (double)s->cg_iters / s->newton_iters : 0.0);
+    fprintf(f, "  speed: %.3g simulated ms per wall second; wall time per step %.3g ms\n",
+            loop > 0 ? s->t_reached_ms / loop : 0.0, s->steps ? 1e3 * loop / s->steps : 0.0);
+}

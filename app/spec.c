@@ -1,0 +1,119 @@
+/* The config mapped onto the simulation spec (hs_spec.h): names resolved once, here. */
+#include "hs_spec.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "hs_cg.h"
+#include "hs_series.h"
+#include "hs_util.h"
+#include "hs_vtk.h"
+
+static const char *const fiber_names[] = {"auto", "constant", "ellipsoid", "file", "mesh"};
+
+hs_status hs_mesh_spec_from_config(const hs_config *cfg, hs_mesh_spec *m)
+{
+    memset(m, 0, sizeof *m);
+    hs_registry sources = hs_mesh_sources();
+    HS_CALL(hs_registry_lookup(&sources, "mesh.source", cfg->mesh_source, NULL, (const void **)&m->source));
+    m->box = cfg->box;
+    m->min_dihedral = cfg->mesh_min_dihedral;
+    snprintf(m->file, sizeof m->file, "%s", cfg->mesh_file);
+    m->scale = cfg->mesh_scale;
+    m->weld_tol = cfg->mesh_weld_tol;
+    m->linearize = strcmp(cfg->mesh_quadratic, "linearize") == 0;
+    m->reorder = !strcmp(cfg->mesh_reorder, "rcm") ? HS_REORDER_RCM
+                 : !strcmp(cfg->mesh_reorder, "sfc") ? HS_REORDER_SFC : HS_REORDER_NONE;
+    m->lv = cfg->lv;
+    m->fibers = HS_FIBERS_AUTO;
+    int found = 0;
+    for (int k = 0; k < (int)(sizeof fiber_names / sizeof fiber_names[0]); ++k)
+        if (!strcmp(cfg->fiber_type, fiber_names[k])) m->fibers = (hs_fiber_kind)k, found = 1;
+    HS_CHECK(found, HS_ERR_CONFIG, "fibers.type: unknown type \"%s\"; available: auto, constant, ellipsoid, file, mesh",
+             cfg->fiber_type);
+    memcpy(m->fiber_dir, cfg->fiber_dir, sizeof m->fiber_dir);
+    snprintf(m->fiber_file, sizeof m->fiber_file, "%s", cfg->fiber_file);
+    snprintf(m->fiber_location, sizeof m->fiber_location, "%s", cfg->fiber_location);
+    return HS_OK;
+}
+
+/* output.fields: state fields by name ("phi", the model's variables, "activation"), "V" (the
+ * potential in mV), the mesh's "fiber" and "region". */
+static hs_status out_fields(const hs_config *cfg, hs_sim_spec *s)
+{
+    hs_state_desc d;
+    hs_state_desc_init(&d, s->model, 0, 0);
+    s->out_state = 0;
+    s->out_mv = 0;
+    s->out_mesh_fields = 0;
+    for (int i = 0; i < cfg->n_out_fields; ++i) {
+        const char *name = cfg->out_fields[i];
+        int k = hs_state_find(&d, name);
+        if (k >= 0) s->out_state |= 1u << k;
+        else if (!strcmp(name, "V")) s->out_mv = 1;
+        else if (!strcmp(name, "fiber")) s->out_mesh_fields |= HS_OUT_FIBER;
+        else if (!strcmp(name, "region")) s->out_mesh_fields |= HS_OUT_REGION;
+        else {
+            char avail[512];
+            size_t o = 0;
+            for (int q = 0; q < d.n_fields && o < sizeof avail; ++q)
+                o += (size_t)snprintf(avail + o, sizeof avail - o, "%s, ", d.f[q].name);
+            return HS_FAIL(HS_ERR_CONFIG, "output.fields: \"%s\" is not a field of model %s; available: %sV, fiber, region",
+                           name, s->model->name, avail);
+        }
+    }
+    return HS_OK;
+}
+
+hs_status hs_spec_from_config(const hs_config *cfg, hs_sim_spec *s)
+{
+    memset(s, 0, sizeof *s);
+    HS_CALL(hs_mesh_spec_from_config(cfg, &s->mesh));
+    HS_CALL(hs_models_lookup("model.name", cfg->model_name, &s->model));
+    hs_model_params_defaults(s->model, &s->model_prm);
+    for (int k = 0; k < s->model->n_params; ++k) s->model_prm.v[k] = cfg->model_prm[s->model->id][k];
+    s->time_unit = cfg->time_unit;
+    s->d_iso = cfg->d_iso;
+    s->d_ani = cfg->d_ani;
+    s->dt = cfg->dt;
+    s->t_end = cfg->t_end;
+    HS_CHECK(cfg->n_stimuli <= HS_SPEC_MAX_STIMULI, HS_ERR_CONFIG, "stimulus: at most %d sites", HS_SPEC_MAX_STIMULI);
+    s->n_stimuli = cfg->n_stimuli;
+    memcpy(s->stimuli, cfg->stimuli, sizeof(hs_stimulus_cfg) * (size_t)cfg->n_stimuli);
+    s->activation_threshold = cfg->activation_threshold;
+
+    s->backend = NULL; /* "auto" */
+    if (strcmp(cfg->backend, "auto") != 0) HS_CALL(hs_backends_lookup("solver.backend", cfg->backend, &s->backend));
+    s->spmv = NULL;
+    if (strcmp(cfg->spmv, "auto") != 0) {
+        s->spmv = hs_spmv_find(cfg->spmv);
+        HS_CHECK(s->spmv != NULL, HS_ERR_CONFIG, "solver.spmv: unknown kernel \"%s\"; available: auto, %s", cfg->spmv,
+                 hs_spmv_names());
+    }
+    s->spmv_params = cfg->spmv_params;
+    s->cg.tol = cfg->cg_tol;
+    s->cg.max_iter = cfg->cg_max_iter;
+    HS_CALL(hs_cg_variant_lookup("solver.cg", cfg->cg_variant, &s->cg.variant));
+    s->cg_forcing = cfg->cg_forcing;
+    s->extrapolate = cfg->extrapolate;
+    s->graph = strcmp(cfg->graph, "off") != 0; /* auto and on: graphs (the cuda backend's choice) */
+    s->persistent = !strcmp(cfg->persistent, "on") ? 1 : !strcmp(cfg->persistent, "off") ? 0 : -1;
+    s->newton_tol_residual = cfg->newton_tol_residual;
+    s->newton_tol_update = cfg->newton_tol_update;
+    s->newton_max_iter = cfg->newton_max_iter;
+    s->threads = cfg->threads;
+    s->dt_retry = cfg->dt_retry;
+
+    s->output_enabled = cfg->output_enabled;
+    HS_CALL(hs_series_format_check(cfg->out_format));
+    s->out_format = cfg->out_format;
+    snprintf(s->out_dir, sizeof s->out_dir, "%s", cfg->out_dir);
+    snprintf(s->out_prefix, sizeof s->out_prefix, "%s", cfg->out_prefix);
+    s->out_interval = cfg->out_interval;
+    HS_CALL(out_fields(cfg, s));
+    s->checkpoint_interval = cfg->checkpoint_interval;
+    s->checkpoint_keep = cfg->checkpoint_keep;
+    hs_config_fingerprint(cfg, s->config_fp);
+    s->config_path = cfg->path;
+    return HS_OK;
+}

@@ -1,0 +1,42 @@
+/**
+ * @file cpu_backend.h
+ * @brief Private to backends/cpu/: the CPU backend's data, shared by the step and state code
+ * (backend_cpu.c) and its diagnostics (diag_cpu.c).
+ */
+#ifndef HS_CPU_BACKEND_H
+#define HS_CPU_BACKEND_H
+
+#include "hs_backend.h"
+#include "hs_backend_diag.h"
+#include "hs_backends.h"
+#include "hs_cg.h"
+#include "hs_extrapolate.h"
+#include "hs_spmv.h"
+
+typedef struct cpu_impl {
+    hs_spmv_layout *lay;
+    double *phi, *phi_n;  /* [n_nodes] */
+    double *ipv, *ipv_n;  /* [n_vars][n_elems] the model's variables at the integration points */
+    double *act;          /* [n_nodes] activation time ms, -1 before */
+    double *ke, *re;      /* [n_elems][16], [n_elems][4] */
+    double *kval;         /* [n_slots] K in the SpMV format's slots */
+    double *rhs, *du;     /* [n_nodes] */
+    double *inv_diag;     /* [n_nodes] Jacobi */
+    double *res_w;        /* [n_nodes] dt / m_I: residual in potential units */
+    double *stim_e;       /* [n_elems] stimulus current per model time */
+    double *phi_h1, *phi_h2; /* [n_nodes] phi_{n-1}, phi_{n-2}: the extrapolation history */
+    hs_extrap ex;
+    hs_cg_work *cg;
+    double dt;            /* model units */
+    double res;           /* Newton residual of the last assembly (sets the inexact-Newton CG tolerance) */
+    hs_phase_times times;
+} cpu_impl;
+
+/** @brief Element pass and assembly at the current phi (the backend's assemble op). */
+hs_status hs_cpu_assemble(hs_backend *b, double *res_norm, int32_t *res_node);
+/** @brief y = K x with the format's CPU reference (ctx: the cpu_impl); times it into times.spmv. */
+void hs_cpu_matvec(void *ctx, const double *x, double *y);
+
+extern const hs_backend_diag_ops hs_cpu_diag_ops;
+
+#endif

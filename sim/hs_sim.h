@@ -1,0 +1,129 @@
+/**
+ * @file hs_sim.h
+ * @brief The simulation layer: builds a simulation from a plain spec, in one order -
+ *   mesh -> backend and SpMV format choice -> node order -> problem (pattern and assembly maps,
+ *   built once) -> backend -
+ * and runs it: the time loop, retries in substeps, checkpoints, frames handed to the writer
+ * thread. No config strings here: app/ resolves every name (registries, enums) into the spec.
+ */
+#ifndef HS_SIM_H
+#define HS_SIM_H
+
+#include <stdint.h>
+
+#include "hs_backend.h"
+#include "hs_backends.h"
+#include "hs_checkpoint.h"
+#include "hs_mesh.h"
+#include "hs_mesh_build.h"
+#include "hs_models.h"
+#include "hs_stimulus.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define HS_SPEC_MAX_STIMULI 64
+
+/** Mesh arrays a frame can show besides the state (hs_sim_spec.out_mesh_fields). */
+enum { HS_OUT_FIBER = 1 << 0, HS_OUT_REGION = 1 << 1 };
+
+/** Everything a simulation needs, resolved: app/ fills it from the config and the command line. */
+typedef struct hs_sim_spec {
+    hs_mesh_spec mesh;
+
+    /* physics */
+    const hs_model *model;       /**< model.name */
+    hs_model_params model_prm;   /**< model.<parameter> values in the model's order */
+    double time_unit;            /**< ms per model time unit */
+    double d_iso, d_ani;         /**< mm^2/ms */
+    double dt, t_end;            /**< ms */
+    int n_stimuli;
+    hs_stimulus_cfg stimuli[HS_SPEC_MAX_STIMULI];
+    double activation_threshold; /**< mV */
+
+    /* solver */
+    const hs_backend_entry *backend; /**< NULL: "auto" (the first device backend that answers, else cpu) */
+    const hs_spmv_ops *spmv;     /**< NULL: "auto" (the backend's choice: hs_backend_entry.choose_spmv) */
+    hs_spmv_params spmv_params;
+    hs_cg_opts cg;               /**< tolerance, iteration cap, variant */
+    double cg_forcing;
+    int extrapolate;
+    int graph;                   /**< 1: CUDA graph replay of a Newton iteration */
+    int persistent;              /**< 1 on, 0 off, -1 auto */
+    double newton_tol_residual, newton_tol_update;
+    int newton_max_iter;
+    int threads;                 /**< OpenMP threads, 0: keep OMP_NUM_THREADS */
+    int dt_retry;
+
+    /* output */
+    int output_enabled;
+    const char *out_format;      /**< a name hs_series_create accepts (checked by app/) */
+    char out_dir[HS_SPEC_PATH_MAX];
+    char out_prefix[64];
+    double out_interval;         /**< ms between frames */
+    unsigned out_state;          /**< state fields in frames: bit k = field k of the state descriptor */
+    int out_mv;                  /**< the potential in mV ("V") */
+    unsigned out_mesh_fields;    /**< HS_OUT_FIBER | HS_OUT_REGION */
+    double checkpoint_interval;  /**< ms, 0 = off */
+    int checkpoint_keep;
+    uint64_t config_fp[HS_CKPT_GROUPS]; /**< fingerprints of the keys that change the state (checkpoints) */
+    const char *config_path;     /**< for the "resume with: heartsim run CONFIG --restart DIR" message */
+} hs_sim_spec;
+
+/** Objects a run is made of (also used by tests and benchmarks). */
+typedef struct hs_sim {
+    hs_mesh *mesh;
+    hs_stim_set *stim;
+    hs_problem *prob;
+    hs_backend *backend;
+    const hs_backend_entry *backend_entry;
+} hs_sim;
+
+/**
+ * @brief Build mesh, backend and SpMV format choice, node order, stimulus sites, problem and
+ * backend, in that order. @param[in] spec borrowed; @param[out] sim objects (hs_sim_destroy).
+ */
+hs_status hs_sim_create(const hs_sim_spec *spec, hs_sim *sim);
+void hs_sim_destroy(hs_sim *sim);
+
+/** @brief The problem options of @p spec (model, diffusion, CG, Newton...); spmv left NULL. */
+void hs_sim_problem_opts(const hs_sim_spec *spec, hs_problem_opts *o);
+
+/** @brief Advance @p sim by one step from t_ms with the spec's stimuli (tests, benchmarks). */
+hs_status hs_sim_step(hs_sim *sim, double t_ms, double dt_ms, hs_step_stats *stats);
+
+/** What a run did (also filled, up to the failure, when it fails). */
+typedef struct hs_run_summary {
+    long steps;
+    long newton_iters, cg_iters;
+    int frames;
+    double t_reached_ms;  /**< last converged time */
+    double wall_total, wall_setup;
+    double wall_output;  /**< main-thread time spent on frames (state copies, waiting for the writer) */
+    double wall_writer;  /**< time the writer thread spent writing files, overlapped with the loop */
+    hs_phase_times phases;
+    char backend[256];
+} hs_run_summary;
+
+/** Called after every accepted step (progress display in app/); may be NULL. */
+typedef struct hs_run_hooks {
+    void (*step_done)(void *ctx, double t_ms, long steps, int newton, int cg, int last);
+    void (*loop_done)(void *ctx); /**< the loop ended (normally or not): finish the display */
+    void *ctx;
+} hs_run_hooks;
+
+/**
+ * @brief Run the simulation and write frames (and checkpoints). On a Newton/CG failure the last
+ * converged state is written as a final frame and a checkpoint before the error returns.
+ * SIGINT/SIGTERM stop the loop at the next step end with a checkpoint (HS_ERR_INTERRUPTED); a
+ * second signal ends the process at once.
+ * @param[in] restart NULL, or a checkpoint file or a directory holding checkpoints (its newest
+ * intact one is used): the run continues from there (docs/reliability.md).
+ */
+hs_status hs_sim_run(const hs_sim_spec *spec, const char *restart, const hs_run_hooks *hooks, hs_run_summary *sum);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

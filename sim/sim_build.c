@@ -1,0 +1,116 @@
+/* Building a simulation from its spec (hs_sim.h), in one order: mesh -> backend and SpMV format
+ * -> node order -> stimulus sites -> problem (pattern and gather maps, built once) -> backend. */
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hs_sim.h"
+#include "hs_util.h"
+
+void hs_sim_problem_opts(const hs_sim_spec *spec, hs_problem_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->model = spec->model;
+    o->model_prm = spec->model_prm;
+    o->time_unit = spec->time_unit;
+    o->d_iso = spec->d_iso;
+    o->d_ani = spec->d_ani;
+    o->cg = spec->cg;
+    o->cg_forcing = spec->cg_forcing;
+    o->extrapolate = spec->extrapolate;
+    o->graph = spec->graph;
+    o->persistent = spec->persistent;
+    o->newton_tol_residual = spec->newton_tol_residual;
+    o->newton_tol_update = spec->newton_tol_update;
+    o->newton_max_iter = spec->newton_max_iter;
+    /* the threshold in the model's potential: V = mv_scale u + mv_offset */
+    o->activation_phi = (spec->activation_threshold - spec->model->mv_offset) / spec->model->mv_scale;
+    o->spmv_params = spec->spmv_params;
+}
+
+/* The SpMV format: the spec's, or "auto" as the backend decides it on this matrix. A format with
+ * its own node numbering (ELL-WARP "r" variants) renumbers the mesh, and the pattern with it, so
+ * everything built afterwards lives in that numbering. *pattern is the pattern of the final
+ * numbering on return (owned by the caller). */
+static hs_status choose_format(const hs_sim_spec *spec, hs_sim *sim, hs_problem_opts *po, hs_csr **pattern)
+{
+    char why[1400] = "";
+    if (spec->spmv) {
+        po->spmv = spec->spmv;
+    } else {
+        HS_CALL(sim->backend_entry->choose_spmv(*pattern, po, &po->spmv, why, sizeof why));
+        if (why[0]) hs_log(1, "spmv: %s\n", why);
+    }
+    HS_CHECK(sim->backend_entry->needs_device || !po->spmv->needs_device, HS_ERR_CONFIG,
+             "solver.spmv: kernel \"%s\" runs only on a device backend, and this run uses the %s "
+             "backend; use solver.spmv = \"auto\" or a kernel that `heartsim kernels` lists for cpu",
+             po->spmv->name, sim->backend_entry->name);
+    if (!po->spmv->node_order) return HS_OK;
+    int32_t *perm = NULL;
+    hs_csr *renumbered = NULL;
+    hs_status st = HS_ALLOC(perm, sim->mesh->n_nodes, "format numbering");
+    if (st == HS_OK) st = po->spmv->node_order(*pattern, &po->spmv_params, perm);
+    if (st == HS_OK) st = hs_mesh_renumber(sim->mesh, perm);
+    if (st == HS_OK) st = hs_csr_permute(*pattern, perm, &renumbered);
+    free(perm);
+    HS_CALL(st);
+    hs_csr_destroy(pattern);
+    *pattern = renumbered;
+    hs_log(1, "reorder: nodes renumbered in the order %s needs (node bandwidth now %lld)\n", po->spmv->name,
+           (long long)hs_mesh_bandwidth(sim->mesh));
+    return HS_OK;
+}
+
+hs_status hs_sim_create(const hs_sim_spec *spec, hs_sim *sim)
+{
+    memset(sim, 0, sizeof *sim);
+    hs_status st = HS_OK;
+    hs_csr *pattern = NULL;
+    double t0 = hs_wtime();
+    if (spec->threads > 0) omp_set_num_threads(spec->threads); /* solver.threads; 0 keeps OMP_NUM_THREADS */
+    HS_CALL_GOTO(hs_mesh_build(&spec->mesh, &sim->mesh, NULL), fail); /* checked, fibres, reordered */
+    if (spec->backend) {
+        sim->backend_entry = spec->backend;
+        char desc[256], why[512];
+        HS_CHECK_GOTO(spec->backend->probe(desc, sizeof desc, why, sizeof why), fail, HS_ERR_DEVICE,
+                      "solver.backend = \"%s\" but no usable %s device: %s. Use solver.backend = \"cpu\" (or \"auto\")",
+                      spec->backend->name, spec->backend->name, why);
+    } else {
+        HS_CALL_GOTO(hs_backends_choose("auto", &sim->backend_entry), fail);
+    }
+    hs_problem_opts po;
+    hs_sim_problem_opts(spec, &po);
+    HS_CALL_GOTO(hs_csr_from_tets(sim->mesh->n_nodes, sim->mesh->n_elems, sim->mesh->tets, &pattern), fail);
+    HS_CALL_GOTO(choose_format(spec, sim, &po, &pattern), fail);
+    /* stimulus sites hold element indices: only now is the element numbering final */
+    HS_CALL_GOTO(hs_stim_set_create(sim->mesh, spec->stimuli, spec->n_stimuli, &sim->stim), fail);
+    if (spec->n_stimuli == 0) hs_warn("no stimulus configured: the tissue stays at rest");
+    HS_CALL_GOTO(hs_problem_create(sim->mesh, sim->stim, &po, &pattern, &sim->prob), fail);
+    hs_log(1, "matrix: %d rows, %d nonzeros (%.1f per row)\n", sim->prob->pattern->n_rows,
+           sim->prob->pattern->nnz, (double)sim->prob->pattern->nnz / sim->prob->pattern->n_rows);
+    HS_CALL_GOTO(sim->backend_entry->create(sim->prob, &sim->backend), fail);
+    hs_log(1, "backend: %s\n", sim->backend->description);
+    hs_log(2, "set-up took %.3f s\n", hs_wtime() - t0);
+    return HS_OK;
+fail:
+    hs_csr_destroy(&pattern);
+    hs_sim_destroy(sim);
+    return st;
+}
+
+void hs_sim_destroy(hs_sim *sim)
+{
+    hs_backend_destroy(&sim->backend);
+    hs_problem_destroy(&sim->prob);
+    hs_stim_set_destroy(&sim->stim);
+    hs_mesh_destroy(&sim->mesh);
+}
+
+hs_status hs_sim_step(hs_sim *sim, double t_ms, double dt_ms, hs_step_stats *stats)
+{
+    double amp[HS_SPEC_MAX_STIMULI + 1];
+    HS_CHECK(sim->stim->n_sites <= HS_SPEC_MAX_STIMULI, HS_ERR_INTERNAL, "too many stimulus sites");
+    hs_stim_set_amplitudes(sim->stim, t_ms, t_ms + dt_ms, amp);
+    return hs_time_step(sim->backend, t_ms, dt_ms, amp, stats);
+}
