@@ -1,6 +1,7 @@
 /* The table of configuration keys: the single source of names, types, defaults, ranges, units and
- * meanings. The loader (config.c), hs_config_print and hs_config_print_reference (which generates
- * the table of docs/config.md) all read it; adding a key is one row here plus the hs_config field. */
+ * meanings. The loader (config_load.c), the validator (config_validate.c), hs_config_print and
+ * hs_config_print_reference (config_print.c, which generates the table of docs/config.md) all read
+ * it; adding a key is one row here plus the hs_config field. */
 #include "config_schema.h"
 
 #include <stddef.h>

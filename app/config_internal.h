@@ -1,0 +1,105 @@
+/**
+ * @file config_internal.h
+ * @brief Private to the config files of app/ (config_common.c, config_load.c, config_override.c,
+ * config_validate.c, config_print.c): where a value came from, the loader's error list, and the
+ * schema, choice and formatting helpers more than one of them uses.
+ *
+ * Errors are collected, not returned one by one: hs_cfg_report() appends a line prefixed by the
+ * value's origin (`FILE:LINE: ` or `--set TEXT: `), hs_cfg_finish() turns the list into one
+ * HS_ERR_CONFIG.
+ */
+#ifndef HS_CONFIG_INTERNAL_H
+#define HS_CONFIG_INTERNAL_H
+
+#include <libconfig.h>
+#include <stddef.h>
+#include <string.h>
+
+#include "config_schema.h"
+#include "hs_config.h"
+#include "hs_status.h"
+
+/** Where a value came from. */
+typedef struct origin {
+    int set;              /* 0: default value */
+    const char *file;     /* file of the setting (an @include'd file or the config file) */
+    int line;
+    const char *override; /* the "--set" text that produced the setting, or NULL */
+} origin;
+
+/** State of one load (or of one hs_config_validate): origins per key and the errors so far. */
+typedef struct load_ctx {
+    const char *path;     /* config file as given ("" when none) */
+    char dir[HS_PATH_MAX]; /* absolute directory of the config file (the cwd when none) */
+    origin *key;          /* [hs_cfg_schema_len], NULL in hs_config_validate */
+    origin *stim;         /* [HS_MAX_STIMULI][hs_cfg_schema_len], NULL in hs_config_validate */
+    origin stim_group[HS_MAX_STIMULI];
+    int n_err;
+    size_t len;
+    char msg[4096];       /* the errors, one per line */
+} load_ctx;
+
+/* ---- errors (config_common.c) ---- */
+
+/** Record one error, prefixed by its origin @p o (NULL: the config file, if any). */
+#if defined(__GNUC__)
+__attribute__((format(printf, 3, 4)))
+#endif
+void hs_cfg_report(load_ctx *x, const origin *o, const char *fmt, ...);
+/** Turn the collected errors into the recorded HS_ERR_CONFIG (or HS_OK when none). */
+hs_status hs_cfg_finish(load_ctx *x);
+/** Origin of the (non-stimulus) key @p path when it was set, else NULL. */
+const origin *hs_cfg_origin_key(const load_ctx *x, const char *path);
+
+/* ---- schema helpers (config_common.c) ---- */
+
+static inline int is_stim(const hs_cfg_key *k) { return (k->flags & HS_CFG_STIMULUS) != 0; }
+
+static inline const char *leaf_of(const char *path)
+{
+    const char *d = strrchr(path, '.');
+    return d ? d + 1 : path;
+}
+
+static inline const void *cslot_of(const hs_cfg_key *k, const void *base)
+{
+    return (const char *)base + k->off;
+}
+
+/* The only optional shape keys are a surface site's center and radius (the restricting sphere):
+ * they are in use when radius is not 0. */
+static inline int stim_opt_used(const hs_stimulus_cfg *st) { return st->radius != 0.0; }
+
+/** Index of the (non-stimulus) key with this exact path, or -1. */
+int hs_cfg_key_index(const char *path);
+/** Index of the stimulus key named @p leaf, or -1. */
+int hs_cfg_stim_key_index(const char *leaf);
+/** How stimulus key @p k serves a site of shape @p shape: 2 required, 1 allowed, 0 not allowed. */
+int hs_cfg_shape_use(const hs_cfg_key *k, const char *shape);
+
+/** Index of @p s among the '|'-separated @p choices, or -1. */
+int hs_cfg_choice_index(const char *choices, const char *s);
+/** Number of '|'-separated @p choices. */
+int hs_cfg_choice_count(const char *choices);
+/** The i-th choice, copied into buf. */
+const char *hs_cfg_choice_at(const char *choices, int i, char *buf, size_t n);
+/** "a, b, c" (with quotes when @p quote) from the choices. */
+const char *hs_cfg_choices_list(const char *choices, int quote, char *buf, size_t n);
+
+/* ---- formatting and files (config_common.c) ---- */
+
+/** Shortest "%g" that reads back exactly, without an exponent from 1e-4 to 1e16. */
+const char *hs_cfg_fmt_num(double v, char *buf, size_t n);
+/** "> 0", ">= 1", "in (0, 1)" ... ("" when unbounded); "(a, b)" without "in " unless @p in_word. */
+const char *hs_cfg_fmt_range(const hs_cfg_key *k, int in_word, char *buf, size_t n);
+/** Can @p path be opened for reading? 0, or errno. */
+int hs_cfg_readable(const char *path);
+
+/* ---- the steps of hs_config_load ---- */
+
+/** Apply one "--set KEY=VALUE" onto the parsed tree @p c (config_override.c). */
+void hs_cfg_apply_override(load_ctx *x, config_t *c, const char *text);
+/** Check ranges and the constraints between keys (config_validate.c). */
+void hs_cfg_validate_all(load_ctx *x, const hs_config *cfg);
+
+#endif

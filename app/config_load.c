@@ -1,0 +1,673 @@
+/* The configuration loader: libconfig file + "--set key=value" overrides -> validated hs_config.
+ *
+ * Every key, its type, default, range, unit and meaning come from the table in config_schema.c.
+ * Loading is: defaults; parse the file; apply the overrides onto the parsed tree (so an override
+ * is checked exactly like a key in the file; config_override.c); walk the whole tree (unknown keys
+ * with a suggested spelling, wrong types); resolve the file paths (mesh.file, fibers.file, stimulus
+ * files) against the config file; check ranges and cross-key constraints (mesh source, fibres,
+ * stimuli; config_validate.c). Every problem is reported with where it came from (`FILE:LINE: ` or
+ * `--set TEXT: `), all of them at once (up to MAX_REPORTED, config_common.c), as one HS_ERR_CONFIG. */
+#define _POSIX_C_SOURCE 200809L /* getcwd */
+
+#include "hs_config.h"
+
+#include <errno.h>
+#include <libconfig.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h> /* free, in HS_FREE */
+#include <string.h>
+#include <unistd.h>
+
+#include "config_internal.h"
+#include "hs_util.h"
+
+/* ============================================================================================ */
+/* Where a value came from                                                                      */
+/* ============================================================================================ */
+
+static origin origin_of(const load_ctx *x, const config_setting_t *s)
+{
+    origin o = {.set = 1};
+    const void *hook = config_setting_get_hook(s);
+    if (hook) {
+        o.override = (const char *)hook;
+    } else {
+        o.file = config_setting_source_file(s) ? config_setting_source_file(s) : x->path;
+        o.line = (int)config_setting_source_line(s);
+    }
+    return o;
+}
+
+/* ============================================================================================ */
+/* Unknown keys: suggestions                                                                    */
+/* ============================================================================================ */
+
+/* Is @p name a section (the part before the dot of some key)? */
+static int is_section(const char *name)
+{
+    size_t n = strlen(name);
+    for (int i = 0; i < hs_cfg_schema_len; ++i) {
+        const char *p = hs_cfg_schema[i].path;
+        if (!is_stim(&hs_cfg_schema[i]) && strncmp(p, name, n) == 0 && p[n] == '.') return 1;
+    }
+    return 0;
+}
+
+/* Optimal string alignment distance (Levenshtein plus adjacent transpositions). */
+static int osa_distance(const char *a, const char *b)
+{
+    enum { N = 64 };
+    int la = (int)strlen(a), lb = (int)strlen(b);
+    if (la >= N || lb >= N) return INT_MAX / 2;
+    int d[N + 1][N + 1];
+    for (int i = 0; i <= la; ++i) d[i][0] = i;
+    for (int j = 0; j <= lb; ++j) d[0][j] = j;
+    for (int i = 1; i <= la; ++i) {
+        for (int j = 1; j <= lb; ++j) {
+            int cost = a[i - 1] != b[j - 1];
+            int v = d[i - 1][j] + 1;
+            if (d[i][j - 1] + 1 < v) v = d[i][j - 1] + 1;
+            if (d[i - 1][j - 1] + cost < v) v = d[i - 1][j - 1] + cost;
+            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+                d[i - 2][j - 2] + 1 < v)
+                v = d[i - 2][j - 2] + 1;
+            d[i][j] = v;
+        }
+    }
+    return d[la][lb];
+}
+
+/* Suggestions are made when the distance is at most max(2, len/3) of what was typed. */
+static int close_enough(int d, const char *typed)
+{
+    int lim = (int)strlen(typed) / 3;
+    return d <= (lim > 2 ? lim : 2);
+}
+
+/* Nearest valid (non-stimulus) key to @p typed ("section.name" or a bare "name"), or NULL. A
+ * key with the same name in another section counts as one edit away, so `time.alpha` and a
+ * top-level `dt` find `model.alpha` and `time.dt`; a name is never "corrected" into a key that
+ * shares none of its letters (`a` does not suggest `mesh.h`). */
+static const char *suggest_key(const char *typed)
+{
+    const char *best = NULL;
+    int best_d = INT_MAX, best_dl = INT_MAX;
+    const char *tleaf = leaf_of(typed);
+    size_t tsec = strlen(typed) - strlen(tleaf);
+    for (int i = 0; i < hs_cfg_schema_len; ++i) {
+        const hs_cfg_key *k = &hs_cfg_schema[i];
+        if (is_stim(k) || k->type == HS_CFG_GROUPLIST) continue;
+        const char *kleaf = leaf_of(k->path);
+        size_t ksec = strlen(k->path) - strlen(kleaf);
+        int same_sec = tsec == ksec && strncmp(typed, k->path, tsec) == 0;
+        int d = osa_distance(typed, k->path);
+        int dl = osa_distance(tleaf, kleaf) + (same_sec ? 0 : 1);
+        if (dl < d) d = dl;
+        if (d < best_d) {
+            best_d = d;
+            best_dl = osa_distance(tleaf, kleaf);
+            best = k->path;
+        }
+    }
+    return best && close_enough(best_d, tleaf) && best_dl < (int)strlen(tleaf) ? best : NULL;
+}
+
+/* Nearest section name, or NULL. */
+static const char *suggest_section(const char *typed, char *buf, size_t n)
+{
+    int best_d = INT_MAX;
+    for (int i = 0; i < hs_cfg_schema_len; ++i) {
+        const hs_cfg_key *k = &hs_cfg_schema[i];
+        if (is_stim(k)) continue;
+        char sec[64];
+        size_t len = strcspn(k->path, ".");
+        if (len >= sizeof sec) continue;
+        memcpy(sec, k->path, len);
+        sec[len] = '\0';
+        int d = osa_distance(typed, sec);
+        if (d < best_d) {
+            best_d = d;
+            snprintf(buf, n, "%s", sec);
+        }
+    }
+    return best_d < (int)strlen(typed) && close_enough(best_d, typed) ? buf : NULL;
+}
+
+/* "mesh, fibers, ..." */
+static const char *section_list(char *buf, size_t n)
+{
+    size_t len = 0;
+    buf[0] = '\0';
+    const char *prev = NULL;
+    size_t prev_len = 0;
+    for (int i = 0; i < hs_cfg_schema_len; ++i) {
+        const hs_cfg_key *k = &hs_cfg_schema[i];
+        if (is_stim(k)) continue;
+        size_t sl = strcspn(k->path, ".");
+        if (prev && sl == prev_len && strncmp(prev, k->path, sl) == 0) continue;
+        int w = snprintf(buf + len, n - len, "%s%.*s", len ? ", " : "", (int)sl, k->path);
+        if (w < 0 || (size_t)w >= n - len) break;
+        len += (size_t)w;
+        prev = k->path;
+        prev_len = sl;
+    }
+    return buf;
+}
+
+/* Names of the keys of one section (or of a stimulus group when @p section is NULL). */
+static const char *key_list(const char *section, char *buf, size_t n)
+{
+    size_t len = 0, sl = section ? strlen(section) : 0;
+    buf[0] = '\0';
+    for (int i = 0; i < hs_cfg_schema_len; ++i) {
+        const hs_cfg_key *k = &hs_cfg_schema[i];
+        int in = section ? !is_stim(k) && strncmp(k->path, section, sl) == 0 && k->path[sl] == '.'
+                         : is_stim(k);
+        if (!in) continue;
+        int w = snprintf(buf + len, n - len, "%s%s", len ? ", " : "", leaf_of(k->path));
+        if (w < 0 || (size_t)w >= n - len) break;
+        len += (size_t)w;
+    }
+    return buf;
+}
+
+static void *slot_of(const hs_cfg_key *k, void *base) { return (char *)base + k->off; }
+
+/* ============================================================================================ */
+/* Defaults                                                                                     */
+/* ============================================================================================ */
+
+static void store_default(const hs_cfg_key *k, void *base)
+{
+    void *p = slot_of(k, base);
+    switch (k->type) {
+    case HS_CFG_FLOAT: *(double *)p = k->def_num; break;
+    case HS_CFG_INT:
+    case HS_CFG_BOOL: *(int *)p = (int)k->def_num; break;
+    case HS_CFG_STRING: snprintf((char *)p, k->size, "%s", k->def_str ? k->def_str : ""); break;
+    case HS_CFG_ENUM:
+        if (k->size)
+            snprintf((char *)p, k->size, "%s", k->def_str);
+        else
+            *(int *)p = hs_cfg_choice_index(k->choices, k->def_str);
+        break;
+    case HS_CFG_VEC3: memcpy(p, k->def_vec, sizeof k->def_vec); break;
+    case HS_CFG_STRLIST: {
+        int bits = 0;
+        char one[64];
+        for (const char *s = k->def_str; s && *s;) {
+            size_t len = strcspn(s, ",");
+            snprintf(one, sizeof one, "%.*s", (int)len, s);
+            int i = hs_cfg_choice_index(k->choices, one);
+            if (i >= 0) bits |= 1 << i;
+            s += len + (s[len] == ',');
+        }
+        *(int *)p = bits;
+        break;
+    }
+    case HS_CFG_GROUPLIST: break;
+    }
+}
+
+static void stimulus_defaults(hs_stimulus_cfg *s)
+{
+    memset(s, 0, sizeof *s);
+    for (int i = 0; i < hs_cfg_schema_len; ++i)
+        if (is_stim(&hs_cfg_schema[i])) store_default(&hs_cfg_schema[i], s);
+}
+
+void hs_config_defaults(hs_config *cfg)
+{
+    memset(cfg, 0, sizeof *cfg);
+    for (int i = 0; i < hs_cfg_schema_len; ++i)
+        if (!is_stim(&hs_cfg_schema[i])) store_default(&hs_cfg_schema[i], cfg);
+    cfg->n_stimuli = 0;
+    for (int j = 0; j < HS_MAX_STIMULI; ++j) stimulus_defaults(&cfg->stimuli[j]);
+}
+
+/* ============================================================================================ */
+/* Reading values from the tree                                                                 */
+/* ============================================================================================ */
+
+/* "a string ("abc")", "an integer (5)", "a group" ... */
+static const char *describe(const config_setting_t *s, char *buf, size_t n)
+{
+    char num[32];
+    switch (config_setting_type(s)) {
+    case CONFIG_TYPE_INT:
+    case CONFIG_TYPE_INT64:
+        snprintf(buf, n, "an integer (%lld)", config_setting_get_int64(s));
+        break;
+    case CONFIG_TYPE_FLOAT:
+        snprintf(buf, n, "a float (%s)", hs_cfg_fmt_num(config_setting_get_float(s), num, sizeof num));
+        break;
+    case CONFIG_TYPE_STRING: {
+        const char *v = config_setting_get_string(s);
+        snprintf(buf, n, "a string (\"%.48s%s\")", v, strlen(v) > 48 ? "..." : "");
+        break;
+    }
+    case CONFIG_TYPE_BOOL:
+        snprintf(buf, n, "a boolean (%s)", config_setting_get_bool(s) ? "true" : "false");
+        break;
+    case CONFIG_TYPE_GROUP: snprintf(buf, n, "a group { ... }"); break;
+    case CONFIG_TYPE_ARRAY: snprintf(buf, n, "an array [ ... ]"); break;
+    case CONFIG_TYPE_LIST: snprintf(buf, n, "a list ( ... )"); break;
+    default: snprintf(buf, n, "nothing"); break;
+    }
+    return buf;
+}
+
+/* Read setting @p s as key @p k (shown as @p shown) into @p base. Returns 1 when stored. */
+static int read_value(load_ctx *x, const hs_cfg_key *k, const char *shown,
+                      const config_setting_t *s, void *base, const origin *o)
+{
+    char d[128], list[256];
+    void *p = slot_of(k, base);
+    int t = config_setting_type(s);
+    switch (k->type) {
+    case HS_CFG_FLOAT:
+        if (t == CONFIG_TYPE_FLOAT) {
+            *(double *)p = config_setting_get_float(s);
+            return 1;
+        }
+        if (t == CONFIG_TYPE_INT || t == CONFIG_TYPE_INT64) {
+            *(double *)p = (double)config_setting_get_int64(s);
+            return 1;
+        }
+        hs_cfg_report(x, o, "%s: expected a number, got %s", shown, describe(s, d, sizeof d));
+        return 0;
+    case HS_CFG_INT:
+        if (t == CONFIG_TYPE_INT || t == CONFIG_TYPE_INT64) {
+            long long v = config_setting_get_int64(s);
+            if (v < INT_MIN || v > INT_MAX) {
+                hs_cfg_report(x, o, "%s: %lld does not fit in an int", shown, v);
+                return 0;
+            }
+            *(int *)p = (int)v;
+            return 1;
+        }
+        hs_cfg_report(x, o, "%s: expected an integer, got %s", shown, describe(s, d, sizeof d));
+        return 0;
+    case HS_CFG_BOOL:
+        if (t == CONFIG_TYPE_BOOL) {
+            *(int *)p = config_setting_get_bool(s) ? 1 : 0;
+            return 1;
+        }
+        hs_cfg_report(x, o, "%s: expected true or false, got %s", shown, describe(s, d, sizeof d));
+        return 0;
+    case HS_CFG_STRING:
+    case HS_CFG_ENUM: {
+        if (t != CONFIG_TYPE_STRING) {
+            hs_cfg_report(x, o, "%s: expected a string, got %s", shown, describe(s, d, sizeof d));
+            return 0;
+        }
+        const char *v = config_setting_get_string(s);
+        if (k->type == HS_CFG_ENUM) {
+            int i = hs_cfg_choice_index(k->choices, v);
+            if (i < 0) {
+                hs_cfg_report(x, o, "%s: unknown value \"%s\"; allowed: %s", shown, v,
+                              hs_cfg_choices_list(k->choices, 1, list, sizeof list));
+                return 0;
+            }
+            if (!k->size) {
+                *(int *)p = i;
+                return 1;
+            }
+        }
+        if (strlen(v) >= k->size) {
+            hs_cfg_report(x, o, "%s: too long (%zu characters; at most %zu)", shown, strlen(v),
+                          k->size - 1);
+            return 0;
+        }
+        memcpy(p, v, strlen(v) + 1);
+        return 1;
+    }
+    case HS_CFG_VEC3: {
+        if (t != CONFIG_TYPE_ARRAY && t != CONFIG_TYPE_LIST) {
+            hs_cfg_report(x, o, "%s: expected 3 numbers [x, y, z], got %s", shown,
+                          describe(s, d, sizeof d));
+            return 0;
+        }
+        if (config_setting_length(s) != 3) {
+            hs_cfg_report(x, o, "%s: expected 3 numbers [x, y, z], got %d", shown,
+                          config_setting_length(s));
+            return 0;
+        }
+        double v[3];
+        for (int i = 0; i < 3; ++i) {
+            const config_setting_t *e = config_setting_get_elem(s, (unsigned)i);
+            int te = config_setting_type(e);
+            if (te == CONFIG_TYPE_FLOAT)
+                v[i] = config_setting_get_float(e);
+            else if (te == CONFIG_TYPE_INT || te == CONFIG_TYPE_INT64)
+                v[i] = (double)config_setting_get_int64(e);
+            else {
+                hs_cfg_report(x, o, "%s: element %d: expected a number, got %s", shown, i,
+                              describe(e, d, sizeof d));
+                return 0;
+            }
+        }
+        memcpy(p, v, sizeof v);
+        return 1;
+    }
+    case HS_CFG_STRLIST: {
+        if (t != CONFIG_TYPE_ARRAY && t != CONFIG_TYPE_LIST) {
+            hs_cfg_report(x, o, "%s: expected a list of strings [\"a\", \"b\"], got %s", shown,
+                          describe(s, d, sizeof d));
+            return 0;
+        }
+        int bits = 0, ok = 1;
+        for (int i = 0, n = config_setting_length(s); i < n; ++i) {
+            const config_setting_t *e = config_setting_get_elem(s, (unsigned)i);
+            if (config_setting_type(e) != CONFIG_TYPE_STRING) {
+                hs_cfg_report(x, o, "%s: element %d: expected a string, got %s", shown, i,
+                              describe(e, d, sizeof d));
+                ok = 0;
+                continue;
+            }
+            const char *v = config_setting_get_string(e);
+            int c = hs_cfg_choice_index(k->choices, v);
+            if (c < 0) {
+                hs_cfg_report(x, o, "%s: unknown value \"%s\"; allowed: %s", shown, v,
+                              hs_cfg_choices_list(k->choices, 1, list, sizeof list));
+                ok = 0;
+            } else if (bits & (1 << c)) {
+                hs_cfg_report(x, o, "%s: \"%s\" is listed twice", shown, v);
+                ok = 0;
+            }
+            if (c >= 0) bits |= 1 << c;
+        }
+        if (ok) *(int *)p = bits;
+        return ok;
+    }
+    case HS_CFG_GROUPLIST: break;
+    }
+    return 0;
+}
+
+static void unknown_key(load_ctx *x, const origin *o, const char *full, const char *section)
+{
+    const char *sug = suggest_key(full);
+    char keys[1024];
+    if (sug)
+        hs_cfg_report(x, o, "unknown key \"%s\"; did you mean \"%s\"?", full, sug);
+    else if (section)
+        hs_cfg_report(x, o, "unknown key \"%s\"; %s has: %s", full, section,
+                      key_list(section, keys, sizeof keys));
+    else
+        hs_cfg_report(x, o, "unknown key \"%s\"; sections are: %s", full,
+                      section_list(keys, sizeof keys));
+}
+
+static void walk_section(load_ctx *x, hs_config *cfg, const config_setting_t *sec)
+{
+    const char *sname = config_setting_name(sec);
+    for (int i = 0, n = config_setting_length(sec); i < n; ++i) {
+        const config_setting_t *s = config_setting_get_elem(sec, (unsigned)i);
+        char full[256];
+        snprintf(full, sizeof full, "%s.%s", sname, config_setting_name(s));
+        origin o = origin_of(x, s);
+        int k = hs_cfg_key_index(full);
+        if (k < 0 || hs_cfg_schema[k].type == HS_CFG_GROUPLIST) {
+            unknown_key(x, &o, full, sname);
+            continue;
+        }
+        if (read_value(x, &hs_cfg_schema[k], full, s, cfg, &o)) x->key[k] = o;
+    }
+}
+
+static void walk_stimulus_group(load_ctx *x, hs_config *cfg, int j, const config_setting_t *g)
+{
+    hs_stimulus_cfg *st = &cfg->stimuli[j];
+    origin *so = &x->stim[(size_t)j * (size_t)hs_cfg_schema_len];
+    char shown[128], d[128];
+    origin og = origin_of(x, g);
+    x->stim_group[j] = og;
+    stimulus_defaults(st);
+    if (config_setting_type(g) != CONFIG_TYPE_GROUP) {
+        hs_cfg_report(x, &og, "stimulus.[%d]: expected a group { shape = \"box\"; ... }, got %s", j,
+                      describe(g, d, sizeof d));
+        return;
+    }
+    int errs = x->n_err;
+    for (int i = 0, n = config_setting_length(g); i < n; ++i) {
+        const config_setting_t *s = config_setting_get_elem(g, (unsigned)i);
+        const char *name = config_setting_name(s);
+        origin o = origin_of(x, s);
+        snprintf(shown, sizeof shown, "stimulus.[%d].%s", j, name);
+        int k = hs_cfg_stim_key_index(name);
+        if (k < 0) {
+            int best = -1, best_d = INT_MAX;
+            for (int q = 0; q < hs_cfg_schema_len; ++q) {
+                if (!is_stim(&hs_cfg_schema[q])) continue;
+                int dd = osa_distance(name, leaf_of(hs_cfg_schema[q].path));
+                if (dd < best_d) best_d = dd, best = q;
+            }
+            char keys[512];
+            if (best >= 0 && close_enough(best_d, name) && best_d < (int)strlen(name))
+                hs_cfg_report(x, &o, "unknown key \"%s\"; did you mean \"stimulus.[%d].%s\"?", shown, j,
+                              leaf_of(hs_cfg_schema[best].path));
+            else
+                hs_cfg_report(x, &o, "unknown key \"%s\"; a stimulus has: %s", shown,
+                              key_list(NULL, keys, sizeof keys));
+            continue;
+        }
+        if (read_value(x, &hs_cfg_schema[k], shown, s, st, &o)) so[k] = o;
+    }
+    if (x->n_err != errs) return; /* the shape itself may be what is wrong */
+
+    /* Keys of some shapes only: required (or optional) for them, refused for the others. */
+    char shape[32];
+    int ks = hs_cfg_stim_key_index("shape");
+    hs_cfg_choice_at(hs_cfg_schema[ks].choices, (int)st->shape, shape, sizeof shape);
+    for (int k = 0; k < hs_cfg_schema_len; ++k) {
+        const hs_cfg_key *key = &hs_cfg_schema[k];
+        if (!is_stim(key) || !key->shape) continue;
+        const char *leaf = leaf_of(key->path);
+        int use = hs_cfg_shape_use(key, shape);
+        if (use == 0 && so[k].set) {
+            char also[64] = "";
+            if (key->shape_opt) snprintf(also, sizeof also, " or \"%s\"", key->shape_opt);
+            hs_cfg_report(x, &so[k], "stimulus.[%d].%s is only used by shape = \"%s\"%s; this one is \"%s\"",
+                          j, leaf, key->shape, also, shape);
+        } else if (use == 2 && !so[k].set) {
+            hs_cfg_report(x, &og, "stimulus.[%d]: missing key \"%s\" (required for shape = \"%s\")", j,
+                          leaf, shape);
+        }
+    }
+    /* a surface site's restricting sphere needs both of its keys */
+    int kc = hs_cfg_stim_key_index("center"), kr = hs_cfg_stim_key_index("radius");
+    if (st->shape == HS_STIM_SURFACE && so[kc].set != so[kr].set)
+        hs_cfg_report(x, so[kc].set ? &so[kc] : &so[kr],
+                      "stimulus.[%d]: %s without %s; a surface site is restricted to a sphere by both center and "
+                      "radius (or neither: the whole labelled surface)", j, so[kc].set ? "center" : "radius",
+                      so[kc].set ? "radius" : "center");
+}
+
+static void walk_stimulus(load_ctx *x, hs_config *cfg, const config_setting_t *s, int k)
+{
+    origin o = origin_of(x, s);
+    char d[128];
+    int t = config_setting_type(s);
+    x->key[k] = o;
+    if (t == CONFIG_TYPE_ARRAY && config_setting_length(s) == 0) {
+        cfg->n_stimuli = 0; /* "stimulus = [];" */
+        return;
+    }
+    if (t != CONFIG_TYPE_LIST) {
+        hs_cfg_report(x, &o,
+                      "stimulus: expected a list of groups ( { ... }, { ... } ), got %s%s",
+                      describe(s, d, sizeof d),
+                      t == CONFIG_TYPE_GROUP ? "; wrap it in parentheses: stimulus = ( { ... } );" : "");
+        return;
+    }
+    int n = config_setting_length(s);
+    if (n > HS_MAX_STIMULI) {
+        hs_cfg_report(x, &o, "stimulus: %d entries; at most %d", n, HS_MAX_STIMULI);
+        return;
+    }
+    for (int j = 0; j < n; ++j)
+        walk_stimulus_group(x, cfg, j, config_setting_get_elem(s, (unsigned)j));
+    cfg->n_stimuli = n;
+}
+
+static void walk_root(load_ctx *x, hs_config *cfg, const config_setting_t *root)
+{
+    char d[128], buf[512];
+    for (int i = 0, n = config_setting_length(root); i < n; ++i) {
+        const config_setting_t *s = config_setting_get_elem(root, (unsigned)i);
+        const char *name = config_setting_name(s);
+        origin o = origin_of(x, s);
+        int k = hs_cfg_key_index(name);
+        if (k >= 0 && hs_cfg_schema[k].type == HS_CFG_GROUPLIST) {
+            walk_stimulus(x, cfg, s, k);
+        } else if (is_section(name)) {
+            if (config_setting_type(s) != CONFIG_TYPE_GROUP)
+                hs_cfg_report(x, &o, "%s: expected a group { ... }, got %s", name, describe(s, d, sizeof d));
+            else
+                walk_section(x, cfg, s);
+        } else if (config_setting_type(s) == CONFIG_TYPE_GROUP) {
+            char sec[64];
+            if (suggest_section(name, sec, sizeof sec))
+                hs_cfg_report(x, &o, "unknown section \"%s\"; did you mean \"%s\"?", name, sec);
+            else
+                hs_cfg_report(x, &o, "unknown section \"%s\"; sections are: %s", name,
+                              section_list(buf, sizeof buf));
+        } else {
+            unknown_key(x, &o, name, NULL);
+        }
+    }
+}
+
+/* ============================================================================================ */
+/* Loading                                                                                      */
+/* ============================================================================================ */
+
+/* Absolute directory of @p path (the cwd joined when relative). 0 on success. */
+static int abs_dir(const char *path, char *out, size_t n)
+{
+    char cwd[HS_PATH_MAX];
+    const char *slash = path ? strrchr(path, '/') : NULL;
+    size_t dl = slash ? (size_t)(slash - path) : 0;
+    if (slash && dl == 0) dl = 1; /* "/x.cfg" */
+    if (path && path[0] == '/') {
+        if (dl >= n) return -1;
+        memcpy(out, path, dl);
+        out[dl] = '\0';
+        return 0;
+    }
+    if (!getcwd(cwd, sizeof cwd)) return -1;
+    int w = slash ? snprintf(out, n, "%s/%.*s", cwd, (int)dl, path) : snprintf(out, n, "%s", cwd);
+    return w < 0 || (size_t)w >= n ? -1 : 0;
+}
+
+/* Make a CONFIG_PATH value absolute: relative to the config file's directory when it came from
+ * the file, to the cwd when it came from --set, so the printed configuration loads the same files
+ * from anywhere. @p shown names the key in messages. */
+static void resolve_path(load_ctx *x, const origin *o, const char *shown, char *f, size_t size)
+{
+    if (!f[0] || f[0] == '/') return;
+    char base[HS_PATH_MAX], joined[2 * HS_PATH_MAX + 2];
+    if (o && o->override) {
+        if (abs_dir(NULL, base, sizeof base)) {
+            hs_cfg_report(x, o, "%s: cannot get the current directory: %s", shown, strerror(errno));
+            return;
+        }
+    } else {
+        snprintf(base, sizeof base, "%s", x->dir);
+    }
+    const char *rel = f;
+    while (rel[0] == '.' && rel[1] == '/') rel += 2;
+    snprintf(joined, sizeof joined, "%s/%s", base, rel);
+    if (strlen(joined) >= size) {
+        hs_cfg_report(x, o, "%s: resolved path \"%s\" is too long", shown, joined);
+        return;
+    }
+    memcpy(f, joined, strlen(joined) + 1);
+}
+
+/* mesh.file (a TetGen prefix loses a ".node"/".ele" suffix), fibers.file, stimulus.[i].file. */
+static void resolve_paths(load_ctx *x, hs_config *cfg)
+{
+    char *f = cfg->mesh_file;
+    size_t n = strlen(f);
+    if (!strcmp(cfg->mesh_source, "tetgen")) {
+        if (n > 5 && !strcmp(f + n - 5, ".node")) f[n - 5] = '\0';
+        else if (n > 4 && !strcmp(f + n - 4, ".ele")) f[n - 4] = '\0';
+    }
+    resolve_path(x, hs_cfg_origin_key(x, "mesh.file"), "mesh.file", cfg->mesh_file, sizeof cfg->mesh_file);
+    resolve_path(x, hs_cfg_origin_key(x, "fibers.file"), "fibers.file", cfg->fiber_file, sizeof cfg->fiber_file);
+    int kf = hs_cfg_stim_key_index("file");
+    for (int j = 0; j < cfg->n_stimuli && j < HS_MAX_STIMULI; ++j) {
+        if (cfg->stimuli[j].shape != HS_STIM_NODES) continue;
+        const origin *o = &x->stim[(size_t)j * (size_t)hs_cfg_schema_len + (size_t)kf];
+        char shown[64];
+        snprintf(shown, sizeof shown, "stimulus.[%d].file", j);
+        resolve_path(x, o->set ? o : &x->stim_group[j], shown, cfg->stimuli[j].file, sizeof cfg->stimuli[j].file);
+    }
+}
+
+hs_status hs_config_load(const char *path, const char *const *overrides, int n_overrides,
+                         hs_config *cfg)
+{
+    HS_CHECK(cfg, HS_ERR_INTERNAL, "hs_config_load: cfg is NULL");
+    HS_CHECK(n_overrides >= 0 && (n_overrides == 0 || overrides), HS_ERR_INTERNAL,
+             "hs_config_load: bad overrides (%d)", n_overrides);
+    hs_config_defaults(cfg);
+    hs_status st = HS_OK;
+    load_ctx *x = NULL;
+    config_t c;
+    config_init(&c);
+
+    HS_CALL_GOTO(HS_ALLOC(x, 1, "config loader state"), done);
+    HS_CALL_GOTO(HS_ALLOC(x->key, hs_cfg_schema_len, "config key origins"), done);
+    HS_CALL_GOTO(HS_ALLOC(x->stim, (size_t)HS_MAX_STIMULI * (size_t)hs_cfg_schema_len,
+                          "config stimulus origins"), done);
+    x->path = cfg->path;
+
+    if (path && path[0]) {
+        HS_CHECK_GOTO(strlen(path) < sizeof cfg->path, done, HS_ERR_CONFIG,
+                      "config file path too long: \"%.64s...\"", path);
+        memcpy(cfg->path, path, strlen(path) + 1);
+        int er = hs_cfg_readable(path);
+        HS_CHECK_GOTO(er == 0, done, HS_ERR_CONFIG, "cannot read config file \"%s\": %s", path,
+                      strerror(er));
+        HS_CHECK_GOTO(abs_dir(path, x->dir, sizeof x->dir) == 0, done, HS_ERR_CONFIG,
+                      "%s: cannot resolve the config file's directory: %s", path, strerror(errno));
+        config_set_include_dir(&c, x->dir); /* @include "x.cfg" is relative to the config file */
+        if (!config_read_file(&c, path)) {
+            const char *text = config_error_text(&c) ? config_error_text(&c) : "unknown error";
+            HS_CHECK_GOTO(config_error_type(&c) != CONFIG_ERR_FILE_IO, done, HS_ERR_CONFIG,
+                          "cannot read config file \"%s\": %s", path, text);
+            int same = !strcmp(text, "syntax error");
+            st = HS_FAIL(HS_ERR_CONFIG, "%s:%d: syntax error%s%s%s",
+                         config_error_file(&c) ? config_error_file(&c) : path,
+                         config_error_line(&c), same ? "" : ": ", same ? "" : text,
+                         strstr(text, "mismatched element type")
+                             ? " (an array holds one type: write [1.0, 0.0, 0.0], not [1, 0.0, 0])"
+                             : "");
+            goto done;
+        }
+    } else {
+        HS_CHECK_GOTO(abs_dir(NULL, x->dir, sizeof x->dir) == 0, done, HS_ERR_CONFIG,
+                      "cannot get the current directory: %s", strerror(errno));
+    }
+
+    for (int i = 0; i < n_overrides; ++i) {
+        HS_CHECK_GOTO(overrides[i], done, HS_ERR_INTERNAL, "override %d is NULL", i);
+        hs_cfg_apply_override(x, &c, overrides[i]);
+    }
+    if (x->n_err == 0) walk_root(x, cfg, config_root_setting(&c));
+    if (x->n_err == 0) resolve_paths(x, cfg);
+    if (x->n_err == 0) hs_cfg_validate_all(x, cfg); /* before config_destroy: origins point into c */
+    st = hs_cfg_finish(x);
+done:
+    config_destroy(&c);
+    if (x) {
+        HS_FREE(x->key);
+        HS_FREE(x->stim);
+        HS_FREE(x);
+    }
+    return st;
+}

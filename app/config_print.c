@@ -1,0 +1,218 @@
+/* Printing: the resolved configuration as a libconfig file that loads back to the same values
+ * (hs_config_print), and the key reference table of docs/config.md (hs_config_print_reference). */
+#define _POSIX_C_SOURCE 200809L /* open_memstream */
+
+#include "hs_config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config_internal.h"
+
+/* hs_cfg_fmt_num, always with a '.' or an exponent, so libconfig reads a float. */
+static const char *fmt_double(double v, char *buf, size_t n)
+{
+    hs_cfg_fmt_num(v, buf, n);
+    if (!strpbrk(buf, ".eEni") && strlen(buf) + 2 < n) strcat(buf, ".0");
+    return buf;
+}
+
+static void put_string(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (const unsigned char *c = (const unsigned char *)s; *c; ++c) {
+        switch (*c) {
+        case '"': fputs("\\\"", f); break;
+        case '\\': fputs("\\\\", f); break;
+        case '\n': fputs("\\n", f); break;
+        case '\t': fputs("\\t", f); break;
+        case '\r': fputs("\\r", f); break;
+        case '\f': fputs("\\f", f); break;
+        default:
+            if (*c < 0x20)
+                fprintf(f, "\\x%02x", *c);
+            else
+                fputc(*c, f);
+        }
+    }
+    fputc('"', f);
+}
+
+/* A key's value in libconfig syntax. */
+static void put_value(FILE *f, const hs_cfg_key *k, const void *base)
+{
+    const void *p = cslot_of(k, base);
+    char num[40], one[64];
+    switch (k->type) {
+    case HS_CFG_FLOAT: fputs(fmt_double(*(const double *)p, num, sizeof num), f); break;
+    case HS_CFG_INT: fprintf(f, "%d", *(const int *)p); break;
+    case HS_CFG_BOOL: fputs(*(const int *)p ? "true" : "false", f); break;
+    case HS_CFG_STRING: put_string(f, (const char *)p); break;
+    case HS_CFG_ENUM:
+        put_string(f, k->size ? (const char *)p
+                              : hs_cfg_choice_at(k->choices, *(const int *)p, one, sizeof one));
+        break;
+    case HS_CFG_VEC3: {
+        const double *v = (const double *)p;
+        fprintf(f, "[%s, ", fmt_double(v[0], num, sizeof num));
+        fprintf(f, "%s, ", fmt_double(v[1], num, sizeof num));
+        fprintf(f, "%s]", fmt_double(v[2], num, sizeof num));
+        break;
+    }
+    case HS_CFG_STRLIST: {
+        int bits = *(const int *)p, first = 1;
+        fputc('[', f);
+        for (int i = 0, n = hs_cfg_choice_count(k->choices); i < n; ++i) {
+            if (!(bits & (1 << i))) continue;
+            if (!first) fputs(", ", f);
+            put_string(f, hs_cfg_choice_at(k->choices, i, one, sizeof one));
+            first = 0;
+        }
+        fputc(']', f);
+        break;
+    }
+    case HS_CFG_GROUPLIST: fputs("()", f); break;
+    }
+}
+
+/* "  name = value;" padded, then "# unit" (or the allowed values of a non-numeric enum). */
+static void put_line(FILE *f, const char *indent, const hs_cfg_key *k, const void *base)
+{
+    char *line = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&line, &len);
+    if (!m) return;
+    fprintf(m, "%s%s = ", indent, leaf_of(k->path));
+    put_value(m, k, base);
+    fputc(';', m);
+    fclose(m);
+    fputs(line, f);
+    char list[256];
+    const char *comment = NULL;
+    if (strcmp(k->unit, "1") == 0)
+        comment = "dimensionless";
+    else if (strcmp(k->unit, "-") != 0)
+        comment = k->unit;
+    else if (k->type == HS_CFG_ENUM || k->type == HS_CFG_STRLIST)
+        comment = hs_cfg_choices_list(k->choices, 0, list, sizeof list);
+    if (comment) {
+        for (size_t i = len; i < 40; ++i) fputc(' ', f);
+        fprintf(f, " # %s%s", k->type == HS_CFG_ENUM ? "one of: " : k->type == HS_CFG_STRLIST ? "any of: " : "", comment);
+    }
+    fputc('\n', f);
+    free(line);
+}
+
+void hs_config_print(const hs_config *cfg, FILE *f)
+{
+    fprintf(f, "# heartsim configuration, every key resolved");
+    if (cfg->path[0] && memchr(cfg->path, '\0', sizeof cfg->path)) {
+        fputs(" (from ", f);
+        for (const unsigned char *c = (const unsigned char *)cfg->path; *c; ++c)
+            fputc(*c < 0x20 ? '?' : *c, f); /* stays one comment line */
+        fputc(')', f);
+    }
+    fputs("\n# Units in the comments; docs/config.md describes every key.\n", f);
+    char section[64] = "";
+    for (int i = 0; i < hs_cfg_schema_len; ++i) {
+        const hs_cfg_key *k = &hs_cfg_schema[i];
+        if (is_stim(k)) continue;
+        if (k->type == HS_CFG_GROUPLIST) {
+            if (section[0]) fputs("};\n", f);
+            section[0] = '\0';
+            int n = cfg->n_stimuli < 0 ? 0 : cfg->n_stimuli > HS_MAX_STIMULI ? HS_MAX_STIMULI : cfg->n_stimuli;
+            if (n == 0) {
+                fputs("\nstimulus = ( );                          # none\n", f);
+                continue;
+            }
+            fputs("\nstimulus = (\n", f);
+            for (int j = 0; j < n; ++j) {
+                const hs_stimulus_cfg *st = &cfg->stimuli[j];
+                char shape[32];
+                hs_cfg_choice_at(hs_cfg_schema[hs_cfg_stim_key_index("shape")].choices, (int)st->shape,
+                                 shape, sizeof shape);
+                fputs("  {\n", f);
+                for (int q = 0; q < hs_cfg_schema_len; ++q) {
+                    const hs_cfg_key *sk = &hs_cfg_schema[q];
+                    if (!is_stim(sk)) continue;
+                    int use = hs_cfg_shape_use(sk, shape);
+                    if (use == 0 || (use == 1 && sk->shape && !stim_opt_used(st))) continue;
+                    put_line(f, "    ", sk, st);
+                }
+                fputs(j + 1 < n ? "  },\n" : "  }\n", f);
+            }
+            fputs(");\n", f);
+            continue;
+        }
+        size_t sl = strcspn(k->path, ".");
+        if (strlen(section) != sl || strncmp(section, k->path, sl) != 0) {
+            if (section[0]) fputs("};\n", f);
+            snprintf(section, sizeof section, "%.*s", (int)sl, k->path);
+            fprintf(f, "\n%s = {\n", section);
+        }
+        put_line(f, "  ", k, cfg);
+    }
+    if (section[0]) fputs("};\n", f);
+}
+
+static void put_md(FILE *f, const char *s)
+{
+    for (; *s; ++s) {
+        if (*s == '|') fputc('\\', f);
+        fputc(*s, f);
+    }
+}
+
+void hs_config_print_reference(FILE *f)
+{
+    static const char *const type_name[] = {
+        [HS_CFG_FLOAT] = "float",   [HS_CFG_INT] = "int",         [HS_CFG_BOOL] = "bool",
+        [HS_CFG_STRING] = "string", [HS_CFG_ENUM] = "enum",       [HS_CFG_VEC3] = "float[3]",
+        [HS_CFG_STRLIST] = "string list", [HS_CFG_GROUPLIST] = "list of groups"};
+    hs_config *def = malloc(sizeof *def);
+    if (!def) return;
+    hs_config_defaults(def);
+    fputs("| key | type | unit | default | range | meaning |\n", f);
+    fputs("|---|---|---|---|---|---|\n", f);
+    for (int i = 0; i < hs_cfg_schema_len; ++i) {
+        const hs_cfg_key *k = &hs_cfg_schema[i];
+        fprintf(f, "| `%s` | %s | %s | ", k->path, type_name[k->type], k->unit);
+        if (k->def_doc) {
+            put_md(f, k->def_doc);
+        } else {
+            char *v = NULL;
+            size_t len = 0;
+            FILE *m = open_memstream(&v, &len);
+            if (m) {
+                put_value(m, k, is_stim(k) ? (const void *)&def->stimuli[0] : (const void *)def);
+                fclose(m);
+                fputc('`', f);
+                put_md(f, v);
+                fputc('`', f);
+                free(v);
+            }
+        }
+        fputs(" | ", f);
+        char r[256];
+        if (k->type == HS_CFG_ENUM)
+            put_md(f, hs_cfg_choices_list(k->choices, 1, r, sizeof r));
+        else if (k->type == HS_CFG_STRLIST) {
+            fputs("any of ", f);
+            put_md(f, hs_cfg_choices_list(k->choices, 1, r, sizeof r));
+        } else if (k->flags & HS_CFG_NONZERO)
+            fputs("not [0, 0, 0]", f);
+        else if (k->flags & HS_CFG_FILENAME)
+            fputs("non-empty; letters, digits, `_` `.` `-`", f);
+        else if (k->flags & HS_CFG_NONEMPTY)
+            fputs("non-empty", f);
+        else if (k->type == HS_CFG_GROUPLIST)
+            fprintf(f, "at most %d entries", HS_MAX_STIMULI);
+        else
+            put_md(f, hs_cfg_fmt_range(k, 0, r, sizeof r));
+        fputs(" | ", f);
+        put_md(f, k->meaning);
+        fputs(" |\n", f);
+    }
+    free(def);
+}
