@@ -1,6 +1,6 @@
 /* `heartsim bench cg CONFIG`: Jacobi-PCG iterations on the config's tangent, the naive cuSPARSE +
  * cuBLAS baseline beside heartsim's classic and Chronopoulos-Gear variants, stream and graph launch
- * (gpu/backend_cuda.cu hs_backend_cuda_bench_cg). One process, one matrix, one copy-bandwidth
+ * (the device backend's diagnostics op bench_cg). One process, one matrix, one copy-bandwidth
  * measurement, so every ratio holds on whatever GPU ran it. */
 #include "hs_bench.h"
 
@@ -8,34 +8,34 @@
 #include <string.h>
 
 #include "hs_build_config.h"
-#include "hs_run.h"
+#include "hs_backend_diag.h"
+#include "hs_spec.h"
 #include "hs_util.h"
-#if HS_HAS_CUDA
-#include "hs_gpu.h"
-#endif
 
 hs_status hs_bench_cg(const hs_config *cfg0, int iters, int reps)
 {
-#if !HS_HAS_CUDA
-    (void)cfg0; (void)iters; (void)reps;
-    return HS_FAIL(HS_ERR_DEVICE, "bench cg needs the CUDA backend; this heartsim was built without CUDA");
-#else
-    static hs_config cfg;
-    cfg = *cfg0;
-    snprintf(cfg.backend, sizeof cfg.backend, "cuda");
+    const hs_config *cfg = cfg0;
+    static hs_sim_spec spec; /* large (paths): not on the stack */
+    HS_CALL(hs_spec_from_config(cfg, &spec));
+    /* the device backend (the first one the registry lists) */
+    spec.backend = NULL;
+    hs_registry reg = hs_backends_registry();
+    for (size_t i = 0; i < reg.count && !spec.backend; ++i) {
+        const hs_backend_entry *e = hs_backends_find(hs_registry_name(&reg, i));
+        if (e->needs_device) spec.backend = e;
+    }
+    HS_CHECK(spec.backend != NULL, HS_ERR_DEVICE, "bench cg needs a device backend; this heartsim was built without CUDA");
     hs_sim sim;
-    HS_CALL(hs_sim_create(&cfg, &sim));
+    HS_CALL(hs_sim_create(&spec, &sim));
     /* a front in the tissue, as in a run: a few steps first */
-    double amp[HS_MAX_STIMULI + 1];
     hs_step_stats ss;
     hs_status st = HS_OK;
-    int warm = (int)(5.0 / cfg.dt + 0.5);
-    for (int k = 0; k < warm && st == HS_OK; ++k) {
-        hs_stim_set_amplitudes(sim.stim, k * cfg.dt, (k + 1) * cfg.dt, amp);
-        st = hs_time_step(sim.backend, k * cfg.dt, cfg.dt, amp, &ss);
-    }
+    int warm = (int)(5.0 / cfg->dt + 0.5);
+    for (int k = 0; k < warm && st == HS_OK; ++k) st = hs_sim_step(&sim, k * cfg->dt, cfg->dt, &ss);
     hs_cg_bench r;
-    if (st == HS_OK) st = hs_backend_cuda_bench_cg(sim.backend, iters, reps, &r);
+    if (st == HS_OK && !(sim.backend->diag && sim.backend->diag->bench_cg))
+        st = HS_FAIL(HS_ERR_DEVICE, "the %s backend has no CG benchmark", sim.backend->ops->name);
+    if (st == HS_OK) st = sim.backend->diag->bench_cg(sim.backend, iters, reps, &r);
     hs_sim_destroy(&sim);
     HS_CALL(st);
     const double vec = 8.0 * r.n;
@@ -43,7 +43,7 @@ hs_status hs_bench_cg(const hs_config *cfg0, int iters, int reps)
     const double floor_t = floor_bytes / r.copy_bw;
     printf("heartsim bench cg: %s\n", r.device);
     printf("matrix: %d rows, %d nonzeros (%s, spmv %s); copy bandwidth %.3f TB/s; %d iterations per solve, "
-           "median of %d solves\n", (int)r.n, (int)r.nnz, cfg.path, cfg.spmv, r.copy_bw * 1e-12, r.iters, reps);
+           "median of %d solves\n", (int)r.n, (int)r.nnz, cfg->path, cfg->spmv, r.copy_bw * 1e-12, r.iters, reps);
     printf("floor: %.1f MB per iteration (SpMV %.1f MB + 12 vectors) / copy bandwidth = %.2f us\n\n",
            floor_bytes * 1e-6, r.bytes_spmv * 1e-6, floor_t * 1e6);
     printf("| CG | launch | us/iter | speed-up vs naive | bytes/iter (MB) | of copy bandwidth | time / floor |\n");
@@ -72,5 +72,4 @@ hs_status hs_bench_cg(const hs_config *cfg0, int iters, int reps)
            "x_chronopoulos|| / ||x_classic|| = %.2e\n", r.iters_to_tol[0], r.iters_to_tol[1], r.iters_persistent,
            r.x_rel_diff);
     return HS_OK;
-#endif
 }

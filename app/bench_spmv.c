@@ -12,7 +12,8 @@
 
 #include "hs_build_config.h"
 #include "hs_mtx.h"
-#include "hs_run.h"
+#include "hs_backend_diag.h"
+#include "hs_spec.h"
 #include "hs_spmv.h"
 #include "hs_util.h"
 #if HS_HAS_CUDA
@@ -41,26 +42,26 @@ typedef struct kernel_row {
 /* The run's matrix: mesh, RCM and pattern as `heartsim run` builds them (cpu backend, csr_scalar,
  * so no format renumbers the mesh), values from one assembly at the initial state (the K of the
  * first Newton iteration of the first step). */
-static hs_status matrix_from_config(const hs_config *cfg0, hs_csr **out)
+static hs_status matrix_from_config(const hs_config *cfg, hs_csr **out)
 {
-    static hs_config cfg;
-    cfg = *cfg0;
-    snprintf(cfg.backend, sizeof cfg.backend, "cpu");
-    snprintf(cfg.spmv, sizeof cfg.spmv, "csr_scalar");
+    static hs_sim_spec spec; /* large (paths): not on the stack */
+    HS_CALL(hs_spec_from_config(cfg, &spec));
+    spec.backend = hs_backends_find("cpu");
+    spec.spmv = hs_spmv_find("csr_scalar");
     hs_sim sim;
-    HS_CALL(hs_sim_create(&cfg, &sim));
+    HS_CALL(hs_sim_create(&spec, &sim));
     hs_status st = HS_OK;
     double *amp = NULL, res = 0.0;
     int32_t node = 0;
     hs_csr *a = NULL;
     const hs_csr *pat = sim.prob->pattern;
     HS_CALL_GOTO(HS_ALLOC(amp, sim.stim->n_sites + 1, "stimulus amplitudes"), done);
-    HS_CALL_GOTO(sim.backend->ops->begin_step(sim.backend, cfg.dt / cfg.time_unit, amp), done);
+    HS_CALL_GOTO(sim.backend->ops->begin_step(sim.backend, spec.dt / spec.time_unit, amp), done);
     HS_CALL_GOTO(sim.backend->ops->assemble(sim.backend, &res, &node), done);
     HS_CALL_GOTO(hs_csr_create(pat->n_rows, pat->n_cols, pat->nnz, &a), done);
     memcpy(a->row_ptr, pat->row_ptr, sizeof(int32_t) * ((size_t)pat->n_rows + 1));
     memcpy(a->col, pat->col, sizeof(int32_t) * (size_t)pat->nnz);
-    HS_CALL_GOTO(sim.backend->ops->get_system(sim.backend, a->val, NULL), done);
+    HS_CALL_GOTO(sim.backend->diag->get_system(sim.backend, a->val, NULL), done);
     *out = a;
     a = NULL;
 done:

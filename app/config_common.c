@@ -77,16 +77,16 @@ const origin *hs_cfg_origin_key(const load_ctx *x, const char *path)
 /* Index of the (non-stimulus) key with this exact path, or -1. */
 int hs_cfg_key_index(const char *path)
 {
-    for (int i = 0; i < hs_cfg_schema_len; ++i)
-        if (!is_stim(&hs_cfg_schema[i]) && strcmp(hs_cfg_schema[i].path, path) == 0) return i;
+    for (int i = 0; i < hs_cfg_nkeys(); ++i)
+        if (!is_stim(&hs_cfg_keys()[i]) && strcmp(hs_cfg_keys()[i].path, path) == 0) return i;
     return -1;
 }
 
 /* Index of the stimulus key named @p leaf, or -1. */
 int hs_cfg_stim_key_index(const char *leaf)
 {
-    for (int i = 0; i < hs_cfg_schema_len; ++i)
-        if (is_stim(&hs_cfg_schema[i]) && strcmp(leaf_of(hs_cfg_schema[i].path), leaf) == 0)
+    for (int i = 0; i < hs_cfg_nkeys(); ++i)
+        if (is_stim(&hs_cfg_keys()[i]) && strcmp(leaf_of(hs_cfg_keys()[i].path), leaf) == 0)
             return i;
     return -1;
 }

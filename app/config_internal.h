@@ -31,13 +31,28 @@ typedef struct origin {
 typedef struct load_ctx {
     const char *path;     /* config file as given ("" when none) */
     char dir[HS_PATH_MAX]; /* absolute directory of the config file (the cwd when none) */
-    origin *key;          /* [hs_cfg_schema_len], NULL in hs_config_validate */
-    origin *stim;         /* [HS_MAX_STIMULI][hs_cfg_schema_len], NULL in hs_config_validate */
+    origin *key;          /* [hs_cfg_nkeys()], NULL in hs_config_validate */
+    origin *stim;         /* [HS_MAX_STIMULI][hs_cfg_nkeys()], NULL in hs_config_validate */
     origin stim_group[HS_MAX_STIMULI];
     int n_err;
     size_t len;
     char msg[4096];       /* the errors, one per line */
 } load_ctx;
+
+/* ---- a BOOL key's value: an int, or a double 0.0/1.0 (HS_CFG_DOUBLE: a model's switch) ---- */
+static inline int hs_cfg_bool_get(const hs_cfg_key *k, const void *p)
+{
+    if (k->flags & HS_CFG_DOUBLE) {
+        double v = *(const double *)p;
+        return v == 0.0 ? 0 : v == 1.0 ? 1 : -1;
+    }
+    return *(const int *)p;
+}
+static inline void hs_cfg_bool_set(const hs_cfg_key *k, void *p, int v)
+{
+    if (k->flags & HS_CFG_DOUBLE) *(double *)p = v ? 1.0 : 0.0;
+    else *(int *)p = v;
+}
 
 /* ---- errors (config_common.c) ---- */
 

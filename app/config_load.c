@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "config_internal.h"
+#include "hs_models.h"
 #include "hs_util.h"
 
 /* ============================================================================================ */
@@ -47,9 +48,9 @@ static origin origin_of(const load_ctx *x, const config_setting_t *s)
 static int is_section(const char *name)
 {
     size_t n = strlen(name);
-    for (int i = 0; i < hs_cfg_schema_len; ++i) {
-        const char *p = hs_cfg_schema[i].path;
-        if (!is_stim(&hs_cfg_schema[i]) && strncmp(p, name, n) == 0 && p[n] == '.') return 1;
+    for (int i = 0; i < hs_cfg_nkeys(); ++i) {
+        const char *p = hs_cfg_keys()[i].path;
+        if (!is_stim(&hs_cfg_keys()[i]) && strncmp(p, name, n) == 0 && p[n] == '.') return 1;
     }
     return 0;
 }
@@ -95,8 +96,8 @@ static const char *suggest_key(const char *typed)
     int best_d = INT_MAX, best_dl = INT_MAX;
     const char *tleaf = leaf_of(typed);
     size_t tsec = strlen(typed) - strlen(tleaf);
-    for (int i = 0; i < hs_cfg_schema_len; ++i) {
-        const hs_cfg_key *k = &hs_cfg_schema[i];
+    for (int i = 0; i < hs_cfg_nkeys(); ++i) {
+        const hs_cfg_key *k = &hs_cfg_keys()[i];
         if (is_stim(k) || k->type == HS_CFG_GROUPLIST) continue;
         const char *kleaf = leaf_of(k->path);
         size_t ksec = strlen(k->path) - strlen(kleaf);
@@ -117,8 +118,8 @@ static const char *suggest_key(const char *typed)
 static const char *suggest_section(const char *typed, char *buf, size_t n)
 {
     int best_d = INT_MAX;
-    for (int i = 0; i < hs_cfg_schema_len; ++i) {
-        const hs_cfg_key *k = &hs_cfg_schema[i];
+    for (int i = 0; i < hs_cfg_nkeys(); ++i) {
+        const hs_cfg_key *k = &hs_cfg_keys()[i];
         if (is_stim(k)) continue;
         char sec[64];
         size_t len = strcspn(k->path, ".");
@@ -141,8 +142,8 @@ static const char *section_list(char *buf, size_t n)
     buf[0] = '\0';
     const char *prev = NULL;
     size_t prev_len = 0;
-    for (int i = 0; i < hs_cfg_schema_len; ++i) {
-        const hs_cfg_key *k = &hs_cfg_schema[i];
+    for (int i = 0; i < hs_cfg_nkeys(); ++i) {
+        const hs_cfg_key *k = &hs_cfg_keys()[i];
         if (is_stim(k)) continue;
         size_t sl = strcspn(k->path, ".");
         if (prev && sl == prev_len && strncmp(prev, k->path, sl) == 0) continue;
@@ -160,8 +161,8 @@ static const char *key_list(const char *section, char *buf, size_t n)
 {
     size_t len = 0, sl = section ? strlen(section) : 0;
     buf[0] = '\0';
-    for (int i = 0; i < hs_cfg_schema_len; ++i) {
-        const hs_cfg_key *k = &hs_cfg_schema[i];
+    for (int i = 0; i < hs_cfg_nkeys(); ++i) {
+        const hs_cfg_key *k = &hs_cfg_keys()[i];
         int in = section ? !is_stim(k) && strncmp(k->path, section, sl) == 0 && k->path[sl] == '.'
                          : is_stim(k);
         if (!in) continue;
@@ -183,8 +184,8 @@ static void store_default(const hs_cfg_key *k, void *base)
     void *p = slot_of(k, base);
     switch (k->type) {
     case HS_CFG_FLOAT: *(double *)p = k->def_num; break;
-    case HS_CFG_INT:
-    case HS_CFG_BOOL: *(int *)p = (int)k->def_num; break;
+    case HS_CFG_INT: *(int *)p = (int)k->def_num; break;
+    case HS_CFG_BOOL: hs_cfg_bool_set(k, p, k->def_num != 0.0); break;
     case HS_CFG_STRING: snprintf((char *)p, k->size, "%s", k->def_str ? k->def_str : ""); break;
     case HS_CFG_ENUM:
         if (k->size)
@@ -213,15 +214,15 @@ static void store_default(const hs_cfg_key *k, void *base)
 static void stimulus_defaults(hs_stimulus_cfg *s)
 {
     memset(s, 0, sizeof *s);
-    for (int i = 0; i < hs_cfg_schema_len; ++i)
-        if (is_stim(&hs_cfg_schema[i])) store_default(&hs_cfg_schema[i], s);
+    for (int i = 0; i < hs_cfg_nkeys(); ++i)
+        if (is_stim(&hs_cfg_keys()[i])) store_default(&hs_cfg_keys()[i], s);
 }
 
 void hs_config_defaults(hs_config *cfg)
 {
     memset(cfg, 0, sizeof *cfg);
-    for (int i = 0; i < hs_cfg_schema_len; ++i)
-        if (!is_stim(&hs_cfg_schema[i])) store_default(&hs_cfg_schema[i], cfg);
+    for (int i = 0; i < hs_cfg_nkeys(); ++i)
+        if (!is_stim(&hs_cfg_keys()[i])) store_default(&hs_cfg_keys()[i], cfg);
     cfg->n_stimuli = 0;
     for (int j = 0; j < HS_MAX_STIMULI; ++j) stimulus_defaults(&cfg->stimuli[j]);
 }
@@ -291,7 +292,7 @@ static int read_value(load_ctx *x, const hs_cfg_key *k, const char *shown,
         return 0;
     case HS_CFG_BOOL:
         if (t == CONFIG_TYPE_BOOL) {
-            *(int *)p = config_setting_get_bool(s) ? 1 : 0;
+            hs_cfg_bool_set(k, p, config_setting_get_bool(s) != 0);
             return 1;
         }
         hs_cfg_report(x, o, "%s: expected true or false, got %s", shown, describe(s, d, sizeof d));
@@ -409,18 +410,18 @@ static void walk_section(load_ctx *x, hs_config *cfg, const config_setting_t *se
         snprintf(full, sizeof full, "%s.%s", sname, config_setting_name(s));
         origin o = origin_of(x, s);
         int k = hs_cfg_key_index(full);
-        if (k < 0 || hs_cfg_schema[k].type == HS_CFG_GROUPLIST) {
+        if (k < 0 || hs_cfg_keys()[k].type == HS_CFG_GROUPLIST) {
             unknown_key(x, &o, full, sname);
             continue;
         }
-        if (read_value(x, &hs_cfg_schema[k], full, s, cfg, &o)) x->key[k] = o;
+        if (read_value(x, &hs_cfg_keys()[k], full, s, cfg, &o)) x->key[k] = o;
     }
 }
 
 static void walk_stimulus_group(load_ctx *x, hs_config *cfg, int j, const config_setting_t *g)
 {
     hs_stimulus_cfg *st = &cfg->stimuli[j];
-    origin *so = &x->stim[(size_t)j * (size_t)hs_cfg_schema_len];
+    origin *so = &x->stim[(size_t)j * (size_t)hs_cfg_nkeys()];
     char shown[128], d[128];
     origin og = origin_of(x, g);
     x->stim_group[j] = og;
@@ -439,30 +440,30 @@ static void walk_stimulus_group(load_ctx *x, hs_config *cfg, int j, const config
         int k = hs_cfg_stim_key_index(name);
         if (k < 0) {
             int best = -1, best_d = INT_MAX;
-            for (int q = 0; q < hs_cfg_schema_len; ++q) {
-                if (!is_stim(&hs_cfg_schema[q])) continue;
-                int dd = osa_distance(name, leaf_of(hs_cfg_schema[q].path));
+            for (int q = 0; q < hs_cfg_nkeys(); ++q) {
+                if (!is_stim(&hs_cfg_keys()[q])) continue;
+                int dd = osa_distance(name, leaf_of(hs_cfg_keys()[q].path));
                 if (dd < best_d) best_d = dd, best = q;
             }
             char keys[512];
             if (best >= 0 && close_enough(best_d, name) && best_d < (int)strlen(name))
                 hs_cfg_report(x, &o, "unknown key \"%s\"; did you mean \"stimulus.[%d].%s\"?", shown, j,
-                              leaf_of(hs_cfg_schema[best].path));
+                              leaf_of(hs_cfg_keys()[best].path));
             else
                 hs_cfg_report(x, &o, "unknown key \"%s\"; a stimulus has: %s", shown,
                               key_list(NULL, keys, sizeof keys));
             continue;
         }
-        if (read_value(x, &hs_cfg_schema[k], shown, s, st, &o)) so[k] = o;
+        if (read_value(x, &hs_cfg_keys()[k], shown, s, st, &o)) so[k] = o;
     }
     if (x->n_err != errs) return; /* the shape itself may be what is wrong */
 
     /* Keys of some shapes only: required (or optional) for them, refused for the others. */
     char shape[32];
     int ks = hs_cfg_stim_key_index("shape");
-    hs_cfg_choice_at(hs_cfg_schema[ks].choices, (int)st->shape, shape, sizeof shape);
-    for (int k = 0; k < hs_cfg_schema_len; ++k) {
-        const hs_cfg_key *key = &hs_cfg_schema[k];
+    hs_cfg_choice_at(hs_cfg_keys()[ks].choices, (int)st->shape, shape, sizeof shape);
+    for (int k = 0; k < hs_cfg_nkeys(); ++k) {
+        const hs_cfg_key *key = &hs_cfg_keys()[k];
         if (!is_stim(key) || !key->shape) continue;
         const char *leaf = leaf_of(key->path);
         int use = hs_cfg_shape_use(key, shape);
@@ -520,7 +521,7 @@ static void walk_root(load_ctx *x, hs_config *cfg, const config_setting_t *root)
         const char *name = config_setting_name(s);
         origin o = origin_of(x, s);
         int k = hs_cfg_key_index(name);
-        if (k >= 0 && hs_cfg_schema[k].type == HS_CFG_GROUPLIST) {
+        if (k >= 0 && hs_cfg_keys()[k].type == HS_CFG_GROUPLIST) {
             walk_stimulus(x, cfg, s, k);
         } else if (is_section(name)) {
             if (config_setting_type(s) != CONFIG_TYPE_GROUP)
@@ -601,11 +602,18 @@ static void resolve_paths(load_ctx *x, hs_config *cfg)
     int kf = hs_cfg_stim_key_index("file");
     for (int j = 0; j < cfg->n_stimuli && j < HS_MAX_STIMULI; ++j) {
         if (cfg->stimuli[j].shape != HS_STIM_NODES) continue;
-        const origin *o = &x->stim[(size_t)j * (size_t)hs_cfg_schema_len + (size_t)kf];
+        const origin *o = &x->stim[(size_t)j * (size_t)hs_cfg_nkeys() + (size_t)kf];
         char shown[64];
         snprintf(shown, sizeof shown, "stimulus.[%d].file", j);
         resolve_path(x, o->set ? o : &x->stim_group[j], shown, cfg->stimuli[j].file, sizeof cfg->stimuli[j].file);
     }
+}
+
+/* Defaults that depend on the model: model.time_unit, when not given, is the model's own. */
+static void model_defaults(load_ctx *x, hs_config *cfg)
+{
+    const hs_model *m = hs_models_find(cfg->model_name);
+    if (m && !hs_cfg_origin_key(x, "model.time_unit")) cfg->time_unit = m->time_unit_default;
 }
 
 hs_status hs_config_load(const char *path, const char *const *overrides, int n_overrides,
@@ -621,8 +629,8 @@ hs_status hs_config_load(const char *path, const char *const *overrides, int n_o
     config_init(&c);
 
     HS_CALL_GOTO(HS_ALLOC(x, 1, "config loader state"), done);
-    HS_CALL_GOTO(HS_ALLOC(x->key, hs_cfg_schema_len, "config key origins"), done);
-    HS_CALL_GOTO(HS_ALLOC(x->stim, (size_t)HS_MAX_STIMULI * (size_t)hs_cfg_schema_len,
+    HS_CALL_GOTO(HS_ALLOC(x->key, hs_cfg_nkeys(), "config key origins"), done);
+    HS_CALL_GOTO(HS_ALLOC(x->stim, (size_t)HS_MAX_STIMULI * (size_t)hs_cfg_nkeys(),
                           "config stimulus origins"), done);
     x->path = cfg->path;
 
@@ -660,6 +668,7 @@ hs_status hs_config_load(const char *path, const char *const *overrides, int n_o
     }
     if (x->n_err == 0) walk_root(x, cfg, config_root_setting(&c));
     if (x->n_err == 0) resolve_paths(x, cfg);
+    if (x->n_err == 0) model_defaults(x, cfg);
     if (x->n_err == 0) hs_cfg_validate_all(x, cfg); /* before config_destroy: origins point into c */
     st = hs_cfg_finish(x);
 done:

@@ -240,9 +240,9 @@ void hs_cfg_apply_override(load_ctx *x, config_t *c, const char *text)
     }
     join_path(seg, n, 1, generic, sizeof generic);
     int ki = -1;
-    for (int i = 0; i < hs_cfg_schema_len; ++i)
-        if (!strcmp(hs_cfg_schema[i].path, generic)) ki = i;
-    const config_setting_t *v = parse_value(val, ki >= 0 ? &hs_cfg_schema[ki] : NULL, &vt, err,
+    for (int i = 0; i < hs_cfg_nkeys(); ++i)
+        if (!strcmp(hs_cfg_keys()[i].path, generic)) ki = i;
+    const config_setting_t *v = parse_value(val, ki >= 0 ? &hs_cfg_keys()[ki] : NULL, &vt, err,
                                             sizeof err);
     if (!v) {
         hs_cfg_report(x, &o, "%s", err);

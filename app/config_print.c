@@ -47,7 +47,7 @@ static void put_value(FILE *f, const hs_cfg_key *k, const void *base)
     switch (k->type) {
     case HS_CFG_FLOAT: fputs(fmt_double(*(const double *)p, num, sizeof num), f); break;
     case HS_CFG_INT: fprintf(f, "%d", *(const int *)p); break;
-    case HS_CFG_BOOL: fputs(*(const int *)p ? "true" : "false", f); break;
+    case HS_CFG_BOOL: fputs(hs_cfg_bool_get(k, p) ? "true" : "false", f); break;
     case HS_CFG_STRING: put_string(f, (const char *)p); break;
     case HS_CFG_ENUM:
         put_string(f, k->size ? (const char *)p
@@ -115,8 +115,8 @@ void hs_config_print(const hs_config *cfg, FILE *f)
     }
     fputs("\n# Units in the comments; docs/config.md describes every key.\n", f);
     char section[64] = "";
-    for (int i = 0; i < hs_cfg_schema_len; ++i) {
-        const hs_cfg_key *k = &hs_cfg_schema[i];
+    for (int i = 0; i < hs_cfg_nkeys(); ++i) {
+        const hs_cfg_key *k = &hs_cfg_keys()[i];
         if (is_stim(k)) continue;
         if (k->type == HS_CFG_GROUPLIST) {
             if (section[0]) fputs("};\n", f);
@@ -130,11 +130,11 @@ void hs_config_print(const hs_config *cfg, FILE *f)
             for (int j = 0; j < n; ++j) {
                 const hs_stimulus_cfg *st = &cfg->stimuli[j];
                 char shape[32];
-                hs_cfg_choice_at(hs_cfg_schema[hs_cfg_stim_key_index("shape")].choices, (int)st->shape,
+                hs_cfg_choice_at(hs_cfg_keys()[hs_cfg_stim_key_index("shape")].choices, (int)st->shape,
                                  shape, sizeof shape);
                 fputs("  {\n", f);
-                for (int q = 0; q < hs_cfg_schema_len; ++q) {
-                    const hs_cfg_key *sk = &hs_cfg_schema[q];
+                for (int q = 0; q < hs_cfg_nkeys(); ++q) {
+                    const hs_cfg_key *sk = &hs_cfg_keys()[q];
                     if (!is_stim(sk)) continue;
                     int use = hs_cfg_shape_use(sk, shape);
                     if (use == 0 || (use == 1 && sk->shape && !stim_opt_used(st))) continue;
@@ -175,8 +175,8 @@ void hs_config_print_reference(FILE *f)
     hs_config_defaults(def);
     fputs("| key | type | unit | default | range | meaning |\n", f);
     fputs("|---|---|---|---|---|---|\n", f);
-    for (int i = 0; i < hs_cfg_schema_len; ++i) {
-        const hs_cfg_key *k = &hs_cfg_schema[i];
+    for (int i = 0; i < hs_cfg_nkeys(); ++i) {
+        const hs_cfg_key *k = &hs_cfg_keys()[i];
         fprintf(f, "| `%s` | %s | %s | ", k->path, type_name[k->type], k->unit);
         if (k->def_doc) {
             put_md(f, k->def_doc);

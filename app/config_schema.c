@@ -5,16 +5,16 @@
 #include "config_schema.h"
 
 #include <stddef.h>
+#include <stdio.h>
+#include <string.h>
 
 #include "hs_config.h"
+#include "hs_models.h"
 #include "hs_vtk.h"
 
 /* Storage order of the choices below must match the enums they are stored as. */
 _Static_assert(HS_STIM_BOX == 0 && HS_STIM_SPHERE == 1 && HS_STIM_SURFACE == 2 && HS_STIM_NODES == 3,
                "stimulus.[i].shape choices order");
-_Static_assert(HS_FIELD_PHI == 1 << 0 && HS_FIELD_V == 1 << 1 && HS_FIELD_ACTIVATION == 1 << 2 &&
-                   HS_FIELD_R == 1 << 3 && HS_FIELD_FIBER == 1 << 4 && HS_FIELD_REGION == 1 << 5,
-               "output.fields choices order");
 
 /* Where a key lives. */
 #define AT(field) .off = offsetof(hs_config, field), .size = sizeof(((hs_config *)0)->field)
@@ -31,7 +31,7 @@ _Static_assert(HS_FIELD_PHI == 1 << 0 && HS_FIELD_V == 1 << 1 && HS_FIELD_ACTIVA
 
 #define STIM HS_CFG_STIMULUS
 
-const hs_cfg_key hs_cfg_schema[] = {
+static const hs_cfg_key base_keys[] = {
     /* ---- mesh ---------------------------------------------------------------------------- */
     {.path = "mesh.source", .type = HS_CFG_ENUM, .choices = "box|tetgen|file|surface|ellipsoid_lv",
      .def_str = "box", .unit = "-", AT(mesh_source),
@@ -97,27 +97,16 @@ const hs_cfg_key hs_cfg_schema[] = {
      .unit = "-", AT(fiber_location),
      .meaning = "whether fibers.file holds one line per element or per node; \"auto\": by its line count"},
 
-    /* ---- model: Aliev-Panfilov, Goktepe & Kuhl 2009 ----------------------------------------- */
-    {.path = "model.c", .type = HS_CFG_FLOAT, GT(0), .def_num = 8.0, .unit = "1", AT(c),
-     .meaning = "excitation rate c of f_phi = c phi (phi - alpha)(1 - phi) - r phi"},
-    {.path = "model.alpha", .type = HS_CFG_FLOAT, OPEN(0, 1), .def_num = 0.01, .unit = "1",
-     AT(alpha), .meaning = "excitation threshold alpha (normalised potential)"},
-    {.path = "model.gamma", .type = HS_CFG_FLOAT, GE(0), .def_num = 0.002, .unit = "1",
-     AT(gamma), .meaning = "recovery rate at rest gamma"},
-    {.path = "model.b", .type = HS_CFG_FLOAT, GE(0), .def_num = 0.15, .unit = "1", AT(b),
-     .meaning = "recovery parameter b of f_r"},
-    {.path = "model.mu1", .type = HS_CFG_FLOAT, GE(0), .def_num = 0.2, .unit = "1", AT(mu1),
-     .meaning = "recovery parameter mu1 (gamma + mu1 r / (mu2 + phi))"},
-    {.path = "model.mu2", .type = HS_CFG_FLOAT, GT(0), .def_num = 0.3, .unit = "1", AT(mu2),
-     .meaning = "recovery parameter mu2"},
+    /* ---- model: model.name; then the model's parameters (generated from fem/models/, below) -- */
+    {.path = "model.name", .type = HS_CFG_ENUM, .def_str = "aliev_panfilov", .unit = "-", AT(model_name),
+     .meaning = "the ionic model (fem/models/); its parameters are the model.* keys marked with its name"},
     {.path = "model.d_iso", .type = HS_CFG_FLOAT, GT(0), .def_num = 0.3, .unit = "mm^2/ms",
      AT(d_iso), .meaning = "isotropic diffusion: D = d_iso I + d_ani f f^T (cross-fibre D = d_iso)"},
     {.path = "model.d_ani", .type = HS_CFG_FLOAT, GE(0), .def_num = 0.9, .unit = "mm^2/ms",
      AT(d_ani), .meaning = "extra diffusion along the fibre (along-fibre D = d_iso + d_ani)"},
-    {.path = "model.time_unit", .type = HS_CFG_FLOAT, GT(0), .def_num = 12.9, .unit = "ms",
-     AT(time_unit), .meaning = "milliseconds per model time unit"},
-    {.path = "model.recovery", .type = HS_CFG_BOOL, .def_num = 1, .unit = "-", AT(recovery),
-     .meaning = "evolve the recovery variable r (false: r = 0, pure cubic reaction front)"},
+    {.path = "model.time_unit", .type = HS_CFG_FLOAT, GT(0), .def_num = 0.0, .unit = "ms",
+     .def_doc = "the model's", AT(time_unit),
+     .meaning = "milliseconds per model time unit; default: the model's own (aliev_panfilov: 12.9)"},
 
     /* ---- time ---------------------------------------------------------------------------- */
     {.path = "time.dt", .type = HS_CFG_FLOAT, GT(0), .def_num = 0.1, .unit = "ms", AT(dt),
@@ -222,7 +211,8 @@ const hs_cfg_key hs_cfg_schema[] = {
     {.path = "output.interval", .type = HS_CFG_FLOAT, GT(0), .def_num = 1.0, .unit = "ms",
      AT(out_interval), .meaning = "time between frames (>= time.dt)"},
     {.path = "output.fields", .type = HS_CFG_STRLIST,
-     .choices = "phi|V|activation|r|fiber|region", .def_str = "phi,V,activation,r,fiber",
+     .choices = NULL /* generated: the state fields of every model, V, fiber, region */,
+     .def_str = "phi,V,activation,r,fiber",
      .unit = "-", AT_INT(out_fields), .meaning = "arrays written to each frame"},
     {.path = "output.checkpoint_interval", .type = HS_CFG_FLOAT, GE(0), .def_num = 0.0,
      .unit = "ms", AT(checkpoint_interval),
@@ -235,4 +225,102 @@ const hs_cfg_key hs_cfg_schema[] = {
      .meaning = "activation time = first upward crossing of V through this value"},
 };
 
-const int hs_cfg_schema_len = (int)(sizeof hs_cfg_schema / sizeof hs_cfg_schema[0]);
+enum { N_BASE = sizeof base_keys / sizeof base_keys[0] };
+
+/* ---- the generated part ------------------------------------------------------------------------
+ * After model.name: every model's parameters as model.<name> (kind, default, range, unit and meaning
+ * from the model's table), stored in hs_config.model_prm[model][k]. The choices of model.name and
+ * output.fields come from the model registry. Built once, on first use. */
+
+static hs_cfg_key keys[N_BASE + HS_MODEL_COUNT * HS_MODEL_MAX_PARAMS];
+static int n_keys;
+static char model_choices[512], field_choices[512], paths[HS_MODEL_COUNT * HS_MODEL_MAX_PARAMS][64];
+
+static void append_choice(char *buf, size_t n, const char *name)
+{
+    /* each name once, '|'-separated */
+    size_t len = strlen(name), o = strlen(buf);
+    for (const char *c = buf; *c;) {
+        const char *e = strchr(c, '|');
+        size_t l = e ? (size_t)(e - c) : strlen(c);
+        if (l == len && !strncmp(c, name, len)) return;
+        c += l + (e ? 1 : 0);
+    }
+    snprintf(buf + o, n - o, "%s%s", o ? "|" : "", name);
+}
+
+static hs_cfg_key param_key(const hs_model *m, int k, char *path, size_t n)
+{
+    const hs_model_param *q = &m->params[k];
+    snprintf(path, n, "model.%s", q->name);
+    hs_cfg_key key = {.path = path, .unit = q->unit, .meaning = q->meaning, .def_num = q->def};
+    key.type = q->kind == HS_PARAM_SWITCH ? HS_CFG_BOOL : HS_CFG_FLOAT;
+    key.flags = HS_CFG_DOUBLE | (q->bounds & HS_PARAM_MIN_CLOSED ? HS_CFG_MIN_CLOSED : 0) |
+                (q->bounds & HS_PARAM_MIN_OPEN ? HS_CFG_MIN_OPEN : 0) |
+                (q->bounds & HS_PARAM_MAX_CLOSED ? HS_CFG_MAX_CLOSED : 0) |
+                (q->bounds & HS_PARAM_MAX_OPEN ? HS_CFG_MAX_OPEN : 0);
+    key.min = q->min;
+    key.max = q->max;
+    key.model = m->name;
+    key.off = offsetof(hs_config, model_prm) + sizeof(double) * ((size_t)m->id * HS_MODEL_MAX_PARAMS + (size_t)k);
+    key.size = sizeof(double);
+    return key;
+}
+
+static void build(void)
+{
+    int np = 0;
+    for (int i = 0; i < hs_models_count(); ++i) {
+        const hs_model *m = hs_models_at(i);
+        append_choice(model_choices, sizeof model_choices, m->name);
+    }
+    /* output.fields: the potential(s), V, activation, the models' variables, fiber, region (the
+     * stored bits follow this order) */
+    for (int i = 0; i < hs_models_count(); ++i) append_choice(field_choices, sizeof field_choices, hs_models_at(i)->potential_name);
+    append_choice(field_choices, sizeof field_choices, "V");
+    append_choice(field_choices, sizeof field_choices, "activation");
+    for (int i = 0; i < hs_models_count(); ++i)
+        for (int v = 0; v < hs_models_at(i)->n_vars; ++v)
+            append_choice(field_choices, sizeof field_choices, hs_models_at(i)->vars[v].name);
+    append_choice(field_choices, sizeof field_choices, "fiber");
+    append_choice(field_choices, sizeof field_choices, "region");
+    for (int b = 0; b < N_BASE; ++b) {
+        keys[n_keys] = base_keys[b];
+        if (!strcmp(keys[n_keys].path, "model.name")) keys[n_keys].choices = model_choices;
+        if (!strcmp(keys[n_keys].path, "output.fields")) keys[n_keys].choices = field_choices;
+        ++n_keys;
+        if (strcmp(base_keys[b].path, "model.name") != 0) continue;
+        for (int i = 0; i < hs_models_count(); ++i) {
+            const hs_model *m = hs_models_at(i);
+            for (int k = 0; k < m->n_params; ++k, ++np) keys[n_keys++] = param_key(m, k, paths[np], sizeof paths[np]);
+        }
+    }
+}
+
+const char *hs_config_out_field(int i)
+{
+    if (!n_keys) build();
+    static char one[64];
+    const char *c = field_choices;
+    for (int q = 0; *c; ++q) {
+        size_t l = strcspn(c, "|");
+        if (q == i) {
+            snprintf(one, sizeof one, "%.*s", (int)l, c);
+            return one;
+        }
+        c += l + (c[l] ? 1 : 0);
+    }
+    return NULL;
+}
+
+const hs_cfg_key *hs_cfg_keys(void)
+{
+    if (!n_keys) build();
+    return keys;
+}
+
+int hs_cfg_nkeys(void)
+{
+    if (!n_keys) build();
+    return n_keys;
+}

@@ -37,8 +37,9 @@ enum {
     HS_CFG_NONEMPTY = 1 << 5,   /**< string must not be empty */
     HS_CFG_FILENAME = 1 << 6,   /**< string of [A-Za-z0-9_.-] only (used in file names) */
     HS_CFG_NONZERO = 1 << 7,    /**< vec3 must not be (0, 0, 0) */
-    HS_CFG_CONFIG_PATH = 1 << 8 /**< relative path resolved against the config file's directory
+    HS_CFG_CONFIG_PATH = 1 << 8, /**< relative path resolved against the config file's directory
                                      (against the current directory when it comes from --set) */
+    HS_CFG_DOUBLE = 1 << 9       /**< BOOL stored as a double 0.0/1.0 (a model's switch parameter) */
 };
 
 /** One configuration key. */
@@ -58,12 +59,15 @@ typedef struct hs_cfg_key {
     const char *meaning;   /**< one line */
     size_t off;            /**< offset of the value in hs_config (hs_stimulus_cfg with HS_CFG_STIMULUS) */
     size_t size;           /**< storage size: char arrays' capacity; 0 for an ENUM stored as int */
+    const char *model;     /**< a model's parameter: the model's name (the key applies only when
+                                model.name selects it); NULL otherwise */
 } hs_cfg_key;
 
-/** The keys, in the order of docs/config.md and of hs_config_print. */
-extern const hs_cfg_key hs_cfg_schema[];
-/** Number of rows of hs_cfg_schema. */
-extern const int hs_cfg_schema_len;
+/** The keys, in the order of docs/config.md and of hs_config_print: the static rows of
+ *  config_schema.c with every model's parameters after model.name (built on first use). */
+const hs_cfg_key *hs_cfg_keys(void);
+/** Number of rows of hs_cfg_keys(). */
+int hs_cfg_nkeys(void);
 
 #ifdef __cplusplus
 }

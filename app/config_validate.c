@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "config_internal.h"
-#include "hs_ap_model.h"
+#include "hs_models.h"
 #include "hs_spmv.h"
 
 /* The first of the keys (NULL-terminated) that was set, for a constraint between keys. */
@@ -69,8 +69,8 @@ static void check_value(load_ctx *x, const hs_cfg_key *k, const char *shown, con
         break;
     }
     case HS_CFG_BOOL:
-        if (*(const int *)p != 0 && *(const int *)p != 1)
-            hs_cfg_report(x, o, "%s = %d: must be true (1) or false (0)", shown, *(const int *)p);
+        if (hs_cfg_bool_get(k, p) != 0 && hs_cfg_bool_get(k, p) != 1)
+            hs_cfg_report(x, o, "%s = %d: must be true (1) or false (0)", shown, hs_cfg_bool_get(k, p));
         break;
     case HS_CFG_STRING:
     case HS_CFG_ENUM: {
@@ -217,10 +217,10 @@ static void validate_fibers(load_ctx *x, const hs_config *cfg)
 void hs_cfg_validate_all(load_ctx *x, const hs_config *cfg)
 {
     char shown[128], a[32], b[32];
-    int len = hs_cfg_schema_len;
+    int len = hs_cfg_nkeys();
 
     for (int k = 0; k < len; ++k) {
-        const hs_cfg_key *key = &hs_cfg_schema[k];
+        const hs_cfg_key *key = &hs_cfg_keys()[k];
         if (is_stim(key) || key->type == HS_CFG_GROUPLIST) continue;
         check_value(x, key, key->path, cfg, hs_cfg_origin_key(x, key->path));
     }
@@ -234,9 +234,9 @@ void hs_cfg_validate_all(load_ctx *x, const hs_config *cfg)
         const hs_stimulus_cfg *st = &cfg->stimuli[j];
         const origin *og = x->stim ? &x->stim_group[j] : NULL;
         char shape[32];
-        hs_cfg_choice_at(hs_cfg_schema[ks].choices, (int)st->shape, shape, sizeof shape);
+        hs_cfg_choice_at(hs_cfg_keys()[ks].choices, (int)st->shape, shape, sizeof shape);
         for (int k = 0; k < len; ++k) {
-            const hs_cfg_key *key = &hs_cfg_schema[k];
+            const hs_cfg_key *key = &hs_cfg_keys()[k];
             if (!is_stim(key)) continue;
             int use = hs_cfg_shape_use(key, shape);
             if (use == 0 || (use == 1 && key->shape && !stim_opt_used(st))) continue;
@@ -275,15 +275,22 @@ void hs_cfg_validate_all(load_ctx *x, const hs_config *cfg)
         hs_cfg_report(x, origin_any(x, "time.t_end", "time.dt", NULL),
                       "time.t_end = %s ms is smaller than time.dt = %s ms: must be >= time.dt",
                       hs_cfg_fmt_num(cfg->t_end, a, sizeof a), hs_cfg_fmt_num(cfg->dt, b, sizeof b));
-    hs_ap_params p = {cfg->c, cfg->alpha, cfg->gamma, cfg->b, cfg->mu1, cfg->mu2, cfg->recovery};
-    double dt_max = hs_ap_dt_max(&p) * cfg->time_unit;
+    /* the model: its parameters apply only when it is selected; dt below its tangent bound */
+    const hs_model *model = hs_models_find(cfg->model_name);
+    for (int i = 0; x->key && model && i < hs_cfg_nkeys(); ++i) {
+        const hs_cfg_key *k = &hs_cfg_keys()[i];
+        if (k->model && x->key[i].set && strcmp(k->model, model->name) != 0)
+            hs_cfg_report(x, &x->key[i], "%s is a parameter of model %s, and model.name is \"%s\"", k->path, k->model,
+                          model->name);
+    }
+    double dt_max = model && model->dt_max ? model->dt_max(cfg->model_prm[model->id]) * cfg->time_unit : INFINITY;
     if (cfg->dt > 0 && isfinite(dt_max) && cfg->dt >= dt_max) {
         /* the shortest rounding of dt_max that is still a safe bound (<= dt_max) */
         /* 3 significant digits, rounded down so that every dt below the printed bound works */
         double q = pow(10.0, floor(log10(dt_max)) - 2.0);
         snprintf(b, sizeof b, "%.3g", dt_max);
         if (strtod(b, NULL) > dt_max) snprintf(b, sizeof b, "%.3g", floor(dt_max / q) * q);
-        hs_cfg_report(x, origin_any(x, "time.dt", "model.c", "model.alpha", "model.time_unit", NULL),
+        hs_cfg_report(x, origin_any(x, "time.dt", "model.time_unit", NULL),
                       "time.dt = %s ms makes the Newton tangent indefinite (1/dt - max df_phi/dphi <= 0): "
                       "must be < %s ms for these model parameters",
                       hs_cfg_fmt_num(cfg->dt, a, sizeof a), b);

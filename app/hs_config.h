@@ -12,6 +12,7 @@
 
 #include "hs_lv.h"
 #include "hs_mesh.h"
+#include "hs_model.h"
 #include "hs_spmv.h"
 #include "hs_stimulus.h"
 #include "hs_vtk.h"
@@ -47,11 +48,12 @@ typedef struct hs_config {
     char fiber_file[HS_PATH_MAX]; /**< fibers.file, absolute after loading */
     char fiber_location[16]; /**< "auto" | "element" | "node" */
 
-    /* model (Aliev-Panfilov, Goktepe & Kuhl 2009 defaults) */
-    double c, alpha, gamma, b, mu1, mu2;
+    /* model */
+    char model_name[32];    /**< model.name: an ionic model of fem/models/hs_model_list.h */
+    double model_prm[HS_MODEL_COUNT][HS_MODEL_MAX_PARAMS]; /**< model.<parameter> of every model, in
+                                 the model's order (only the selected model's are used) */
     double d_iso, d_ani;    /**< mm^2/ms */
-    double time_unit;       /**< ms per model time unit (12.9) */
-    int recovery;           /**< 0: r held at 0 (pure cubic reaction) */
+    double time_unit;       /**< ms per model time unit (default: the model's) */
 
     /* time */
     double dt, t_end;       /**< ms */
@@ -83,7 +85,7 @@ typedef struct hs_config {
     char out_dir[HS_PATH_MAX];
     char out_prefix[64];
     double out_interval;    /**< ms between frames */
-    int out_fields;         /**< HS_FIELD_* bits */
+    int out_fields;         /**< bit i: choice i of output.fields (hs_config_out_field) */
     double checkpoint_interval;  /**< ms between checkpoints, 0 = off */
     int checkpoint_keep;         /**< checkpoints kept */
     double activation_threshold; /**< mV */
@@ -108,6 +110,9 @@ hs_status hs_config_validate(const hs_config *cfg);
 
 /** @brief Print the fully resolved configuration in libconfig syntax (loadable again). */
 void hs_config_print(const hs_config *cfg, FILE *f);
+
+/** @brief Name of output.fields choice @p i (bit i of out_fields), or NULL past the last. */
+const char *hs_config_out_field(int i);
 
 /** @brief Print the key reference (markdown table: key, type, unit, default, range, meaning). */
 void hs_config_print_reference(FILE *f);

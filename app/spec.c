@@ -46,8 +46,9 @@ static hs_status out_fields(const hs_config *cfg, hs_sim_spec *s)
     s->out_state = 0;
     s->out_mv = 0;
     s->out_mesh_fields = 0;
-    for (int i = 0; i < cfg->n_out_fields; ++i) {
-        const char *name = cfg->out_fields[i];
+    for (int i = 0; i < 31 && hs_config_out_field(i); ++i) {
+        if (!(cfg->out_fields & (1 << i))) continue;
+        const char *name = hs_config_out_field(i);
         int k = hs_state_find(&d, name);
         if (k >= 0) s->out_state |= 1u << k;
         else if (!strcmp(name, "V")) s->out_mv = 1;

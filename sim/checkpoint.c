@@ -182,7 +182,7 @@ hs_status hs_checkpoint_read(const char *path, const hs_model *model, hs_checkpo
                  size, want);
         goto fail;
     }
-    size_t nf = (size_t)h->n_frames, nn = (size_t)h->n_nodes, ne = (size_t)h->n_elems;
+    size_t nf = (size_t)h->n_frames, nn = (size_t)h->n_nodes;
     HS_CALL_GOTO(HS_ALLOC(ck->frame_times, nf + 1, "checkpoint frame times"), fail);
     HS_CALL_GOTO(hs_state_create(&ck->desc, &ck->state), fail);
     int short_read = fread(ck->frame_times, sizeof(double), nf, fp) != nf;
@@ -324,7 +324,7 @@ hs_status hs_checkpoint_load(const char *arg, const char *prefix, const hs_model
     hs_status st = HS_FAIL(HS_ERR_IO, "--restart %s: no checkpoint %s_ckpt_*.hsck in that directory", arg,
                            prefix);
     for (int i = n - 1; i >= 0; --i) {
-        char path[HS_PATH_MAX + 64];
+        char path[4096 + 64];
         hs_checkpoint_path(arg, prefix, steps[i], path, sizeof path);
         hs_error_clear();
         st = hs_checkpoint_read(path, model, ck);

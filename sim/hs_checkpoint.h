@@ -69,7 +69,7 @@ typedef struct hs_checkpoint {
     hs_state state;      /**< every field of desc */
     hs_extrap hist;        /**< n_valid and h of the extrapolation history (order not stored) */
     double *hist_phi[2];   /**< phi_{n-1}, phi_{n-2} [n_nodes] when hist.n_valid says so, else NULL */
-    char path[HS_PATH_MAX];
+    char path[4096];      /**< the file it was read from */
 } hs_checkpoint;
 
 /** @brief FNV-1a 64 of @p n bytes, continuing from @p h (start with HS_FNV_OFFSET). */

@@ -7,6 +7,7 @@
 #include <math.h>
 #include <omp.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>

@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "hs_run.h"
+#include "hs_sim.h"
 #include "hs_util.h"
 
 typedef struct hs_test_node { double x, y, z, phi, act; } hs_test_node;
@@ -24,21 +24,20 @@ static int hs_test_node_cmp(const void *a, const void *b)
     return 0;
 }
 
-/** @brief nsteps of cfg; the nodes sorted by (x, y, z), or NULL on failure (message printed). */
-static hs_test_node *hs_test_run_sorted(const hs_config *cfg, int nsteps, int32_t *n_out)
+/** @brief nsteps of @p spec; the nodes sorted by (x, y, z), or NULL on failure (message printed). */
+static hs_test_node *hs_test_run_sorted(const hs_sim_spec *spec, int nsteps, int32_t *n_out)
 {
     hs_sim sim;
-    if (hs_sim_create(cfg, &sim) != HS_OK) {
-        fprintf(stderr, "%s/%s: set-up failed: %s\n", cfg->backend, cfg->spmv, hs_error_message());
+    const char *be = spec->backend ? spec->backend->name : "auto", *fmt = spec->spmv ? spec->spmv->name : "auto";
+    if (hs_sim_create(spec, &sim) != HS_OK) {
+        fprintf(stderr, "%s/%s: set-up failed: %s\n", be, fmt, hs_error_message());
         hs_error_clear();
         return NULL;
     }
-    double amp[HS_MAX_STIMULI + 1];
     hs_step_stats st;
     for (int k = 0; k < nsteps; ++k) {
-        hs_stim_set_amplitudes(sim.stim, k * cfg->dt, (k + 1) * cfg->dt, amp);
-        if (hs_time_step(sim.backend, k * cfg->dt, cfg->dt, amp, &st) != HS_OK) {
-            fprintf(stderr, "%s/%s: step %d failed: %s\n", cfg->backend, cfg->spmv, k, hs_error_message());
+        if (hs_sim_step(&sim, k * spec->dt, spec->dt, &st) != HS_OK) {
+            fprintf(stderr, "%s/%s: step %d failed: %s\n", be, fmt, k, hs_error_message());
             hs_error_clear();
             hs_sim_destroy(&sim);
             return NULL;
@@ -47,7 +46,10 @@ static hs_test_node *hs_test_run_sorted(const hs_config *cfg, int nsteps, int32_
     int32_t n = sim.mesh->n_nodes;
     double *phi = (double *)malloc(sizeof(double) * n), *act = (double *)malloc(sizeof(double) * n);
     hs_test_node *v = (hs_test_node *)malloc(sizeof(hs_test_node) * n);
-    sim.backend->ops->get_state(sim.backend, phi, NULL, act);
+    hs_state want = {&sim.backend->state, {0}};
+    want.field[HS_STATE_POTENTIAL] = phi;
+    want.field[sim.backend->state.activation] = act;
+    sim.backend->ops->get_state(sim.backend, &want);
     for (int32_t i = 0; i < n; ++i)
         v[i] = (hs_test_node){sim.mesh->xyz[3 * i], sim.mesh->xyz[3 * i + 1], sim.mesh->xyz[3 * i + 2], phi[i], act[i]};
     qsort(v, (size_t)n, sizeof *v, hs_test_node_cmp);

@@ -1,6 +1,7 @@
 /* Diagnostics of the CPU backend (hs_backend_diag.h): the assembled system for tests and the
  * phase benchmarks of `heartsim bench step`. */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cpu_backend.h"

@@ -296,8 +296,8 @@ static void run_bad_cases(void)
 static int compare_configs(const hs_config *a, const hs_config *b, const char *what)
 {
     int diff = 0;
-    for (int i = 0; i < hs_cfg_schema_len; ++i) {
-        const hs_cfg_key *k = &hs_cfg_schema[i];
+    for (int i = 0; i < hs_cfg_nkeys(); ++i) {
+        const hs_cfg_key *k = &hs_cfg_keys()[i];
         int stim = (k->flags & HS_CFG_STIMULUS) != 0;
         int n = stim ? a->n_stimuli : 1;
         for (int j = 0; j < n; ++j) {
@@ -665,10 +665,10 @@ static void test_reference(void)
     hs_config_print_reference(m);
     fclose(m);
     HS_TEST_CHECK(!strncmp(text, "| key | type | unit | default | range | meaning |", 48), "header");
-    for (int i = 0; i < hs_cfg_schema_len; ++i) {
+    for (int i = 0; i < hs_cfg_nkeys(); ++i) {
         char want[128];
-        snprintf(want, sizeof want, "| `%s` |", hs_cfg_schema[i].path);
-        HS_TEST_CHECK(strstr(text, want) != NULL, "reference lacks %s", hs_cfg_schema[i].path);
+        snprintf(want, sizeof want, "| `%s` |", hs_cfg_keys()[i].path);
+        HS_TEST_CHECK(strstr(text, want) != NULL, "reference lacks %s", hs_cfg_keys()[i].path);
     }
     free(text);
 }

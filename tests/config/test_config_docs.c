@@ -50,9 +50,9 @@ int main(int argc, char **argv)
         fprintf(stderr, "cannot read %s\n", path);
         return 1;
     }
-    for (int i = 0; i < hs_cfg_schema_len; ++i) {
+    for (int i = 0; i < hs_cfg_nkeys(); ++i) {
         char want[160];
-        snprintf(want, sizeof want, "`%s`", hs_cfg_schema[i].path);
+        snprintf(want, sizeof want, "`%s`", hs_cfg_keys()[i].path);
         HS_TEST_CHECK(strstr(doc, want) != NULL, "%s does not document %s", path, want);
     }
     char *ref = NULL;

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "hs_element.h"
+#include "hs_models.h"
 #include "hs_fem.h"
 #include "hs_test.h"
 
@@ -39,12 +40,13 @@ int main(void)
     double *phi = malloc(sizeof(double) * nn), *phin = malloc(sizeof(double) * nn);
     double *ke = malloc(sizeof(double) * 16 * ne), *re = malloc(sizeof(double) * 4 * ne);
     for (int32_t i = 0; i < nn; ++i) { phi[i] = urand(&s); phin[i] = phi[i] - 0.1 * urand(&s); }
-    hs_ap_params ap = {8.0, 0.01, 0.002, 0.15, 0.2, 0.3, 1};
+    hs_model_params ap; /* the default model with its default parameters */
+    hs_model_params_defaults(hs_models_at(0), &ap);
     for (int32_t e = 0; e < ne; ++e) {
         const int32_t *t = m->tets + 4 * e;
         double ph[4], pn[4], r = 0.5 * urand(&s), rn = r;
         for (int a = 0; a < 4; ++a) { ph[a] = phi[t[a]]; pn[a] = phin[t[a]]; }
-        hs_element_eval(&ap, 0.01, g->vol[e], g->kd + 10 * e, ph, pn, 0.0, rn, &r, ke + 16 * e, re + 4 * e);
+        hs_element_eval(&ap, 0.01, g->vol[e], g->kd + 10 * e, ph, pn, 0.0, &rn, &r, ke + 16 * e, re + 4 * e);
     }
     /* gather-map assembly */
     double *kg = malloc(sizeof(double) * nnz), *rg = malloc(sizeof(double) * nn);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "hs_element.h"
+#include "hs_models.h"
 #include "hs_fem.h"
 #include "hs_spmv.h"
 #include "hs_test.h"
@@ -33,12 +34,14 @@ int main(void)
     double *phi = malloc(sizeof(double) * nn), *phin = malloc(sizeof(double) * nn);
     unsigned s = 5;
     for (int32_t i = 0; i < nn; ++i) { phi[i] = urand(&s); phin[i] = phi[i] * 0.9; }
-    hs_ap_params ap = {8.0, 0.01, 0.002, 0.15, 0.2, 0.3, 1};
+    hs_model_params ap; /* the default model with its default parameters */
+    hs_model_params_defaults(hs_models_at(0), &ap);
     for (int32_t e = 0; e < ne; ++e) {
         const int32_t *t = m->tets + 4 * e;
         double ph[4], pn[4], r = 0.3 * urand(&s);
         for (int a = 0; a < 4; ++a) { ph[a] = phi[t[a]]; pn[a] = phin[t[a]]; }
-        hs_element_eval(&ap, 0.01, g->vol[e], g->kd + 10 * e, ph, pn, 0.0, r, &r, ke + 16 * e, re + 4 * e);
+        double rn = r;
+        hs_element_eval(&ap, 0.01, g->vol[e], g->kd + 10 * e, ph, pn, 0.0, &rn, &r, ke + 16 * e, re + 4 * e);
     }
     double *kcsr = malloc(sizeof(double) * pat->nnz);
     hs_assemble_k(map, ke, NULL, kcsr);

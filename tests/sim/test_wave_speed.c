@@ -12,7 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hs_run.h"
+#include "hs_sim.h"
+#include "hs_test_spec.h"
 #include "hs_test.h"
 #include "hs_util.h"
 
@@ -26,13 +27,13 @@
 /* Returns the speed in mm/ms from a least-squares fit of activation time against x, x in [FIT_LO, FIT_HI] mm. */
 static double wave_speed(double h, double dt, int recovery, double *newton_per_step)
 {
-    static hs_config cfg;
-    hs_config_defaults(&cfg);
-    cfg.box = (hs_box_params){.lx = L_SLAB, .ly = h, .lz = h, .h = h};
-    snprintf(cfg.backend, sizeof cfg.backend, "cpu");
-    snprintf(cfg.mesh_reorder, sizeof cfg.mesh_reorder, "none");
-    cfg.fiber_dir[0] = 1.0; cfg.fiber_dir[1] = 0.0; cfg.fiber_dir[2] = 0.0;
-    cfg.recovery = recovery;
+    static hs_sim_spec cfg;
+    hs_test_spec_defaults(&cfg);
+    cfg.mesh.box = (hs_box_params){.lx = L_SLAB, .ly = h, .lz = h, .h = h};
+    cfg.backend = hs_backends_find("cpu");
+    cfg.mesh.reorder = HS_REORDER_NONE;
+    cfg.mesh.fiber_dir[0] = 1.0; cfg.mesh.fiber_dir[1] = 0.0; cfg.mesh.fiber_dir[2] = 0.0;
+    cfg.model_prm.v[hs_model_param_index(cfg.model, "recovery")] = recovery;
     cfg.dt = dt;
     cfg.n_stimuli = 1;
     cfg.stimuli[0] = (hs_stimulus_cfg){.shape = HS_STIM_BOX, .min = {-1, -1, -1}, .max = {1.5, 1e3, 1e3},
@@ -45,12 +46,10 @@ static double wave_speed(double h, double dt, int recovery, double *newton_per_s
     }
     double t_end = 4.0 + FIT_HI / 0.55; /* excitation plus the front reaching FIT_HI at >= 0.55 mm/ms */
     long nsteps = (long)ceil(t_end / dt);
-    double amp[1];
     hs_step_stats st;
     long newton = 0;
     for (long k = 0; k < nsteps; ++k) {
-        hs_stim_set_amplitudes(sim.stim, k * dt, (k + 1) * dt, amp);
-        if (hs_time_step(sim.backend, k * dt, dt, amp, &st) != HS_OK) {
+        if (hs_sim_step(&sim, k * dt, dt, &st) != HS_OK) {
             fprintf(stderr, "step failed: %s\n", hs_error_message());
             hs_sim_destroy(&sim);
             return NAN;
@@ -60,7 +59,9 @@ static double wave_speed(double h, double dt, int recovery, double *newton_per_s
     *newton_per_step = (double)newton / nsteps;
     int32_t n = sim.mesh->n_nodes;
     double *act = malloc(sizeof(double) * n);
-    sim.backend->ops->get_state(sim.backend, NULL, NULL, act);
+    hs_state want = {&sim.backend->state, {0}};
+    want.field[sim.backend->state.activation] = act;
+    sim.backend->ops->get_state(sim.backend, &want);
     double sx = 0, st_ = 0, sxx = 0, sxt = 0, cnt = 0;
     int missing = 0;
     for (int32_t i = 0; i < n; ++i) {

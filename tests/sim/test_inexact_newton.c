@@ -17,7 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hs_run.h"
+#include "hs_sim.h"
+#include "hs_test_spec.h"
 #include "hs_test.h"
 #include "hs_util.h"
 
@@ -29,13 +30,13 @@ typedef struct run_out {
 
 static int run(const char *variant, double forcing, int extrapolate, int nsteps, run_out *o)
 {
-    static hs_config cfg;
-    hs_config_defaults(&cfg);
+    static hs_sim_spec cfg;
+    hs_test_spec_defaults(&cfg);
     /* the 0.25 mm / 0.1 ms slab, short enough for CI */
-    cfg.box = (hs_box_params){.lx = 8.0, .ly = 1.0, .lz = 1.0, .h = 0.25};
-    snprintf(cfg.backend, sizeof cfg.backend, "cpu");
-    snprintf(cfg.spmv, sizeof cfg.spmv, "csr_scalar");
-    snprintf(cfg.cg_variant, sizeof cfg.cg_variant, "%s", variant);
+    cfg.mesh.box = (hs_box_params){.lx = 8.0, .ly = 1.0, .lz = 1.0, .h = 0.25};
+    cfg.backend = hs_backends_find("cpu");
+    cfg.spmv = hs_spmv_find("csr_scalar");
+    cfg.cg.variant = strcmp(variant, "classic") ? HS_CG_CHRONOPOULOS : HS_CG_CLASSIC;
     cfg.cg_forcing = forcing;
     cfg.extrapolate = extrapolate;
     cfg.n_stimuli = 1;
@@ -48,12 +49,10 @@ static int run(const char *variant, double forcing, int extrapolate, int nsteps,
         fprintf(stderr, "set-up failed: %s\n", hs_error_message());
         return 0;
     }
-    double amp[2];
     hs_step_stats st;
     memset(o, 0, sizeof *o);
     for (int k = 0; k < nsteps; ++k) {
-        hs_stim_set_amplitudes(sim.stim, k * cfg.dt, (k + 1) * cfg.dt, amp);
-        if (hs_time_step(sim.backend, k * cfg.dt, cfg.dt, amp, &st) != HS_OK) {
+        if (hs_sim_step(&sim, k * cfg.dt, cfg.dt, &st) != HS_OK) {
             fprintf(stderr, "step %d failed: %s\n", k, hs_error_message());
             hs_sim_destroy(&sim);
             return 0;
@@ -65,7 +64,9 @@ static int run(const char *variant, double forcing, int extrapolate, int nsteps,
     o->n = sim.mesh->n_nodes;
     o->phi = malloc(sizeof(double) * o->n);
     o->act = malloc(sizeof(double) * o->n);
-    sim.backend->ops->get_state(sim.backend, o->phi, NULL, o->act);
+    hs_state want = {&sim.backend->state, {o->phi}};
+    want.field[sim.backend->state.activation] = o->act;
+    sim.backend->ops->get_state(sim.backend, &want);
     hs_sim_destroy(&sim);
     return 1;
 }

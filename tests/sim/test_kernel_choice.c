@@ -11,7 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hs_run.h"
+#include "hs_sim.h"
+#include "hs_test_spec.h"
 #include "hs_test.h"
 #include "hs_test_sim.h"
 #include "hs_util.h"
@@ -21,15 +22,15 @@
 /* NSTEPS steps with kernel `name` on the cpu backend; nodes sorted by position (NULL on failure). */
 static hs_test_node *simulate(const char *name, int32_t *n_out)
 {
-    static hs_config cfg;
-    hs_config_defaults(&cfg);
-    cfg.box = (hs_box_params){.lx = 4.0, .ly = 1.5, .lz = 1.0, .h = 0.25};
-    snprintf(cfg.backend, sizeof cfg.backend, "cpu");
-    snprintf(cfg.spmv, sizeof cfg.spmv, "%s", name);
+    static hs_sim_spec cfg;
+    hs_test_spec_defaults(&cfg);
+    cfg.mesh.box = (hs_box_params){.lx = 4.0, .ly = 1.5, .lz = 1.0, .h = 0.25};
+    cfg.backend = hs_backends_find("cpu");
+    cfg.spmv = strcmp(name, "auto") ? hs_spmv_find(name) : NULL;
     cfg.n_stimuli = 1;
     cfg.stimuli[0] = (hs_stimulus_cfg){.shape = HS_STIM_BOX, .min = {-1, -1, -1}, .max = {1.0, 9, 9},
                                        .start = 0, .duration = 2, .strength = 2};
-    cfg.cg_tol = 1e-12;
+    cfg.cg.tol = 1e-12;
     cfg.newton_tol_residual = 1e-10;
     cfg.newton_tol_update = 1e-10;
     cfg.output_enabled = 0;

@@ -7,12 +7,15 @@
  *     from r_n for each perturbed phi: the consistent global-local linearisation).
  */
 #include <math.h>
+#include <string.h>
 
-#include "hs_ap_model.h"
+#include "aliev_panfilov.h"
 #include "hs_element.h"
+#include "hs_models.h"
 #include "hs_test.h"
 
-static const hs_ap_params P = {8.0, 0.01, 0.002, 0.15, 0.2, 0.3, 1};
+/* Goktepe & Kuhl 2009: c, alpha, gamma, b, mu1, mu2, recovery on */
+static const double P[HS_AP_N_PARAMS] = {8.0, 0.01, 0.002, 0.15, 0.2, 0.3, 1};
 
 static double phi_of_t(double t) { return 0.9 * exp(-0.02 * t) * (1.0 - exp(-2.0 * t)) + 0.05; }
 
@@ -21,10 +24,10 @@ static double rk4(double T, int n)
     double r = 0.0, h = T / n;
     for (int i = 0; i < n; ++i) {
         double t = i * h;
-        double k1 = hs_ap_fr(&P, phi_of_t(t), r);
-        double k2 = hs_ap_fr(&P, phi_of_t(t + h / 2), r + h / 2 * k1);
-        double k3 = hs_ap_fr(&P, phi_of_t(t + h / 2), r + h / 2 * k2);
-        double k4 = hs_ap_fr(&P, phi_of_t(t + h), r + h * k3);
+        double k1 = hs_ap_fr(P, phi_of_t(t), r);
+        double k2 = hs_ap_fr(P, phi_of_t(t + h / 2), r + h / 2 * k1);
+        double k3 = hs_ap_fr(P, phi_of_t(t + h / 2), r + h / 2 * k2);
+        double k4 = hs_ap_fr(P, phi_of_t(t + h), r + h * k3);
         r += h / 6 * (k1 + 2 * k2 + 2 * k3 + k4);
     }
     return r;
@@ -36,7 +39,7 @@ static double backward_euler(double T, int n, int *max_it)
     *max_it = 0;
     for (int i = 1; i <= n; ++i) {
         double rn = r;
-        int it = hs_ap_local_newton(&P, phi_of_t(i * h), rn, h, &r, &drdphi);
+        int it = hs_ap_local_newton(P, phi_of_t(i * h), rn, h, &r, &drdphi);
         if (it < 0) return NAN;
         if (it > *max_it) *max_it = it;
     }
@@ -66,10 +69,10 @@ int main(void)
     double phis[] = {0.02, 0.3, 0.6, 0.95};
     for (int i = 0; i < 4; ++i) {
         double dt = 0.05, rn = 0.4, r0 = rn, d = 0, rp = rn, rm = rn, dd;
-        hs_ap_local_newton(&P, phis[i], rn, dt, &r0, &d);
+        hs_ap_local_newton(P, phis[i], rn, dt, &r0, &d);
         double hph = 1e-6;
-        hs_ap_local_newton(&P, phis[i] + hph, rn, dt, &rp, &dd);
-        hs_ap_local_newton(&P, phis[i] - hph, rn, dt, &rm, &dd);
+        hs_ap_local_newton(P, phis[i] + hph, rn, dt, &rp, &dd);
+        hs_ap_local_newton(P, phis[i] - hph, rn, dt, &rm, &dd);
         double fd = (rp - rm) / (2 * hph);
         HS_TEST_NEAR(d, fd, 1e-7 * (1.0 + fabs(fd)), "dr/dphi");
     }
@@ -83,14 +86,16 @@ int main(void)
     double phi[4] = {0.1, 0.5, 0.7, 0.35}, phin[4] = {0.05, 0.45, 0.6, 0.3};
     double rn = 0.2, dt = 0.01, s = 0.5;
     double ke[16], re[4], r = rn;
-    HS_TEST_CHECK(hs_element_eval(&P, dt, vol, kd, phi, phin, s, rn, &r, ke, re) >= 0, "element eval failed");
+    hs_model_params mp = {.id = HS_MODEL_ID_aliev_panfilov, .n_vars = 1};
+    memcpy(mp.v, P, sizeof P);
+    HS_TEST_CHECK(hs_element_eval(&mp, dt, vol, kd, phi, phin, s, &rn, &r, ke, re) >= 0, "element eval failed");
     for (int b = 0; b < 4; ++b) {
         double hph = 1e-6, rp_[4], rm_[4], kt[16], rr;
         double pp[4], pm[4];
         for (int q = 0; q < 4; ++q) { pp[q] = phi[q]; pm[q] = phi[q]; }
         pp[b] += hph; pm[b] -= hph;
-        rr = rn; hs_element_eval(&P, dt, vol, kd, pp, phin, s, rn, &rr, kt, rp_);
-        rr = rn; hs_element_eval(&P, dt, vol, kd, pm, phin, s, rn, &rr, kt, rm_);
+        rr = rn; hs_element_eval(&mp, dt, vol, kd, pp, phin, s, &rn, &rr, kt, rp_);
+        rr = rn; hs_element_eval(&mp, dt, vol, kd, pm, phin, s, &rn, &rr, kt, rm_);
         for (int a = 0; a < 4; ++a) {
             double fd = (rp_[a] - rm_[a]) / (2 * hph);
             HS_TEST_NEAR(ke[4 * a + b], fd, 1e-6 * (fabs(fd) + fabs(ke[4 * a + a])), "tangent entry");
@@ -100,9 +105,10 @@ int main(void)
         for (int b = 0; b < 4; ++b) HS_TEST_CHECK(ke[4 * a + b] == ke[4 * b + a], "Ke not symmetric at %d,%d", a, b);
 
     /* recovery off: r stays 0 */
-    hs_ap_params q = P;
-    q.recovery = 0;
+    double q[HS_AP_N_PARAMS];
+    memcpy(q, P, sizeof q);
+    q[HS_AP_RECOVERY] = 0.0;
     double r2 = 0.7, d2;
-    HS_TEST_CHECK(hs_ap_local_newton(&q, 0.5, 0.0, 0.1, &r2, &d2) == 0 && r2 == 0.0 && d2 == 0.0, "recovery off");
+    HS_TEST_CHECK(hs_ap_local_newton(q, 0.5, 0.0, 0.1, &r2, &d2) == 0 && r2 == 0.0 && d2 == 0.0, "recovery off");
     HS_TEST_RETURN();
 }

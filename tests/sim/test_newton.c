@@ -7,20 +7,21 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "hs_run.h"
+#include "hs_sim.h"
+#include "hs_test_spec.h"
 #include "hs_test.h"
 #include "hs_util.h"
 
 int main(void)
 {
     hs_verbosity = 0;
-    static hs_config cfg;
-    hs_config_defaults(&cfg);
-    cfg.box = (hs_box_params){.lx = 4.0, .ly = 0.5, .lz = 0.5, .h = 0.125};
-    snprintf(cfg.backend, sizeof cfg.backend, "cpu");
+    static hs_sim_spec cfg;
+    hs_test_spec_defaults(&cfg);
+    cfg.mesh.box = (hs_box_params){.lx = 4.0, .ly = 0.5, .lz = 0.5, .h = 0.125};
+    cfg.backend = hs_backends_find("cpu");
     cfg.n_stimuli = 0;
-    cfg.cg_tol = 1e-14;
-    cfg.cg_max_iter = 5000;
+    cfg.cg.tol = 1e-14;
+    cfg.cg.max_iter = 5000;
     cfg.newton_tol_residual = 1e-15;
     cfg.newton_tol_update = 1e-15;
     cfg.newton_max_iter = 12;
@@ -30,7 +31,8 @@ int main(void)
     int32_t n = sim.mesh->n_nodes;
     double *phi = malloc(sizeof(double) * n);
     for (int32_t i = 0; i < n; ++i) phi[i] = 0.5 * (1.0 - tanh((sim.mesh->xyz[3 * i] - 2.0) / 0.3));
-    HS_TEST_OK(sim.backend->ops->set_state(sim.backend, phi, NULL, NULL));
+    hs_state init = {&sim.backend->state, {phi}};
+    HS_TEST_OK(sim.backend->ops->set_state(sim.backend, &init));
     hs_step_stats st;
     double dt = 0.5; /* ms: a large step makes the first residual large and the nonlinearity matter */
     hs_status s = hs_time_step(sim.backend, 0.0, dt, NULL, &st);

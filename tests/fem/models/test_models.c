@@ -1,0 +1,108 @@
+/*
+ * Every ionic model of fem/models/hs_model_list.h, through the model interface only:
+ *  1. its descriptor is well formed: unique names (parameters across all models too, since each is
+ *     the config key model.<name>), defaults inside their ranges, at most HS_MODEL_MAX_VARS
+ *     variables at integration points, a positive mV scale and time unit, dt_max > 0;
+ *  2. the local update converges from rest and from a perturbed state, over a range of potentials;
+ *  3. the consistent derivative df/du that the tangent uses equals a central difference of the
+ *     ionic term f(u, s(u)) with the variables re-solved from s_n at each perturbed u (the
+ *     global-local linearisation), to the accuracy of the difference: |fd - dfdu| <= 1e-6 (|dfdu|+1).
+ * A new model needs no new line here.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "hs_model_point.h"
+#include "hs_models.h"
+#include "hs_state.h"
+#include "hs_test.h"
+
+static int in_range(const hs_model_param *q, double v)
+{
+    if ((q->bounds & HS_PARAM_MIN_CLOSED) && !(v >= q->min)) return 0;
+    if ((q->bounds & HS_PARAM_MIN_OPEN) && !(v > q->min)) return 0;
+    if ((q->bounds & HS_PARAM_MAX_CLOSED) && !(v <= q->max)) return 0;
+    if ((q->bounds & HS_PARAM_MAX_OPEN) && !(v < q->max)) return 0;
+    return 1;
+}
+
+static void check_descriptor(const hs_model *m)
+{
+    HS_TEST_CHECK(m->n_params <= HS_MODEL_MAX_PARAMS && m->n_vars <= HS_MODEL_MAX_VARS, "%s: too many", m->name);
+    HS_TEST_CHECK(m->mv_scale > 0 && m->time_unit_default > 0, "%s: mV scale / time unit", m->name);
+    for (int k = 0; k < m->n_params; ++k) {
+        const hs_model_param *q = &m->params[k];
+        HS_TEST_CHECK(in_range(q, q->def), "%s: default of %s out of its range", m->name, q->name);
+        HS_TEST_CHECK(q->kind != HS_PARAM_SWITCH || q->def == 0.0 || q->def == 1.0, "%s.%s: switch default", m->name,
+                      q->name);
+        HS_TEST_CHECK(q->meaning && q->unit, "%s.%s: meaning and unit", m->name, q->name);
+        /* model.<name> must be unique over every model and must not shadow a tissue key */
+        static const char *const tissue[] = {"name", "d_iso", "d_ani", "time_unit"};
+        for (size_t t = 0; t < sizeof tissue / sizeof tissue[0]; ++t)
+            HS_TEST_CHECK(strcmp(q->name, tissue[t]) != 0, "%s.%s shadows model.%s", m->name, q->name, tissue[t]);
+        for (int i = 0; i < hs_models_count(); ++i) {
+            const hs_model *o = hs_models_at(i);
+            for (int j = 0; j < o->n_params; ++j)
+                if (o != m || j != k)
+                    HS_TEST_CHECK(strcmp(q->name, o->params[j].name) != 0, "parameter %s of %s and %s", q->name,
+                                  m->name, o->name);
+        }
+    }
+    hs_model_params p;
+    hs_model_params_defaults(m, &p);
+    HS_TEST_CHECK(m->dt_max && m->dt_max(p.v) > 0, "%s: dt_max", m->name);
+    /* the state descriptor: potential, the variables, activation */
+    hs_state_desc d;
+    hs_state_desc_init(&d, m, 10, 20);
+    HS_TEST_CHECK(d.n_fields == m->n_vars + 2 && d.activation == d.n_fields - 1, "%s: state fields", m->name);
+    HS_TEST_CHECK(hs_state_find(&d, m->potential_name) == HS_STATE_POTENTIAL, "%s: potential first", m->name);
+}
+
+static void check_point(const hs_model *m)
+{
+    hs_model_params p;
+    hs_model_params_defaults(m, &p);
+    const double dt = 0.05; /* model units */
+    double s_n[HS_MODEL_MAX_VARS];
+    for (int k = 0; k < m->n_vars; ++k) s_n[k] = m->vars[k].initial;
+    for (int pass = 0; pass < 2; ++pass) {
+        for (double u = -0.1; u <= 1.1; u += 0.05) {
+            double s[HS_MODEL_MAX_VARS], f, df;
+            memcpy(s, s_n, sizeof s);
+            int it = hs_model_point(&p, u, dt, s_n, s, &f, &df);
+            HS_TEST_CHECK(it >= 0 && isfinite(f) && isfinite(df), "%s: local update failed at u = %g", m->name, u);
+            const double h = 1e-6;
+            double sp[HS_MODEL_MAX_VARS], sm[HS_MODEL_MAX_VARS], fp, fm, dd;
+            memcpy(sp, s_n, sizeof sp);
+            memcpy(sm, s_n, sizeof sm);
+            hs_model_point(&p, u + h, dt, s_n, sp, &fp, &dd);
+            hs_model_point(&p, u - h, dt, s_n, sm, &fm, &dd);
+            double fd = (fp - fm) / (2 * h);
+            HS_TEST_NEAR(df, fd, 1e-6 * (fabs(df) + 1.0), "%s: df/du at u = %g (pass %d)", m->name, u, pass);
+        }
+        /* second pass from a recovering state: the variables after a long excitation */
+        for (int q = 0; q < 200; ++q) {
+            double s[HS_MODEL_MAX_VARS], f, df;
+            memcpy(s, s_n, sizeof s);
+            hs_model_point(&p, 0.9, dt, s_n, s, &f, &df);
+            memcpy(s_n, s, sizeof s);
+        }
+    }
+}
+
+int main(void)
+{
+    HS_TEST_CHECK(hs_models_count() == HS_MODEL_COUNT && hs_models_count() > 0, "registry size");
+    for (int i = 0; i < hs_models_count(); ++i) {
+        const hs_model *m = hs_models_at(i);
+        HS_TEST_CHECK(hs_models_find(m->name) == m && m->id == (hs_model_id)i, "%s: registry order", m->name);
+        check_descriptor(m);
+        check_point(m);
+    }
+    const hs_model *out = NULL;
+    HS_TEST_CHECK(hs_models_lookup("model.name", "no_such_model", &out) == HS_ERR_CONFIG && !out, "unknown model");
+    HS_TEST_CHECK(strstr(hs_error_message(), "model.name: unknown ionic model \"no_such_model\"; available: ") != NULL,
+                  "message: %s", hs_error_message());
+    hs_error_clear();
+    HS_TEST_RETURN();
+}
