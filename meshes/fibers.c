@@ -12,10 +12,23 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hs_registry.h"
 #include "hs_text_reader.h"
 #include "hs_util.h"
 
 enum { LOC_AUTO, LOC_ELEMENT, LOC_NODE };
+
+/* Where the lines belong, by name (the values of the fibers.location key). */
+typedef struct fiber_location {
+    const char *name; /* first member (hs_registry) */
+    int loc;
+} fiber_location;
+
+static const fiber_location k_locations[] = {{"element", LOC_ELEMENT}, {"node", LOC_NODE}, {"auto", LOC_AUTO}};
+
+/* Brace-initialised rather than HS_REGISTRY: a compound literal is no constant initialiser in C11. */
+static const hs_registry k_location_registry = {"fibre location", k_locations,
+                                                sizeof k_locations / sizeof k_locations[0], sizeof k_locations[0]};
 
 /* Read every data line into *dirs ([n][3], each normalised); *per_line is 3 or 6. */
 static hs_status read_lines(hs_text_reader *r, double **dirs, size_t *n_out, long *last_line)
@@ -76,17 +89,12 @@ static hs_status read_lines(hs_text_reader *r, double **dirs, size_t *n_out, lon
 hs_status hs_fibers_read(hs_mesh *m, const char *path, const char *location)
 {
     HS_CHECK(m != NULL && path != NULL, HS_ERR_INTERNAL, "hs_fibers_read: NULL argument");
-    int loc;
-    if (!location || strcmp(location, "auto") == 0)
-        loc = LOC_AUTO;
-    else if (strcmp(location, "element") == 0)
-        loc = LOC_ELEMENT;
-    else if (strcmp(location, "node") == 0)
-        loc = LOC_NODE;
-    else
-        return HS_FAIL(HS_ERR_CONFIG,
-                       "fibre location \"%s\" is not known; available: element, node, auto",
-                       location);
+    int loc = LOC_AUTO;
+    if (location) {
+        const void *e = NULL;
+        HS_CALL(hs_registry_lookup(&k_location_registry, "fibers.location", location, NULL, &e));
+        loc = ((const fiber_location *)e)->loc;
+    }
 
     hs_text_reader r;
     hs_status st = HS_OK;

@@ -18,7 +18,9 @@ extern "C" {
  * source numbering (mesh->node_orig). @p location "element", "node" or "auto" (by line count).
  * Per-node fibres become per-element ones: the normalised mean over the element's four nodes,
  * after flipping each to agree in sign with the first (a fibre is an axis, f and -f are the same).
- * Zero vectors are errors naming the line.
+ * Zero vectors are errors naming the line; an unknown @p location is HS_ERR_CONFIG listing the
+ * names (`fibers.location: unknown fibre location "x"; available: element, node, auto`). NULL is
+ * "auto".
  */
 hs_status hs_fibers_read(hs_mesh *m, const char *path, const char *location);
 

@@ -27,6 +27,7 @@
 #define HS_MESH_IO_H
 
 #include "hs_mesh.h"
+#include "hs_registry.h"
 #include "hs_status.h"
 
 #ifdef __cplusplus
@@ -73,12 +74,28 @@ hs_status hs_mesh_read_gmsh(const char *path, const hs_mesh_read_opts *o, hs_mes
 hs_status hs_mesh_read_opencarp(const char *prefix, const hs_mesh_read_opts *o, hs_mesh **out);
 
 /**
- * @brief Read by extension (case-insensitive): .vtk, .msh, .pts/.elem/.lon (or a prefix with
- * PREFIX.elem present), .node/.ele (or a prefix with PREFIX.ele present; hs_mesh_read_tetgen,
- * which ignores @p o). Unknown extensions are an error listing these; .vtu says to save as legacy
- * VTK. @p o may be NULL (no linearisation).
+ * @brief Read by extension (case-insensitive), with the reader listed for it in
+ * meshes/hs_mesh_reader_list.h: .vtk, .msh, .pts/.elem/.lon (or a prefix with PREFIX.elem present),
+ * .node/.ele (or a prefix with PREFIX.ele present; hs_mesh_read_tetgen, which ignores @p o).
+ * Unknown extensions are an error naming the file and listing the extensions with their formats;
+ * .vtu says to save as legacy VTK. @p o may be NULL (no linearisation).
  */
 hs_status hs_mesh_read_file(const char *path, const hs_mesh_read_opts *o, hs_mesh **out);
+
+/** A volume reader as listed: reads @p path (a file name with the reader's extension). */
+typedef hs_status hs_mesh_reader_fn(const char *path, const hs_mesh_read_opts *o, hs_mesh **out);
+
+/** An entry of the reader table (one per line of meshes/hs_mesh_reader_list.h, in list order). */
+typedef struct hs_mesh_reader {
+    const char *name;       /**< extension with its dot, lower case: ".vtk" (first member: hs_registry) */
+    hs_mesh_reader_fn *read;
+    int prefix_probe;       /**< 1: a bare PREFIX is this format when PREFIX<name> exists (.elem, .ele) */
+    const char *summary;    /**< the format, as messages name it: "legacy VTK unstructured grid" */
+} hs_mesh_reader;
+
+/** @brief The table of volume readers by extension (entries hs_mesh_reader), static storage; look
+ *  names up with hs_registry_find (exact, lower case) or list them with hs_registry_names. */
+const hs_registry *hs_mesh_readers(void);
 
 #ifdef __cplusplus
 }

@@ -32,6 +32,7 @@
 
 #include <stdint.h>
 
+#include "hs_registry.h"
 #include "hs_status.h"
 
 #ifdef __cplusplus
@@ -75,11 +76,27 @@ typedef struct hs_surface_report {
  * for m);
  * @param[in] weld_tol STL only: points closer than weld_tol (after scaling, mm) are one point
  * (<= 0: 1e-6 of the bounding-box diagonal); @param[out] out new surface (hs_surface_destroy).
- * The extension is matched case-insensitively; an unknown one is an error listing the known ones.
+ * The extension is matched case-insensitively against meshes/hs_surface_reader_list.h; an unknown
+ * one is an error naming the file and listing the known ones.
  * Errors (HS_ERR_MESH) name the file and line (text) or byte offset / triangle (binary).
  * The reader checks syntax and index ranges only: call hs_surface_check before meshing.
  */
 hs_status hs_surface_read(const char *path, double scale, double weld_tol, hs_surface **out);
+
+/** A surface reader as listed: reads @p path (a file name with the reader's extension); weld_tol is
+ *  as for hs_surface_read (formats other than STL ignore it). */
+typedef hs_status hs_surface_reader_fn(const char *path, double scale, double weld_tol, hs_surface **out);
+
+/** An entry of the surface reader table (one per line of meshes/hs_surface_reader_list.h). */
+typedef struct hs_surface_reader {
+    const char *name;          /**< extension with its dot, lower case: ".stl" (first member: hs_registry) */
+    hs_surface_reader_fn *read;
+    const char *summary;       /**< the format, one line */
+} hs_surface_reader;
+
+/** @brief The table of surface readers by extension (entries hs_surface_reader), static storage;
+ *  look names up with hs_registry_find (exact, lower case) or list them with hs_registry_names. */
+const hs_registry *hs_surface_readers(void);
 
 /**
  * @brief STL, ASCII or binary. STL stores each triangle's corners separately, so corners closer

@@ -1,6 +1,6 @@
-/* hs_mesh_read_file: pick the volume reader from the file name; and the assembly shared by the
- * readers (mesh_read_internal.h): unused nodes dropped, a whole-file orientation flip undone,
- * arrays handed over to the hs_mesh. */
+/* hs_mesh_read_file: the volume reader listed for the file's extension (hs_mesh_reader_list.h,
+ * looked up with hs_registry); and the assembly shared by the readers (mesh_read_internal.h):
+ * unused nodes dropped, a whole-file orientation flip undone, arrays handed over to the hs_mesh. */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <stdio.h>
@@ -12,6 +12,7 @@
 #include "hs_mesh_io.h"
 #include "hs_text_reader.h"
 #include "hs_util.h"
+#include "mesh_path.h"
 #include "mesh_read_internal.h"
 
 /* ---- parts ---------------------------------------------------------------------------------- */
@@ -194,16 +195,17 @@ done:
 
 /* ---- dispatch by file name ------------------------------------------------------------------ */
 
-static const char *k_supported =
-    ".vtk (legacy VTK unstructured grid), .msh (Gmsh 2.2/4.x ASCII), .pts/.elem/.lon (openCARP; "
-    "or the prefix PREFIX with PREFIX.elem present), .node/.ele (TetGen; or PREFIX with "
-    "PREFIX.ele present)";
+static const hs_mesh_reader k_readers[] = {
+#define HS_MESH_READER(ext, read, prefix_probe, summary) {ext, read, prefix_probe, summary},
+#include "hs_mesh_reader_list.h"
+#undef HS_MESH_READER
+};
 
-static int has_suffix(const char *s, const char *suffix)
-{
-    const size_t ls = strlen(s), lx = strlen(suffix);
-    return ls >= lx && strcasecmp(s + ls - lx, suffix) == 0;
-}
+/* Brace-initialised rather than HS_REGISTRY: a compound literal is no constant initialiser in C11. */
+static const hs_registry k_registry = {"mesh file extension", k_readers,
+                                       sizeof k_readers / sizeof k_readers[0], sizeof k_readers[0]};
+
+const hs_registry *hs_mesh_readers(void) { return &k_registry; }
 
 static int is_file(const char *path)
 {
@@ -211,37 +213,41 @@ static int is_file(const char *path)
     return stat(path, &sb) == 0 && S_ISREG(sb.st_mode);
 }
 
-/* PREFIX + ext in a new string. */
-static hs_status with_ext(const char *prefix, size_t prefix_len, const char *ext, char **out)
+/* Append s to buf (len bytes, *o used), truncating. */
+static void append(char *buf, size_t len, size_t *o, const char *s)
 {
-    const size_t le = strlen(ext);
-    HS_CALL(HS_ALLOC(*out, prefix_len + le + 1, "mesh file name"));
-    memcpy(*out, prefix, prefix_len);
-    memcpy(*out + prefix_len, ext, le + 1);
-    return HS_OK;
+    const size_t n = strlen(s);
+    const size_t room = *o < len ? len - 1 - *o : 0;
+    const size_t k = n < room ? n : room;
+    memcpy(buf + *o, s, k);
+    *o += k;
+    buf[*o] = '\0';
 }
 
-static hs_status read_tetgen_prefix(const char *prefix, size_t len, hs_mesh **out)
+/* What the list reads, for messages: each format's extensions with its summary, and the prefix
+ * rule: ".vtk (legacy VTK unstructured grid), ..., .pts/.elem/.lon (openCARP; or a prefix PREFIX
+ * with PREFIX.elem present), ...". Adjacent lines with the same summary are one format. */
+static const char *supported(char *buf, size_t len)
 {
-    char *node = NULL, *ele = NULL;
-    hs_status st = HS_OK;
-    HS_CALL_GOTO(with_ext(prefix, len, ".node", &node), done);
-    HS_CALL_GOTO(with_ext(prefix, len, ".ele", &ele), done);
-    st = hs_mesh_read_tetgen(node, ele, out);
-done:
-    free(node);
-    free(ele);
-    return st;
-}
-
-static hs_status read_opencarp_prefix(const char *prefix, size_t len, const hs_mesh_read_opts *o,
-                                      hs_mesh **out)
-{
-    char *p = NULL;
-    HS_CALL(with_ext(prefix, len, "", &p));
-    hs_status st = hs_mesh_read_opencarp(p, o, out);
-    free(p);
-    return st;
+    size_t o = 0;
+    buf[0] = '\0';
+    for (size_t i = 0, j; i < k_registry.count; i = j) {
+        const char *probe = NULL;
+        for (j = i; j < k_registry.count && strcmp(k_readers[j].summary, k_readers[i].summary) == 0; ++j) {
+            append(buf, len, &o, j > i ? "/" : i > 0 ? ", " : "");
+            append(buf, len, &o, k_readers[j].name);
+            if (k_readers[j].prefix_probe && !probe) probe = k_readers[j].name;
+        }
+        append(buf, len, &o, " (");
+        append(buf, len, &o, k_readers[i].summary);
+        if (probe) {
+            append(buf, len, &o, "; or a prefix PREFIX with PREFIX");
+            append(buf, len, &o, probe);
+            append(buf, len, &o, " present");
+        }
+        append(buf, len, &o, ")");
+    }
+    return buf;
 }
 
 hs_status hs_mesh_read_file(const char *path, const hs_mesh_read_opts *o, hs_mesh **out)
@@ -249,32 +255,29 @@ hs_status hs_mesh_read_file(const char *path, const hs_mesh_read_opts *o, hs_mes
     HS_CHECK(out != NULL, HS_ERR_INTERNAL, "hs_mesh_read_file: out is NULL");
     *out = NULL;
     HS_CHECK(path != NULL && path[0] != '\0', HS_ERR_MESH, "mesh file name is empty");
-    const size_t len = strlen(path);
-    if (has_suffix(path, ".vtk")) return hs_mesh_read_vtk(path, o, out);
-    if (has_suffix(path, ".msh")) return hs_mesh_read_gmsh(path, o, out);
-    static const char *carp[] = {".pts", ".elem", ".lon"};
-    for (int i = 0; i < 3; ++i)
-        if (has_suffix(path, carp[i]))
-            return read_opencarp_prefix(path, len - strlen(carp[i]), o, out);
-    if (has_suffix(path, ".node")) return read_tetgen_prefix(path, len - 5, out);
-    if (has_suffix(path, ".ele")) return read_tetgen_prefix(path, len - 4, out);
+    const hs_mesh_reader *r = hs_registry_find_ext(&k_registry, path);
+    if (r) return r->read(path, o, out);
     /* XML VTK looks like the same format to a user; say what to do instead. */
-    HS_CHECK(!has_suffix(path, ".vtu"), HS_ERR_MESH,
+    const char *ext = hs_path_ext(path);
+    HS_CHECK(!(ext && strcasecmp(ext, ".vtu") == 0), HS_ERR_MESH,
              "%s: XML VTK (.vtu) is not read; save the grid as legacy VTK (.vtk; ParaView: "
              "File > Save Data > Legacy VTK Files)",
              path);
 
-    /* A bare prefix: the file that names the format decides. */
-    char *probe = NULL;
-    HS_CALL(with_ext(path, len, ".elem", &probe));
-    const int carp_found = is_file(probe);
-    free(probe);
-    if (carp_found) return read_opencarp_prefix(path, len, o, out);
-    HS_CALL(with_ext(path, len, ".ele", &probe));
-    const int tetgen_found = is_file(probe);
-    free(probe);
-    if (tetgen_found) return read_tetgen_prefix(path, len, out);
+    /* A bare prefix: the first listed file that names a format (PREFIX.elem, PREFIX.ele) decides;
+     * its reader gets that file's name. */
+    const size_t len = strlen(path);
+    for (size_t i = 0; i < k_registry.count; ++i) {
+        if (!k_readers[i].prefix_probe) continue;
+        char *probe = NULL;
+        HS_CALL(hs_path_with_ext(path, len, k_readers[i].name, &probe));
+        const int found = is_file(probe);
+        const hs_status st = found ? k_readers[i].read(probe, o, out) : HS_OK;
+        free(probe);
+        if (found) return st;
+    }
+    char list[1024];
     return HS_FAIL(HS_ERR_MESH,
                    "%s: cannot tell the mesh format from the name%s; supported: %s", path,
-                   is_file(path) ? "" : " (and no such file)", k_supported);
+                   is_file(path) ? "" : " (and no such file)", supported(list, sizeof list));
 }

@@ -1,8 +1,8 @@
 /**
  * @file mesh_read_internal.h
- * @brief Private to the volume readers (mesh_read_vtk.c, mesh_read_gmsh.c, mesh_read_opencarp.c):
- * the pieces of a mesh as a file delivers them, and the one place that turns them into an hs_mesh
- * (implemented in mesh_read_file.c).
+ * @brief Private to the volume readers (mesh_read_vtk.c, mesh_read_gmsh.c, mesh_read_opencarp.c,
+ * mesh_tetgen_io.c): the listed readers' declarations, the pieces of a mesh as a file delivers them,
+ * and the one place that turns them into an hs_mesh (implemented in mesh_read_file.c).
  *
  * Every reader appends nodes in file order and tetrahedra as it meets them, so node k of the parts
  * is the k-th node of the file (0-based). hs_mesh_parts_finish then does, identically for every
@@ -24,7 +24,15 @@
 #include <stdint.h>
 
 #include "hs_mesh.h"
+#include "hs_mesh_io.h"
 #include "hs_status.h"
+
+/* Every listed reader (meshes/hs_mesh_reader_list.h), each defined in its format's file; the VTK and
+ * Gmsh ones are public too (hs_mesh_io.h). The openCARP and TetGen entries take any of their
+ * files' names and derive the others from it (PREFIX.pts/.elem/.lon, PREFIX.node/.ele). */
+#define HS_MESH_READER(ext, read, prefix_probe, summary) hs_mesh_reader_fn read;
+#include "hs_mesh_reader_list.h"
+#undef HS_MESH_READER
 
 /** A mesh being read; all arrays grow with hs_grow_array. Zero-initialise before use. */
 typedef struct hs_mesh_parts {

@@ -21,6 +21,7 @@
 #include "hs_mesh_io.h"
 #include "hs_text_reader.h"
 #include "hs_util.h"
+#include "mesh_path.h"
 #include "mesh_read_internal.h"
 
 /* The count on a file's first data line. */
@@ -252,5 +253,16 @@ done:
     free(pts);
     free(elem);
     free(lon);
+    return st;
+}
+
+/* The listed reader (hs_mesh_reader_list.h): PREFIX.pts, PREFIX.elem or PREFIX.lon names the mesh
+ * PREFIX. */
+hs_status hs_mesh_read_opencarp_file(const char *path, const hs_mesh_read_opts *o, hs_mesh **out)
+{
+    char *prefix = NULL;
+    HS_CALL(hs_path_with_ext(path, hs_path_stem_len(path), "", &prefix));
+    hs_status st = hs_mesh_read_opencarp(prefix, o, out);
+    free(prefix);
     return st;
 }

@@ -20,6 +20,8 @@
 #include "hs_mesh.h"
 #include "hs_text_reader.h"
 #include "hs_util.h"
+#include "mesh_path.h"
+#include "mesh_read_internal.h"
 
 /* Open a TetGen file. The open messages say "mesh file" (as they always have: the user may not know
  * which format was guessed); once open, format messages say "TetGen" (the NUL-byte hint). */
@@ -283,5 +285,21 @@ done:
     free(nd.xyz);
     free(ed.tets);
     free(ed.region);
+    return st;
+}
+
+/* The listed reader (hs_mesh_reader_list.h): PREFIX.node or PREFIX.ele names the pair. */
+hs_status hs_mesh_read_tetgen_file(const char *path, const hs_mesh_read_opts *o, hs_mesh **out)
+{
+    (void)o; /* TetGen's .ele holds linear tetrahedra only */
+    const size_t stem = hs_path_stem_len(path);
+    char *node = NULL, *ele = NULL;
+    hs_status st = HS_OK;
+    HS_CALL_GOTO(hs_path_with_ext(path, stem, ".node", &node), done);
+    HS_CALL_GOTO(hs_path_with_ext(path, stem, ".ele", &ele), done);
+    st = hs_mesh_read_tetgen(node, ele, out);
+done:
+    free(node);
+    free(ele);
     return st;
 }

@@ -1,14 +1,15 @@
 /* Surface object (hs_surface.h): allocation, the builder the readers share (surface_internal.h),
- * and hs_surface_read, which picks the reader by the file's extension. */
+ * and hs_surface_read, which picks the reader listed for the file's extension
+ * (hs_surface_reader_list.h, looked up with hs_registry). */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "hs_surface.h"
 #include "hs_text_reader.h"
 #include "hs_util.h"
+#include "mesh_path.h"
 #include "surface_internal.h"
 
 hs_status hs_surface_alloc(int32_t n_points, int32_t n_facets, int32_t n_facet_idx,
@@ -166,21 +167,30 @@ hs_status hs_surface_check_scale(const char *path, double scale)
 
 /* ---- dispatch ---- */
 
+static const hs_surface_reader k_readers[] = {
+#define HS_SURFACE_READER(ext, read, summary) {ext, read, summary},
+#include "hs_surface_reader_list.h"
+#undef HS_SURFACE_READER
+};
+
+/* Brace-initialised rather than HS_REGISTRY: a compound literal is no constant initialiser in C11. */
+static const hs_registry k_registry = {"surface format", k_readers,
+                                       sizeof k_readers / sizeof k_readers[0], sizeof k_readers[0]};
+
+const hs_registry *hs_surface_readers(void) { return &k_registry; }
+
 hs_status hs_surface_read(const char *path, double scale, double weld_tol, hs_surface **out)
 {
     HS_CHECK(out != NULL, HS_ERR_INTERNAL, "hs_surface_read: out is NULL");
     *out = NULL;
     HS_CHECK(path != NULL && path[0] != '\0', HS_ERR_MESH, "surface file path is empty");
-    const char *slash = strrchr(path, '/');
-    const char *dot = strrchr(slash ? slash + 1 : path, '.');
-    static const char *known = ".stl, .off, .ply, .poly, .smesh";
+    const char *dot = hs_path_ext(path);
+    char known[256];
     HS_CHECK(dot != NULL, HS_ERR_MESH,
              "%s: cannot tell the surface format: the file name has no extension (known: %s)",
-             path, known);
-    if (strcasecmp(dot, ".stl") == 0) return hs_surface_read_stl(path, scale, weld_tol, out);
-    if (strcasecmp(dot, ".off") == 0) return hs_surface_read_off(path, scale, out);
-    if (strcasecmp(dot, ".ply") == 0) return hs_surface_read_ply(path, scale, out);
-    if (strcasecmp(dot, ".poly") == 0 || strcasecmp(dot, ".smesh") == 0)
-        return hs_surface_read_poly(path, scale, out);
-    return HS_FAIL(HS_ERR_MESH, "%s: unknown surface format '%s' (known: %s)", path, dot, known);
+             path, hs_registry_names(&k_registry, known, sizeof known));
+    const hs_surface_reader *r = hs_registry_find_ext(&k_registry, path);
+    if (r) return r->read(path, scale, weld_tol, out);
+    return HS_FAIL(HS_ERR_MESH, "%s: unknown surface format '%s' (known: %s)", path, dot,
+                   hs_registry_names(&k_registry, known, sizeof known));
 }

@@ -1,7 +1,7 @@
-/* Private to the surface readers (meshes/surface*.c): a growing hs_surface that every reader
- * fills point by point and facet by facet. Arrays grow as the file is read (hs_grow_array), so a
- * header that announces a huge count in a short file ends in "file ended after ..." instead of a
- * giant allocation. */
+/* Private to the surface readers (meshes/surface*.c): their declarations as listed, and a growing
+ * hs_surface that every reader fills point by point and facet by facet. Arrays grow as the file is
+ * read (hs_grow_array), so a header that announces a huge count in a short file ends in "file
+ * ended after ..." instead of a giant allocation. */
 #ifndef HS_SURFACE_INTERNAL_H
 #define HS_SURFACE_INTERNAL_H
 
@@ -29,6 +29,12 @@ hs_status hs_surface_builder_hole(hs_surface_builder *b, double x, double y, dou
 hs_status hs_surface_builder_region(hs_surface_builder *b, const double r[5]);
 /* Hand the arrays over (shrunk to size) as a new surface; b is left empty. */
 hs_status hs_surface_builder_finish(hs_surface_builder *b, hs_surface **out);
+
+/* Every listed reader (meshes/hs_surface_reader_list.h), each defined in its format's file; STL's is
+ * the public hs_surface_read_stl, the others wrap their public reader (which has no weld_tol). */
+#define HS_SURFACE_READER(ext, read, summary) hs_surface_reader_fn read;
+#include "hs_surface_reader_list.h"
+#undef HS_SURFACE_READER
 
 /* Shared check of the reader's scale argument: positive and finite. */
 hs_status hs_surface_check_scale(const char *path, double scale);

@@ -153,3 +153,10 @@ done:
     free(poly);
     return st;
 }
+
+/* The listed reader (hs_surface_reader_list.h). */
+hs_status hs_surface_reader_off(const char *path, double scale, double weld_tol, hs_surface **out)
+{
+    (void)weld_tol; /* only STL stores each facet's corners separately */
+    return hs_surface_read_off(path, scale, out);
+}

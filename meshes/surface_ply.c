@@ -415,3 +415,10 @@ done:
     free(h);
     return st;
 }
+
+/* The listed reader (hs_surface_reader_list.h). */
+hs_status hs_surface_reader_ply(const char *path, double scale, double weld_tol, hs_surface **out)
+{
+    (void)weld_tol; /* only STL stores each facet's corners separately */
+    return hs_surface_read_ply(path, scale, out);
+}

@@ -373,3 +373,10 @@ done:
     hs_surface_builder_free(&b);
     return st;
 }
+
+/* The listed reader (hs_surface_reader_list.h), for .poly and .smesh alike. */
+hs_status hs_surface_reader_poly(const char *path, double scale, double weld_tol, hs_surface **out)
+{
+    (void)weld_tol; /* only STL stores each facet's corners separately */
+    return hs_surface_read_poly(path, scale, out);
+}

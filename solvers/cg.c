@@ -165,7 +165,28 @@ hs_status hs_cg_solve(int32_t n, hs_matvec_fn A, void *ctx, const double *inv_di
     return hs_cg_jacobi(n, A, ctx, inv_diag, b, x, opts, work, res);
 }
 
+/* The variants of hs_cg_list.h; indexed by the enum, which the list numbers in the same order. */
+static const hs_cg_variant_info k_variants[] = {
+#define HS_CG_VARIANT(enumerator, name, summary, seed) [enumerator] = {name, enumerator, summary, seed},
+#include "hs_cg_list.h"
+#undef HS_CG_VARIANT
+};
+
+/* Brace-initialised rather than HS_REGISTRY: a compound literal is no constant initialiser in C11. */
+static const hs_registry k_registry = {"CG variant", k_variants, sizeof k_variants / sizeof k_variants[0],
+                                       sizeof k_variants[0]};
+
+const hs_registry *hs_cg_variants(void) { return &k_registry; }
+
 const char *hs_cg_variant_name(hs_cg_variant v)
 {
-    return v == HS_CG_CHRONOPOULOS ? "chronopoulos" : "classic";
+    return (size_t)v < k_registry.count ? k_variants[v].name : "(unknown)";
+}
+
+hs_status hs_cg_variant_lookup(const char *key, const char *name, hs_cg_variant *out)
+{
+    const void *e = NULL;
+    HS_CALL(hs_registry_lookup(&k_registry, key, name, NULL, &e));
+    *out = ((const hs_cg_variant_info *)e)->variant;
+    return HS_OK;
 }

@@ -8,17 +8,30 @@
 #include <stdint.h>
 
 #include "hs_hd.h"
+#include "hs_registry.h"
 #include "hs_status.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/** CG variants (solver.cg); the GPU backend implements the same two with the same tests. */
+/** CG variants (solver.cg), listed once in hs_cg_list.h: HS_CG_CLASSIC = 0 (textbook Jacobi-PCG,
+ *  Saad alg. 9.1: two separate reductions), HS_CG_CHRONOPOULOS = 1 (Chronopoulos-Gear: one fused
+ *  reduction per iteration, seed 004 ch. 4). The GPU backend implements the same ones with the same
+ *  tests. */
 typedef enum hs_cg_variant {
-    HS_CG_CLASSIC = 0,     /**< textbook Jacobi-PCG (Saad alg. 9.1): two separate reductions */
-    HS_CG_CHRONOPOULOS = 1 /**< Chronopoulos-Gear: one fused reduction per iteration (seed 004 ch. 4) */
+#define HS_CG_VARIANT(enumerator, name, summary, seed) enumerator,
+#include "hs_cg_list.h"
+#undef HS_CG_VARIANT
 } hs_cg_variant;
+
+/** An entry of the CG variant table (one per line of hs_cg_list.h, in list order). */
+typedef struct hs_cg_variant_info {
+    const char *name;      /**< config name (solver.cg), e.g. "chronopoulos"; first member (hs_registry) */
+    hs_cg_variant variant;
+    const char *summary;   /**< one line */
+    const char *seed;      /**< seed reference */
+} hs_cg_variant_info;
 
 typedef struct hs_cg_opts {
     double tol;   /**< stop when ||r||_2 <= tol ||b||_2 */
@@ -84,8 +97,19 @@ hs_status hs_cg_chronopoulos(int32_t n, hs_matvec_fn A, void *ctx, const double 
 hs_status hs_cg_solve(int32_t n, hs_matvec_fn A, void *ctx, const double *inv_diag, const double *b,
                       double *x, const hs_cg_opts *opts, hs_cg_work *work, hs_cg_result *res);
 
-/** @brief "classic" / "chronopoulos". */
+/** @brief The name of @p v ("classic", "chronopoulos"); "(unknown)" for a value not in the list. */
 const char *hs_cg_variant_name(hs_cg_variant v);
+
+/**
+ * @brief The variant called @p name. An unknown name is HS_ERR_CONFIG reading
+ * `<key>: unknown CG variant "<name>"; available: classic, chronopoulos`.
+ * @param[in] key what the name came from, for the message (e.g. "solver.cg");
+ * @param[in] name the configured name; @param[out] out the variant (unchanged on error).
+ */
+hs_status hs_cg_variant_lookup(const char *key, const char *name, hs_cg_variant *out);
+
+/** @brief The table of variants (entries hs_cg_variant_info), e.g. to list them. Static storage. */
+const hs_registry *hs_cg_variants(void);
 
 /**
  * @brief Inexact Newton (Eisenstat-Walker style forcing with a floor): the relative CG tolerance

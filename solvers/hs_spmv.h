@@ -62,23 +62,21 @@ typedef struct hs_spmv_ops {
 
 /** @brief Number of registered formats. */
 int hs_spmv_count(void);
-/** @brief i-th registered format (0 <= i < hs_spmv_count()). */
+/** @brief i-th registered format (0 <= i < hs_spmv_count()), in list order. */
 const hs_spmv_ops *hs_spmv_get(int i);
-/** @brief Format by name, or NULL. */
+/** @brief Format by name (exact match), or NULL; no error recorded. "auto" is no format: each
+ *  backend resolves it itself (cpu: csr_scalar; cuda: a timed trial). */
 const hs_spmv_ops *hs_spmv_find(const char *name);
 /** @brief Comma-separated list of names ("csr_scalar, csr_vector, ..."), static storage. */
 const char *hs_spmv_names(void);
-
 /**
- * @brief Resolve a configured name without measuring: a registered name as is; "auto" picks by a
- * rule from measurements on P1-tet slabs (docs/benchmarks.md): on a GPU, csr_scalar below 500K rows
- * (9.7 us vs 20.4 us for cusparse_csr at 50K rows on an H200) and cusparse_csr from 500K rows
- * (90 us vs 98 us at 1M rows); on the CPU, csr_scalar (the plain row loop). Writes the reason to why.
- * (The run itself uses a timed trial on a GPU: app/backend_select.c, hs_spmv_choose.)
- * @return the format, or NULL for an unknown name.
+ * @brief Format by name; an unknown one is HS_ERR_CONFIG reading
+ * `<key>: unknown kernel "<name>"; available: [<extra>, ]csr_scalar, csr_vector, ...`.
+ * @param[in] key what the name came from (e.g. "solver.spmv"); @param[in] name the name;
+ * @param[in] extra NULL, or names the caller accepts besides the formats, listed first (e.g. "auto");
+ * @param[out] out the format (NULL on error).
  */
-const hs_spmv_ops *hs_spmv_resolve(const char *name, int on_device, int64_t n_rows, char *why,
-                                   size_t why_len);
+hs_status hs_spmv_lookup(const char *key, const char *name, const char *extra, const hs_spmv_ops **out);
 
 /** @brief Build the layout of @p ops for @p pattern with tunables @p prm (NULL: defaults).
  *  @param[out] out (hs_spmv_layout_destroy). */

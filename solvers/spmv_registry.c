@@ -1,9 +1,10 @@
-/* The SpMV registry: the X-macro list expanded into a table, lookup by name, layout helpers. */
-#include <stdio.h>
+/* The SpMV registry: the X-macro list expanded into a table looked up with hs_registry, and the
+ * layout helpers. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "hs_build_config.h"
+#include "hs_registry.h"
 #include "hs_spmv.h"
 #include "hs_util.h"
 
@@ -11,53 +12,52 @@
 #include "hs_spmv_list.h"
 #undef HS_SPMV_FORMAT
 
-static const hs_spmv_ops *const g_formats[] = {
-#define HS_SPMV_FORMAT(id) &hs_spmv_ops_##id,
+/* The registry's entries: each format's ops live in its own file (solvers/spmv_<format>.c), and C
+ * cannot copy them into one static array, so an entry is the name plus a pointer to the ops. The
+ * name is the list's identifier, which is the format's config name (ops->name; the registry test
+ * checks that the two agree). Pointers, not copies: code compares layout ops with hs_spmv_find. */
+typedef struct spmv_entry {
+    const char *name; /* first member (hs_registry) */
+    const hs_spmv_ops *ops;
+} spmv_entry;
+
+static const spmv_entry k_formats[] = {
+#define HS_SPMV_FORMAT(id) {#id, &hs_spmv_ops_##id},
 #include "hs_spmv_list.h"
 #undef HS_SPMV_FORMAT
 };
 
-int hs_spmv_count(void) { return (int)(sizeof g_formats / sizeof g_formats[0]); }
+/* Brace-initialised rather than HS_REGISTRY: a compound literal is no constant initialiser in C11. */
+static const hs_registry k_registry = {"kernel", k_formats, sizeof k_formats / sizeof k_formats[0],
+                                       sizeof k_formats[0]};
+
+int hs_spmv_count(void) { return (int)k_registry.count; }
 
 const hs_spmv_ops *hs_spmv_get(int i)
 {
-    return (i >= 0 && i < hs_spmv_count()) ? g_formats[i] : NULL;
+    return (i >= 0 && i < hs_spmv_count()) ? k_formats[i].ops : NULL;
 }
 
 const hs_spmv_ops *hs_spmv_find(const char *name)
 {
-    if (!name) return NULL;
-    for (int i = 0; i < hs_spmv_count(); ++i)
-        if (strcmp(g_formats[i]->name, name) == 0) return g_formats[i];
-    return NULL;
+    const spmv_entry *e = hs_registry_find(&k_registry, name);
+    return e ? e->ops : NULL;
 }
 
 const char *hs_spmv_names(void)
 {
     static char buf[1024];
-    if (buf[0]) return buf;
-    size_t len = 0;
-    for (int i = 0; i < hs_spmv_count() && len < sizeof buf; ++i)
-        len += (size_t)snprintf(buf + len, sizeof buf - len, "%s%s", i ? ", " : "", g_formats[i]->name);
+    if (!buf[0]) hs_registry_names(&k_registry, buf, sizeof buf);
     return buf;
 }
 
-const hs_spmv_ops *hs_spmv_resolve(const char *name, int on_device, int64_t n_rows, char *why,
-                                   size_t why_len)
+hs_status hs_spmv_lookup(const char *key, const char *name, const char *extra, const hs_spmv_ops **out)
 {
-    if (why_len) why[0] = '\0';
-    if (!name || strcmp(name, "auto") != 0) return hs_spmv_find(name);
-    const hs_spmv_ops *o = NULL;
-    if (on_device && n_rows >= 500000 && (o = hs_spmv_find("cusparse_csr")) != NULL) {
-        snprintf(why, why_len, "auto -> cusparse_csr (%lld rows >= 500K: the vendor CSR is fastest at this size)",
-                 (long long)n_rows);
-    } else {
-        o = hs_spmv_find("csr_scalar");
-        snprintf(why, why_len, "auto -> csr_scalar (%s)",
-                 on_device ? "fewer than 500K rows: a row per thread beats cuSPARSE here"
-                           : "cpu backend: the plain row loop");
-    }
-    return o;
+    const void *e = NULL;
+    *out = NULL;
+    HS_CALL(hs_registry_lookup(&k_registry, key, name, extra, &e));
+    *out = ((const spmv_entry *)e)->ops;
+    return HS_OK;
 }
 
 hs_spmv_params hs_spmv_params_default(void)

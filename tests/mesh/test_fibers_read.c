@@ -188,8 +188,8 @@ static void check_errors(void)
     expect_error(m, "1 0 0\n1 0 0\n1 0 0\n1 0 0\n1 0 0\n1 0 0\n1 0 0\n", "auto", HS_ERR_MESH,
                  "7 fibre lines, but the mesh has 6 elements and 8 nodes", NULL);
     expect_error(m, "", "auto", HS_ERR_MESH, "0 fibre lines", NULL);
-    expect_error(m, "1 0 0\n", "sideways", HS_ERR_CONFIG, "\"sideways\" is not known",
-                 "element, node, auto");
+    expect_error(m, "1 0 0\n", "sideways", HS_ERR_CONFIG,
+                 "fibers.location: unknown fibre location \"sideways\"; available: element, node, auto", NULL);
     /* Missing file. */
     hs_error_clear();
     HS_TEST_CHECK(hs_fibers_read(m, "/nonexistent/dir/f.lon", "auto") == HS_ERR_MESH &&

@@ -8,6 +8,7 @@
 
 #include "hs_mesh.h"
 #include "hs_mesh_io.h"
+#include "hs_registry.h"
 #include "hs_test.h"
 #include "mesh_read_test_util.h"
 
@@ -103,6 +104,35 @@ static void check_good_files(void)
     }
 }
 
+/* The reader list (hs_mesh_readers over hs_mesh_reader_list.h): complete entries named by lower-case
+ * extensions, each found by its name, extensions of other formats not. */
+static void check_reader_list(void)
+{
+    const hs_registry *r = hs_mesh_readers();
+    HS_TEST_CHECK(r->count >= 7, "%zu readers", r->count);
+    int n_probe = 0;
+    for (size_t i = 0; i < r->count; ++i) {
+        const hs_mesh_reader *e = hs_registry_at(r, i);
+        int lower = e->name[0] == '.' && e->name[1] != '\0';
+        for (const char *c = e->name + 1; *c; ++c) lower &= (*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9');
+        HS_TEST_CHECK(lower, "reader %zu: \"%s\" is not a lower-case extension", i, e->name);
+        HS_TEST_CHECK(e->read && e->summary && e->summary[0], "reader %s: incomplete entry", e->name);
+        HS_TEST_CHECK(hs_registry_find(r, e->name) == e, "find(%s)", e->name);
+        n_probe += e->prefix_probe != 0;
+    }
+    HS_TEST_CHECK(n_probe == 2, "%d readers probe a bare prefix (.elem, .ele)", n_probe);
+    const hs_mesh_reader *vtk = hs_registry_find(r, ".vtk");
+    HS_TEST_CHECK(vtk && vtk->read == hs_mesh_read_vtk, ".vtk is not the VTK reader");
+    const hs_mesh_reader *msh = hs_registry_find(r, ".msh");
+    HS_TEST_CHECK(msh && msh->read == hs_mesh_read_gmsh, ".msh is not the Gmsh reader");
+    HS_TEST_CHECK(hs_registry_find(r, ".vtu") == NULL && hs_registry_find(r, "vtk") == NULL &&
+                      hs_registry_find(r, ".VTK") == NULL,
+                  "names are exact, lower case, with the dot");
+    char names[256];
+    HS_TEST_CHECK(strcmp(hs_registry_names(r, names, sizeof names), ".vtk, .msh, .pts, .elem, .lon, .node, .ele") == 0,
+                  "names: %s", names);
+}
+
 /* hs_mesh_read_file with TetGen names and names it cannot place. */
 static void check_dispatch(void)
 {
@@ -116,9 +146,42 @@ static void check_dispatch(void)
                       "hs_mesh_read_file(%s) did not read the TetGen mesh", names[i]);
         hs_mesh_destroy(&m);
     }
+    /* A bare prefix that has a dot of its own: the probed file (PREFIX.elem, PREFIX.ele) decides,
+     * and its reader gets the prefix back whole. */
+    write_pts("b.v2");
+    write_elem("b.v2", 0);
+    rt_write("t.v3.node", "4 3 0 0\n1 0 0 0\n2 1 0 0\n3 0 1 0\n4 0 0 1\n");
+    rt_write("t.v3.ele", "1 4 0\n1 1 2 3 4\n");
+    static const struct { const char *name; int n_elems; } bare[] = {{"b.v2", 6}, {"t.v3", 1}};
+    for (size_t i = 0; i < sizeof bare / sizeof bare[0]; ++i) {
+        hs_mesh *m = NULL;
+        HS_TEST_OK(hs_mesh_read_file(rt_path(bare[i].name), NULL, &m));
+        HS_TEST_CHECK(m && m->n_elems == bare[i].n_elems, "hs_mesh_read_file(%s) did not read the mesh",
+                      bare[i].name);
+        hs_mesh_destroy(&m);
+    }
+
     const char *p = rt_write("mesh.xyz", "1 2 3\n");
     RT_EXPECT_FAIL(hs_mesh_read_file(p, NULL, &rt_m_), "", 0,
                    "cannot tell the mesh format from the name; supported: .vtk");
+    /* The whole message: the file, then each format's extensions with its name and the prefix rule. */
+    hs_error_clear();
+    hs_mesh *m = NULL;
+    HS_TEST_CHECK(hs_mesh_read_file(p, NULL, &m) == HS_ERR_MESH && m == NULL, "mesh.xyz was read");
+    char want[800];
+    snprintf(want, sizeof want,
+             "%s: cannot tell the mesh format from the name; supported: .vtk (legacy VTK unstructured "
+             "grid), .msh (Gmsh 2.2/4.x ASCII), .pts/.elem/.lon (openCARP; or a prefix PREFIX with "
+             "PREFIX.elem present), .node/.ele (TetGen; or a prefix PREFIX with PREFIX.ele present)",
+             p);
+    HS_TEST_CHECK(strcmp(hs_error_message(), want) == 0, "message \"%s\", want \"%s\"", hs_error_message(),
+                  want);
+    /* ... and every listed extension, whatever the list holds. */
+    const hs_registry *r = hs_mesh_readers();
+    for (size_t i = 0; i < r->count; ++i)
+        HS_TEST_CHECK(strstr(hs_error_message(), hs_registry_name(r, i)) != NULL, "%s is not listed: %s",
+                      hs_registry_name(r, i), hs_error_message());
+    hs_error_clear();
     RT_EXPECT_FAIL(hs_mesh_read_file(rt_path("nothing"), NULL, &rt_m_), "", 0,
                    "(and no such file); supported:");
     RT_EXPECT_FAIL(hs_mesh_read_file(rt_path("grid.vtu"), NULL, &rt_m_), "", 0,
@@ -212,6 +275,7 @@ int main(void)
     rt_check_tables();
     rt_setup();
     check_good_files();
+    check_reader_list();
     check_dispatch();
     check_malformed();
     rt_teardown();

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "hs_registry.h"
 #include "hs_surface.h"
 #include "hs_test.h"
 #include "hs_util.h"
@@ -518,6 +519,29 @@ static void test_dispatch(void)
     expect_fail(write_text("cube.obj", "v 0 0 0\n"), "unknown surface format '.obj'",
                 ".stl, .off, .ply, .poly, .smesh");
     expect_fail(write_text("noext", "x\n"), "noext", "no extension");
+    expect_fail(write_text("dir.stl.d", "x\n"), "unknown surface format '.d'", "(known: .stl, .off");
+
+    /* The list (hs_surface_readers over hs_surface_reader_list.h): lower-case extensions, each found
+     * by its name; the messages above list exactly its names. */
+    const hs_registry *r = hs_surface_readers();
+    char names[256], want[300];
+    hs_registry_names(r, names, sizeof names);
+    HS_TEST_CHECK(strcmp(names, ".stl, .off, .ply, .poly, .smesh") == 0, "names: %s", names);
+    for (size_t i = 0; i < r->count; ++i) {
+        const hs_surface_reader *e = hs_registry_at(r, i);
+        HS_TEST_CHECK(e->name[0] == '.' && e->read && e->summary, "reader %zu: incomplete entry", i);
+        HS_TEST_CHECK(hs_registry_find(r, e->name) == e, "find(%s)", e->name);
+    }
+    const hs_surface_reader *stl = hs_registry_find(r, ".stl");
+    HS_TEST_CHECK(stl && stl->read == hs_surface_read_stl, ".stl is not the STL reader");
+    HS_TEST_CHECK(hs_registry_find(r, ".STL") == NULL && hs_registry_find(r, ".obj") == NULL,
+                  "names are exact and lower case");
+    const char *obj = tmp_path("cube.obj");
+    hs_error_clear();
+    HS_TEST_CHECK(hs_surface_read(obj, 1.0, 0.0, &s) == HS_ERR_MESH, "cube.obj was read");
+    snprintf(want, sizeof want, "%s: unknown surface format '.obj' (known: %s)", obj, names);
+    HS_TEST_CHECK(strcmp(hs_error_message(), want) == 0, "message \"%s\", want \"%s\"", hs_error_message(), want);
+    hs_error_clear();
     hs_error_clear();
     HS_TEST_CHECK(hs_surface_read(tmp_path("cube.off"), -1.0, 0.0, &s) == HS_ERR_MESH &&
                       strstr(hs_error_message(), "scale") != NULL,

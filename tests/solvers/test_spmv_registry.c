@@ -116,11 +116,48 @@ static void edge_cases(void)
     a = matrix_from_lengths(20000, 20000, len, 4); check_all_formats(a, "20000 rows, one of 12000"); hs_csr_destroy(&a);
 }
 
-int main(void)
+/* Lookup by name (hs_spmv_find, hs_spmv_lookup over hs_registry): every listed format is found
+ * under its ops' name, the names list is the formats in list order, and an unknown name (including
+ * "auto", which each backend resolves itself) is an error that lists the names. */
+static void check_lookup(void)
 {
     HS_TEST_CHECK(hs_spmv_count() >= 2, "registry has %d formats", hs_spmv_count());
+    HS_TEST_CHECK(hs_spmv_get(-1) == NULL && hs_spmv_get(hs_spmv_count()) == NULL, "get out of range");
+    char want[1024] = "";
+    size_t len = 0;
+    for (int f = 0; f < hs_spmv_count(); ++f) {
+        const hs_spmv_ops *o = hs_spmv_get(f);
+        /* The list's identifier names the entry; it must be the ops' own name. */
+        HS_TEST_CHECK(hs_spmv_find(o->name) == o, "find(%s) is not the listed ops", o->name);
+        const hs_spmv_ops *l = NULL;
+        HS_TEST_OK(hs_spmv_lookup("solver.spmv", o->name, "auto", &l));
+        HS_TEST_CHECK(l == o, "lookup(%s)", o->name);
+        len += (size_t)snprintf(want + len, sizeof want - len, "%s%s", f ? ", " : "", o->name);
+    }
+    HS_TEST_CHECK(strcmp(hs_spmv_names(), want) == 0, "names \"%s\", want \"%s\"", hs_spmv_names(), want);
+    HS_TEST_CHECK(hs_spmv_names() == hs_spmv_names(), "names is not static storage");
+    HS_TEST_CHECK(hs_spmv_find("csr_scalar") != NULL, "csr_scalar is not registered (%s)", hs_spmv_names());
     HS_TEST_CHECK(hs_spmv_find("no_such_kernel") == NULL, "unknown name resolved");
-    HS_TEST_CHECK(strstr(hs_spmv_names(), "csr_scalar") != NULL, "names: %s", hs_spmv_names());
+    HS_TEST_CHECK(hs_spmv_find("auto") == NULL, "\"auto\" is no format: the backends resolve it");
+    HS_TEST_CHECK(hs_spmv_find("CSR_SCALAR") == NULL && hs_spmv_find(NULL) == NULL, "case-sensitive, NULL");
+
+    const hs_spmv_ops *o = (const hs_spmv_ops *)1;
+    char msg[1200];
+    hs_error_clear();
+    HS_TEST_CHECK(hs_spmv_lookup("solver.spmv", "ellwarp", "auto", &o) == HS_ERR_CONFIG && o == NULL,
+                  "lookup of an unknown name");
+    snprintf(msg, sizeof msg, "solver.spmv: unknown kernel \"ellwarp\"; available: auto, %s", hs_spmv_names());
+    HS_TEST_CHECK(strcmp(hs_error_message(), msg) == 0, "message \"%s\", want \"%s\"", hs_error_message(), msg);
+    hs_error_clear();
+    HS_TEST_CHECK(hs_spmv_lookup("--kernels", "auto", NULL, &o) == HS_ERR_CONFIG && o == NULL, "lookup(auto)");
+    snprintf(msg, sizeof msg, "--kernels: unknown kernel \"auto\"; available: %s", hs_spmv_names());
+    HS_TEST_CHECK(strcmp(hs_error_message(), msg) == 0, "message \"%s\", want \"%s\"", hs_error_message(), msg);
+    hs_error_clear();
+}
+
+int main(void)
+{
+    check_lookup();
     const int n = 5000, max_len = 300;
     hs_csr *a = random_matrix(n, max_len, 12345u);
     double *x = malloc(sizeof(double) * n), *y = malloc(sizeof(double) * n), *yr = malloc(sizeof(double) * n);

@@ -1,0 +1,45 @@
+/* The CG variant list (solvers/hs_cg_list.h): enum values, names, lookup and its error message. */
+#include <string.h>
+
+#include "hs_cg.h"
+#include "hs_registry.h"
+#include "hs_test.h"
+
+int main(void)
+{
+    /* Enum values stay as they were (other code and saved settings use the numbers). */
+    HS_TEST_CHECK(HS_CG_CLASSIC == 0 && HS_CG_CHRONOPOULOS == 1, "enum values changed");
+    HS_TEST_CHECK(strcmp(hs_cg_variant_name(HS_CG_CLASSIC), "classic") == 0, "name of classic: %s",
+                  hs_cg_variant_name(HS_CG_CLASSIC));
+    HS_TEST_CHECK(strcmp(hs_cg_variant_name(HS_CG_CHRONOPOULOS), "chronopoulos") == 0,
+                  "name of chronopoulos: %s", hs_cg_variant_name(HS_CG_CHRONOPOULOS));
+    HS_TEST_CHECK(strcmp(hs_cg_variant_name((hs_cg_variant)7), "(unknown)") == 0, "name of 7: %s",
+                  hs_cg_variant_name((hs_cg_variant)7));
+
+    /* Every entry: complete, at its enum's index, found by its name. */
+    const hs_registry *r = hs_cg_variants();
+    HS_TEST_CHECK(r->count == 2, "%zu variants", r->count);
+    for (size_t i = 0; i < r->count; ++i) {
+        const hs_cg_variant_info *v = hs_registry_at(r, i);
+        HS_TEST_CHECK(v->name && v->summary && v->seed && (size_t)v->variant == i, "entry %zu", i);
+        HS_TEST_CHECK(strcmp(hs_cg_variant_name(v->variant), v->name) == 0, "name(%d)", (int)v->variant);
+        hs_cg_variant got = (hs_cg_variant)-1;
+        HS_TEST_OK(hs_cg_variant_lookup("solver.cg", v->name, &got));
+        HS_TEST_CHECK(got == v->variant, "lookup(%s) = %d", v->name, (int)got);
+    }
+    char names[64];
+    HS_TEST_CHECK(strcmp(hs_registry_names(r, names, sizeof names), "classic, chronopoulos") == 0, "names: %s",
+                  names);
+
+    /* Unknown names: an error listing the variants; out untouched. */
+    hs_cg_variant out = HS_CG_CHRONOPOULOS;
+    hs_error_clear();
+    HS_TEST_CHECK(hs_cg_variant_lookup("solver.cg", "pipelined", &out) == HS_ERR_CONFIG && out == HS_CG_CHRONOPOULOS,
+                  "lookup(pipelined)");
+    const char *want = "solver.cg: unknown CG variant \"pipelined\"; available: classic, chronopoulos";
+    HS_TEST_CHECK(strcmp(hs_error_message(), want) == 0, "message \"%s\", want \"%s\"", hs_error_message(), want);
+    hs_error_clear();
+    HS_TEST_CHECK(hs_cg_variant_lookup("solver.cg", "Classic", &out) == HS_ERR_CONFIG, "lookup is case-sensitive");
+    hs_error_clear();
+    HS_TEST_RETURN();
+}
