@@ -86,11 +86,7 @@ hs_status hs_spec_from_config(const hs_config *cfg, hs_sim_spec *s)
     s->backend = NULL; /* "auto" */
     if (strcmp(cfg->backend, "auto") != 0) HS_CALL(hs_backends_lookup("solver.backend", cfg->backend, &s->backend));
     s->spmv = NULL;
-    if (strcmp(cfg->spmv, "auto") != 0) {
-        s->spmv = hs_spmv_find(cfg->spmv);
-        HS_CHECK(s->spmv != NULL, HS_ERR_CONFIG, "solver.spmv: unknown kernel \"%s\"; available: auto, %s", cfg->spmv,
-                 hs_spmv_names());
-    }
+    if (strcmp(cfg->spmv, "auto") != 0) HS_CALL(hs_spmv_lookup("solver.spmv", cfg->spmv, "auto", &s->spmv));
     s->spmv_params = cfg->spmv_params;
     s->cg.tol = cfg->cg_tol;
     s->cg.max_iter = cfg->cg_max_iter;

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "hs_config.h"
-#include "hs_run.h"
+#include "hs_spec.h"
 #include "hs_test.h"
 #include "hs_util.h"
 
@@ -25,25 +25,28 @@ int main(int argc, char **argv)
     static hs_config cfg;
     hs_verbosity = 0;
     HS_TEST_OK(hs_config_load(path, sets, 4, &cfg));
+    static hs_sim_spec spec;
+    HS_TEST_OK(hs_spec_from_config(&cfg, &spec));
     hs_sim sim;
-    if (hs_sim_create(&cfg, &sim) != HS_OK) {
+    if (hs_sim_create(&spec, &sim) != HS_OK) {
         fprintf(stderr, "set-up failed: %s\n", hs_error_message());
         return 1;
     }
     const int32_t n = sim.mesh->n_nodes;
-    double *act = malloc(sizeof(double) * (size_t)n), amp[HS_MAX_STIMULI + 1];
+    double *act = malloc(sizeof(double) * (size_t)n);
+    hs_state want = {&sim.backend->state, {0}};
+    want.field[sim.backend->state.activation] = act;
     hs_step_stats ss;
     const long n_steps = (long)ceil(cfg.t_end / cfg.dt - 1e-9), every = (long)ceil(1.0 / cfg.dt);
     int32_t left = n;
     double t_all = -1.0;
     for (long k = 0; k < n_steps && left > 0; ++k) {
-        hs_stim_set_amplitudes(sim.stim, k * cfg.dt, (k + 1) * cfg.dt, amp);
-        if (hs_time_step(sim.backend, k * cfg.dt, cfg.dt, amp, &ss) != HS_OK) {
+        if (hs_sim_step(&sim, k * cfg.dt, cfg.dt, &ss) != HS_OK) {
             HS_TEST_CHECK(0, "step %ld: %s", k, hs_error_message());
             break;
         }
         if ((k + 1) % every) continue;
-        HS_TEST_OK(sim.backend->ops->get_state(sim.backend, NULL, NULL, act));
+        HS_TEST_OK(sim.backend->ops->get_state(sim.backend, &want));
         left = 0;
         for (int32_t i = 0; i < n; ++i) left += act[i] < 0.0;
         if (left == 0) t_all = (k + 1) * cfg.dt;

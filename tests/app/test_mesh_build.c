@@ -14,6 +14,7 @@
 #include "hs_config.h"
 #include "hs_lv.h"
 #include "hs_mesh_build.h"
+#include "hs_spec.h"
 #include "hs_stimulus.h"
 #include "hs_test.h"
 #include "hs_util.h"
@@ -38,7 +39,9 @@ static hs_mesh *build(const char *const *sets, int n, hs_mesh_build_info *info, 
     hs_mesh *m = NULL;
     hs_error_clear();
     hs_status st = hs_config_load(NULL, sets, n, &cfg);
-    if (st == HS_OK) st = hs_mesh_build(&cfg, &m, info);
+    static hs_mesh_spec spec;
+    if (st == HS_OK) st = hs_mesh_spec_from_config(&cfg, &spec);
+    if (st == HS_OK) st = hs_mesh_build(&spec, &m, info);
     if (st_out) *st_out = st;
     return m;
 }

@@ -11,6 +11,7 @@
 
 #include "hs_config.h"
 #include "hs_mesh_build.h"
+#include "hs_spec.h"
 #include "hs_mesh_quality.h"
 #include "hs_test.h"
 #include "hs_util.h"
@@ -35,7 +36,9 @@ int main(int argc, char **argv)
     hs_mesh *m = NULL;
     hs_mesh_build_info info;
     double t0 = hs_wtime();
-    HS_TEST_OK(hs_mesh_build(&cfg, &m, &info));
+    static hs_mesh_spec spec;
+    HS_TEST_OK(hs_mesh_spec_from_config(&cfg, &spec));
+    HS_TEST_OK(hs_mesh_build(&spec, &m, &info));
     if (!m) HS_TEST_RETURN();
     hs_mesh_quality q;
     HS_TEST_OK(hs_mesh_quality_compute(m, &q));

@@ -13,7 +13,18 @@
 #include "config_schema.h"
 #include "hs_config.h"
 #include "hs_spmv.h"
+#include "hs_models.h"
 #include "hs_test.h"
+
+/* The Aliev-Panfilov parameter @p name of a loaded config (model.<name>). */
+static double ap(const hs_config *c, const char *name)
+{
+    const hs_model *m = hs_models_find("aliev_panfilov");
+    return c->model_prm[m->id][hs_model_param_index(m, name)];
+}
+
+/* output.fields bits of the names listed (NULL-terminated). */
+static int fields_of(const char *first, ...);
 
 static char g_dir[512]; /* scratch directory (absolute) */
 
@@ -44,7 +55,7 @@ static const bad_case bad_cases[] = {
     {"typo key with suggestion", "model = {\n  c = 8.0;\n  alhpa = 0.1;\n};\n", {NULL}, 3,
      "unknown key \"model.alhpa\"; did you mean \"model.alpha\"?"},
     {"key without suggestion lists the section", "model = {\n  zzzzzz = 1.0;\n};\n", {NULL}, 2,
-     "unknown key \"model.zzzzzz\"; model has: c, alpha, gamma"},
+     "unknown key \"model.zzzzzz\"; model has: name, c, alpha"},
     {"key in the wrong section", "time = {\n  dt = 0.1;\n  alpha = 0.1;\n};\n", {NULL}, 3,
      "unknown key \"time.alpha\"; did you mean \"model.alpha\"?"},
     {"top-level key", "# comment\ndt = 0.1;\n", {NULL}, 2,
@@ -370,9 +381,9 @@ static void test_defaults(void)
     HS_TEST_CHECK(!strcmp(d.cg_variant, "chronopoulos") && d.cg_forcing == 0.1 && d.extrapolate == 2 &&
                       !strcmp(d.graph, "auto") && !strcmp(d.out_format, "vtk"),
                   "issue 6 defaults");
-    HS_TEST_CHECK(d.c == 8.0 && d.alpha == 0.01 && d.gamma == 0.002 && d.b == 0.15 && d.mu1 == 0.2 &&
-                      d.mu2 == 0.3 && d.d_iso == 0.3 && d.d_ani == 0.9 && d.time_unit == 12.9 &&
-                      d.recovery == 1,
+    HS_TEST_CHECK(ap(&d, "c") == 8.0 && ap(&d, "alpha") == 0.01 && ap(&d, "gamma") == 0.002 && ap(&d, "b") == 0.15 &&
+                      ap(&d, "mu1") == 0.2 && ap(&d, "mu2") == 0.3 && !strcmp(d.model_name, "aliev_panfilov") && d.d_iso == 0.3 && d.d_ani == 0.9 && d.time_unit == 12.9 &&
+                      ap(&d, "recovery") == 1.0,
                   "model defaults");
     HS_TEST_CHECK(d.dt == 0.1 && d.t_end == 40.0 && d.n_stimuli == 0, "time/stimulus defaults");
     HS_TEST_CHECK(!strcmp(d.backend, "auto") && !strcmp(d.spmv, "auto") && d.cg_tol == 1e-8 &&
@@ -381,13 +392,12 @@ static void test_defaults(void)
                   "solver defaults");
     HS_TEST_CHECK(d.output_enabled == 1 && !strcmp(d.out_dir, "output") &&
                       !strcmp(d.out_prefix, "heartsim") && d.out_interval == 1.0 &&
-                      d.out_fields == (HS_FIELD_PHI | HS_FIELD_V | HS_FIELD_ACTIVATION | HS_FIELD_R |
-                                       HS_FIELD_FIBER) &&
+                      d.out_fields == fields_of("phi", "V", "activation", "r", "fiber", NULL) &&
                       d.activation_threshold == -30.0,
                   "output defaults");
 
     /* The along-fibre speed of the defaults: v = sqrt(c D / (2 T)) (1 - 2 alpha) ~ 0.6 mm/ms. */
-    double v = sqrt(d.c * (d.d_iso + d.d_ani) / (2.0 * d.time_unit)) * (1.0 - 2.0 * d.alpha);
+    double v = sqrt(ap(&d, "c") * (d.d_iso + d.d_ani) / (2.0 * d.time_unit)) * (1.0 - 2.0 * ap(&d, "alpha"));
     HS_TEST_NEAR(v, 0.598, 5e-4, "default along-fibre speed (mm/ms)");
 
     /* An empty file and no file at all give the defaults. */
@@ -414,7 +424,7 @@ static void test_full_and_round_trip(void)
                       a.box.tetgen_radius_edge == 1.2 && !strcmp(a.mesh_reorder, "none"),
                   "full: mesh");
     HS_TEST_CHECK(a.fiber_dir[0] == 1.0 && a.fiber_dir[1] == 1.0 && a.fiber_dir[2] == 0.0, "full: fibre");
-    HS_TEST_CHECK(a.c == 8.5 && a.alpha == 0.02 && a.recovery == 0 && a.time_unit == 10.0, "full: model");
+    HS_TEST_CHECK(ap(&a, "c") == 8.5 && ap(&a, "alpha") == 0.02 && ap(&a, "recovery") == 0.0 && a.time_unit == 10.0, "full: model");
     HS_TEST_CHECK(a.dt == 0.05 && a.t_end == 12.5, "full: time");
     HS_TEST_CHECK(a.n_stimuli == 2, "full: %d stimuli", a.n_stimuli);
     HS_TEST_CHECK(a.stimuli[0].shape == HS_STIM_BOX && a.stimuli[0].max[1] == 1e30 &&
@@ -431,7 +441,7 @@ static void test_full_and_round_trip(void)
                   "full: solver");
     HS_TEST_CHECK(a.output_enabled == 0 && !strcmp(a.out_dir, "res \"q\" \\ x") &&
                       !strcmp(a.out_prefix, "run_1.a-b") && a.out_interval == 0.5 &&
-                      a.out_fields == (HS_FIELD_V | HS_FIELD_REGION) && a.activation_threshold == -40.0,
+                      a.out_fields == fields_of("V", "region", NULL) && a.activation_threshold == -40.0,
                   "full: output (dir \"%s\")", a.out_dir);
 
     /* print -> load gives the same values, and printing again gives the same text. */
@@ -507,12 +517,12 @@ static void test_overrides(void)
     hs_config cfg;
     HS_TEST_OK(hs_config_load(path, sets, (int)(sizeof sets / sizeof sets[0]), &cfg));
     HS_TEST_CHECK(cfg.dt == 0.02, "dt %g", cfg.dt);
-    HS_TEST_CHECK(cfg.box.lx == 10.0 && cfg.recovery == 0, "lx/recovery");
+    HS_TEST_CHECK(cfg.box.lx == 10.0 && ap(&cfg, "recovery") == 0.0, "lx/recovery");
     HS_TEST_CHECK(cfg.fiber_dir[0] == 0.0 && cfg.fiber_dir[1] == 1.0, "direction");
     HS_TEST_CHECK(!strcmp(cfg.spmv, "csr_scalar") && !strcmp(cfg.out_prefix, "2024") &&
                       !strcmp(cfg.out_dir, "my out"),
                   "strings: %s %s %s", cfg.spmv, cfg.out_prefix, cfg.out_dir);
-    HS_TEST_CHECK(cfg.out_fields == (HS_FIELD_PHI | HS_FIELD_V), "fields 0x%x", (unsigned)cfg.out_fields);
+    HS_TEST_CHECK(cfg.out_fields == fields_of("phi", "V", NULL), "fields 0x%x", (unsigned)cfg.out_fields);
     HS_TEST_CHECK(cfg.n_stimuli == 2 && cfg.stimuli[0].start == 5.0 && cfg.stimuli[0].max[0] == 1.0,
                   "stimulus 0 (%d stimuli)", cfg.n_stimuli);
     HS_TEST_CHECK(cfg.stimuli[1].shape == HS_STIM_SPHERE && cfg.stimuli[1].center[2] == 3.0 &&
@@ -525,7 +535,7 @@ static void test_overrides(void)
                            "output.fields=[\"r\", \"fiber\"]"};
     HS_TEST_OK(hs_config_load(path, sets2, 2, &cfg));
     HS_TEST_CHECK(cfg.n_stimuli == 1 && cfg.stimuli[0].shape == HS_STIM_SPHERE, "whole list");
-    HS_TEST_CHECK(cfg.out_fields == (HS_FIELD_R | HS_FIELD_FIBER), "fields 0x%x", (unsigned)cfg.out_fields);
+    HS_TEST_CHECK(cfg.out_fields == fields_of("r", "fiber", NULL), "fields 0x%x", (unsigned)cfg.out_fields);
     unlink(path);
 }
 
@@ -690,4 +700,19 @@ int main(void)
     test_reference();
     rmdir(g_dir);
     HS_TEST_RETURN();
+}
+
+static int fields_of(const char *first, ...)
+{
+    int bits = 0;
+    va_list ap_;
+    va_start(ap_, first);
+    for (const char *n = first; n; n = va_arg(ap_, const char *)) {
+        int i = 0;
+        while (hs_config_out_field(i) && strcmp(hs_config_out_field(i), n) != 0) ++i;
+        if (hs_config_out_field(i)) bits |= 1 << i;
+        else bits |= 1 << 30; /* a name that is no choice: never equal */
+    }
+    va_end(ap_);
+    return bits;
 }
