@@ -5,7 +5,7 @@
 #include "hs_build_config.h"
 #include "hs_util.h"
 #if HS_HAS_CUDA
-#include "hs_gpu.h"
+#include "hs_cuda.h"
 #endif
 
 hs_status hs_backend_choose(const char *name, int *use_cuda)

@@ -1,6 +1,6 @@
 /* `heartsim bench cg CONFIG`: Jacobi-PCG iterations on the config's tangent, the naive cuSPARSE +
  * cuBLAS baseline beside heartsim's classic and Chronopoulos-Gear variants, stream and graph launch
- * (gpu/backend_cuda.cu hs_backend_cuda_bench_cg). One process, one matrix, one copy-bandwidth
+ * (backends/cuda/backend.cu hs_backend_cuda_bench_cg). One process, one matrix, one copy-bandwidth
  * measurement, so every ratio holds on whatever GPU ran it. */
 #include "hs_bench.h"
 
@@ -11,7 +11,7 @@
 #include "hs_run.h"
 #include "hs_util.h"
 #if HS_HAS_CUDA
-#include "hs_gpu.h"
+#include "hs_cuda.h"
 #endif
 
 hs_status hs_bench_cg(const hs_config *cfg0, int iters, int reps)

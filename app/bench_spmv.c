@@ -16,7 +16,7 @@
 #include "hs_spmv.h"
 #include "hs_util.h"
 #if HS_HAS_CUDA
-#include "hs_gpu.h"
+#include "hs_cuda.h"
 #endif
 
 #define BASELINE "cusparse_csr"

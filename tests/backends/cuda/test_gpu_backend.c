@@ -24,7 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "hs_gpu.h"
+#include "hs_cuda.h"
 #include "hs_run.h"
 #include "hs_spmv.h"
 #include "hs_test.h"

@@ -1,9 +1,9 @@
 /**
- * @file hs_gpu.h
- * @brief The C face of gpu/: device probing and the CUDA backend. No CUDA type appears here.
+ * @file hs_cuda.h
+ * @brief The C face of backends/cuda/: device probing and the CUDA backend. No CUDA type appears here.
  */
-#ifndef HS_GPU_H
-#define HS_GPU_H
+#ifndef HS_CUDA_H
+#define HS_CUDA_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -30,7 +30,7 @@ int hs_gpu_probe(char *name, size_t name_len, char *why, size_t why_len);
 hs_status hs_gpu_spmv_trial(const hs_csr *pattern, const hs_spmv_params *prm, int reps, int with_dot,
                             const hs_spmv_ops **best, char *report, size_t report_len);
 
-/** Device facts for `heartsim bench spmv` (app/bench_spmv.c; device side gpu/bench_spmv.cu). */
+/** Device facts for `heartsim bench spmv` (app/bench_spmv.c; device side backends/cuda/spmv/bench.cu). */
 typedef struct hs_gpu_bench_device {
     char name[256];      /**< device 0: name, compute capability, memory */
     double copy_bw;      /**< bytes/s: device-to-device cudaMemcpy of 256 MiB, read + write counted, median */
@@ -59,7 +59,7 @@ typedef struct hs_gpu_spmv_bench {
  * Uploads @p vals_fmt [lay->n_slots] and binds it (hs_gpu_spmv_create), applies to @p x and checks
  * y row by row against @p y_ref (the format's apply_ref) and @p y_csr (plain CSR) with
  * |y_i - ref_i| <= 2 gamma_m (|A||x|)_i (@p ab = |A||x|, m = row length from @p a; the bound of
- * tests/gpu/test_gpu_spmv.cu). A format that fails is not timed (out->ok = 0, HS_OK returned).
+ * tests/backends/cuda/test_gpu_spmv.cu). A format that fails is not timed (out->ok = 0, HS_OK returned).
  * Otherwise: 10 warm-up applies, then @p reps applies timed one by one with CUDA events, launched
  * back to back behind a spin kernel (the host's launch cost stays out of the time), x rotated among
  * out->x_copies copies when the working set exceeds @p l2_bytes so that x is not L2-resident;
@@ -70,7 +70,7 @@ hs_status hs_gpu_bench_spmv(const hs_spmv_layout *lay, const hs_csr *a, const do
                             const double *x, const double *y_ref, const double *y_csr, const double *ab,
                             int reps, long long l2_bytes, hs_gpu_spmv_bench *out);
 
-/** What `heartsim bench cg` measures on one matrix (gpu/backend_cuda.cu). */
+/** What `heartsim bench cg` measures on one matrix (backends/cuda/backend.cu). */
 typedef struct hs_cg_bench {
     char device[256];
     int32_t n, nnz;

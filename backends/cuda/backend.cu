@@ -11,7 +11,7 @@
  *   assembly         "K_elem . 1": one thread per nonzero of K sums its element entries through the
  *                    gather map and writes the SpMV format's slot; one thread per node sums R, takes
  *                    the Jacobi diagonal and the weighted residual norm. No atomics, fixed order.
- *   Jacobi-PCG       gpu/cg.cu (solver.cg: classic or Chronopoulos-Gear) with the SpMV kernel chosen
+ *   Jacobi-PCG       backends/cuda/cg.cu (solver.cg: classic or Chronopoulos-Gear) with the SpMV kernel chosen
  *                    by solver.spmv; every scalar stays on the device.
  * Two ways to run a Newton iteration (solver.graph):
  *   graph            solve + phi update + element + assembly captured once as a CUDA graph, the CG
@@ -32,7 +32,7 @@
 #include "hs_element.h"
 #include "hs_extrapolate.h"
 #include "hs_gpu_cg.cuh"
-#include "hs_gpu.h"
+#include "hs_cuda.h"
 #include "hs_gpu_reduce.cuh"
 #include "hs_gpu_spmv.cuh"
 #include "hs_naive_cg.cuh"
@@ -554,7 +554,7 @@ static hs_status cu_get_system(hs_backend *b, double *kval_csr, double *rhs)
     return HS_OK;
 }
 
-/* The naive cuSPARSE + cuBLAS Jacobi-PCG (gpu/naive_cg.cu) on the backend's matrix in CSR order,
+/* The naive cuSPARSE + cuBLAS Jacobi-PCG (backends/cuda/naive_cg.cu) on the backend's matrix in CSR order,
  * its preconditioner and right-hand side: seconds per iteration, median of reps. */
 static hs_status bench_naive(hs_backend *b, int iters, int reps, double *sec_per_iter)
 {
