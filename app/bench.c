@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hs_backend_diag.h"
 #include "hs_build_config.h"
 #include "hs_run.h"
 #include "hs_util.h"
@@ -60,7 +61,7 @@ static hs_status bench_backend(const hs_config *cfg0, const char *backend, int r
     int32_t node;
     HS_CALL_GOTO(sim.backend->ops->begin_step(sim.backend, dt / cfg.time_unit, amp), done);
     HS_CALL_GOTO(sim.backend->ops->assemble(sim.backend, &res, &node), done);
-    HS_CALL_GOTO(sim.backend->ops->bench(sim.backend, reps, &row->pb), done);
+    HS_CALL_GOTO(sim.backend->diag->bench(sim.backend, reps, &row->pb), done);
     /* one frame in output.format: fetch from the backend and write, median of 3 (the run overlaps
      * both with the time loop: app/run.c write_frame) */
     row->frame = NAN;

@@ -1,6 +1,6 @@
 /* `heartsim bench cg CONFIG`: Jacobi-PCG iterations on the config's tangent, the naive cuSPARSE +
  * cuBLAS baseline beside heartsim's classic and Chronopoulos-Gear variants, stream and graph launch
- * (backends/cuda/backend.cu hs_backend_cuda_bench_cg). One process, one matrix, one copy-bandwidth
+ * (the cuda backend's diag op bench_cg, backends/cuda/diag.cu). One process, one matrix, one copy-bandwidth
  * measurement, so every ratio holds on whatever GPU ran it. */
 #include "hs_bench.h"
 
@@ -11,6 +11,7 @@
 #include "hs_run.h"
 #include "hs_util.h"
 #if HS_HAS_CUDA
+#include "hs_backend_diag.h"
 #include "hs_cuda.h"
 #endif
 
@@ -35,7 +36,7 @@ hs_status hs_bench_cg(const hs_config *cfg0, int iters, int reps)
         st = hs_time_step(sim.backend, k * cfg.dt, cfg.dt, amp, &ss);
     }
     hs_cg_bench r;
-    if (st == HS_OK) st = hs_backend_cuda_bench_cg(sim.backend, iters, reps, &r);
+    if (st == HS_OK) st = sim.backend->diag->bench_cg(sim.backend, iters, reps, &r);
     hs_sim_destroy(&sim);
     HS_CALL(st);
     const double vec = 8.0 * r.n;

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hs_backend_diag.h"
 #include "hs_build_config.h"
 #include "hs_mtx.h"
 #include "hs_run.h"
@@ -60,7 +61,7 @@ static hs_status matrix_from_config(const hs_config *cfg0, hs_csr **out)
     HS_CALL_GOTO(hs_csr_create(pat->n_rows, pat->n_cols, pat->nnz, &a), done);
     memcpy(a->row_ptr, pat->row_ptr, sizeof(int32_t) * ((size_t)pat->n_rows + 1));
     memcpy(a->col, pat->col, sizeof(int32_t) * (size_t)pat->nnz);
-    HS_CALL_GOTO(sim.backend->ops->get_system(sim.backend, a->val, NULL), done);
+    HS_CALL_GOTO(sim.backend->diag->get_system(sim.backend, a->val, NULL), done);
     *out = a;
     a = NULL;
 done:
