@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hs_backend_diag.h"
 #include "hs_build_config.h"
 #include "hs_frame_writer.h"
 #include "hs_spec.h"

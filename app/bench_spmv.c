@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hs_backend_diag.h"
 #include "hs_build_config.h"
 #include "hs_mtx.h"
 #include "hs_backend_diag.h"
@@ -17,7 +18,7 @@
 #include "hs_spmv.h"
 #include "hs_util.h"
 #if HS_HAS_CUDA
-#include "hs_gpu.h"
+#include "hs_cuda.h"
 #endif
 
 #define BASELINE "cusparse_csr"

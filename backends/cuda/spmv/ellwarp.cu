@@ -235,7 +235,7 @@ hs_status ellwarp_apply_dot(void *impl, const double *d_x, double *d_y, double *
 
 } // namespace
 
-// `extern` gives these const objects external linkage; gpu/spmv_registry.cu refers to them through
+// `extern` gives these const objects external linkage; backends/cuda/spmv/registry.cu refers to them through
 // the X-macro list. The variant travels in the layout, so the six share create/apply/destroy.
 extern const hs_gpu_spmv_ops hs_gpu_spmv_ops_ellwarp_k1 = {"ellwarp_k1", ellwarp_create, ellwarp_apply, ellwarp_destroy, ellwarp_apply_dot};
 extern const hs_gpu_spmv_ops hs_gpu_spmv_ops_ellwarp_k1r = {"ellwarp_k1r", ellwarp_create, ellwarp_apply, ellwarp_destroy, ellwarp_apply_dot};

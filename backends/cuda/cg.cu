@@ -1,6 +1,6 @@
 // Jacobi-PCG on the device: classic and Chronopoulos-Gear (hs_gpu_cg.cuh). CPU references:
 // hs_cg_jacobi and hs_cg_chronopoulos in solvers/cg.c, with the same recurrences, the same
-// convergence test at the same place, and tests that compare them (tests/gpu/test_gpu_cg.cu).
+// convergence test at the same place, and tests that compare them (tests/backends/cuda/test_gpu_cg.cu).
 //
 // Kernels per iteration
 //   classic       SpMV q = A p | dot (p,q) | alpha (1 block) | x, r, z update + (r,r), (r,z) |

@@ -1,4 +1,4 @@
-// Device Jacobi-PCG (gpu/cg.cu) against the CPU reference (solvers/cg.c), both variants, both ways
+// Device Jacobi-PCG (backends/cuda/cg.cu) against the CPU reference (solvers/cg.c), both variants, both ways
 // of running a solve (stream with polling, CUDA graph with a WHILE node), with SpMV formats that fuse
 // the dot product (csr_scalar, ellwarp_k1) and formats that do not (csr_vector, cusparse_csr).
 // Checks: solutions within the bound the condition number gives, iteration counts within one of the
@@ -13,7 +13,7 @@
 
 #include "hs_cg.h"
 #include "hs_csr.h"
-#include "hs_gpu.h"
+#include "hs_cuda.h"
 #include "hs_gpu_cg.cuh"
 #include "hs_gpu_spmv.cuh"
 #include "hs_spmv.h"

@@ -1,4 +1,4 @@
-// Device side of `heartsim bench spmv` (app/bench_spmv.c; C interface in gpu/hs_gpu.h): the copy
+// Device side of `heartsim bench spmv` (app/bench_spmv.c; C interface in backends/cuda/hs_cuda.h): the copy
 // bandwidth and L2 size of the device, and per SpMV format: upload and create, a check against the
 // CPU references before any timing, the median time of one apply, and the device scatter of CSR
 // values into the format's slots (seed 002's t_reorder on the GPU, sec. 6 / Table 4).
@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "hs_cuda_check.cuh"
-#include "hs_gpu.h"
+#include "hs_cuda.h"
 #include "hs_gpu_spmv.cuh"
 #include "hs_util.h"
 

@@ -2,7 +2,7 @@
 #include <cuda_runtime.h>
 #include <stdio.h>
 
-#include "hs_gpu.h"
+#include "hs_cuda.h"
 
 extern "C" int hs_gpu_probe(char *name, size_t name_len, char *why, size_t why_len)
 {

@@ -1,6 +1,6 @@
 // Device side of the SpMV registry: the X-macro list (solvers/hs_spmv_list.h) expanded into a
 // table of device ops, so every listed format must define `hs_gpu_spmv_ops_<id>` in its
-// gpu/spmv_<format>.cu or the link fails; plus the bound create/destroy pair.
+// backends/cuda/spmv/<format>.cu or the link fails; plus the bound create/destroy pair.
 #include <stdlib.h>
 #include <string.h>
 

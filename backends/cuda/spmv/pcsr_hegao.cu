@@ -187,6 +187,6 @@ hs_status hegao_apply(void *impl, const double *d_x, double *d_y, cudaStream_t s
 
 } // namespace
 
-// `extern` gives the const object external linkage (gpu/spmv_registry.cu refers to it).
+// `extern` gives the const object external linkage (backends/cuda/spmv/registry.cu refers to it).
 extern const hs_gpu_spmv_ops hs_gpu_spmv_ops_pcsr_hegao = {"pcsr_hegao", hegao_create, hegao_apply,
                                                            hegao_destroy, nullptr};

@@ -1,19 +1,31 @@
 /**
- * @file hs_gpu.h
- * @brief The C face of gpu/: device probing and the CUDA backend. No CUDA type appears here.
+ * @file hs_cuda.h
+ * @brief The C face of backends/cuda/: the backend's registry entry, device probing, the SpMV
+ * trial behind `solver.spmv = "auto"` and the device side of `heartsim bench spmv`. The backend's
+ * benchmarks and diagnostics (bench step, bench cg, the assembled system) are its
+ * hs_backend_diag_ops (b->diag). No CUDA type appears here.
  */
-#ifndef HS_GPU_H
-#define HS_GPU_H
+#ifndef HS_CUDA_H
+#define HS_CUDA_H
 
 #include <stddef.h>
 #include <stdint.h>
 
 #include "hs_backend.h"
+#include "hs_backends.h"
 #include "hs_spmv.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/**
+ * The CUDA backend's registry entry (backends/hs_backend_list.h): name "cuda", needs_device 1;
+ * probe: device 0 usable (its description) or why not; choose_spmv: `solver.spmv = "auto"` on the
+ * GPU (csr_scalar for the persistent CG, else a timed trial: hs_gpu_spmv_trial); create:
+ * hs_backend_cuda_create. Its backends carry b->diag (bench, bench_cg, get_system).
+ */
+extern const hs_backend_entry hs_backend_cuda;
 
 /**
  * @brief Number of usable CUDA devices (0 when none). name gets device 0's name and compute
@@ -30,7 +42,7 @@ int hs_gpu_probe(char *name, size_t name_len, char *why, size_t why_len);
 hs_status hs_gpu_spmv_trial(const hs_csr *pattern, const hs_spmv_params *prm, int reps, int with_dot,
                             const hs_spmv_ops **best, char *report, size_t report_len);
 
-/** Device facts for `heartsim bench spmv` (app/bench_spmv.c; device side gpu/bench_spmv.cu). */
+/** Device facts for `heartsim bench spmv` (app/bench_spmv.c; device side backends/cuda/spmv/bench.cu). */
 typedef struct hs_gpu_bench_device {
     char name[256];      /**< device 0: name, compute capability, memory */
     double copy_bw;      /**< bytes/s: device-to-device cudaMemcpy of 256 MiB, read + write counted, median */
@@ -59,7 +71,7 @@ typedef struct hs_gpu_spmv_bench {
  * Uploads @p vals_fmt [lay->n_slots] and binds it (hs_gpu_spmv_create), applies to @p x and checks
  * y row by row against @p y_ref (the format's apply_ref) and @p y_csr (plain CSR) with
  * |y_i - ref_i| <= 2 gamma_m (|A||x|)_i (@p ab = |A||x|, m = row length from @p a; the bound of
- * tests/gpu/test_gpu_spmv.cu). A format that fails is not timed (out->ok = 0, HS_OK returned).
+ * tests/backends/cuda/test_gpu_spmv.cu). A format that fails is not timed (out->ok = 0, HS_OK returned).
  * Otherwise: 10 warm-up applies, then @p reps applies timed one by one with CUDA events, launched
  * back to back behind a spin kernel (the host's launch cost stays out of the time), x rotated among
  * out->x_copies copies when the working set exceeds @p l2_bytes so that x is not L2-resident;
@@ -70,31 +82,11 @@ hs_status hs_gpu_bench_spmv(const hs_spmv_layout *lay, const hs_csr *a, const do
                             const double *x, const double *y_ref, const double *y_csr, const double *ab,
                             int reps, long long l2_bytes, hs_gpu_spmv_bench *out);
 
-/** What `heartsim bench cg` measures on one matrix (gpu/backend_cuda.cu). */
-typedef struct hs_cg_bench {
-    char device[256];
-    int32_t n, nnz;
-    int iters;               /**< iterations per timed solve (tolerance 0) */
-    double t_naive;          /**< s per iteration: cuSPARSE + cuBLAS, scalars through the host */
-    double t_iter[2][2];     /**< s per iteration [classic, chronopoulos][stream poll, graph] */
-    int fused;               /**< chronopoulos: the SpMV forms (A u, u) itself */
-    int iters_to_tol[2];     /**< iterations to ||r|| <= 1e-8 ||b|| [classic, chronopoulos] */
-    double t_persistent[2];  /**< s per iteration, Chronopoulos as one persistent kernel [stream, graph] */
-    int iters_persistent;    /**< its iterations to 1e-8 */
-    double x_rel_diff;       /**< ||x_classic - x_chronopoulos|| / ||x_classic|| at that tolerance */
-    double bytes_spmv;       /**< least bytes of one SpMV (seed 002 counting) */
-    double copy_bw;          /**< bytes/s, device-to-device copy, median */
-} hs_cg_bench;
-
 /**
- * @brief Time Jacobi-PCG iterations on the backend's current tangent (assembled once here): the naive
- * baseline, classic and Chronopoulos-Gear, each launched on a stream (status polled every 4
- * iterations) and as a CUDA graph (WHILE node), medians of @p reps solves of @p iters iterations
- * after two warm-up solves, CUDA events. Also solves to 1e-8 with both variants and compares.
+ * @brief The CUDA backend: the whole time step resident on device 0; b->diag offers bench,
+ * bench_cg and get_system (hs_backend_diag.h). The entry's create.
+ * @param[in] prob borrowed: must outlive the backend. @param[out] out (hs_backend_destroy).
  */
-hs_status hs_backend_cuda_bench_cg(hs_backend *b, int iters, int reps, hs_cg_bench *out);
-
-/** @brief The CUDA backend: the whole time step resident on device 0. */
 hs_status hs_backend_cuda_create(const hs_problem *prob, hs_backend **out);
 
 #ifdef __cplusplus

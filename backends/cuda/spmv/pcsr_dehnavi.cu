@@ -307,6 +307,6 @@ hs_status pcsr_apply(void *impl, const double *d_x, double *d_y, cudaStream_t st
 
 } // namespace
 
-// `extern` gives this const object external linkage (gpu/spmv_registry.cu refers to it).
+// `extern` gives this const object external linkage (backends/cuda/spmv/registry.cu refers to it).
 extern const hs_gpu_spmv_ops hs_gpu_spmv_ops_pcsr_dehnavi = {
     "pcsr_dehnavi", pcsr_create, pcsr_apply, pcsr_destroy, nullptr};

@@ -26,7 +26,7 @@ enum { HS_GPU_CG_RUNNING = 0, HS_GPU_CG_CONV = 1, HS_GPU_CG_BREAK = 2, HS_GPU_CG
 /**
  * One row of the Chronopoulos-Gear vector update (seed 004 ch. 4): p = u + beta p, s = w + beta s,
  * x += alpha p, r -= alpha s, u = D^-1 r; adds the row's (r, u) to gg and (r, r) to rr. Shared by the
- * kernel-sequence CG (gpu/cg.cu) and the persistent one (gpu/cg_persistent.cu), so both do the same
+ * kernel-sequence CG (backends/cuda/cg.cu) and the persistent one (backends/cuda/cg_persistent.cu), so both do the same
  * arithmetic.
  */
 __device__ __forceinline__ void hs_cgc_update_row(int64_t i, double alpha, double beta, double *x, double *r,
@@ -93,13 +93,13 @@ void hs_gpu_cg_destroy(hs_gpu_cg **p);
 
 /**
  * @brief Run every later solve of this (Chronopoulos) CG as one persistent cooperative kernel
- * (gpu/cg_persistent.cu) with its own CSR SpMV through the slot map, instead of a kernel sequence:
+ * (backends/cuda/cg_persistent.cu) with its own CSR SpMV through the slot map, instead of a kernel sequence:
  * for small systems, where launch latency and not bandwidth bounds an iteration. All pointers
  * borrowed. HS_ERR_DEVICE when the device cannot launch cooperative kernels.
  */
 hs_status hs_gpu_cg_set_persistent(hs_gpu_cg *cg, const int32_t *d_row_ptr, const int32_t *d_col,
                                    const int64_t *d_slot, const double *d_vals);
-/** @brief Enqueue one persistent solve (internal to gpu/cg.cu's solve and capture paths). */
+/** @brief Enqueue one persistent solve (internal to backends/cuda/cg.cu's solve and capture paths). */
 hs_status hs_gpu_cg_launch_persistent(hs_gpu_cg *cg, const double *b, double *x, const hs_gpu_cg_tol *t,
                                       cudaStream_t s);
 

@@ -24,7 +24,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "hs_gpu.h"
+#include "hs_backend_diag.h"
+#include "hs_cuda.h"
 #include "hs_run.h"
 #include "hs_spmv.h"
 #include "hs_test.h"
@@ -168,15 +169,19 @@ int main(void)
     int32_t node_c, node_g;
     hs_backend *bk[2] = {sc.backend, sg.backend};
     for (int q = 0; q < 2; ++q) {
-        HS_TEST_OK(bk[q]->ops->set_state(bk[q], phi, r, NULL));
+        /* phi and the model's variable r (Aliev-Panfilov: field 1, one block [1][ne]) */
+        hs_state st = {&bk[q]->state, {NULL}};
+        st.field[HS_STATE_POTENTIAL] = phi;
+        st.field[1] = r;
+        HS_TEST_OK(bk[q]->ops->set_state(bk[q], &st));
         HS_TEST_OK(bk[q]->ops->begin_step(bk[q], 0.1 / cc.time_unit, amp));
     }
     HS_TEST_OK(sc.backend->ops->assemble(sc.backend, &res_c, &node_c));
     HS_TEST_OK(sg.backend->ops->assemble(sg.backend, &res_g, &node_g));
     double *kc = malloc(sizeof(double) * nnz), *kg = malloc(sizeof(double) * nnz);
     double *rc = malloc(sizeof(double) * nn), *rg = malloc(sizeof(double) * nn);
-    HS_TEST_OK(sc.backend->ops->get_system(sc.backend, kc, rc));
-    HS_TEST_OK(sg.backend->ops->get_system(sg.backend, kg, rg));
+    HS_TEST_OK(sc.backend->diag->get_system(sc.backend, kc, rc));
+    HS_TEST_OK(sg.backend->diag->get_system(sg.backend, kg, rg));
     /* sum of |element contributions| per nonzero / node, from the CPU element arrays */
     const hs_assembly_map *map = sc.prob->map;
     int badk = 0, badr = 0;
@@ -222,8 +227,15 @@ int main(void)
     double *pc = malloc(sizeof(double) * nn), *pg = malloc(sizeof(double) * nn);
     double *ac = malloc(sizeof(double) * nn), *ag = malloc(sizeof(double) * nn);
     double *r1 = malloc(sizeof(double) * ne), *r2 = malloc(sizeof(double) * ne);
-    HS_TEST_OK(sc.backend->ops->get_state(sc.backend, pc, r1, ac));
-    HS_TEST_OK(sg.backend->ops->get_state(sg.backend, pg, r2, ag));
+    hs_state stc = {&sc.backend->state, {NULL}}, stg = {&sg.backend->state, {NULL}};
+    stc.field[HS_STATE_POTENTIAL] = pc;
+    stc.field[1] = r1;
+    stc.field[sc.backend->state.activation] = ac;
+    stg.field[HS_STATE_POTENTIAL] = pg;
+    stg.field[1] = r2;
+    stg.field[sg.backend->state.activation] = ag;
+    HS_TEST_OK(sc.backend->ops->get_state(sc.backend, &stc));
+    HS_TEST_OK(sg.backend->ops->get_state(sg.backend, &stg));
     double d2 = 0, n2 = 0, dr = 0, nr = 0, dact = 0;
     int act_mismatch = 0, activated = 0;
     for (int32_t i = 0; i < nn; ++i) {

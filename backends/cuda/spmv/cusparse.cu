@@ -22,7 +22,7 @@
 // times with the same sparsity pattern (matA). The values of the matrices (matA, matB, matC) can
 // change arbitrarily", and cusparseSpMV_preprocess (cuSPARSE 12.3 / CUDA 12.4) is described the
 // same way, pattern-keyed. So preprocess runs once here and is not repeated when values change.
-// tests/gpu/test_gpu_spmv.cu checks this on the device: create runs with NaN in d_vals, then the
+// tests/backends/cuda/test_gpu_spmv.cu checks this on the device: create runs with NaN in d_vals, then the
 // values are filled, applied, refilled in place and applied again, each against its reference.
 //
 // Not thread-safe per object: apply re-points descriptors owned by the object, so one host thread
@@ -107,6 +107,6 @@ hs_status cusp_apply(void *impl, const double *d_x, double *d_y, cudaStream_t st
 
 } // namespace
 
-// `extern`: external linkage for a namespace-scope const (see gpu/spmv_registry.cu).
+// `extern`: external linkage for a namespace-scope const (see backends/cuda/spmv/registry.cu).
 extern const hs_gpu_spmv_ops hs_gpu_spmv_ops_cusparse_csr = {
     "cusparse_csr", cusp_create, cusp_apply, cusp_destroy, nullptr};

@@ -7,7 +7,7 @@
 // offsets, columns, values, 32-bit offsets and columns, base 0, FP64) bound to the caller's value
 // array (borrowed, refilled in place every Newton iteration); dense-vector descriptors; the
 // workspace of cusparseSpMV_bufferSize; cusparseSpMV_preprocess on scratch vectors (pattern-keyed,
-// as for cusparse_csr: see gpu/spmv_cusparse.cu). Apply: set the stream, re-point x and y,
+// as for cusparse_csr: see backends/cuda/spmv/cusparse.cu). Apply: set the stream, re-point x and y,
 // cusparseSpMV with alpha = 1, beta = 0; nothing synchronises the host.
 //
 // Algorithm: CUSPARSE_SPMV_SELL_ALG1, the only SpMV algorithm cuSPARSE has for sliced ELL
@@ -16,7 +16,7 @@
 // ("provides deterministic (bit-wise) results for each run only for CUSPARSE_SPMV_COO_ALG2 and
 // CUSPARSE_SPMV_CSR_ALG2 algorithms, and opA == CUSPARSE_OPERATION_NON_TRANSPOSE"), so SELL_ALG1
 // carries no documented guarantee. A row lives in one slice, so a kernel without atomics is the
-// natural implementation, but that is an observation, not a promise: tests/gpu/test_gpu_spmv.cu
+// natural implementation, but that is an observation, not a promise: tests/backends/cuda/test_gpu_spmv.cu
 // checks two applies for identical bits on every matrix, and `heartsim bench spmv` reports it.
 //
 // A matrix without value slots (no rows, or no nonzeros) never reaches cuSPARSE: apply clears y.
@@ -114,6 +114,6 @@ hs_status sell_apply(void *impl, const double *d_x, double *d_y, cudaStream_t st
 
 } // namespace
 
-// `extern`: external linkage for a namespace-scope const (see gpu/spmv_registry.cu).
+// `extern`: external linkage for a namespace-scope const (see backends/cuda/spmv/registry.cu).
 extern const hs_gpu_spmv_ops hs_gpu_spmv_ops_cusparse_sell = {
     "cusparse_sell", sell_create, sell_apply, sell_destroy, nullptr};

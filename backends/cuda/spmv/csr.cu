@@ -168,7 +168,7 @@ hs_status csr_vector_apply(void *impl, const double *d_x, double *d_y, cudaStrea
 } // namespace
 
 // `extern` gives these const objects external linkage (a namespace-scope const is internal in C++);
-// gpu/spmv_registry.cu refers to them through the X-macro list.
+// backends/cuda/spmv/registry.cu refers to them through the X-macro list.
 extern const hs_gpu_spmv_ops hs_gpu_spmv_ops_csr_scalar = {
     "csr_scalar", csr_create, csr_scalar_apply, csr_destroy, csr_scalar_apply_dot};
 extern const hs_gpu_spmv_ops hs_gpu_spmv_ops_csr_vector = {

@@ -302,7 +302,7 @@ static void check_registry(void)
     for (int f = 0; f < hs_spmv_count(); ++f) {
         const hs_spmv_ops *o = hs_spmv_get(f);
         const hs_gpu_spmv_ops *g = hs_gpu_spmv_find(o->name);
-        HS_TEST_CHECK(g != NULL, "format %s has no device ops (gpu/spmv_<format>.cu)", o->name);
+        HS_TEST_CHECK(g != NULL, "format %s has no device ops (backends/cuda/spmv/<format>.cu)", o->name);
         if (!g) continue;
         HS_TEST_CHECK(strcmp(g->name, o->name) == 0, "device ops %s under name %s", g->name, o->name);
         HS_TEST_CHECK(g->create && g->apply && g->destroy, "%s: incomplete device ops", o->name);

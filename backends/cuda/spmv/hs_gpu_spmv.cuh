@@ -3,7 +3,7 @@
  * @brief Device side of the SpMV registry (CUDA-only header, never included from C).
  *
  * Every format listed in solvers/hs_spmv_list.h has a `const hs_gpu_spmv_ops hs_gpu_spmv_ops_<id>`
- * in gpu/spmv_<format>.cu. create() uploads the host layout's index arrays once and binds the
+ * in backends/cuda/spmv/<format>.cu. create() uploads the host layout's index arrays once and binds the
  * device value array (the format's slots, owned by the caller, refilled in place every Newton
  * iteration); apply() computes y = A x on a stream with no host synchronisation.
  */

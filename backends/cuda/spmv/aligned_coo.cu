@@ -20,7 +20,7 @@
 //            + partial[first piece] + ... + partial[last piece], in order.
 // Where the paper (and Bell & Garland's COO_flat) add warp results for one row from several
 // warps with atomics or carries, the scratch array and the ordered combine give the same bits on
-// every run, which heartsim requires (tests/gpu/test_gpu_spmv.cu compares two applies bit for bit).
+// every run, which heartsim requires (tests/backends/cuda/test_gpu_spmv.cu compares two applies bit for bit).
 //
 // Rounding: the segment kernel accumulates with fma(v, x, acc), exactly what the CPU reference
 // does with C's fma(); the flat kernel forms the products with __dmul_rn (never contracted into the
@@ -235,6 +235,6 @@ hs_status acoo_apply(void *impl, const double *d_x, double *d_y, cudaStream_t st
 
 } // namespace
 
-// `extern` gives the const object external linkage (gpu/spmv_registry.cu refers to it).
+// `extern` gives the const object external linkage (backends/cuda/spmv/registry.cu refers to it).
 extern const hs_gpu_spmv_ops hs_gpu_spmv_ops_aligned_coo = {"aligned_coo", acoo_create, acoo_apply,
                                                             acoo_destroy, nullptr};

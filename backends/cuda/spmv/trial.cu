@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "hs_cuda_check.cuh"
-#include "hs_gpu.h"
+#include "hs_cuda.h"
 #include "hs_gpu_cg.cuh"
 #include "hs_gpu_spmv.cuh"
 #include "hs_util.h"

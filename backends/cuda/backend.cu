@@ -1,0 +1,326 @@
+/*
+ * The CUDA backend: mesh data, state (phi, phi_n, the ionic model's variables per element), matrix
+ * values, preconditioner and CG vectors live on the device for the whole run (seed 002 sections 2
+ * and 4, Table 1). This file: set-up and destruction, the state as the host sees it (hs_state:
+ * get/set, the extrapolation history, frame copies that overlap the computation) and the ops
+ * table. The step itself: element.cu, assembly.cu, pointwise.cu, graph.cu (cuda_backend.cuh).
+ */
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include "cuda_backend.cuh"
+#include "hs_cuda.h"
+#include "hs_gpu_reduce.cuh"
+#include "hs_util.h"
+
+/* ---- the state ------------------------------------------------------------------------------ */
+
+/* Field k of b->state on the device: phi, one variable of the ipv block [nv][ne], or act. */
+static double *field_dev(cuda_impl *c, const hs_state_desc *d, int k)
+{
+    if (k == HS_STATE_POTENTIAL) return c->phi;
+    if (k == d->activation) return c->act;
+    return c->ipv + (size_t)(k - 1) * c->ne;
+}
+
+/* Offset of field k in a block holding every field in b->state's order ([nn][nv ne][nn]): the
+ * pinned staging of get_state and the frame snapshots. */
+static size_t field_offset(const hs_state_desc *d, int k)
+{
+    size_t off = 0;
+    for (int j = 0; j < k; ++j) off += hs_state_field_len(d, j);
+    return off;
+}
+
+static hs_status check_state(const hs_backend *b, const hs_state *s)
+{
+    HS_CHECK(!s->desc || s->desc->n_fields == b->state.n_fields, HS_ERR_INTERNAL,
+             "state with %d fields given to a backend holding %d", s->desc->n_fields, b->state.n_fields);
+    return HS_OK;
+}
+
+/* The copy runs on its own stream into pinned staging once the compute stream reaches this point;
+ * the compute stream is not blocked by it. */
+static hs_status cu_get_state(hs_backend *b, hs_state *dst)
+{
+    cuda_impl *c = (cuda_impl *)b->impl;
+    const hs_state_desc *d = &b->state;
+    HS_CALL(check_state(b, dst));
+    HS_CUDA_CALL(cudaEventRecord(c->ev_state, c->s));
+    HS_CUDA_CALL(cudaStreamWaitEvent(c->s_copy, c->ev_state, 0));
+    for (int k = 0; k < d->n_fields; ++k)
+        if (dst->field[k])
+            HS_CUDA_CALL(cudaMemcpyAsync(c->h_state + field_offset(d, k), field_dev(c, d, k),
+                                         sizeof(double) * hs_state_field_len(d, k), cudaMemcpyDeviceToHost,
+                                         c->s_copy));
+    HS_CUDA_CALL(cudaStreamSynchronize(c->s_copy));
+    for (int k = 0; k < d->n_fields; ++k)
+        if (dst->field[k])
+            memcpy(dst->field[k], c->h_state + field_offset(d, k), sizeof(double) * hs_state_field_len(d, k));
+    return HS_OK;
+}
+
+static hs_status cu_set_state(hs_backend *b, const hs_state *src)
+{
+    cuda_impl *c = (cuda_impl *)b->impl;
+    const hs_state_desc *d = &b->state;
+    HS_CALL(check_state(b, src));
+    HS_CUDA_CALL(cudaStreamSynchronize(c->s));
+    for (int k = 0; k < d->n_fields; ++k)
+        if (src->field[k])
+            HS_CUDA_CALL(cudaMemcpy(field_dev(c, d, k), src->field[k], sizeof(double) * hs_state_field_len(d, k),
+                                    cudaMemcpyHostToDevice));
+    return HS_OK;
+}
+
+/* ---- the extrapolation history ---- */
+
+static hs_status cu_get_history(hs_backend *b, hs_extrap *ex, double *phi1, double *phi2)
+{
+    cuda_impl *c = (cuda_impl *)b->impl;
+    HS_CUDA_CALL(cudaStreamSynchronize(c->s));
+    *ex = c->ex;
+    if (!c->ph1) ex->n_valid = 0;
+    if (phi1 && ex->n_valid > 0) HS_CUDA_CALL(cudaMemcpy(phi1, c->ph1, sizeof(double) * c->nn, cudaMemcpyDeviceToHost));
+    if (phi2 && ex->n_valid > 1) HS_CUDA_CALL(cudaMemcpy(phi2, c->ph2, sizeof(double) * c->nn, cudaMemcpyDeviceToHost));
+    return HS_OK;
+}
+
+static hs_status cu_set_history(hs_backend *b, const hs_extrap *ex, const double *phi1, const double *phi2)
+{
+    cuda_impl *c = (cuda_impl *)b->impl;
+    hs_extrap_reset(&c->ex);
+    if (!c->ph1) return HS_OK; /* extrapolation off in this run */
+    int n = ex->n_valid < 0 ? 0 : ex->n_valid > 2 ? 2 : ex->n_valid;
+    if ((n > 0 && !phi1) || (n > 1 && !phi2)) return HS_OK;
+    HS_CUDA_CALL(cudaStreamSynchronize(c->s));
+    if (n > 0) HS_CUDA_CALL(cudaMemcpy(c->ph1, phi1, sizeof(double) * c->nn, cudaMemcpyHostToDevice));
+    if (n > 1) HS_CUDA_CALL(cudaMemcpy(c->ph2, phi2, sizeof(double) * c->nn, cudaMemcpyHostToDevice));
+    c->ex.n_valid = n;
+    c->ex.h[0] = ex->h[0];
+    c->ex.h[1] = ex->h[1];
+    return HS_OK;
+}
+
+/* Frames without stalling the device: a device-to-device snapshot on the compute stream (tens of
+ * microseconds), then the device-to-host copy of the snapshot on the copy stream, overlapping the
+ * next steps. The caller's buffers are pinned (cu_host_alloc), so the copy runs at full PCIe speed
+ * and the frame writer thread reads them directly once state_copy_wait says so. */
+static hs_status cu_state_copy_start(hs_backend *b, int slot, hs_state *dst)
+{
+    cuda_impl *c = (cuda_impl *)b->impl;
+    const hs_state_desc *d = &b->state;
+    HS_CHECK(slot == 0 || slot == 1, HS_ERR_INTERNAL, "state copy slot %d", slot);
+    HS_CALL(check_state(b, dst));
+    if (!c->snap[slot]) {
+        HS_CALL(HS_CUDA_ALLOC(c->snap[slot], field_offset(d, d->n_fields), "frame snapshot"));
+        HS_CUDA_CALL(cudaEventCreateWithFlags(&c->ev_snap[slot], cudaEventDisableTiming));
+        HS_CUDA_CALL(cudaEventCreateWithFlags(&c->ev_done[slot], cudaEventDisableTiming));
+        HS_CUDA_CALL(cudaEventRecord(c->ev_done[slot], c->s_copy));
+    }
+    double *sp = c->snap[slot];
+    HS_CUDA_CALL(cudaStreamWaitEvent(c->s, c->ev_done[slot], 0)); /* the slot's last copy has left */
+    for (int k = 0; k < d->n_fields; ++k)
+        if (dst->field[k])
+            HS_CUDA_CALL(cudaMemcpyAsync(sp + field_offset(d, k), field_dev(c, d, k),
+                                         sizeof(double) * hs_state_field_len(d, k), cudaMemcpyDeviceToDevice, c->s));
+    HS_CUDA_CALL(cudaEventRecord(c->ev_snap[slot], c->s));
+    HS_CUDA_CALL(cudaStreamWaitEvent(c->s_copy, c->ev_snap[slot], 0));
+    for (int k = 0; k < d->n_fields; ++k)
+        if (dst->field[k])
+            HS_CUDA_CALL(cudaMemcpyAsync(dst->field[k], sp + field_offset(d, k),
+                                         sizeof(double) * hs_state_field_len(d, k), cudaMemcpyDeviceToHost,
+                                         c->s_copy));
+    HS_CUDA_CALL(cudaEventRecord(c->ev_done[slot], c->s_copy));
+    return HS_OK;
+}
+
+static hs_status cu_state_copy_wait(hs_backend *b, int slot)
+{
+    cuda_impl *c = (cuda_impl *)b->impl;
+    if (slot < 0 || slot > 1 || !c->snap[slot]) return HS_OK;
+    HS_CUDA_CALL(cudaEventSynchronize(c->ev_done[slot]));
+    return HS_OK;
+}
+
+static void *cu_host_alloc(size_t bytes)
+{
+    void *p = NULL;
+    return cudaMallocHost(&p, bytes) == cudaSuccess ? p : NULL;
+}
+
+static void cu_host_free(void *p)
+{
+    if (p) cudaFreeHost(p);
+}
+
+/* SpMV time inside CG is not timed per call on the GPU (events around every SpMV would cost more
+ * than they measure): reported as -1, "not measured"; `heartsim bench step` times it alone. */
+static void cu_get_times(const hs_backend *b, hs_phase_times *t)
+{
+    *t = ((const cuda_impl *)b->impl)->t;
+    t->spmv = -1.0;
+}
+
+static void cu_destroy(hs_backend *b)
+{
+    cuda_impl *c = (cuda_impl *)b->impl;
+    if (!c) return;
+    if (c->s) cudaStreamSynchronize(c->s);
+    if (c->s_copy) cudaStreamSynchronize(c->s_copy);
+    if (c->gexec) cudaGraphExecDestroy(c->gexec);
+    for (int k = 0; k < 2; ++k) {
+        cudaFree(c->snap[k]);
+        if (c->ev_snap[k]) cudaEventDestroy(c->ev_snap[k]);
+        if (c->ev_done[k]) cudaEventDestroy(c->ev_done[k]);
+    }
+    hs_gpu_cg_destroy(&c->cg);
+    hs_gpu_spmv_destroy(&c->spmv);
+    hs_spmv_layout_destroy(&c->lay);
+    void *dev[] = {c->tets, c->vol, c->kd, c->inv_mass, c->kptr, c->ksrc, c->rptr, c->rsrc, c->diag, c->slot,
+                   c->stim_elem, c->phi, c->phin, c->ipv, c->ipv_n, c->act, c->ke, c->re, c->kval, c->rhs, c->du,
+                   c->dinv, c->stim_e, c->ph1, c->ph2, c->csr_rp, c->csr_col, c->partA, c->parti, c->d_sc};
+    for (size_t i = 0; i < sizeof dev / sizeof dev[0]; ++i) cudaFree(dev[i]);
+    cudaFreeHost(c->h_sc);
+    cudaFreeHost(c->h_cg);
+    cudaFreeHost(c->h_state);
+    cudaEvent_t evs[] = {c->ev_e0, c->ev_e1, c->ev_a1, c->ev_s0, c->ev_s1, c->ev_state};
+    for (size_t i = 0; i < sizeof evs / sizeof evs[0]; ++i)
+        if (evs[i]) cudaEventDestroy(evs[i]);
+    if (c->s) cudaStreamDestroy(c->s);
+    if (c->s_copy) cudaStreamDestroy(c->s_copy);
+    free(c);
+    b->impl = NULL;
+}
+
+static const hs_backend_ops cuda_ops = {
+    "cuda", hs_cu_begin_step, hs_cu_assemble, hs_cu_solve, hs_cu_iterate, hs_cu_end_step, hs_cu_restore_step,
+    cu_get_state, cu_set_state, cu_get_history, cu_set_history, cu_state_copy_start, cu_state_copy_wait,
+    cu_host_alloc, cu_host_free, cu_get_times, cu_destroy,
+};
+
+/* ---- set-up --------------------------------------------------------------------------------- */
+
+static hs_status cuda_setup(hs_backend *b)
+{
+    cuda_impl *c = (cuda_impl *)b->impl;
+    const hs_problem *p = b->prob;
+    const hs_mesh *m = p->mesh;
+    c->nn = m->n_nodes;
+    c->ne = m->n_elems;
+    c->nnz = p->pattern->nnz;
+    c->nv = b->state.n_fields - 2;
+    HS_CHECK(c->nv == p->opt.model_prm.n_vars && c->nv <= HS_MODEL_MAX_VARS, HS_ERR_INTERNAL,
+             "model %s: %d state variables, parameters for %d", p->opt.model->name, c->nv, p->opt.model_prm.n_vars);
+    const hs_gpu_spmv_ops *gops = hs_gpu_spmv_find(p->opt.spmv->name);
+    HS_CHECK(gops != NULL, HS_ERR_CONFIG, "solver.spmv: kernel \"%s\" has no GPU implementation", p->opt.spmv->name);
+    HS_CUDA_CALL(cudaSetDevice(0));
+    HS_CUDA_CALL(cudaStreamCreateWithFlags(&c->s, cudaStreamNonBlocking));
+    HS_CUDA_CALL(cudaStreamCreateWithFlags(&c->s_copy, cudaStreamNonBlocking));
+    cudaEvent_t *evs[] = {&c->ev_e0, &c->ev_e1, &c->ev_a1, &c->ev_s0, &c->ev_s1, &c->ev_state};
+    for (size_t i = 0; i < sizeof evs / sizeof evs[0]; ++i) HS_CUDA_CALL(cudaEventCreate(evs[i]));
+
+    HS_CALL(upload(&c->tets, m->tets, (size_t)c->ne * 4, "element connectivity"));
+    HS_CALL(upload(&c->vol, p->geom->vol, c->ne, "element volumes"));
+    HS_CALL(hs_cu_upload_soa(&c->kd, p->geom->kd, c->ne, 10, "element diffusion matrices"));
+    {
+        double *im = NULL;
+        HS_CALL(HS_ALLOC(im, c->nn, "inverse lumped mass"));
+        for (int32_t i = 0; i < c->nn; ++i) im[i] = 1.0 / p->geom->lumped_mass[i];
+        hs_status st = upload(&c->inv_mass, im, c->nn, "inverse lumped mass");
+        free(im);
+        HS_CALL(st);
+    }
+    HS_CALL(upload(&c->kptr, p->map->k_ptr, (size_t)c->nnz + 1, "K gather map pointers"));
+    HS_CALL(upload(&c->rptr, p->map->r_ptr, (size_t)c->nn + 1, "R gather map pointers"));
+    HS_CALL(hs_cu_remap_gather_maps(c, p->map));
+    HS_CALL(upload(&c->diag, p->map->diag, c->nn, "diagonal positions"));
+    const hs_stim_set *st = p->stim;
+    int32_t nstim = st ? st->elem_ptr[st->n_sites] : 0;
+    HS_CALL(upload(&c->stim_elem, st ? st->elem : (const int32_t *)NULL, nstim, "stimulus element lists"));
+
+    HS_CALL(hs_spmv_layout_create(p->opt.spmv, p->pattern, &p->opt.spmv_params, &c->lay));
+    HS_CALL(upload(&c->slot, c->lay->slot_of_nnz, c->nnz, "SpMV slot map"));
+    HS_CALL(HS_CUDA_ALLOC(c->kval, c->lay->n_slots, "tangent matrix values"));
+    /* padding slots must read as zero: clear once, assembly only writes real slots */
+    HS_CUDA_CALL(cudaMemset(c->kval, 0, sizeof(double) * c->lay->n_slots));
+    HS_CALL(hs_gpu_spmv_create(c->lay, p->pattern, c->kval, &c->spmv));
+
+    struct { double **p; size_t n; const char *what; } arrs[] = {
+        {&c->phi, (size_t)c->nn, "phi"}, {&c->phin, (size_t)c->nn, "phi_n"},
+        {&c->ipv, (size_t)c->nv * c->ne, "model variables"},
+        {&c->ipv_n, (size_t)c->nv * c->ne, "model variables of the last step"},
+        {&c->act, (size_t)c->nn, "activation times"},
+        {&c->ke, (size_t)c->ne * 10, "element matrices"}, {&c->re, (size_t)c->ne * 4, "element residuals"},
+        {&c->rhs, (size_t)c->nn, "residual"}, {&c->du, (size_t)c->nn, "Newton update"},
+        {&c->dinv, (size_t)c->nn, "Jacobi preconditioner"}, {&c->stim_e, (size_t)c->ne, "element stimulus"},
+        {&c->partA, (size_t)HS_RED_BLOCKS, "reduction partials"},
+    };
+    for (size_t i = 0; i < sizeof arrs / sizeof arrs[0]; ++i) {
+        HS_CALL(hs_cuda_alloc_((void **)arrs[i].p, sizeof(double) * arrs[i].n, arrs[i].what, __FILE__, __LINE__));
+        HS_CUDA_CALL(cudaMemset(*arrs[i].p, 0, sizeof(double) * arrs[i].n));
+    }
+    HS_CALL(HS_CUDA_ALLOC(c->parti, HS_RED_BLOCKS, "reduction partials"));
+    HS_CALL(HS_CUDA_ALLOC(c->d_sc, 1, "solver scalars"));
+    HS_CUDA_CALL(cudaMemset(c->d_sc, 0, sizeof(dev_scalars)));
+    /* initial values of the state (zero already: phi at rest and the model's variables for
+     * Aliev-Panfilov; activation -1, "not yet") */
+    for (int k = 0; k < b->state.n_fields; ++k)
+        if (b->state.f[k].initial != 0.0)
+            HS_CALL(hs_cu_fill((int64_t)hs_state_field_len(&b->state, k), b->state.f[k].initial,
+                               field_dev(c, &b->state, k)));
+    if (p->opt.extrapolate > 0) {
+        HS_CALL(HS_CUDA_ALLOC(c->ph1, c->nn, "phi history"));
+        HS_CALL(HS_CUDA_ALLOC(c->ph2, c->nn, "phi history"));
+    }
+    c->ex.order = p->opt.extrapolate;
+    hs_extrap_reset(&c->ex);
+    HS_CALL(hs_gpu_cg_create(c->nn, p->opt.cg.variant, c->spmv, c->dinv, &c->cg));
+    if (p->opt.cg.variant == HS_CG_CHRONOPOULOS &&
+        (p->opt.persistent > 0 || (p->opt.persistent < 0 && c->nn <= HS_CG_PERSISTENT_AUTO_ROWS))) {
+        HS_CALL(upload(&c->csr_rp, p->pattern->row_ptr, (size_t)c->nn + 1, "CSR row pointers (persistent CG)"));
+        HS_CALL(upload(&c->csr_col, p->pattern->col, (size_t)c->nnz, "CSR columns (persistent CG)"));
+        HS_CALL(hs_gpu_cg_set_persistent(c->cg, c->csr_rp, c->csr_col, c->slot, c->kval));
+    }
+    HS_CUDA_CALL(cudaMallocHost((void **)&c->h_cg, sizeof(hs_gpu_cg_scalars)));
+    HS_CUDA_CALL(cudaMallocHost((void **)&c->h_sc, sizeof(dev_scalars)));
+    HS_CUDA_CALL(cudaMallocHost((void **)&c->h_state, sizeof(double) * field_offset(&b->state, b->state.n_fields)));
+    HS_CUDA_CALL(cudaDeviceSynchronize());
+    cudaDeviceProp prop;
+    HS_CUDA_CALL(cudaGetDeviceProperties(&prop, 0));
+    snprintf(b->description, sizeof b->description, "cuda (%.120s, sm_%d%d, spmv %.40s, cg %s%s, %s)", prop.name,
+             prop.major, prop.minor, p->opt.spmv->name, hs_cg_variant_name(p->opt.cg.variant),
+             p->opt.cg.variant == HS_CG_CHRONOPOULOS ? (c->cg->fused ? " fused with the SpMV" : " with a separate dot pass")
+                                                     : "",
+             p->opt.graph ? "CUDA graph per Newton iteration" : "stream launches");
+    if (c->cg->persistent) {
+        size_t l = strlen(b->description);
+        if (l > 1 && l < sizeof b->description - 40)
+            snprintf(b->description + l - 1, sizeof b->description - l + 1, ", persistent CG kernel)");
+    }
+    return HS_OK;
+}
+
+extern "C" hs_status hs_backend_cuda_create(const hs_problem *prob, hs_backend **out)
+{
+    *out = NULL;
+    hs_backend *b = NULL;
+    HS_CALL(HS_ALLOC(b, 1, "backend"));
+    b->ops = &cuda_ops;
+    b->diag = &hs_cu_diag_ops;
+    b->prob = prob;
+    hs_state_desc_init(&b->state, prob->opt.model, prob->mesh->n_nodes, prob->mesh->n_elems);
+    cuda_impl *c = NULL;
+    hs_status st = HS_ALLOC(c, 1, "cuda backend");
+    if (st == HS_OK) {
+        b->impl = c;
+        st = cuda_setup(b);
+    }
+    if (st != HS_OK) {
+        hs_backend_destroy(&b);
+        return st;
+    }
+    *out = b;
+    return HS_OK;
+}

@@ -1,0 +1,142 @@
+/**
+ * @file cuda_backend.cuh
+ * @brief Private to backends/cuda/ (CUDA-only header): the CUDA backend's state (cuda_impl), the
+ * Newton scalars it keeps on the device, and what its files share. The backend is split by job:
+ *   backend.cu    create, set-up, destroy; the state (get/set, history, frame copies); the ops table
+ *   element.cu    the element kernel (local model update, Ke, Re) and its launcher
+ *   assembly.cu   gather-map assembly of K and R, Jacobi diagonal, residual norm; layout re-encoding
+ *   pointwise.cu  begin_step, end_step, restore_step and the phi update: one thread per node/element
+ *   graph.cu      a Newton iteration: the stream path (solve) and one CUDA graph (iterate)
+ *   diag.cu       benchmarks and diagnostics: hs_cu_diag_ops (b->diag)
+ *   entry.cu      the registry entry hs_backend_cuda (probe, choose_spmv, create)
+ *
+ * Device layouts are structure-of-arrays so neighbouring threads touch neighbouring addresses:
+ * kd [10][ne], ke [10][ne] (K_e is symmetric: the 10 entries a <= b, hs_sym4_index), re [4][ne],
+ * the model's integration-point variables ipv [n_vars][ne] (field k of b->state, 1 <= k <= n_vars,
+ * at ipv + (k-1) ne). The gather maps are re-encoded for these layouts at upload
+ * (hs_cu_remap_gather_maps).
+ */
+#ifndef HS_CUDA_BACKEND_CUH
+#define HS_CUDA_BACKEND_CUH
+
+#include <cstdint>
+
+#include "hs_backend.h"
+#include "hs_backend_diag.h"
+#include "hs_cuda_check.cuh"
+#include "hs_extrapolate.h"
+#include "hs_gpu_cg.cuh"
+#include "hs_gpu_spmv.cuh"
+
+#define HS_CG_POLL 4 /* CG iterations launched between two reads of the device status word */
+
+/* Newton scalars that live on the device; copied to pinned host memory as one block when needed
+ * (the CG's own scalars are in hs_gpu_cg_scalars). */
+struct dev_scalars {
+    double res, upd;   /* Newton: weighted residual norm, max |du| */
+    int res_node, upd_node;
+    int bad_elem;      /* smallest element whose local Newton failed, 0x7f7f7f7f when none */
+};
+
+struct cuda_impl {
+    cudaStream_t s, s_copy;
+    cudaEvent_t ev_e0, ev_e1, ev_a1, ev_s0, ev_s1, ev_state;
+    hs_spmv_layout *lay;
+    hs_gpu_spmv *spmv;
+    int32_t nn, ne, nnz;
+    int nv;                 /* the model's integration-point variables (n_vars) */
+    /* mesh and discretisation (constant) */
+    int32_t *tets;
+    double *vol, *kd, *inv_mass;
+    int32_t *kptr, *ksrc, *rptr, *rsrc, *diag;
+    int64_t *slot;
+    int32_t *stim_elem;
+    /* state and per-iteration arrays; ipv, ipv_n: [nv][ne] */
+    double *phi, *phin, *ipv, *ipv_n, *act, *ke, *re, *kval, *rhs, *du, *dinv, *stim_e;
+    double *ph1, *ph2;      /* phi_{n-1}, phi_{n-2}: extrapolation history (NULL when off) */
+    int32_t *csr_rp, *csr_col; /* CSR pattern, only for the persistent CG */
+    double *partA;
+    int *parti;
+    dev_scalars *d_sc, *h_sc; /* h_sc pinned */
+    hs_gpu_cg *cg;
+    hs_gpu_cg_scalars *h_cg;  /* pinned */
+    double *h_state;          /* pinned staging for get_state: every field in b->state's order
+                               * [nn][nv ne][nn] */
+    double dt;
+    int stim_was_on;
+    hs_extrap ex;
+    /* frames: device snapshots [2][2 nn + nv ne] (fields in b->state's order) and their copies to
+     * the host on s_copy */
+    double *snap[2];
+    cudaEvent_t ev_snap[2], ev_done[2];
+    /* graph mode: one Newton iteration (solve, update, element, assembly) as a graph */
+    cudaGraphExec_t gexec;
+    double graph_dt;
+    hs_phase_times t;
+};
+
+/* Blocks for n items; kernels launched with it are grid-stride, so the cap never drops work. */
+static inline int nblocks(int64_t n, int threads)
+{
+    int64_t b = (n + threads - 1) / threads;
+    return (int)(b < 1 ? 1 : b > 65535 * 16 ? 65535 * 16 : b);
+}
+
+template <typename T>
+static hs_status upload(T **d, const T *h, size_t count, const char *what)
+{
+    HS_CALL(hs_cuda_alloc_((void **)d, sizeof(T) * count, what, __FILE__, __LINE__));
+    if (count) HS_CUDA_CALL(cudaMemcpy(*d, h, sizeof(T) * count, cudaMemcpyHostToDevice));
+    return HS_OK;
+}
+
+static inline float elapsed_ms(cudaEvent_t a, cudaEvent_t b)
+{
+    float ms = 0.0f;
+    cudaEventElapsedTime(&ms, a, b);
+    return ms;
+}
+
+/* Events inside a captured graph must be external event-record nodes. */
+static inline hs_status rec(cudaEvent_t ev, cudaStream_t s, int in_graph)
+{
+    HS_CUDA_CALL(in_graph ? cudaEventRecordWithFlags(ev, s, cudaEventRecordExternal) : cudaEventRecord(ev, s));
+    return HS_OK;
+}
+
+/* ---- element.cu ---- */
+/** Enqueue the element kernel on c->s at the current phi (model @p prm, step c->dt). */
+hs_status hs_cu_launch_element(cuda_impl *c, const hs_model_params *prm);
+
+/* ---- assembly.cu ---- */
+/** Final max-location over the HS_RED_BLOCKS block partials in c->partA/c->parti into (*v, *i). */
+hs_status hs_cu_launch_final_maxloc(cuda_impl *c, double *v, int *i);
+/** Element pass, assembly, residual norm; ends with the scalars copied to pinned memory. */
+hs_status hs_cu_enqueue_assemble(hs_backend *b, int in_graph);
+/** After the stream synchronised: element failures, residual, phase times. */
+hs_status hs_cu_finish_assemble(hs_backend *b, double *res_norm, int32_t *res_node);
+/** The assemble op: enqueue, synchronise, finish. */
+hs_status hs_cu_assemble(hs_backend *b, double *res_norm, int32_t *res_node);
+/** host [n][w] -> device [w][n] */
+hs_status hs_cu_upload_soa(double **d, const double *h, int32_t n, int w, const char *what);
+/** The host gather maps ([ne][16], [ne][4] sources) re-encoded for ke [10][ne] and re [4][ne]. */
+hs_status hs_cu_remap_gather_maps(cuda_impl *c, const hs_assembly_map *map);
+
+/* ---- pointwise.cu ---- */
+hs_status hs_cu_begin_step(hs_backend *b, double dt, const double *amp);
+/** phi -= du (if CG converged) and max |du| into d_sc->upd. */
+hs_status hs_cu_enqueue_update(cuda_impl *c);
+hs_status hs_cu_end_step(hs_backend *b, double t_prev, double dt_ms);
+hs_status hs_cu_restore_step(hs_backend *b);
+/** x[0..n) = v on the default stream (set-up). */
+hs_status hs_cu_fill(int64_t n, double v, double *x);
+
+/* ---- graph.cu ---- */
+hs_status hs_cu_solve(hs_backend *b, hs_cg_result *cg, double *upd_norm);
+hs_status hs_cu_iterate(hs_backend *b, hs_cg_result *cg, double *upd_norm, double *res_norm, int32_t *res_node);
+
+/* ---- diag.cu ---- */
+/** bench, bench_cg, get_system: set as b->diag by hs_backend_cuda_create. */
+extern const hs_backend_diag_ops hs_cu_diag_ops;
+
+#endif

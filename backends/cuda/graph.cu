@@ -1,0 +1,92 @@
+/*
+ * A Newton iteration on the CUDA backend: Jacobi-PCG (backends/cuda/cg.cu, solver.cg: classic or
+ * Chronopoulos-Gear, every scalar on the device), the phi update, and the assembly at the new phi.
+ * Two ways to run it (solver.graph):
+ *   graph            solve + phi update + element + assembly captured once as a CUDA graph, the CG
+ *                    loop a WHILE conditional node stopped by the device's own convergence test: one
+ *                    graph launch and one host synchronisation per Newton iteration, no extra CG
+ *                    iterations. Re-captured when dt changes (dt is a kernel argument).
+ *   stream           the same kernels launched one by one; the host reads the CG status every
+ *                    HS_CG_POLL iterations (up to HS_CG_POLL-1 SpMVs run after convergence).
+ * Only a handful of scalars cross to the host per Newton iteration.
+ */
+#include "cuda_backend.cuh"
+
+static hs_gpu_cg_tol solve_tol(const hs_backend *b)
+{
+    const cuda_impl *c = (const cuda_impl *)b->impl;
+    const hs_problem_opts *o = &b->prob->opt;
+    hs_gpu_cg_tol t = {o->cg.tol, o->cg_forcing, o->newton_tol_residual, &c->d_sc->res, o->cg.max_iter};
+    return t;
+}
+
+/* Stream mode: kernels launched one by one, CG status polled every HS_CG_POLL iterations. */
+hs_status hs_cu_solve(hs_backend *b, hs_cg_result *cg, double *upd_norm)
+{
+    cuda_impl *c = (cuda_impl *)b->impl;
+    HS_CUDA_CALL(cudaEventRecord(c->ev_s0, c->s));
+    hs_gpu_cg_tol t = solve_tol(b);
+    HS_CALL(hs_gpu_cg_solve_stream(c->cg, c->rhs, c->du, &t, HS_CG_POLL, c->s, c->h_cg));
+    HS_CALL(hs_cu_enqueue_update(c));
+    HS_CUDA_CALL(cudaEventRecord(c->ev_s1, c->s));
+    HS_CUDA_CALL(cudaMemcpyAsync(&c->h_sc->upd, &c->d_sc->upd, sizeof(double), cudaMemcpyDeviceToHost, c->s));
+    HS_CUDA_CALL(cudaStreamSynchronize(c->s));
+    c->t.solve += 1e-3 * elapsed_ms(c->ev_s0, c->ev_s1);
+    hs_gpu_cg_result_of(c->h_cg, cg);
+    *upd_norm = c->h_sc->upd;
+    return HS_OK;
+}
+
+/* Capture one Newton iteration after the first assembly: solve (init + WHILE loop), update,
+ * element, assembly, scalars to the host. */
+static hs_status capture_iteration(hs_backend *b)
+{
+    cuda_impl *c = (cuda_impl *)b->impl;
+    if (c->gexec) {
+        cudaGraphExecDestroy(c->gexec);
+        c->gexec = NULL;
+    }
+    HS_CUDA_CALL(cudaStreamBeginCapture(c->s, cudaStreamCaptureModeThreadLocal));
+    hs_gpu_cg_tol t = solve_tol(b);
+    hs_status st = rec(c->ev_s0, c->s, 1);
+    if (st == HS_OK) st = hs_gpu_cg_capture_solve(c->cg, c->rhs, c->du, &t, c->s);
+    if (st == HS_OK) st = hs_cu_enqueue_update(c);
+    if (st == HS_OK) st = rec(c->ev_s1, c->s, 1);
+    if (st == HS_OK) st = hs_cu_enqueue_assemble(b, 1);
+    if (st == HS_OK && cudaMemcpyAsync(c->h_cg, c->cg->d_sc, sizeof(hs_gpu_cg_scalars), cudaMemcpyDeviceToHost,
+                                       c->s) != cudaSuccess)
+        st = HS_FAIL(HS_ERR_DEVICE, "capturing the CG scalars copy failed");
+    cudaGraph_t g = NULL;
+    cudaError_t e = cudaStreamEndCapture(c->s, &g);
+    if (st == HS_OK && e != cudaSuccess)
+        st = HS_FAIL(HS_ERR_DEVICE, "CUDA graph capture of the Newton iteration failed: %s", cudaGetErrorString(e));
+    if (st == HS_OK) {
+        e = cudaGraphInstantiate(&c->gexec, g, 0);
+        if (e != cudaSuccess) {
+            c->gexec = NULL;
+            st = HS_FAIL(HS_ERR_DEVICE, "CUDA graph instantiation failed: %s", cudaGetErrorString(e));
+        }
+    }
+    if (g) cudaGraphDestroy(g);
+    c->graph_dt = c->dt;
+    return st;
+}
+
+/* One Newton iteration: solve, phi update, assembly at the new phi; one host synchronisation. */
+hs_status hs_cu_iterate(hs_backend *b, hs_cg_result *cg, double *upd_norm, double *res_norm, int32_t *res_node)
+{
+    cuda_impl *c = (cuda_impl *)b->impl;
+    if (!b->prob->opt.graph) { /* stream mode */
+        HS_CALL(hs_cu_solve(b, cg, upd_norm));
+        if (cg->outcome != HS_CG_CONVERGED) return HS_OK;
+        return hs_cu_assemble(b, res_norm, res_node);
+    }
+    if (!c->gexec || c->graph_dt != c->dt) HS_CALL(capture_iteration(b));
+    HS_CUDA_CALL(cudaGraphLaunch(c->gexec, c->s));
+    HS_CUDA_CALL(cudaStreamSynchronize(c->s));
+    c->t.solve += 1e-3 * elapsed_ms(c->ev_s0, c->ev_s1);
+    hs_gpu_cg_result_of(c->h_cg, cg);
+    *upd_norm = c->h_sc->upd;
+    if (cg->outcome != HS_CG_CONVERGED) return HS_OK;
+    return hs_cu_finish_assemble(b, res_norm, res_node);
+}

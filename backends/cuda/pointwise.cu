@@ -1,0 +1,131 @@
+/*
+ * The pointwise work of the CUDA backend, one thread per node or element: the start of a step
+ * (phi_n and the model's variables saved, the first Newton iterate extrapolated from the last steps
+ * (fem/hs_extrapolate.h), the element stimulus), the phi update after a solve, activation times at
+ * the end of a step, and the return to phi_n when a step is rejected.
+ */
+#include <climits>
+
+#include "cuda_backend.cuh"
+#include "hs_gpu_reduce.cuh"
+
+/* phi -= du when the CG converged (read on the device), block maxima of |du| */
+__global__ void k_update_phi(int32_t n, const hs_gpu_cg_scalars *cg, double *__restrict__ phi,
+                             const double *__restrict__ du, double *partv, int *parti)
+{
+    __shared__ double shv[HS_RED_THREADS];
+    __shared__ int shi[HS_RED_THREADS];
+    const int apply = cg->status == HS_GPU_CG_CONV;
+    double best = 0.0;
+    int bi = INT_MAX;
+    for (int32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
+        double d = du[i];
+        if (apply) phi[i] -= d;
+        double a = fabs(d);
+        if (a > best || (isnan(a) && !isnan(best))) { best = a; bi = i; }
+    }
+    hs_block_maxloc(best, bi, shv, shi);
+    if (threadIdx.x == 0) { partv[blockIdx.x] = best; parti[blockIdx.x] = bi; }
+}
+
+__global__ void k_stim_add(int32_t count, const int32_t *__restrict__ elem, double amp, double *stim_e)
+{
+    /* elements of one site are distinct: no race */
+    for (int32_t j = blockIdx.x * blockDim.x + threadIdx.x; j < count; j += gridDim.x * blockDim.x)
+        stim_e[elem[j]] += amp;
+}
+
+__global__ void k_activation(int32_t n, const double *__restrict__ phin, const double *__restrict__ phi,
+                             double *__restrict__ act, double thr, double t_prev, double dt_ms)
+{
+    for (int32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
+        double a = phin[i], z = phi[i];
+        if (act[i] < 0.0 && a < thr && z >= thr) act[i] = t_prev + dt_ms * (thr - a) / (z - a);
+    }
+}
+
+/* phi = w0 phi_n + w1 phi_{n-1} + w2 phi_{n-2} (hs_extrap_weights) */
+__global__ void k_extrapolate(int32_t n, double w0, double w1, double w2, const double *__restrict__ phin,
+                              const double *__restrict__ h1, const double *__restrict__ h2, double *__restrict__ phi)
+{
+    for (int32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
+        phi[i] = w0 * phin[i] + w1 * h1[i] + (w2 != 0.0 ? w2 * h2[i] : 0.0);
+}
+
+__global__ void k_fill(int64_t n, double v, double *x)
+{
+    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x)
+        x[i] = v;
+}
+
+hs_status hs_cu_fill(int64_t n, double v, double *x)
+{
+    k_fill<<<nblocks(n, 256), 256>>>(n, v, x);
+    HS_CUDA_LAUNCH_CHECK("k_fill");
+    return HS_OK;
+}
+
+hs_status hs_cu_begin_step(hs_backend *b, double dt, const double *amp)
+{
+    cuda_impl *c = (cuda_impl *)b->impl;
+    const hs_stim_set *st = b->prob->stim;
+    c->dt = dt;
+    HS_CUDA_CALL(cudaMemcpyAsync(c->phin, c->phi, sizeof(double) * c->nn, cudaMemcpyDeviceToDevice, c->s));
+    HS_CUDA_CALL(cudaMemcpyAsync(c->ipv_n, c->ipv, sizeof(double) * c->nv * c->ne, cudaMemcpyDeviceToDevice, c->s));
+    double w[3];
+    int used = c->ph1 ? hs_extrap_weights(&c->ex, dt, w) : 0;
+    if (used > 0) {
+        k_extrapolate<<<nblocks(c->nn, 256), 256, 0, c->s>>>(c->nn, w[0], w[1], used > 1 ? w[2] : 0.0, c->phin,
+                                                             c->ph1, c->ph2, c->phi);
+        HS_CUDA_LAUNCH_CHECK("k_extrapolate");
+    }
+    int on = 0;
+    for (int k = 0; st && k < st->n_sites; ++k) on |= amp[k] != 0.0;
+    if (on || c->stim_was_on) { /* the element current array changes only while a site is active */
+        HS_CUDA_CALL(cudaMemsetAsync(c->stim_e, 0, sizeof(double) * c->ne, c->s));
+        for (int k = 0; st && k < st->n_sites; ++k) {
+            int32_t cnt = st->elem_ptr[k + 1] - st->elem_ptr[k];
+            if (amp[k] == 0.0 || cnt == 0) continue;
+            k_stim_add<<<nblocks(cnt, 256), 256, 0, c->s>>>(cnt, c->stim_elem + st->elem_ptr[k], amp[k], c->stim_e);
+            HS_CUDA_LAUNCH_CHECK("k_stim_add");
+        }
+    }
+    c->stim_was_on = on;
+    return HS_OK;
+}
+
+hs_status hs_cu_enqueue_update(cuda_impl *c)
+{
+    const int RB = HS_RED_BLOCKS, RT = HS_RED_THREADS;
+    k_update_phi<<<RB, RT, 0, c->s>>>(c->nn, c->cg->d_sc, c->phi, c->du, c->partA, c->parti);
+    HS_CUDA_LAUNCH_CHECK("k_update_phi");
+    HS_CALL(hs_cu_launch_final_maxloc(c, &c->d_sc->upd, &c->d_sc->upd_node));
+    return HS_OK;
+}
+
+hs_status hs_cu_end_step(hs_backend *b, double t_prev, double dt_ms)
+{
+    cuda_impl *c = (cuda_impl *)b->impl;
+    k_activation<<<nblocks(c->nn, 256), 256, 0, c->s>>>(c->nn, c->phin, c->phi, c->act, b->prob->opt.activation_phi,
+                                                        t_prev, dt_ms);
+    HS_CUDA_LAUNCH_CHECK("k_activation");
+    if (c->ph1) { /* history for the next first iterate: phi_{n-1} becomes phi_{n-2} by a pointer swap
+                   * (only k_extrapolate, launched outside the graphs, reads ph1 and ph2), phi_n is
+                   * copied (phin's address is in the captured graph) */
+        double *t = c->ph2;
+        c->ph2 = c->ph1;
+        c->ph1 = t;
+        HS_CUDA_CALL(cudaMemcpyAsync(c->ph1, c->phin, sizeof(double) * c->nn, cudaMemcpyDeviceToDevice, c->s));
+        hs_extrap_accept(&c->ex, c->dt);
+    }
+    return HS_OK;
+}
+
+hs_status hs_cu_restore_step(hs_backend *b)
+{
+    cuda_impl *c = (cuda_impl *)b->impl;
+    HS_CUDA_CALL(cudaMemcpyAsync(c->phi, c->phin, sizeof(double) * c->nn, cudaMemcpyDeviceToDevice, c->s));
+    HS_CUDA_CALL(cudaMemcpyAsync(c->ipv, c->ipv_n, sizeof(double) * c->nv * c->ne, cudaMemcpyDeviceToDevice, c->s));
+    HS_CUDA_CALL(cudaStreamSynchronize(c->s));
+    return HS_OK;
+}
