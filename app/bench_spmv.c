@@ -13,7 +13,6 @@
 #include "hs_backend_diag.h"
 #include "hs_build_config.h"
 #include "hs_mtx.h"
-#include "hs_backend_diag.h"
 #include "hs_spec.h"
 #include "hs_spmv.h"
 #include "hs_util.h"

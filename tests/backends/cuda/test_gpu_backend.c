@@ -26,29 +26,30 @@
 
 #include "hs_backend_diag.h"
 #include "hs_cuda.h"
-#include "hs_run.h"
+#include "hs_sim.h"
 #include "hs_spmv.h"
 #include "hs_test.h"
 #include "hs_test_sim.h"
+#include "hs_test_spec.h"
 #include "hs_util.h"
 
-static void setup_cfg(hs_config *cfg, const char *backend)
+static void setup_cfg(hs_sim_spec *cfg, const char *backend)
 {
-    hs_config_defaults(cfg);
-    cfg->box = (hs_box_params){.lx = 6.0, .ly = 2.0, .lz = 1.0, .h = 0.2};
-    snprintf(cfg->backend, sizeof cfg->backend, "%s", backend);
+    hs_test_spec_defaults(cfg);
+    cfg->mesh.box = (hs_box_params){.lx = 6.0, .ly = 2.0, .lz = 1.0, .h = 0.2};
+    cfg->backend = hs_backends_find(backend);
     /* parts 1 and 2 compare node by node: a kernel with its own numbering (auto may pick one) would
      * renumber the GPU's mesh; parts 3 and 4 match nodes by coordinates and set their kernels */
-    snprintf(cfg->spmv, sizeof cfg->spmv, "csr_scalar");
+    cfg->spmv = hs_spmv_find("csr_scalar");
     if (getenv("HS_TEST_NO_GRAPH")) { /* compute-sanitizer racecheck: see scripts/gpu_suite.sh */
-        snprintf(cfg->graph, sizeof cfg->graph, "off");
-        snprintf(cfg->persistent, sizeof cfg->persistent, "off");
+        cfg->graph = 0;
+        cfg->persistent = 0;
     }
     cfg->n_stimuli = 1;
     cfg->stimuli[0] = (hs_stimulus_cfg){.shape = HS_STIM_BOX, .min = {-1, -1, -1}, .max = {1.5, 1e3, 1e3},
                                         .start = 0.0, .duration = 2.0, .strength = 2.0};
     cfg->dt = 0.1;
-    cfg->cg_tol = 1e-12;
+    cfg->cg.tol = 1e-12;
     cfg->newton_tol_residual = 1e-10;
     cfg->newton_tol_update = 1e-10;
     cfg->output_enabled = 0;
@@ -58,9 +59,9 @@ static void setup_cfg(hs_config *cfg, const char *backend)
  * matched by coordinates because formats with their own numbering renumber the mesh). */
 static hs_test_node *run_kernel(const char *backend, const char *kernel, int32_t *n_out)
 {
-    static hs_config cfg;
+    static hs_sim_spec cfg;
     setup_cfg(&cfg, backend);
-    snprintf(cfg.spmv, sizeof cfg.spmv, "%s", kernel);
+    cfg.spmv = hs_spmv_find(kernel);
     return hs_test_run_sorted(&cfg, 40, n_out);
 }
 
@@ -70,15 +71,15 @@ static hs_test_node *run_kernel(const char *backend, const char *kernel, int32_t
  * classic CG's simulation within the Newton tolerance. */
 static void graph_and_variants(int nsteps)
 {
-    static hs_config c1, c2, c3, c4;
+    static hs_sim_spec c1, c2, c3, c4;
     setup_cfg(&c1, "cuda");
     setup_cfg(&c2, "cuda");
     setup_cfg(&c3, "cuda");
     setup_cfg(&c4, "cuda");
-    snprintf(c1.graph, sizeof c1.graph, "on");
-    snprintf(c2.graph, sizeof c2.graph, "off");
-    snprintf(c3.cg_variant, sizeof c3.cg_variant, "classic");
-    snprintf(c4.persistent, sizeof c4.persistent, "off"); /* the small test mesh is persistent on auto */
+    c1.graph = 1;
+    c2.graph = 0;
+    c3.cg.variant = HS_CG_CLASSIC;
+    c4.persistent = 0; /* the small test mesh is persistent on auto */
     int32_t n1 = 0, n2 = 0, n3 = 0, n4 = 0;
     hs_test_node *a = hs_test_run_sorted(&c1, nsteps, &n1);
     hs_test_node *b = hs_test_run_sorted(&c2, nsteps, &n2);
@@ -151,7 +152,7 @@ int main(void)
         return HS_TEST_SKIP;
     }
     hs_verbosity = 0;
-    static hs_config cc, cg;
+    static hs_sim_spec cc, cg;
     setup_cfg(&cc, "cpu");
     setup_cfg(&cg, "cuda");
     hs_sim sc, sg;
@@ -213,9 +214,8 @@ int main(void)
     int iter_bad = 0;
     for (int k = 0; k < N; ++k) {
         hs_step_stats a, b;
-        hs_stim_set_amplitudes(sc.stim, k * cc.dt, (k + 1) * cc.dt, amp);
-        HS_TEST_OK(hs_time_step(sc.backend, k * cc.dt, cc.dt, amp, &a));
-        HS_TEST_OK(hs_time_step(sg.backend, k * cc.dt, cc.dt, amp, &b));
+        HS_TEST_OK(hs_sim_step(&sc, k * cc.dt, cc.dt, &a));
+        HS_TEST_OK(hs_sim_step(&sg, k * cc.dt, cc.dt, &b));
         int dn = abs(a.newton_iters - b.newton_iters);
         int dcg = abs(a.cg_iters - b.cg_iters);
         if (dn > 1 || (dn == 0 && dcg > a.newton_iters)) {
