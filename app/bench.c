@@ -6,10 +6,10 @@
 #include <string.h>
 
 #include "hs_build_config.h"
+#include "hs_frame_writer.h"
 #include "hs_run.h"
 #include "hs_util.h"
 #include "hs_series.h"
-#include "hs_vtk.h"
 
 typedef struct bench_row {
     char backend[256];
@@ -75,7 +75,7 @@ static hs_status bench_backend(const hs_config *cfg0, const char *backend, int r
         for (int q = 0; q < 3; ++q) {
             double w0 = hs_wtime();
             HS_CALL_GOTO(sim.backend->ops->get_state(sim.backend, phi, r, act), done);
-            hs_frame fr = {.time_ms = k * dt, .fields = cfg.out_fields, .phi = phi, .activation = act, .r = r};
+            const hs_frame fr = hs_frame_of_fields(cfg.out_fields, k * dt, phi, act, r);
             HS_CALL_GOTO(hs_series_write(ser, sim.mesh, &fr), done);
             ft[q] = hs_wtime() - w0;
         }

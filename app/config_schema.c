@@ -6,7 +6,6 @@
 #include <stddef.h>
 
 #include "hs_config.h"
-#include "hs_vtk.h"
 
 /* Storage order of the choices below must match the enums they are stored as. */
 _Static_assert(HS_STIM_BOX == 0 && HS_STIM_SPHERE == 1 && HS_STIM_SURFACE == 2 && HS_STIM_NODES == 3,

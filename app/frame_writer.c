@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hs_config.h"
 #include "hs_util.h"
 
 enum { SLOT_FREE = 0, SLOT_FILLING, SLOT_QUEUED, SLOT_WRITING };
@@ -41,8 +42,8 @@ static void *writer_main(void *arg)
         w->state[s] = SLOT_WRITING;
         pthread_mutex_unlock(&w->mu);
         double t0 = hs_wtime();
-        hs_frame fr = {.time_ms = w->time[s], .fields = w->fields, .phi = w->buf[s].phi,
-                       .activation = w->buf[s].act, .r = w->buf[s].r};
+        const hs_frame fr =
+            hs_frame_of_fields(w->fields, w->time[s], w->buf[s].phi, w->buf[s].act, w->buf[s].r);
         hs_status st = HS_OK;
         if (w->src.wait) st = w->src.wait(w->src.ctx, s); /* the device's copy into this slot */
         if (st == HS_OK && w->err == HS_OK) { /* after a failure, drop later frames: the series stays as it was */
@@ -62,6 +63,20 @@ static void *writer_main(void *arg)
     }
     pthread_mutex_unlock(&w->mu);
     return NULL;
+}
+
+hs_frame hs_frame_of_fields(int fields, double t_ms, const double *phi, const double *act, const double *r)
+{
+    hs_frame fr = hs_frame_at(t_ms);
+    /* four fields at most, so hs_frame_add cannot fail here */
+    if ((fields & HS_FIELD_PHI) && phi) (void)hs_frame_add(&fr, "phi", 0, phi);
+    /* Aliev-Panfilov's phi in [0,1] mapped to a resting -80 mV and a 20 mV peak */
+    if ((fields & HS_FIELD_V) && phi) (void)hs_frame_add_mapped(&fr, "V", 0, phi, 100.0, -80.0);
+    if ((fields & HS_FIELD_ACTIVATION) && act) (void)hs_frame_add(&fr, "activation", 0, act);
+    if ((fields & HS_FIELD_R) && r) (void)hs_frame_add(&fr, "r", 1, r);
+    fr.mesh_fields = (fields & HS_FIELD_FIBER ? HS_MESH_FIELD_FIBER : 0) |
+                     (fields & HS_FIELD_REGION ? HS_MESH_FIELD_REGION : 0);
+    return fr;
 }
 
 static hs_status raise_err(hs_frame_writer *w)

@@ -14,7 +14,6 @@
 #include "hs_mesh.h"
 #include "hs_spmv.h"
 #include "hs_stimulus.h"
-#include "hs_vtk.h"
 #include "hs_status.h"
 
 #ifdef __cplusplus
@@ -23,6 +22,17 @@ extern "C" {
 
 #define HS_PATH_MAX 4096
 #define HS_MAX_STIMULI 64
+
+/** output.fields bits, in the order of the key's choices; app/frame_writer.c turns them into the
+ * frame's list of named arrays (hs_frame.h). */
+enum {
+    HS_FIELD_PHI = 1 << 0,        /**< "phi": normalised potential, point data */
+    HS_FIELD_V = 1 << 1,          /**< "V": transmembrane potential in mV = 100 phi - 80 */
+    HS_FIELD_ACTIVATION = 1 << 2, /**< "activation": first upward crossing time in ms, -1 before */
+    HS_FIELD_R = 1 << 3,          /**< "r": recovery variable, cell data */
+    HS_FIELD_FIBER = 1 << 4,      /**< "fiber": fibre direction, cell data (the mesh's) */
+    HS_FIELD_REGION = 1 << 5      /**< "region": region marker, cell data (the mesh's) */
+};
 
 typedef struct hs_config {
     char path[HS_PATH_MAX]; /**< the config file as given */

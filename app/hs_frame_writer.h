@@ -43,6 +43,13 @@ typedef struct hs_frame_source {
  */
 hs_status hs_frame_writer_create(hs_series *ser, const hs_mesh *mesh, int fields, const hs_frame_source *src,
                                  hs_frame_writer **out);
+/**
+ * @brief The frame at @p t_ms of the output.fields bits @p fields (HS_FIELD_*, hs_config.h) over
+ * the state buffers, in the order phi, V (= 100 phi - 80 mV, from phi), activation, r, then the
+ * mesh's fibre and region. @param[in] phi,act [n_nodes], r [n_elems]: borrowed by the frame; a
+ * NULL buffer leaves its fields out.
+ */
+hs_frame hs_frame_of_fields(int fields, double t_ms, const double *phi, const double *act, const double *r);
 /** @brief A free buffer set (waits while both are being written). Reports an earlier write error. */
 hs_status hs_frame_writer_acquire(hs_frame_writer *w, hs_frame_bufs *b);
 /** @brief Queue the acquired set as the frame at time t_ms. */

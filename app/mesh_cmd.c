@@ -10,8 +10,8 @@
 #include "hs_csr.h"
 #include "hs_mesh_build.h"
 #include "hs_mesh_quality.h"
+#include "hs_series.h"
 #include "hs_util.h"
-#include "hs_vtk.h"
 #include "hs_vtk_surface.h"
 
 static double tri_area(const hs_mesh *m, const int32_t *t)

@@ -17,7 +17,6 @@
 #include "hs_progress.h"
 #include "hs_series.h"
 #include "hs_util.h"
-#include "hs_vtk.h"
 
 /* The whole mesh pipeline (source, checks, fibres, reordering) is hs_mesh_build, shared with
  * `heartsim mesh`. */

@@ -1,0 +1,61 @@
+/**
+ * @file hs_registry.h
+ * @brief The one way heartsim chooses a variant by name: SpMV formats, CG variants, backends,
+ * ionic models, mesh sources, mesh readers (by file extension) and output formats are each a table
+ * of entries whose first member is `const char *name` (most tables are expanded from an X-macro
+ * list header). A registry describes such a table; a lookup of an unknown name is an error that
+ * lists the available names, e.g.
+ *   solver.spmv: unknown kernel "ellwarp"; available: csr_scalar, csr_vector, ...
+ * Config strings are resolved once, in app/, into pointers to entries (or their enums).
+ */
+#ifndef HS_REGISTRY_H
+#define HS_REGISTRY_H
+
+#include <stddef.h>
+
+#include "hs_status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** A table of entries, each starting with `const char *name`. Borrowed; usually a static const. */
+typedef struct hs_registry {
+    const char *what;  /**< what an entry is, for messages: "kernel", "ionic model", "format" */
+    const void *items; /**< first entry */
+    size_t count;      /**< entries */
+    size_t stride;     /**< sizeof one entry */
+} hs_registry;
+
+/** @brief Registry over a static array of entries (a struct whose first member is the name). */
+#define HS_REGISTRY(what_, array_) \
+    ((hs_registry){(what_), (array_), sizeof(array_) / sizeof((array_)[0]), sizeof((array_)[0])})
+
+/** @brief Name of entry @p i (i < count). */
+const char *hs_registry_name(const hs_registry *r, size_t i);
+
+/** @brief Entry @p i (i < count). */
+const void *hs_registry_at(const hs_registry *r, size_t i);
+
+/** @brief The entry called @p name, or NULL (no error recorded). Exact, case-sensitive match. */
+const void *hs_registry_find(const hs_registry *r, const char *name);
+
+/**
+ * @brief The names, comma-separated, in table order ("csr_scalar, csr_vector, ..."), into @p buf
+ * (truncated to @p len with "..." when it does not fit). @return buf.
+ */
+const char *hs_registry_names(const hs_registry *r, char *buf, size_t len);
+
+/**
+ * @brief The entry called @p name; an unknown name is HS_ERR_CONFIG reading
+ * `<key>: unknown <what> "<name>"; available: <names>` (@p extra, when not NULL, is listed before
+ * the table's names: e.g. "auto" for choices the caller resolves itself).
+ * @param[out] out the entry (NULL on error).
+ */
+hs_status hs_registry_lookup(const hs_registry *r, const char *key, const char *name, const char *extra,
+                             const void **out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
