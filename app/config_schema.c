@@ -10,7 +10,7 @@
 
 #include "hs_config.h"
 #include "hs_models.h"
-#include "hs_vtk.h"
+#include "hs_series.h"
 
 /* Storage order of the choices below must match the enums they are stored as. */
 _Static_assert(HS_STIM_BOX == 0 && HS_STIM_SPHERE == 1 && HS_STIM_SURFACE == 2 && HS_STIM_NODES == 3,
@@ -199,7 +199,8 @@ static const hs_cfg_key base_keys[] = {
     /* ---- output -------------------------------------------------------------------------- */
     {.path = "output.enabled", .type = HS_CFG_BOOL, .def_num = 1, .unit = "-",
      AT(output_enabled), .meaning = "write VTK frames and the .vtk.series index"},
-    {.path = "output.format", .type = HS_CFG_ENUM, .choices = "vtk|xdmf", .def_str = "vtk",
+    {.path = "output.format", .type = HS_CFG_ENUM, .choices = NULL /* generated: output/hs_series_list.h */,
+     .def_str = "vtk",
      .unit = "-", AT(out_format),
      .meaning = "vtk: legacy .vtk frames + .vtk.series (each frame standalone); xdmf: geometry written once, fields per frame as raw binary, indexed by an .xdmf file (cheap frames for large meshes)"},
     {.path = "output.dir", .type = HS_CFG_STRING, .flags = HS_CFG_NONEMPTY, .def_str = "output",
@@ -234,7 +235,7 @@ enum { N_BASE = sizeof base_keys / sizeof base_keys[0] };
 
 static hs_cfg_key keys[N_BASE + HS_MODEL_COUNT * HS_MODEL_MAX_PARAMS];
 static int n_keys;
-static char model_choices[512], field_choices[512], paths[HS_MODEL_COUNT * HS_MODEL_MAX_PARAMS][64];
+static char model_choices[512], field_choices[512], format_choices[256], paths[HS_MODEL_COUNT * HS_MODEL_MAX_PARAMS][64];
 
 static void append_choice(char *buf, size_t n, const char *name)
 {
@@ -284,8 +285,12 @@ static void build(void)
             append_choice(field_choices, sizeof field_choices, hs_models_at(i)->vars[v].name);
     append_choice(field_choices, sizeof field_choices, "fiber");
     append_choice(field_choices, sizeof field_choices, "region");
+    hs_registry formats = hs_series_registry();
+    for (size_t i = 0; i < formats.count; ++i)
+        append_choice(format_choices, sizeof format_choices, hs_registry_name(&formats, i));
     for (int b = 0; b < N_BASE; ++b) {
         keys[n_keys] = base_keys[b];
+        if (!strcmp(keys[n_keys].path, "output.format")) keys[n_keys].choices = format_choices;
         if (!strcmp(keys[n_keys].path, "model.name")) keys[n_keys].choices = model_choices;
         if (!strcmp(keys[n_keys].path, "output.fields")) keys[n_keys].choices = field_choices;
         ++n_keys;

@@ -15,7 +15,6 @@
 #include "hs_model.h"
 #include "hs_spmv.h"
 #include "hs_stimulus.h"
-#include "hs_vtk.h"
 #include "hs_status.h"
 
 #ifdef __cplusplus
@@ -81,7 +80,7 @@ typedef struct hs_config {
 
     /* output */
     int output_enabled;
-    char out_format[8];     /**< "vtk" | "xdmf" */
+    char out_format[32];    /**< a format of output/hs_series_list.h */
     char out_dir[HS_PATH_MAX];
     char out_prefix[64];
     double out_interval;    /**< ms between frames */

@@ -11,8 +11,8 @@
 #include "hs_mesh_cmd.h"
 #include "hs_spec.h"
 #include "hs_mesh_quality.h"
+#include "hs_series.h"
 #include "hs_util.h"
-#include "hs_vtk.h"
 #include "hs_vtk_surface.h"
 
 static double tri_area(const hs_mesh *m, const int32_t *t)

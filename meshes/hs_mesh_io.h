@@ -48,7 +48,7 @@ typedef struct hs_mesh_read_opts {
  * tag, material, elemTag, gmsh:physical or CellEntityIds (region markers; triangles with a
  * non-zero marker become labelled boundary faces) and a 3-component array named fiber, fibers,
  * fibre or fibres (fibres). Every other array, POINT_DATA, field data and METADATA are skipped.
- * heartsim's own frames (hs_vtk.h) read back with their regions and fibres.
+ * heartsim's own frames (output/format_vtk.c) read back with their regions and fibres.
  */
 hs_status hs_mesh_read_vtk(const char *path, const hs_mesh_read_opts *o, hs_mesh **out);
 

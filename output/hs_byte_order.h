@@ -1,6 +1,7 @@
 /**
  * @file hs_byte_order.h
- * @brief Encoding host numbers as big-endian bytes, as legacy VTK binary files require.
+ * @brief Encoding host numbers as big-endian bytes, as legacy VTK binary files require, and as
+ * little-endian bytes, as heartsim's XDMF files declare.
  *
  * The bytes are built with shifts from the value itself, so the code is the same on little- and
  * big-endian hosts (no byte-order detection to get wrong); compilers turn the loop into bswap.
@@ -8,6 +9,8 @@
 #ifndef HS_BYTE_ORDER_H
 #define HS_BYTE_ORDER_H
 
+#include <float.h>
+#include <math.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -71,6 +74,42 @@ static inline double hs_be_get_f64(const unsigned char *src)
     double v;
     memcpy(&v, &u, sizeof v);
     return v;
+}
+
+/** @brief Store @p v as 4 little-endian bytes at @p dst. */
+static inline void hs_le_put_u32(unsigned char *dst, uint32_t v)
+{
+    dst[0] = (unsigned char)v;
+    dst[1] = (unsigned char)(v >> 8);
+    dst[2] = (unsigned char)(v >> 16);
+    dst[3] = (unsigned char)(v >> 24);
+}
+
+/** @brief Store IEEE-754 double @p v little-endian (bits kept exactly). */
+static inline void hs_le_put_f64(unsigned char *dst, double v)
+{
+    uint64_t u;
+    memcpy(&u, &v, sizeof u);
+    hs_le_put_u32(dst, (uint32_t)u);
+    hs_le_put_u32(dst + 4, (uint32_t)(u >> 32));
+}
+
+/** @brief Store int32 @p v little-endian (two's complement bits kept). */
+static inline void hs_le_put_i32(unsigned char *dst, int32_t v)
+{
+    uint32_t u;
+    memcpy(&u, &v, sizeof u);
+    hs_le_put_u32(dst, u);
+}
+
+/** @brief Store the float nearest to @p x little-endian; beyond float's range C leaves the
+ * conversion undefined, so out-of-range values are stored as +-inf explicitly. */
+static inline void hs_le_put_f32(unsigned char *dst, double x)
+{
+    float f = x > FLT_MAX ? INFINITY : x < -FLT_MAX ? -INFINITY : (float)x;
+    uint32_t u;
+    memcpy(&u, &f, sizeof u);
+    hs_le_put_u32(dst, u);
 }
 
 #ifdef __cplusplus

@@ -1,16 +1,24 @@
 /**
  * @file hs_series.h
- * @brief A series of output frames in the format named by `output.format`: "vtk" (legacy VTK
- * frames with the geometry in each, float64, plus a .vtk.series index: hs_vtk.h) or "xdmf" (the
- * mesh once, float32 fields per frame, a .xdmf index: hs_xdmf.h). The run loop, the frame writer
- * thread and the checkpoint code use only this interface. docs/output.md compares the two.
+ * @brief A series of output frames in the format named by `output.format`, one of
+ * output/hs_series_list.h: "vtk" (legacy VTK frames with the geometry in each, float64, plus a
+ * .vtk.series index: output/format_vtk.c) or "xdmf" (the mesh once, float32 fields per frame, a
+ * .xdmf index: output/format_xdmf.c). The run loop, the frame writer thread and the checkpoint
+ * code use only this interface. docs/output.md compares the two.
+ *
+ * The series (output/series.c) keeps what all formats share: frame times and count, file names
+ * (frame k is DIR/PREFIX_<k:06d><ext>), resume after a restart, and the rule that a frame whose
+ * index cannot be rewritten is removed again, so the directory matches the last good index.
+ * Every file is written to a temporary name and renamed into place, so a file that exists is
+ * complete; the index is rewritten after each frame, so it is valid at any moment.
  */
 #ifndef HS_SERIES_H
 #define HS_SERIES_H
 
 #include "hs_mesh.h"
 #include "hs_status.h"
-#include "hs_vtk.h" /* hs_frame, HS_FIELD_* */
+#include "hs_frame.h"
+#include "hs_registry.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -18,8 +26,11 @@ extern "C" {
 
 typedef struct hs_series hs_series;
 
-/** @brief The format names, for messages: "vtk, xdmf". */
+/** @brief The format names in list order, for messages: "vtk, xdmf". */
 const char *hs_series_format_list(void);
+
+/** @brief The formats as a registry (entries start with the name), for listing them. */
+hs_registry hs_series_registry(void);
 
 /**
  * @brief Check that @p format names a series format; HS_ERR_CONFIG listing the names otherwise.
@@ -45,7 +56,8 @@ hs_status hs_series_create(const char *format, const char *dir, const char *pref
 
 /**
  * @brief Write one frame of @p mesh and update the index (valid at any moment). A failure is
- * HS_ERR_IO naming the file; earlier frames and the index stay as they were.
+ * HS_ERR_IO naming the file; earlier frames and the index stay as they were. A time that is not
+ * finite is HS_ERR_NUMERIC; a malformed frame (hs_frame_check) HS_ERR_INTERNAL.
  * @param[in] mesh,frame borrowed.
  */
 hs_status hs_series_write(hs_series *s, const hs_mesh *mesh, const hs_frame *frame);
@@ -65,12 +77,18 @@ const char *hs_series_format(const hs_series *s);
 /**
  * @brief Continue a series after a restart: the first @p n_frames frames (times [n_frames], ms,
  * as the checkpoint recorded them) are taken as written, the index lists exactly them, and frame
- * files numbered n_frames and up are removed. Only before any frame is written.
+ * files numbered n_frames and up are removed. Only before any frame is written. A format may
+ * check the old files first and refuse with nothing changed (xdmf keeps the old index's entries,
+ * which must list at least n_frames frames at exactly these times: HS_ERR_IO naming it).
  */
 hs_status hs_series_resume(hs_series *s, const double *times, int n_frames);
 
 /** @brief Free the series; accepts NULL and sets *s = NULL. Files stay. */
 void hs_series_destroy(hs_series **s);
+
+/** @brief Check DIR can be created and written (creates it with its parents, writes and removes
+ * a probe file); HS_ERR_IO naming DIR otherwise. */
+hs_status hs_output_dir_check(const char *dir);
 
 #ifdef __cplusplus
 }

@@ -1,148 +1,240 @@
 /*
- * Format-neutral output series (hs_series.h): a table of the formats, each a set of adapters over
- * its writer, selected once by name. Adding a format is its writer plus one row in `formats`.
+ * The output series (hs_series.h): the bookkeeping every format shares, done once here, over one
+ * encoder per format (hs_series_format.h) chosen by name from hs_series_list.h.
  */
+#define _POSIX_C_SOURCE 200809L
 #include "hs_series.h"
 
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include "hs_atomic_file.h"
+#include "hs_series_format.h"
 #include "hs_util.h"
-#include "hs_xdmf.h"
 
-typedef struct series_ops {
+/* ---- the formats ---------------------------------------------------------------------------- */
+
+/* hs_registry wants entries that start with the name: a table of pointers does not, so wrap. */
+typedef struct format_entry {
     const char *name;
-    hs_status (*check_prefix)(const char *prefix); /* what create would refuse, HS_ERR_CONFIG */
-    hs_status (*create)(const char *dir, const char *prefix, void **out);
-    hs_status (*write)(void *impl, const hs_mesh *mesh, const hs_frame *frame);
-    int (*count)(const void *impl);
-    const char *(*index_path)(const void *impl);
-    const double *(*times)(const void *impl);
-    hs_status (*resume)(void *impl, const double *times, int n_frames);
-    void (*destroy)(void *impl);
-} series_ops;
+    const hs_series_format_ops *ops;
+} format_entry;
 
-struct hs_series {
-    const series_ops *ops;
-    void *impl;
+static const format_entry entries[] = {
+#define HS_SERIES_FORMAT(id) {#id, &hs_series_format_##id},
+#include "hs_series_list.h"
+#undef HS_SERIES_FORMAT
 };
 
-/* ---- vtk ------------------------------------------------------------------------------------ */
+/* ", vtk, xdmf" from the list at compile time; the names start after the first ", ". */
+static const char names[] = ""
+#define HS_SERIES_FORMAT(id) ", " #id
+#include "hs_series_list.h"
+#undef HS_SERIES_FORMAT
+    ;
 
-/* The rule hs_vtk_series_create applies (hs_vtk.h has no separate check). */
-static hs_status vtk_check_prefix(const char *prefix)
+hs_registry hs_series_registry(void)
 {
-    HS_CHECK(prefix && *prefix && !strchr(prefix, '/'), HS_ERR_CONFIG,
-             "output prefix \"%s\" must be a non-empty file name without '/'", prefix ? prefix : "(null)");
-    return HS_OK;
+    return HS_REGISTRY("format", entries);
 }
-
-static hs_status vtk_create(const char *dir, const char *prefix, void **out)
-{
-    hs_vtk_series *s = NULL;
-    HS_CALL(hs_vtk_series_create(dir, prefix, &s));
-    *out = s;
-    return HS_OK;
-}
-static hs_status vtk_write(void *p, const hs_mesh *m, const hs_frame *f) { return hs_vtk_series_write(p, m, f); }
-static int vtk_count(const void *p) { return hs_vtk_series_count(p); }
-static const char *vtk_index(const void *p) { return hs_vtk_series_index_path(p); }
-static const double *vtk_times(const void *p) { return hs_vtk_series_times(p); }
-static hs_status vtk_resume(void *p, const double *t, int n) { return hs_vtk_series_resume(p, t, n); }
-static void vtk_destroy(void *p)
-{
-    hs_vtk_series *s = p;
-    hs_vtk_series_destroy(&s);
-}
-
-/* ---- xdmf ----------------------------------------------------------------------------------- */
-
-static hs_status xdmf_create(const char *dir, const char *prefix, void **out)
-{
-    hs_xdmf_series *s = NULL;
-    HS_CALL(hs_xdmf_series_create(dir, prefix, &s));
-    *out = s;
-    return HS_OK;
-}
-static hs_status xdmf_write(void *p, const hs_mesh *m, const hs_frame *f) { return hs_xdmf_series_write(p, m, f); }
-static int xdmf_count(const void *p) { return hs_xdmf_series_count(p); }
-static const char *xdmf_index(const void *p) { return hs_xdmf_series_index_path(p); }
-static const double *xdmf_times(const void *p) { return hs_xdmf_series_times(p); }
-static hs_status xdmf_resume(void *p, const double *t, int n) { return hs_xdmf_series_resume(p, t, n); }
-static void xdmf_destroy(void *p)
-{
-    hs_xdmf_series *s = p;
-    hs_xdmf_series_destroy(&s);
-}
-
-/* ---- registry ------------------------------------------------------------------------------- */
-
-static const series_ops formats[] = {
-    {"vtk", vtk_check_prefix, vtk_create, vtk_write, vtk_count, vtk_index, vtk_times, vtk_resume, vtk_destroy},
-    {"xdmf", hs_xdmf_prefix_check, xdmf_create, xdmf_write, xdmf_count, xdmf_index, xdmf_times, xdmf_resume, xdmf_destroy},
-};
-enum { N_FORMATS = sizeof formats / sizeof formats[0] };
 
 const char *hs_series_format_list(void)
 {
-    return "vtk, xdmf"; /* the names in `formats`; test_xdmf_series creates a series of each */
+    return names + 2;
 }
 
-static const series_ops *find_format(const char *name)
+static hs_status find_format(const char *name, const hs_series_format_ops **out)
 {
-    for (int i = 0; i < N_FORMATS; ++i)
-        if (name && !strcmp(name, formats[i].name)) return &formats[i];
-    return NULL;
+    *out = NULL;
+    hs_registry r = hs_series_registry();
+    const void *e = NULL;
+    HS_CALL(hs_registry_lookup(&r, "output.format", name, NULL, &e));
+    *out = ((const format_entry *)e)->ops;
+    return HS_OK;
 }
 
 hs_status hs_series_format_check(const char *format)
 {
-    HS_CHECK(find_format(format), HS_ERR_CONFIG, "output.format: unknown format \"%s\"; available: %s",
-             format ? format : "(null)", hs_series_format_list());
-    return HS_OK;
+    const hs_series_format_ops *f = NULL;
+    return find_format(format, &f);
 }
 
 hs_status hs_series_check(const char *format, const char *prefix)
 {
-    HS_CALL(hs_series_format_check(format));
-    return find_format(format)->check_prefix(prefix);
+    const hs_series_format_ops *f = NULL;
+    HS_CALL(find_format(format, &f));
+    /* The prefix becomes a file name inside DIR; a '/' would silently write elsewhere. */
+    HS_CHECK(prefix && *prefix && !strchr(prefix, '/'), HS_ERR_CONFIG,
+             "output prefix \"%s\" must be a non-empty file name without '/'", prefix ? prefix : "(null)");
+    return f->check_prefix ? f->check_prefix(prefix) : HS_OK;
+}
+
+/* ---- output directory ----------------------------------------------------------------------- */
+
+/* mkdir -p: create each missing component with mode 0777 (the umask then applies). */
+static hs_status mkdir_parents(const char *dir)
+{
+    hs_status st = HS_OK;
+    char *buf = NULL;
+    size_t len = strlen(dir);
+    HS_CALL(HS_ALLOC(buf, len + 1, "directory name"));
+    memcpy(buf, dir, len + 1);
+    /* i starts at 1 so an absolute path does not try mkdir(""); each '/' ends one component. */
+    for (size_t i = 1; i <= len; ++i) {
+        if (buf[i] != '/' && buf[i] != '\0') continue;
+        if (buf[i - 1] == '/') continue; /* "a//b": the empty component is the same directory */
+        char saved = buf[i];
+        buf[i] = '\0';
+        if (mkdir(buf, 0777) != 0 && errno != EEXIST) {
+            int err = errno;
+            st = HS_FAIL(HS_ERR_IO, "output directory %s cannot be created: mkdir %s: %s", dir, buf,
+                         strerror(err));
+            goto done;
+        }
+        buf[i] = saved;
+    }
+    struct stat sb;
+    if (stat(dir, &sb) != 0) {
+        int err = errno;
+        st = HS_FAIL(HS_ERR_IO, "output directory %s cannot be created: %s", dir, strerror(err));
+    } else if (!S_ISDIR(sb.st_mode)) {
+        st = HS_FAIL(HS_ERR_IO, "output directory %s exists but is not a directory", dir);
+    }
+done:
+    free(buf);
+    return st;
+}
+
+hs_status hs_output_dir_check(const char *dir)
+{
+    HS_CHECK(dir && *dir, HS_ERR_IO, "output directory name is empty");
+    HS_CALL(mkdir_parents(dir));
+
+    /* A probe file catches what mkdir cannot: a read-only mount, a directory owned by someone
+     * else, no space for even one inode. The pid keeps concurrent runs apart. */
+    char name[64];
+    snprintf(name, sizeof name, ".heartsim_probe_%ld", (long)getpid());
+    char *probe = NULL;
+    HS_CALL(hs_path_join(dir, name, &probe));
+    hs_status st = HS_OK;
+    FILE *fp = fopen(probe, "wb");
+    int err = errno;
+    if (!fp) {
+        st = HS_FAIL(HS_ERR_IO, "output directory %s is not writable: %s", dir, strerror(err));
+    } else {
+        errno = 0;
+        int bad = fputs("heartsim probe\n", fp) < 0;
+        bad |= fflush(fp) != 0;
+        err = errno;
+        bad |= fclose(fp) != 0;
+        if (!err) err = errno;
+        if (bad)
+            st = HS_FAIL(HS_ERR_IO, "output directory %s is not writable: %s", dir,
+                         err ? strerror(err) : "short write");
+        if (unlink(probe) != 0 && st == HS_OK) {
+            err = errno;
+            st = HS_FAIL(HS_ERR_IO, "output directory %s: cannot remove probe file %s: %s", dir,
+                         probe, strerror(err));
+        }
+    }
+    free(probe);
+    return st;
+}
+
+/* ---- the series ----------------------------------------------------------------------------- */
+
+struct hs_series {
+    const hs_series_format_ops *ops;
+    void *impl;
+    char *dir, *prefix;
+    char *index_path; /* DIR/PREFIX<index_ext> */
+    double *times;    /* [cap] time in ms of each frame written so far */
+    int n_frames, cap;
+};
+
+void hs_series_frame_suffix(int index, const char *ext, char buf[HS_SERIES_SUFFIX_MAX])
+{
+    snprintf(buf, HS_SERIES_SUFFIX_MAX, "_%06d%s", index, ext);
+}
+
+/* DIR/PREFIX + suffix, in a new string */
+static hs_status prefixed_path(const hs_series *s, const char *suffix, char **out)
+{
+    size_t pl = strlen(s->prefix), sl = strlen(suffix);
+    char *name = NULL;
+    HS_CALL(HS_ALLOC(name, pl + sl + 1, "file name"));
+    memcpy(name, s->prefix, pl);
+    memcpy(name + pl, suffix, sl + 1);
+    hs_status st = hs_path_join(s->dir, name, out);
+    free(name);
+    return st;
+}
+
+static hs_status frame_path(const hs_series *s, int index, char **out)
+{
+    char suffix[HS_SERIES_SUFFIX_MAX];
+    hs_series_frame_suffix(index, s->ops->frame_ext, suffix);
+    return prefixed_path(s, suffix, out);
+}
+
+static hs_status copy_string(const char *src, char **out, const char *what)
+{
+    HS_CALL(HS_ALLOC(*out, strlen(src) + 1, what));
+    memcpy(*out, src, strlen(src) + 1);
+    return HS_OK;
 }
 
 hs_status hs_series_create(const char *format, const char *dir, const char *prefix, hs_series **out)
 {
-    *out = NULL;
-    HS_CALL(hs_series_format_check(format));
+    hs_status st = HS_OK;
     hs_series *s = NULL;
+    *out = NULL;
+    HS_CALL(hs_series_check(format, prefix));
+    HS_CALL(hs_output_dir_check(dir));
     HS_CALL(HS_ALLOC(s, 1, "output series"));
-    s->ops = find_format(format);
-    hs_status st = s->ops->create(dir, prefix, &s->impl);
-    if (st != HS_OK) {
-        free(s);
-        return st;
-    }
+    HS_CALL_GOTO(find_format(format, &s->ops), fail);
+    HS_CALL_GOTO(copy_string(dir, &s->dir, "directory name"), fail);
+    HS_CALL_GOTO(copy_string(prefix, &s->prefix, "prefix"), fail);
+    HS_CALL_GOTO(prefixed_path(s, s->ops->index_ext, &s->index_path), fail);
+    HS_CALL_GOTO(s->ops->create(s->dir, s->prefix, s->index_path, &s->impl), fail);
     *out = s;
     return HS_OK;
+fail:
+    hs_series_destroy(&s);
+    return st;
 }
 
-hs_status hs_series_write(hs_series *s, const hs_mesh *mesh, const hs_frame *frame)
+void hs_series_destroy(hs_series **sp)
 {
-    HS_CHECK(s, HS_ERR_INTERNAL, "NULL series");
-    return s->ops->write(s->impl, mesh, frame);
+    if (!sp || !*sp) return;
+    hs_series *s = *sp;
+    if (s->impl) s->ops->destroy(s->impl);
+    free(s->dir);
+    free(s->prefix);
+    free(s->index_path);
+    free(s->times);
+    free(s);
+    *sp = NULL;
 }
 
 int hs_series_count(const hs_series *s)
 {
-    return s ? s->ops->count(s->impl) : 0;
+    return s ? s->n_frames : 0;
 }
 
 const char *hs_series_index_path(const hs_series *s)
 {
-    return s ? s->ops->index_path(s->impl) : NULL;
+    return s ? s->index_path : NULL;
 }
 
 const double *hs_series_times(const hs_series *s)
 {
-    return s ? s->ops->times(s->impl) : NULL;
+    return s ? s->times : NULL;
 }
 
 const char *hs_series_format(const hs_series *s)
@@ -150,16 +242,72 @@ const char *hs_series_format(const hs_series *s)
     return s ? s->ops->name : NULL;
 }
 
-hs_status hs_series_resume(hs_series *s, const double *times, int n_frames)
+/* Room for @p n frames in times. */
+static hs_status reserve_frames(hs_series *s, int n)
 {
-    HS_CHECK(s, HS_ERR_INTERNAL, "NULL series");
-    return s->ops->resume(s->impl, times, n_frames);
+    if (n <= s->cap) return HS_OK;
+    int cap = s->cap ? s->cap : 64;
+    while (cap < n) cap = cap > (1 << 29) ? n : 2 * cap;
+    double *t = realloc(s->times, (size_t)cap * sizeof *t);
+    HS_CHECK(t, HS_ERR_MEMORY, "out of memory growing the output series index to %d frames", cap);
+    s->times = t;
+    s->cap = cap;
+    return HS_OK;
 }
 
-void hs_series_destroy(hs_series **sp)
+hs_status hs_series_write(hs_series *s, const hs_mesh *mesh, const hs_frame *frame)
 {
-    if (!sp || !*sp) return;
-    (*sp)->ops->destroy((*sp)->impl);
-    free(*sp);
-    *sp = NULL;
+    hs_status st = HS_OK;
+    char *path = NULL;
+
+    HS_CHECK(s && mesh && frame, HS_ERR_INTERNAL, "NULL argument");
+    HS_CHECK(mesh->n_nodes >= 0 && mesh->n_elems >= 0, HS_ERR_INTERNAL,
+             "mesh has negative size (%d nodes, %d elements)", (int)mesh->n_nodes, (int)mesh->n_elems);
+    HS_CHECK((mesh->xyz || mesh->n_nodes == 0) && (mesh->tets || mesh->n_elems == 0), HS_ERR_INTERNAL,
+             "mesh without coordinates or connectivity");
+    HS_CALL(hs_frame_check(frame));
+    /* Indexes hold times as text (JSON has no NaN or Inf); a non-finite time is a numerical failure. */
+    HS_CHECK(isfinite(frame->time_ms), HS_ERR_NUMERIC, "%s frame %d: time is not a finite number (%g ms)",
+             s->ops->name, s->n_frames, frame->time_ms);
+    HS_CHECK(s->n_frames < 999999999, HS_ERR_INTERNAL, "too many frames in one series");
+    HS_CALL(reserve_frames(s, s->n_frames + 1));
+
+    HS_CALL(frame_path(s, s->n_frames, &path));
+    HS_CALL_GOTO(s->ops->write_frame(s->impl, s->n_frames, path, mesh, frame), done);
+    s->times[s->n_frames] = frame->time_ms;
+    st = s->ops->write_index(s->impl, s->times, s->n_frames + 1);
+    if (st != HS_OK) {
+        /* Keep the directory consistent with the last good index: the frame number will be reused. */
+        unlink(path);
+        goto done;
+    }
+    ++s->n_frames;
+done:
+    free(path);
+    return st;
+}
+
+hs_status hs_series_resume(hs_series *s, const double *times, int n_frames)
+{
+    HS_CHECK(s && s->n_frames == 0 && n_frames >= 0 && (times || n_frames == 0), HS_ERR_INTERNAL,
+             "series resumed after frames were written, or with no times");
+    HS_CALL(reserve_frames(s, n_frames));
+    if (s->ops->resume) HS_CALL(s->ops->resume(s->impl, times, n_frames));
+    /* frames after the restart point belong to the abandoned continuation: the index drops them,
+     * and so does the directory (the resumed run writes them again) */
+    hs_status st = HS_OK;
+    for (int i = n_frames;; ++i) {
+        char *path = NULL;
+        HS_CALL_GOTO(frame_path(s, i, &path), fail);
+        int gone = unlink(path) != 0;
+        free(path);
+        if (gone) break;
+    }
+    HS_CALL_GOTO(s->ops->write_index(s->impl, times, n_frames), fail);
+    if (n_frames) memcpy(s->times, times, (size_t)n_frames * sizeof *times);
+    s->n_frames = n_frames;
+    return HS_OK;
+fail:
+    if (s->ops->resume) (void)s->ops->resume(s->impl, NULL, 0); /* stay a series with nothing resumed */
+    return st;
 }

@@ -30,6 +30,8 @@ struct hs_frame_writer {
     pthread_cond_t cv;
 };
 
+_Static_assert(HS_STATE_MAX_FIELDS + 1 <= HS_FRAME_MAX_FIELDS, "every state field and V fit in a frame");
+
 void hs_frame_plan_frame(const hs_frame_plan *p, const hs_state *state, double t_ms, hs_frame *fr)
 {
     const hs_state_desc *d = p->desc;

@@ -10,8 +10,8 @@
 
 #include "hs_mesh.h"
 #include "hs_mesh_io.h"
+#include "hs_series.h"
 #include "hs_test.h"
-#include "hs_vtk.h"
 #include "mesh_read_test_util.h"
 
 /* ---- writing values ------------------------------------------------------------------------- */
@@ -344,12 +344,12 @@ static void check_orientation(void)
     hs_mesh_destroy(&m);
 }
 
-/* heartsim's frames (output/vtk_series.c) read back with regions and fibres. */
+/* heartsim's frames (output/format_vtk.c) read back with regions and fibres. */
 static void check_frame_roundtrip(void)
 {
     const hs_box_params bp = {1.0, 1.0, 0.5, 0.5, 0, 0.0};
     hs_mesh *src = NULL, *m = NULL;
-    hs_vtk_series *s = NULL;
+    hs_series *s = NULL;
     HS_TEST_OK(hs_mesh_create_box(&bp, &src));
     if (!src) return;
     src->fiber = calloc((size_t)src->n_elems * 3, sizeof(double));
@@ -372,12 +372,15 @@ static void check_frame_roundtrip(void)
         phi[i] = 0.5;
         act[i] = -1.0;
     }
-    const hs_frame fr = {3.25, HS_FIELD_PHI | HS_FIELD_V | HS_FIELD_ACTIVATION | HS_FIELD_R |
-                                   HS_FIELD_FIBER | HS_FIELD_REGION,
-                         phi, act, r};
-    HS_TEST_OK(hs_vtk_series_create(rt_dir, "frame", &s));
-    if (s) HS_TEST_OK(hs_vtk_series_write(s, src, &fr));
-    hs_vtk_series_destroy(&s);
+    hs_frame fr = hs_frame_at(3.25);
+    HS_TEST_OK(hs_frame_add(&fr, "phi", 0, phi));
+    HS_TEST_OK(hs_frame_add_mapped(&fr, "V", 0, phi, 100.0, -80.0));
+    HS_TEST_OK(hs_frame_add(&fr, "activation", 0, act));
+    HS_TEST_OK(hs_frame_add(&fr, "r", 1, r));
+    fr.mesh_fields = HS_MESH_FIELD_FIBER | HS_MESH_FIELD_REGION;
+    HS_TEST_OK(hs_series_create("vtk", rt_dir, "frame", &s));
+    if (s) HS_TEST_OK(hs_series_write(s, src, &fr));
+    hs_series_destroy(&s);
     HS_TEST_OK(hs_mesh_read_vtk(rt_path("frame_000000.vtk"), NULL, &m));
     if (m) {
         HS_TEST_CHECK(m->n_nodes == src->n_nodes && m->n_elems == src->n_elems,

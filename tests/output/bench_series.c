@@ -16,6 +16,7 @@
 
 #include "hs_series.h"
 #include "hs_util.h"
+#include "output_test_frame.h"
 #include "output_test_fs.h"
 #include "output_test_mesh.h"
 
@@ -76,8 +77,7 @@ int main(int argc, char **argv)
                 act[i] = i % 3 ? 0.37 * (double)k + 1e-6 * (double)i : -1.0;
             }
             for (size_t e = 0; e < ne; ++e) r[e] = 1e-7 * (double)e + 0.1 * k;
-            hs_frame fr = {1.0 * k, HS_FIELD_PHI | HS_FIELD_V | HS_FIELD_ACTIVATION | HS_FIELD_R | HS_FIELD_FIBER,
-                           phi, act, r};
+            hs_frame fr = test_frame_of(1.0 * k, TF_PHI | TF_V | TF_ACT | TF_R | TF_FIBER, phi, act, r);
             double t0 = hs_wtime();
             if (hs_series_write(s, m, &fr) != HS_OK) {
                 fprintf(stderr, "%s\n", hs_error_message());

@@ -1,5 +1,5 @@
 /*
- * VTK series writer: frames read back with an independent parser (vtk_test_reader.h) must hold
+ * The "vtk" series format: frames read back with an independent parser (vtk_test_reader.h) must hold
  * exactly the mesh and field values written, the .vtk.series index must list every frame with its
  * time, and file-system failures (unwritable directory, directory removed mid-run, write errors
  * from a full disk) must be HS_ERR_IO naming the path while leaving earlier frames intact.
@@ -7,7 +7,7 @@
 #define _XOPEN_SOURCE 700 /* nftw, mkdtemp, setrlimit */
 #include <dirent.h>
 #include <errno.h>
-#include <ftw.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,106 +16,18 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "hs_series.h"
 #include "hs_test.h"
 #include "hs_util.h"
-#include "hs_vtk.h"
 #include "json_test_check.h"
+#include "output_test_frame.h"
+#include "output_test_fs.h"
 #include "output_test_mesh.h"
 #include "vtk_test_reader.h"
 
 static char g_root[512]; /* per-run temporary directory, removed at the end when all passed */
 
-static void path_in(char *buf, size_t size, const char *a, const char *b)
-{
-    snprintf(buf, size, "%s/%s", a, b);
-}
-
-static int exists(const char *path)
-{
-    struct stat sb;
-    return stat(path, &sb) == 0;
-}
-
-static char *slurp(const char *path, size_t *size)
-{
-    FILE *fp = fopen(path, "rb");
-    if (!fp) return NULL;
-    fseek(fp, 0, SEEK_END);
-    long n = ftell(fp);
-    fseek(fp, 0, SEEK_SET);
-    char *buf = malloc((size_t)n + 1);
-    if (buf && fread(buf, 1, (size_t)n, fp) != (size_t)n) {
-        free(buf);
-        buf = NULL;
-    }
-    if (buf) buf[n] = '\0';
-    fclose(fp);
-    if (size) *size = (size_t)n;
-    return buf;
-}
-
-static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
-{
-    (void)sb, (void)flag, (void)ftw;
-    return remove(path);
-}
-
-static void rm_rf(const char *path)
-{
-    nftw(path, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
-}
-
-/* Expect @p st to be HS_ERR_IO with a message containing @p needle; clears the recorded error. */
-static void expect_io_error(hs_status st, const char *needle, const char *what)
-{
-    HS_TEST_CHECK(st == HS_ERR_IO, "%s: status %d (%s), expected HS_ERR_IO", what, (int)st,
-                  hs_status_name(st));
-    HS_TEST_CHECK(strstr(hs_error_message(), needle) != NULL, "%s: message \"%s\" does not name %s",
-                  what, hs_error_message(), needle);
-    hs_error_clear();
-}
-
-/* ---- field values: chosen per frame so every frame differs -------------------------------- */
-
-/* phi is a multiple of 1/64: 100 phi - 80 is then exact however the writer evaluates it. */
-static double phi_value(int i, int k)
-{
-    return (double)((i * 37 + k * 11) % 80) / 64.0 - 0.125;
-}
-
-/* Activation and r use non-binary fractions so exact read-back proves all 64 bits survive. */
-static double activation_value(int i, int k)
-{
-    return (i + k) % 3 == 0 ? -1.0 : 0.1 * i + 0.01 * k;
-}
-
-static double r_value(int e, int k)
-{
-    return 1.0 / (3.0 + e + 7 * k);
-}
-
-typedef struct frame_arrays {
-    double *phi, *act, *r; /* [n_nodes], [n_nodes], [n_elems] */
-} frame_arrays;
-
-static void fill_frame(const hs_mesh *m, int k, frame_arrays *a)
-{
-    a->phi = malloc(sizeof(double) * (size_t)m->n_nodes);
-    a->act = malloc(sizeof(double) * (size_t)m->n_nodes);
-    a->r = malloc(sizeof(double) * (size_t)m->n_elems);
-    for (int i = 0; i < m->n_nodes; ++i) {
-        a->phi[i] = phi_value(i, k);
-        a->act[i] = activation_value(i, k);
-    }
-    for (int e = 0; e < m->n_elems; ++e) a->r[e] = r_value(e, k);
-}
-
-static void free_frame(frame_arrays *a)
-{
-    free(a->phi);
-    free(a->act);
-    free(a->r);
-}
+#define expect_io_error(st, needle, what) expect_error((st), HS_ERR_IO, (needle), (what))
 
 /* ---- checking one file against what was written ------------------------------------------- */
 
@@ -256,33 +168,30 @@ static void test_three_frames(void)
     char dir[600], file[700];
     path_in(dir, sizeof dir, g_root, "series/nested"); /* also covers mkdir -p */
     hs_mesh *m = NULL;
-    hs_vtk_series *s = NULL;
+    hs_series *s = NULL;
     HS_TEST_OK(output_test_box(2, 2, 1, &m));
-    HS_TEST_OK(hs_vtk_series_create(dir, "heart", &s));
+    HS_TEST_OK(hs_series_create("vtk", dir, "heart", &s));
     if (!m || !s) goto done;
 
-    const int all = HS_FIELD_PHI | HS_FIELD_V | HS_FIELD_ACTIVATION | HS_FIELD_R |
-                    HS_FIELD_FIBER | HS_FIELD_REGION;
     /* 0.1 + 0.2 needs 17 digits to round-trip: the index must not lose it. */
     const double times[3] = {0.0, 0.1, 0.1 + 0.2};
     frame_arrays a[3];
     expect x[3] = {
-        /* activation requested but NULL: skipped; everything else present */
+        /* no activation buffer: left out; everything else present */
         {times[0], 1, 1, 0, 1, 1, 1, 0},
         /* only point data: no CELL_DATA header may appear */
         {times[1], 1, 1, 1, 0, 0, 0, 1},
         /* only cell data: no POINT_DATA header may appear */
         {times[2], 0, 0, 0, 1, 1, 0, 2},
     };
-    int fields[3] = {all, HS_FIELD_PHI | HS_FIELD_V | HS_FIELD_ACTIVATION, HS_FIELD_R | HS_FIELD_FIBER};
+    int fields[3] = {TF_ALL, TF_PHI | TF_V | TF_ACT, TF_R | TF_FIBER};
     for (int k = 0; k < 3; ++k) {
         fill_frame(m, k, &a[k]);
-        hs_frame fr = {times[k], fields[k], a[k].phi, k == 0 ? NULL : a[k].act, a[k].r};
-        HS_TEST_OK(hs_vtk_series_write(s, m, &fr));
-        HS_TEST_CHECK(hs_vtk_series_count(s) == k + 1, "count %d after frame %d",
-                      hs_vtk_series_count(s), k);
+        hs_frame fr = test_frame_of(times[k], fields[k], a[k].phi, k == 0 ? NULL : a[k].act, a[k].r);
+        HS_TEST_OK(hs_series_write(s, m, &fr));
+        HS_TEST_CHECK(hs_series_count(s) == k + 1, "count %d after frame %d", hs_series_count(s), k);
         /* The index is valid after every frame, not only at the end. */
-        check_index(hs_vtk_series_index_path(s), "heart", times, k + 1);
+        check_index(hs_series_index_path(s), "heart", times, k + 1);
     }
     for (int k = 0; k < 3; ++k) {
         char name[64];
@@ -295,8 +204,8 @@ static void test_three_frames(void)
         free_frame(&a[k]);
     }
     path_in(file, sizeof file, dir, "heart.vtk.series");
-    HS_TEST_CHECK(!strcmp(hs_vtk_series_index_path(s), file), "index path %s, expected %s",
-                  hs_vtk_series_index_path(s), file);
+    HS_TEST_CHECK(!strcmp(hs_series_index_path(s), file), "index path %s, expected %s",
+                  hs_series_index_path(s), file);
 
     /* Geometry only, and a mesh without fibre or region: no attribute section at all. */
     {
@@ -304,8 +213,8 @@ static void test_three_frames(void)
         int32_t *reg = m->region;
         m->fiber = NULL;
         m->region = NULL;
-        hs_frame fr = {5.0, HS_FIELD_FIBER | HS_FIELD_REGION, NULL, NULL, NULL};
-        HS_TEST_OK(hs_vtk_series_write(s, m, &fr));
+        hs_frame fr = test_frame_of(5.0, TF_FIBER | TF_REGION, NULL, NULL, NULL);
+        HS_TEST_OK(hs_series_write(s, m, &fr));
         expect x4 = {5.0, 0, 0, 0, 0, 0, 0, 3};
         path_in(file, sizeof file, dir, "heart_000003.vtk");
         check_frame_file(file, m, &x4);
@@ -313,8 +222,8 @@ static void test_three_frames(void)
         m->region = reg;
     }
 done:
-    hs_vtk_series_destroy(&s);
-    hs_vtk_series_destroy(&s); /* destroy twice: must be a no-op */
+    hs_series_destroy(&s);
+    hs_series_destroy(&s); /* destroy twice: must be a no-op */
     hs_mesh_destroy(&m);
 }
 
@@ -324,21 +233,21 @@ static void test_large_frame(void)
     char dir[600], file[700];
     path_in(dir, sizeof dir, g_root, "large");
     hs_mesh *m = NULL;
-    hs_vtk_series *s = NULL;
+    hs_series *s = NULL;
     frame_arrays a = {0};
     /* 50653 nodes, 279936 tets: even the int region array (262144 per chunk) spans 2 chunks. */
     HS_TEST_OK(output_test_box(36, 36, 36, &m));
-    HS_TEST_OK(hs_vtk_series_create(dir, "big", &s));
+    HS_TEST_OK(hs_series_create("vtk", dir, "big", &s));
     if (!m || !s) goto done;
     fill_frame(m, 4, &a);
-    hs_frame fr = {1234.5, -1 /* every bit, known or not */, a.phi, a.act, a.r};
-    HS_TEST_OK(hs_vtk_series_write(s, m, &fr));
+    hs_frame fr = test_frame(1234.5, TF_ALL, &a);
+    HS_TEST_OK(hs_series_write(s, m, &fr));
     expect x = {1234.5, 1, 1, 1, 1, 1, 1, 4};
     path_in(file, sizeof file, dir, "big_000000.vtk");
     check_frame_file(file, m, &x);
 done:
     free_frame(&a);
-    hs_vtk_series_destroy(&s);
+    hs_series_destroy(&s);
     hs_mesh_destroy(&m);
 }
 
@@ -352,13 +261,13 @@ static void test_bad_directory(void)
     snprintf(dir, sizeof dir, "%s/sub/dir", file);
 
     hs_error_clear();
-    hs_vtk_series *s = NULL;
-    expect_io_error(hs_vtk_series_create(dir, "x", &s), dir, "series under a regular file");
+    hs_series *s = NULL;
+    expect_io_error(hs_series_create("vtk", dir, "x", &s), dir, "series under a regular file");
     HS_TEST_CHECK(s == NULL, "writer returned on failure");
     expect_io_error(hs_output_dir_check(dir), dir, "dir check under a regular file");
     expect_io_error(hs_output_dir_check(file), file, "dir check on a regular file");
 
-    hs_status st = hs_vtk_series_create(g_root, "a/b", &s);
+    hs_status st = hs_series_create("vtk", g_root, "a/b", &s);
     HS_TEST_CHECK(st == HS_ERR_CONFIG, "prefix with '/': status %d", (int)st);
     hs_error_clear();
 
@@ -387,33 +296,32 @@ static void test_directory_vanishes(void)
     char dir[600], file[700];
     path_in(dir, sizeof dir, g_root, "vanish");
     hs_mesh *m = NULL;
-    hs_vtk_series *s = NULL;
+    hs_series *s = NULL;
     frame_arrays a = {0};
     HS_TEST_OK(output_test_box(1, 1, 1, &m));
-    HS_TEST_OK(hs_vtk_series_create(dir, "v", &s));
+    HS_TEST_OK(hs_series_create("vtk", dir, "v", &s));
     if (!m || !s) goto done;
     fill_frame(m, 0, &a);
-    hs_frame fr = {0.0, HS_FIELD_PHI, a.phi, NULL, NULL};
-    HS_TEST_OK(hs_vtk_series_write(s, m, &fr));
+    hs_frame fr = test_frame(0.0, TF_PHI, &a);
+    HS_TEST_OK(hs_series_write(s, m, &fr));
     rm_rf(dir);
     HS_TEST_CHECK(!exists(dir), "could not remove %s", dir);
     fr.time_ms = 1.0;
     hs_error_clear();
-    expect_io_error(hs_vtk_series_write(s, m, &fr), dir, "write into a removed directory");
-    HS_TEST_CHECK(hs_vtk_series_count(s) == 1, "count %d after a failed write",
-                  hs_vtk_series_count(s));
+    expect_io_error(hs_series_write(s, m, &fr), dir, "write into a removed directory");
+    HS_TEST_CHECK(hs_series_count(s) == 1, "count %d after a failed write", hs_series_count(s));
 
     /* A non-finite time is refused before anything is written (JSON has no NaN). */
     HS_TEST_OK(hs_output_dir_check(dir));
     fr.time_ms = NAN;
-    hs_status st = hs_vtk_series_write(s, m, &fr);
+    hs_status st = hs_series_write(s, m, &fr);
     HS_TEST_CHECK(st == HS_ERR_NUMERIC, "NaN time: status %d", (int)st);
     hs_error_clear();
     path_in(file, sizeof file, dir, "v_000001.vtk");
     HS_TEST_CHECK(!exists(file), "%s written for a NaN time", file);
 done:
     free_frame(&a);
-    hs_vtk_series_destroy(&s);
+    hs_series_destroy(&s);
     hs_mesh_destroy(&m);
 }
 
@@ -427,17 +335,17 @@ static void test_write_error(int nx, const char *sub)
     path_in(f1, sizeof f1, dir, "w_000001.vtk");
     path_in(tmp1, sizeof tmp1, dir, ".w_000001.vtk.tmp");
     hs_mesh *m = NULL;
-    hs_vtk_series *s = NULL;
+    hs_series *s = NULL;
     frame_arrays a = {0};
     HS_TEST_OK(output_test_box(nx, 1, 1, &m));
-    HS_TEST_OK(hs_vtk_series_create(dir, "w", &s));
+    HS_TEST_OK(hs_series_create("vtk", dir, "w", &s));
     if (!m || !s) goto done;
     fill_frame(m, 0, &a);
-    hs_frame fr = {0.0, HS_FIELD_PHI | HS_FIELD_R, a.phi, NULL, a.r};
-    HS_TEST_OK(hs_vtk_series_write(s, m, &fr));
+    hs_frame fr = test_frame(0.0, TF_PHI | TF_R, &a);
+    HS_TEST_OK(hs_series_write(s, m, &fr));
     size_t size0 = 0, size_idx = 0;
     char *before0 = slurp(f0, &size0);
-    char *before_idx = slurp(hs_vtk_series_index_path(s), &size_idx);
+    char *before_idx = slurp(hs_series_index_path(s), &size_idx);
 
     struct rlimit old, lim;
     getrlimit(RLIMIT_FSIZE, &old);
@@ -447,18 +355,17 @@ static void test_write_error(int nx, const char *sub)
     HS_TEST_CHECK(setrlimit(RLIMIT_FSIZE, &lim) == 0, "setrlimit: %s", strerror(errno));
     fr.time_ms = 1.0;
     hs_error_clear();
-    hs_status st = hs_vtk_series_write(s, m, &fr);
+    hs_status st = hs_series_write(s, m, &fr);
     setrlimit(RLIMIT_FSIZE, &old);
     signal(SIGXFSZ, old_handler);
     expect_io_error(st, f1, "write error");
 
     HS_TEST_CHECK(!exists(tmp1), "temporary file %s left after a write error", tmp1);
     HS_TEST_CHECK(!exists(f1), "%s exists after a write error", f1);
-    HS_TEST_CHECK(hs_vtk_series_count(s) == 1, "count %d after a failed write",
-                  hs_vtk_series_count(s));
+    HS_TEST_CHECK(hs_series_count(s) == 1, "count %d after a failed write", hs_series_count(s));
     size_t size_after = 0, size_idx_after = 0;
     char *after0 = slurp(f0, &size_after);
-    char *after_idx = slurp(hs_vtk_series_index_path(s), &size_idx_after);
+    char *after_idx = slurp(hs_series_index_path(s), &size_idx_after);
     HS_TEST_CHECK(before0 && after0 && size_after == size0 && !memcmp(before0, after0, size0),
                   "%s changed by a failed later write", f0);
     HS_TEST_CHECK(before_idx && after_idx && size_idx == size_idx_after &&
@@ -466,17 +373,17 @@ static void test_write_error(int nx, const char *sub)
                   "index changed by a failed write");
 
     /* Once space is back, the same frame number is written. */
-    HS_TEST_OK(hs_vtk_series_write(s, m, &fr));
+    HS_TEST_OK(hs_series_write(s, m, &fr));
     HS_TEST_CHECK(exists(f1), "%s missing after the retry", f1);
     const double times[2] = {0.0, 1.0};
-    check_index(hs_vtk_series_index_path(s), "w", times, 2);
+    check_index(hs_series_index_path(s), "w", times, 2);
     free(before0);
     free(after0);
     free(before_idx);
     free(after_idx);
 done:
     free_frame(&a);
-    hs_vtk_series_destroy(&s);
+    hs_series_destroy(&s);
     hs_mesh_destroy(&m);
 }
 

@@ -1,9 +1,9 @@
 /*
- * XDMF series writer and the format-neutral hs_series: the index, read back with an independent
- * parser (xdmf_test_reader.h), must list every frame at its time with DataItems that point at
- * files of exactly the right size holding the mesh (exact float64/int32) and the fields (float32
- * of what was written); the mesh files are written once; resume keeps the first frames and drops
- * the rest; file-system failures are HS_ERR_IO naming the file with earlier frames intact.
+ * The "xdmf" series format: the index, read back with an independent parser (xdmf_test_reader.h),
+ * must list every frame at its time with DataItems that point at files of exactly the right size
+ * holding the mesh (exact float64/int32) and the fields (float32 of what was written); the mesh
+ * files are written once; resume keeps the first frames and drops the rest; file-system failures
+ * are HS_ERR_IO naming the file with earlier frames intact.
  */
 #define _XOPEN_SOURCE 700 /* nftw, mkdtemp, setrlimit */
 #include <errno.h>
@@ -20,47 +20,12 @@
 #include "hs_series.h"
 #include "hs_test.h"
 #include "hs_util.h"
-#include "hs_xdmf.h"
+#include "output_test_frame.h"
 #include "output_test_fs.h"
 #include "output_test_mesh.h"
 #include "xdmf_test_reader.h"
 
 static char g_root[512]; /* per-run temporary directory, removed at the end when all passed */
-
-enum { ALL_FIELDS = HS_FIELD_PHI | HS_FIELD_V | HS_FIELD_ACTIVATION | HS_FIELD_R | HS_FIELD_FIBER |
-                    HS_FIELD_REGION };
-
-/* ---- field values: different in every frame ----------------------------------------------- */
-
-/* phi is a multiple of 1/64, so V = 100 phi - 80 is exact however the writer evaluates it;
- * activation and r are not binary fractions, so float32 rounding shows and must equal (float)x. */
-static double phi_value(int i, int k) { return (double)((i * 37 + k * 11) % 80) / 64.0 - 0.125; }
-static double activation_value(int i, int k) { return (i + k) % 3 == 0 ? -1.0 : 0.1 * i + 0.01 * k; }
-static double r_value(int e, int k) { return 1.0 / (3.0 + e + 7 * k); }
-
-typedef struct frame_arrays {
-    double *phi, *act, *r; /* [n_nodes], [n_nodes], [n_elems] */
-} frame_arrays;
-
-static void fill_frame(const hs_mesh *m, int k, frame_arrays *a)
-{
-    a->phi = malloc(sizeof(double) * (size_t)m->n_nodes);
-    a->act = malloc(sizeof(double) * (size_t)m->n_nodes);
-    a->r = malloc(sizeof(double) * (size_t)m->n_elems);
-    for (int i = 0; i < m->n_nodes; ++i) {
-        a->phi[i] = phi_value(i, k);
-        a->act[i] = activation_value(i, k);
-    }
-    for (int e = 0; e < m->n_elems; ++e) a->r[e] = r_value(e, k);
-}
-
-static void free_frame(frame_arrays *a)
-{
-    free(a->phi);
-    free(a->act);
-    free(a->r);
-    memset(a, 0, sizeof *a);
-}
 
 /* ---- checking the index and the files against what was written ------------------------------ */
 
@@ -118,43 +83,40 @@ static void check_array(const char *dir, const xdmf_test_grid *g, const char *na
     free(v);
 }
 
+/* The DataItem of element @p elem of grid @p g: tagged @p attr = @p value, in file @p file, exactly
+ * @p wd or @p wi [n][cols]. */
+static void check_mesh_item(const char *dir, const xdmf_test_grid *g, const char *elem, const char *attr,
+                            const char *value, const char *file, size_t n, int cols, const double *wd,
+                            const int32_t *wi, int kframe)
+{
+    char val[64], why[1400];
+    xdmf_test_item it;
+    double *v = NULL;
+    if (!xdmf_test_element(g, elem, attr, val, sizeof val, &it) || strcmp(val, value) || strcmp(it.file, file) ||
+        xdmf_test_read(dir, &it, &v, why, sizeof why) != 0) {
+        HS_TEST_CHECK(0, "frame %d: no %s %s in %s", kframe, elem + 1, value, file);
+        return;
+    }
+    size_t bad = 0;
+    for (size_t i = 0; i < n * (size_t)cols; ++i) bad += v[i] != (wd ? wd[i] : wi[i]);
+    HS_TEST_CHECK(bad == 0 && it.dims[0] == (long)n && it.dims[1] == cols && it.precision == (wd ? 8 : 4),
+                  "frame %d: %s: %zu values differ", kframe, file, bad);
+    free(v);
+}
+
 static void check_grid(const char *dir, const char *prefix, const xdmf_test_grid *g,
                        const hs_mesh *m, const expect *x)
 {
     const size_t nn = (size_t)m->n_nodes, ne = (size_t)m->n_elems;
-    char val[64], why[1400], file[1200], name[600];
-    xdmf_test_item it;
+    char file[1200], name[600];
     HS_TEST_CHECK(g->has_time && g->time == x->time, "frame %d: Time %.17g, expected %.17g", x->k,
                   g->time, x->time);
 
     /* mesh: exact, from the shared files */
-    HS_TEST_CHECK(xdmf_test_element(g, "<Topology", "TopologyType", val, sizeof val, &it) &&
-                      !strcmp(val, "Tetrahedron"),
-                  "frame %d: no Tetrahedron topology", x->k);
     snprintf(name, sizeof name, "%s_mesh_tets.bin", prefix);
-    HS_TEST_CHECK(!strcmp(it.file, name), "frame %d: topology in %s, expected %s", x->k, it.file, name);
-    double *v = NULL;
-    if (xdmf_test_read(dir, &it, &v, why, sizeof why) == 0) {
-        size_t bad = 0;
-        for (size_t i = 0; i < 4 * ne; ++i) bad += v[i] != m->tets[i];
-        HS_TEST_CHECK(bad == 0 && it.dims[0] == (long)ne && it.dims[1] == 4,
-                      "frame %d: %zu connectivity entries differ", x->k, bad);
-        free(v);
-    } else {
-        HS_TEST_CHECK(0, "frame %d: topology: %s", x->k, why);
-    }
-    HS_TEST_CHECK(xdmf_test_element(g, "<Geometry", "GeometryType", val, sizeof val, &it) &&
-                      !strcmp(val, "XYZ"),
-                  "frame %d: no XYZ geometry", x->k);
-    if (xdmf_test_read(dir, &it, &v, why, sizeof why) == 0) {
-        size_t bad = 0;
-        for (size_t i = 0; i < 3 * nn; ++i) bad += v[i] != m->xyz[i];
-        HS_TEST_CHECK(bad == 0 && it.dims[0] == (long)nn && it.dims[1] == 3 && it.precision == 8,
-                      "frame %d: %zu coordinates differ", x->k, bad);
-        free(v);
-    } else {
-        HS_TEST_CHECK(0, "frame %d: geometry: %s", x->k, why);
-    }
+    check_mesh_item(dir, g, "<Topology", "TopologyType", "Tetrahedron", name, ne, 4, NULL, m->tets, x->k);
+    snprintf(name, sizeof name, "%s_mesh_xyz.bin", prefix);
+    check_mesh_item(dir, g, "<Geometry", "GeometryType", "XYZ", name, nn, 3, m->xyz, NULL, x->k);
 
     /* fields: float32 of what was written, in this frame's own file */
     frame_arrays a;
@@ -204,23 +166,22 @@ static void test_three_frames(const char *prefix, const char *sub)
     char dir[600], file[1200], name[600];
     path_in(dir, sizeof dir, g_root, sub);
     hs_mesh *m = NULL;
-    hs_xdmf_series *s = NULL;
+    hs_series *s = NULL;
     char *text = NULL;
     HS_TEST_OK(output_test_box(2, 2, 1, &m));
-    HS_TEST_OK(hs_xdmf_series_create(dir, prefix, &s));
+    HS_TEST_OK(hs_series_create("xdmf", dir, prefix, &s));
     if (!m || !s) goto done;
     const size_t nn = (size_t)m->n_nodes, ne = (size_t)m->n_elems;
 
     /* 0.1 + 0.2 needs 17 digits to round-trip: the index must not lose it. */
     const double times[4] = {0.0, 0.1, 0.1 + 0.2, 5.0};
     expect x[4] = {
-        {times[0], 1, 1, 0, 1, 1, 1, 0}, /* activation requested but NULL: skipped */
+        {times[0], 1, 1, 0, 1, 1, 1, 0}, /* no activation buffer: left out */
         {times[1], 1, 1, 1, 0, 0, 0, 1}, /* point data only */
         {times[2], 0, 0, 0, 1, 1, 0, 2}, /* cell data only */
         {times[3], 0, 0, 0, 0, 0, 0, 3}, /* mesh only: an empty frame file */
     };
-    const int fields[4] = {ALL_FIELDS, HS_FIELD_PHI | HS_FIELD_V | HS_FIELD_ACTIVATION,
-                           HS_FIELD_R | HS_FIELD_FIBER, HS_FIELD_FIBER | HS_FIELD_REGION};
+    const int fields[4] = {TF_ALL, TF_PHI | TF_V | TF_ACT, TF_R | TF_FIBER, TF_FIBER | TF_REGION};
     ino_t xyz_inode = 0;
     snprintf(name, sizeof name, "%s_mesh_xyz.bin", prefix);
     path_in(file, sizeof file, dir, name);
@@ -230,18 +191,16 @@ static void test_three_frames(const char *prefix, const char *sub)
         double *fib = m->fiber;
         int32_t *reg = m->region;
         if (k == 3) m->fiber = NULL, m->region = NULL; /* asked for, but the mesh has none */
-        hs_frame fr = {times[k], fields[k], a.phi, k == 0 ? NULL : a.act, a.r};
-        HS_TEST_OK(hs_xdmf_series_write(s, m, &fr));
+        hs_frame fr = test_frame_of(times[k], fields[k], a.phi, k == 0 ? NULL : a.act, a.r);
+        HS_TEST_OK(hs_series_write(s, m, &fr));
         m->fiber = fib;
         m->region = reg;
         free_frame(&a);
-        HS_TEST_CHECK(hs_xdmf_series_count(s) == k + 1, "count %d after frame %d",
-                      hs_xdmf_series_count(s), k);
-        HS_TEST_CHECK(hs_xdmf_series_times(s)[k] == times[k], "times[%d] = %g", k,
-                      hs_xdmf_series_times(s)[k]);
+        HS_TEST_CHECK(hs_series_count(s) == k + 1, "count %d after frame %d", hs_series_count(s), k);
+        HS_TEST_CHECK(hs_series_times(s)[k] == times[k], "times[%d] = %g", k, hs_series_times(s)[k]);
         /* The index is complete after every frame, not only at the end. */
         xdmf_test_grid g[8];
-        int n = read_index(hs_xdmf_series_index_path(s), &text, g, 8);
+        int n = read_index(hs_series_index_path(s), &text, g, 8);
         HS_TEST_CHECK(n == k + 1, "index lists %d frames after frame %d", n, k);
         for (int j = 0; j < n && j <= k; ++j) check_grid(dir, prefix, &g[j], m, &x[j]);
         HS_FREE(text);
@@ -266,11 +225,11 @@ static void test_three_frames(const char *prefix, const char *sub)
     }
     snprintf(name, sizeof name, "%s.xdmf", prefix);
     path_in(file, sizeof file, dir, name);
-    HS_TEST_CHECK(!strcmp(hs_xdmf_series_index_path(s), file), "index path %s, expected %s",
-                  hs_xdmf_series_index_path(s), file);
+    HS_TEST_CHECK(!strcmp(hs_series_index_path(s), file), "index path %s, expected %s",
+                  hs_series_index_path(s), file);
 done:
-    hs_xdmf_series_destroy(&s);
-    hs_xdmf_series_destroy(&s); /* destroy twice: must be a no-op */
+    hs_series_destroy(&s);
+    hs_series_destroy(&s); /* destroy twice: must be a no-op */
     hs_mesh_destroy(&m);
 }
 
@@ -280,14 +239,14 @@ static void test_lazy_mesh_files(void)
     char dir[600];
     path_in(dir, sizeof dir, g_root, "lazy");
     hs_mesh *m = NULL;
-    hs_xdmf_series *s = NULL;
+    hs_series *s = NULL;
     frame_arrays a = {0};
     HS_TEST_OK(output_test_box(1, 1, 1, &m));
-    HS_TEST_OK(hs_xdmf_series_create(dir, "z", &s));
+    HS_TEST_OK(hs_series_create("xdmf", dir, "z", &s));
     if (!m || !s) goto done;
     fill_frame(m, 0, &a);
-    hs_frame fr = {0.0, HS_FIELD_PHI, a.phi, NULL, NULL};
-    HS_TEST_OK(hs_xdmf_series_write(s, m, &fr));
+    hs_frame fr = test_frame(0.0, TF_PHI, &a);
+    HS_TEST_OK(hs_series_write(s, m, &fr));
     HS_TEST_CHECK(mesh_file_size(dir, "z", "_mesh_xyz.bin") > 0 &&
                       mesh_file_size(dir, "z", "_mesh_tets.bin") > 0,
                   "mesh coordinates or connectivity missing");
@@ -296,7 +255,7 @@ static void test_lazy_mesh_files(void)
                   "fibre or region file written though no frame asked for it");
 done:
     free_frame(&a);
-    hs_xdmf_series_destroy(&s);
+    hs_series_destroy(&s);
     hs_mesh_destroy(&m);
 }
 
@@ -306,26 +265,26 @@ static void test_large_frame(void)
     char dir[600];
     path_in(dir, sizeof dir, g_root, "large");
     hs_mesh *m = NULL;
-    hs_xdmf_series *s = NULL;
+    hs_series *s = NULL;
     frame_arrays a = {0};
     char *text = NULL;
     /* 50653 nodes, 279936 tets: r (262144 floats per chunk) spans 2 chunks, tets 5. */
     HS_TEST_OK(output_test_box(36, 36, 36, &m));
-    HS_TEST_OK(hs_xdmf_series_create(dir, "big", &s));
+    HS_TEST_OK(hs_series_create("xdmf", dir, "big", &s));
     if (!m || !s) goto done;
     fill_frame(m, 0, &a);
-    /* every bit, known or not; and a time that is not a short decimal */
-    hs_frame fr = {1234.5 + 1.0 / 3.0, -1, a.phi, a.act, a.r};
-    HS_TEST_OK(hs_xdmf_series_write(s, m, &fr));
+    /* every field, and a time that is not a short decimal */
+    hs_frame fr = test_frame(1234.5 + 1.0 / 3.0, TF_ALL, &a);
+    HS_TEST_OK(hs_series_write(s, m, &fr));
     expect x = {fr.time_ms, 1, 1, 1, 1, 1, 1, 0};
     xdmf_test_grid g[2];
-    int n = read_index(hs_xdmf_series_index_path(s), &text, g, 2);
+    int n = read_index(hs_series_index_path(s), &text, g, 2);
     HS_TEST_CHECK(n == 1, "%d frames", n);
     if (n == 1) check_grid(dir, "big", &g[0], m, &x);
 done:
     free(text);
     free_frame(&a);
-    hs_xdmf_series_destroy(&s);
+    hs_series_destroy(&s);
     hs_mesh_destroy(&m);
 }
 
@@ -335,19 +294,19 @@ static void test_float32_edges(void)
     char dir[600], why[1400];
     path_in(dir, sizeof dir, g_root, "edges");
     hs_mesh *m = NULL;
-    hs_xdmf_series *s = NULL;
+    hs_series *s = NULL;
     char *text = NULL;
     HS_TEST_OK(output_test_box(1, 1, 1, &m));
-    HS_TEST_OK(hs_xdmf_series_create(dir, "e", &s));
+    HS_TEST_OK(hs_series_create("xdmf", dir, "e", &s));
     if (!m || !s) goto done;
     double phi[8] = {1e300, -1e300, NAN, -0.0, FLT_MAX, 1e-50, -1.0, 0.5};
-    hs_frame fr = {0.0, HS_FIELD_PHI, phi, NULL, NULL};
-    HS_TEST_OK(hs_xdmf_series_write(s, m, &fr));
+    hs_frame fr = test_frame_of(0.0, TF_PHI, phi, NULL, NULL);
+    HS_TEST_OK(hs_series_write(s, m, &fr));
     xdmf_test_grid g[1];
     char c[16], t[16];
     xdmf_test_item it;
     double *v = NULL;
-    if (read_index(hs_xdmf_series_index_path(s), &text, g, 1) == 1 &&
+    if (read_index(hs_series_index_path(s), &text, g, 1) == 1 &&
         xdmf_test_attribute(&g[0], "phi", c, t, &it) && xdmf_test_read(dir, &it, &v, why, sizeof why) == 0) {
         HS_TEST_CHECK(v[0] == INFINITY && v[1] == -INFINITY && isnan(v[2]) && v[3] == 0.0 &&
                           signbit(v[3]) && v[4] == FLT_MAX && v[5] == 0.0 && v[6] == -1.0 && v[7] == 0.5,
@@ -359,7 +318,7 @@ static void test_float32_edges(void)
     }
 done:
     free(text);
-    hs_xdmf_series_destroy(&s);
+    hs_series_destroy(&s);
     hs_mesh_destroy(&m);
 }
 
@@ -369,40 +328,40 @@ static void test_resume(void)
     char dir[600], file[700];
     path_in(dir, sizeof dir, g_root, "resume");
     hs_mesh *m = NULL, *other = NULL;
-    hs_xdmf_series *s = NULL;
+    hs_series *s = NULL;
     frame_arrays a = {0};
     char *before = NULL, *after = NULL;
     const double times[4] = {0.0, 1.0, 2.0, 3.0};
     HS_TEST_OK(output_test_box(2, 1, 1, &m));
     HS_TEST_OK(output_test_box(1, 1, 1, &other));
-    HS_TEST_OK(hs_xdmf_series_create(dir, "h", &s));
+    HS_TEST_OK(hs_series_create("xdmf", dir, "h", &s));
     if (!m || !s || !other) goto done;
     for (int k = 0; k < 4; ++k) {
         fill_frame(m, k, &a);
-        hs_frame fr = {times[k], ALL_FIELDS, a.phi, a.act, a.r};
-        HS_TEST_OK(hs_xdmf_series_write(s, m, &fr));
+        hs_frame fr = test_frame(times[k], TF_ALL, &a);
+        HS_TEST_OK(hs_series_write(s, m, &fr));
         free_frame(&a);
     }
-    before = slurp(hs_xdmf_series_index_path(s), NULL);
-    hs_xdmf_series_destroy(&s);
+    before = slurp(hs_series_index_path(s), NULL);
+    hs_series_destroy(&s);
 
     /* wrong times: another run's frames; nothing may change */
-    HS_TEST_OK(hs_xdmf_series_create(dir, "h", &s));
+    HS_TEST_OK(hs_series_create("xdmf", dir, "h", &s));
     if (!s) goto done;
     const double wrong[2] = {0.0, 1.5};
-    expect_error(hs_xdmf_series_resume(s, wrong, 2), HS_ERR_IO, "h.xdmf", "resume at other times");
-    expect_error(hs_xdmf_series_resume(s, times, 5), HS_ERR_IO, "holds 4 frames, the checkpoint 5",
+    expect_error(hs_series_resume(s, wrong, 2), HS_ERR_IO, "h.xdmf", "resume at other times");
+    expect_error(hs_series_resume(s, times, 5), HS_ERR_IO, "holds 4 frames, the checkpoint 5",
                  "resume with more frames than indexed");
     path_in(file, sizeof file, dir, "h_000003.bin");
     HS_TEST_CHECK(exists(file), "%s removed by a failed resume", file);
-    after = slurp(hs_xdmf_series_index_path(s), NULL);
+    after = slurp(hs_series_index_path(s), NULL);
     HS_TEST_CHECK(before && after && !strcmp(before, after), "index changed by a failed resume");
     HS_FREE(after);
 
     /* resume at frame 2: frames 2 and 3 go, the index keeps frames 0 and 1 verbatim */
-    HS_TEST_OK(hs_xdmf_series_resume(s, times, 2));
-    HS_TEST_CHECK(hs_xdmf_series_count(s) == 2 && hs_xdmf_series_times(s)[1] == 1.0,
-                  "count %d after resume", hs_xdmf_series_count(s));
+    HS_TEST_OK(hs_series_resume(s, times, 2));
+    HS_TEST_CHECK(hs_series_count(s) == 2 && hs_series_times(s)[1] == 1.0,
+                  "count %d after resume", hs_series_count(s));
     for (int k = 0; k < 4; ++k) {
         char name[64];
         snprintf(name, sizeof name, "h_%06d.bin", k);
@@ -410,7 +369,7 @@ static void test_resume(void)
         HS_TEST_CHECK(exists(file) == (k < 2), "%s %s after resume at 2", file,
                       exists(file) ? "exists" : "missing");
     }
-    after = slurp(hs_xdmf_series_index_path(s), NULL);
+    after = slurp(hs_series_index_path(s), NULL);
     xdmf_test_grid gb[8], ga[8];
     int nb = before ? xdmf_test_grids(before, gb, 8) : 0, na = after ? xdmf_test_grids(after, ga, 8) : 0;
     HS_TEST_CHECK(nb == 4 && na == 2, "index had %d frames, has %d after resume at 2", nb, na);
@@ -422,15 +381,15 @@ static void test_resume(void)
     HS_FREE(after);
     /* a mesh other than the indexed one is refused: the mesh files are shared by all frames */
     fill_frame(other, 2, &a);
-    hs_frame fo = {2.0, HS_FIELD_PHI, a.phi, NULL, NULL};
-    expect_error(hs_xdmf_series_write(s, other, &fo), HS_ERR_INTERNAL, "h.xdmf", "other mesh");
+    hs_frame fo = test_frame(2.0, TF_PHI, &a);
+    expect_error(hs_series_write(s, other, &fo), HS_ERR_INTERNAL, "h.xdmf", "other mesh");
     free_frame(&a);
     /* the resumed run writes frame 2 again */
     fill_frame(m, 2, &a);
-    hs_frame fr = {2.5, ALL_FIELDS, a.phi, a.act, a.r};
-    HS_TEST_OK(hs_xdmf_series_write(s, m, &fr));
+    hs_frame fr = test_frame(2.5, TF_ALL, &a);
+    HS_TEST_OK(hs_series_write(s, m, &fr));
     free_frame(&a);
-    after = slurp(hs_xdmf_series_index_path(s), NULL);
+    after = slurp(hs_series_index_path(s), NULL);
     na = after ? xdmf_test_grids(after, ga, 8) : 0;
     HS_TEST_CHECK(na == 3 && ga[2].time == 2.5, "after the resumed frame: %d frames, last at %g", na,
                   na ? ga[na - 1].time : -1.0);
@@ -439,50 +398,28 @@ static void test_resume(void)
         check_grid(dir, "h", &ga[2], m, &x);
     }
     HS_FREE(after);
-    expect_error(hs_xdmf_series_resume(s, times, 1), HS_ERR_INTERNAL, "resumed after frames",
+    expect_error(hs_series_resume(s, times, 1), HS_ERR_INTERNAL, "resumed after frames",
                  "resume after a write");
-    hs_xdmf_series_destroy(&s);
+    hs_series_destroy(&s);
 
     /* resume at 0: no frame and no index remain */
-    HS_TEST_OK(hs_xdmf_series_create(dir, "h", &s));
+    HS_TEST_OK(hs_series_create("xdmf", dir, "h", &s));
     if (!s) goto done;
-    HS_TEST_OK(hs_xdmf_series_resume(s, NULL, 0));
+    HS_TEST_OK(hs_series_resume(s, NULL, 0));
     path_in(file, sizeof file, dir, "h_000000.bin");
-    HS_TEST_CHECK(!exists(file) && !exists(hs_xdmf_series_index_path(s)),
+    HS_TEST_CHECK(!exists(file) && !exists(hs_series_index_path(s)),
                   "frame 0 or the index left after resume at 0");
     /* and a resume that needs an index that is not there names it */
-    hs_xdmf_series_destroy(&s);
-    HS_TEST_OK(hs_xdmf_series_create(dir, "h", &s));
-    if (s) expect_error(hs_xdmf_series_resume(s, times, 1), HS_ERR_IO, "h.xdmf", "resume without index");
+    hs_series_destroy(&s);
+    HS_TEST_OK(hs_series_create("xdmf", dir, "h", &s));
+    if (s) expect_error(hs_series_resume(s, times, 1), HS_ERR_IO, "h.xdmf", "resume without index");
 done:
     free(before);
     free(after);
     free_frame(&a);
-    hs_xdmf_series_destroy(&s);
+    hs_series_destroy(&s);
     hs_mesh_destroy(&m);
     hs_mesh_destroy(&other);
-}
-
-static void test_bad_names(void)
-{
-    char file[600], dir[700];
-    path_in(file, sizeof file, g_root, "plain_file");
-    FILE *fp = fopen(file, "w");
-    HS_TEST_CHECK(fp != NULL, "cannot create %s", file);
-    if (fp) fclose(fp);
-    snprintf(dir, sizeof dir, "%s/sub/dir", file);
-    hs_xdmf_series *s = NULL;
-    expect_error(hs_xdmf_series_create(dir, "x", &s), HS_ERR_IO, dir, "series under a regular file");
-    HS_TEST_CHECK(s == NULL, "writer returned on failure");
-    const char *bad[] = {"a/b", "a|b", "a b", "tab\there", "", "\xff\xfe"};
-    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
-        expect_error(hs_xdmf_series_create(g_root, bad[i], &s), HS_ERR_CONFIG, "output prefix",
-                     bad[i]);
-        HS_TEST_CHECK(s == NULL, "writer returned for prefix \"%s\"", bad[i]);
-    }
-    /* UTF-8 and XML's special characters are fine: they are escaped in the index */
-    HS_TEST_OK(hs_xdmf_series_create(g_root, "c\xc5\x93ur&<1>", &s));
-    hs_xdmf_series_destroy(&s);
 }
 
 /* The output directory is removed while the run goes on: an error naming it, no crash. */
@@ -491,35 +428,35 @@ static void test_directory_vanishes(void)
     char dir[600], file[700];
     path_in(dir, sizeof dir, g_root, "vanish");
     hs_mesh *m = NULL;
-    hs_xdmf_series *s = NULL;
+    hs_series *s = NULL;
     frame_arrays a = {0};
     HS_TEST_OK(output_test_box(1, 1, 1, &m));
-    HS_TEST_OK(hs_xdmf_series_create(dir, "v", &s));
+    HS_TEST_OK(hs_series_create("xdmf", dir, "v", &s));
     if (!m || !s) goto done;
     fill_frame(m, 0, &a);
-    hs_frame fr = {0.0, HS_FIELD_PHI, a.phi, NULL, NULL};
-    HS_TEST_OK(hs_xdmf_series_write(s, m, &fr));
+    hs_frame fr = test_frame(0.0, TF_PHI, &a);
+    HS_TEST_OK(hs_series_write(s, m, &fr));
     rm_rf(dir);
     HS_TEST_CHECK(!exists(dir), "could not remove %s", dir);
     fr.time_ms = 1.0;
-    expect_error(hs_xdmf_series_write(s, m, &fr), HS_ERR_IO, dir, "write into a removed directory");
-    HS_TEST_CHECK(hs_xdmf_series_count(s) == 1, "count %d after a failed write", hs_xdmf_series_count(s));
+    expect_error(hs_series_write(s, m, &fr), HS_ERR_IO, dir, "write into a removed directory");
+    HS_TEST_CHECK(hs_series_count(s) == 1, "count %d after a failed write", hs_series_count(s));
 
     /* A non-finite time is refused before anything is written. */
     HS_TEST_OK(hs_output_dir_check(dir));
     fr.time_ms = INFINITY;
-    expect_error(hs_xdmf_series_write(s, m, &fr), HS_ERR_NUMERIC, "not a finite number", "inf time");
+    expect_error(hs_series_write(s, m, &fr), HS_ERR_NUMERIC, "not a finite number", "inf time");
     path_in(file, sizeof file, dir, "v_000001.bin");
     HS_TEST_CHECK(!exists(file), "%s written for an infinite time", file);
 done:
     free_frame(&a);
-    hs_xdmf_series_destroy(&s);
+    hs_series_destroy(&s);
     hs_mesh_destroy(&m);
 }
 
 /* Run @p write with the process's file size limit at @p limit bytes: writes past it fail with
  * EFBIG, which stands in for a full disk (in fflush for small files, in fwrite for large). */
-static hs_status with_file_limit(long long limit, hs_xdmf_series *s, const hs_mesh *m, const hs_frame *fr)
+static hs_status with_file_limit(long long limit, hs_series *s, const hs_mesh *m, const hs_frame *fr)
 {
     struct rlimit old, lim;
     getrlimit(RLIMIT_FSIZE, &old);
@@ -527,7 +464,7 @@ static hs_status with_file_limit(long long limit, hs_xdmf_series *s, const hs_me
     lim.rlim_cur = (rlim_t)limit;
     void (*old_handler)(int) = signal(SIGXFSZ, SIG_IGN); /* get EFBIG instead of being killed */
     HS_TEST_CHECK(setrlimit(RLIMIT_FSIZE, &lim) == 0, "setrlimit: %s", strerror(errno));
-    hs_status st = hs_xdmf_series_write(s, m, fr);
+    hs_status st = hs_series_write(s, m, fr);
     setrlimit(RLIMIT_FSIZE, &old);
     signal(SIGXFSZ, old_handler);
     return st;
@@ -542,32 +479,32 @@ static void test_write_error(int nx, const char *sub)
     path_in(tmp1, sizeof tmp1, dir, ".w_000001.bin.tmp");
     path_in(xyz, sizeof xyz, dir, "w_mesh_xyz.bin");
     hs_mesh *m = NULL;
-    hs_xdmf_series *s = NULL;
+    hs_series *s = NULL;
     frame_arrays a = {0};
     char *before0 = NULL, *before_idx = NULL, *after0 = NULL, *after_idx = NULL;
     HS_TEST_OK(output_test_box(nx, 1, 1, &m));
-    HS_TEST_OK(hs_xdmf_series_create(dir, "w", &s));
+    HS_TEST_OK(hs_series_create("xdmf", dir, "w", &s));
     if (!m || !s) goto done;
     fill_frame(m, 0, &a);
-    hs_frame fr = {0.0, HS_FIELD_PHI | HS_FIELD_ACTIVATION | HS_FIELD_R, a.phi, a.act, a.r};
+    hs_frame fr = test_frame(0.0, TF_PHI | TF_ACT | TF_R, &a);
 
     /* the first frame cannot write the mesh: no frame, no index */
     expect_error(with_file_limit(16, s, m, &fr), HS_ERR_IO, xyz, "mesh file write error");
-    HS_TEST_CHECK(hs_xdmf_series_count(s) == 0 && !exists(hs_xdmf_series_index_path(s)) && !exists(f0) &&
+    HS_TEST_CHECK(hs_series_count(s) == 0 && !exists(hs_series_index_path(s)) && !exists(f0) &&
                       !exists(xyz),
                   "files left after the mesh could not be written");
 
-    HS_TEST_OK(hs_xdmf_series_write(s, m, &fr));
+    HS_TEST_OK(hs_series_write(s, m, &fr));
     size_t size0 = 0, size_idx = 0, size_after = 0, size_idx_after = 0;
     before0 = slurp(f0, &size0);
-    before_idx = slurp(hs_xdmf_series_index_path(s), &size_idx);
+    before_idx = slurp(hs_series_index_path(s), &size_idx);
     fr.time_ms = 1.0;
     expect_error(with_file_limit((long long)size0 / 2, s, m, &fr), HS_ERR_IO, f1, "frame write error");
     HS_TEST_CHECK(!exists(tmp1), "temporary file %s left after a write error", tmp1);
     HS_TEST_CHECK(!exists(f1), "%s exists after a write error", f1);
-    HS_TEST_CHECK(hs_xdmf_series_count(s) == 1, "count %d after a failed write", hs_xdmf_series_count(s));
+    HS_TEST_CHECK(hs_series_count(s) == 1, "count %d after a failed write", hs_series_count(s));
     after0 = slurp(f0, &size_after);
-    after_idx = slurp(hs_xdmf_series_index_path(s), &size_idx_after);
+    after_idx = slurp(hs_series_index_path(s), &size_idx_after);
     HS_TEST_CHECK(before0 && after0 && size_after == size0 && !memcmp(before0, after0, size0),
                   "%s changed by a failed later write", f0);
     HS_TEST_CHECK(before_idx && after_idx && size_idx == size_idx_after &&
@@ -579,18 +516,18 @@ static void test_write_error(int nx, const char *sub)
     if (size0 < size_idx) {
         HS_FREE(after_idx);
         expect_error(with_file_limit((long long)size_idx + 16, s, m, &fr), HS_ERR_IO,
-                     hs_xdmf_series_index_path(s), "index write error");
+                     hs_series_index_path(s), "index write error");
         HS_TEST_CHECK(!exists(f1), "%s kept though the index does not list it", f1);
-        after_idx = slurp(hs_xdmf_series_index_path(s), &size_idx_after);
+        after_idx = slurp(hs_series_index_path(s), &size_idx_after);
         HS_TEST_CHECK(after_idx && size_idx == size_idx_after && !memcmp(before_idx, after_idx, size_idx),
                       "index changed by a failed index write");
     }
 
     /* once space is back, the same frame number is written */
-    HS_TEST_OK(hs_xdmf_series_write(s, m, &fr));
-    HS_TEST_CHECK(exists(f1) && hs_xdmf_series_count(s) == 2, "%s missing after the retry", f1);
+    HS_TEST_OK(hs_series_write(s, m, &fr));
+    HS_TEST_CHECK(exists(f1) && hs_series_count(s) == 2, "%s missing after the retry", f1);
     HS_FREE(after_idx);
-    after_idx = slurp(hs_xdmf_series_index_path(s), NULL);
+    after_idx = slurp(hs_series_index_path(s), NULL);
     xdmf_test_grid g[4];
     int n = after_idx ? xdmf_test_grids(after_idx, g, 4) : 0;
     HS_TEST_CHECK(n == 2 && g[0].time == 0.0 && g[1].time == 1.0, "index after the retry: %d frames", n);
@@ -600,7 +537,7 @@ done:
     free(before_idx);
     free(after_idx);
     free_frame(&a);
-    hs_xdmf_series_destroy(&s);
+    hs_series_destroy(&s);
     hs_mesh_destroy(&m);
 }
 
@@ -610,7 +547,7 @@ static void test_seek_limit(void)
 {
     char dir[600];
     path_in(dir, sizeof dir, g_root, "seek");
-    hs_xdmf_series *s = NULL;
+    hs_series *s = NULL;
     double dummy[4] = {0};
     int32_t tets[4] = {0, 1, 2, 3};
     hs_mesh m;
@@ -619,71 +556,14 @@ static void test_seek_limit(void)
     m.n_elems = 1;
     m.xyz = dummy;
     m.tets = tets;
-    HS_TEST_OK(hs_xdmf_series_create(dir, "s", &s));
+    HS_TEST_OK(hs_series_create("xdmf", dir, "s", &s));
     if (!s) return;
-    hs_frame fr = {0.0, HS_FIELD_PHI | HS_FIELD_V | HS_FIELD_ACTIVATION | HS_FIELD_R, dummy, dummy, dummy};
-    expect_error(hs_xdmf_series_write(s, &m, &fr), HS_ERR_CONFIG, "2 GiB", "offsets past 2 GiB");
-    HS_TEST_CHECK(hs_xdmf_series_count(s) == 0, "frame counted");
-    hs_xdmf_series_destroy(&s);
+    hs_frame fr = test_frame_of(0.0, TF_PHI | TF_V | TF_ACT | TF_R, dummy, dummy, dummy);
+    expect_error(hs_series_write(s, &m, &fr), HS_ERR_CONFIG, "2 GiB", "offsets past 2 GiB");
+    HS_TEST_CHECK(hs_series_count(s) == 0, "frame counted");
+    hs_series_destroy(&s);
 }
 
-/* hs_series: every listed format works through the neutral interface; others are refused. */
-static void test_series_formats(void)
-{
-    char list[64];
-    snprintf(list, sizeof list, "%s", hs_series_format_list());
-    hs_mesh *m = NULL;
-    frame_arrays a = {0};
-    HS_TEST_OK(output_test_box(1, 1, 1, &m));
-    if (!m) return;
-    fill_frame(m, 0, &a);
-    int n_formats = 0;
-    for (char *save = NULL, *name = strtok_r(list, ", ", &save); name; name = strtok_r(NULL, ", ", &save)) {
-        char dir[700];
-        snprintf(dir, sizeof dir, "%s/neutral_%s", g_root, name);
-        hs_series *s = NULL;
-        ++n_formats;
-        HS_TEST_OK(hs_series_format_check(name));
-        HS_TEST_OK(hs_series_create(name, dir, "n", &s));
-        if (!s) continue;
-        HS_TEST_CHECK(!strcmp(hs_series_format(s), name), "format %s reported as %s", name,
-                      hs_series_format(s));
-        for (int k = 0; k < 3; ++k) {
-            hs_frame fr = {0.5 * k, ALL_FIELDS, a.phi, a.act, a.r};
-            HS_TEST_OK(hs_series_write(s, m, &fr));
-        }
-        HS_TEST_CHECK(hs_series_count(s) == 3 && hs_series_times(s)[2] == 1.0, "%s: count %d", name,
-                      hs_series_count(s));
-        const char *idx = hs_series_index_path(s);
-        const char *want = !strcmp(name, "vtk") ? "/n.vtk.series" : "/n.xdmf";
-        HS_TEST_CHECK(idx && strlen(idx) > strlen(want) && !strcmp(idx + strlen(idx) - strlen(want), want) &&
-                          exists(idx),
-                      "%s: index %s", name, idx ? idx : "(null)");
-        hs_series_destroy(&s);
-        /* resume through the neutral interface: frame 2 removed, two frames remain */
-        const double times[2] = {0.0, 0.5};
-        HS_TEST_OK(hs_series_create(name, dir, "n", &s));
-        if (s) HS_TEST_OK(hs_series_resume(s, times, 2));
-        HS_TEST_CHECK(hs_series_count(s) == 2, "%s: count %d after resume", name, hs_series_count(s));
-        hs_series_destroy(&s);
-        hs_series_destroy(&s);
-    }
-    HS_TEST_CHECK(n_formats == 2, "%d formats listed in \"%s\"", n_formats, hs_series_format_list());
-    hs_series *s = NULL;
-    expect_error(hs_series_create("hdf5", g_root, "n", &s), HS_ERR_CONFIG, "\"hdf5\"; available: vtk, xdmf",
-                 "unknown format");
-    HS_TEST_CHECK(s == NULL, "series returned for an unknown format");
-    expect_error(hs_series_format_check(NULL), HS_ERR_CONFIG, "available", "NULL format");
-    HS_TEST_CHECK(hs_series_count(NULL) == 0 && hs_series_index_path(NULL) == NULL, "NULL series");
-    /* the checks a config can make before any work: each format's own prefix rule */
-    HS_TEST_OK(hs_series_check("xdmf", "heart"));
-    HS_TEST_OK(hs_series_check("vtk", "my heart|1")); /* legacy VTK has no such restriction */
-    expect_error(hs_series_check("xdmf", "my heart"), HS_ERR_CONFIG, "white space", "xdmf prefix check");
-    expect_error(hs_series_check("vtk", "a/b"), HS_ERR_CONFIG, "without '/'", "vtk prefix check");
-    expect_error(hs_series_check("hdf5", "heart"), HS_ERR_CONFIG, "available: vtk, xdmf", "format check");
-    free_frame(&a);
-    hs_mesh_destroy(&m);
-}
 
 int main(void)
 {
@@ -699,12 +579,10 @@ int main(void)
     test_large_frame();
     test_float32_edges();
     test_resume();
-    test_bad_names();
     test_directory_vanishes();
     test_write_error(1, "werr_small");   /* 88 B frame: fails in fflush */
     test_write_error(200, "werr_large"); /* 11 KB frame, beyond stdio's buffer: fails in fwrite */
     test_seek_limit();
-    test_series_formats();
     if (hs_test_failures)
         fprintf(stderr, "files kept in %s\n", g_root);
     else

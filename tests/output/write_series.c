@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "hs_series.h"
+#include "output_test_frame.h"
 #include "output_test_mesh.h"
 
 enum { N_FRAMES = 4 };
@@ -94,10 +95,7 @@ int main(int argc, char **argv)
             act[i] = x <= times[k] ? x + 0.25 * k : -1.0;
         }
         for (size_t e = 0; e < ne; ++e) r[e] = 0.001 * (double)e + 0.5 * k;
-        hs_frame fr = {times[k],
-                       HS_FIELD_PHI | HS_FIELD_V | HS_FIELD_ACTIVATION | HS_FIELD_R |
-                           HS_FIELD_FIBER | HS_FIELD_REGION,
-                       phi, act, r};
+        hs_frame fr = test_frame_of(times[k], TF_ALL, phi, act, r);
         if (hs_series_write(s, m, &fr) != HS_OK) goto done;
 
         double rg[2], region[2] = {m->region[0], m->region[0]};

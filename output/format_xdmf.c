@@ -1,10 +1,22 @@
 /*
- * XDMF series (hs_xdmf.h): mesh files once, one float32 field file per frame, an XML index.
+ * "xdmf": the mesh written once as raw binary files, each frame only its fields as float32, and
+ * one XML index DIR/PREFIX.xdmf that ParaView (Xdmf3ReaderS/T and the legacy XDMF Reader) and
+ * VisIt open as one animation. The series (output/series.c) keeps times, names and resume; this
+ * file encodes, and on resume keeps the old index's entries for the frames that stay.
  *
- * Why this layout: a legacy VTK frame repeats the geometry (410 MB at 1M nodes / 6M tets); here a
- * frame is phi, activation and r as float32 (32 MB), so at one frame per simulated ms the writer
- * thread keeps up with the time loop. Raw binary rather than HDF5: no library to depend on, and
- * both of ParaView's XDMF readers take Format="Binary" with Endian and Seek.
+ * Files (all little-endian, no headers; the index gives type, shape and offset of each array):
+ *   PREFIX_mesh_xyz.bin     float64 [n_nodes][3]   written by the first frame
+ *   PREFIX_mesh_tets.bin    int32   [n_elems][4]   written by the first frame
+ *   PREFIX_mesh_region.bin  int32   [n_elems]      by the first frame that carries "region"
+ *   PREFIX_mesh_fiber.bin   float64 [n_elems][3]   by the first frame that carries "fiber"
+ *   PREFIX_000000.bin ...   float32: the frame's point fields [n_nodes] in list order, then its
+ *                           cell fields [n_elems], back to back (Seek gives each start)
+ *   PREFIX.xdmf             Domain > temporal Collection > one Uniform Grid per frame
+ * Why: a legacy VTK frame repeats the geometry (410 MB at 1M nodes / 6M tets); here a frame is
+ * phi, activation and r as float32 (32 MB: 7 digits are more than a colour map shows; checkpoints
+ * hold the exact state), so at one frame per simulated ms the writer thread keeps up with the time
+ * loop. Raw binary rather than HDF5: no library to depend on, and both of ParaView's XDMF readers
+ * take Format="Binary" with Endian and Seek.
  *
  * What the readers accept shaped the XML (checked with ParaView 5.11's Xdmf3ReaderS, Xdmf3ReaderT
  * and the legacy XDMFReader): every Uniform grid carries its own Topology and Geometry DataItems
@@ -14,10 +26,7 @@
  * blanks are refused.
  */
 #define _POSIX_C_SOURCE 200809L
-#include "hs_xdmf.h"
-
 #include <errno.h>
-#include <float.h>
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
@@ -28,7 +37,11 @@
 #include <unistd.h>
 
 #include "hs_atomic_file.h"
+#include "hs_byte_order.h"
+#include "hs_series_format.h"
 #include "hs_util.h"
+
+#define XDMF_FRAME_EXT ".bin"
 
 enum { HS_XDMF_CHUNK_BYTES = 1 << 20 }; /* scratch for byte-order conversion; a multiple of 16 */
 
@@ -40,76 +53,19 @@ static const char *const geom_suffix[GEOM_COUNT] = {"_mesh_xyz.bin", "_mesh_tets
 /* How a frame's <Grid> starts in the index: resume finds the frames by it. */
 #define GRID_OPEN "<Grid GridType=\"Uniform\""
 
-struct hs_xdmf_series {
-    char *dir;
-    char *prefix;
+typedef struct xdmf_series {
+    const char *index_path;         /* DIR/PREFIX.xdmf, borrowed from the series */
     char *xml_prefix;               /* prefix with & < > " ' escaped, as it appears in the index */
-    char *index_path;               /* DIR/PREFIX.xdmf */
     char *geom_path[GEOM_COUNT];    /* DIR/PREFIX_mesh_*.bin */
-    double *times;                  /* [cap] time in ms of each frame written so far */
     size_t *grid_end;               /* [cap] end of frame i's <Grid> text in grids */
-    int n_frames, cap;
-    char *grids;                    /* the <Grid> elements of all frames, as written in the index */
+    int cap;
+    char *grids;                    /* the <Grid> elements of the frames, as written in the index */
     size_t grids_len, grids_cap;
-    int mesh_known;                 /* n_nodes, n_elems fixed (first frame, or a resumed index) */
+    int mesh_known;                 /* n_nodes, n_elems fixed (mesh files written, or a resumed index) */
     int32_t n_nodes, n_elems;
     unsigned geom_written;          /* mesh files this writer has written (bits 1 << GEOM_x) */
     unsigned char *chunk;           /* [HS_XDMF_CHUNK_BYTES] little-endian scratch */
-};
-
-/* ---- little-endian encoding ----------------------------------------------------------------- */
-
-/* Shifts from the value, so the same code is right on any host (cf. hs_byte_order.h). */
-static inline void le_put_u32(unsigned char *d, uint32_t v)
-{
-    d[0] = (unsigned char)v;
-    d[1] = (unsigned char)(v >> 8);
-    d[2] = (unsigned char)(v >> 16);
-    d[3] = (unsigned char)(v >> 24);
-}
-
-static inline void le_put_f64(unsigned char *d, double x)
-{
-    uint64_t u;
-    memcpy(&u, &x, sizeof u);
-    le_put_u32(d, (uint32_t)u);
-    le_put_u32(d + 4, (uint32_t)(u >> 32));
-}
-
-static inline void le_put_i32(unsigned char *d, int32_t v)
-{
-    uint32_t u;
-    memcpy(&u, &v, sizeof u);
-    le_put_u32(d, u);
-}
-
-/* Nearest float; beyond float's range C leaves the conversion undefined, so say inf explicitly. */
-static inline void le_put_f32(unsigned char *d, double x)
-{
-    float f = x > FLT_MAX ? INFINITY : x < -FLT_MAX ? -INFINITY : (float)x;
-    uint32_t u;
-    memcpy(&u, &f, sizeof u);
-    le_put_u32(d, u);
-}
-
-/* ---- names ---------------------------------------------------------------------------------- */
-
-/* DIR/NAME in a new string; no doubled '/' when DIR already ends with one. */
-
-/* DIR/PREFIX_000012.bin */
-static hs_status frame_path(const hs_xdmf_series *s, int index, char **out)
-{
-    char name[32];
-    snprintf(name, sizeof name, "_%06d.bin", index);
-    size_t pl = strlen(s->prefix);
-    char *base = NULL;
-    HS_CALL(HS_ALLOC(base, pl + strlen(name) + 1, "frame name"));
-    memcpy(base, s->prefix, pl);
-    memcpy(base + pl, name, strlen(name) + 1);
-    hs_status st = hs_path_join(s->dir, base, out);
-    free(base);
-    return st;
-}
+} xdmf_series;
 
 /* Well-formed UTF-8 (the index declares that encoding; a stray byte makes it unreadable). */
 static int utf8_valid(const unsigned char *c)
@@ -124,11 +80,9 @@ static int utf8_valid(const unsigned char *c)
     return 1;
 }
 
-hs_status hs_xdmf_prefix_check(const char *prefix)
+/* Beyond the series' rule (non-empty, no '/'): what XDMF readers and the XML index need. */
+static hs_status xdmf_check_prefix(const char *prefix)
 {
-    HS_CHECK(prefix && *prefix && !strchr(prefix, '/'), HS_ERR_CONFIG,
-             "output prefix \"%s\" must be a non-empty file name without '/'",
-             prefix ? prefix : "(null)");
     for (const unsigned char *c = (const unsigned char *)prefix; *c; ++c)
         HS_CHECK(*c > ' ' && *c != 0x7f && *c != '|', HS_ERR_CONFIG,
                  "output prefix \"%s\": the xdmf format cannot use white space, control characters "
@@ -171,14 +125,7 @@ static void format_time(double t, char *buf, size_t size)
 
 /* ---- create / destroy ----------------------------------------------------------------------- */
 
-static hs_status copy_string(const char *src, char **out, const char *what)
-{
-    HS_CALL(HS_ALLOC(*out, strlen(src) + 1, what));
-    memcpy(*out, src, strlen(src) + 1);
-    return HS_OK;
-}
-
-/* DIR/PREFIX + suffix */
+/* DIR/PREFIX + suffix, in a new string */
 static hs_status prefixed_path(const char *dir, const char *prefix, const char *suffix, char **out)
 {
     size_t pl = strlen(prefix), sl = strlen(suffix);
@@ -191,70 +138,40 @@ static hs_status prefixed_path(const char *dir, const char *prefix, const char *
     return st;
 }
 
-hs_status hs_xdmf_series_create(const char *dir, const char *prefix, hs_xdmf_series **out)
+static void xdmf_destroy(void *impl)
+{
+    xdmf_series *s = impl;
+    free(s->xml_prefix);
+    for (int g = 0; g < GEOM_COUNT; ++g) free(s->geom_path[g]);
+    free(s->grid_end);
+    free(s->grids);
+    free(s->chunk);
+    free(s);
+}
+
+static hs_status xdmf_create(const char *dir, const char *prefix, const char *index_path, void **out)
 {
     hs_status st = HS_OK;
-    hs_xdmf_series *s = NULL;
-    *out = NULL;
-    HS_CALL(hs_xdmf_prefix_check(prefix));
-    HS_CALL(hs_output_dir_check(dir));
-
+    xdmf_series *s = NULL;
     HS_CALL(HS_ALLOC(s, 1, "XDMF series"));
-    HS_CALL_GOTO(copy_string(dir, &s->dir, "directory name"), fail);
-    HS_CALL_GOTO(copy_string(prefix, &s->prefix, "prefix"), fail);
+    s->index_path = index_path;
     HS_CALL_GOTO(xml_escape(prefix, &s->xml_prefix), fail);
-    HS_CALL_GOTO(prefixed_path(dir, prefix, ".xdmf", &s->index_path), fail);
     for (int g = 0; g < GEOM_COUNT; ++g)
         HS_CALL_GOTO(prefixed_path(dir, prefix, geom_suffix[g], &s->geom_path[g]), fail);
     HS_CALL_GOTO(HS_ALLOC(s->chunk, HS_XDMF_CHUNK_BYTES, "XDMF write buffer"), fail);
     *out = s;
     return HS_OK;
 fail:
-    hs_xdmf_series_destroy(&s);
+    xdmf_destroy(s);
     return st;
 }
 
-void hs_xdmf_series_destroy(hs_xdmf_series **sp)
-{
-    if (!sp || !*sp) return;
-    hs_xdmf_series *s = *sp;
-    free(s->dir);
-    free(s->prefix);
-    free(s->xml_prefix);
-    free(s->index_path);
-    for (int g = 0; g < GEOM_COUNT; ++g) free(s->geom_path[g]);
-    free(s->times);
-    free(s->grid_end);
-    free(s->grids);
-    free(s->chunk);
-    free(s);
-    *sp = NULL;
-}
-
-int hs_xdmf_series_count(const hs_xdmf_series *s)
-{
-    return s ? s->n_frames : 0;
-}
-
-const char *hs_xdmf_series_index_path(const hs_xdmf_series *s)
-{
-    return s ? s->index_path : NULL;
-}
-
-const double *hs_xdmf_series_times(const hs_xdmf_series *s)
-{
-    return s ? s->times : NULL;
-}
-
-/* Room for @p n frames in times and grid_end. */
-static hs_status reserve_frames(hs_xdmf_series *s, int n)
+/* Room for @p n frames in grid_end. */
+static hs_status reserve_frames(xdmf_series *s, int n)
 {
     if (n <= s->cap) return HS_OK;
     int cap = s->cap ? s->cap : 64;
     while (cap < n) cap = cap > INT_MAX / 2 ? n : 2 * cap;
-    double *t = realloc(s->times, (size_t)cap * sizeof *t);
-    HS_CHECK(t, HS_ERR_MEMORY, "out of memory growing the XDMF series index to %d frames", cap);
-    s->times = t;
     size_t *g = realloc(s->grid_end, (size_t)cap * sizeof *g);
     HS_CHECK(g, HS_ERR_MEMORY, "out of memory growing the XDMF series index to %d frames", cap);
     s->grid_end = g;
@@ -264,7 +181,7 @@ static hs_status reserve_frames(hs_xdmf_series *s, int n)
 
 /* ---- index text ----------------------------------------------------------------------------- */
 
-static hs_status grids_append(hs_xdmf_series *s, const char *text, size_t n)
+static hs_status grids_append(xdmf_series *s, const char *text, size_t n)
 {
     if (s->grids_len + n + 1 > s->grids_cap) {
         size_t cap = s->grids_cap ? s->grids_cap : 4096;
@@ -280,13 +197,13 @@ static hs_status grids_append(hs_xdmf_series *s, const char *text, size_t n)
     return HS_OK;
 }
 
-static hs_status grids_printf(hs_xdmf_series *s, const char *fmt, ...)
+static hs_status grids_printf(xdmf_series *s, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
 
-static hs_status grids_printf(hs_xdmf_series *s, const char *fmt, ...)
+static hs_status grids_printf(xdmf_series *s, const char *fmt, ...)
 {
     char line[1024];
     va_list ap;
@@ -308,7 +225,7 @@ static hs_status grids_printf(hs_xdmf_series *s, const char *fmt, ...)
 
 /* One <DataItem> of a raw little-endian array: [rows] or [rows][cols] of @p type/@p precision at
  * byte @p seek of file PREFIX@p suffix (relative to the index, so the directory can be moved). */
-static hs_status put_item(hs_xdmf_series *s, const char *type, int precision, int32_t rows,
+static hs_status put_item(xdmf_series *s, const char *type, int precision, int32_t rows,
                           int cols, size_t seek, const char *suffix)
 {
     char dims[32];
@@ -322,7 +239,7 @@ static hs_status put_item(hs_xdmf_series *s, const char *type, int precision, in
                         type, precision, dims, seek, s->xml_prefix, suffix);
 }
 
-static hs_status put_attribute(hs_xdmf_series *s, const char *name, int cell, const char *type,
+static hs_status put_attribute(xdmf_series *s, const char *name, int cell, const char *type,
                                int precision, int32_t rows, int cols, size_t seek, const char *suffix)
 {
     HS_CALL(grids_printf(s, "        <Attribute Name=\"%s\" AttributeType=\"%s\" Center=\"%s\">\n",
@@ -333,41 +250,35 @@ static hs_status put_attribute(hs_xdmf_series *s, const char *name, int cell, co
 
 /* What a frame holds and where each field starts in its file. */
 typedef struct frame_plan {
-    int phi, v, activation, r, fiber, region;
-    size_t seek_phi, seek_v, seek_act, seek_r; /* bytes */
-    size_t bytes;                              /* size of the frame file */
+    int order[HS_FRAME_MAX_FIELDS]; /* fields in file order: points, then cells (hs_frame_order) */
+    int n;                          /* fields */
+    size_t seek[HS_FRAME_MAX_FIELDS]; /* bytes; seek[k] is where field order[k] starts */
+    size_t last_seek;               /* the largest offset a reader must seek to */
+    size_t bytes;                   /* size of the frame file */
+    int mesh_arrays;                /* HS_MESH_FIELD_* written */
 } frame_plan;
 
 static frame_plan plan_frame(const hs_mesh *m, const hs_frame *fr)
 {
     frame_plan p;
     memset(&p, 0, sizeof p);
-    p.phi = (fr->fields & HS_FIELD_PHI) && fr->phi;
-    p.v = (fr->fields & HS_FIELD_V) && fr->phi;
-    p.activation = (fr->fields & HS_FIELD_ACTIVATION) && fr->activation;
-    p.r = (fr->fields & HS_FIELD_R) && fr->r;
-    p.fiber = (fr->fields & HS_FIELD_FIBER) && m->fiber;
-    p.region = (fr->fields & HS_FIELD_REGION) && m->region;
-    const size_t point_bytes = 4 * (size_t)m->n_nodes, cell_bytes = 4 * (size_t)m->n_elems;
+    p.n = hs_frame_order(fr, p.order);
+    p.mesh_arrays = hs_frame_mesh_arrays(fr, m);
     size_t at = 0;
-    p.seek_phi = at;
-    at += p.phi ? point_bytes : 0;
-    p.seek_v = at;
-    at += p.v ? point_bytes : 0;
-    p.seek_act = at;
-    at += p.activation ? point_bytes : 0;
-    p.seek_r = at;
-    at += p.r ? cell_bytes : 0;
+    for (int k = 0; k < p.n; ++k) {
+        p.seek[k] = p.last_seek = at;
+        at += 4 * (size_t)(fr->field[p.order[k]].cell ? m->n_elems : m->n_nodes);
+    }
     p.bytes = at;
     return p;
 }
 
 /* Append frame @p index's <Grid> element. */
-static hs_status put_grid(hs_xdmf_series *s, int index, double time_ms, const frame_plan *p)
+static hs_status put_grid(xdmf_series *s, int index, const hs_frame *fr, const frame_plan *p)
 {
-    char tbuf[40], frame_suffix[32];
-    format_time(time_ms, tbuf, sizeof tbuf);
-    snprintf(frame_suffix, sizeof frame_suffix, "_%06d.bin", index);
+    char tbuf[40], frame_suffix[HS_SERIES_SUFFIX_MAX];
+    format_time(fr->time_ms, tbuf, sizeof tbuf);
+    hs_series_frame_suffix(index, XDMF_FRAME_EXT, frame_suffix);
     const int32_t nn = s->n_nodes, ne = s->n_elems;
     HS_CALL(grids_printf(s, "      " GRID_OPEN " Name=\"frame_%06d\">\n", index));
     HS_CALL(grids_printf(s, "        <Time Value=\"%s\"/>\n", tbuf));
@@ -377,21 +288,31 @@ static hs_status put_grid(hs_xdmf_series *s, int index, double time_ms, const fr
     HS_CALL(grids_printf(s, "        </Topology>\n        <Geometry GeometryType=\"XYZ\">\n"));
     HS_CALL(put_item(s, "Float", 8, nn, 3, 0, geom_suffix[GEOM_XYZ]));
     HS_CALL(grids_printf(s, "        </Geometry>\n"));
-    if (p->phi) HS_CALL(put_attribute(s, "phi", 0, "Float", 4, nn, 1, p->seek_phi, frame_suffix));
-    if (p->v) HS_CALL(put_attribute(s, "V", 0, "Float", 4, nn, 1, p->seek_v, frame_suffix));
-    if (p->activation)
-        HS_CALL(put_attribute(s, "activation", 0, "Float", 4, nn, 1, p->seek_act, frame_suffix));
-    if (p->r) HS_CALL(put_attribute(s, "r", 1, "Float", 4, ne, 1, p->seek_r, frame_suffix));
-    if (p->fiber)
+    for (int k = 0; k < p->n; ++k) {
+        const hs_frame_field *a = &fr->field[p->order[k]];
+        HS_CALL(put_attribute(s, a->name, a->cell, "Float", 4, a->cell ? ne : nn, 1, p->seek[k], frame_suffix));
+    }
+    if (p->mesh_arrays & HS_MESH_FIELD_FIBER)
         HS_CALL(put_attribute(s, "fiber", 1, "Float", 8, ne, 3, 0, geom_suffix[GEOM_FIBER]));
-    if (p->region)
+    if (p->mesh_arrays & HS_MESH_FIELD_REGION)
         HS_CALL(put_attribute(s, "region", 1, "Int", 4, ne, 1, 0, geom_suffix[GEOM_REGION]));
     return grids_printf(s, "      </Grid>\n");
 }
 
-/* Rewrite the index with the first @p len bytes of the grid text. */
-static hs_status write_index(const hs_xdmf_series *s, size_t len)
+/* Rewrite the index with frames [0, n), whose <Grid> text is kept in grids (their times are in
+ * it). With no frame the index is removed: it would list frames a resume at 0 removed. */
+static hs_status xdmf_write_index(void *impl, const double *times, int n)
 {
+    (void)times;
+    const xdmf_series *s = impl;
+    if (n == 0) {
+        if (unlink(s->index_path) != 0 && errno != ENOENT) {
+            int err = errno;
+            return HS_FAIL(HS_ERR_IO, "cannot remove the XDMF index %s of the abandoned frames: %s",
+                           s->index_path, strerror(err));
+        }
+        return HS_OK;
+    }
     hs_status st = HS_OK;
     hs_atomic_file *f = NULL;
     HS_CALL(hs_atomic_file_create(s->index_path, "XDMF index", &f));
@@ -405,7 +326,7 @@ static hs_status write_index(const hs_xdmf_series *s, size_t len)
                                        "CollectionType=\"Temporal\">\n",
                                        s->xml_prefix),
                  fail);
-    HS_CALL_GOTO(hs_atomic_file_write(f, s->grids, len), fail);
+    HS_CALL_GOTO(hs_atomic_file_write(f, s->grids, s->grid_end[n - 1]), fail);
     HS_CALL_GOTO(hs_atomic_file_printf(f, "    </Grid>\n  </Domain>\n</Xdmf>\n"), fail);
     return hs_atomic_file_commit(&f);
 fail:
@@ -415,39 +336,39 @@ fail:
 
 /* ---- binary arrays -------------------------------------------------------------------------- */
 
-static hs_status write_f64(hs_xdmf_series *s, hs_atomic_file *f, const double *src, size_t n)
+static hs_status write_f64(xdmf_series *s, hs_atomic_file *f, const double *src, size_t n)
 {
     const size_t per_chunk = HS_XDMF_CHUNK_BYTES / 8;
     for (size_t i0 = 0; i0 < n; i0 += per_chunk) {
         size_t m = n - i0 < per_chunk ? n - i0 : per_chunk;
-        for (size_t i = 0; i < m; ++i) le_put_f64(s->chunk + 8 * i, src[i0 + i]);
+        for (size_t i = 0; i < m; ++i) hs_le_put_f64(s->chunk + 8 * i, src[i0 + i]);
         HS_CALL(hs_atomic_file_write(f, s->chunk, 8 * m));
     }
     return HS_OK;
 }
 
 /* float32 of src [n], or of scale * src + shift (in double, then rounded once) when @p affine. */
-static hs_status write_f32(hs_xdmf_series *s, hs_atomic_file *f, const double *src, size_t n,
+static hs_status write_f32(xdmf_series *s, hs_atomic_file *f, const double *src, size_t n,
                            int affine, double scale, double shift)
 {
     const size_t per_chunk = HS_XDMF_CHUNK_BYTES / 4;
     for (size_t i0 = 0; i0 < n; i0 += per_chunk) {
         size_t m = n - i0 < per_chunk ? n - i0 : per_chunk;
         if (affine)
-            for (size_t i = 0; i < m; ++i) le_put_f32(s->chunk + 4 * i, scale * src[i0 + i] + shift);
+            for (size_t i = 0; i < m; ++i) hs_le_put_f32(s->chunk + 4 * i, scale * src[i0 + i] + shift);
         else
-            for (size_t i = 0; i < m; ++i) le_put_f32(s->chunk + 4 * i, src[i0 + i]);
+            for (size_t i = 0; i < m; ++i) hs_le_put_f32(s->chunk + 4 * i, src[i0 + i]);
         HS_CALL(hs_atomic_file_write(f, s->chunk, 4 * m));
     }
     return HS_OK;
 }
 
-static hs_status write_i32(hs_xdmf_series *s, hs_atomic_file *f, const int32_t *src, size_t n)
+static hs_status write_i32(xdmf_series *s, hs_atomic_file *f, const int32_t *src, size_t n)
 {
     const size_t per_chunk = HS_XDMF_CHUNK_BYTES / 4;
     for (size_t i0 = 0; i0 < n; i0 += per_chunk) {
         size_t m = n - i0 < per_chunk ? n - i0 : per_chunk;
-        for (size_t i = 0; i < m; ++i) le_put_i32(s->chunk + 4 * i, src[i0 + i]);
+        for (size_t i = 0; i < m; ++i) hs_le_put_i32(s->chunk + 4 * i, src[i0 + i]);
         HS_CALL(hs_atomic_file_write(f, s->chunk, 4 * m));
     }
     return HS_OK;
@@ -455,7 +376,7 @@ static hs_status write_i32(hs_xdmf_series *s, hs_atomic_file *f, const int32_t *
 
 /* Connectivity [n_elems][4]; node indices are checked because an index out of range makes readers
  * crash or draw garbage, far from the cause. */
-static hs_status write_tets(hs_xdmf_series *s, hs_atomic_file *f, const hs_mesh *m)
+static hs_status write_tets(xdmf_series *s, hs_atomic_file *f, const hs_mesh *m)
 {
     const size_t rows_per_chunk = HS_XDMF_CHUNK_BYTES / 16, ne = (size_t)m->n_elems;
     for (size_t e0 = 0; e0 < ne; e0 += rows_per_chunk) {
@@ -466,7 +387,7 @@ static hs_status write_tets(hs_xdmf_series *s, hs_atomic_file *f, const hs_mesh 
                 HS_CHECK(t[j] >= 0 && t[j] < m->n_nodes, HS_ERR_INTERNAL,
                          "element %zu has node index %d outside [0, %d)", e0 + e, (int)t[j],
                          (int)m->n_nodes);
-                le_put_i32(s->chunk + 16 * e + 4 * j, t[j]);
+                hs_le_put_i32(s->chunk + 16 * e + 4 * j, t[j]);
             }
         }
         HS_CALL(hs_atomic_file_write(f, s->chunk, 16 * k));
@@ -474,7 +395,7 @@ static hs_status write_tets(hs_xdmf_series *s, hs_atomic_file *f, const hs_mesh 
     return HS_OK;
 }
 
-static hs_status write_mesh_file(hs_xdmf_series *s, int which, const hs_mesh *m)
+static hs_status write_mesh_file(xdmf_series *s, int which, const hs_mesh *m)
 {
     hs_status st = HS_OK;
     hs_atomic_file *f = NULL;
@@ -492,18 +413,18 @@ static hs_status write_mesh_file(hs_xdmf_series *s, int which, const hs_mesh *m)
     return st;
 }
 
-static hs_status write_frame_file(hs_xdmf_series *s, const char *path, const hs_mesh *m,
+static hs_status write_frame_file(xdmf_series *s, const char *path, const hs_mesh *m,
                                   const hs_frame *fr, const frame_plan *p)
 {
     hs_status st = HS_OK;
     hs_atomic_file *f = NULL;
-    const size_t nn = (size_t)m->n_nodes, ne = (size_t)m->n_elems;
     HS_CALL(hs_atomic_file_create(path, "XDMF frame", &f));
-    if (p->phi) HS_CALL_GOTO(write_f32(s, f, fr->phi, nn, 0, 1.0, 0.0), done);
-    /* Aliev-Panfilov's phi in [0,1] mapped to a resting -80 mV and a 20 mV peak, as in VTK. */
-    if (p->v) HS_CALL_GOTO(write_f32(s, f, fr->phi, nn, 1, 100.0, -80.0), done);
-    if (p->activation) HS_CALL_GOTO(write_f32(s, f, fr->activation, nn, 0, 1.0, 0.0), done);
-    if (p->r) HS_CALL_GOTO(write_f32(s, f, fr->r, ne, 0, 1.0, 0.0), done);
+    for (int k = 0; k < p->n; ++k) {
+        const hs_frame_field *a = &fr->field[p->order[k]];
+        HS_CALL_GOTO(write_f32(s, f, a->data, (size_t)(a->cell ? m->n_elems : m->n_nodes), a->mapped,
+                               a->scale, a->offset),
+                     done);
+    }
     st = hs_atomic_file_commit(&f);
 done:
     hs_atomic_file_destroy(&f);
@@ -512,61 +433,41 @@ done:
 
 /* ---- write ---------------------------------------------------------------------------------- */
 
-hs_status hs_xdmf_series_write(hs_xdmf_series *s, const hs_mesh *mesh, const hs_frame *frame)
+static hs_status xdmf_write_frame(void *impl, int index, const char *path, const hs_mesh *mesh,
+                                  const hs_frame *frame)
 {
-    hs_status st = HS_OK;
-    char *path = NULL;
-
-    HS_CHECK(s && mesh && frame, HS_ERR_INTERNAL, "NULL argument");
-    HS_CHECK(mesh->n_nodes >= 0 && mesh->n_elems >= 0, HS_ERR_INTERNAL,
-             "mesh has negative size (%d nodes, %d elements)", (int)mesh->n_nodes,
-             (int)mesh->n_elems);
-    HS_CHECK((mesh->xyz || mesh->n_nodes == 0) && (mesh->tets || mesh->n_elems == 0),
-             HS_ERR_INTERNAL, "mesh without coordinates or connectivity");
-    HS_CHECK(isfinite(frame->time_ms), HS_ERR_NUMERIC,
-             "XDMF frame %d: time is not a finite number (%g ms)", s->n_frames, frame->time_ms);
-    HS_CHECK(s->n_frames < 999999999, HS_ERR_INTERNAL, "too many frames in one series");
+    xdmf_series *s = impl;
     /* The mesh files are shared by all frames: another mesh would silently change earlier ones. */
     HS_CHECK(!s->mesh_known || (mesh->n_nodes == s->n_nodes && mesh->n_elems == s->n_elems),
              HS_ERR_INTERNAL,
              "XDMF series %s holds a mesh of %d nodes and %d elements; frame %d has %d and %d "
              "(one mesh per series)",
-             s->index_path, (int)s->n_nodes, (int)s->n_elems, s->n_frames, (int)mesh->n_nodes,
+             s->index_path, (int)s->n_nodes, (int)s->n_elems, index, (int)mesh->n_nodes,
              (int)mesh->n_elems);
     const frame_plan p = plan_frame(mesh, frame);
     /* Both XDMF readers parse Seek with atoi: an offset of 2^31 or more would read wrong data. */
-    HS_CHECK(p.seek_r <= (size_t)INT_MAX, HS_ERR_CONFIG,
+    HS_CHECK(p.last_seek <= (size_t)INT_MAX, HS_ERR_CONFIG,
              "XDMF frame %d: %zu bytes of fields per frame; XDMF readers cannot seek past 2 GiB "
              "in a file (use output.format = \"vtk\", or fewer output.fields)",
-             s->n_frames, p.bytes);
-    HS_CALL(reserve_frames(s, s->n_frames + 1));
+             index, p.bytes);
+    HS_CALL(reserve_frames(s, index + 1));
 
-    unsigned need = (1u << GEOM_XYZ) | (1u << GEOM_TETS) | (p.region ? 1u << GEOM_REGION : 0) |
-                    (p.fiber ? 1u << GEOM_FIBER : 0);
+    unsigned need = (1u << GEOM_XYZ) | (1u << GEOM_TETS) |
+                    (p.mesh_arrays & HS_MESH_FIELD_REGION ? 1u << GEOM_REGION : 0) |
+                    (p.mesh_arrays & HS_MESH_FIELD_FIBER ? 1u << GEOM_FIBER : 0);
     for (int g = 0; g < GEOM_COUNT; ++g)
         if ((need & ~s->geom_written) & (1u << g)) HS_CALL(write_mesh_file(s, g, mesh));
     s->mesh_known = 1;
     s->n_nodes = mesh->n_nodes;
     s->n_elems = mesh->n_elems;
 
-    HS_CALL(frame_path(s, s->n_frames, &path));
-    HS_CALL_GOTO(write_frame_file(s, path, mesh, frame, &p), done);
-    const size_t old_len = s->grids_len;
-    st = put_grid(s, s->n_frames, frame->time_ms, &p);
-    if (st == HS_OK) st = write_index(s, s->grids_len);
-    if (st != HS_OK) {
-        /* Keep the directory consistent with the last good index: the frame number is reused. */
-        s->grids_len = old_len;
-        if (s->grids) s->grids[old_len] = '\0';
-        unlink(path);
-        goto done;
-    }
-    s->times[s->n_frames] = frame->time_ms;
-    s->grid_end[s->n_frames] = s->grids_len;
-    ++s->n_frames;
-done:
-    free(path);
-    return st;
+    /* The grid text after frame index - 1 is that of a frame whose index could not be written
+     * (the series removed it): this frame replaces it. */
+    s->grids_len = index ? s->grid_end[index - 1] : 0;
+    if (s->grids) s->grids[s->grids_len] = '\0';
+    HS_CALL(put_grid(s, index, frame, &p));
+    s->grid_end[index] = s->grids_len;
+    return write_frame_file(s, path, mesh, frame, &p);
 }
 
 /* ---- restart -------------------------------------------------------------------------------- */
@@ -618,7 +519,7 @@ static long attr_long(const char *from, const char *end, const char *key)
 
 /* Keep the first @p n frames of the existing index: their <Grid> text verbatim, after checking
  * that they are at the checkpoint's times (else the directory holds another run's frames). */
-static hs_status load_index(hs_xdmf_series *s, const double *times, int n)
+static hs_status load_index(xdmf_series *s, const double *times, int n)
 {
     char *text = NULL;
     hs_status st = HS_OK;
@@ -671,35 +572,26 @@ done:
     return st;
 }
 
-hs_status hs_xdmf_series_resume(hs_xdmf_series *s, const double *times, int n_frames)
+/* Resume: keep the old index's entries of the first @p n frames (none: forget any). */
+static hs_status xdmf_resume(void *impl, const double *times, int n)
 {
-    HS_CHECK(s && s->n_frames == 0 && n_frames >= 0 && (times || n_frames == 0), HS_ERR_INTERNAL,
-             "XDMF series resumed after frames were written, or with no times");
-    HS_CALL(reserve_frames(s, n_frames));
-    if (n_frames > 0) HS_CALL(load_index(s, times, n_frames));
-    /* frames after the restart point belong to the abandoned continuation: the index drops them,
-     * and so does the directory (the resumed run writes them again) */
-    for (int i = n_frames;; ++i) {
-        char *path = NULL;
-        HS_CALL(frame_path(s, i, &path));
-        int gone = unlink(path) != 0;
-        free(path);
-        if (gone) break;
-    }
-    if (n_frames > 0) {
-        hs_status st = write_index(s, s->grids_len);
-        if (st != HS_OK) { /* stay a series with nothing resumed */
-            s->grids_len = 0;
-            s->mesh_known = 0;
-            return st;
-        }
-    } else if (unlink(s->index_path) != 0 && errno != ENOENT) {
-        /* no frame yet: an index would list the removed ones */
-        int err = errno;
-        return HS_FAIL(HS_ERR_IO, "cannot remove the XDMF index %s of the abandoned frames: %s",
-                       s->index_path, strerror(err));
-    }
-    if (n_frames) memcpy(s->times, times, (size_t)n_frames * sizeof *times);
-    s->n_frames = n_frames;
-    return HS_OK;
+    xdmf_series *s = impl;
+    s->grids_len = 0;
+    s->mesh_known = 0;
+    if (n == 0) return HS_OK;
+    HS_CALL(reserve_frames(s, n));
+    return load_index(s, times, n);
 }
+
+const hs_series_format_ops hs_series_format_xdmf = {
+    .name = "xdmf",
+    .summary = "the mesh once, float32 fields per frame (raw binary) and an XDMF .xdmf index",
+    .index_ext = ".xdmf",
+    .frame_ext = XDMF_FRAME_EXT,
+    .check_prefix = xdmf_check_prefix,
+    .create = xdmf_create,
+    .write_frame = xdmf_write_frame,
+    .write_index = xdmf_write_index,
+    .resume = xdmf_resume,
+    .destroy = xdmf_destroy,
+};

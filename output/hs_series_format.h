@@ -1,0 +1,62 @@
+/**
+ * @file hs_series_format.h
+ * @brief What an output format implements: an encoder behind a small ops table, listed in
+ * hs_series_list.h. The series (output/series.c) does the rest once for all formats: argument and
+ * frame checks, times and count, file names, the output directory, removing a frame whose index
+ * could not be rewritten, and on resume removing the frames after the restart point. Internal to
+ * output/ (and its tests); callers use hs_series.h.
+ */
+#ifndef HS_SERIES_FORMAT_H
+#define HS_SERIES_FORMAT_H
+
+#include <stddef.h>
+
+#include "hs_frame.h"
+#include "hs_mesh.h"
+#include "hs_status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/**
+ * One format. The series calls create once, then for frame k = count: write_frame (a failure
+ * leaves no file of frame k behind: atomic files), then write_index(times, k + 1); when that
+ * fails it removes frame k's file and the next write_frame is for k again. @p impl is the
+ * format's own state; @p dir, @p prefix and @p index_path are the series' strings, borrowed for
+ * the life of impl.
+ */
+typedef struct hs_series_format_ops {
+    const char *name;      /**< output.format value */
+    const char *summary;   /**< one line: what the files are */
+    const char *index_ext; /**< the index is DIR/PREFIX<index_ext> */
+    const char *frame_ext; /**< frame k is DIR/PREFIX_<k:06d><frame_ext>, one file per frame */
+    /** What create refuses beyond the common rule (non-empty, no '/'): HS_ERR_CONFIG; NULL: none. */
+    hs_status (*check_prefix)(const char *prefix);
+    hs_status (*create)(const char *dir, const char *prefix, const char *index_path, void **impl);
+    /** Write frame @p index of @p mesh into @p path (plus whatever else the format keeps, such
+     * as mesh files); the frame has passed hs_frame_check and the mesh the series' checks. */
+    hs_status (*write_frame)(void *impl, int index, const char *path, const hs_mesh *mesh,
+                             const hs_frame *frame);
+    /** Rewrite the index to list frames [0, n) at @p times [n] (n = 0 after a resume at 0). */
+    hs_status (*write_index)(void *impl, const double *times, int n);
+    /** Before a resume at @p n frames (n = 0: forget any earlier resume): check and take over
+     * what the old files say, changing no file; NULL when a format needs nothing. */
+    hs_status (*resume)(void *impl, const double *times, int n);
+    void (*destroy)(void *impl);
+} hs_series_format_ops;
+
+#define HS_SERIES_FORMAT(id) extern const hs_series_format_ops hs_series_format_##id;
+#include "hs_series_list.h"
+#undef HS_SERIES_FORMAT
+
+/** Room for the part of a frame's file name after the prefix. */
+enum { HS_SERIES_SUFFIX_MAX = 48 };
+
+/** @brief "_000012<ext>": frame @p index's file name after the prefix, into @p buf. */
+void hs_series_frame_suffix(int index, const char *ext, char buf[HS_SERIES_SUFFIX_MAX]);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
