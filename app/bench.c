@@ -11,7 +11,6 @@
 #include "hs_spec.h"
 #include "hs_util.h"
 #include "hs_series.h"
-#include "hs_vtk.h"
 
 typedef struct bench_row {
     char backend[256];

@@ -99,14 +99,14 @@ static const hs_cfg_key base_keys[] = {
 
     /* ---- model: model.name; then the model's parameters (generated from fem/models/, below) -- */
     {.path = "model.name", .type = HS_CFG_ENUM, .def_str = "aliev_panfilov", .unit = "-", AT(model_name),
-     .meaning = "the ionic model (fem/models/); its parameters are the model.* keys marked with its name"},
+     .meaning = "the ionic model (fem/models/); its parameters are the model.* keys whose meaning starts with its name"},
     {.path = "model.d_iso", .type = HS_CFG_FLOAT, GT(0), .def_num = 0.3, .unit = "mm^2/ms",
      AT(d_iso), .meaning = "isotropic diffusion: D = d_iso I + d_ani f f^T (cross-fibre D = d_iso)"},
     {.path = "model.d_ani", .type = HS_CFG_FLOAT, GE(0), .def_num = 0.9, .unit = "mm^2/ms",
      AT(d_ani), .meaning = "extra diffusion along the fibre (along-fibre D = d_iso + d_ani)"},
-    {.path = "model.time_unit", .type = HS_CFG_FLOAT, GT(0), .def_num = 0.0, .unit = "ms",
-     .def_doc = "the model's", AT(time_unit),
-     .meaning = "milliseconds per model time unit; default: the model's own (aliev_panfilov: 12.9)"},
+    {.path = "model.time_unit", .type = HS_CFG_FLOAT, GT(0), .def_num = 0.0 /* the default model's: build() */,
+     .unit = "ms", AT(time_unit),
+     .meaning = "milliseconds per model time unit; when not given, the selected model's own (the default is the default model's)"},
 
     /* ---- time ---------------------------------------------------------------------------- */
     {.path = "time.dt", .type = HS_CFG_FLOAT, GT(0), .def_num = 0.1, .unit = "ms", AT(dt),
@@ -236,6 +236,7 @@ enum { N_BASE = sizeof base_keys / sizeof base_keys[0] };
 static hs_cfg_key keys[N_BASE + HS_MODEL_COUNT * HS_MODEL_MAX_PARAMS];
 static int n_keys;
 static char model_choices[512], field_choices[512], format_choices[256], paths[HS_MODEL_COUNT * HS_MODEL_MAX_PARAMS][64];
+static char meanings[HS_MODEL_COUNT * HS_MODEL_MAX_PARAMS][320];
 
 static void append_choice(char *buf, size_t n, const char *name)
 {
@@ -250,11 +251,12 @@ static void append_choice(char *buf, size_t n, const char *name)
     snprintf(buf + o, n - o, "%s%s", o ? "|" : "", name);
 }
 
-static hs_cfg_key param_key(const hs_model *m, int k, char *path, size_t n)
+static hs_cfg_key param_key(const hs_model *m, int k, char *path, size_t n, char *meaning, size_t mn)
 {
     const hs_model_param *q = &m->params[k];
     snprintf(path, n, "model.%s", q->name);
-    hs_cfg_key key = {.path = path, .unit = q->unit, .meaning = q->meaning, .def_num = q->def};
+    snprintf(meaning, mn, "%s: %s", m->name, q->meaning); /* whose parameter it is */
+    hs_cfg_key key = {.path = path, .unit = q->unit, .meaning = meaning, .def_num = q->def};
     key.type = q->kind == HS_PARAM_SWITCH ? HS_CFG_BOOL : HS_CFG_FLOAT;
     key.flags = HS_CFG_DOUBLE | (q->bounds & HS_PARAM_MIN_CLOSED ? HS_CFG_MIN_CLOSED : 0) |
                 (q->bounds & HS_PARAM_MIN_OPEN ? HS_CFG_MIN_OPEN : 0) |
@@ -291,13 +293,20 @@ static void build(void)
     for (int b = 0; b < N_BASE; ++b) {
         keys[n_keys] = base_keys[b];
         if (!strcmp(keys[n_keys].path, "output.format")) keys[n_keys].choices = format_choices;
+        if (!strcmp(keys[n_keys].path, "model.time_unit")) {
+            const hs_model *def = NULL;
+            for (int q = 0; q < N_BASE && !def; ++q)
+                if (!strcmp(base_keys[q].path, "model.name")) def = hs_models_find(base_keys[q].def_str);
+            keys[n_keys].def_num = def ? def->time_unit_default : 1.0;
+        }
         if (!strcmp(keys[n_keys].path, "model.name")) keys[n_keys].choices = model_choices;
         if (!strcmp(keys[n_keys].path, "output.fields")) keys[n_keys].choices = field_choices;
         ++n_keys;
         if (strcmp(base_keys[b].path, "model.name") != 0) continue;
         for (int i = 0; i < hs_models_count(); ++i) {
             const hs_model *m = hs_models_at(i);
-            for (int k = 0; k < m->n_params; ++k, ++np) keys[n_keys++] = param_key(m, k, paths[np], sizeof paths[np]);
+            for (int k = 0; k < m->n_params; ++k, ++np)
+                keys[n_keys++] = param_key(m, k, paths[np], sizeof paths[np], meanings[np], sizeof meanings[np]);
         }
     }
 }

@@ -7,7 +7,6 @@
 #include "hs_cg.h"
 #include "hs_series.h"
 #include "hs_util.h"
-#include "hs_vtk.h"
 
 static const char *const fiber_names[] = {"auto", "constant", "ellipsoid", "file", "mesh"};
 

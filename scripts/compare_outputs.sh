@@ -42,4 +42,26 @@ for cs in "${cases[@]}"; do
     echo "$name: identical ($(find "$work/new/$name" -type f | wc -l) files)"
   fi
 done
+# A restart: the old build's checkpoints (quick_slab to 3 ms) continued to 6 ms by each build, so
+# the new build must read the old one's checkpoints and continue exactly as the old one does.
+ck=$work/restart_src
+if [ ! -e "$work/old/restart.done" ]; then
+  rm -rf "$ck"
+  (cd "$src" && "$old" run configs/quick_slab.cfg --set solver.backend=\"cpu\" --set time.t_end=3.0 \
+     --set output.checkpoint_interval=1.0 --out "$ck" >"$work/restart_src.log" 2>&1) || { echo "restart: source run failed"; fail=1; }
+fi
+for side in old new; do
+  bin=$old; [ $side = new ] && bin=$new
+  [ $side = old ] && [ -e "$work/old/restart.done" ] && continue
+  rm -rf "$work/$side/restart" && cp -r "$ck" "$work/$side/restart"
+  (cd "$src" && "$bin" run configs/quick_slab.cfg --set solver.backend=\"cpu\" --set time.t_end=6.0 \
+     --set output.checkpoint_interval=1.0 --out "$work/$side/restart" --restart "$work/$side/restart" \
+     >"$work/$side.restart.log" 2>&1) || { echo "restart: $side run failed (see $work/$side.restart.log)"; fail=1; }
+  [ $side = old ] && touch "$work/old/restart.done"
+done
+if diff -r -q "$work/old/restart" "$work/new/restart" >"$work/restart.diff" 2>&1; then
+  echo "restart: identical ($(find "$work/new/restart" -type f | wc -l) files)"
+else
+  echo "restart: DIFFERENT"; cat "$work/restart.diff"; fail=1
+fi
 exit $fail

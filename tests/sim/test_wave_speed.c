@@ -86,16 +86,18 @@ int main(int argc, char **argv)
         if (!strcmp(argv[i], "--full")) full = 1;
         else if (!strcmp(argv[i], "--markdown") && i + 1 < argc) md = argv[++i];
     }
-    static hs_config d;
-    hs_config_defaults(&d);
+    static hs_sim_spec d;
+    hs_test_spec_defaults(&d);
+    const double c = d.model_prm.v[hs_model_param_index(d.model, "c")];
+    const double alpha = d.model_prm.v[hs_model_param_index(d.model, "alpha")];
     double D = d.d_iso + d.d_ani, T = d.time_unit;
-    double v_exact = sqrt(d.c * D / (2.0 * T)) * (1.0 - 2.0 * d.alpha);
+    double v_exact = sqrt(c * D / (2.0 * T)) * (1.0 - 2.0 * alpha);
 
     const double hs_[] = {0.2, 0.1, 0.05, 0.025};
     const double dts[] = {0.1, 0.05, 0.025, 0.0125};
     FILE *out = md ? fopen(md, "w") : NULL;
     printf("analytic cubic-front speed: %.5f mm/ms (c = %g, D = %g mm^2/ms, T = %g ms, alpha = %g)\n",
-           v_exact, d.c, D, T, d.alpha);
+           v_exact, c, D, T, alpha);
     if (out)
         fprintf(out, "| h (mm) | dt (ms) | v, r off (mm/ms) | error, r off | v, with r (mm/ms) | error, with r | Newton/step |\n"
                      "|---|---|---|---|---|---|---|\n");
