@@ -54,6 +54,15 @@ static inline void hs_cfg_bool_set(const hs_cfg_key *k, void *p, int v)
     else *(int *)p = v;
 }
 
+/* ---- suggestions for unknown keys (config_suggest.c) ---- */
+int hs_cfg_is_section(const char *name);
+int hs_cfg_osa_distance(const char *a, const char *b);
+int hs_cfg_close_enough(int d, const char *typed);
+const char *hs_cfg_suggest_key(const char *typed);
+const char *hs_cfg_suggest_section(const char *typed, char *buf, size_t n);
+const char *hs_cfg_section_list(char *buf, size_t n);
+const char *hs_cfg_key_list(const char *section, char *buf, size_t n);
+
 /* ---- errors (config_common.c) ---- */
 
 /** Record one error, prefixed by its origin @p o (NULL: the config file, if any). */

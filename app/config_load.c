@@ -40,139 +40,6 @@ static origin origin_of(const load_ctx *x, const config_setting_t *s)
     return o;
 }
 
-/* ============================================================================================ */
-/* Unknown keys: suggestions                                                                    */
-/* ============================================================================================ */
-
-/* Is @p name a section (the part before the dot of some key)? */
-static int is_section(const char *name)
-{
-    size_t n = strlen(name);
-    for (int i = 0; i < hs_cfg_nkeys(); ++i) {
-        const char *p = hs_cfg_keys()[i].path;
-        if (!is_stim(&hs_cfg_keys()[i]) && strncmp(p, name, n) == 0 && p[n] == '.') return 1;
-    }
-    return 0;
-}
-
-/* Optimal string alignment distance (Levenshtein plus adjacent transpositions). */
-static int osa_distance(const char *a, const char *b)
-{
-    enum { N = 64 };
-    int la = (int)strlen(a), lb = (int)strlen(b);
-    if (la >= N || lb >= N) return INT_MAX / 2;
-    int d[N + 1][N + 1];
-    for (int i = 0; i <= la; ++i) d[i][0] = i;
-    for (int j = 0; j <= lb; ++j) d[0][j] = j;
-    for (int i = 1; i <= la; ++i) {
-        for (int j = 1; j <= lb; ++j) {
-            int cost = a[i - 1] != b[j - 1];
-            int v = d[i - 1][j] + 1;
-            if (d[i][j - 1] + 1 < v) v = d[i][j - 1] + 1;
-            if (d[i - 1][j - 1] + cost < v) v = d[i - 1][j - 1] + cost;
-            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
-                d[i - 2][j - 2] + 1 < v)
-                v = d[i - 2][j - 2] + 1;
-            d[i][j] = v;
-        }
-    }
-    return d[la][lb];
-}
-
-/* Suggestions are made when the distance is at most max(2, len/3) of what was typed. */
-static int close_enough(int d, const char *typed)
-{
-    int lim = (int)strlen(typed) / 3;
-    return d <= (lim > 2 ? lim : 2);
-}
-
-/* Nearest valid (non-stimulus) key to @p typed ("section.name" or a bare "name"), or NULL. A
- * key with the same name in another section counts as one edit away, so `time.alpha` and a
- * top-level `dt` find `model.alpha` and `time.dt`; a name is never "corrected" into a key that
- * shares none of its letters (`a` does not suggest `mesh.h`). */
-static const char *suggest_key(const char *typed)
-{
-    const char *best = NULL;
-    int best_d = INT_MAX, best_dl = INT_MAX;
-    const char *tleaf = leaf_of(typed);
-    size_t tsec = strlen(typed) - strlen(tleaf);
-    for (int i = 0; i < hs_cfg_nkeys(); ++i) {
-        const hs_cfg_key *k = &hs_cfg_keys()[i];
-        if (is_stim(k) || k->type == HS_CFG_GROUPLIST) continue;
-        const char *kleaf = leaf_of(k->path);
-        size_t ksec = strlen(k->path) - strlen(kleaf);
-        int same_sec = tsec == ksec && strncmp(typed, k->path, tsec) == 0;
-        int d = osa_distance(typed, k->path);
-        int dl = osa_distance(tleaf, kleaf) + (same_sec ? 0 : 1);
-        if (dl < d) d = dl;
-        if (d < best_d) {
-            best_d = d;
-            best_dl = osa_distance(tleaf, kleaf);
-            best = k->path;
-        }
-    }
-    return best && close_enough(best_d, tleaf) && best_dl < (int)strlen(tleaf) ? best : NULL;
-}
-
-/* Nearest section name, or NULL. */
-static const char *suggest_section(const char *typed, char *buf, size_t n)
-{
-    int best_d = INT_MAX;
-    for (int i = 0; i < hs_cfg_nkeys(); ++i) {
-        const hs_cfg_key *k = &hs_cfg_keys()[i];
-        if (is_stim(k)) continue;
-        char sec[64];
-        size_t len = strcspn(k->path, ".");
-        if (len >= sizeof sec) continue;
-        memcpy(sec, k->path, len);
-        sec[len] = '\0';
-        int d = osa_distance(typed, sec);
-        if (d < best_d) {
-            best_d = d;
-            snprintf(buf, n, "%s", sec);
-        }
-    }
-    return best_d < (int)strlen(typed) && close_enough(best_d, typed) ? buf : NULL;
-}
-
-/* "mesh, fibers, ..." */
-static const char *section_list(char *buf, size_t n)
-{
-    size_t len = 0;
-    buf[0] = '\0';
-    const char *prev = NULL;
-    size_t prev_len = 0;
-    for (int i = 0; i < hs_cfg_nkeys(); ++i) {
-        const hs_cfg_key *k = &hs_cfg_keys()[i];
-        if (is_stim(k)) continue;
-        size_t sl = strcspn(k->path, ".");
-        if (prev && sl == prev_len && strncmp(prev, k->path, sl) == 0) continue;
-        int w = snprintf(buf + len, n - len, "%s%.*s", len ? ", " : "", (int)sl, k->path);
-        if (w < 0 || (size_t)w >= n - len) break;
-        len += (size_t)w;
-        prev = k->path;
-        prev_len = sl;
-    }
-    return buf;
-}
-
-/* Names of the keys of one section (or of a stimulus group when @p section is NULL). */
-static const char *key_list(const char *section, char *buf, size_t n)
-{
-    size_t len = 0, sl = section ? strlen(section) : 0;
-    buf[0] = '\0';
-    for (int i = 0; i < hs_cfg_nkeys(); ++i) {
-        const hs_cfg_key *k = &hs_cfg_keys()[i];
-        int in = section ? !is_stim(k) && strncmp(k->path, section, sl) == 0 && k->path[sl] == '.'
-                         : is_stim(k);
-        if (!in) continue;
-        int w = snprintf(buf + len, n - len, "%s%s", len ? ", " : "", leaf_of(k->path));
-        if (w < 0 || (size_t)w >= n - len) break;
-        len += (size_t)w;
-    }
-    return buf;
-}
-
 static void *slot_of(const hs_cfg_key *k, void *base) { return (char *)base + k->off; }
 
 /* ============================================================================================ */
@@ -389,16 +256,16 @@ static int read_value(load_ctx *x, const hs_cfg_key *k, const char *shown,
 
 static void unknown_key(load_ctx *x, const origin *o, const char *full, const char *section)
 {
-    const char *sug = suggest_key(full);
+    const char *sug = hs_cfg_suggest_key(full);
     char keys[1024];
     if (sug)
         hs_cfg_report(x, o, "unknown key \"%s\"; did you mean \"%s\"?", full, sug);
     else if (section)
         hs_cfg_report(x, o, "unknown key \"%s\"; %s has: %s", full, section,
-                      key_list(section, keys, sizeof keys));
+                      hs_cfg_key_list(section, keys, sizeof keys));
     else
         hs_cfg_report(x, o, "unknown key \"%s\"; sections are: %s", full,
-                      section_list(keys, sizeof keys));
+                      hs_cfg_section_list(keys, sizeof keys));
 }
 
 static void walk_section(load_ctx *x, hs_config *cfg, const config_setting_t *sec)
@@ -442,16 +309,16 @@ static void walk_stimulus_group(load_ctx *x, hs_config *cfg, int j, const config
             int best = -1, best_d = INT_MAX;
             for (int q = 0; q < hs_cfg_nkeys(); ++q) {
                 if (!is_stim(&hs_cfg_keys()[q])) continue;
-                int dd = osa_distance(name, leaf_of(hs_cfg_keys()[q].path));
+                int dd = hs_cfg_osa_distance(name, leaf_of(hs_cfg_keys()[q].path));
                 if (dd < best_d) best_d = dd, best = q;
             }
             char keys[512];
-            if (best >= 0 && close_enough(best_d, name) && best_d < (int)strlen(name))
+            if (best >= 0 && hs_cfg_close_enough(best_d, name) && best_d < (int)strlen(name))
                 hs_cfg_report(x, &o, "unknown key \"%s\"; did you mean \"stimulus.[%d].%s\"?", shown, j,
                               leaf_of(hs_cfg_keys()[best].path));
             else
                 hs_cfg_report(x, &o, "unknown key \"%s\"; a stimulus has: %s", shown,
-                              key_list(NULL, keys, sizeof keys));
+                              hs_cfg_key_list(NULL, keys, sizeof keys));
             continue;
         }
         if (read_value(x, &hs_cfg_keys()[k], shown, s, st, &o)) so[k] = o;
@@ -523,18 +390,18 @@ static void walk_root(load_ctx *x, hs_config *cfg, const config_setting_t *root)
         int k = hs_cfg_key_index(name);
         if (k >= 0 && hs_cfg_keys()[k].type == HS_CFG_GROUPLIST) {
             walk_stimulus(x, cfg, s, k);
-        } else if (is_section(name)) {
+        } else if (hs_cfg_is_section(name)) {
             if (config_setting_type(s) != CONFIG_TYPE_GROUP)
                 hs_cfg_report(x, &o, "%s: expected a group { ... }, got %s", name, describe(s, d, sizeof d));
             else
                 walk_section(x, cfg, s);
         } else if (config_setting_type(s) == CONFIG_TYPE_GROUP) {
             char sec[64];
-            if (suggest_section(name, sec, sizeof sec))
+            if (hs_cfg_suggest_section(name, sec, sizeof sec))
                 hs_cfg_report(x, &o, "unknown section \"%s\"; did you mean \"%s\"?", name, sec);
             else
                 hs_cfg_report(x, &o, "unknown section \"%s\"; sections are: %s", name,
-                              section_list(buf, sizeof buf));
+                              hs_cfg_section_list(buf, sizeof buf));
         } else {
             unknown_key(x, &o, name, NULL);
         }

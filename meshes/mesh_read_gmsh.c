@@ -20,7 +20,11 @@
  * Node tags may be any positive integers in any order; they are mapped to 0-based positions in the
  * file, which mesh->node_orig keeps (nodes no tetrahedron uses are dropped afterwards). Counts in
  * section headers are checked against the data both ways: a section that ends early or goes on
- * past its count is an error naming the line. Partitioned meshes and binary files are refused. */
+ * past its count is an error naming the line. Partitioned meshes and binary files are refused. *
+ * Over 600 lines on purpose: two format generations (2.x and 4.0/4.1) of one reader share their
+ * node, element and physical-group handling here; each malformed case has its own message naming
+ * the line.
+ */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>

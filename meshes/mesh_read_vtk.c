@@ -26,7 +26,11 @@
  * component) as region markers; a cell array named fiber, fibers, fibre or fibres (3 components,
  * normalised) as fibres. Triangles with a non-zero region marker become labelled boundary faces;
  * vertices, lines and other triangles are skipped; any other cell type is refused, naming the
- * first such cell. Every other array is skipped (checked as numbers in ASCII). */
+ * first such cell. Every other array is skipped (checked as numbers in ASCII). *
+ * Over 600 lines on purpose: this is one file format's whole grammar (ASCII and BINARY, classic and
+ * 5.1 cell layouts, the point and cell data that carry regions and fibres) with a check and a
+ * message naming the line for each malformed case; the line reading itself is common/hs_text_reader.c.
+ */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <math.h>

@@ -10,6 +10,11 @@
 #                                 step` at ~50K and 1M nodes, and the cost of output at one frame per
 #                                 ms in a real run; spmv: `heartsim bench spmv` on both slabs.
 #                                 all (default) = tests + bench + spmv; the tables come last.
+#   scripts/gpu_suite.sh run compare BASE
+#                                 (on the GPU machine) `bench cg` and `bench step` at ~50K and 1M rows
+#                                 and `bench spmv` at 1M with this bundle and with BASE, another
+#                                 bundle (e.g. of the previous commit, carried as .gpu-bundle-base),
+#                                 alternating new, base, new, base, so both see the same machine.
 # Device call: run(command="bash scripts/gpu_suite.sh run > $OUT/suite.log 2>&1", carry=[".gpu-bundle"])
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -113,6 +118,25 @@ run)
         esac
         echo "== run $cfg, output $out, t_end 40 ms"
         ./heartsim run "$cfg" --set time.t_end=40 --set solver.backend=\"cuda\" "$@" 2>&1 | grep -E "^(spmv|output|summary|  )" || fail=$((fail+1))
+      done
+    done
+  fi
+  if [ "$what" = compare ]; then
+    base=${3:-}
+    [ -x "../$base/heartsim" ] || { echo "compare: no bundle ../$base/heartsim"; exit 2; }
+    for round in 1 2; do
+      for side in new base; do
+        bin=./heartsim; lib=$PWD
+        [ $side = base ] && bin=../$base/heartsim && lib=$(cd "../$base" && pwd)
+        for cfg in bench_50k.cfg bench_1m.cfg; do
+          echo "== round $round, $side: bench cg $cfg"
+          LD_LIBRARY_PATH="$lib" "$bin" bench cg "$cfg" --reps 20 -q | grep -E "^\|" || fail=$((fail+1))
+          echo "== round $round, $side: bench step $cfg"
+          LD_LIBRARY_PATH="$lib" "$bin" bench step "$cfg" --reps 20 --warm 2 --no-cpu -q \
+            --set output.dir=\"/tmp/hs_bench\" --set output.format=\"xdmf\" | grep -E "^\||a step" || fail=$((fail+1))
+        done
+        echo "== round $round, $side: bench spmv bench_1m.cfg"
+        LD_LIBRARY_PATH="$lib" "$bin" bench spmv bench_1m.cfg --reps 100 -q | grep -E "^\|" || fail=$((fail+1))
       done
     done
   fi

@@ -289,8 +289,7 @@ static hs_status cpu_choose_spmv(const hs_csr *pattern, const hs_problem_opts *o
     (void)opt;
     *out = hs_spmv_find("csr_scalar");
     HS_CHECK(*out != NULL, HS_ERR_INTERNAL, "csr_scalar is not registered");
-    why[0] = '\0';
-    (void)why_len;
+    snprintf(why, why_len, "auto -> csr_scalar (cpu backend: the plain row loop)");
     return HS_OK;
 }
 

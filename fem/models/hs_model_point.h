@@ -32,7 +32,10 @@ HS_HD int hs_model_point(const hs_model_params *p, double u, double dt, const do
     case HS_MODEL_ID_##id: return hs_model_point_##id(p->v, u, dt, s_n, s, f, dfdu);
 #include "hs_model_list.h"
 #undef HS_MODEL
-    default: return -1;
+    default: /* not a model of this build */
+        *f = 0.0;
+        *dfdu = 0.0;
+        return -1;
     }
 }
 

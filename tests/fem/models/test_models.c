@@ -67,12 +67,12 @@ static void check_point(const hs_model *m)
     for (int k = 0; k < m->n_vars; ++k) s_n[k] = m->vars[k].initial;
     for (int pass = 0; pass < 2; ++pass) {
         for (double u = -0.1; u <= 1.1; u += 0.05) {
-            double s[HS_MODEL_MAX_VARS], f, df;
+            double s[HS_MODEL_MAX_VARS], f = 0.0, df = 0.0;
             memcpy(s, s_n, sizeof s);
             int it = hs_model_point(&p, u, dt, s_n, s, &f, &df);
             HS_TEST_CHECK(it >= 0 && isfinite(f) && isfinite(df), "%s: local update failed at u = %g", m->name, u);
             const double h = 1e-6;
-            double sp[HS_MODEL_MAX_VARS], sm[HS_MODEL_MAX_VARS], fp, fm, dd;
+            double sp[HS_MODEL_MAX_VARS], sm[HS_MODEL_MAX_VARS], fp = 0.0, fm = 0.0, dd = 0.0;
             memcpy(sp, s_n, sizeof sp);
             memcpy(sm, s_n, sizeof sm);
             hs_model_point(&p, u + h, dt, s_n, sp, &fp, &dd);
@@ -83,7 +83,7 @@ static void check_point(const hs_model *m)
         }
         /* second pass from a recovering state: the variables after a long excitation */
         for (int q = 0; q < 200; ++q) {
-            double s[HS_MODEL_MAX_VARS], f, df;
+            double s[HS_MODEL_MAX_VARS], f = 0.0, df = 0.0;
             memcpy(s, s_n, sizeof s);
             hs_model_point(&p, 0.9, dt, s_n, s, &f, &df);
             memcpy(s_n, s, sizeof s);
