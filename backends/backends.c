@@ -52,41 +52,32 @@ hs_status hs_backends_lookup(const char *key, const char *name, const hs_backend
     return HS_OK;
 }
 
-hs_status hs_backends_choose(const char *name, const hs_backend_entry **out)
+hs_status hs_backends_auto(const hs_backend_entry **out)
 {
     *out = NULL;
     char desc[256], why[512];
-    if (name && strcmp(name, "auto") == 0) {
-        /* the first device backend that can run here, else the first host one (cpu) */
-        const hs_backend_entry *host = NULL;
-        char reasons[1024] = "";
-        size_t o = 0;
-        for (size_t i = 0; i < sizeof list / sizeof list[0]; ++i) {
-            const hs_backend_entry *e = list[i];
-            if (!e->needs_device) {
-                if (!host) host = e;
-                continue;
-            }
-            if (e->probe(desc, sizeof desc, why, sizeof why)) {
-                hs_log(1, "backend: auto -> %s (%s)\n", e->name, desc);
-                *out = e;
-                return HS_OK;
-            }
-            if (o < sizeof reasons)
-                o += (size_t)snprintf(reasons + o, sizeof reasons - o, "%sno usable %s device: %s", o ? "; " : "",
-                                      e->name, why);
+    /* the first device backend that can run here, else the first host one (cpu) */
+    const hs_backend_entry *host = NULL;
+    char reasons[1024] = "";
+    size_t o = 0;
+    for (size_t i = 0; i < sizeof list / sizeof list[0]; ++i) {
+        const hs_backend_entry *e = list[i];
+        if (!e->needs_device) {
+            if (!host) host = e;
+            continue;
         }
-        HS_CHECK(host != NULL, HS_ERR_INTERNAL, "no host backend is registered");
-        if (o) hs_log(1, "backend: auto -> %s (%s)\n", host->name, reasons);
-        else hs_log(1, "backend: auto -> %s (this build has no device backend)\n", host->name);
-        *out = host;
-        return HS_OK;
+        if (e->probe(desc, sizeof desc, why, sizeof why)) {
+            hs_log(1, "backend: auto -> %s (%s)\n", e->name, desc);
+            *out = e;
+            return HS_OK;
+        }
+        if (o < sizeof reasons)
+            o += (size_t)snprintf(reasons + o, sizeof reasons - o, "%sno usable %s device: %s", o ? "; " : "", e->name,
+                                  why);
     }
-    const hs_backend_entry *e = NULL;
-    HS_CALL(hs_backends_lookup("solver.backend", name, &e));
-    HS_CHECK(e->probe(desc, sizeof desc, why, sizeof why), HS_ERR_DEVICE,
-             "solver.backend = \"%s\" but no usable %s device: %s. Use solver.backend = \"cpu\" (or \"auto\")",
-             e->name, e->name, why);
-    *out = e;
+    HS_CHECK(host != NULL, HS_ERR_INTERNAL, "no host backend is registered");
+    if (o) hs_log(1, "backend: auto -> %s (%s)\n", host->name, reasons);
+    else hs_log(1, "backend: auto -> %s (this build has no CUDA backend)\n", host->name);
+    *out = host;
     return HS_OK;
 }

@@ -44,11 +44,10 @@ const hs_backend_entry *hs_backends_find(const char *name);
 hs_status hs_backends_lookup(const char *key, const char *name, const hs_backend_entry **out);
 
 /**
- * @brief Resolve a solver.backend value: a backend's name (it must be able to run here: a device
- * backend without a device is HS_ERR_DEVICE saying why), or "auto": the first device backend whose
- * probe succeeds, else cpu. Logs the choice. Unknown names: HS_ERR_CONFIG listing "auto" and the names.
+ * @brief `solver.backend = "auto"`: the first device backend whose probe succeeds, else the host
+ * backend (cpu); logs the choice and, for cpu, why no device backend was taken.
  */
-hs_status hs_backends_choose(const char *name, const hs_backend_entry **out);
+hs_status hs_backends_auto(const hs_backend_entry **out);
 
 #ifdef __cplusplus
 }

@@ -77,7 +77,7 @@ hs_status hs_sim_create(const hs_sim_spec *spec, hs_sim *sim)
                       "solver.backend = \"%s\" but no usable %s device: %s. Use solver.backend = \"cpu\" (or \"auto\")",
                       spec->backend->name, spec->backend->name, why);
     } else {
-        HS_CALL_GOTO(hs_backends_choose("auto", &sim->backend_entry), fail);
+        HS_CALL_GOTO(hs_backends_auto(&sim->backend_entry), fail);
     }
     hs_problem_opts po;
     hs_sim_problem_opts(spec, &po);
