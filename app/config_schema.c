@@ -287,9 +287,9 @@ static void build(void)
             append_choice(field_choices, sizeof field_choices, hs_models_at(i)->vars[v].name);
     append_choice(field_choices, sizeof field_choices, "fiber");
     append_choice(field_choices, sizeof field_choices, "region");
-    hs_registry formats = hs_series_registry();
-    for (size_t i = 0; i < formats.count; ++i)
-        append_choice(format_choices, sizeof format_choices, hs_registry_name(&formats, i));
+    const hs_registry *formats = hs_series_registry();
+    for (size_t i = 0; i < formats->count; ++i)
+        append_choice(format_choices, sizeof format_choices, hs_registry_name(formats, i));
     for (int b = 0; b < N_BASE; ++b) {
         keys[n_keys] = base_keys[b];
         if (!strcmp(keys[n_keys].path, "output.format")) keys[n_keys].choices = format_choices;

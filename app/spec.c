@@ -13,8 +13,7 @@ static const char *const fiber_names[] = {"auto", "constant", "ellipsoid", "file
 hs_status hs_mesh_spec_from_config(const hs_config *cfg, hs_mesh_spec *m)
 {
     memset(m, 0, sizeof *m);
-    hs_registry sources = hs_mesh_sources();
-    HS_CALL(hs_registry_lookup(&sources, "mesh.source", cfg->mesh_source, NULL, (const void **)&m->source));
+    HS_CALL(hs_registry_lookup(hs_mesh_sources(), "mesh.source", cfg->mesh_source, NULL, (const void **)&m->source));
     m->box = cfg->box;
     m->min_dihedral = cfg->mesh_min_dihedral;
     snprintf(m->file, sizeof m->file, "%s", cfg->mesh_file);

@@ -11,45 +11,28 @@
 #include "hs_backend_list.h"
 #undef HS_BACKEND
 
-static const hs_backend_entry *const list[] = {
-#define HS_BACKEND(id) &hs_backend_##id,
-#include "hs_backend_list.h"
-#undef HS_BACKEND
-};
-
-/* hs_registry wants entries that start with the name: the entries live in their backends' files,
- * so the table holds (name, entry) pairs filled from them. */
-typedef struct named {
-    const char *name;
-    const hs_backend_entry *entry;
-} named;
-
-static const named table[] = {
+/* the entries live in their backends' files: the registry names them (hs_registry_ref) */
+static const hs_registry_ref table[] = {
 #define HS_BACKEND(id) {#id, &hs_backend_##id},
 #include "hs_backend_list.h"
 #undef HS_BACKEND
 };
+static const hs_registry registry = HS_REGISTRY_INIT("backend", table);
 
-hs_registry hs_backends_registry(void) { return HS_REGISTRY("backend", table); }
+const hs_registry *hs_backends_registry(void) { return &registry; }
 
 const hs_backend_entry *hs_backends_find(const char *name)
 {
-    hs_registry r = hs_backends_registry();
-    const named *e = hs_registry_find(&r, name);
-    return e ? e->entry : NULL;
+    return hs_registry_find_ref(&registry, name);
 }
 
 hs_status hs_backends_lookup(const char *key, const char *name, const hs_backend_entry **out)
 {
     *out = NULL;
-    hs_registry r = hs_backends_registry();
-    HS_CHECK(strcmp(name, "cuda") != 0 || hs_registry_find(&r, name), HS_ERR_DEVICE,
+    HS_CHECK(strcmp(name, "cuda") != 0 || hs_registry_find(&registry, name), HS_ERR_DEVICE,
              "%s = \"cuda\" but this heartsim was built without CUDA (HS_HAS_CUDA = 0); rebuild with the CUDA "
              "toolkit or use %s = \"cpu\"", key, key);
-    const void *found = NULL;
-    HS_CALL(hs_registry_lookup(&r, key, name, "auto", &found));
-    *out = ((const named *)found)->entry;
-    return HS_OK;
+    return hs_registry_lookup_ref(&registry, key, name, "auto", (const void **)out);
 }
 
 hs_status hs_backends_auto(const hs_backend_entry **out)
@@ -60,8 +43,8 @@ hs_status hs_backends_auto(const hs_backend_entry **out)
     const hs_backend_entry *host = NULL;
     char reasons[1024] = "";
     size_t o = 0;
-    for (size_t i = 0; i < sizeof list / sizeof list[0]; ++i) {
-        const hs_backend_entry *e = list[i];
+    for (size_t i = 0; i < sizeof table / sizeof table[0]; ++i) {
+        const hs_backend_entry *e = table[i].entry;
         if (!e->needs_device) {
             if (!host) host = e;
             continue;

@@ -35,7 +35,7 @@ typedef struct hs_backend_entry {
 } hs_backend_entry;
 
 /** @brief The backends as a registry (what = "backend"). */
-hs_registry hs_backends_registry(void);
+const hs_registry *hs_backends_registry(void);
 
 /** @brief The backend called @p name, or NULL ("auto" is not an entry: sim resolves it). */
 const hs_backend_entry *hs_backends_find(const char *name);

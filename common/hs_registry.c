@@ -47,3 +47,18 @@ hs_status hs_registry_lookup(const hs_registry *r, const char *key, const char *
     return HS_FAIL(HS_ERR_CONFIG, "%s: unknown %s \"%s\"; available: %s%s%s", key, r->what, name ? name : "(none)",
                    extra ? extra : "", extra && r->count ? ", " : "", hs_registry_names(r, names, sizeof names));
 }
+
+const void *hs_registry_find_ref(const hs_registry *r, const char *name)
+{
+    const hs_registry_ref *e = hs_registry_find(r, name);
+    return e ? e->entry : NULL;
+}
+
+hs_status hs_registry_lookup_ref(const hs_registry *r, const char *key, const char *name, const char *extra,
+                                 const void **out)
+{
+    const void *e = NULL;
+    hs_status st = hs_registry_lookup(r, key, name, extra, &e);
+    *out = e ? ((const hs_registry_ref *)e)->entry : NULL;
+    return st;
+}

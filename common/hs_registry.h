@@ -27,9 +27,28 @@ typedef struct hs_registry {
     size_t stride;     /**< sizeof one entry */
 } hs_registry;
 
-/** @brief Registry over a static array of entries (a struct whose first member is the name). */
-#define HS_REGISTRY(what_, array_) \
-    ((hs_registry){(what_), (array_), sizeof(array_) / sizeof((array_)[0]), sizeof((array_)[0])})
+/** @brief Initialiser of a registry over a static array of entries (a struct whose first member is
+ *  the name): `static const hs_registry reg = HS_REGISTRY_INIT("kernel", table);` (a constant
+ *  initialiser, so the registry itself can be a static const that a function returns). */
+#define HS_REGISTRY_INIT(what_, array_) \
+    {(what_), (array_), sizeof(array_) / sizeof((array_)[0]), sizeof((array_)[0])}
+
+/**
+ * An entry naming an object defined elsewhere: for lists whose objects live in their own files
+ * (`const hs_model hs_model_<id>` in fem/models/<id>.h, ...), which C cannot gather into one array
+ * of the objects themselves. Expand the list into `{#id, &object_<id>}` rows.
+ */
+typedef struct hs_registry_ref {
+    const char *name;
+    const void *entry; /**< the object */
+} hs_registry_ref;
+
+/** @brief The object of the hs_registry_ref called @p name in @p r, or NULL. */
+const void *hs_registry_find_ref(const hs_registry *r, const char *name);
+
+/** @brief Like hs_registry_lookup, for a table of hs_registry_ref: *out = the object. */
+hs_status hs_registry_lookup_ref(const hs_registry *r, const char *key, const char *name, const char *extra,
+                                 const void **out);
 
 /** @brief Name of entry @p i (i < count). */
 const char *hs_registry_name(const hs_registry *r, size_t i);

@@ -26,9 +26,7 @@ typedef struct fiber_location {
 
 static const fiber_location k_locations[] = {{"element", LOC_ELEMENT}, {"node", LOC_NODE}, {"auto", LOC_AUTO}};
 
-/* Brace-initialised rather than HS_REGISTRY: a compound literal is no constant initialiser in C11. */
-static const hs_registry k_location_registry = {"fibre location", k_locations,
-                                                sizeof k_locations / sizeof k_locations[0], sizeof k_locations[0]};
+static const hs_registry k_location_registry = HS_REGISTRY_INIT("fibre location", k_locations);
 
 /* Read every data line into *dirs ([n][3], each normalised); *per_line is 3 or 6. */
 static hs_status read_lines(hs_text_reader *r, double **dirs, size_t *n_out, long *last_line)

@@ -201,9 +201,7 @@ static const hs_mesh_reader k_readers[] = {
 #undef HS_MESH_READER
 };
 
-/* Brace-initialised rather than HS_REGISTRY: a compound literal is no constant initialiser in C11. */
-static const hs_registry k_registry = {"mesh file extension", k_readers,
-                                       sizeof k_readers / sizeof k_readers[0], sizeof k_readers[0]};
+static const hs_registry k_registry = HS_REGISTRY_INIT("mesh file extension", k_readers);
 
 const hs_registry *hs_mesh_readers(void) { return &k_registry; }
 

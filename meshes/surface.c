@@ -173,9 +173,7 @@ static const hs_surface_reader k_readers[] = {
 #undef HS_SURFACE_READER
 };
 
-/* Brace-initialised rather than HS_REGISTRY: a compound literal is no constant initialiser in C11. */
-static const hs_registry k_registry = {"surface format", k_readers,
-                                       sizeof k_readers / sizeof k_readers[0], sizeof k_readers[0]};
+static const hs_registry k_registry = HS_REGISTRY_INIT("surface format", k_readers);
 
 const hs_registry *hs_surface_readers(void) { return &k_registry; }
 

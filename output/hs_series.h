@@ -30,7 +30,7 @@ typedef struct hs_series hs_series;
 const char *hs_series_format_list(void);
 
 /** @brief The formats as a registry (entries start with the name), for listing them. */
-hs_registry hs_series_registry(void);
+const hs_registry *hs_series_registry(void);
 
 /**
  * @brief Check that @p format names a series format; HS_ERR_CONFIG listing the names otherwise.

@@ -19,13 +19,7 @@
 
 /* ---- the formats ---------------------------------------------------------------------------- */
 
-/* hs_registry wants entries that start with the name: a table of pointers does not, so wrap. */
-typedef struct format_entry {
-    const char *name;
-    const hs_series_format_ops *ops;
-} format_entry;
-
-static const format_entry entries[] = {
+static const hs_registry_ref entries[] = {
 #define HS_SERIES_FORMAT(id) {#id, &hs_series_format_##id},
 #include "hs_series_list.h"
 #undef HS_SERIES_FORMAT
@@ -38,10 +32,9 @@ static const char names[] = ""
 #undef HS_SERIES_FORMAT
     ;
 
-hs_registry hs_series_registry(void)
-{
-    return HS_REGISTRY("format", entries);
-}
+static const hs_registry registry = HS_REGISTRY_INIT("format", entries);
+
+const hs_registry *hs_series_registry(void) { return &registry; }
 
 const char *hs_series_format_list(void)
 {
@@ -51,11 +44,7 @@ const char *hs_series_format_list(void)
 static hs_status find_format(const char *name, const hs_series_format_ops **out)
 {
     *out = NULL;
-    hs_registry r = hs_series_registry();
-    const void *e = NULL;
-    HS_CALL(hs_registry_lookup(&r, "output.format", name, NULL, &e));
-    *out = ((const format_entry *)e)->ops;
-    return HS_OK;
+    return hs_registry_lookup_ref(&registry, "output.format", name, NULL, (const void **)out);
 }
 
 hs_status hs_series_format_check(const char *format)

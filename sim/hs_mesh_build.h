@@ -54,7 +54,7 @@ typedef struct hs_mesh_source {
 } hs_mesh_source;
 
 /** The mesh sources as a registry (what = "source"). */
-hs_registry hs_mesh_sources(void);
+const hs_registry *hs_mesh_sources(void);
 
 /** Everything the mesh pipeline needs; app/ fills it from mesh.* and fibers.*. */
 struct hs_mesh_spec {

@@ -228,4 +228,6 @@ static const hs_mesh_source sources[] = {
      build_lv},
 };
 
-hs_registry hs_mesh_sources(void) { return HS_REGISTRY("source", sources); }
+static const hs_registry registry = HS_REGISTRY_INIT("source", sources);
+
+const hs_registry *hs_mesh_sources(void) { return &registry; }

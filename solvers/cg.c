@@ -172,9 +172,7 @@ static const hs_cg_variant_info k_variants[] = {
 #undef HS_CG_VARIANT
 };
 
-/* Brace-initialised rather than HS_REGISTRY: a compound literal is no constant initialiser in C11. */
-static const hs_registry k_registry = {"CG variant", k_variants, sizeof k_variants / sizeof k_variants[0],
-                                       sizeof k_variants[0]};
+static const hs_registry k_registry = HS_REGISTRY_INIT("CG variant", k_variants);
 
 const hs_registry *hs_cg_variants(void) { return &k_registry; }
 

@@ -12,36 +12,28 @@
 #include "hs_spmv_list.h"
 #undef HS_SPMV_FORMAT
 
-/* The registry's entries: each format's ops live in its own file (solvers/spmv_<format>.c), and C
- * cannot copy them into one static array, so an entry is the name plus a pointer to the ops. The
- * name is the list's identifier, which is the format's config name (ops->name; the registry test
- * checks that the two agree). Pointers, not copies: code compares layout ops with hs_spmv_find. */
-typedef struct spmv_entry {
-    const char *name; /* first member (hs_registry) */
-    const hs_spmv_ops *ops;
-} spmv_entry;
-
-static const spmv_entry k_formats[] = {
+/* The registry's entries: each format's ops live in its own file (solvers/spmv_<format>.c), so an
+ * entry names them (hs_registry_ref). The name is the list's identifier, which is the format's
+ * config name (ops->name; the registry test checks that the two agree). Pointers, not copies: code
+ * compares layout ops with hs_spmv_find. */
+static const hs_registry_ref k_formats[] = {
 #define HS_SPMV_FORMAT(id) {#id, &hs_spmv_ops_##id},
 #include "hs_spmv_list.h"
 #undef HS_SPMV_FORMAT
 };
 
-/* Brace-initialised rather than HS_REGISTRY: a compound literal is no constant initialiser in C11. */
-static const hs_registry k_registry = {"kernel", k_formats, sizeof k_formats / sizeof k_formats[0],
-                                       sizeof k_formats[0]};
+static const hs_registry k_registry = HS_REGISTRY_INIT("kernel", k_formats);
 
 int hs_spmv_count(void) { return (int)k_registry.count; }
 
 const hs_spmv_ops *hs_spmv_get(int i)
 {
-    return (i >= 0 && i < hs_spmv_count()) ? k_formats[i].ops : NULL;
+    return (i >= 0 && i < hs_spmv_count()) ? k_formats[i].entry : NULL;
 }
 
 const hs_spmv_ops *hs_spmv_find(const char *name)
 {
-    const spmv_entry *e = hs_registry_find(&k_registry, name);
-    return e ? e->ops : NULL;
+    return hs_registry_find_ref(&k_registry, name);
 }
 
 const char *hs_spmv_names(void)
@@ -53,11 +45,7 @@ const char *hs_spmv_names(void)
 
 hs_status hs_spmv_lookup(const char *key, const char *name, const char *extra, const hs_spmv_ops **out)
 {
-    const void *e = NULL;
-    *out = NULL;
-    HS_CALL(hs_registry_lookup(&k_registry, key, name, extra, &e));
-    *out = ((const spmv_entry *)e)->ops;
-    return HS_OK;
+    return hs_registry_lookup_ref(&k_registry, key, name, extra, (const void **)out);
 }
 
 hs_spmv_params hs_spmv_params_default(void)

@@ -17,8 +17,7 @@
 static void hs_test_spec_defaults(hs_sim_spec *s)
 {
     memset(s, 0, sizeof *s);
-    hs_registry sources = hs_mesh_sources();
-    s->mesh.source = (const hs_mesh_source *)hs_registry_find(&sources, "box");
+    s->mesh.source = (const hs_mesh_source *)hs_registry_find(hs_mesh_sources(), "box");
     s->mesh.box = (hs_box_params){.lx = 20.0, .ly = 7.0, .lz = 3.0, .h = 0.5, .use_tetgen = 0,
                                   .tetgen_radius_edge = 1.414};
     s->mesh.scale = 1.0;

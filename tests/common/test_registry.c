@@ -26,7 +26,7 @@ static void expect_unknown(const hs_registry *r, const char *name, const char *e
 
 int main(void)
 {
-    const hs_registry r = HS_REGISTRY("fruit", k_fruits);
+    const hs_registry r = HS_REGISTRY_INIT("fruit", k_fruits);
     HS_TEST_CHECK(r.count == 3 && r.stride == sizeof(fruit), "count %zu stride %zu", r.count, r.stride);
     HS_TEST_CHECK(strcmp(hs_registry_name(&r, 1), "banana") == 0, "name 1: %s", hs_registry_name(&r, 1));
     HS_TEST_CHECK(hs_registry_at(&r, 2) == &k_fruits[2], "at(2)");
@@ -66,5 +66,17 @@ int main(void)
     expect_unknown(&r, NULL, NULL, "fruit.kind: unknown fruit \"(none)\"; available: apple, banana, cherry");
     const hs_registry none = {"fruit", k_fruits, 0, sizeof(fruit)};
     expect_unknown(&none, "apple", "auto", "fruit.kind: unknown fruit \"apple\"; available: auto");
+    /* references: entries that name objects defined elsewhere */
+    static const hs_registry_ref refs[] = {{"first", &k_fruits[0]}, {"third", &k_fruits[2]}};
+    static const hs_registry rr = HS_REGISTRY_INIT("fruit", refs);
+    HS_TEST_CHECK(hs_registry_find_ref(&rr, "third") == &k_fruits[2] && !hs_registry_find_ref(&rr, "second"), "find_ref");
+    const void *obj = NULL;
+    HS_TEST_OK(hs_registry_lookup_ref(&rr, "fruit.kind", "first", NULL, &obj));
+    HS_TEST_CHECK(obj == &k_fruits[0], "lookup_ref");
+    HS_TEST_CHECK(hs_registry_lookup_ref(&rr, "fruit.kind", "second", NULL, &obj) == HS_ERR_CONFIG && !obj,
+                  "lookup_ref of an unknown name");
+    HS_TEST_CHECK(!strcmp(hs_error_message(), "fruit.kind: unknown fruit \"second\"; available: first, third"),
+                  "message %s", hs_error_message());
+    hs_error_clear();
     HS_TEST_RETURN();
 }
