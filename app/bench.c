@@ -69,10 +69,7 @@ static hs_status bench_backend(const hs_config *cfg, const char *backend, int re
         snprintf(dir, sizeof dir, "%s/bench", spec.out_dir);
         HS_CALL_GOTO(hs_state_create(&sim.backend->state, &state), done);
         HS_CALL_GOTO(hs_series_create(spec.out_format, dir, backend, &ser), done);
-        hs_frame_plan plan = {&sim.backend->state, spec.out_state, spec.out_mv, spec.model->mv_scale,
-                              spec.model->mv_offset, 0};
-        if (spec.out_mesh_fields & HS_OUT_FIBER) plan.mesh_fields |= HS_MESH_FIELD_FIBER;
-        if (spec.out_mesh_fields & HS_OUT_REGION) plan.mesh_fields |= HS_MESH_FIELD_REGION;
+        hs_frame_plan plan = hs_sim_frame_plan(&spec, &sim);
         double ft[3];
         for (int q = 0; q < 3; ++q) {
             double w0 = hs_wtime();

@@ -50,8 +50,8 @@ static hs_status out_fields(const hs_config *cfg, hs_sim_spec *s)
         int k = hs_state_find(&d, name);
         if (k >= 0) s->out_state |= 1u << k;
         else if (!strcmp(name, "V")) s->out_mv = 1;
-        else if (!strcmp(name, "fiber")) s->out_mesh_fields |= HS_OUT_FIBER;
-        else if (!strcmp(name, "region")) s->out_mesh_fields |= HS_OUT_REGION;
+        else if (!strcmp(name, "fiber")) s->out_mesh_fields |= HS_MESH_FIELD_FIBER;
+        else if (!strcmp(name, "region")) s->out_mesh_fields |= HS_MESH_FIELD_REGION;
         else {
             char avail[512];
             size_t o = 0;

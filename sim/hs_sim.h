@@ -14,6 +14,7 @@
 #include "hs_backend.h"
 #include "hs_backends.h"
 #include "hs_checkpoint.h"
+#include "hs_frame_writer.h"
 #include "hs_mesh.h"
 #include "hs_mesh_build.h"
 #include "hs_models.h"
@@ -24,9 +25,6 @@ extern "C" {
 #endif
 
 #define HS_SPEC_MAX_STIMULI 64
-
-/** Mesh arrays a frame can show besides the state (hs_sim_spec.out_mesh_fields). */
-enum { HS_OUT_FIBER = 1 << 0, HS_OUT_REGION = 1 << 1 };
 
 /** Everything a simulation needs, resolved: app/ fills it from the config and the command line. */
 typedef struct hs_sim_spec {
@@ -64,7 +62,7 @@ typedef struct hs_sim_spec {
     double out_interval;         /**< ms between frames */
     unsigned out_state;          /**< state fields in frames: bit k = field k of the state descriptor */
     int out_mv;                  /**< the potential in mV ("V") */
-    unsigned out_mesh_fields;    /**< HS_OUT_FIBER | HS_OUT_REGION */
+    unsigned out_mesh_fields;    /**< the mesh's arrays in frames: HS_MESH_FIELD_FIBER | HS_MESH_FIELD_REGION */
     double checkpoint_interval;  /**< ms, 0 = off */
     int checkpoint_keep;
     uint64_t config_fp[HS_CKPT_GROUPS]; /**< fingerprints of the keys that change the state (checkpoints) */
@@ -92,6 +90,9 @@ void hs_sim_problem_opts(const hs_sim_spec *spec, hs_problem_opts *o);
 
 /** @brief Advance @p sim by one step from t_ms with the spec's stimuli (tests, benchmarks). */
 hs_status hs_sim_step(hs_sim *sim, double t_ms, double dt_ms, hs_step_stats *stats);
+
+/** @brief What a frame of @p sim shows: the spec's output fields of the backend's state. */
+hs_frame_plan hs_sim_frame_plan(const hs_sim_spec *spec, const hs_sim *sim);
 
 /** What a run did (also filled, up to the failure, when it fails). */
 typedef struct hs_run_summary {

@@ -209,13 +209,10 @@ static long inject_nan_step(void)
     return e && *e ? atol(e) : -1;
 }
 
-/* The frames' contents: the spec's fields of this backend's state. */
-static hs_frame_plan frame_plan(const hs_sim_spec *cfg, const hs_sim *sim)
+hs_frame_plan hs_sim_frame_plan(const hs_sim_spec *cfg, const hs_sim *sim)
 {
     hs_frame_plan p = {&sim->backend->state, cfg->out_state, cfg->out_mv, cfg->model->mv_scale,
-                       cfg->model->mv_offset, 0};
-    if (cfg->out_mesh_fields & HS_OUT_FIBER) p.mesh_fields |= HS_MESH_FIELD_FIBER;
-    if (cfg->out_mesh_fields & HS_OUT_REGION) p.mesh_fields |= HS_MESH_FIELD_REGION;
+                       cfg->model->mv_offset, cfg->out_mesh_fields};
     return p;
 }
 
@@ -276,7 +273,7 @@ hs_status hs_sim_run(const hs_sim_spec *cfg, const char *restart, const hs_run_h
             src = (hs_frame_source){sim.backend->ops->host_alloc, sim.backend->ops->host_free, frame_copy_wait,
                                     sim.backend};
         }
-        hs_frame_plan plan = frame_plan(cfg, &sim);
+        hs_frame_plan plan = hs_sim_frame_plan(cfg, &sim);
         HS_CALL_GOTO(hs_frame_writer_create(ser, sim.mesh, &plan, &src, &fw), done);
     }
     sum->wall_setup = hs_wtime() - w0;

@@ -1,0 +1,137 @@
+/*
+ * Checkpoint files over the state descriptor (sim/checkpoint.c):
+ *  1. a state with every field of the model and a two-step history is written and read back bit for
+ *     bit, and matched against the run's fingerprints and mesh;
+ *  2. a version-1 file (written before the history section existed) is still read: same fields,
+ *     empty history;
+ *  3. a payload of another size (another model's fields) is refused with a message naming the model;
+ *     a changed fingerprint group names the group; a flipped payload byte is named as damage.
+ */
+#define _POSIX_C_SOURCE 200809L /* mkdtemp */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "hs_checkpoint.h"
+#include "hs_test.h"
+#include "hs_util.h"
+
+static char g_dir[256];
+
+static void write_file(const char *path, const void *a, size_t na, const void *b, size_t nb)
+{
+    FILE *f = fopen(path, "wb");
+    if (!f) return;
+    fwrite(a, 1, na, f);
+    if (nb) fwrite(b, 1, nb, f);
+    fclose(f);
+}
+
+int main(void)
+{
+    hs_verbosity = 0;
+    snprintf(g_dir, sizeof g_dir, "/tmp/hs_test_checkpoint_XXXXXX");
+    HS_TEST_CHECK(mkdtemp(g_dir) != NULL, "mkdtemp");
+    hs_box_params box = {.lx = 2.0, .ly = 1.0, .lz = 1.0, .h = 0.5};
+    hs_mesh *mesh = NULL;
+    HS_TEST_OK(hs_mesh_create_box(&box, &mesh));
+    if (!mesh) HS_TEST_RETURN();
+    const hs_model *model = hs_models_at(0);
+    hs_state_desc d;
+    hs_state_desc_init(&d, model, mesh->n_nodes, mesh->n_elems);
+    hs_state st;
+    HS_TEST_OK(hs_state_create(&d, &st));
+    unsigned seed = 7;
+    for (int k = 0; k < d.n_fields; ++k)
+        for (size_t i = 0; i < hs_state_field_len(&d, k); ++i) st.field[k][i] = (double)rand_r(&seed) / RAND_MAX - 0.25;
+    const size_t nn = (size_t)mesh->n_nodes;
+    double *h1 = malloc(sizeof(double) * nn), *h2 = malloc(sizeof(double) * nn);
+    for (size_t i = 0; i < nn; ++i) h1[i] = i * 1e-3, h2[i] = -(double)i;
+    hs_extrap ex = {.order = 2, .n_valid = 2, .h = {0.01, 0.02}};
+    double *const hist[2] = {h1, h2};
+    const double times[3] = {0.0, 1.0, 2.0};
+    uint64_t fp[HS_CKPT_GROUPS] = {1, 2, 3, 4, 5, 6};
+    char path[400];
+    hs_checkpoint_path(g_dir, "t", 20, path, sizeof path);
+
+    /* 1. round trip */
+    HS_TEST_OK(hs_checkpoint_write(path, 20, 2.0, 0.1, fp, mesh, 3, times, &st, &ex, hist));
+    hs_checkpoint ck;
+    HS_TEST_OK(hs_checkpoint_read(path, model, &ck));
+    HS_TEST_CHECK(ck.h.step == 20 && ck.h.n_frames == 3 && ck.h.version == HS_CKPT_VERSION, "header");
+    HS_TEST_CHECK(ck.desc.n_fields == d.n_fields, "fields");
+    for (int k = 0; k < d.n_fields; ++k)
+        HS_TEST_CHECK(!memcmp(ck.state.field[k], st.field[k], sizeof(double) * hs_state_field_len(&d, k)),
+                      "field %s differs", d.f[k].name);
+    HS_TEST_CHECK(ck.hist.n_valid == 2 && ck.hist.h[1] == 0.02 && !memcmp(ck.hist_phi[1], h2, sizeof(double) * nn),
+                  "history");
+    HS_TEST_OK(hs_checkpoint_match(&ck, fp, 0.1, mesh));
+    uint64_t other[HS_CKPT_GROUPS];
+    memcpy(other, fp, sizeof other);
+    other[2] ^= 1; /* model.* */
+    HS_TEST_CHECK(hs_checkpoint_match(&ck, other, 0.1, mesh) == HS_ERR_CONFIG &&
+                      strstr(hs_error_message(), "model.* differs"),
+                  "fingerprint mismatch: %s", hs_error_message());
+    hs_error_clear();
+
+    /* 2. the same state as a version-1 file: no history section, reserved = 0 */
+    FILE *f = fopen(path, "rb");
+    long size = 0;
+    unsigned char *buf = NULL;
+    if (f) {
+        fseek(f, 0, SEEK_END);
+        size = ftell(f);
+        fseek(f, 0, SEEK_SET);
+        buf = malloc((size_t)size);
+        if (fread(buf, 1, (size_t)size, f) != (size_t)size) size = 0;
+        fclose(f);
+    }
+    HS_TEST_CHECK(size > 0, "read back the file");
+    hs_ckpt_header h;
+    memcpy(&h, buf, sizeof h);
+    const unsigned char *payload = buf + sizeof h;
+    size_t v1_bytes = sizeof(double) * (3 + 2 * nn + (size_t)mesh->n_elems); /* times, phi, r, act */
+    h.version = 1;
+    h.reserved = 0;
+    h.payload_bytes = v1_bytes;
+    h.payload_sum = hs_fnv1a64(HS_FNV_OFFSET, payload, v1_bytes);
+    h.header_sum = hs_fnv1a64(HS_FNV_OFFSET, &h, offsetof(hs_ckpt_header, header_sum));
+    char v1[400];
+    snprintf(v1, sizeof v1, "%s/v1.hsck", g_dir);
+    write_file(v1, &h, sizeof h, payload, v1_bytes);
+    hs_checkpoint c1;
+    HS_TEST_OK(hs_checkpoint_read(v1, model, &c1));
+    HS_TEST_CHECK(c1.hist.n_valid == 0, "version 1: empty history");
+    for (int k = 0; k < d.n_fields; ++k)
+        HS_TEST_CHECK(!memcmp(c1.state.field[k], st.field[k], sizeof(double) * hs_state_field_len(&d, k)),
+                      "version 1: field %s", d.f[k].name);
+    hs_checkpoint_free(&c1);
+
+    /* 3. another model's payload (one field more), and a damaged byte */
+    h.payload_bytes = v1_bytes + sizeof(double) * (size_t)mesh->n_elems;
+    h.header_sum = hs_fnv1a64(HS_FNV_OFFSET, &h, offsetof(hs_ckpt_header, header_sum));
+    unsigned char *big = calloc(1, h.payload_bytes);
+    memcpy(big, payload, v1_bytes);
+    write_file(v1, &h, sizeof h, big, h.payload_bytes);
+    HS_TEST_CHECK(hs_checkpoint_read(v1, model, &c1) == HS_ERR_IO && strstr(hs_error_message(), model->name),
+                  "other model: %s", hs_error_message());
+    hs_error_clear();
+    buf[sizeof h + 8 * 3 + 5] ^= 0x40; /* a byte of phi */
+    write_file(v1, buf, (size_t)size, NULL, 0);
+    HS_TEST_CHECK(hs_checkpoint_read(v1, model, &c1) == HS_ERR_IO && strstr(hs_error_message(), "payload checksum"),
+                  "damage: %s", hs_error_message());
+    hs_error_clear();
+
+    unlink(v1);
+    unlink(path);
+    rmdir(g_dir);
+    free(big);
+    free(buf);
+    free(h1);
+    free(h2);
+    hs_checkpoint_free(&ck);
+    hs_state_destroy(&st);
+    hs_mesh_destroy(&mesh);
+    HS_TEST_RETURN();
+}
