@@ -32,7 +32,7 @@
 // through the PLT, so the definition below, linked into the executable, is the one the dynamic
 // linker binds: it only throws and leaves the freeing to the destructor. The header's inline copy
 // is renamed out of the way so this file holds a single definition of the name.
-// tests/mesh/test_mesh_tetgen_box checks that a self-intersecting surface gives an error, which
+// tests/meshes/test_mesh_tetgen_box checks that a self-intersecting surface gives an error, which
 // it would not if this override were not in effect.
 #define terminatetetgen hs_tetgen_header_terminatetetgen_unused
 #include <tetgen.h>

@@ -2,7 +2,7 @@
  * @file hs_test_spec.h
  * @brief A simulation spec for tests of fem/, backends/ and sim/, which do not link app/: the
  * values of the config defaults (docs/config.md) on a box slab, cpu backend, no output, no
- * stimulus. tests/config/test_spec_defaults.c checks that it matches what app/ makes of an empty
+ * stimulus. tests/app/config/test_spec_defaults.c checks that it matches what app/ makes of an empty
  * config, so the two cannot drift apart. Header-only.
  */
 #ifndef HS_TEST_SPEC_H

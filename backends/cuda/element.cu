@@ -22,28 +22,28 @@ __global__ void k_element(int32_t ne, hs_model_params prm, double dt, const int3
                           dev_scalars *sc)
 {
     for (int32_t e = blockIdx.x * blockDim.x + threadIdx.x; e < ne; e += gridDim.x * blockDim.x) {
-    int4 t = reinterpret_cast<const int4 *>(tets)[e];
-    double ph[4] = {phi[t.x], phi[t.y], phi[t.z], phi[t.w]};
-    double pn[4] = {phin[t.x], phin[t.y], phin[t.z], phin[t.w]};
-    double kde[10], kel[16], rel[4];
+        int4 t = reinterpret_cast<const int4 *>(tets)[e];
+        double ph[4] = {phi[t.x], phi[t.y], phi[t.z], phi[t.w]};
+        double pn[4] = {phin[t.x], phin[t.y], phin[t.z], phin[t.w]};
+        double kde[10], kel[16], rel[4];
 #pragma unroll
-    for (int q = 0; q < 10; ++q) kde[q] = kd[(int64_t)q * ne + e];
-    double sn[NV > 0 ? NV : 1], sv[NV > 0 ? NV : 1];
+        for (int q = 0; q < 10; ++q) kde[q] = kd[(int64_t)q * ne + e];
+        double sn[NV > 0 ? NV : 1], sv[NV > 0 ? NV : 1];
 #pragma unroll
-    for (int k = 0; k < NV; ++k) {
-        sn[k] = ipv_n[(int64_t)k * ne + e];
-        sv[k] = ipv[(int64_t)k * ne + e];
-    }
-    int it = hs_element_eval(&prm, dt, vol[e], kde, ph, pn, stim_e[e], sn, sv, kel, rel);
-    if (it < 0) atomicMin(&sc->bad_elem, (int)e); /* error flag only: the result is order-free */
+        for (int k = 0; k < NV; ++k) {
+            sn[k] = ipv_n[(int64_t)k * ne + e];
+            sv[k] = ipv[(int64_t)k * ne + e];
+        }
+        int it = hs_element_eval(&prm, dt, vol[e], kde, ph, pn, stim_e[e], sn, sv, kel, rel);
+        if (it < 0) atomicMin(&sc->bad_elem, (int)e); /* error flag only: the result is order-free */
 #pragma unroll
-    for (int k = 0; k < NV; ++k) ipv[(int64_t)k * ne + e] = sv[k];
+        for (int k = 0; k < NV; ++k) ipv[(int64_t)k * ne + e] = sv[k];
 #pragma unroll
-    for (int a = 0; a < 4; ++a)
+        for (int a = 0; a < 4; ++a)
 #pragma unroll
-        for (int b = a; b < 4; ++b) ke[(int64_t)hs_sym4_index(a, b) * ne + e] = kel[4 * a + b];
+            for (int b = a; b < 4; ++b) ke[(int64_t)hs_sym4_index(a, b) * ne + e] = kel[4 * a + b];
 #pragma unroll
-    for (int a = 0; a < 4; ++a) re[(int64_t)a * ne + e] = rel[a];
+        for (int a = 0; a < 4; ++a) re[(int64_t)a * ne + e] = rel[a];
     }
 }
 

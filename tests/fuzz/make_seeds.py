@@ -9,7 +9,7 @@ committed: run this only to change them (python3 tests/fuzz/make_seeds.py). The 
 and mtx seeds were written by hand and are not touched.
 
 Geometry: the unit cube, as 8 points and 6 outward quads (surfaces) or as 6 positive tetrahedra
-around its 0-7 diagonal (volumes, the same as tests/mesh/mesh_read_test_util.h)."""
+around its 0-7 diagonal (volumes, the same as tests/meshes/mesh_read_test_util.h)."""
 import os
 import struct
 
