@@ -63,6 +63,8 @@ static const bad_case bad_cases[] = {
      "unknown key \"time.alpha\"; did you mean \"model.alpha\"?"},
     {"top-level key", "# comment\ndt = 0.1;\n", {NULL}, 2,
      "unknown key \"dt\"; did you mean \"time.dt\"?"},
+    {"unknown ionic model", "model = { name = \"fitzhugh\"; };\n", {NULL}, 1,
+     "model.name: unknown value \"fitzhugh\"; allowed: \"aliev_panfilov\""},
     {"unknown section", "\n\nmodle = { c = 8.0; };\n", {NULL}, 3,
      "unknown section \"modle\"; did you mean \"model\"?"},
     {"unknown section without suggestion", "xyzzy = { a = 1; };\n", {NULL}, 1,
