@@ -21,7 +21,7 @@ hs_status hs_bench_cg(const hs_config *cfg0, int iters, int reps)
     spec.backend = NULL;
     const hs_registry *reg = hs_backends_registry();
     for (size_t i = 0; i < reg->count && !spec.backend; ++i) {
-        const hs_backend_entry *e = hs_backends_find(hs_registry_name(reg, i));
+        const hs_backend_entry *e = ((const hs_registry_ref *)hs_registry_at(reg, i))->entry;
         if (e->needs_device) spec.backend = e;
     }
     HS_CHECK(spec.backend != NULL, HS_ERR_DEVICE, "bench cg needs a device backend; this heartsim was built without CUDA");

@@ -481,6 +481,7 @@ static void model_defaults(load_ctx *x, hs_config *cfg)
 {
     const hs_model *m = hs_models_find(cfg->model_name);
     if (m && !hs_cfg_origin_key(x, "model.time_unit")) cfg->time_unit = m->time_unit_default;
+    if (m && !hs_cfg_origin_key(x, "output.fields")) cfg->out_fields = hs_config_default_fields(m);
 }
 
 hs_status hs_config_load(const char *path, const char *const *overrides, int n_overrides,

@@ -98,7 +98,8 @@ static const hs_cfg_key base_keys[] = {
      .meaning = "whether fibers.file holds one line per element or per node; \"auto\": by its line count"},
 
     /* ---- model: model.name; then the model's parameters (generated from fem/models/, below) -- */
-    {.path = "model.name", .type = HS_CFG_ENUM, .def_str = "aliev_panfilov", .unit = "-", AT(model_name),
+    {.path = "model.name", .type = HS_CFG_ENUM, .def_str = NULL /* build(): the first listed model */, .unit = "-",
+     AT(model_name),
      .meaning = "the ionic model (fem/models/); its parameters are the model.* keys whose meaning starts with its name"},
     {.path = "model.d_iso", .type = HS_CFG_FLOAT, GT(0), .def_num = 0.3, .unit = "mm^2/ms",
      AT(d_iso), .meaning = "isotropic diffusion: D = d_iso I + d_ani f f^T (cross-fibre D = d_iso)"},
@@ -213,7 +214,7 @@ static const hs_cfg_key base_keys[] = {
      AT(out_interval), .meaning = "time between frames (>= time.dt)"},
     {.path = "output.fields", .type = HS_CFG_STRLIST,
      .choices = NULL /* generated: the state fields of every model, V, fiber, region */,
-     .def_str = "phi,V,activation,r,fiber",
+     .def_str = NULL /* generated: the default model's hs_config_default_fields */,
      .unit = "-", AT_INT(out_fields), .meaning = "arrays written to each frame"},
     {.path = "output.checkpoint_interval", .type = HS_CFG_FLOAT, GE(0), .def_num = 0.0,
      .unit = "ms", AT(checkpoint_interval),
@@ -235,7 +236,7 @@ enum { N_BASE = sizeof base_keys / sizeof base_keys[0] };
 
 static hs_cfg_key keys[N_BASE + HS_MODEL_COUNT * HS_MODEL_MAX_PARAMS];
 static int n_keys;
-static char model_choices[512], field_choices[512], format_choices[256], paths[HS_MODEL_COUNT * HS_MODEL_MAX_PARAMS][64];
+static char model_choices[512], field_choices[512], field_default[512], format_choices[256], paths[HS_MODEL_COUNT * HS_MODEL_MAX_PARAMS][64];
 static char meanings[HS_MODEL_COUNT * HS_MODEL_MAX_PARAMS][320];
 
 static void append_choice(char *buf, size_t n, const char *name)
@@ -270,8 +271,17 @@ static hs_cfg_key param_key(const hs_model *m, int k, char *path, size_t n, char
     return key;
 }
 
+/* output.fields by default: the model's potential, V, activation, the model's variables, fiber. */
+static void default_fields(const hs_model *m, char *buf, size_t n)
+{
+    size_t o = (size_t)snprintf(buf, n, "%s,V,activation", m->potential_name);
+    for (int v = 0; v < m->n_vars && o < n; ++v) o += (size_t)snprintf(buf + o, n - o, ",%s", m->vars[v].name);
+    if (o < n) snprintf(buf + o, n - o, ",fiber");
+}
+
 static void build(void)
 {
+    const hs_model *def_model = hs_models_at(0); /* model.name's default: the first of hs_model_list.h */
     int np = 0;
     for (int i = 0; i < hs_models_count(); ++i) {
         const hs_model *m = hs_models_at(i);
@@ -293,13 +303,15 @@ static void build(void)
     for (int b = 0; b < N_BASE; ++b) {
         keys[n_keys] = base_keys[b];
         if (!strcmp(keys[n_keys].path, "output.format")) keys[n_keys].choices = format_choices;
-        if (!strcmp(keys[n_keys].path, "model.time_unit")) {
-            const hs_model *def = NULL;
-            for (int q = 0; q < N_BASE && !def; ++q)
-                if (!strcmp(base_keys[q].path, "model.name")) def = hs_models_find(base_keys[q].def_str);
-            keys[n_keys].def_num = def ? def->time_unit_default : 1.0;
+        if (!strcmp(keys[n_keys].path, "model.time_unit")) keys[n_keys].def_num = def_model->time_unit_default;
+        if (!strcmp(keys[n_keys].path, "output.fields")) {
+            default_fields(def_model, field_default, sizeof field_default);
+            keys[n_keys].def_str = field_default;
         }
-        if (!strcmp(keys[n_keys].path, "model.name")) keys[n_keys].choices = model_choices;
+        if (!strcmp(keys[n_keys].path, "model.name")) {
+            keys[n_keys].choices = model_choices;
+            keys[n_keys].def_str = def_model->name;
+        }
         if (!strcmp(keys[n_keys].path, "output.fields")) keys[n_keys].choices = field_choices;
         ++n_keys;
         if (strcmp(base_keys[b].path, "model.name") != 0) continue;
@@ -309,6 +321,20 @@ static void build(void)
                 keys[n_keys++] = param_key(m, k, paths[np], sizeof paths[np], meanings[np], sizeof meanings[np]);
         }
     }
+}
+
+int hs_config_default_fields(const hs_model *m)
+{
+    char names[512];
+    default_fields(m, names, sizeof names);
+    int bits = 0;
+    for (const char *c = names; *c;) {
+        size_t l = strcspn(c, ",");
+        for (int i = 0; hs_config_out_field(i); ++i)
+            if (strlen(hs_config_out_field(i)) == l && !strncmp(hs_config_out_field(i), c, l)) bits |= 1 << i;
+        c += l + (c[l] ? 1 : 0);
+    }
+    return bits;
 }
 
 const char *hs_config_out_field(int i)

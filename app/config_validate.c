@@ -290,7 +290,12 @@ void hs_cfg_validate_all(load_ctx *x, const hs_config *cfg)
         double q = pow(10.0, floor(log10(dt_max)) - 2.0);
         snprintf(b, sizeof b, "%.3g", dt_max);
         if (strtod(b, NULL) > dt_max) snprintf(b, sizeof b, "%.3g", floor(dt_max / q) * q);
-        hs_cfg_report(x, origin_any(x, "time.dt", "model.time_unit", NULL),
+        /* the line of whichever key was set: time.dt, then the model's parameters, then the time unit */
+        const origin *o = origin_any(x, "time.dt", NULL);
+        for (int i = 0; !o && x->key && i < hs_cfg_nkeys(); ++i)
+            if (hs_cfg_keys()[i].model && !strcmp(hs_cfg_keys()[i].model, model->name) && x->key[i].set) o = &x->key[i];
+        if (!o) o = origin_any(x, "model.time_unit", NULL);
+        hs_cfg_report(x, o,
                       "time.dt = %s ms makes the Newton tangent indefinite (1/dt - max df_phi/dphi <= 0): "
                       "must be < %s ms for these model parameters",
                       hs_cfg_fmt_num(cfg->dt, a, sizeof a), b);

@@ -12,14 +12,15 @@ static uint64_t fp_d(uint64_t h, double v)
 static uint64_t fp_i(uint64_t h, int64_t v) { return hs_fnv1a64(h, &v, sizeof v); }
 static uint64_t fp_s(uint64_t h, const char *s) { return hs_fnv1a64(h, s, strlen(s) + 1); }
 
-/* model.*: the selected model's real parameters in its order, the tissue keys d_iso, d_ani,
- * time_unit, then its switches (as integers). A model whose parameters are all equal to another's
- * still differs in its state fields, which the checkpoint reader checks by the payload size. */
+/* model.*: the selected model's name (except for the first model of the list, whose checkpoints
+ * were written before there was a choice), its real parameters in its order, the tissue keys d_iso,
+ * d_ani, time_unit, then its switches (as integers). */
 static uint64_t fp_model(const hs_config *c)
 {
     const hs_model *m = hs_models_find(c->model_name);
     uint64_t h = HS_FNV_OFFSET;
-    if (!m) return fp_s(h, c->model_name);
+    if (!m) return fp_s(h, c->model_name); /* not reached: spec.c refuses an unknown model first */
+    if (m != hs_models_at(0)) h = fp_s(h, m->name);
     const double *v = c->model_prm[m->id];
     for (int k = 0; k < m->n_params; ++k)
         if (m->params[k].kind == HS_PARAM_REAL) h = fp_d(h, v[k]);

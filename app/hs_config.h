@@ -16,12 +16,12 @@
 #include "hs_spmv.h"
 #include "hs_stimulus.h"
 #include "hs_status.h"
+#include "hs_util.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-#define HS_PATH_MAX 4096
 #define HS_MAX_STIMULI 64
 
 typedef struct hs_config {
@@ -112,6 +112,9 @@ void hs_config_print(const hs_config *cfg, FILE *f);
 
 /** @brief Name of output.fields choice @p i (bit i of out_fields), or NULL past the last. */
 const char *hs_config_out_field(int i);
+
+/** @brief output.fields when not given, for model @p m: its potential, V, activation, its variables, fiber. */
+int hs_config_default_fields(const hs_model *m);
 
 /** @brief Print the key reference (markdown table: key, type, unit, default, range, meaning). */
 void hs_config_print_reference(FILE *f);

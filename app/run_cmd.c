@@ -1,8 +1,6 @@
 /* heartsim run (hs_run_cmd.h): config -> spec, the run with a progress line, the summary. */
 #include "hs_run_cmd.h"
 
-#include <math.h>
-
 #include "hs_progress.h"
 #include "hs_spec.h"
 #include "hs_util.h"
@@ -12,6 +10,8 @@ static void progress_step(void *ctx, double t_ms, long steps, int newton, int cg
     hs_progress_update(ctx, t_ms, steps, newton, cg, last);
 }
 
+static void progress_start(void *ctx, double t_end_ms) { hs_progress_init(ctx, stderr, t_end_ms, hs_verbosity >= 1); }
+
 static void progress_done(void *ctx) { hs_progress_finish(ctx); }
 
 hs_status hs_run_command(const hs_config *cfg, const char *restart)
@@ -19,9 +19,7 @@ hs_status hs_run_command(const hs_config *cfg, const char *restart)
     static hs_sim_spec spec; /* large (paths): not on the stack */
     HS_CALL(hs_spec_from_config(cfg, &spec));
     hs_progress prog;
-    const long n_steps = (long)ceil(cfg->t_end / cfg->dt - 1e-9);
-    hs_progress_init(&prog, stderr, n_steps * cfg->dt, hs_verbosity >= 1);
-    hs_run_hooks hooks = {progress_step, progress_done, &prog};
+    hs_run_hooks hooks = {progress_start, progress_step, progress_done, &prog};
     hs_run_summary sum;
     hs_status st = hs_sim_run(&spec, restart, &hooks, &sum);
     if (hs_verbosity >= 1 && sum.steps > 0) hs_run_summary_print(&sum, cfg, stderr);

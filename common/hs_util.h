@@ -28,6 +28,9 @@ hs_status hs_alloc(void **out, size_t count, size_t size, const char *what);
 /** Loops shorter than this run on one thread: below it OpenMP's fork/join costs more than the loop. */
 #define HS_OMP_MIN 16384
 
+/** Longest path heartsim keeps (config paths, output directory, mesh and fibre files), bytes. */
+#define HS_PATH_MAX 4096
+
 /** @brief Monotonic wall clock in seconds. */
 double hs_wtime(void);
 

@@ -43,7 +43,9 @@ typedef struct hs_state_desc {
     int activation;    /**< index of "activation" (n_fields - 1) */
 } hs_state_desc;
 
-/** @brief The state of @p model on a mesh of @p n_nodes nodes and @p n_elems elements. */
+/** @brief The state of @p model on a mesh of @p n_nodes nodes and @p n_elems elements. The model's
+ *  variables live at integration points (HS_AT_IP) and number at most HS_MODEL_MAX_VARS: every model
+ *  of the list satisfies both (tests/fem/models/test_models.c). */
 void hs_state_desc_init(hs_state_desc *d, const hs_model *model, int32_t n_nodes, int32_t n_elems);
 
 /** @brief Values of field @p k: n_nodes or n_elems. */
@@ -72,10 +74,11 @@ typedef struct hs_state {
 hs_status hs_state_create(const hs_state_desc *desc, hs_state *s);
 /** @brief Free the arrays hs_state_create made; safe on a zeroed state. */
 void hs_state_destroy(hs_state *s);
-/** @brief A view with only the fields whose bit is set in @p mask (bit k = field k) of @p s. */
-hs_state hs_state_select(const hs_state *s, unsigned mask);
-/** @brief Copy every non-NULL field of @p src whose array in @p dst is also non-NULL. */
-void hs_state_copy(hs_state *dst, const hs_state *src);
+/**
+ * @brief What a backend checks of a state it is given: its descriptor (when set) has the fields and
+ * sizes of @p d. HS_ERR_INTERNAL otherwise (states are made by the program, never by the user).
+ */
+hs_status hs_state_check(const hs_state_desc *d, const hs_state *s);
 
 #ifdef __cplusplus
 }

@@ -54,17 +54,11 @@ void hs_state_destroy(hs_state *s)
     for (int k = 0; k < HS_STATE_MAX_FIELDS; ++k) HS_FREE(s->field[k]);
 }
 
-hs_state hs_state_select(const hs_state *s, unsigned mask)
+hs_status hs_state_check(const hs_state_desc *d, const hs_state *s)
 {
-    hs_state v = {s->desc, {0}};
-    for (int k = 0; k < s->desc->n_fields; ++k)
-        if (mask & (1u << k)) v.field[k] = s->field[k];
-    return v;
-}
-
-void hs_state_copy(hs_state *dst, const hs_state *src)
-{
-    for (int k = 0; k < src->desc->n_fields; ++k)
-        if (dst->field[k] && src->field[k])
-            memcpy(dst->field[k], src->field[k], sizeof(double) * hs_state_field_len(src->desc, k));
+    HS_CHECK(!s->desc || (s->desc->n_fields == d->n_fields && s->desc->n_nodes == d->n_nodes &&
+                          s->desc->n_elems == d->n_elems),
+             HS_ERR_INTERNAL, "a state of %d fields on %d nodes and %d elements, for one of %d fields on %d and %d",
+             s->desc->n_fields, s->desc->n_nodes, s->desc->n_elems, d->n_fields, d->n_nodes, d->n_elems);
+    return HS_OK;
 }

@@ -131,7 +131,28 @@ void hs_checkpoint_free(hs_checkpoint *ck)
 
 #define BAD(...) HS_FAIL(HS_ERR_IO, __VA_ARGS__)
 
-hs_status hs_checkpoint_read(const char *path, const hs_model *model, hs_checkpoint *ck)
+/* The config fingerprints of header @p h against the run's, naming the groups that differ. */
+static hs_status match_config(const hs_ckpt_header *h, const char *path, const uint64_t fp[HS_CKPT_GROUPS],
+                              double dt_ms)
+{
+    char diff[512] = "";
+    size_t o = 0;
+    for (int g = 0; g < HS_CKPT_GROUPS && o < sizeof diff; ++g)
+        if (fp[g] != h->config_fp[g])
+            o += (size_t)snprintf(diff + o, sizeof diff - o, "%s%s", o ? ", " : "", hs_ckpt_group_name[g]);
+    if (o) {
+        char dts[96] = "";
+        if (fp[3] != h->config_fp[3]) snprintf(dts, sizeof dts, "; time.dt was %g ms, now %g ms", h->dt_ms, dt_ms);
+        return HS_FAIL(HS_ERR_CONFIG,
+                       "checkpoint %s was written with a different configuration: %s differ%s%s. Restart "
+                       "with the configuration it was written with (time.t_end, output.*, solver.backend/"
+                       "spmv/threads/dt_retry may change)", path, diff, strchr(diff, ',') ? "" : "s", dts);
+    }
+    return HS_OK;
+}
+
+hs_status hs_checkpoint_read(const char *path, const hs_model *model, const uint64_t *expect_fp, double dt_ms,
+                             hs_checkpoint *ck)
 {
     memset(ck, 0, sizeof *ck);
     snprintf(ck->path, sizeof ck->path, "%s", path);
@@ -163,6 +184,8 @@ hs_status hs_checkpoint_read(const char *path, const hs_model *model, hs_checkpo
         st = BAD("checkpoint %s is damaged: header checksum mismatch", path);
         goto fail;
     }
+    /* another configuration (another model among them) is said as such, before its sizes are judged */
+    if (expect_fp) HS_CALL_GOTO(match_config(h, path, expect_fp, dt_ms), fail);
     const uint64_t nh = v2 ? h->reserved : 0;
     if (h->n_nodes < 0 || h->n_elems < 0 || h->n_frames < 0 || h->step < 0 || nh > 2 || h->n_nodes > INT32_MAX ||
         h->n_elems > INT32_MAX) {
@@ -234,19 +257,7 @@ hs_status hs_checkpoint_match(const hs_checkpoint *ck, const uint64_t fp[HS_CKPT
                               const hs_mesh *mesh)
 {
     const hs_ckpt_header *h = &ck->h;
-    char diff[512] = "";
-    size_t o = 0;
-    for (int g = 0; g < HS_CKPT_GROUPS && o < sizeof diff; ++g)
-        if (fp[g] != h->config_fp[g])
-            o += (size_t)snprintf(diff + o, sizeof diff - o, "%s%s", o ? ", " : "", hs_ckpt_group_name[g]);
-    if (o) {
-        char dts[96] = "";
-        if (fp[3] != h->config_fp[3]) snprintf(dts, sizeof dts, "; time.dt was %g ms, now %g ms", h->dt_ms, dt_ms);
-        return HS_FAIL(HS_ERR_CONFIG,
-                       "checkpoint %s was written with a different configuration: %s differ%s%s. Restart "
-                       "with the configuration it was written with (time.t_end, output.*, solver.backend/"
-                       "spmv/threads/dt_retry may change)", ck->path, diff, strchr(diff, ',') ? "" : "s", dts);
-    }
+    HS_CALL(match_config(h, ck->path, fp, dt_ms));
     if (mesh) {
         HS_CHECK(h->n_nodes == mesh->n_nodes && h->n_elems == mesh->n_elems, HS_ERR_MESH,
                  "checkpoint %s was written for a different mesh (%lld nodes, %lld elements; this run's "
@@ -313,22 +324,23 @@ hs_status hs_checkpoint_list(const char *dir, const char *prefix, long **steps, 
     return HS_OK;
 }
 
-hs_status hs_checkpoint_load(const char *arg, const char *prefix, const hs_model *model, hs_checkpoint *ck)
+hs_status hs_checkpoint_load(const char *arg, const char *prefix, const hs_model *model, const uint64_t *expect_fp,
+                             double dt_ms, hs_checkpoint *ck)
 {
     struct stat sb;
     if (stat(arg, &sb) != 0) return HS_FAIL(HS_ERR_IO, "--restart %s: %s", arg, strerror(errno));
-    if (!S_ISDIR(sb.st_mode)) return hs_checkpoint_read(arg, model, ck);
+    if (!S_ISDIR(sb.st_mode)) return hs_checkpoint_read(arg, model, expect_fp, dt_ms, ck);
     long *steps = NULL;
     int n = 0;
     HS_CALL(hs_checkpoint_list(arg, prefix, &steps, &n));
     hs_status st = HS_FAIL(HS_ERR_IO, "--restart %s: no checkpoint %s_ckpt_*.hsck in that directory", arg,
                            prefix);
     for (int i = n - 1; i >= 0; --i) {
-        char path[4096 + 64];
+        char path[HS_PATH_MAX + 64];
         hs_checkpoint_path(arg, prefix, steps[i], path, sizeof path);
         hs_error_clear();
-        st = hs_checkpoint_read(path, model, ck);
-        if (st == HS_OK) break;
+        st = hs_checkpoint_read(path, model, expect_fp, dt_ms, ck);
+        if (st == HS_OK || st == HS_ERR_CONFIG) break; /* intact but of another configuration: so are the older ones */
         if (i > 0) {
             hs_warn("%s; trying the one before it", hs_error_message());
         }

@@ -35,20 +35,16 @@ _Static_assert(HS_STATE_MAX_FIELDS + 1 <= HS_FRAME_MAX_FIELDS, "every state fiel
 void hs_frame_plan_frame(const hs_frame_plan *p, const hs_state *state, double t_ms, hs_frame *fr)
 {
     const hs_state_desc *d = p->desc;
-    memset(fr, 0, sizeof *fr);
-    fr->time_ms = t_ms;
+    *fr = hs_frame_at(t_ms);
     fr->mesh_fields = (int)p->mesh_fields;
-    for (int pass = 0; pass < 2; ++pass) /* point data, then cell data */
-        for (int k = 0; k < d->n_fields; ++k) {
-            const int cell = d->f[k].where != HS_AT_NODE;
-            if (cell != pass) continue;
-            const double *data = state->field[k];
-            if (p->fields & (1u << k))
-                fr->field[fr->n_fields++] = (hs_frame_field){.name = d->f[k].name, .cell = cell, .data = data};
-            if (k == HS_STATE_POTENTIAL && p->mv)
-                fr->field[fr->n_fields++] = (hs_frame_field){.name = "V", .cell = 0, .data = data, .mapped = 1,
-                                                             .scale = p->mv_scale, .offset = p->mv_offset};
-        }
+    /* in descriptor order; the series writes point fields first, then cell fields (hs_frame.h).
+     * Every field and V fit (static assert above), so hs_frame_add cannot fail here. */
+    for (int k = 0; k < d->n_fields; ++k) {
+        const int cell = d->f[k].where != HS_AT_NODE;
+        if (p->fields & (1u << k)) (void)hs_frame_add(fr, d->f[k].name, cell, state->field[k]);
+        if (k == HS_STATE_POTENTIAL && p->mv)
+            (void)hs_frame_add_mapped(fr, "V", 0, state->field[k], p->mv_scale, p->mv_offset);
+    }
 }
 
 static void *writer_main(void *arg)
@@ -69,13 +65,17 @@ static void *writer_main(void *arg)
         if (st == HS_OK && w->err == HS_OK) { /* after a failure, drop later frames: the series stays as it was */
             st = hs_series_write(w->ser, w->mesh, &fr);
         }
+        char msg[sizeof w->errmsg] = "";
         if (st != HS_OK) {
-            snprintf(w->errmsg, sizeof w->errmsg, "%s", hs_error_message());
+            snprintf(msg, sizeof msg, "%s", hs_error_message());
             hs_error_clear(); /* the message travels to the main thread through errmsg */
         }
         double dt = hs_wtime() - t0;
         pthread_mutex_lock(&w->mu);
-        if (st != HS_OK && w->err == HS_OK) w->err = st;
+        if (st != HS_OK && w->err == HS_OK) { /* the first error and its message, set together */
+            w->err = st;
+            memcpy(w->errmsg, msg, sizeof msg);
+        }
         w->busy += dt;
         w->state[s] = SLOT_FREE;
         w->next_write = 1 - s;
@@ -85,7 +85,8 @@ static void *writer_main(void *arg)
     return NULL;
 }
 
-static hs_status raise_err(hs_frame_writer *w)
+/* The writer's first error as this thread's error; call with w->mu held (errmsg is set once, under it). */
+static hs_status raise_err_locked(hs_frame_writer *w)
 {
     return HS_FAIL(w->err, "%s", w->errmsg);
 }
@@ -145,9 +146,11 @@ hs_status hs_frame_writer_acquire(hs_frame_writer *w, hs_frame_bufs *b)
         w->state[s] = SLOT_FILLING;
         w->filling = s;
         *b = w->buf[s];
+    } else {
+        err = raise_err_locked(w);
     }
     pthread_mutex_unlock(&w->mu);
-    return err == HS_OK ? HS_OK : raise_err(w);
+    return err;
 }
 
 hs_status hs_frame_writer_submit(hs_frame_writer *w, double t_ms)
@@ -171,9 +174,9 @@ hs_status hs_frame_writer_flush(hs_frame_writer *w)
     while (w->state[0] == SLOT_QUEUED || w->state[0] == SLOT_WRITING || w->state[1] == SLOT_QUEUED ||
            w->state[1] == SLOT_WRITING)
         pthread_cond_wait(&w->cv, &w->mu);
-    hs_status err = w->err;
+    hs_status err = w->err == HS_OK ? HS_OK : raise_err_locked(w);
     pthread_mutex_unlock(&w->mu);
-    return err == HS_OK ? HS_OK : raise_err(w);
+    return err;
 }
 
 double hs_frame_writer_busy(const hs_frame_writer *w) { return w->busy; }

@@ -32,6 +32,7 @@
 #include "hs_models.h"
 #include "hs_state.h"
 #include "hs_status.h"
+#include "hs_util.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -61,7 +62,8 @@ typedef struct hs_ckpt_header {
     uint64_t header_sum;    /**< FNV-1a 64 of the header bytes before this field */
 } hs_ckpt_header;
 
-/** A checkpoint in memory. Arrays owned (hs_checkpoint_free). */
+/** A checkpoint in memory. Arrays owned (hs_checkpoint_free). Not to be copied: state.desc points
+ *  at this struct's own desc. */
 typedef struct hs_checkpoint {
     hs_ckpt_header h;
     double *frame_times; /**< [n_frames] ms */
@@ -69,7 +71,7 @@ typedef struct hs_checkpoint {
     hs_state state;      /**< every field of desc */
     hs_extrap hist;        /**< n_valid and h of the extrapolation history (order not stored) */
     double *hist_phi[2];   /**< phi_{n-1}, phi_{n-2} [n_nodes] when hist.n_valid says so, else NULL */
-    char path[4096];      /**< the file it was read from */
+    char path[HS_PATH_MAX]; /**< the file it was read from */
 } hs_checkpoint;
 
 /** @brief FNV-1a 64 of @p n bytes, continuing from @p h (start with HS_FNV_OFFSET). */
@@ -100,8 +102,12 @@ hs_status hs_checkpoint_write(const char *path, long step, double t_ms, double d
  * @brief Read a checkpoint file and verify it: magic, byte order, version, header checksum, size
  * (a truncated file is named as such), payload checksum. HS_ERR_IO for a damaged or unreadable
  * file, with the file and the reason in the message. The payload is read as the state of @p model.
+ * With @p expect_fp (the run's fingerprints; NULL: not checked) a checkpoint of another
+ * configuration is HS_ERR_CONFIG naming the groups that differ (@p dt_ms for the message), before
+ * its sizes are judged: another model's checkpoint is said to be one, not "damaged".
  */
-hs_status hs_checkpoint_read(const char *path, const hs_model *model, hs_checkpoint *ck);
+hs_status hs_checkpoint_read(const char *path, const hs_model *model, const uint64_t *expect_fp, double dt_ms,
+                             hs_checkpoint *ck);
 
 /**
  * @brief Check that a checkpoint belongs to this run: config fingerprints @p fp (HS_ERR_CONFIG;
@@ -115,7 +121,8 @@ hs_status hs_checkpoint_match(const hs_checkpoint *ck, const uint64_t fp[HS_CKPT
  * @brief Resolve --restart ARG: a file is read as it is; a directory gives its newest checkpoint
  * of the configured prefix that reads back intact (damaged newer ones are skipped with a warning).
  */
-hs_status hs_checkpoint_load(const char *arg, const char *prefix, const hs_model *model, hs_checkpoint *ck);
+hs_status hs_checkpoint_load(const char *arg, const char *prefix, const hs_model *model, const uint64_t *expect_fp,
+                             double dt_ms, hs_checkpoint *ck);
 
 void hs_checkpoint_free(hs_checkpoint *ck);
 

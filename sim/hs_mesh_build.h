@@ -11,12 +11,12 @@
 #include "hs_mesh.h"
 #include "hs_registry.h"
 #include "hs_surface.h"
+#include "hs_util.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-#define HS_SPEC_PATH_MAX 4096
 
 /** fibers.type. */
 typedef enum hs_fiber_kind {
@@ -61,7 +61,7 @@ struct hs_mesh_spec {
     const hs_mesh_source *source;
     hs_box_params box;            /**< slab extent, h, generator, quality (h and quality serve all sources) */
     double min_dihedral;          /**< TetGen dihedral bound, degrees, 0 = none */
-    char file[HS_SPEC_PATH_MAX];  /**< input file (tetgen: the prefix of .node/.ele) */
+    char file[HS_PATH_MAX];  /**< input file (tetgen: the prefix of .node/.ele) */
     double scale;                 /**< file units times this = mm */
     double weld_tol;              /**< STL welding distance, mm; 0 = automatic */
     int linearize;                /**< quadratic tetrahedra: 1 linearise, 0 refuse */
@@ -69,12 +69,9 @@ struct hs_mesh_spec {
     hs_lv_params lv;              /**< LV geometry and helix angles (h, radius_edge, min dihedral from above) */
     hs_fiber_kind fibers;
     double fiber_dir[3];
-    char fiber_file[HS_SPEC_PATH_MAX];
+    char fiber_file[HS_PATH_MAX];
     char fiber_location[16];      /**< "auto" | "element" | "node" (hs_fibers_read's own words) */
 };
-
-/** @brief The LV parameters the spec describes (geometry and helix from lv, meshing from box/min_dihedral). */
-void hs_mesh_spec_lv(const hs_mesh_spec *spec, hs_lv_params *p);
 
 /**
  * @brief Build the mesh: source, scale (files), hs_mesh_check, fibres (before reordering, so

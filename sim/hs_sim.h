@@ -57,7 +57,7 @@ typedef struct hs_sim_spec {
     /* output */
     int output_enabled;
     const char *out_format;      /**< a name hs_series_create accepts (checked by app/) */
-    char out_dir[HS_SPEC_PATH_MAX];
+    char out_dir[HS_PATH_MAX];
     char out_prefix[64];
     double out_interval;         /**< ms between frames */
     unsigned out_state;          /**< state fields in frames: bit k = field k of the state descriptor */
@@ -85,9 +85,6 @@ typedef struct hs_sim {
 hs_status hs_sim_create(const hs_sim_spec *spec, hs_sim *sim);
 void hs_sim_destroy(hs_sim *sim);
 
-/** @brief The problem options of @p spec (model, diffusion, CG, Newton...); spmv left NULL. */
-void hs_sim_problem_opts(const hs_sim_spec *spec, hs_problem_opts *o);
-
 /** @brief Advance @p sim by one step from t_ms with the spec's stimuli (tests, benchmarks). */
 hs_status hs_sim_step(hs_sim *sim, double t_ms, double dt_ms, hs_step_stats *stats);
 
@@ -107,10 +104,14 @@ typedef struct hs_run_summary {
     char backend[256];
 } hs_run_summary;
 
-/** Called after every accepted step (progress display in app/); may be NULL. */
+/** What the time loop reports as it goes (progress display in app/); any member may be NULL. */
 typedef struct hs_run_hooks {
+    /** Set-up is done and the loop starts; it ends at @p t_end_ms (ceil(t_end/dt) dt). */
+    void (*loop_start)(void *ctx, double t_end_ms);
+    /** After every accepted step. */
     void (*step_done)(void *ctx, double t_ms, long steps, int newton, int cg, int last);
-    void (*loop_done)(void *ctx); /**< the loop ended (normally or not): finish the display */
+    /** The loop ended (normally or not), once: finish the display. */
+    void (*loop_done)(void *ctx);
     void *ctx;
 } hs_run_hooks;
 

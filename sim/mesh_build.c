@@ -15,7 +15,8 @@
 #include "hs_tetgen.h"
 #include "hs_util.h"
 
-void hs_mesh_spec_lv(const hs_mesh_spec *spec, hs_lv_params *p)
+/* The LV parameters the spec describes (geometry and helix from lv, meshing from box/min_dihedral). */
+static void spec_lv(const hs_mesh_spec *spec, hs_lv_params *p)
 {
     hs_lv_params_default(p, spec->box.h);
     p->rs_endo = spec->lv.rs_endo;
@@ -84,7 +85,7 @@ static hs_status build_box(const hs_mesh_spec *cfg, hs_mesh **out, hs_mesh_build
 static hs_status build_lv(const hs_mesh_spec *cfg, hs_mesh **out, hs_mesh_build_info *info)
 {
     hs_lv_params p;
-    hs_mesh_spec_lv(cfg, &p);
+    spec_lv(cfg, &p);
     HS_CALL(hs_mesh_create_ellipsoid_lv(&p, out));
     if (info) {
         info->expected_volume = hs_lv_wall_volume(&p);
@@ -103,7 +104,7 @@ static void scale_mesh(const hs_mesh_spec *cfg, hs_mesh *m)
 static hs_status build_tetgen(const hs_mesh_spec *cfg, hs_mesh **out, hs_mesh_build_info *info)
 {
     (void)info;
-    char node[HS_SPEC_PATH_MAX + 8], ele[HS_SPEC_PATH_MAX + 8];
+    char node[HS_PATH_MAX + 8], ele[HS_PATH_MAX + 8];
     snprintf(node, sizeof node, "%s.node", cfg->file);
     snprintf(ele, sizeof ele, "%s.ele", cfg->file);
     HS_CALL(hs_mesh_read_tetgen(node, ele, out));
@@ -137,7 +138,7 @@ static hs_status assign_fibers(const hs_mesh_spec *cfg, hs_mesh *m, char *what, 
                  "fibers.type = \"ellipsoid\" needs mesh.source = \"ellipsoid_lv\" (this one is \"%s\")",
                  cfg->source->name);
         hs_lv_params p;
-        hs_mesh_spec_lv(cfg, &p);
+        spec_lv(cfg, &p);
         if (!had) HS_CALL(hs_lv_set_fibers(m, &p));
         snprintf(what, n, "ellipsoid rule, helix %g deg (endocardium) to %g deg (epicardium)", p.helix_endo_deg,
                  p.helix_epi_deg);

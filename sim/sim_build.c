@@ -8,7 +8,8 @@
 #include "hs_sim.h"
 #include "hs_util.h"
 
-void hs_sim_problem_opts(const hs_sim_spec *spec, hs_problem_opts *o)
+/* The problem options of @p spec (model, diffusion, CG, Newton...); the format is chosen later. */
+static void problem_opts(const hs_sim_spec *spec, hs_problem_opts *o)
 {
     memset(o, 0, sizeof *o);
     o->model = spec->model;
@@ -80,7 +81,7 @@ hs_status hs_sim_create(const hs_sim_spec *spec, hs_sim *sim)
         HS_CALL_GOTO(hs_backends_auto(&sim->backend_entry), fail);
     }
     hs_problem_opts po;
-    hs_sim_problem_opts(spec, &po);
+    problem_opts(spec, &po);
     HS_CALL_GOTO(hs_csr_from_tets(sim->mesh->n_nodes, sim->mesh->n_elems, sim->mesh->tets, &pattern), fail);
     HS_CALL_GOTO(choose_format(spec, sim, &po, &pattern), fail);
     /* stimulus sites hold element indices: only now is the element numbering final */

@@ -88,6 +88,8 @@ static void signals_restore(const saved_signals *old)
 typedef struct ckpt_state {
     int enabled;          /* output enabled: checkpoints can be written */
     hs_state state;       /* host copy of the state (every field) */
+    hs_extrap retry_ex;   /* the extrapolation history at the start of a retried step ... */
+    double *retry_hist[2]; /* ... and its vectors (allocated on the first retry) */
     double *hist[2];       /* host copies of the extrapolation history */
     long *ring;           /* steps of this prefix's checkpoints on disk, oldest first */
     int n_ring, cap_ring;
@@ -114,7 +116,7 @@ static hs_status checkpoint_now(ckpt_state *c, const hs_sim_spec *cfg, const hs_
     c->n_ring = j;
     int drop = c->n_ring - cfg->checkpoint_keep;
     for (int i = 0; i < drop; ++i) {
-        char old[HS_SPEC_PATH_MAX + 64];
+        char old[HS_PATH_MAX + 64];
         hs_checkpoint_path(cfg->out_dir, cfg->out_prefix, c->ring[i], old, sizeof old);
         if (unlink(old) != 0 && errno != ENOENT) hs_warn("cannot remove old checkpoint %s: %s", old, strerror(errno));
     }
@@ -140,7 +142,7 @@ static hs_status checkpoints_prepare(ckpt_state *c, const hs_sim_spec *cfg, long
             c->ring[c->n_ring++] = steps[i];
             continue;
         }
-        char path[HS_SPEC_PATH_MAX + 64];
+        char path[HS_PATH_MAX + 64];
         hs_checkpoint_path(cfg->out_dir, cfg->out_prefix, steps[i], path, sizeof path);
         if (unlink(path) != 0 && errno != ENOENT)
             hs_warn("cannot remove stale checkpoint %s: %s", path, strerror(errno));
@@ -174,7 +176,14 @@ static hs_status step_with_retry(const hs_sim_spec *cfg, hs_sim *sim, ckpt_state
     char msg[2048];
     snprintf(msg, sizeof msg, "%s", hs_error_message());
     hs_error_clear();
+    /* the step's start: state and extrapolation history (successful substeps of a failed level
+     * advance the history, so each level and the final failure go back to this) */
     HS_CALL(b->ops->get_state(b, &c->state));
+    if (cfg->extrapolate > 0 && !c->retry_hist[0]) {
+        HS_CALL(HS_ALLOC(c->retry_hist[0], sim->mesh->n_nodes, "retry history"));
+        HS_CALL(HS_ALLOC(c->retry_hist[1], sim->mesh->n_nodes, "retry history"));
+    }
+    HS_CALL(b->ops->get_history(b, &c->retry_ex, c->retry_hist[0], c->retry_hist[1]));
     int n_sub = 1;
     for (int level = 1; level <= cfg->dt_retry; ++level) {
         n_sub = 1 << level;
@@ -182,6 +191,7 @@ static hs_status step_with_retry(const hs_sim_spec *cfg, hs_sim *sim, ckpt_state
         hs_log(1, "step %.4g -> %.4g ms failed; solver.dt_retry: retrying as %d substeps of %.4g ms\n", t,
                t + dt, n_sub, h);
         HS_CALL(b->ops->set_state(b, &c->state));
+        HS_CALL(b->ops->set_history(b, &c->retry_ex, c->retry_hist[0], c->retry_hist[1]));
         st = HS_OK;
         for (int j = 0; j < n_sub && st == HS_OK; ++j) {
             double ts = t + j * h, te = j + 1 == n_sub ? t + dt : t + (j + 1) * h;
@@ -198,6 +208,7 @@ static hs_status step_with_retry(const hs_sim_spec *cfg, hs_sim *sim, ckpt_state
         hs_error_clear();
     }
     HS_CALL(b->ops->set_state(b, &c->state)); /* back at the last converged state */
+    HS_CALL(b->ops->set_history(b, &c->retry_ex, c->retry_hist[0], c->retry_hist[1]));
     return HS_FAIL(HS_ERR_NUMERIC, "%s (failed also as %d substeps: solver.dt_retry = %d)", msg, n_sub,
                    cfg->dt_retry);
 }
@@ -216,9 +227,17 @@ hs_frame_plan hs_sim_frame_plan(const hs_sim_spec *cfg, const hs_sim *sim)
     return p;
 }
 
-static void loop_done(const hs_run_hooks *hk)
+/* The hooks around the time loop; loop_done is called once, however the loop ends. */
+static void loop_start(const hs_run_hooks *hk, double t_end_ms, int *running)
 {
-    if (hk && hk->loop_done) hk->loop_done(hk->ctx);
+    if (hk && hk->loop_start) hk->loop_start(hk->ctx, t_end_ms);
+    *running = 1;
+}
+
+static void loop_done(const hs_run_hooks *hk, int *running)
+{
+    if (*running && hk && hk->loop_done) hk->loop_done(hk->ctx);
+    *running = 0;
 }
 
 hs_status hs_sim_run(const hs_sim_spec *cfg, const char *restart, const hs_run_hooks *hooks, hs_run_summary *sum)
@@ -233,6 +252,7 @@ hs_status hs_sim_run(const hs_sim_spec *cfg, const char *restart, const hs_run_h
     hs_checkpoint ck;
     ckpt_state cs;
     saved_signals sig;
+    int looping = 0; /* between loop_start and loop_done */
     memset(&sim, 0, sizeof sim);
     memset(&ck, 0, sizeof ck);
     memset(&cs, 0, sizeof cs);
@@ -243,8 +263,7 @@ hs_status hs_sim_run(const hs_sim_spec *cfg, const char *restart, const hs_run_h
      * is damaged or was written with other physics (the mesh is compared once it is built). */
     if (cfg->output_enabled) HS_CALL_GOTO(hs_output_dir_check(cfg->out_dir), done);
     if (restart) {
-        HS_CALL_GOTO(hs_checkpoint_load(restart, cfg->out_prefix, cfg->model, &ck), done);
-        HS_CALL_GOTO(hs_checkpoint_match(&ck, cfg->config_fp, cfg->dt, NULL), done);
+        HS_CALL_GOTO(hs_checkpoint_load(restart, cfg->out_prefix, cfg->model, cfg->config_fp, cfg->dt, &ck), done);
     }
     HS_CALL_GOTO(hs_sim_create(cfg, &sim), done);
     snprintf(sum->backend, sizeof sum->backend, "%s", sim.backend->description);
@@ -292,9 +311,10 @@ hs_status hs_sim_run(const hs_sim_spec *cfg, const char *restart, const hs_run_h
     next_frame = next_multiple(k0 * dt, cfg->out_interval, eps);
     const int ckpt_on = cs.enabled && cfg->checkpoint_interval > 0;
     long next_ckpt = ckpt_on ? next_multiple(k0 * dt, cfg->checkpoint_interval, eps) : 0;
-    char ckpt_path[HS_SPEC_PATH_MAX + 64] = "";
+    char ckpt_path[HS_PATH_MAX + 64] = "";
     sum->t_reached_ms = k0 * dt;
     hs_step_stats ss = {0};
+    loop_start(hooks, n_steps * dt, &looping);
     for (long k = k0; k < n_steps; ++k) {
         double t = k * dt, t1 = (k + 1) * dt;
         if (k == nan_step && !clean_phi) {
@@ -312,7 +332,7 @@ hs_status hs_sim_run(const hs_sim_spec *cfg, const char *restart, const hs_run_h
         }
         st = step_with_retry(cfg, &sim, &cs, t, dt, &ss);
         if (st != HS_OK) {
-            loop_done(hooks);
+            loop_done(hooks, &looping);
             hs_status code = st;
             char msg[3072];
             snprintf(msg, sizeof msg, "%s", hs_error_message());
@@ -362,7 +382,7 @@ hs_status hs_sim_run(const hs_sim_spec *cfg, const char *restart, const hs_run_h
         if (hooks && hooks->step_done) hooks->step_done(hooks->ctx, t1, sum->steps, ss.newton_iters, ss.cg_iters, k + 1 == n_steps);
         if (stop_signal) {
             int sg = stop_signal;
-            loop_done(hooks);
+            loop_done(hooks, &looping);
             if (cs.enabled && cs.last_step != k + 1)
                 HS_CALL_GOTO(checkpoint_now(&cs, cfg, &sim, ser, fw, k + 1, ckpt_path, sizeof ckpt_path), done);
             if (cs.enabled)
@@ -378,11 +398,12 @@ hs_status hs_sim_run(const hs_sim_spec *cfg, const char *restart, const hs_run_h
             goto done;
         }
     }
-    loop_done(hooks);
+    loop_done(hooks, &looping);
     /* the end state too, so a run can be extended (a larger time.t_end with --restart) */
     if (ckpt_on && cs.last_step != n_steps && n_steps > k0)
         HS_CALL_GOTO(checkpoint_now(&cs, cfg, &sim, ser, fw, n_steps, ckpt_path, sizeof ckpt_path), done);
 done:
+    loop_done(hooks, &looping);
     if (fw) {
         /* every queued frame reaches the disk before the run reports; a write error that the
          * time loop has not seen yet becomes the run's error */
@@ -399,6 +420,8 @@ done:
     hs_series_destroy(&ser);
     free(clean_phi);
     hs_state_destroy(&cs.state);
+    free(cs.retry_hist[0]);
+    free(cs.retry_hist[1]);
     free(cs.hist[0]);
     free(cs.hist[1]);
     free(cs.ring);

@@ -81,17 +81,18 @@ hs_status hs_cpu_assemble(hs_backend *b, double *res_norm, int32_t *res_node)
     double t1 = hs_wtime();
     c->times.element += t1 - t0;
     if (bad >= 0) {
+        const hs_model *model = p->opt.model;
         char vars[256] = "";
         size_t o = 0;
         for (int k = 0; k < nv && o < sizeof vars; ++k)
-            o += (size_t)snprintf(vars + o, sizeof vars - o, ", %s_n %.6g", p->opt.model->vars[k].name,
-                                  c->ipv_n[k * ne + bad]);
-        return HS_FAIL(HS_ERR_NUMERIC,
-                       "the local problem of model %s failed in element %d (%s at its centroid %.6g%s)",
-                       p->opt.model->name, bad, p->opt.model->potential_name,
-                       0.25 * (c->phi[m->tets[4 * (int64_t)bad]] + c->phi[m->tets[4 * (int64_t)bad + 1]] +
-                               c->phi[m->tets[4 * (int64_t)bad + 2]] + c->phi[m->tets[4 * (int64_t)bad + 3]]),
-                       vars);
+            o += (size_t)snprintf(vars + o, sizeof vars - o, ", %s_n %.6g", model->vars[k].name, c->ipv_n[k * ne + bad]);
+        const double uc = 0.25 * (c->phi[m->tets[4 * (int64_t)bad]] + c->phi[m->tets[4 * (int64_t)bad + 1]] +
+                                  c->phi[m->tets[4 * (int64_t)bad + 2]] + c->phi[m->tets[4 * (int64_t)bad + 3]]);
+        if (nv == 1)
+            return HS_FAIL(HS_ERR_NUMERIC, "the local Newton iteration for %s failed in element %d (%s at its centroid "
+                           "%.6g%s)", model->vars[0].name, bad, model->potential_name, uc, vars);
+        return HS_FAIL(HS_ERR_NUMERIC, "the local update of the %s model failed in element %d (%s at its centroid %.6g%s)",
+                       model->name, bad, model->potential_name, uc, vars);
     }
     hs_assemble_k(p->map, c->ke, c->lay->slot_of_nnz, c->kval);
     hs_assemble_r(p->map, c->re, c->rhs);
@@ -169,6 +170,7 @@ static double *field_ptr(hs_backend *b, int k)
 
 static hs_status cpu_get_state(hs_backend *b, hs_state *dst)
 {
+    HS_CALL(hs_state_check(&b->state, dst));
     for (int k = 0; k < b->state.n_fields; ++k)
         if (dst->field[k]) memcpy(dst->field[k], field_ptr(b, k), sizeof(double) * hs_state_field_len(&b->state, k));
     return HS_OK;
@@ -176,6 +178,7 @@ static hs_status cpu_get_state(hs_backend *b, hs_state *dst)
 
 static hs_status cpu_set_state(hs_backend *b, const hs_state *src)
 {
+    HS_CALL(hs_state_check(&b->state, src));
     for (int k = 0; k < b->state.n_fields; ++k)
         if (src->field[k]) memcpy(field_ptr(b, k), src->field[k], sizeof(double) * hs_state_field_len(&b->state, k));
     return HS_OK;

@@ -33,12 +33,7 @@ static size_t field_offset(const hs_state_desc *d, int k)
     return off;
 }
 
-static hs_status check_state(const hs_backend *b, const hs_state *s)
-{
-    HS_CHECK(!s->desc || s->desc->n_fields == b->state.n_fields, HS_ERR_INTERNAL,
-             "state with %d fields given to a backend holding %d", s->desc->n_fields, b->state.n_fields);
-    return HS_OK;
-}
+static hs_status check_state(const hs_backend *b, const hs_state *s) { return hs_state_check(&b->state, s); }
 
 /* The copy runs on its own stream into pinned staging once the compute stream reaches this point;
  * the compute stream is not blocked by it. */

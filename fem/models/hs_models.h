@@ -16,8 +16,6 @@
 extern "C" {
 #endif
 
-/** @brief The models as a registry (hs_registry_ref entries: name, const hs_model *). */
-const hs_registry *hs_models_registry(void);
 /** @brief Number of models, and model @p i in list order (NULL out of range). */
 int hs_models_count(void);
 const hs_model *hs_models_at(int i);

@@ -11,8 +11,6 @@ static const hs_registry_ref entries[] = {
 };
 static const hs_registry registry = HS_REGISTRY_INIT("ionic model", entries);
 
-const hs_registry *hs_models_registry(void) { return &registry; }
-
 int hs_models_count(void) { return (int)(sizeof entries / sizeof entries[0]); }
 
 const hs_model *hs_models_at(int i) { return i >= 0 && i < hs_models_count() ? entries[i].entry : NULL; }

@@ -58,7 +58,7 @@ int main(void)
     /* 1. round trip */
     HS_TEST_OK(hs_checkpoint_write(path, 20, 2.0, 0.1, fp, mesh, 3, times, &st, &ex, hist));
     hs_checkpoint ck;
-    HS_TEST_OK(hs_checkpoint_read(path, model, &ck));
+    HS_TEST_OK(hs_checkpoint_read(path, model, NULL, 0.0, &ck));
     HS_TEST_CHECK(ck.h.step == 20 && ck.h.n_frames == 3 && ck.h.version == HS_CKPT_VERSION, "header");
     HS_TEST_CHECK(ck.desc.n_fields == d.n_fields, "fields");
     for (int k = 0; k < d.n_fields; ++k)
@@ -101,7 +101,7 @@ int main(void)
     snprintf(v1, sizeof v1, "%s/v1.hsck", g_dir);
     write_file(v1, &h, sizeof h, payload, v1_bytes);
     hs_checkpoint c1;
-    HS_TEST_OK(hs_checkpoint_read(v1, model, &c1));
+    HS_TEST_OK(hs_checkpoint_read(v1, model, NULL, 0.0, &c1));
     HS_TEST_CHECK(c1.hist.n_valid == 0, "version 1: empty history");
     for (int k = 0; k < d.n_fields; ++k)
         HS_TEST_CHECK(!memcmp(c1.state.field[k], st.field[k], sizeof(double) * hs_state_field_len(&d, k)),
@@ -114,12 +114,17 @@ int main(void)
     unsigned char *big = calloc(1, h.payload_bytes);
     memcpy(big, payload, v1_bytes);
     write_file(v1, &h, sizeof h, big, h.payload_bytes);
-    HS_TEST_CHECK(hs_checkpoint_read(v1, model, &c1) == HS_ERR_IO && strstr(hs_error_message(), model->name),
+    HS_TEST_CHECK(hs_checkpoint_read(v1, model, NULL, 0.0, &c1) == HS_ERR_IO && strstr(hs_error_message(), model->name),
                   "other model: %s", hs_error_message());
+    hs_error_clear();
+    /* the same file read by a run of another configuration: named as such, not as damage */
+    HS_TEST_CHECK(hs_checkpoint_read(v1, model, other, 0.1, &c1) == HS_ERR_CONFIG &&
+                      strstr(hs_error_message(), "model.* differs"),
+                  "other configuration: %s", hs_error_message());
     hs_error_clear();
     buf[sizeof h + 8 * 3 + 5] ^= 0x40; /* a byte of phi */
     write_file(v1, buf, (size_t)size, NULL, 0);
-    HS_TEST_CHECK(hs_checkpoint_read(v1, model, &c1) == HS_ERR_IO && strstr(hs_error_message(), "payload checksum"),
+    HS_TEST_CHECK(hs_checkpoint_read(v1, model, NULL, 0.0, &c1) == HS_ERR_IO && strstr(hs_error_message(), "payload checksum"),
                   "damage: %s", hs_error_message());
     hs_error_clear();
 

@@ -29,6 +29,9 @@ static int in_range(const hs_model_param *q, double v)
 static void check_descriptor(const hs_model *m)
 {
     HS_TEST_CHECK(m->n_params <= HS_MODEL_MAX_PARAMS && m->n_vars <= HS_MODEL_MAX_VARS, "%s: too many", m->name);
+    for (int v = 0; v < m->n_vars; ++v) /* the backends keep the variables as one [n_vars][n_elems] block */
+        HS_TEST_CHECK(m->vars[v].where == HS_AT_IP, "%s.%s: variables live at integration points", m->name,
+                      m->vars[v].name);
     HS_TEST_CHECK(m->mv_scale > 0 && m->time_unit_default > 0, "%s: mV scale / time unit", m->name);
     for (int k = 0; k < m->n_params; ++k) {
         const hs_model_param *q = &m->params[k];
