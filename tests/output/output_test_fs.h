@@ -6,6 +6,7 @@
 #ifndef OUTPUT_TEST_FS_H
 #define OUTPUT_TEST_FS_H
 
+#include <errno.h>
 #include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +14,16 @@
 #include <sys/stat.h>
 
 #include "hs_status.h"
+
+/* A fresh directory $TMPDIR/<name>_XXXXXX (or under /tmp) into @p buf; 0 on success, else says why. */
+static inline int make_test_root(char *buf, size_t size, const char *name)
+{
+    const char *tmp = getenv("TMPDIR");
+    snprintf(buf, size, "%s/%s_XXXXXX", tmp && *tmp ? tmp : "/tmp", name);
+    if (mkdtemp(buf)) return 0;
+    fprintf(stderr, "cannot create a temporary directory %s: %s\n", buf, strerror(errno));
+    return -1;
+}
 
 static inline void path_in(char *buf, size_t size, const char *a, const char *b)
 {

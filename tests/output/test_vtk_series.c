@@ -389,12 +389,7 @@ done:
 
 int main(void)
 {
-    const char *tmp = getenv("TMPDIR");
-    snprintf(g_root, sizeof g_root, "%s/hs_test_vtk_XXXXXX", tmp && *tmp ? tmp : "/tmp");
-    if (!mkdtemp(g_root)) {
-        fprintf(stderr, "cannot create a temporary directory %s: %s\n", g_root, strerror(errno));
-        return 1;
-    }
+    if (make_test_root(g_root, sizeof g_root, "hs_test_vtk") != 0) return 1;
     test_three_frames();
     test_large_frame();
     test_bad_directory();

@@ -567,12 +567,7 @@ static void test_seek_limit(void)
 
 int main(void)
 {
-    const char *tmp = getenv("TMPDIR");
-    snprintf(g_root, sizeof g_root, "%s/hs_test_xdmf_XXXXXX", tmp && *tmp ? tmp : "/tmp");
-    if (!mkdtemp(g_root)) {
-        fprintf(stderr, "cannot create a temporary directory %s: %s\n", g_root, strerror(errno));
-        return 1;
-    }
+    if (make_test_root(g_root, sizeof g_root, "hs_test_xdmf") != 0) return 1;
     test_three_frames("heart", "series/nested"); /* also covers mkdir -p */
     test_three_frames("a&b<'\"c\">", "escaped");  /* names that XML must escape */
     test_lazy_mesh_files();
