@@ -479,7 +479,7 @@ static void resolve_paths(load_ctx *x, hs_config *cfg)
 /* Defaults that depend on the model: model.time_unit, when not given, is the model's own. */
 static void model_defaults(load_ctx *x, hs_config *cfg)
 {
-    const hs_model *m = hs_models_find(cfg->model_name);
+    const hs_model *m = hs_models_find(cfg->model_type);
     if (m && !hs_cfg_origin_key(x, "model.time_unit")) cfg->time_unit = m->time_unit_default;
     if (m && !hs_cfg_origin_key(x, "output.fields")) cfg->out_fields = hs_config_default_fields(m);
 }

@@ -118,7 +118,7 @@ void hs_config_print(const hs_config *cfg, FILE *f)
     for (int i = 0; i < hs_cfg_nkeys(); ++i) {
         const hs_cfg_key *k = &hs_cfg_keys()[i];
         if (is_stim(k)) continue;
-        if (k->model && strcmp(k->model, cfg->model_name) != 0) continue; /* another model's parameter */
+        if (k->model && strcmp(k->model, cfg->model_type) != 0) continue; /* another model's parameter */
         if (k->type == HS_CFG_GROUPLIST) {
             if (section[0]) fputs("};\n", f);
             section[0] = '\0';

@@ -97,9 +97,9 @@ static const hs_cfg_key base_keys[] = {
      .unit = "-", AT(fiber_location),
      .meaning = "whether fibers.file holds one line per element or per node; \"auto\": by its line count"},
 
-    /* ---- model: model.name; then the model's parameters (generated from fem/models/, below) -- */
-    {.path = "model.name", .type = HS_CFG_ENUM, .def_str = NULL /* build(): the first listed model */, .unit = "-",
-     AT(model_name),
+    /* ---- model: model.type; then the model's parameters (generated from fem/models/, below) -- */
+    {.path = "model.type", .type = HS_CFG_ENUM, .def_str = NULL /* build(): the first listed model */, .unit = "-",
+     AT(model_type),
      .meaning = "the ionic model (fem/models/); its parameters are the model.* keys whose meaning starts with its name"},
     {.path = "model.d_iso", .type = HS_CFG_FLOAT, GT(0), .def_num = 0.3, .unit = "mm^2/ms",
      AT(d_iso), .meaning = "isotropic diffusion: D = d_iso I + d_ani f f^T (cross-fibre D = d_iso)"},
@@ -230,8 +230,8 @@ static const hs_cfg_key base_keys[] = {
 enum { N_BASE = sizeof base_keys / sizeof base_keys[0] };
 
 /* ---- the generated part ------------------------------------------------------------------------
- * After model.name: every model's parameters as model.<name> (kind, default, range, unit and meaning
- * from the model's table), stored in hs_config.model_prm[model][k]. The choices of model.name and
+ * After model.type: every model's parameters as model.<name> (kind, default, range, unit and meaning
+ * from the model's table), stored in hs_config.model_prm[model][k]. The choices of model.type and
  * output.fields come from the model registry. Built once, on first use. */
 
 static hs_cfg_key keys[N_BASE + HS_MODEL_COUNT * HS_MODEL_MAX_PARAMS];
@@ -281,7 +281,7 @@ static void default_fields(const hs_model *m, char *buf, size_t n)
 
 static void build(void)
 {
-    const hs_model *def_model = hs_models_at(0); /* model.name's default: the first of hs_model_list.h */
+    const hs_model *def_model = hs_models_at(0); /* model.type's default: the first of hs_model_list.h */
     int np = 0;
     for (int i = 0; i < hs_models_count(); ++i) {
         const hs_model *m = hs_models_at(i);
@@ -308,13 +308,13 @@ static void build(void)
             default_fields(def_model, field_default, sizeof field_default);
             keys[n_keys].def_str = field_default;
         }
-        if (!strcmp(keys[n_keys].path, "model.name")) {
+        if (!strcmp(keys[n_keys].path, "model.type")) {
             keys[n_keys].choices = model_choices;
             keys[n_keys].def_str = def_model->name;
         }
         if (!strcmp(keys[n_keys].path, "output.fields")) keys[n_keys].choices = field_choices;
         ++n_keys;
-        if (strcmp(base_keys[b].path, "model.name") != 0) continue;
+        if (strcmp(base_keys[b].path, "model.type") != 0) continue;
         for (int i = 0; i < hs_models_count(); ++i) {
             const hs_model *m = hs_models_at(i);
             for (int k = 0; k < m->n_params; ++k, ++np)

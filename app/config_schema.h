@@ -60,11 +60,11 @@ typedef struct hs_cfg_key {
     size_t off;            /**< offset of the value in hs_config (hs_stimulus_cfg with HS_CFG_STIMULUS) */
     size_t size;           /**< storage size: char arrays' capacity; 0 for an ENUM stored as int */
     const char *model;     /**< a model's parameter: the model's name (the key applies only when
-                                model.name selects it); NULL otherwise */
+                                model.type selects it); NULL otherwise */
 } hs_cfg_key;
 
 /** The keys, in the order of docs/config.md and of hs_config_print: the static rows of
- *  config_schema.c with every model's parameters after model.name (built on first use). */
+ *  config_schema.c with every model's parameters after model.type (built on first use). */
 const hs_cfg_key *hs_cfg_keys(void);
 /** Number of rows of hs_cfg_keys(). */
 int hs_cfg_nkeys(void);

@@ -276,11 +276,11 @@ void hs_cfg_validate_all(load_ctx *x, const hs_config *cfg)
                       "time.t_end = %s ms is smaller than time.dt = %s ms: must be >= time.dt",
                       hs_cfg_fmt_num(cfg->t_end, a, sizeof a), hs_cfg_fmt_num(cfg->dt, b, sizeof b));
     /* the model: its parameters apply only when it is selected; dt below its tangent bound */
-    const hs_model *model = hs_models_find(cfg->model_name);
+    const hs_model *model = hs_models_find(cfg->model_type);
     for (int i = 0; x->key && model && i < hs_cfg_nkeys(); ++i) {
         const hs_cfg_key *k = &hs_cfg_keys()[i];
         if (k->model && x->key[i].set && strcmp(k->model, model->name) != 0)
-            hs_cfg_report(x, &x->key[i], "%s is a parameter of model %s, and model.name is \"%s\"", k->path, k->model,
+            hs_cfg_report(x, &x->key[i], "%s is a parameter of model %s, and model.type is \"%s\"", k->path, k->model,
                           model->name);
     }
     double dt_max = model && model->dt_max ? model->dt_max(cfg->model_prm[model->id]) * cfg->time_unit : INFINITY;

@@ -17,9 +17,9 @@ static uint64_t fp_s(uint64_t h, const char *s) { return hs_fnv1a64(h, s, strlen
  * d_ani, time_unit, then its switches (as integers). */
 static uint64_t fp_model(const hs_config *c)
 {
-    const hs_model *m = hs_models_find(c->model_name);
+    const hs_model *m = hs_models_find(c->model_type);
     uint64_t h = HS_FNV_OFFSET;
-    if (!m) return fp_s(h, c->model_name); /* not reached: spec.c refuses an unknown model first */
+    if (!m) return fp_s(h, c->model_type); /* not reached: spec.c refuses an unknown model first */
     if (m != hs_models_at(0)) h = fp_s(h, m->name);
     const double *v = c->model_prm[m->id];
     for (int k = 0; k < m->n_params; ++k)

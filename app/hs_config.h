@@ -48,7 +48,7 @@ typedef struct hs_config {
     char fiber_location[16]; /**< "auto" | "element" | "node" */
 
     /* model */
-    char model_name[32];    /**< model.name: an ionic model of fem/models/hs_model_list.h */
+    char model_type[32];    /**< model.type: an ionic model of fem/models/hs_model_list.h */
     double model_prm[HS_MODEL_COUNT][HS_MODEL_MAX_PARAMS]; /**< model.<parameter> of every model, in
                                  the model's order (only the selected model's are used) */
     double d_iso, d_ani;    /**< mm^2/ms */

@@ -68,7 +68,7 @@ hs_status hs_spec_from_config(const hs_config *cfg, hs_sim_spec *s)
 {
     memset(s, 0, sizeof *s);
     HS_CALL(hs_mesh_spec_from_config(cfg, &s->mesh));
-    HS_CALL(hs_models_lookup("model.name", cfg->model_name, &s->model));
+    HS_CALL(hs_models_lookup("model.type", cfg->model_type, &s->model));
     hs_model_params_defaults(s->model, &s->model_prm);
     for (int k = 0; k < s->model->n_params; ++k) s->model_prm.v[k] = cfg->model_prm[s->model->id][k];
     s->time_unit = cfg->time_unit;

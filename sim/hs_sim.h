@@ -31,7 +31,7 @@ typedef struct hs_sim_spec {
     hs_mesh_spec mesh;
 
     /* physics */
-    const hs_model *model;       /**< model.name */
+    const hs_model *model;       /**< model.type */
     hs_model_params model_prm;   /**< model.<parameter> values in the model's order */
     double time_unit;            /**< ms per model time unit */
     double d_iso, d_ani;         /**< mm^2/ms */

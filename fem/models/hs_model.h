@@ -92,7 +92,7 @@ typedef struct hs_model_params {
 
 /** A model's description: the registry entry (first member the name, for hs_registry). */
 typedef struct hs_model {
-    const char *name;      /**< the value of model.name ("aliev_panfilov") */
+    const char *name;      /**< the value of model.type ("aliev_panfilov") */
     const char *summary;   /**< one line */
     const char *reference; /**< the paper, and the seed section where one describes it */
     hs_model_id id;

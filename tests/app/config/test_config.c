@@ -58,13 +58,13 @@ static const bad_case bad_cases[] = {
     {"typo key with suggestion", "model = {\n  c = 8.0;\n  alhpa = 0.1;\n};\n", {NULL}, 3,
      "unknown key \"model.alhpa\"; did you mean \"model.alpha\"?"},
     {"key without suggestion lists the section", "model = {\n  zzzzzz = 1.0;\n};\n", {NULL}, 2,
-     "unknown key \"model.zzzzzz\"; model has: name, c, alpha"},
+     "unknown key \"model.zzzzzz\"; model has: type, c, alpha"},
     {"key in the wrong section", "time = {\n  dt = 0.1;\n  alpha = 0.1;\n};\n", {NULL}, 3,
      "unknown key \"time.alpha\"; did you mean \"model.alpha\"?"},
     {"top-level key", "# comment\ndt = 0.1;\n", {NULL}, 2,
      "unknown key \"dt\"; did you mean \"time.dt\"?"},
-    {"unknown ionic model", "model = { name = \"fitzhugh\"; };\n", {NULL}, 1,
-     "model.name: unknown value \"fitzhugh\"; allowed: \"aliev_panfilov\""},
+    {"unknown ionic model", "model = { type = \"fitzhugh\"; };\n", {NULL}, 1,
+     "model.type: unknown value \"fitzhugh\"; allowed: \"aliev_panfilov\""},
     {"unknown section", "\n\nmodle = { c = 8.0; };\n", {NULL}, 3,
      "unknown section \"modle\"; did you mean \"model\"?"},
     {"unknown section without suggestion", "xyzzy = { a = 1; };\n", {NULL}, 1,
@@ -387,7 +387,7 @@ static void test_defaults(void)
                       !strcmp(d.graph, "auto") && !strcmp(d.out_format, "vtk"),
                   "issue 6 defaults");
     HS_TEST_CHECK(ap(&d, "c") == 8.0 && ap(&d, "alpha") == 0.01 && ap(&d, "gamma") == 0.002 && ap(&d, "b") == 0.15 &&
-                      ap(&d, "mu1") == 0.2 && ap(&d, "mu2") == 0.3 && !strcmp(d.model_name, "aliev_panfilov") && d.d_iso == 0.3 && d.d_ani == 0.9 && d.time_unit == 12.9 &&
+                      ap(&d, "mu1") == 0.2 && ap(&d, "mu2") == 0.3 && !strcmp(d.model_type, "aliev_panfilov") && d.d_iso == 0.3 && d.d_ani == 0.9 && d.time_unit == 12.9 &&
                       ap(&d, "recovery") == 1.0,
                   "model defaults");
     HS_TEST_CHECK(d.dt == 0.1 && d.t_end == 40.0 && d.n_stimuli == 0, "time/stimulus defaults");

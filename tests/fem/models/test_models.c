@@ -40,7 +40,7 @@ static void check_descriptor(const hs_model *m)
                       q->name);
         HS_TEST_CHECK(q->meaning && q->unit, "%s.%s: meaning and unit", m->name, q->name);
         /* model.<name> must be unique over every model and must not shadow a tissue key */
-        static const char *const tissue[] = {"name", "d_iso", "d_ani", "time_unit"};
+        static const char *const tissue[] = {"type", "d_iso", "d_ani", "time_unit"};
         for (size_t t = 0; t < sizeof tissue / sizeof tissue[0]; ++t)
             HS_TEST_CHECK(strcmp(q->name, tissue[t]) != 0, "%s.%s shadows model.%s", m->name, q->name, tissue[t]);
         for (int i = 0; i < hs_models_count(); ++i) {
@@ -104,8 +104,8 @@ int main(void)
         check_point(m);
     }
     const hs_model *out = NULL;
-    HS_TEST_CHECK(hs_models_lookup("model.name", "no_such_model", &out) == HS_ERR_CONFIG && !out, "unknown model");
-    HS_TEST_CHECK(strstr(hs_error_message(), "model.name: unknown ionic model \"no_such_model\"; available: ") != NULL,
+    HS_TEST_CHECK(hs_models_lookup("model.type", "no_such_model", &out) == HS_ERR_CONFIG && !out, "unknown model");
+    HS_TEST_CHECK(strstr(hs_error_message(), "model.type: unknown ionic model \"no_such_model\"; available: ") != NULL,
                   "message: %s", hs_error_message());
     hs_error_clear();
     HS_TEST_RETURN();
