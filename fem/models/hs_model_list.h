@@ -6,6 +6,8 @@
  */
 #ifdef HS_MODEL_INCLUDE_HEADERS
 #include "aliev_panfilov.h"
+#include "mitchell_schaeffer.h"
 #else
 HS_MODEL(aliev_panfilov)
+HS_MODEL(mitchell_schaeffer)
 #endif

@@ -2,7 +2,9 @@
  * The CUDA backend against the CPU reference, on the same host-built problem:
  *  1. element + assembly kernels: K (CSR order) and R at an excited random state;
  *  2. a short simulation (a front crossing a slab) on both backends: phi, r and activation times,
- *     and the Newton/CG iteration counts of every step.
+ *     and the Newton/CG iteration counts of every step;
+ *  3. every registered SpMV kernel, and 5. every ionic model, 40 steps on cuda against the cpu (the
+ *     bounds of part 2).
  * Exit 77 without a CUDA device. HS_TEST_QUICK=1 (used under compute-sanitizer racecheck, where every
  * launch is slow) runs part 1 and 10 steps of part 2 only.
  *
@@ -144,6 +146,41 @@ static void every_kernel(void)
     free(ref);
 }
 
+/* 5. Every ionic model of fem/models/hs_model_list.h: 40 steps of its defaults on cuda against cpu. */
+static void every_model(void)
+{
+    for (int i = 0; i < hs_models_count(); ++i) {
+        const hs_model *m = hs_models_at(i);
+        static hs_sim_spec c[2];
+        hs_test_node *v[2] = {NULL, NULL};
+        int32_t n[2] = {0, 0};
+        for (int q = 0; q < 2; ++q) {
+            setup_cfg(&c[q], q ? "cuda" : "cpu");
+            c[q].model = m;
+            hs_model_params_defaults(m, &c[q].model_prm);
+            c[q].time_unit = m->time_unit_default;
+            v[q] = hs_test_run_sorted(&c[q], 40, &n[q]);
+        }
+        HS_TEST_CHECK(v[0] && v[1] && n[0] == n[1], "%s: runs failed", m->name);
+        if (v[0] && v[1] && n[0] == n[1]) {
+            double d2 = 0, r2 = 0, dact = 0;
+            int mism = 0;
+            for (int32_t k = 0; k < n[0]; ++k) {
+                d2 += (v[1][k].phi - v[0][k].phi) * (v[1][k].phi - v[0][k].phi);
+                r2 += v[0][k].phi * v[0][k].phi;
+                if ((v[1][k].act < 0) != (v[0][k].act < 0)) ++mism;
+                else if (v[0][k].act >= 0) dact = fmax(dact, fabs(v[1][k].act - v[0][k].act));
+            }
+            printf("model %-18s cuda vs cpu after 40 steps: |phi diff|/|phi| = %.2e, max activation diff %.2e ms\n",
+                   m->name, sqrt(d2 / r2), dact);
+            HS_TEST_CHECK(sqrt(d2 / r2) <= 40 * 1e-10, "%s: phi differs: %.3e", m->name, sqrt(d2 / r2));
+            HS_TEST_CHECK(mism == 0 && dact <= 1e-6, "%s: activation: %d mismatches, max %.3e ms", m->name, mism, dact);
+        }
+        free(v[0]);
+        free(v[1]);
+    }
+}
+
 int main(void)
 {
     char name[256], why[256];
@@ -258,5 +295,6 @@ int main(void)
     hs_sim_destroy(&sg);
     if (!getenv("HS_TEST_NO_GRAPH")) graph_and_variants(quick ? 10 : 60);
     if (!quick) every_kernel();
+    if (!quick) every_model();
     HS_TEST_RETURN();
 }

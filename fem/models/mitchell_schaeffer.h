@@ -1,0 +1,105 @@
+/**
+ * @file mitchell_schaeffer.h
+ * @brief The Mitchell-Schaeffer model (C. C. Mitchell, D. G. Schaeffer, "A two-current model for the
+ * dynamics of cardiac membrane", Bull. Math. Biol. 65 (2003) 767-793): a normalised potential
+ * v in [0, 1] (V_mV = 100 v - 80 here, as for Aliev-Panfilov) and one gate h at the integration
+ * point, time in ms:
+ *   dv/dt = h v^2 (1 - v) / tau_in - v / tau_out + stim
+ *   dh/dt = (1 - h) / tau_open   if v < v_gate,     - h / tau_close   otherwise.
+ * The paper's values: tau_in 0.3, tau_out 6, tau_open 120, tau_close 150 ms, v_gate 0.13; its
+ * estimate of the longest action potential is APD_max = tau_close ln(tau_out / (4 tau_in)) (241 ms).
+ *
+ * In the implicit scheme: the gate's backward-Euler step is linear in h, so the local update is
+ * closed-form; the gate's right-hand side is a Heaviside function of v, whose derivative is zero
+ * except at v_gate, so dh/dv = 0 and the tangent df/dv = h (2v - 3v^2)/tau_in - 1/tau_out is exact
+ * wherever the switch does not flip between Newton iterates. A flip changes h by the jump between
+ * the two branches' updates; Newton then continues from the new branch (the global residual is
+ * evaluated consistently), which costs an iteration but does not stall: the switch flips at most
+ * once per element per step in practice, since v moves monotonically through v_gate on an upstroke.
+ */
+#ifndef HS_MODEL_MITCHELL_SCHAEFFER_H
+#define HS_MODEL_MITCHELL_SCHAEFFER_H
+
+#include <math.h>
+
+#include "hs_hd.h"
+#include "hs_model.h"
+
+/** Positions of the parameters in hs_model_params.v (the order of the table below). */
+enum { HS_MS_TAU_IN, HS_MS_TAU_OUT, HS_MS_TAU_OPEN, HS_MS_TAU_CLOSE, HS_MS_V_GATE, HS_MS_N_PARAMS };
+
+/** The ionic term: inward h v^2 (1 - v) / tau_in plus outward -v / tau_out. */
+HS_HD double hs_ms_f(const double *p, double v, double h)
+{
+    return h * v * v * (1.0 - v) / p[HS_MS_TAU_IN] - v / p[HS_MS_TAU_OUT];
+}
+
+/** d f / d v at fixed h. */
+HS_HD double hs_ms_df_dv(const double *p, double v, double h)
+{
+    return h * (2.0 * v - 3.0 * v * v) / p[HS_MS_TAU_IN] - 1.0 / p[HS_MS_TAU_OUT];
+}
+
+/** Backward Euler for the gate over dt at fixed v (exact solution of the linear local problem). */
+HS_HD double hs_ms_gate(const double *p, double v, double h_n, double dt)
+{
+    if (v < p[HS_MS_V_GATE]) return (h_n + dt / p[HS_MS_TAU_OPEN]) / (1.0 + dt / p[HS_MS_TAU_OPEN]);
+    return h_n / (1.0 + dt / p[HS_MS_TAU_CLOSE]);
+}
+
+/** The model interface's local update (hs_model_point): s = {h}; dh/dv = 0 (see the file comment). */
+HS_HD int hs_model_point_mitchell_schaeffer(const double *p, double u, double dt, const double *s_n, double *s,
+                                            double *f, double *dfdu)
+{
+    s[0] = hs_ms_gate(p, u, s_n[0], dt);
+    *f = hs_ms_f(p, u, s[0]);
+    *dfdu = hs_ms_df_dv(p, u, s[0]);
+    return isfinite(s[0]) && isfinite(*f) ? 1 : -1;
+}
+
+/**
+ * @brief Largest dt (model units, ms) for which 1/dt - df/dv > 0 for every v and h in [0, 1]:
+ * 2v - 3v^2 peaks at v = 1/3 with 1/3, so df/dv <= 1/(3 tau_in) - 1/tau_out.
+ */
+static inline double hs_ms_dt_max(const double *p)
+{
+    double fmax_ = 1.0 / (3.0 * p[HS_MS_TAU_IN]) - 1.0 / p[HS_MS_TAU_OUT];
+    return fmax_ > 0.0 ? 1.0 / fmax_ : INFINITY;
+}
+
+#ifdef HS_MODEL_DEFINE
+static const hs_model_param hs_ms_params[HS_MS_N_PARAMS] = {
+    {"tau_in", HS_PARAM_REAL, "ms", 0.3, HS_PARAM_MIN_OPEN, 0, 0,
+     "time constant of the inward current h v^2 (1 - v) / tau_in (Mitchell & Schaeffer 2003)"},
+    {"tau_out", HS_PARAM_REAL, "ms", 6.0, HS_PARAM_MIN_OPEN, 0, 0,
+     "time constant of the outward current -v / tau_out (Mitchell & Schaeffer 2003)"},
+    {"tau_open", HS_PARAM_REAL, "ms", 120.0, HS_PARAM_MIN_OPEN, 0, 0,
+     "gate opening time constant, v < v_gate (Mitchell & Schaeffer 2003)"},
+    {"tau_close", HS_PARAM_REAL, "ms", 150.0, HS_PARAM_MIN_OPEN, 0, 0,
+     "gate closing time constant, v >= v_gate (Mitchell & Schaeffer 2003)"},
+    {"v_gate", HS_PARAM_REAL, "1", 0.13, HS_PARAM_MIN_OPEN | HS_PARAM_MAX_OPEN, 0, 1,
+     "gate switch potential (normalised; Mitchell & Schaeffer 2003)"},
+};
+static const hs_model_var hs_ms_vars[] = {
+    {"h", "1", HS_AT_IP, 1.0, "gate of the inward current (1: open, at rest)"},
+};
+const hs_model hs_model_mitchell_schaeffer = {
+    .name = "mitchell_schaeffer",
+    .summary = "two-current model: normalised potential v, one gate h (Heaviside switch at v_gate)",
+    .reference = "Mitchell & Schaeffer 2003, Bull. Math. Biol. 65:767-793",
+    .id = HS_MODEL_ID_mitchell_schaeffer,
+    .n_params = HS_MS_N_PARAMS,
+    .params = hs_ms_params,
+    .n_vars = 1,
+    .vars = hs_ms_vars,
+    .potential_name = "phi",
+    .potential_unit = "1",
+    .potential_rest = 0.0,
+    .mv_scale = 100.0,
+    .mv_offset = -80.0,
+    .time_unit_default = 1.0,
+    .dt_max = hs_ms_dt_max,
+};
+#endif
+
+#endif
