@@ -46,7 +46,7 @@ run)
     case $rc in 0) pass=$((pass+1)); s=Passed;; 77) skip=$((skip+1)); s=Skipped;; *) fail=$((fail+1)); s="FAILED (rc $rc)";; esac
     printf '%-24s %-16s %6.2f s\n' "$(basename "$t")" "$s" "$dur"
     [ "$rc" -ne 0 ] && echo "$out" | tail -20
-    echo "$out" | grep -E "^CPU vs GPU|^cuda/" || true
+    echo "$out" | grep -E "^CPU vs GPU|^cuda/|^model " || true
   done
   if command -v compute-sanitizer >/dev/null; then
     # memcheck: out-of-bounds and misaligned accesses, leaks of device memory (the whole suite).
