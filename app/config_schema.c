@@ -184,6 +184,9 @@ static const hs_cfg_key base_keys[] = {
      AT(threads), .meaning = "OpenMP threads of the cpu backend; 0 = all available"},
     {.path = "solver.graph", .type = HS_CFG_ENUM, .choices = "auto|on|off", .def_str = "auto",
      .unit = "-", AT(graph), .meaning = "CUDA backend: replay each Newton iteration as a CUDA graph (the CG loop a WHILE node stopped by the device's own convergence test); off: launch kernels one by one and read the CG status every 4 iterations"},
+    {.path = "solver.assembly", .type = HS_CFG_ENUM, .choices = "split|full", .def_str = "split",
+     .unit = "-", AT(assembly),
+     .meaning = "split: K = K_D + sum_e km_e 11^T with the diffusion matrix K_D assembled once and two scalars per element per Newton iteration; full: every element matrix written and gathered (seed 002, the reference). Same answer within the Newton tolerance"},
     {.path = "solver.persistent", .type = HS_CFG_ENUM, .choices = "auto|on|off", .def_str = "auto",
      .unit = "-", AT(persistent), .meaning = "CUDA backend, solver.cg = chronopoulos: run each CG solve as one persistent cooperative kernel (two grid barriers per iteration); auto: for systems up to 262,144 rows, where launch latency bounds an iteration"},
 

@@ -22,6 +22,7 @@ static void problem_opts(const hs_sim_spec *spec, hs_problem_opts *o)
     o->extrapolate = spec->extrapolate;
     o->graph = spec->graph;
     o->persistent = spec->persistent;
+    o->assembly = spec->assembly;
     o->newton_tol_residual = spec->newton_tol_residual;
     o->newton_tol_update = spec->newton_tol_update;
     o->newton_max_iter = spec->newton_max_iter;
