@@ -70,8 +70,19 @@ typedef struct hs_sim_spec {
     const char *config_path;     /**< for the "resume with: heartsim run CONFIG --restart DIR" message */
 } hs_sim_spec;
 
+/** Wall seconds of the set-up phases of hs_sim_create, in their order. */
+typedef struct hs_setup_times {
+    double mesh;     /**< build or read the mesh, fibres, checks, the mesh's own reordering */
+    double pattern;  /**< the CSR pattern */
+    double trial;    /**< the SpMV format choice ("auto": the backend's timed trial) */
+    double reorder;  /**< the format's own node numbering (mesh and pattern renumbered) */
+    double problem;  /**< stimulus sites, element geometry, gather maps, K_D */
+    double backend;  /**< the backend: allocation and upload */
+} hs_setup_times;
+
 /** Objects a run is made of (also used by tests and benchmarks). */
 typedef struct hs_sim {
+    hs_setup_times setup;
     hs_mesh *mesh;
     hs_stim_set *stim;
     hs_problem *prob;
@@ -102,6 +113,7 @@ typedef struct hs_run_summary {
     double wall_output;  /**< main-thread time spent on frames (state copies, waiting for the writer) */
     double wall_writer;  /**< time the writer thread spent writing files, overlapped with the loop */
     hs_phase_times phases;
+    hs_setup_times setup;
     char backend[256];
 } hs_run_summary;
 

@@ -267,6 +267,7 @@ hs_status hs_sim_run(const hs_sim_spec *cfg, const char *restart, const hs_run_h
     }
     HS_CALL_GOTO(hs_sim_create(cfg, &sim), done);
     snprintf(sum->backend, sizeof sum->backend, "%s", sim.backend->description);
+    sum->setup = sim.setup;
     const int32_t nn = sim.mesh->n_nodes;
     HS_CALL_GOTO(hs_state_create(&sim.backend->state, &cs.state), done);
     if (cfg->extrapolate > 0) {

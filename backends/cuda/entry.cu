@@ -34,7 +34,7 @@ static hs_status cuda_choose_spmv(const hs_csr *pattern, const hs_problem_opts *
                  "matrix in CSR order; solver.persistent = \"off\" for a timed trial)", pattern->n_rows);
         return HS_OK;
     }
-    char times[1024];
+    char times[3072];
     double t0 = hs_wtime();
     HS_CALL(hs_gpu_spmv_trial(pattern, &opt->spmv_params, 10, with_dot, out, times, sizeof times));
     snprintf(why, why_len, "auto -> %s (timed trial on this matrix in %.1f s, median of 10%s: %s)", (*out)->name,

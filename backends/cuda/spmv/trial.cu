@@ -100,14 +100,14 @@ extern "C" hs_status hs_gpu_spmv_trial(const hs_csr *pattern, const hs_spmv_para
     hs_status st = HS_OK;
     for (int f = 0; f < hs_spmv_count() && st == HS_OK; ++f) {
         const hs_spmv_ops *o = hs_spmv_get(f);
-        double t = -1.0;
+        double t = -1.0, w0 = hs_wtime();
         st = time_format(o, pattern, prm, reps, with_dot, s, e0, e1, &t);
         if (st != HS_OK || t < 0) continue;
         const hs_gpu_spmv_ops *g = hs_gpu_spmv_find(o->name);
         const char *tag = with_dot ? (g && g->apply_dot ? " (dot fused)" : " (+ dot pass)") : "";
         if (len < report_len)
-            len += (size_t)snprintf(report + len, report_len - len, "%s%s %.1f us%s", len ? ", " : "", o->name, 1e6 * t,
-                                    tag);
+            len += (size_t)snprintf(report + len, report_len - len, "%s%s %.1f us%s [set-up and trial %.2f s]",
+                                    len ? ", " : "", o->name, 1e6 * t, tag, hs_wtime() - w0);
         if (!*best || t < best_t) {
             *best = o;
             best_t = t;
