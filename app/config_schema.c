@@ -155,7 +155,7 @@ static const hs_cfg_key base_keys[] = {
      .meaning = "\"auto\": cuda when built with CUDA and a device is present, else cpu"},
     {.path = "solver.spmv", .type = HS_CFG_STRING, .flags = HS_CFG_NONEMPTY,
      .def_str = "auto", .unit = "-", AT(spmv),
-     .meaning = "SpMV kernel by registry name (`heartsim kernels`), or \"auto\": on cuda the fastest in a timed trial on this matrix at set-up; csr_scalar on cpu"},
+     .meaning = "SpMV kernel by registry name (`heartsim kernels`), or \"auto\": on cuda csr_scalar under the persistent CG, else the kernel with the least share of a Newton iteration (assembly stores + CG SpMVs) in a timed trial when the run is long enough to repay it, else cusparse_sell; csr_scalar on cpu"},
     {.path = "solver.cg_tol", .type = HS_CFG_FLOAT, OPEN(0, 1), .def_num = 1e-8, .unit = "1",
      AT(cg_tol), .meaning = "CG stops at ||r|| <= cg_tol ||b||"},
     {.path = "solver.cg_max_iter", .type = HS_CFG_INT, GE(1), .def_num = 1000, .unit = "-",

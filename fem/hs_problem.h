@@ -41,6 +41,7 @@ typedef struct hs_problem_opts {
     double cg_forcing;          /**< inexact Newton forcing cap (hs_cg_forcing_tol); 0 = fixed cg.tol */
     int extrapolate;            /**< initial Newton iterate: 0 phi_n, 1 linear, 2 quadratic in time */
     int graph;                  /**< cuda backend: 1 replay Newton iterations as CUDA graphs, 0 launch kernels */
+    long steps_hint;            /**< time steps the run will take (0: unknown): what an "auto" trial may cost */
     int persistent;             /**< cuda backend, chronopoulos: 1 one persistent kernel per CG solve, 0 never,
                                      -1 auto (up to HS_CG_PERSISTENT_AUTO_ROWS rows) */
 } hs_problem_opts;

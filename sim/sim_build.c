@@ -1,5 +1,6 @@
 /* Building a simulation from its spec (hs_sim.h), in one order: mesh -> backend and SpMV format
  * -> node order -> stimulus sites -> problem (pattern and gather maps, built once) -> backend. */
+#include <math.h>
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +24,7 @@ static void problem_opts(const hs_sim_spec *spec, hs_problem_opts *o)
     o->graph = spec->graph;
     o->persistent = spec->persistent;
     o->assembly = spec->assembly;
+    o->steps_hint = spec->dt > 0 ? (long)ceil(spec->t_end / spec->dt - 1e-9) : 0;
     o->newton_tol_residual = spec->newton_tol_residual;
     o->newton_tol_update = spec->newton_tol_update;
     o->newton_max_iter = spec->newton_max_iter;

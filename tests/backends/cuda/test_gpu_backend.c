@@ -27,6 +27,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "hs_backend_diag.h"
 #include "hs_cuda.h"
@@ -185,6 +186,56 @@ static void every_model(void)
     }
 }
 
+/* 6. solver.spmv = "auto" (issue 17) on a mesh numbered at random, where a renumbering would hurt
+ * the assembly most: the trial's table lists every format that keeps the node order with positive
+ * times, picks one of them, never a renumbering format; a short run takes the default untimed. */
+static void auto_choice(void)
+{
+    hs_box_params bp = {.lx = 3.0, .ly = 3.0, .lz = 3.0, .h = 0.2};
+    hs_mesh *m = NULL;
+    hs_csr *pat = NULL, *shuffled = NULL;
+    HS_TEST_OK(hs_mesh_create_box(&bp, &m));
+    if (!m) return;
+    HS_TEST_OK(hs_csr_from_tets(m->n_nodes, m->n_elems, m->tets, &pat));
+    int32_t *perm = malloc(sizeof(int32_t) * m->n_nodes);
+    for (int32_t i = 0; i < m->n_nodes; ++i) perm[i] = i;
+    unsigned s = 99;
+    for (int32_t i = m->n_nodes - 1; i > 0; --i) {
+        s = s * 1664525u + 1013904223u;
+        int32_t j = (int32_t)((s >> 8) % (unsigned)(i + 1)), t = perm[i];
+        perm[i] = perm[j];
+        perm[j] = t;
+    }
+    if (pat) HS_TEST_OK(hs_csr_permute(pat, perm, &shuffled));
+    free(perm);
+    const hs_backend_entry *cu = hs_backends_find("cuda");
+    hs_problem_opts po;
+    memset(&po, 0, sizeof po);
+    po.cg.variant = HS_CG_CHRONOPOULOS;
+    po.persistent = 0;
+    po.spmv_params = hs_spmv_params_default();
+    char why[4096];
+    const hs_spmv_ops *o = NULL;
+    if (shuffled && cu) {
+        HS_TEST_OK(cu->choose_spmv(shuffled, &po, &o, why, sizeof why));
+        printf("auto on a randomly numbered %d-node mesh: %s\n", m->n_nodes, why);
+        HS_TEST_CHECK(o && !o->node_order, "auto picked %s, a format with its own node order", o ? o->name : "nothing");
+        for (int f = 0; f < hs_spmv_count(); ++f) {
+            const hs_spmv_ops *g = hs_spmv_get(f);
+            char key[80];
+            snprintf(key, sizeof key, "; %s ", g->name);
+            HS_TEST_CHECK((strstr(why, key) != NULL) == (g->node_order == NULL), "trial table and %s disagree", g->name);
+        }
+        HS_TEST_CHECK(!strstr(why, " -") && !strstr(why, "= 0 us"), "a non-positive time in the table: %s", why);
+        po.steps_hint = 10;
+        HS_TEST_OK(cu->choose_spmv(shuffled, &po, &o, why, sizeof why));
+        HS_TEST_CHECK(o && strstr(why, "without a trial"), "a 10-step run should not pay for a trial: %s", why);
+    }
+    hs_csr_destroy(&shuffled);
+    hs_csr_destroy(&pat);
+    hs_mesh_destroy(&m);
+}
+
 /* 1. Element + assembly kernels at a random excited state: K (CSR order) and R, cuda against cpu,
  * with the assembly method of @p cc and @p cg. */
 static void system_match(const hs_sim_spec *cc, const hs_sim_spec *cg)
@@ -319,5 +370,6 @@ int main(void)
     if (!getenv("HS_TEST_NO_GRAPH")) graph_and_variants(quick ? 10 : 60);
     if (!quick) every_kernel();
     if (!quick) every_model();
+    if (!quick) auto_choice();
     HS_TEST_RETURN();
 }
