@@ -104,6 +104,14 @@ static void close_id(hid_t *id, herr_t (*close)(hid_t))
     *id = H5I_INVALID_HID;
 }
 
+/* Errors are reported through hs_status with HDF5's reason; HDF5's own printing would repeat them
+ * on stderr. A thread-safe HDF5 keeps this setting per thread, and frames are written by the frame
+ * writer thread, so every entry point that calls HDF5 says it again. */
+static void quiet(void)
+{
+    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+}
+
 /* ---- create / destroy ----------------------------------------------------------------------- */
 
 /* ':' too: a data item reads "PREFIX.h5:/path" and readers split at the first ':'. */
@@ -141,9 +149,7 @@ static hs_status xh5_create(const char *dir, const char *prefix, const char *ind
     snprintf(name, strlen(prefix) + 4, "%s.h5", prefix);
     HS_CALL_GOTO(hs_path_join(dir, name, &s->h5_path), fail);
     HS_CALL_GOTO(hs_xdmf_escape(name, &s->xml_h5), fail);
-    /* Errors are reported through hs_status with HDF5's reason; its own printing would duplicate
-     * them on stderr (this is process-wide, and heartsim is HDF5's only user). */
-    H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
+    quiet();
     free(name);
     *out = s;
     return HS_OK;
@@ -458,6 +464,7 @@ static hs_status xh5_write_frame(void *impl, int index, const char *path, const 
 {
     (void)path; /* NULL: no file per frame */
     xh5_series *s = impl;
+    quiet();
     HS_CHECK(!s->mesh_known || (mesh->n_nodes == s->n_nodes && mesh->n_elems == s->n_elems), HS_ERR_INTERNAL,
              "XDMF/HDF5 series %s holds a mesh of %d nodes and %d elements; frame %d has %d and %d "
              "(one mesh per series)",
@@ -505,6 +512,7 @@ static hs_status xh5_write_index(void *impl, const double *times, int n)
 {
     (void)times; /* they are in the grid text */
     xh5_series *s = impl;
+    quiet();
     if (n == 0) {
         xh5_close(s);
         const char *gone[2] = {s->index_path, s->h5_path};
@@ -648,6 +656,7 @@ static hs_status xh5_resume(void *impl, const double *times, int n)
 {
     xh5_series *s = impl;
     hs_status st = HS_OK;
+    quiet();
     xh5_close(s);
     s->grids_len = 0;
     s->mesh_known = 0;

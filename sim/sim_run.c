@@ -281,6 +281,7 @@ hs_status hs_sim_run(const hs_sim_spec *cfg, const char *restart, const hs_run_h
     ckpt_state cs;
     saved_signals sig;
     int looping = 0; /* between loop_start and loop_done */
+    int loop_ran = 0; /* the time loop started: the state is the run's (for the maps file) */
     memset(&sim, 0, sizeof sim);
     memset(&ck, 0, sizeof ck);
     memset(&cs, 0, sizeof cs);
@@ -343,6 +344,7 @@ hs_status hs_sim_run(const hs_sim_spec *cfg, const char *restart, const hs_run_h
     sum->t_reached_ms = k0 * dt;
     hs_step_stats ss = {0};
     loop_start(hooks, n_steps * dt, &looping);
+    loop_ran = 1;
     for (long k = k0; k < n_steps; ++k) {
         double t = k * dt, t1 = (k + 1) * dt;
         if (k == nan_step && !clean_phi) {
@@ -442,7 +444,7 @@ done:
         sum->wall_writer = hs_frame_writer_busy(fw);
         hs_frame_writer_destroy(&fw);
     }
-    if (ser && sim.backend) {
+    if (ser && sim.backend && loop_ran) {
         /* the maps as they stand, also after a failure (the last converged state) or a signal */
         hs_status s2 = write_maps(cfg, &sim, sum->t_reached_ms);
         if (st == HS_OK) st = s2;
