@@ -206,7 +206,7 @@ static const hs_cfg_key base_keys[] = {
     {.path = "output.format", .type = HS_CFG_ENUM, .choices = NULL /* generated: output/hs_series_list.h */,
      .def_str = "vtk",
      .unit = "-", AT(out_format),
-     .meaning = "vtk: legacy .vtk frames + .vtk.series (each frame standalone); xdmf: geometry written once, fields per frame as raw binary, indexed by an .xdmf file (cheap frames for large meshes)"},
+     .meaning = "vtk: legacy .vtk frames + .vtk.series (each frame standalone); xdmf: geometry written once, fields per frame as raw binary, indexed by an .xdmf file (cheap frames for large meshes); xdmf_h5: the same in one HDF5 file PREFIX.h5 + PREFIX.xdmf (needs a build with HDF5: libhdf5-dev). Every run also writes PREFIX_maps.vtk (activation map) at its end"},
     {.path = "output.dir", .type = HS_CFG_STRING, .flags = HS_CFG_NONEMPTY, .def_str = "output",
      .unit = "-", AT(out_dir),
      .meaning = "output directory, relative to the current working directory (not the config file); created if missing"},
