@@ -53,6 +53,15 @@ typedef struct hs_mesh_read_opts {
 hs_status hs_mesh_read_vtk(const char *path, const hs_mesh_read_opts *o, hs_mesh **out);
 
 /**
+ * @brief XML VTK unstructured grid (.vtu): DataArrays ascii, binary (base64) or appended (raw or
+ * base64), header UInt32/UInt64, either byte order, vtkZLibDataCompressor; Int8..UInt64, Float32,
+ * Float64. Cells and CellData kept as hs_mesh_read_vtk keeps them (tetrahedra, type 24 when
+ * linearising, region and fibre arrays by the same names, labelled triangles); other cell types
+ * refused naming the cell (0-based) and its VTK type. One Piece.
+ */
+hs_status hs_mesh_read_vtu(const char *path, const hs_mesh_read_opts *o, hs_mesh **out);
+
+/**
  * @brief Gmsh .msh ASCII, format 2.2 (2.0, 2.1) and 4.1 (4.0 too): $Nodes, $Elements,
  * $PhysicalNames, and in 4.x $Entities. Tetrahedra (type 4; 11 = 10-node) become elements with
  * their physical tag as region (2.x: the first element tag; 4.x: the first physical tag of their

@@ -111,6 +111,8 @@ hs_status hs_surface_read_off(const char *path, double scale, hs_surface **out);
 hs_status hs_surface_read_ply(const char *path, double scale, hs_surface **out);
 /** @brief TetGen .poly (points inline or in a .node beside it) or .smesh, chosen by extension. */
 hs_status hs_surface_read_poly(const char *path, double scale, hs_surface **out);
+/** @brief XML VTK PolyData (.vtp): Polys as facets, a region-named CellData array as markers. */
+hs_status hs_surface_read_vtp(const char *path, double scale, hs_surface **out);
 
 /**
  * @brief Check that the surface can bound a volume, and fix what is safe to fix.

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 
 #include "hs_mesh_io.h"
+#include "hs_surface.h"
 #include "hs_text_reader.h"
 #include "hs_util.h"
 #include "mesh_path.h"
@@ -255,12 +256,12 @@ hs_status hs_mesh_read_file(const char *path, const hs_mesh_read_opts *o, hs_mes
     HS_CHECK(path != NULL && path[0] != '\0', HS_ERR_MESH, "mesh file name is empty");
     const hs_mesh_reader *r = hs_registry_find_ext(&k_registry, path);
     if (r) return r->read(path, o, out);
-    /* XML VTK looks like the same format to a user; say what to do instead. */
+    /* A surface given where a volume is read: say which source reads it. */
     const char *ext = hs_path_ext(path);
-    HS_CHECK(!(ext && strcasecmp(ext, ".vtu") == 0), HS_ERR_MESH,
-             "%s: XML VTK (.vtu) is not read; save the grid as legacy VTK (.vtk; ParaView: "
-             "File > Save Data > Legacy VTK Files)",
-             path);
+    HS_CHECK(!(ext && hs_registry_find_ext(hs_surface_readers(), path)), HS_ERR_MESH,
+             "%s: %s is a surface format; mesh it with mesh.source = \"surface\" (volume meshes: "
+             "mesh.source = \"file\")",
+             path, ext);
 
     /* A bare prefix: the first listed file that names a format (PREFIX.elem, PREFIX.ele) decides;
      * its reader gets that file's name. */

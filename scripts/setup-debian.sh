@@ -2,7 +2,7 @@
 # Install what heartsim needs on Debian/Ubuntu (run as root). With --tests also ParaView, whose
 # pvpython the output test uses to open the frames exactly as a user would.
 set -euo pipefail
-pkgs="cmake make gcc g++ pkg-config libconfig-dev libtet1.5-dev"
+pkgs="cmake make gcc g++ pkg-config libconfig-dev libtet1.5-dev libexpat1-dev zlib1g-dev"
 if [ "${1:-}" = "--tests" ]; then pkgs="$pkgs paraview python3-paraview"; fi
 export DEBIAN_FRONTEND=noninteractive
 missing=""
