@@ -1,5 +1,5 @@
 /* Fuzz entry points for the volume mesh readers (fuzz_targets.h): TetGen .node/.ele, legacy VTK,
- * Gmsh .msh and openCARP .pts/.elem/.lon. An accepted mesh is checked against what hs_mesh.h and
+ * XML VTK .vtu, Gmsh .msh and openCARP .pts/.elem/.lon. An accepted mesh is checked against what hs_mesh.h and
  * hs_mesh_io.h promise, then goes where a run sends it (app/mesh_build.c, app/run.c):
  * hs_mesh_check and, when that passes, RCM renumbering. */
 #define _POSIX_C_SOURCE 200809L
@@ -124,6 +124,16 @@ int hs_fuzz_vtk(const uint8_t *data, size_t size)
     char path[HS_FUZZ_PATH_MAX];
     hs_fuzz_write(hs_fuzz_path("fuzz.vtk", path), data, size);
     read_twice_if_quadratic("vtk", hs_mesh_read_vtk, path);
+    return 0;
+}
+
+/* ---- XML VTK .vtu -------------------------------------------------------------------------- */
+
+int hs_fuzz_vtu(const uint8_t *data, size_t size)
+{
+    char path[HS_FUZZ_PATH_MAX];
+    hs_fuzz_write(hs_fuzz_path("fuzz.vtu", path), data, size);
+    read_twice_if_quadratic("vtu", hs_mesh_read_vtu, path);
     return 0;
 }
 
