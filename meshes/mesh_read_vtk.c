@@ -840,6 +840,7 @@ static hs_status build(vtk *v)
             continue;
         }
         HS_CALL(hs_mesh_parts_add_tet(&v->p, q, region));
+        HS_CALL(hs_mesh_parts_tet_id(&v->p, (int64_t)c));
         if (v->cell_fiber) {
             double *f = v->cell_fiber + 3 * c;
             HS_CHECK(hs_unit_vector(f), HS_ERR_MESH,
@@ -865,6 +866,7 @@ hs_status hs_mesh_read_vtk(const char *path, const hs_mesh_read_opts *o, hs_mesh
     HS_CALL(HS_ALLOC(v, 1, "VTK reader"));
     v->path = path;
     v->p.path = path;
+    v->p.numbering = "VTK cell and point indices, 0-based";
     v->linearize = o && o->linearize;
     snprintf(v->what, sizeof v->what, "header");
     HS_CALL_GOTO(HS_ALLOC(v->chunk, VTK_CHUNK, "VTK read buffer"), done);

@@ -51,6 +51,7 @@ hs_status hs_mesh_read_vtu(const char *path, const hs_mesh_read_opts *o, hs_mesh
     hs_mesh_parts p;
     memset(&p, 0, sizeof p);
     p.path = path;
+    p.numbering = "VTK cell and point indices, 0-based";
     hs_status st = HS_OK;
     size_t cap_fiber = 0;
     HS_CALL(hs_vtkx_read(path, "UnstructuredGrid", " (a .vtu holds an UnstructuredGrid; a PolyData "
@@ -119,6 +120,7 @@ hs_status hs_mesh_read_vtu(const char *path, const hs_mesh_read_opts *o, hs_mesh
             continue;
         }
         HS_CALL_GOTO(hs_mesh_parts_add_tet(&p, v, (int32_t)rg), done);
+        HS_CALL_GOTO(hs_mesh_parts_tet_id(&p, c), done);
         if (fiber.n) {
             double fv[3] = {hs_vtkx_get(&fiber, 3 * (size_t)c), hs_vtkx_get(&fiber, 3 * (size_t)c + 1),
                             hs_vtkx_get(&fiber, 3 * (size_t)c + 2)};

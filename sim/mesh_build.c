@@ -107,7 +107,8 @@ static hs_status build_tetgen(const hs_mesh_spec *cfg, hs_mesh **out, hs_mesh_bu
     char node[HS_PATH_MAX + 8], ele[HS_PATH_MAX + 8];
     snprintf(node, sizeof node, "%s.node", cfg->file);
     snprintf(ele, sizeof ele, "%s.ele", cfg->file);
-    HS_CALL(hs_mesh_read_tetgen(node, ele, out));
+    hs_mesh_read_opts o = {.linearize = cfg->linearize};
+    HS_CALL(hs_mesh_read_tetgen_opts(node, ele, &o, out));
     scale_mesh(cfg, *out);
     return HS_OK;
 }
