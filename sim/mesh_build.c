@@ -54,6 +54,21 @@ static hs_status build_surface(const hs_mesh_spec *cfg, hs_mesh **out, hs_mesh_b
         hs_warn("surface %s: %d shell%s faced inwards and %s turned outwards", cfg->file,
                 (int)rep.n_shells_inverted, rep.n_shells_inverted == 1 ? "" : "s",
                 rep.n_shells_inverted == 1 ? "was" : "were");
+    /* Before TetGen: sliver facets (TetGen refines around them far below mesh.h) and the size. */
+    hs_surface_slivers_info sl;
+    hs_surface_slivers(s, HS_SURFACE_SLIVER_DEG, &sl);
+    if (sl.n_slivers > 0) {
+        const int32_t f0 = s->facet_ptr[sl.worst_facet];
+        const double *p = s->xyz + 3 * (size_t)s->facet_idx[f0];
+        hs_warn("surface %s: %d of %d facets are slivers (a corner angle below %g deg; the smallest, "
+                "%.3g deg, in facet %d (0-based) at (%.4g, %.4g, %.4g) mm): TetGen refines around them "
+                "far below mesh.h; remesh the surface with better triangles",
+                cfg->file, (int)sl.n_slivers, (int)s->n_facets, HS_SURFACE_SLIVER_DEG,
+                sl.worst_angle_deg, (int)sl.worst_facet, p[0], p[1], p[2]);
+    }
+    HS_CALL_GOTO(hs_surface_size_check(cfg->file, rep.volume, cfg->box.h, 0.0), done);
+    hs_log(1, "surface: about %.3g nodes expected at mesh.h = %g mm\n",
+           hs_surface_estimate_nodes(rep.volume, cfg->box.h), cfg->box.h);
     hs_tetgen_opts o;
     memset(&o, 0, sizeof o);
     o.radius_edge = cfg->box.tetgen_radius_edge;
