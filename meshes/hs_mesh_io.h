@@ -1,6 +1,6 @@
 /**
  * @file hs_mesh_io.h
- * @brief Volume meshes users bring: legacy VTK unstructured grids, Gmsh .msh (v2 and v4 ASCII),
+ * @brief Volume meshes users bring: legacy and XML (.vtu) VTK unstructured grids, Gmsh .msh (v2 and v4 ASCII),
  * openCARP .pts/.elem/.lon, TetGen .node/.ele (hs_mesh_read_tetgen in hs_mesh.h).
  *
  * Coordinates are returned as in the file (apply mesh.scale afterwards: openCARP files are in um,
@@ -84,10 +84,10 @@ hs_status hs_mesh_read_opencarp(const char *prefix, const hs_mesh_read_opts *o, 
 
 /**
  * @brief Read by extension (case-insensitive), with the reader listed for it in
- * meshes/hs_mesh_reader_list.h: .vtk, .msh, .pts/.elem/.lon (or a prefix with PREFIX.elem present),
- * .node/.ele (or a prefix with PREFIX.ele present; hs_mesh_read_tetgen, which ignores @p o).
+ * meshes/hs_mesh_reader_list.h: .vtk, .vtu, .msh, .pts/.elem/.lon (or a prefix with PREFIX.elem present),
+ * .node/.ele (or a prefix with PREFIX.ele present; hs_mesh_read_tetgen_opts).
  * Unknown extensions are an error naming the file and listing the extensions with their formats;
- * .vtu says to save as legacy VTK. @p o may be NULL (no linearisation).
+ * a surface extension (.vtp, .stl, ...) says to use mesh.source = "surface". @p o may be NULL (no linearisation).
  */
 hs_status hs_mesh_read_file(const char *path, const hs_mesh_read_opts *o, hs_mesh **out);
 

@@ -1,6 +1,6 @@
 /**
  * @file hs_surface.h
- * @brief Closed triangle (or polygon) surfaces read from STL, OFF, PLY and TetGen .poly/.smesh, the
+ * @brief Closed triangle (or polygon) surfaces read from STL, OFF, PLY, XML VTK .vtp and TetGen .poly/.smesh, the
  * checks a surface must pass before TetGen meshes it, and the fixes that are safe to make.
  *
  * Units: whatever the file holds times the scale given to the reader (mesh.scale), so mm after
