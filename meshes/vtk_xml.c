@@ -311,7 +311,8 @@ static void XMLCALL on_end(void *ud, const XML_Char *el)
 static void XMLCALL on_text(void *ud, const XML_Char *s, int len)
 {
     parse_ctx *c = ud;
-    if (c->array < 0 || len <= 0) return;
+    /* only the DataArray's own text: VTK writes <InformationKey> children (ranges) inside it */
+    if (c->array < 0 || len <= 0 || c->depth != c->array_depth) return;
     hs_vtkx_array *d = &c->f->arr[c->array];
     if (d->len == 0) { /* leading whitespace of the text is not kept */
         while (len > 0 && (*s == ' ' || *s == '\n' || *s == '\r' || *s == '\t')) ++s, --len;

@@ -15,7 +15,8 @@
  *     <AppendedData encoding="raw|base64"> _ ... </AppendedData>
  *   </VTKFile>
  *
- * A DataArray has type (Int8 .. UInt64, Float32, Float64), Name, NumberOfComponents and format:
+ * A DataArray has type (Int8 .. UInt64, Float32, Float64), Name, NumberOfComponents and format
+ * (its own text only: child elements such as VTK's <InformationKey> ranges are skipped):
  *  - ascii: whitespace-separated numbers in the element's text;
  *  - binary: base64 in the element's text of [header][data] (header and data may be encoded as
  *    separate base64 runs, each padded: the decoder restarts after padding);

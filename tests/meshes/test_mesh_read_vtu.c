@@ -189,6 +189,21 @@ static void test_refusals(void)
     RT_EXPECT_FAIL(hs_mesh_read_file(p, NULL, &rt_m_), p, 0, "well-formed");
     p = rt_write("lz4.vtu", "<VTKFile type=\"UnstructuredGrid\" compressor=\"vtkLZ4DataCompressor\"></VTKFile>");
     RT_EXPECT_FAIL(hs_mesh_read_file(p, NULL, &rt_m_), p, 1, "vtkLZ4DataCompressor");
+    /* text of child elements (VTK writes <InformationKey> ranges inside DataArrays) is not data */
+    p = rt_write("info.vtu",
+                 "<VTKFile type=\"UnstructuredGrid\"><UnstructuredGrid><Piece NumberOfPoints=\"4\" "
+                 "NumberOfCells=\"1\"><Points><DataArray type=\"Float32\" NumberOfComponents=\"3\" "
+                 "format=\"ascii\">0 0 0 1 0 0\n0 1 0 0 0 1\n<InformationKey name=\"L2_NORM_RANGE\">"
+                 "<Value index=\"0\">0</Value><Value index=\"1\">1</Value></InformationKey>\n"
+                 "</DataArray></Points><Cells><DataArray type=\"Int32\" Name=\"connectivity\" "
+                 "format=\"ascii\">0 1 2 3</DataArray><DataArray type=\"Int32\" Name=\"offsets\" "
+                 "format=\"ascii\">4</DataArray><DataArray type=\"UInt8\" Name=\"types\" "
+                 "format=\"ascii\">10</DataArray></Cells></Piece></UnstructuredGrid></VTKFile>\n");
+    hs_mesh *mi = NULL;
+    hs_error_clear();
+    HS_TEST_CHECK(hs_mesh_read_file(p, NULL, &mi) == HS_OK && mi && mi->n_nodes == 4,
+                  "InformationKey inside a DataArray: %s", hs_error_message());
+    hs_mesh_destroy(&mi);
     /* appended data cut short */
     const vx_opts o = {VX_APPENDED_RAW, 1, 0, 0, "Int32"};
     const char *full = write_vtu("cut.vtu", &o, "Float64");
