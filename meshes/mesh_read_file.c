@@ -39,21 +39,19 @@ hs_status hs_mesh_parts_add_tet(hs_mesh_parts *p, const int32_t v[4], int32_t re
     return HS_OK;
 }
 
-/* Grow an id array to n entries, filling new slots with position + base. */
-static hs_status grow_ids(int64_t **a, size_t *cap, size_t have, size_t n, int base)
+/* Grow an id array to n entries, filling the new ones (from *have) with position + base. */
+static hs_status grow_ids(int64_t **a, size_t *cap, size_t *have, size_t n, int base)
 {
-    const size_t old = *a ? have : 0;
-    if (!*a) *cap = 0;
-    HS_CALL(hs_grow_array((void **)a, cap, n, sizeof(int64_t), "file numbers"));
-    for (size_t k = old; k < n; ++k) (*a)[k] = (int64_t)k + base;
+    HS_CALL(hs_grow_array((void **)a, cap, n > 0 ? n : 1, sizeof(int64_t), "file numbers"));
+    for (size_t k = *have; k < n; ++k) (*a)[k] = (int64_t)k + base;
+    if (n > *have) *have = n;
     return HS_OK;
 }
 
 hs_status hs_mesh_parts_tet_id(hs_mesh_parts *p, int64_t id)
 {
     HS_CHECK(p->n_elems > 0, HS_ERR_INTERNAL, "hs_mesh_parts_tet_id before any tetrahedron");
-    HS_CALL(grow_ids(&p->elem_id, &p->cap_elem_id, p->elem_id ? p->n_elems - 1 : 0, p->n_elems,
-                     p->elem_base));
+    HS_CALL(grow_ids(&p->elem_id, &p->cap_elem_id, &p->n_elem_id, p->n_elems, p->elem_base));
     p->elem_id[p->n_elems - 1] = id;
     return HS_OK;
 }
@@ -61,8 +59,7 @@ hs_status hs_mesh_parts_tet_id(hs_mesh_parts *p, int64_t id)
 hs_status hs_mesh_parts_node_id(hs_mesh_parts *p, int64_t id)
 {
     HS_CHECK(p->n_nodes > 0, HS_ERR_INTERNAL, "hs_mesh_parts_node_id before any node");
-    HS_CALL(grow_ids(&p->node_id, &p->cap_node_id, p->node_id ? p->n_nodes - 1 : 0, p->n_nodes,
-                     p->node_base));
+    HS_CALL(grow_ids(&p->node_id, &p->cap_node_id, &p->n_node_id, p->n_nodes, p->node_base));
     p->node_id[p->n_nodes - 1] = id;
     return HS_OK;
 }
@@ -174,7 +171,7 @@ hs_status hs_mesh_parts_finish(hs_mesh_parts *p, hs_mesh **out)
                              "belongs to no tetrahedron; labelled triangles must be faces of the "
                              "volume mesh",
                              path, where, (long)p->bface_label[f],
-                             v >= 0 && (size_t)v < p->n_nodes && p->node_id
+                             v >= 0 && (size_t)v < p->n_node_id
                                  ? (long long)p->node_id[v]
                                  : (long long)v + p->node_base,
                              p->numbering ? p->numbering : "0-based, in file order");
@@ -219,10 +216,11 @@ hs_status hs_mesh_parts_finish(hs_mesh_parts *p, hs_mesh **out)
     snprintf(m->src_path, sizeof m->src_path, "%s", p->numbering_path ? p->numbering_path : path);
     snprintf(m->src_numbering, sizeof m->src_numbering, "%s",
              p->numbering ? p->numbering : "0-based");
-    if (!p->elem_id) HS_CALL_GOTO(grow_ids(&p->elem_id, &p->cap_elem_id, 0, p->n_elems, p->elem_base), done);
+    /* every element and node gets a number, whether or not the reader set all of them */
+    HS_CALL_GOTO(grow_ids(&p->elem_id, &p->cap_elem_id, &p->n_elem_id, p->n_elems, p->elem_base), done);
     m->elem_src = p->elem_id;
     p->elem_id = NULL;
-    if (!p->node_id) HS_CALL_GOTO(grow_ids(&p->node_id, &p->cap_node_id, 0, p->n_nodes, p->node_base), done);
+    HS_CALL_GOTO(grow_ids(&p->node_id, &p->cap_node_id, &p->n_node_id, p->n_nodes, p->node_base), done);
     m->node_src = p->node_id;
     m->n_node_src = (int32_t)p->n_nodes;
     p->node_id = NULL;

@@ -55,7 +55,7 @@ typedef struct hs_mesh_parts {
     int node_base, elem_base;  /**< file number of node/tet k when no id is set: k + base */
     int64_t *node_id;          /**< [n_nodes] the file's number of each node, or NULL (k + base) */
     int64_t *elem_id;          /**< [n_elems] the file's number of each tetrahedron, or NULL */
-    size_t cap_node_id, cap_elem_id;
+    size_t n_node_id, n_elem_id, cap_node_id, cap_elem_id; /* entries filled so far */
 } hs_mesh_parts;
 
 /** @brief Append a node (file order). */

@@ -1,6 +1,6 @@
 /* Cross-check with files VTK itself writes (ParaView's pvpython, tests/meshes/vtu_paraview.py): the
  * cube as .vtu in ascii, binary+zlib, appended raw+zlib with a UInt64 header and appended
- * uncompressed reads back equal to the same grid written as legacy .vtk; the cube surface as a
+ * uncompressed and appended base64 (zlib) reads back equal to the same grid written as legacy .vtk; the cube surface as a
  * binary zlib .vtp encloses volume 1. Skipped (77) when pvpython is absent.
  * Usage: test_vtu_paraview SCRIPT */
 #define _POSIX_C_SOURCE 200809L
@@ -33,8 +33,8 @@ int main(int argc, char **argv)
     hs_mesh *ref = NULL;
     snprintf(path, sizeof path, "%s/ref.vtk", dir);
     HS_TEST_OK(hs_mesh_read_file(path, NULL, &ref));
-    static const char *names[] = {"ascii", "binary", "appended_zlib", "appended_raw"};
-    for (int i = 0; i < 4 && ref; ++i) {
+    static const char *names[] = {"ascii", "binary", "appended_zlib", "appended_raw", "appended_base64"};
+    for (int i = 0; i < 5 && ref; ++i) {
         hs_mesh *m = NULL;
         snprintf(path, sizeof path, "%s/%s.vtu", dir, names[i]);
         hs_error_clear();

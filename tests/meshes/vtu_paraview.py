@@ -1,6 +1,6 @@
 """Write the unit cube (6 tetrahedra, region and fibre cell arrays) with VTK's own writers, as
 ParaView saves it: legacy .vtk (the reference) and .vtu in ascii, binary (zlib), appended raw
-(zlib, UInt64 header) and appended uncompressed; and the cube's surface as .vtp (binary, zlib).
+(zlib, UInt64 header), appended uncompressed and appended base64 (zlib); and the cube's surface as .vtp (binary, zlib).
 Usage: pvpython vtu_paraview.py DIR"""
 import sys
 from vtkmodules.vtkCommonCore import vtkPoints, vtkIntArray, vtkDoubleArray
@@ -25,10 +25,11 @@ g.GetCellData().AddArray(region)
 g.GetCellData().AddArray(fib)
 w = vtkUnstructuredGridWriter(); w.SetFileName(d + "/ref.vtk"); w.SetInputData(g); w.Write()
 for name, mode, comp, h64 in [("ascii", 0, False, False), ("binary", 1, True, False),
-                              ("appended_zlib", 2, True, True), ("appended_raw", 2, False, False)]:
+                              ("appended_zlib", 2, True, True), ("appended_raw", 2, False, False),
+                              ("appended_base64", 3, True, False)]:
     w = vtkXMLUnstructuredGridWriter()
-    w.SetFileName("%s/%s.vtu" % (d, name)); w.SetInputData(g); w.SetDataMode(mode)
-    if mode == 2: w.SetEncodeAppendedData(False)
+    w.SetFileName("%s/%s.vtu" % (d, name)); w.SetInputData(g); w.SetDataMode(min(mode, 2))
+    if mode >= 2: w.SetEncodeAppendedData(mode == 3)
     if comp: w.SetCompressorTypeToZLib()
     else: w.SetCompressorTypeToNone()
     if h64: w.SetHeaderTypeToUInt64()
