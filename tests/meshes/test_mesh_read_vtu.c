@@ -189,6 +189,21 @@ static void test_refusals(void)
     RT_EXPECT_FAIL(hs_mesh_read_file(p, NULL, &rt_m_), p, 0, "well-formed");
     p = rt_write("lz4.vtu", "<VTKFile type=\"UnstructuredGrid\" compressor=\"vtkLZ4DataCompressor\"></VTKFile>");
     RT_EXPECT_FAIL(hs_mesh_read_file(p, NULL, &rt_m_), p, 1, "vtkLZ4DataCompressor");
+    /* hs_mesh_check names the file and the cell as VTK numbers it (the skipped triangle counts) */
+    p = vtu_text("inv.vtu", "5 10 10", "0 1 2 0 1 3 7 0 3 1 7", "3 7 11", 3);
+    hs_mesh *mv = NULL;
+    HS_TEST_OK(hs_mesh_read_file(p, NULL, &mv));
+    if (mv) {
+        hs_error_clear();
+        HS_TEST_CHECK(hs_mesh_check(mv) == HS_ERR_MESH, "inverted cell passed");
+        char want[400];
+        snprintf(want, sizeof want, "%s: element 2 (nodes 0 3 1 7) is inverted", p);
+        HS_TEST_CHECK(strstr(hs_error_message(), want) != NULL &&
+                          strstr(hs_error_message(), "VTK cell and point indices, 0-based") != NULL,
+                      "message \"%s\" lacks \"%s\"", hs_error_message(), want);
+        hs_error_clear();
+        hs_mesh_destroy(&mv);
+    }
     /* text of child elements (VTK writes <InformationKey> ranges inside DataArrays) is not data */
     p = rt_write("info.vtu",
                  "<VTKFile type=\"UnstructuredGrid\"><UnstructuredGrid><Piece NumberOfPoints=\"4\" "
