@@ -13,10 +13,15 @@
  * (readers may fix a consistently negative orientation and must say so via hs_log).
  * Errors (HS_ERR_MESH) name the file and line.
  *
- * What the VTK, Gmsh and openCARP readers share (meshes/mesh_read_internal.h):
+ * What every volume reader shares (VTK legacy and XML, Gmsh, openCARP, TetGen;
+ * meshes/mesh_read_internal.h):
  *  - nodes no tetrahedron uses are dropped (Gmsh geometry points, mid-edge nodes, nodes of
- *    skipped cells), keeping the file's order; mesh->node_orig[i] is the 0-based position in the
- *    file of node i (for Gmsh: the position of its line in $Nodes, not its tag);
+ *    skipped cells, points TetGen kept), keeping the file's order, and the count is logged;
+ *    mesh->node_orig[i] is the 0-based position in the file of node i (for Gmsh: the position of
+ *    its line in $Nodes, not its tag);
+ *  - the file's own numbers are kept (mesh->src_path, src_numbering, elem_src, node_src), so
+ *    hs_mesh_check names elements and nodes as the file does (TetGen's base, Gmsh tags, VTK's
+ *    0-based cell index);
  *  - when EVERY tetrahedron is negatively oriented (a file in the other convention), nodes 2 and 3
  *    of each are swapped and a note is logged; a mix is left for hs_mesh_check;
  *  - region is 0 where the file has none; fiber is NULL unless the file has fibres (normalised; a
