@@ -1,8 +1,8 @@
 /**
  * @file vtk_xml.h
  * @brief Private to the VTK readers (mesh_read_vtu.c, surface_vtp.c, mesh_read_vtk.c): the XML VTK
- * file format ("VTK File Formats", XML file formats) read into a list of DataArrays, and their
- * decoding; plus what the legacy and XML readers share (cell type names, the names of the region and
+ * file format ("VTK File Formats", XML file formats) read into a list of DataArrays (vtk_xml.c), and
+ * their decoding (vtk_xml_decode.c); plus (vtk_names.c) what the legacy and XML readers share (cell type names, the names of the region and
  * fibre arrays).
  *
  *   <VTKFile type="UnstructuredGrid|PolyData" byte_order="LittleEndian|BigEndian"
@@ -36,7 +36,7 @@
 
 #include "hs_status.h"
 
-/* ---- shared with the legacy reader (defined in vtk_xml.c) ---------------------------------- */
+/* ---- shared with the legacy reader (defined in vtk_names.c) -------------------------------- */
 
 /** @brief Name of a VTK cell type (vtkCellType.h), or NULL when unknown. */
 const char *hs_vtk_cell_type_name(long long t);
@@ -116,6 +116,8 @@ const hs_vtkx_array *hs_vtkx_find(const hs_vtkx_file *f, hs_vtkx_section section
 const hs_vtkx_array *hs_vtkx_find_name(const hs_vtkx_file *f, hs_vtkx_section section,
                                        const char *name);
 
+/** @brief Index of a DataArray type name ("Int8" .. "UInt64", "Float32", "Float64"), or -1. */
+int hs_vtkx_type_find(const char *s);
 /** @brief "Int32", "Float64", ... */
 const char *hs_vtkx_type_name(int type);
 /** @brief 1 for the integer types. */
