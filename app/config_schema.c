@@ -35,7 +35,7 @@ static const hs_cfg_key base_keys[] = {
     /* ---- mesh ---------------------------------------------------------------------------- */
     {.path = "mesh.source", .type = HS_CFG_ENUM, .choices = "box|tetgen|file|surface|ellipsoid_lv",
      .def_str = "box", .unit = "-", AT(mesh_source),
-     .meaning = "\"box\": built-in slab; \"tetgen\": a TetGen .node/.ele pair; \"file\": a volume mesh (.vtk, .msh, openCARP .pts/.elem, .node/.ele); \"surface\": a closed surface (.stl, .off, .ply, .poly, .smesh) meshed by TetGen; \"ellipsoid_lv\": the Land et al. 2015 benchmark left ventricle (docs/meshes.md)"},
+     .meaning = "\"box\": built-in slab; \"tetgen\": a TetGen .node/.ele pair; \"file\": a volume mesh (.vtk, .vtu, .msh, openCARP .pts/.elem, .node/.ele); \"surface\": a closed surface (.stl, .off, .ply, .poly, .smesh, .vtp) meshed by TetGen; \"ellipsoid_lv\": the Land et al. 2015 benchmark left ventricle (docs/meshes.md)"},
     {.path = "mesh.lx", .type = HS_CFG_FLOAT, GT(0), .def_num = 20.0, .unit = "mm", AT(box.lx),
      .meaning = "slab extent along x; the slab spans [0,lx] x [0,ly] x [0,lz]"},
     {.path = "mesh.ly", .type = HS_CFG_FLOAT, GT(0), .def_num = 7.0, .unit = "mm", AT(box.ly),

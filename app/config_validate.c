@@ -11,7 +11,10 @@
 #include <string.h>
 
 #include "config_internal.h"
+#include "hs_mesh_io.h"
 #include "hs_models.h"
+#include "hs_surface.h"
+#include "mesh_path.h" /* hs_registry_find_ext: the readers' lookup by extension */
 #include "hs_spmv.h"
 
 /* The first of the keys (NULL-terminated) that was set, for a constraint between keys. */
@@ -127,8 +130,8 @@ static void check_mesh_file(load_ctx *x, const hs_config *cfg)
     if (!cfg->mesh_file[0]) {
         static const char *const what[3][2] = {
             {"tetgen", "the TetGen prefix: PREFIX.node and PREFIX.ele are read"},
-            {"file", "a volume mesh: .vtk, .msh, .pts/.elem (openCARP), .node/.ele"},
-            {"surface", "a closed surface: .stl, .off, .ply, .poly, .smesh"}};
+            {"file", "a volume mesh: .vtk, .vtu, .msh, .pts/.elem (openCARP), .node/.ele"},
+            {"surface", "a closed surface: .stl, .off, .ply, .poly, .smesh, .vtp"}};
         for (int i = 0; i < 3; ++i)
             if (!strcmp(src, what[i][0]))
                 hs_cfg_report(x, origin_any(x, "mesh.source", NULL), "mesh.source = \"%s\" needs mesh.file (%s)", src,
@@ -146,6 +149,24 @@ static void check_mesh_file(load_ctx *x, const hs_config *cfg)
         return;
     }
     int er = hs_cfg_readable(cfg->mesh_file);
+    /* The format is chosen by extension (meshes/hs_*_reader_list.h): an unknown one is refused here,
+     * as `heartsim check` would otherwise call the config valid and the run fail later. */
+    if (!strcmp(src, "surface") && !hs_registry_find_ext(hs_surface_readers(), cfg->mesh_file)) {
+        char known[256];
+        hs_cfg_report(x, of, "mesh.file: \"%s\": not a surface format heartsim reads (by extension: %s)%s",
+                      cfg->mesh_file, hs_registry_names(hs_surface_readers(), known, sizeof known),
+                      hs_registry_find_ext(hs_mesh_readers(), cfg->mesh_file)
+                          ? "; this is a volume mesh: use mesh.source = \"file\"" : "");
+        return;
+    }
+    if (!er && !strcmp(src, "file") && !hs_registry_find_ext(hs_mesh_readers(), cfg->mesh_file)) {
+        char known[256];
+        hs_cfg_report(x, of, "mesh.file: \"%s\": not a volume mesh format heartsim reads (by extension: %s)%s",
+                      cfg->mesh_file, hs_registry_names(hs_mesh_readers(), known, sizeof known),
+                      hs_registry_find_ext(hs_surface_readers(), cfg->mesh_file)
+                          ? "; this is a surface: use mesh.source = \"surface\"" : "");
+        return;
+    }
     if (er && !strcmp(src, "file")) {
         /* a prefix names an openCARP (PREFIX.elem) or TetGen (PREFIX.ele) mesh */
         char f[HS_PATH_MAX + 8];

@@ -46,7 +46,22 @@ typedef struct hs_mesh {
     int32_t *bface_label; /**< [n_bfaces] marker (a label id; 0 = unlabelled) */
     int n_labels;
     hs_mesh_label label[HS_MESH_MAX_LABELS]; /**< names of marker ids, when the source has them */
+    /* How the file the mesh was read from numbers its elements and nodes, so that messages
+     * (hs_mesh_check) name them as the file does (TetGen's base 0 or 1, Gmsh tags, VTK's 0-based
+     * cell index counting skipped cells). Empty on generated meshes (0-based indices are used). */
+    char src_path[256];     /**< the file ("" : none) */
+    char src_numbering[64]; /**< how its numbers read: "TetGen, 1-based", "Gmsh tags", ... */
+    int64_t *elem_src;      /**< [n_elems] the element's number in the file; moved by every element
+                                 renumbering; NULL: none */
+    int64_t *node_src;      /**< [n_node_src] the file's number of the node at file position k
+                                 (indexed through node_orig); NULL: none */
+    int32_t n_node_src;
 } hs_mesh;
+
+/** @brief Element @p e as the source file numbers it (its index when the mesh has no file). */
+long long hs_mesh_elem_name(const hs_mesh *m, int32_t e);
+/** @brief Node @p v as the source file numbers it (its index when the mesh has no file). */
+long long hs_mesh_node_name(const hs_mesh *m, int32_t v);
 
 /** Parameters of the built-in slab (`mesh.source = "box"`). */
 typedef struct hs_box_params {
@@ -67,9 +82,19 @@ hs_status hs_mesh_create_box(const hs_box_params *p, hs_mesh **out);
  * @brief Read a TetGen .node/.ele pair (0- or 1-based, point attributes and boundary markers
  * skipped, the first element attribute kept as region marker, '#' comments).
  * @param[in] node_path path of the .node file; @param[in] ele_path path of the .ele file.
- * Errors name the file and line. Non-linear (10-node) elements are refused explicitly.
+ * Errors name the file and line. 10-node elements are refused saying how to linearise them
+ * (hs_mesh_read_tetgen_opts). Nodes no tetrahedron uses are dropped with a note (node_orig keeps
+ * the file positions), as by the other readers.
  */
 hs_status hs_mesh_read_tetgen(const char *node_path, const char *ele_path, hs_mesh **out);
+
+struct hs_mesh_read_opts;
+/**
+ * @brief hs_mesh_read_tetgen with options: 10-node tetrahedra (tetgen -o2) are linearised (the 4
+ * corners kept, mid-edge nodes dropped) when @p o->linearize, refused otherwise. @p o may be NULL.
+ */
+hs_status hs_mesh_read_tetgen_opts(const char *node_path, const char *ele_path,
+                                   const struct hs_mesh_read_opts *o, hs_mesh **out);
 
 /**
  * @brief Check every element: a degenerate (|6V| <= 1e-12 * (longest edge)^3) or inverted (V < 0)

@@ -1,6 +1,6 @@
 /**
  * @file hs_mesh_io.h
- * @brief Volume meshes users bring: legacy VTK unstructured grids, Gmsh .msh (v2 and v4 ASCII),
+ * @brief Volume meshes users bring: legacy and XML (.vtu) VTK unstructured grids, Gmsh .msh (v2 and v4 ASCII),
  * openCARP .pts/.elem/.lon, TetGen .node/.ele (hs_mesh_read_tetgen in hs_mesh.h).
  *
  * Coordinates are returned as in the file (apply mesh.scale afterwards: openCARP files are in um,
@@ -13,10 +13,15 @@
  * (readers may fix a consistently negative orientation and must say so via hs_log).
  * Errors (HS_ERR_MESH) name the file and line.
  *
- * What the VTK, Gmsh and openCARP readers share (meshes/mesh_read_internal.h):
+ * What every volume reader shares (VTK legacy and XML, Gmsh, openCARP, TetGen;
+ * meshes/mesh_read_internal.h):
  *  - nodes no tetrahedron uses are dropped (Gmsh geometry points, mid-edge nodes, nodes of
- *    skipped cells), keeping the file's order; mesh->node_orig[i] is the 0-based position in the
- *    file of node i (for Gmsh: the position of its line in $Nodes, not its tag);
+ *    skipped cells, points TetGen kept), keeping the file's order, and the count is logged;
+ *    mesh->node_orig[i] is the 0-based position in the file of node i (for Gmsh: the position of
+ *    its line in $Nodes, not its tag);
+ *  - the file's own numbers are kept (mesh->src_path, src_numbering, elem_src, node_src), so
+ *    hs_mesh_check names elements and nodes as the file does (TetGen's base, Gmsh tags, VTK's
+ *    0-based cell index);
  *  - when EVERY tetrahedron is negatively oriented (a file in the other convention), nodes 2 and 3
  *    of each are swapped and a note is logged; a mix is left for hs_mesh_check;
  *  - region is 0 where the file has none; fiber is NULL unless the file has fibres (normalised; a
@@ -53,6 +58,15 @@ typedef struct hs_mesh_read_opts {
 hs_status hs_mesh_read_vtk(const char *path, const hs_mesh_read_opts *o, hs_mesh **out);
 
 /**
+ * @brief XML VTK unstructured grid (.vtu): DataArrays ascii, binary (base64) or appended (raw or
+ * base64), header UInt32/UInt64, either byte order, vtkZLibDataCompressor; Int8..UInt64, Float32,
+ * Float64. Cells and CellData kept as hs_mesh_read_vtk keeps them (tetrahedra, type 24 when
+ * linearising, region and fibre arrays by the same names, labelled triangles); other cell types
+ * refused naming the cell (0-based) and its VTK type. One Piece.
+ */
+hs_status hs_mesh_read_vtu(const char *path, const hs_mesh_read_opts *o, hs_mesh **out);
+
+/**
  * @brief Gmsh .msh ASCII, format 2.2 (2.0, 2.1) and 4.1 (4.0 too): $Nodes, $Elements,
  * $PhysicalNames, and in 4.x $Entities. Tetrahedra (type 4; 11 = 10-node) become elements with
  * their physical tag as region (2.x: the first element tag; 4.x: the first physical tag of their
@@ -75,10 +89,10 @@ hs_status hs_mesh_read_opencarp(const char *prefix, const hs_mesh_read_opts *o, 
 
 /**
  * @brief Read by extension (case-insensitive), with the reader listed for it in
- * meshes/hs_mesh_reader_list.h: .vtk, .msh, .pts/.elem/.lon (or a prefix with PREFIX.elem present),
- * .node/.ele (or a prefix with PREFIX.ele present; hs_mesh_read_tetgen, which ignores @p o).
+ * meshes/hs_mesh_reader_list.h: .vtk, .vtu, .msh, .pts/.elem/.lon (or a prefix with PREFIX.elem present),
+ * .node/.ele (or a prefix with PREFIX.ele present; hs_mesh_read_tetgen_opts).
  * Unknown extensions are an error naming the file and listing the extensions with their formats;
- * .vtu says to save as legacy VTK. @p o may be NULL (no linearisation).
+ * a surface extension (.vtp, .stl, ...) says to use mesh.source = "surface". @p o may be NULL (no linearisation).
  */
 hs_status hs_mesh_read_file(const char *path, const hs_mesh_read_opts *o, hs_mesh **out);
 

@@ -15,6 +15,7 @@
  * Adding a reader is its file plus one line here.
  */
 HS_MESH_READER(".vtk", hs_mesh_read_vtk, 0, "legacy VTK unstructured grid")
+HS_MESH_READER(".vtu", hs_mesh_read_vtu, 0, "XML VTK unstructured grid")
 HS_MESH_READER(".msh", hs_mesh_read_gmsh, 0, "Gmsh 2.2/4.x ASCII")
 HS_MESH_READER(".pts", hs_mesh_read_opencarp_file, 0, "openCARP")
 HS_MESH_READER(".elem", hs_mesh_read_opencarp_file, 1, "openCARP")

@@ -1,6 +1,6 @@
 /**
  * @file hs_surface.h
- * @brief Closed triangle (or polygon) surfaces read from STL, OFF, PLY and TetGen .poly/.smesh, the
+ * @brief Closed triangle (or polygon) surfaces read from STL, OFF, PLY, XML VTK .vtp and TetGen .poly/.smesh, the
  * checks a surface must pass before TetGen meshes it, and the fixes that are safe to make.
  *
  * Units: whatever the file holds times the scale given to the reader (mesh.scale), so mm after
@@ -111,6 +111,8 @@ hs_status hs_surface_read_off(const char *path, double scale, hs_surface **out);
 hs_status hs_surface_read_ply(const char *path, double scale, hs_surface **out);
 /** @brief TetGen .poly (points inline or in a .node beside it) or .smesh, chosen by extension. */
 hs_status hs_surface_read_poly(const char *path, double scale, hs_surface **out);
+/** @brief XML VTK PolyData (.vtp): Polys as facets, a region-named CellData array as markers. */
+hs_status hs_surface_read_vtp(const char *path, double scale, hs_surface **out);
 
 /**
  * @brief Check that the surface can bound a volume, and fix what is safe to fix.
@@ -129,6 +131,35 @@ hs_status hs_surface_read_poly(const char *path, double scale, hs_surface **out)
  * @param[in,out] s surface; @param[in] path named in messages; @param[out] rep (may be NULL).
  */
 hs_status hs_surface_check(hs_surface *s, const char *path, hs_surface_report *rep);
+
+/** Nodes above which hs_surface_size_check refuses (5.5e7 tetrahedra: about 11 GB and 5 minutes
+ *  in TetGen, measured at 1.1 kB and 30 us per node). */
+#define HS_SURFACE_MAX_NODES 1e7
+/** Facets with a corner angle below this (degrees) are reported as slivers. */
+#define HS_SURFACE_SLIVER_DEG 5.0
+
+/**
+ * @brief Nodes of a TetGen quality mesh of @p volume mm^3 at edge length @p h mm (2 tetrahedra
+ * per h^3/(6 sqrt 2), 5.5 tetrahedra per node, as measured); 0 when either is not positive.
+ * @p volume is hs_surface_report.volume (the enclosed volume by the divergence theorem).
+ */
+double hs_surface_estimate_nodes(double volume, double h);
+
+/**
+ * @brief Refuse (HS_ERR_MESH, naming @p path, the estimate, and the mesh.h that would fit) when the
+ * estimate exceeds @p max_nodes (<= 0: HS_SURFACE_MAX_NODES), before TetGen is started.
+ */
+hs_status hs_surface_size_check(const char *path, double volume, double h, double max_nodes);
+
+typedef struct hs_surface_slivers_info {
+    int32_t n_slivers;       /**< facets with a corner angle below the threshold */
+    int32_t worst_facet;     /**< 0-based facet with the smallest angle (-1: no facets) */
+    double worst_angle_deg;  /**< its smallest angle */
+} hs_surface_slivers_info;
+
+/** @brief Sliver facets: smallest corner angle below @p min_angle_deg (TetGen refines around them
+ *  far beyond mesh.h, or fails on them). */
+void hs_surface_slivers(const hs_surface *s, double min_angle_deg, hs_surface_slivers_info *out);
 
 /** @brief Allocate a surface (arrays sized, contents zeroed). */
 hs_status hs_surface_alloc(int32_t n_points, int32_t n_facets, int32_t n_facet_idx,

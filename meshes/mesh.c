@@ -51,6 +51,8 @@ void hs_mesh_destroy(hs_mesh **m)
     free((*m)->node_orig);
     free((*m)->bface);
     free((*m)->bface_label);
+    free((*m)->elem_src);
+    free((*m)->node_src);
     free(*m);
     *m = NULL;
 }
@@ -77,6 +79,27 @@ double hs_mesh_elem_volume(const hs_mesh *m, int32_t e)
     return tet_det6(m->xyz + 3 * (size_t)t[0], m->xyz + 3 * (size_t)t[1],
                     m->xyz + 3 * (size_t)t[2], m->xyz + 3 * (size_t)t[3]) /
            6.0;
+}
+
+long long hs_mesh_elem_name(const hs_mesh *m, int32_t e)
+{
+    return m->elem_src ? (long long)m->elem_src[e] : (long long)e;
+}
+
+long long hs_mesh_node_name(const hs_mesh *m, int32_t v)
+{
+    if (v < 0 || v >= m->n_nodes) return v;
+    const int32_t o = m->node_orig ? m->node_orig[v] : v;
+    return m->node_src && o >= 0 && o < m->n_node_src ? (long long)m->node_src[o] : (long long)v;
+}
+
+/* "path: " and " (TetGen, 1-based numbering)" when the mesh came from a file. */
+static void where(const hs_mesh *m, char *pre, size_t npre, char *post, size_t npost)
+{
+    pre[0] = post[0] = '\0';
+    if (!m->src_path[0]) return;
+    snprintf(pre, npre, "%s: ", m->src_path);
+    if (m->src_numbering[0]) snprintf(post, npost, " (numbers as in the file: %s)", m->src_numbering);
 }
 
 hs_status hs_mesh_check(const hs_mesh *m)
@@ -143,6 +166,11 @@ hs_status hs_mesh_check(const hs_mesh *m)
     if (first_bad < 0) return HS_OK;
 
     const int32_t *t = m->tets + 4 * (size_t)first_bad;
+    char pre[300], post[100];
+    where(m, pre, sizeof pre, post, sizeof post);
+    const long long be = hs_mesh_elem_name(m, first_bad), n0 = hs_mesh_node_name(m, t[0]),
+                    n1 = hs_mesh_node_name(m, t[1]), n2 = hs_mesh_node_name(m, t[2]),
+                    n3 = hs_mesh_node_name(m, t[3]);
     const int64_t n_bad = n_inverted + n_degenerate + n_nonfinite;
     char tail[160] = "";
     if (n_bad > 1)
@@ -158,20 +186,18 @@ hs_status hs_mesh_check(const hs_mesh *m)
     switch (first_kind) {
     case 1:
         return HS_FAIL(HS_ERR_MESH,
-                       "element %ld (nodes %ld %ld %ld %ld) has non-finite coordinates%s",
-                       (long)first_bad, (long)t[0], (long)t[1], (long)t[2], (long)t[3], tail);
+                       "%selement %lld (nodes %lld %lld %lld %lld) has non-finite coordinates%s%s",
+                       pre, be, n0, n1, n2, n3, tail, post);
     case 2:
         return HS_FAIL(HS_ERR_MESH,
-                       "element %ld (nodes %ld %ld %ld %ld) is degenerate: volume %.3e mm^3 "
-                       "(longest edge %.3e mm)%s",
-                       (long)first_bad, (long)t[0], (long)t[1], (long)t[2], (long)t[3],
-                       first_vol, first_edge, tail);
+                       "%selement %lld (nodes %lld %lld %lld %lld) is degenerate: volume %.3e mm^3 "
+                       "(longest edge %.3e mm)%s%s",
+                       pre, be, n0, n1, n2, n3, first_vol, first_edge, tail, post);
     default:
         return HS_FAIL(HS_ERR_MESH,
-                       "element %ld (nodes %ld %ld %ld %ld) is inverted: signed volume %.3e "
-                       "mm^3%s",
-                       (long)first_bad, (long)t[0], (long)t[1], (long)t[2], (long)t[3],
-                       first_vol, tail);
+                       "%selement %lld (nodes %lld %lld %lld %lld) is inverted: signed volume "
+                       "%.3e mm^3%s%s",
+                       pre, be, n0, n1, n2, n3, first_vol, tail, post);
     }
 }
 

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 
 #include "hs_mesh_io.h"
+#include "hs_surface.h"
 #include "hs_text_reader.h"
 #include "hs_util.h"
 #include "mesh_path.h"
@@ -38,6 +39,31 @@ hs_status hs_mesh_parts_add_tet(hs_mesh_parts *p, const int32_t v[4], int32_t re
     return HS_OK;
 }
 
+/* Grow an id array to n entries, filling the new ones (from *have) with position + base. */
+static hs_status grow_ids(int64_t **a, size_t *cap, size_t *have, size_t n, int base)
+{
+    HS_CALL(hs_grow_array((void **)a, cap, n > 0 ? n : 1, sizeof(int64_t), "file numbers"));
+    for (size_t k = *have; k < n; ++k) (*a)[k] = (int64_t)k + base;
+    if (n > *have) *have = n;
+    return HS_OK;
+}
+
+hs_status hs_mesh_parts_tet_id(hs_mesh_parts *p, int64_t id)
+{
+    HS_CHECK(p->n_elems > 0, HS_ERR_INTERNAL, "hs_mesh_parts_tet_id before any tetrahedron");
+    HS_CALL(grow_ids(&p->elem_id, &p->cap_elem_id, &p->n_elem_id, p->n_elems, p->elem_base));
+    p->elem_id[p->n_elems - 1] = id;
+    return HS_OK;
+}
+
+hs_status hs_mesh_parts_node_id(hs_mesh_parts *p, int64_t id)
+{
+    HS_CHECK(p->n_nodes > 0, HS_ERR_INTERNAL, "hs_mesh_parts_node_id before any node");
+    HS_CALL(grow_ids(&p->node_id, &p->cap_node_id, &p->n_node_id, p->n_nodes, p->node_base));
+    p->node_id[p->n_nodes - 1] = id;
+    return HS_OK;
+}
+
 hs_status hs_mesh_parts_add_bface(hs_mesh_parts *p, const int32_t v[3], int32_t label, long line)
 {
     const size_t n = p->n_bfaces + 1;
@@ -63,6 +89,8 @@ void hs_mesh_parts_free(hs_mesh_parts *p)
     free(p->bface);
     free(p->bface_label);
     free(p->bface_line);
+    free(p->node_id);
+    free(p->elem_id);
     const char *path = p->path;
     memset(p, 0, sizeof *p);
     p->path = path;
@@ -124,9 +152,11 @@ hs_status hs_mesh_parts_finish(hs_mesh_parts *p, hs_mesh **out)
         memmove(p->xyz + 3 * (size_t)j, p->xyz + 3 * i, 3 * sizeof(double));
     }
     if ((size_t)n_used < p->n_nodes)
-        hs_log(2, "%s: %zu of %zu nodes belong to no tetrahedron and were dropped "
-                  "(node_orig keeps the file's numbering)\n",
-               path, p->n_nodes - (size_t)n_used, p->n_nodes);
+        hs_log(1, "%s: %zu of %zu nodes belong to no tetrahedron and were dropped (an unused node "
+                  "would leave an empty row in the FEM system); the others are renumbered in "
+                  "file order\n",
+               p->numbering_path ? p->numbering_path : path, p->n_nodes - (size_t)n_used,
+               p->n_nodes);
     for (size_t k = 0; k < 4 * p->n_elems; ++k) p->tets[k] = new_index[p->tets[k]];
     for (size_t f = 0; f < p->n_bfaces; ++f)
         for (int k = 0; k < 3; ++k) {
@@ -137,10 +167,14 @@ hs_status hs_mesh_parts_finish(hs_mesh_parts *p, hs_mesh **out)
                 if (p->bface_line && p->bface_line[f] > 0)
                     snprintf(where, sizeof where, "%ld:", p->bface_line[f]);
                 st = HS_FAIL(HS_ERR_MESH,
-                             "%s:%s boundary triangle (label %ld) uses node %ld (0-based, in file "
-                             "order), which belongs to no tetrahedron; labelled triangles must be "
-                             "faces of the volume mesh",
-                             path, where, (long)p->bface_label[f], (long)v);
+                             "%s:%s boundary triangle (label %ld) uses node %lld (%s), which "
+                             "belongs to no tetrahedron; labelled triangles must be faces of the "
+                             "volume mesh",
+                             path, where, (long)p->bface_label[f],
+                             v >= 0 && (size_t)v < p->n_node_id
+                                 ? (long long)p->node_id[v]
+                                 : (long long)v + p->node_base,
+                             p->numbering ? p->numbering : "0-based, in file order");
                 goto done;
             }
             p->bface[3 * f + k] = nv;
@@ -178,6 +212,18 @@ hs_status hs_mesh_parts_finish(hs_mesh_parts *p, hs_mesh **out)
     p->fiber = NULL;
     p->tets = p->region = NULL;
     orig = NULL;
+    /* the file's numbering, for messages */
+    snprintf(m->src_path, sizeof m->src_path, "%s", p->numbering_path ? p->numbering_path : path);
+    snprintf(m->src_numbering, sizeof m->src_numbering, "%s",
+             p->numbering ? p->numbering : "0-based");
+    /* every element and node gets a number, whether or not the reader set all of them */
+    HS_CALL_GOTO(grow_ids(&p->elem_id, &p->cap_elem_id, &p->n_elem_id, p->n_elems, p->elem_base), done);
+    m->elem_src = p->elem_id;
+    p->elem_id = NULL;
+    HS_CALL_GOTO(grow_ids(&p->node_id, &p->cap_node_id, &p->n_node_id, p->n_nodes, p->node_base), done);
+    m->node_src = p->node_id;
+    m->n_node_src = (int32_t)p->n_nodes;
+    p->node_id = NULL;
     if (p->n_bfaces > 0) {
         HS_CALL_GOTO(hs_mesh_alloc_bfaces(m, (int32_t)p->n_bfaces), done);
         memcpy(m->bface, p->bface, p->n_bfaces * 3 * sizeof(int32_t));
@@ -255,12 +301,12 @@ hs_status hs_mesh_read_file(const char *path, const hs_mesh_read_opts *o, hs_mes
     HS_CHECK(path != NULL && path[0] != '\0', HS_ERR_MESH, "mesh file name is empty");
     const hs_mesh_reader *r = hs_registry_find_ext(&k_registry, path);
     if (r) return r->read(path, o, out);
-    /* XML VTK looks like the same format to a user; say what to do instead. */
+    /* A surface given where a volume is read: say which source reads it. */
     const char *ext = hs_path_ext(path);
-    HS_CHECK(!(ext && strcasecmp(ext, ".vtu") == 0), HS_ERR_MESH,
-             "%s: XML VTK (.vtu) is not read; save the grid as legacy VTK (.vtk; ParaView: "
-             "File > Save Data > Legacy VTK Files)",
-             path);
+    HS_CHECK(!(ext && hs_registry_find_ext(hs_surface_readers(), path)), HS_ERR_MESH,
+             "%s: %s is a surface format; mesh it with mesh.source = \"surface\" (volume meshes: "
+             "mesh.source = \"file\")",
+             path, ext);
 
     /* A bare prefix: the first listed file that names a format (PREFIX.elem, PREFIX.ele) decides;
      * its reader gets that file's name. */

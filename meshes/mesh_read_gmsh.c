@@ -174,7 +174,8 @@ static hs_status add_node(gmsh *g, long long tag, const double x[3])
     HS_CALL(hs_grow_array((void **)&g->node_tag, &g->cap_tag, g->p.n_nodes + 1,
                           sizeof(long long), "node tags"));
     g->node_tag[g->p.n_nodes] = tag;
-    return hs_mesh_parts_add_node(&g->p, x);
+    HS_CALL(hs_mesh_parts_add_node(&g->p, x));
+    return hs_mesh_parts_node_id(&g->p, tag);
 }
 
 /* x y z on the current line, then @p extra_max further numbers (parametric coordinates). */
@@ -484,7 +485,10 @@ static hs_status add_element(gmsh *g, long long elem, long long type, long long 
     const long extra = hs_text_reader_remaining(&g->r);
     HS_CHECK(extra == 0, HS_ERR_MESH, "%s:%ld: element %lld (%s) has %ld node tags, expected %d",
              g->path, g->r.line, elem, t->name, t->nodes + extra, t->nodes);
-    if (t->type == 4 || t->type == 11) return hs_mesh_parts_add_tet(&g->p, v, (int32_t)phys);
+    if (t->type == 4 || t->type == 11) {
+        HS_CALL(hs_mesh_parts_add_tet(&g->p, v, (int32_t)phys));
+        return hs_mesh_parts_tet_id(&g->p, elem);
+    }
     if (t->type == 2 || t->type == 9) {
         if (phys != 0) return hs_mesh_parts_add_bface(&g->p, v, (int32_t)phys, g->r.line);
         ++g->n_skipped_tri;
@@ -686,6 +690,7 @@ hs_status hs_mesh_read_gmsh(const char *path, const hs_mesh_read_opts *o, hs_mes
     HS_CALL(HS_ALLOC(g, 1, "Gmsh reader"));
     g->path = path;
     g->p.path = path;
+    g->p.numbering = "Gmsh element and node tags";
     g->linearize = o && o->linearize;
     HS_CALL_GOTO(hs_text_reader_open(&g->r, path, "Gmsh", HS_ERR_MESH, 0), done);
     HS_CALL_GOTO(read_sections(g), done);

@@ -14,7 +14,9 @@
  *  - turn a file whose EVERY tetrahedron is negatively oriented (the other node-order convention)
  *    around by swapping nodes 2 and 3 of each, with a note via hs_log; mixed orientations are
  *    left for hs_mesh_check to report;
- *  - check boundary faces only use nodes of tetrahedra.
+ *  - check boundary faces only use nodes of tetrahedra;
+ *  - record how the file numbers elements and nodes (mesh->src_*), so hs_mesh_check names them as
+ *    the file does; the count of dropped nodes is logged (level 1).
  */
 #ifndef HS_MESH_READ_INTERNAL_H
 #define HS_MESH_READ_INTERNAL_H
@@ -47,6 +49,13 @@ typedef struct hs_mesh_parts {
     int32_t *bface;        /**< [n_bfaces][3] indices into xyz */
     int32_t *bface_label;  /**< [n_bfaces] marker, != 0 */
     long *bface_line;      /**< [n_bfaces] line of the face in path, for messages (0: unknown) */
+    /* The file's own numbering, for messages (hs_mesh.h: src_*): */
+    const char *numbering;     /**< borrowed: "VTK cell index, 0-based", ... (NULL: "0-based") */
+    const char *numbering_path;/**< borrowed: the file whose numbers these are (NULL: path) */
+    int node_base, elem_base;  /**< file number of node/tet k when no id is set: k + base */
+    int64_t *node_id;          /**< [n_nodes] the file's number of each node, or NULL (k + base) */
+    int64_t *elem_id;          /**< [n_elems] the file's number of each tetrahedron, or NULL */
+    size_t n_node_id, n_elem_id, cap_node_id, cap_elem_id; /* entries filled so far */
 } hs_mesh_parts;
 
 /** @brief Append a node (file order). */
@@ -54,6 +63,13 @@ hs_status hs_mesh_parts_add_node(hs_mesh_parts *p, const double x[3]);
 
 /** @brief Append a tetrahedron with node indices into the parts' nodes (not checked here). */
 hs_status hs_mesh_parts_add_tet(hs_mesh_parts *p, const int32_t v[4], int32_t region);
+
+/** @brief The file's number of the tetrahedron just added (when it is not its position + elem_base:
+ *  skipped cells before it, Gmsh tags). Call right after hs_mesh_parts_add_tet. */
+hs_status hs_mesh_parts_tet_id(hs_mesh_parts *p, int64_t id);
+
+/** @brief The file's number of the node just added (Gmsh tags). */
+hs_status hs_mesh_parts_node_id(hs_mesh_parts *p, int64_t id);
 
 /** @brief Append a labelled boundary triangle found at @p line of the file. */
 hs_status hs_mesh_parts_add_bface(hs_mesh_parts *p, const int32_t v[3], int32_t label, long line);

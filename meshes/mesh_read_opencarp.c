@@ -238,6 +238,7 @@ hs_status hs_mesh_read_opencarp(const char *prefix, const hs_mesh_read_opts *o, 
     snprintf(elem, len + 6, "%s.elem", prefix);
     snprintf(lon, len + 6, "%s.lon", prefix);
     p.path = elem;
+    p.numbering = "openCARP, 0-based";
 
     HS_CALL_GOTO(read_pts(pts, &p), done);
     HS_CALL_GOTO(read_elem(elem, pts, &p), done);

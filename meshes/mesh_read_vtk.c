@@ -44,6 +44,7 @@
 #include "hs_text_reader.h"
 #include "hs_util.h"
 #include "mesh_read_internal.h"
+#include "vtk_xml.h"
 
 enum {
     VTK_CHUNK = 1 << 16, /* binary read buffer; a multiple of every value size */
@@ -82,74 +83,6 @@ static const vtk_type *find_type(const char *name)
     for (size_t i = 0; i < sizeof k_types / sizeof k_types[0]; ++i)
         if (strcasecmp(name, k_types[i].name) == 0) return &k_types[i];
     return NULL;
-}
-
-/* Names of the VTK cell types (vtkCellType.h), for refusals. */
-static const char *cell_type_name(long long t)
-{
-    static const struct {
-        int type;
-        const char *name;
-    } names[] = {{1, "vertex"},
-                 {2, "poly-vertex"},
-                 {3, "line"},
-                 {4, "polyline"},
-                 {5, "triangle"},
-                 {6, "triangle strip"},
-                 {7, "polygon"},
-                 {8, "pixel"},
-                 {9, "quad"},
-                 {10, "tetrahedron"},
-                 {11, "voxel"},
-                 {12, "hexahedron"},
-                 {13, "wedge (prism)"},
-                 {14, "pyramid"},
-                 {15, "pentagonal prism"},
-                 {16, "hexagonal prism"},
-                 {21, "quadratic edge"},
-                 {22, "quadratic triangle"},
-                 {23, "quadratic quad"},
-                 {24, "quadratic tetrahedron"},
-                 {25, "quadratic hexahedron"},
-                 {26, "quadratic wedge"},
-                 {27, "quadratic pyramid"},
-                 {28, "biquadratic quad"},
-                 {29, "triquadratic hexahedron"},
-                 {30, "quadratic-linear quad"},
-                 {31, "quadratic-linear wedge"},
-                 {32, "biquadratic-quadratic wedge"},
-                 {33, "biquadratic-quadratic hexahedron"},
-                 {34, "biquadratic triangle"},
-                 {35, "cubic line"},
-                 {36, "quadratic polygon"},
-                 {41, "convex point set"},
-                 {42, "polyhedron"},
-                 {68, "Lagrange curve"},
-                 {69, "Lagrange triangle"},
-                 {70, "Lagrange quadrilateral"},
-                 {71, "Lagrange tetrahedron"},
-                 {72, "Lagrange hexahedron"},
-                 {73, "Lagrange wedge"},
-                 {74, "Lagrange pyramid"}};
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; ++i)
-        if (names[i].type == t) return names[i].name;
-    return NULL;
-}
-
-/* Cell arrays kept, by name (case-insensitive). */
-static int is_region_name(const char *s)
-{
-    static const char *names[] = {"region", "regions",      "tag",          "material",
-                                  "elemTag", "gmsh:physical", "CellEntityIds"};
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; ++i)
-        if (strcasecmp(s, names[i]) == 0) return 1;
-    return 0;
-}
-
-static int is_fiber_name(const char *s)
-{
-    return strcasecmp(s, "fiber") == 0 || strcasecmp(s, "fibers") == 0 ||
-           strcasecmp(s, "fibre") == 0 || strcasecmp(s, "fibres") == 0;
 }
 
 /* ---- reader state --------------------------------------------------------------------------- */
@@ -594,7 +527,7 @@ static hs_status read_cell_types(vtk *v)
         long long t;
         HS_CALL(next_int(v, &t));
         const int32_t np = v->cell_npts[c];
-        const char *name = cell_type_name(t);
+        const char *name = hs_vtk_cell_type_name(t);
         if (t == VTK_VERTEX || t == VTK_LINE || t == VTK_TRIANGLE || t == VTK_TETRA ||
             t == VTK_QUADRATIC_TETRA) {
             static const int expect[25] = {[VTK_VERTEX] = 1, [VTK_LINE] = 2,
@@ -638,8 +571,8 @@ static hs_status data_array(vtk *v, const char *kind, const char *name, const vt
     HS_CHECK(ntuples <= (UINT64_C(1) << 34), HS_ERR_MESH, "%s:%ld: %s: %llu tuples is too many",
              v->path, v->r.line, what, (unsigned long long)ntuples);
     const int on_cells = v->attr == ATTR_CELL && ntuples == v->n_cells;
-    const int region = on_cells && ncomp == 1 && t->size != 0 && is_region_name(name);
-    const int fiber = on_cells && ncomp == 3 && t->size != 0 && is_fiber_name(name);
+    const int region = on_cells && ncomp == 1 && t->size != 0 && hs_vtk_is_region_name(name);
+    const int fiber = on_cells && ncomp == 3 && t->size != 0 && hs_vtk_is_fiber_name(name);
     if ((region && v->cell_region) || (fiber && v->cell_fiber)) {
         hs_log(1, "%s:%ld: %s: a %s array (\"%s\") was read already; this one is ignored\n",
                v->path, v->r.line, what, region ? "region" : "fibre",
@@ -907,6 +840,7 @@ static hs_status build(vtk *v)
             continue;
         }
         HS_CALL(hs_mesh_parts_add_tet(&v->p, q, region));
+        HS_CALL(hs_mesh_parts_tet_id(&v->p, (int64_t)c));
         if (v->cell_fiber) {
             double *f = v->cell_fiber + 3 * c;
             HS_CHECK(hs_unit_vector(f), HS_ERR_MESH,
@@ -932,6 +866,7 @@ hs_status hs_mesh_read_vtk(const char *path, const hs_mesh_read_opts *o, hs_mesh
     HS_CALL(HS_ALLOC(v, 1, "VTK reader"));
     v->path = path;
     v->p.path = path;
+    v->p.numbering = "VTK cell and point indices, 0-based";
     v->linearize = o && o->linearize;
     snprintf(v->what, sizeof v->what, "header");
     HS_CALL_GOTO(HS_ALLOC(v->chunk, VTK_CHUNK, "VTK read buffer"), done);

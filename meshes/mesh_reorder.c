@@ -277,6 +277,7 @@ static hs_status apply_permutation(hs_mesh *m, const int32_t *newid)
     double *xyz = NULL, *fiber = NULL;
     int32_t *tets = NULL, *region = NULL, *node_orig = NULL;
     int64_t *bucket = NULL; /* [n+1] counting-sort offsets by smallest node */
+    int64_t *elem_src = NULL;
     for (size_t i = 0; i < (size_t)m->n_bfaces * 3; ++i)
         HS_CHECK(m->bface[i] >= 0 && m->bface[i] < n, HS_ERR_MESH,
                  "boundary face %ld refers to node %ld, out of range 0..%ld", (long)(i / 3),
@@ -286,6 +287,7 @@ static hs_status apply_permutation(hs_mesh *m, const int32_t *newid)
     HS_CALL_GOTO(HS_ALLOC(tets, (size_t)ne * 4, "reordered connectivity"), done);
     HS_CALL_GOTO(HS_ALLOC(region, (size_t)ne, "reordered regions"), done);
     if (m->fiber) HS_CALL_GOTO(HS_ALLOC(fiber, (size_t)ne * 3, "reordered fibres"), done);
+    if (m->elem_src) HS_CALL_GOTO(HS_ALLOC(elem_src, (size_t)ne, "reordered element numbers"), done);
     HS_CALL_GOTO(HS_ALLOC(bucket, (size_t)n + 1, "element sort buckets"), done);
 
     for (int32_t v = 0; v < n; ++v) {
@@ -313,6 +315,12 @@ static hs_status apply_permutation(hs_mesh *m, const int32_t *newid)
         memcpy(tets + 4 * d, t, 4 * sizeof(int32_t));
         region[d] = m->region ? m->region[e] : 0;
         if (fiber) memcpy(fiber + 3 * d, m->fiber + 3 * (size_t)e, 3 * sizeof(double));
+        if (elem_src) elem_src[d] = m->elem_src[e];
+    }
+    if (elem_src) {
+        int64_t *old = m->elem_src;
+        m->elem_src = elem_src;
+        elem_src = old;
     }
     /* Swap the new arrays in; the old ones are freed below through the same pointers. */
     double *old_xyz = m->xyz, *old_fiber = m->fiber;
@@ -328,6 +336,7 @@ static hs_status apply_permutation(hs_mesh *m, const int32_t *newid)
     node_orig = old_orig;
     fiber = fiber ? old_fiber : NULL;
 done:
+    free(elem_src);
     free(xyz);
     free(node_orig);
     free(tets);

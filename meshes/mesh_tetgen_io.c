@@ -10,7 +10,11 @@
  * The reader is strict about field counts (a mismatch usually means the header does not describe
  * the data) and never trusts header counts for allocation: arrays grow as lines are read, so a
  * huge count in a short file ends in "file ended after ..." rather than a giant allocation.
- * Orientation is deliberately left as read: hs_mesh_check reports inverted elements. */
+ * 10-node tetrahedra (tetgen -o2) are read with mesh.quadratic = "linearize" (corners kept) and
+ * refused otherwise, saying so. The mesh is assembled by hs_mesh_parts_finish as for the other
+ * readers: nodes no tetrahedron uses are dropped (and counted in a note), a file whose every
+ * tetrahedron is negative is turned around, a mix is left for hs_mesh_check to report, in the
+ * file's own numbering (its base, 0 or 1). */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdio.h>
@@ -18,6 +22,7 @@
 #include <string.h>
 
 #include "hs_mesh.h"
+#include "hs_mesh_io.h"
 #include "hs_text_reader.h"
 #include "hs_util.h"
 #include "mesh_path.h"
@@ -140,9 +145,9 @@ typedef struct ele_data {
 } ele_data;
 
 static hs_status read_ele(const char *path, const char *node_path, const node_data *nd,
-                          ele_data *ed)
+                          int linearize, ele_data *ed)
 {
-    static const char *layout = "<#tetrahedra> <nodes per tetrahedron 4> <#attributes>";
+    static const char *layout = "<#tetrahedra> <nodes per tetrahedron 4|10> <#attributes>";
     hs_text_reader r;
     hs_status st = HS_OK;
     size_t cap_t = 0, cap_r = 0;
@@ -162,22 +167,23 @@ static hs_status read_ele(const char *path, const char *node_path, const node_da
                       "format: %s)",
                       path, r.line, layout);
         HS_CALL_GOTO(hs_text_reader_long(&r, tok, "nodes per tetrahedron", &npt), done);
-        HS_CHECK_GOTO(npt != 10, done, HS_ERR_MESH,
-                      "%s:%ld: quadratic (10-node) tetrahedra are not supported; convert to linear "
-                      "4-node tets (e.g. keep the first 4 nodes of each element, or re-run TetGen "
-                      "without -o2)",
+        HS_CHECK_GOTO(npt != 10 || linearize, done, HS_ERR_MESH,
+                      "%s:%ld: quadratic (10-node) tetrahedra (TetGen -o2); heartsim uses linear "
+                      "tetrahedra: set mesh.quadratic = \"linearize\" in the config to keep the 4 "
+                      "corner nodes of each and drop the mid-edge ones (or re-run TetGen without "
+                      "-o2)",
                       path, r.line);
-        HS_CHECK_GOTO(npt == 4, done, HS_ERR_MESH,
-                      "%s:%ld: header: nodes per tetrahedron = %lld, expected 4 (header format: "
-                      "%s)",
+        HS_CHECK_GOTO(npt == 4 || npt == 10, done, HS_ERR_MESH,
+                      "%s:%ld: header: nodes per tetrahedron = %lld, expected 4 (or 10 with "
+                      "mesh.quadratic = \"linearize\") (header format: %s)",
                       path, r.line, npt, layout);
     }
     HS_CALL_GOTO(header_field(&r, "number of attributes", 0, 1000000, layout, &nattr), done);
     HS_CALL_GOTO(hs_text_reader_expect_end(&r, 3, layout), done);
 
     char fields[96];
-    snprintf(fields, sizeof fields, "index n0 n1 n2 n3%s", nattr ? " + attributes" : "");
-    const long nfields = 5 + (long)nattr;
+    snprintf(fields, sizeof fields, "index n0 .. n%d%s", (int)npt - 1, nattr ? " + attributes" : "");
+    const long nfields = 1 + (long)npt + (long)nattr;
     const long long lo = nd->base, hi = (long long)nd->base + nd->n - 1;
     for (long long e = 0; e < ne; ++e) {
         HS_CALL_GOTO(hs_text_reader_next(&r, &got), done);
@@ -198,7 +204,7 @@ static hs_status read_ele(const char *path, const char *node_path, const node_da
         HS_CALL_GOTO(hs_grow_array((void **)&ed->region, &cap_r, (size_t)(e + 1), sizeof(int32_t),
                           "region markers"),
                      done);
-        for (int k = 0; k < 4; ++k) {
+        for (int k = 0; k < (int)npt; ++k) { /* 10-node: the 4 corners come first */
             char *tok = hs_text_reader_token(&r);
             HS_CHECK_GOTO(tok, done, HS_ERR_MESH, "%s:%ld: expected %ld fields (%s), found %d",
                           path, r.line, nfields, fields, 1 + k);
@@ -208,13 +214,13 @@ static hs_status read_ele(const char *path, const char *node_path, const node_da
                           "%s:%ld: node index %lld out of range: %s numbers its %ld points "
                           "%lld..%lld",
                           path, r.line, v, node_path, (long)nd->n, lo, hi);
-            ed->tets[4 * e + k] = (int32_t)(v - nd->base);
+            if (k < 4) ed->tets[4 * e + k] = (int32_t)(v - nd->base);
         }
         ed->region[e] = 0;
         for (long a = 0; a < nattr; ++a) {
             char *tok = hs_text_reader_token(&r);
             HS_CHECK_GOTO(tok, done, HS_ERR_MESH, "%s:%ld: expected %ld fields (%s), found %ld",
-                          path, r.line, nfields, fields, 5 + a);
+                          path, r.line, nfields, fields, 1 + (long)npt + a);
             double v;
             HS_CALL_GOTO(
                 hs_text_reader_double(&r, tok, a == 0 ? "region attribute" : "attribute", &v),
@@ -243,14 +249,8 @@ done:
     return st;
 }
 
-/* Give back the unused tail of a grown array; keeps the original block if realloc fails. */
-static void *shrink(void *p, size_t bytes)
-{
-    void *q = realloc(p, bytes ? bytes : 1);
-    return q ? q : p;
-}
-
-hs_status hs_mesh_read_tetgen(const char *node_path, const char *ele_path, hs_mesh **out)
+hs_status hs_mesh_read_tetgen_opts(const char *node_path, const char *ele_path,
+                                   const hs_mesh_read_opts *o, hs_mesh **out)
 {
     HS_CHECK(out != NULL, HS_ERR_INTERNAL, "hs_mesh_read_tetgen: out is NULL");
     *out = NULL;
@@ -259,28 +259,25 @@ hs_status hs_mesh_read_tetgen(const char *node_path, const char *ele_path, hs_me
     ele_data ed = {0, NULL, NULL};
     hs_status st = HS_OK;
     HS_CALL(read_node(node_path, &nd));
-    HS_CALL_GOTO(read_ele(ele_path, node_path, &nd, &ed), done);
+    HS_CALL_GOTO(read_ele(ele_path, node_path, &nd, o && o->linearize, &ed), done);
 
-    /* The grown arrays are handed over as they are (shrunk to size), so a large mesh is not
-     * held twice. */
-    hs_mesh *m = NULL;
-    HS_CALL_GOTO(HS_ALLOC(m, 1, "mesh"), done);
-    m->n_nodes = nd.n;
-    m->n_elems = ed.n;
-    m->xyz = shrink(nd.xyz, (size_t)nd.n * 3 * sizeof(double));
-    m->tets = shrink(ed.tets, (size_t)ed.n * 4 * sizeof(int32_t));
-    m->region = shrink(ed.region, (size_t)ed.n * sizeof(int32_t));
-    m->fiber = NULL;
+    /* The shared assembly (mesh_read_internal.h): nodes no tetrahedron uses (mid-edge nodes of
+     * linearised 10-node tets, points TetGen kept but meshed around) dropped and counted,
+     * node_orig the file position. The grown arrays are handed over, not copied. */
+    hs_mesh_parts p;
+    memset(&p, 0, sizeof p);
+    p.path = ele_path;
+    p.n_nodes = p.cap_nodes = (size_t)nd.n;
+    p.xyz = nd.xyz;
+    p.n_elems = p.cap_tets = p.cap_region = (size_t)ed.n;
+    p.tets = ed.tets;
+    p.region = ed.region;
     nd.xyz = NULL;
     ed.tets = ed.region = NULL;
-    /* the file's numbering is the source numbering (node lists, per-node fibres refer to it) */
-    st = HS_ALLOC(m->node_orig, (size_t)(nd.n > 0 ? nd.n : 1), "mesh source node numbers");
-    if (st != HS_OK) {
-        hs_mesh_destroy(&m);
-        goto done;
-    }
-    for (int32_t v = 0; v < nd.n; ++v) m->node_orig[v] = v;
-    *out = m;
+    p.node_base = nd.base;
+    p.elem_base = nd.base;
+    p.numbering = nd.base ? "TetGen indices, 1-based" : "TetGen indices, 0-based";
+    st = hs_mesh_parts_finish(&p, out);
 done:
     free(nd.xyz);
     free(ed.tets);
@@ -288,16 +285,20 @@ done:
     return st;
 }
 
+hs_status hs_mesh_read_tetgen(const char *node_path, const char *ele_path, hs_mesh **out)
+{
+    return hs_mesh_read_tetgen_opts(node_path, ele_path, NULL, out);
+}
+
 /* The listed reader (hs_mesh_reader_list.h): PREFIX.node or PREFIX.ele names the pair. */
 hs_status hs_mesh_read_tetgen_file(const char *path, const hs_mesh_read_opts *o, hs_mesh **out)
 {
-    (void)o; /* TetGen's .ele holds linear tetrahedra only */
     const size_t stem = hs_path_stem_len(path);
     char *node = NULL, *ele = NULL;
     hs_status st = HS_OK;
     HS_CALL_GOTO(hs_path_with_ext(path, stem, ".node", &node), done);
     HS_CALL_GOTO(hs_path_with_ext(path, stem, ".ele", &ele), done);
-    st = hs_mesh_read_tetgen(node, ele, out);
+    st = hs_mesh_read_tetgen_opts(node, ele, o, out);
 done:
     free(node);
     free(ele);

@@ -4,7 +4,7 @@
 # starting from the committed seed corpus and, where tests/fuzz/dict/<target>.dict exists, with
 # that dictionary of the format's keywords.
 #   scripts/fuzz.sh [SECONDS] [TARGET...]
-#   targets: config tetgen mtx stl off ply poly vtk gmsh opencarp (default: all)
+#   targets: config tetgen mtx stl off ply poly vtk gmsh opencarp vtu vtp (default: all)
 # Environment: FUZZ_JOBS (targets run at once, default: number of cores, at most 3; use 1 on a
 # shared machine), FUZZ_BUILD (build directory, default build-fuzz), FUZZ_OUT (default fuzz-out).
 # Output under fuzz-out/ (git-ignored): <target>/corpus/ (the grown corpus), <target>/crashes/
@@ -16,7 +16,7 @@ cd "$(dirname "$0")/.."
 secs=${1:-60}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(config tetgen mtx stl off ply poly vtk gmsh opencarp)
+[ ${#targets[@]} -gt 0 ] || targets=(config tetgen mtx stl off ply poly vtk gmsh opencarp vtu vtp)
 build=${FUZZ_BUILD:-build-fuzz}
 outdir=${FUZZ_OUT:-fuzz-out}
 

@@ -4,7 +4,7 @@
 # HDF5) is optional for the build (output.format = "xdmf_h5"; without it that format is refused)
 # and installed in both sets, so a fresh machine builds and tests every format.
 set -euo pipefail
-pkgs="cmake make gcc g++ pkg-config libconfig-dev libtet1.5-dev libhdf5-dev"
+pkgs="cmake make gcc g++ pkg-config libconfig-dev libtet1.5-dev libhdf5-dev libexpat1-dev zlib1g-dev"
 if [ "${1:-}" = "--tests" ]; then pkgs="$pkgs paraview python3-paraview"; fi
 export DEBIAN_FRONTEND=noninteractive
 missing=""

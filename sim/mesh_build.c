@@ -54,6 +54,21 @@ static hs_status build_surface(const hs_mesh_spec *cfg, hs_mesh **out, hs_mesh_b
         hs_warn("surface %s: %d shell%s faced inwards and %s turned outwards", cfg->file,
                 (int)rep.n_shells_inverted, rep.n_shells_inverted == 1 ? "" : "s",
                 rep.n_shells_inverted == 1 ? "was" : "were");
+    /* Before TetGen: sliver facets (TetGen refines around them far below mesh.h) and the size. */
+    hs_surface_slivers_info sl;
+    hs_surface_slivers(s, HS_SURFACE_SLIVER_DEG, &sl);
+    if (sl.n_slivers > 0) {
+        const int32_t f0 = s->facet_ptr[sl.worst_facet];
+        const double *p = s->xyz + 3 * (size_t)s->facet_idx[f0];
+        hs_warn("surface %s: %d of %d facets are slivers (a corner angle below %g deg; the smallest, "
+                "%.3g deg, in facet %d (0-based) at (%.4g, %.4g, %.4g) mm): TetGen refines around them "
+                "far below mesh.h; remesh the surface with better triangles",
+                cfg->file, (int)sl.n_slivers, (int)s->n_facets, HS_SURFACE_SLIVER_DEG,
+                sl.worst_angle_deg, (int)sl.worst_facet, p[0], p[1], p[2]);
+    }
+    HS_CALL_GOTO(hs_surface_size_check(cfg->file, rep.volume, cfg->box.h, 0.0), done);
+    hs_log(1, "surface: about %.3g nodes expected at mesh.h = %g mm\n",
+           hs_surface_estimate_nodes(rep.volume, cfg->box.h), cfg->box.h);
     hs_tetgen_opts o;
     memset(&o, 0, sizeof o);
     o.radius_edge = cfg->box.tetgen_radius_edge;
@@ -107,7 +122,8 @@ static hs_status build_tetgen(const hs_mesh_spec *cfg, hs_mesh **out, hs_mesh_bu
     char node[HS_PATH_MAX + 8], ele[HS_PATH_MAX + 8];
     snprintf(node, sizeof node, "%s.node", cfg->file);
     snprintf(ele, sizeof ele, "%s.ele", cfg->file);
-    HS_CALL(hs_mesh_read_tetgen(node, ele, out));
+    hs_mesh_read_opts o = {.linearize = cfg->linearize};
+    HS_CALL(hs_mesh_read_tetgen_opts(node, ele, &o, out));
     scale_mesh(cfg, *out);
     return HS_OK;
 }
@@ -221,9 +237,9 @@ static const hs_mesh_source sources[] = {
     {"box", "built-in slab [0,lx] x [0,ly] x [0,lz]: structured (6 tetrahedra per cube) or TetGen", 0,
      HS_FIBERS_CONSTANT, build_box},
     {"tetgen", "a TetGen .node/.ele pair (mesh.file is the prefix)", 1, HS_FIBERS_CONSTANT, build_tetgen},
-    {"file", "a volume mesh: .vtk, .msh, openCARP .pts/.elem, .node/.ele (by extension)", 1, HS_FIBERS_MESH,
+    {"file", "a volume mesh: .vtk, .vtu, .msh, openCARP .pts/.elem, .node/.ele (by extension)", 1, HS_FIBERS_MESH,
      build_file},
-    {"surface", "a closed surface (.stl, .off, .ply, .poly, .smesh) meshed by TetGen", 1, HS_FIBERS_CONSTANT,
+    {"surface", "a closed surface (.stl, .off, .ply, .poly, .smesh, .vtp) meshed by TetGen", 1, HS_FIBERS_CONSTANT,
      build_surface},
     {"ellipsoid_lv", "the Land et al. 2015 benchmark left ventricle, meshed by TetGen", 0, HS_FIBERS_ELLIPSOID,
      build_lv},

@@ -14,12 +14,12 @@
  *    "key=value" override (hs_config_load's --set path).
  *  - tetgen: the .node file '@' the .ele file (no '@': the .ele file is empty).
  *  - mtx: the Matrix Market file.
- *  - stl, off, ply: the file (fuzz.stl / .off / .ply), read by hs_surface_read, then
+ *  - stl, off, ply, vtp: the file (fuzz.stl / .off / .ply / .vtp), read by hs_surface_read, then
  *    hs_surface_check twice (the second must find nothing to fix).
  *  - poly: the .poly file '@' the PREFIX.node file beside it (no '@': no .node file). When the
  *    input starts with "#smesh" (HS_FUZZ_SMESH_MARKER, a TetGen comment) the first part is written
  *    as a .smesh file instead.
- *  - vtk, gmsh: the file (fuzz.vtk / fuzz.msh), read without linearisation and, when the reader's
+ *  - vtk, gmsh, vtu: the file (fuzz.vtk / fuzz.msh / fuzz.vtu), read without linearisation and, when the reader's
  *    message asks for mesh.quadratic = "linearize", again with it; then hs_mesh_check and RCM.
  *  - opencarp: PREFIX.pts '@' PREFIX.elem '@' PREFIX.lon; with fewer than two '@' there is no .lon
  *    (no fibres), with none the .elem is empty. Then hs_mesh_check and RCM.
@@ -37,7 +37,7 @@
 /* Every target once: X(name), the entry point being hs_fuzz_<name>. test_fuzz_regressions replays
  * each; tests/fuzz/CMakeLists.txt and scripts/fuzz.sh list the same names. */
 #define HS_FUZZ_TARGETS(X)                                                                         \
-    X(config) X(tetgen) X(mtx) X(stl) X(off) X(ply) X(poly) X(vtk) X(gmsh) X(opencarp)
+    X(config) X(tetgen) X(mtx) X(stl) X(off) X(ply) X(poly) X(vtk) X(gmsh) X(opencarp) X(vtu) X(vtp)
 
 int hs_fuzz_config(const uint8_t *data, size_t size);
 int hs_fuzz_tetgen(const uint8_t *data, size_t size);
@@ -49,5 +49,7 @@ int hs_fuzz_poly(const uint8_t *data, size_t size);
 int hs_fuzz_vtk(const uint8_t *data, size_t size);
 int hs_fuzz_gmsh(const uint8_t *data, size_t size);
 int hs_fuzz_opencarp(const uint8_t *data, size_t size);
+int hs_fuzz_vtu(const uint8_t *data, size_t size);
+int hs_fuzz_vtp(const uint8_t *data, size_t size);
 
 #endif

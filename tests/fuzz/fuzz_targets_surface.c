@@ -1,4 +1,4 @@
-/* Fuzz entry points for the surface readers (fuzz_targets.h): STL, OFF, PLY and TetGen
+/* Fuzz entry points for the surface readers (fuzz_targets.h): STL, OFF, PLY, XML VTK .vtp and TetGen
  * .poly/.smesh, each read through hs_surface_read (the extension picks the reader, as for
  * mesh.source = "surface"). An accepted surface is checked against what hs_surface.h promises and
  * then goes through hs_surface_check as app/mesh_build.c sends it; a surface that passes is checked
@@ -104,6 +104,7 @@ static int one_file(const char *t, const char *name, const uint8_t *data, size_t
 int hs_fuzz_stl(const uint8_t *data, size_t size) { return one_file("stl", "fuzz.stl", data, size); }
 int hs_fuzz_off(const uint8_t *data, size_t size) { return one_file("off", "fuzz.off", data, size); }
 int hs_fuzz_ply(const uint8_t *data, size_t size) { return one_file("ply", "fuzz.ply", data, size); }
+int hs_fuzz_vtp(const uint8_t *data, size_t size) { return one_file("vtp", "fuzz.vtp", data, size); }
 
 int hs_fuzz_poly(const uint8_t *data, size_t size)
 {

@@ -125,11 +125,11 @@ static void check_reader_list(void)
     HS_TEST_CHECK(vtk && vtk->read == hs_mesh_read_vtk, ".vtk is not the VTK reader");
     const hs_mesh_reader *msh = hs_registry_find(r, ".msh");
     HS_TEST_CHECK(msh && msh->read == hs_mesh_read_gmsh, ".msh is not the Gmsh reader");
-    HS_TEST_CHECK(hs_registry_find(r, ".vtu") == NULL && hs_registry_find(r, "vtk") == NULL &&
+    HS_TEST_CHECK(hs_registry_find(r, ".vtp") == NULL && hs_registry_find(r, "vtk") == NULL &&
                       hs_registry_find(r, ".VTK") == NULL,
                   "names are exact, lower case, with the dot");
     char names[256];
-    HS_TEST_CHECK(strcmp(hs_registry_names(r, names, sizeof names), ".vtk, .msh, .pts, .elem, .lon, .node, .ele") == 0,
+    HS_TEST_CHECK(strcmp(hs_registry_names(r, names, sizeof names), ".vtk, .vtu, .msh, .pts, .elem, .lon, .node, .ele") == 0,
                   "names: %s", names);
 }
 
@@ -171,7 +171,7 @@ static void check_dispatch(void)
     char want[800];
     snprintf(want, sizeof want,
              "%s: cannot tell the mesh format from the name; supported: .vtk (legacy VTK unstructured "
-             "grid), .msh (Gmsh 2.2/4.x ASCII), .pts/.elem/.lon (openCARP; or a prefix PREFIX with "
+             "grid), .vtu (XML VTK unstructured grid), .msh (Gmsh 2.2/4.x ASCII), .pts/.elem/.lon (openCARP; or a prefix PREFIX with "
              "PREFIX.elem present), .node/.ele (TetGen; or a prefix PREFIX with PREFIX.ele present)",
              p);
     HS_TEST_CHECK(strcmp(hs_error_message(), want) == 0, "message \"%s\", want \"%s\"", hs_error_message(),
@@ -184,8 +184,8 @@ static void check_dispatch(void)
     hs_error_clear();
     RT_EXPECT_FAIL(hs_mesh_read_file(rt_path("nothing"), NULL, &rt_m_), "", 0,
                    "(and no such file); supported:");
-    RT_EXPECT_FAIL(hs_mesh_read_file(rt_path("grid.vtu"), NULL, &rt_m_), "", 0,
-                   "save the grid as legacy VTK");
+    RT_EXPECT_FAIL(hs_mesh_read_file(rt_path("surf.vtp"), NULL, &rt_m_), "", 0,
+                   ".vtp is a surface format; mesh it with mesh.source = \"surface\"");
     RT_EXPECT_FAIL(hs_mesh_read_file("", NULL, &rt_m_), "", 0, "empty");
 }
 

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "hs_mesh.h"
+#include "hs_mesh_io.h"
 #include "hs_test.h"
 
 static char g_dir[256];
@@ -97,6 +98,65 @@ static void check_good_files(void)
     }
 }
 
+/* Issue 16: 10-node input linearised on request, unused nodes dropped and counted, errors in the
+ * file's own numbering (1-based here) and naming the file. */
+static void check_issue16(void)
+{
+    /* 1-based: 10 points, one 10-node tet (corners 1 2 3 4, mid-edge nodes 5..10) -> 4 nodes */
+    const char *node10 = "10 3 0 0\n1 0 0 0\n2 1 0 0\n3 0 1 0\n4 0 0 1\n5 .5 0 0\n6 .5 .5 0\n"
+                         "7 0 .5 0\n8 0 0 .5\n9 .5 0 .5\n10 0 .5 .5\n";
+    const char *ele10 = "1 10 1\n1 1 2 3 4 5 6 7 8 9 10 3\n";
+    hs_mesh *m = NULL;
+    write_file(g_node, node10);
+    write_file(g_ele, ele10);
+    hs_error_clear();
+    HS_TEST_CHECK(hs_mesh_read_tetgen(g_node, g_ele, &m) == HS_ERR_MESH &&
+                      contains(hs_error_message(), "mesh.quadratic = \"linearize\""),
+                  "10-node tets refused without linearize: %s", hs_error_message());
+    const hs_mesh_read_opts lin = {.linearize = 1};
+    hs_error_clear();
+    HS_TEST_OK(hs_mesh_read_tetgen_opts(g_node, g_ele, &lin, &m));
+    if (m) {
+        HS_TEST_CHECK(m->n_nodes == 4 && m->n_elems == 1 && m->region[0] == 3,
+                      "linearised: %d nodes, %d elements, region %d", m->n_nodes, m->n_elems,
+                      m->region[0]);
+        HS_TEST_CHECK(m->node_orig[3] == 3 && m->xyz[9 + 2] == 1.0, "corners kept in file order");
+        HS_TEST_OK(hs_mesh_check(m));
+        hs_mesh_destroy(&m);
+    }
+    /* the listed reader (mesh.source = "file" with a .ele) takes the option too */
+    HS_TEST_OK(hs_mesh_read_file(g_ele, &lin, &m));
+    HS_TEST_CHECK(m && m->n_nodes == 4, "hs_mesh_read_file linearises TetGen input");
+    hs_mesh_destroy(&m);
+
+    /* Unused nodes (points 2 and 6, 1-based) are dropped; node data moves along (node_orig). */
+    HS_TEST_OK(read_pair("6 3 0 0\n1 0 0 0\n2 9 9 9\n3 1 0 0\n4 0 1 0\n5 0 0 1\n6 8 8 8\n",
+                         "1 4 0\n1 1 3 4 5\n", &m));
+    if (m) {
+        HS_TEST_CHECK(m->n_nodes == 4, "%d nodes kept, expected 4", m->n_nodes);
+        const int32_t orig[4] = {0, 2, 3, 4};
+        HS_TEST_CHECK(memcmp(m->node_orig, orig, sizeof orig) == 0, "node_orig not the file positions");
+        HS_TEST_CHECK(m->xyz[3] == 1.0 && m->xyz[4] == 0.0, "coordinates not moved with the nodes");
+        HS_TEST_OK(hs_mesh_check(m));
+        hs_mesh_destroy(&m);
+    }
+
+    /* 1-based, a mix of orientations: hs_mesh_check names the .ele file and its numbers. */
+    HS_TEST_OK(read_pair("5 3 0 0\n1 0 0 0\n2 1 0 0\n3 0 1 0\n4 0 0 1\n5 1 1 1\n",
+                         "2 4 0\n1 1 2 3 4\n2 2 4 3 5\n", &m));
+    if (m) {
+        hs_error_clear();
+        HS_TEST_CHECK(hs_mesh_check(m) == HS_ERR_MESH, "inverted element passed");
+        char want[600];
+        snprintf(want, sizeof want, "%s: element 2 (nodes 2 4 3 5) is inverted", g_ele);
+        HS_TEST_CHECK(contains(hs_error_message(), want) &&
+                          contains(hs_error_message(), "TetGen indices, 1-based"),
+                      "message \"%s\" lacks \"%s\"", hs_error_message(), want);
+        hs_error_clear();
+        hs_mesh_destroy(&m);
+    }
+}
+
 /* A malformed pair must fail with HS_ERR_MESH, a message naming "<file>:<line>:" and `needle`. */
 static void expect_error(int line_no, const char *node_text, const char *ele_text, int in_ele,
                          int line, const char *needle)
@@ -152,8 +212,9 @@ static void check_bad_files(void)
                  "unexpected data after the 5 points");
     /* .ele header */
     expect_error(__LINE__, GOOD_NODE, "2 10 0\n", 1, 1,
-                 "quadratic (10-node) tetrahedra are not supported; convert to linear 4-node tets");
-    expect_error(__LINE__, GOOD_NODE, "2 3 0\n", 1, 1, "nodes per tetrahedron = 3, expected 4");
+                 "quadratic (10-node) tetrahedra (TetGen -o2); heartsim uses linear tetrahedra: set "
+                 "mesh.quadratic = \"linearize\"");
+    expect_error(__LINE__, GOOD_NODE, "2 3 0\n", 1, 1, "nodes per tetrahedron = 3, expected 4 (or 10");
     expect_error(__LINE__, GOOD_NODE, "two 4 0\n", 1, 1, "number of tetrahedra");
     expect_error(__LINE__, GOOD_NODE, "0 4 0\n", 1, 1, "number of tetrahedra = 0");
     expect_error(__LINE__, GOOD_NODE, "-1 4 0\n", 1, 1, "number of tetrahedra = -1");
@@ -206,6 +267,7 @@ int main(void)
     snprintf(g_ele, sizeof g_ele, "%s/m.ele", g_dir);
     check_good_files();
     check_bad_files();
+    check_issue16();
     remove(g_node);
     remove(g_ele);
     rmdir(g_dir);

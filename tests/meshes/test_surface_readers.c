@@ -526,7 +526,7 @@ static void test_dispatch(void)
     const hs_registry *r = hs_surface_readers();
     char names[256], want[300];
     hs_registry_names(r, names, sizeof names);
-    HS_TEST_CHECK(strcmp(names, ".stl, .off, .ply, .poly, .smesh") == 0, "names: %s", names);
+    HS_TEST_CHECK(strcmp(names, ".stl, .off, .ply, .poly, .smesh, .vtp") == 0, "names: %s", names);
     for (size_t i = 0; i < r->count; ++i) {
         const hs_surface_reader *e = hs_registry_at(r, i);
         HS_TEST_CHECK(e->name[0] == '.' && e->read && e->summary, "reader %zu: incomplete entry", i);

@@ -151,7 +151,7 @@ static const bad_case bad_cases[] = {
     {"mesh scale on the LV", "mesh = {\n  source = \"ellipsoid_lv\";\n  scale = 0.1;\n};\n", {NULL}, 3,
      "the ellipsoid_lv mesh is built in mm"},
     {"file source without mesh.file", "mesh = {\n  source = \"file\";\n};\n", {NULL}, 2,
-     "mesh.source = \"file\" needs mesh.file (a volume mesh: .vtk, .msh"},
+     "mesh.source = \"file\" needs mesh.file (a volume mesh: .vtk, .vtu, .msh"},
     {"surface source without mesh.file", "mesh = {\n\n  source = \"surface\";\n};\n", {NULL}, 3,
      "mesh.source = \"surface\" needs mesh.file (a closed surface: .stl"},
     {"missing surface file", "mesh = {\n  source = \"surface\";\n  file = \"nowhere/heart.stl\";\n};\n", {NULL},
