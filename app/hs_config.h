@@ -23,6 +23,10 @@ extern "C" {
 #endif
 
 #define HS_MAX_STIMULI 64
+/** Most time steps per run: a checkpoint's name holds the step in 9 digits (PREFIX_ckpt_STEP.hsck). */
+#define HS_CFG_MAX_STEPS 999999999L
+/** Most frames per run: a frame's name holds its index in 6 digits (PREFIX_NNNNNN.vtk). */
+#define HS_CFG_MAX_FRAMES 1000000L
 
 typedef struct hs_config {
     char path[HS_PATH_MAX]; /**< the config file as given */

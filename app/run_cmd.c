@@ -2,6 +2,7 @@
 #include "hs_run_cmd.h"
 
 #include "hs_progress.h"
+#include "hs_resume_cmd.h"
 #include "hs_spec.h"
 #include "hs_util.h"
 
@@ -14,10 +15,13 @@ static void progress_start(void *ctx, double t_end_ms) { hs_progress_init(ctx, s
 
 static void progress_done(void *ctx) { hs_progress_finish(ctx); }
 
-hs_status hs_run_command(const hs_config *cfg, const char *restart)
+hs_status hs_run_command(const hs_config *cfg, const char *restart, const char *resume_cmd)
 {
     static hs_sim_spec spec; /* large (paths): not on the stack */
+    static char resume_dir[2 * HS_PATH_MAX + 8];
     HS_CALL(hs_spec_from_config(cfg, &spec));
+    spec.resume_cmd = resume_cmd;
+    spec.resume_dir = hs_shell_quote(cfg->out_dir, resume_dir, sizeof resume_dir);
     hs_progress prog;
     hs_run_hooks hooks = {progress_start, progress_step, progress_done, &prog};
     hs_run_summary sum;

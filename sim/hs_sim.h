@@ -66,7 +66,10 @@ typedef struct hs_sim_spec {
     double checkpoint_interval;  /**< ms, 0 = off */
     int checkpoint_keep;
     uint64_t config_fp[HS_CKPT_GROUPS]; /**< fingerprints of the keys that change the state (checkpoints) */
-    const char *config_path;     /**< for the "resume with: heartsim run CONFIG --restart DIR" message */
+    const char *config_path;     /**< the config file, for messages */
+    const char *resume_cmd;      /**< the command that continues this run, shell-quoted, without the
+                                      trailing "--restart DIR" (app/resume_cmd.c); NULL: a generic hint */
+    const char *resume_dir;      /**< DIR for that --restart, shell-quoted; NULL: out_dir as it is */
 } hs_sim_spec;
 
 /** Objects a run is made of (also used by tests and benchmarks). */
