@@ -92,18 +92,18 @@ int hs_help_print(const char *cmd, FILE *f)
 
 /* The papers the registry's "seed NNN" references point at, for readers who have no seed files. */
 static const char *const papers[] = {
-    "seed 000: M. M. Dehnavi, D. M. Fernandez, D. Giannacopoulos, \"Finite-Element Sparse Matrix Vector\n"
-    "            Multiplication on Graphic Processing Units\", IEEE Trans. Magnetics 46(8), 2010,\n"
-    "            doi:10.1109/TMAG.2010.2043511",
+    "seed 000: M. M. Dehnavi, D. M. Fernandez, D. Giannacopoulos, \"Finite-Element Sparse Matrix\n"
+    "            Vector Multiplication on Graphic Processing Units\", IEEE Trans. Magnetics 46(8),\n"
+    "            2010, doi:10.1109/TMAG.2010.2043511",
     "seed 001: G. He, J. Gao, \"A Novel CSR-Based Sparse Matrix-Vector Multiplication on GPUs\",\n"
     "            Mathematical Problems in Engineering 2016, 8471283, doi:10.1155/2016/8471283",
-    "seed 002: J. Wong, E. Kuhl, E. Darve, \"A new sparse matrix vector multiplication graphics processing\n"
-    "            unit algorithm designed for finite element problems\", Int. J. Numer. Methods Eng. 102(12),\n"
-    "          2015, doi:10.1002/nme.4865",
-    "seed 003: M. Shah, V. Patel, \"An Efficient Sparse Matrix Multiplication for Skewed Matrix on GPU\",\n"
-    "            IEEE HPCC 2012 (AHPCN workshop), pp. 1301-1306, doi:10.1109/HPCC.2012.191",
-    "seed 004: M. Mehri Dehnavi, \"Krylov Subspace Techniques on Graphic Processing Units\", PhD thesis,\n"
-    "            McGill University, Montreal, 2012",
+    "seed 002: J. Wong, E. Kuhl, E. Darve, \"A new sparse matrix vector multiplication graphics\n"
+    "            processing unit algorithm designed for finite element problems\", Int. J. Numer.\n"
+    "            Methods Eng. 102(12), 2015, doi:10.1002/nme.4865",
+    "seed 003: M. Shah, V. Patel, \"An Efficient Sparse Matrix Multiplication for Skewed Matrix on\n"
+    "            GPU\", IEEE HPCC 2012 (AHPCN symposium), pp. 1301-1306, doi:10.1109/HPCC.2012.191",
+    "seed 004: M. Mehri Dehnavi, \"Krylov Subspace Techniques on Graphic Processing Units\", PhD\n"
+    "            thesis, McGill University, Montreal, 2012",
 };
 
 /* Writes @p text at column @p col, wrapped at @p width, the first line already positioned. */
