@@ -156,7 +156,12 @@ hs_status hs_mesh_command(const hs_config *cfg, FILE *out)
         HS_CALL_GOTO(hs_vtk_write_surface(surf_path, m), done);
         fprintf(out, "            %s (labelled boundary triangles: label; points: node_orig)\n", surf_path);
     }
-    fprintf(out, "time:       %.3f s to build the mesh (meshing %.3f s)\n", t_build, info.seconds_mesh);
+    if (info.from_cache)
+        fprintf(out, "time:       %.3f s to load the mesh from the mesh cache %s (meshing it took %.3f s)\n", t_build,
+                info.cache_path, info.seconds_mesh);
+    else
+        fprintf(out, "time:       %.3f s to build the mesh (meshing %.3f s)%s%s\n", t_build, info.seconds_mesh,
+                info.cache_path[0] ? "; stored in the mesh cache " : "", info.cache_path);
 done:
     free(node_label);
     hs_mesh_destroy(&m);

@@ -35,6 +35,12 @@ void hs_run_summary_print(const hs_run_summary *s, const hs_config *cfg, FILE *f
     fprintf(f, "summary: %ld steps of %g ms to t = %g ms on %s\n", s->steps, cfg->dt, s->t_reached_ms,
             s->backend);
     fprintf(f, "  wall time %.3f s (set-up %.3f s, time loop %.3f s)\n", s->wall_total, s->wall_setup, loop);
+    if (s->mesh_from_cache)
+        fprintf(f, "  mesh: from the mesh cache %s (not meshed again)\n", s->mesh_cache);
+    else if (s->mesh_cache[0])
+        fprintf(f, "  mesh: built in %.3f s, stored in the mesh cache %s\n", s->mesh_seconds, s->mesh_cache);
+    else
+        fprintf(f, "  mesh: built in %.3f s (not cached)\n", s->mesh_seconds);
     char spmv[64];
     if (s->phases.spmv >= 0) snprintf(spmv, sizeof spmv, "SpMV %.3f s", s->phases.spmv);
     else snprintf(spmv, sizeof spmv, "SpMV not timed in runs: see bench step");

@@ -79,6 +79,7 @@ typedef struct hs_sim {
     hs_problem *prob;
     hs_backend *backend;
     const hs_backend_entry *backend_entry;
+    hs_mesh_build_info mesh_info; /**< how the mesh was made (built or from the mesh cache) */
 } hs_sim;
 
 /**
@@ -105,6 +106,9 @@ typedef struct hs_run_summary {
     double wall_writer;  /**< time the writer thread spent writing files, overlapped with the loop */
     hs_phase_times phases;
     char backend[256];
+    int mesh_from_cache;  /**< 1: the mesh came from the mesh cache (mesh_cache names the entry) */
+    double mesh_seconds;  /**< meshing time of this run (0 from the cache) */
+    char mesh_cache[HS_PATH_MAX + 64]; /**< the cache entry used or written, "" when none */
 } hs_run_summary;
 
 /** What the time loop reports as it goes (progress display in app/); any member may be NULL. */
