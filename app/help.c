@@ -32,8 +32,9 @@ static const help_entry helps[] = {
     {"mesh", "heartsim mesh CONFIG [--set KEY=VALUE ...] [--out DIR] [-q | -v]",
      "Build the mesh exactly as `run` would (source, checks, fibres, reordering), report its quality,\n"
      "labels and matrix size, and write DIR/PREFIX_mesh.vtk (tetrahedra with region and fiber, points\n"
-     "with label) and DIR/PREFIX_surface.vtk (labelled boundary). PREFIX_mesh.vtk runs as it is with\n"
-     "mesh.source = \"file\", mesh.file = \"DIR/PREFIX_mesh.vtk\" (fibres: fibers.type = \"mesh\").",
+     "with label) and DIR/PREFIX_surface.vtk (labelled boundary) to look at, and DIR/PREFIX_mesh.msh with\n"
+     "DIR/PREFIX_fibers.txt to run on: the report's \"run on it\" line gives the config lines (same\n"
+     "nodes, labels by name, regions and fibres as the run that built it).",
      "", "heartsim mesh configs/lv_ellipsoid.cfg --set mesh.h=2 --out /tmp/lv", 1},
     {"bench step", "heartsim bench step CONFIG [--reps N] [--warm MS] [--no-cpu] [--set ...] [--out DIR]",
      "Per-phase medians of a time step (element, assembly, SpMV, CG iteration, whole step, one frame)\n"
