@@ -1,6 +1,6 @@
 /* heartsim bench spmv: every registered SpMV kernel on one matrix (a config's mesh after one real
  * assembly, or a Matrix Market file), each checked against its CPU reference on the device before
- * it is timed, with the quantities of seed 002 sec. 6: effective bandwidth (Fig. 12), and the
+ * it is timed, with the quantities of Wong, Kuhl & Darve 2015 (seed 002, docs/references.md) sec. 6: effective bandwidth (Fig. 12), and the
  * break-even count alpha against cuSPARSE (eq. 14, Table 4). The device side is
  * backends/cuda/spmv/bench.cu. Just over 600 lines: the table, CSV and JSON writers of one command. */
 #include "bench_spmv_internal.h"
@@ -188,13 +188,13 @@ static void print_table(const bench_ctx *c)
            c->dev.name, copy / 1e9);
     printf("timing: median of %d applies per kernel after 10 warm-up, CUDA events, queued back to back; x rotated "
            "among several copies when values + indices + x + y exceed L2 (x_copies in the CSV)\n", c->reps);
-    printf("eff. GB/s: seed 002 sec. 6 effective bandwidth, the bytes of the matrix data over time, counted as its "
+    printf("eff. GB/s: Wong, Kuhl & Darve 2015 (doi:10.1002/nme.4865) sec. 6 effective bandwidth, the bytes of the matrix data over time, counted as its "
            "Table 2 does: 20 B per nonzero (8-byte value, 4-byte column index, 8-byte x entry), padding not counted; "
            "/copy: over the copy bandwidth\n");
     printf("traffic/copy: the least bytes any CSR SpMV moves (12 B per nonzero, 4 B per row pointer, x and y once: "
            "%.1f MB) per second, over the copy bandwidth (1.00 = at the copy floor of %.1f us)\n",
            min_traffic_bytes(a) / 1e6, 1e6 * min_traffic_bytes(a) / copy);
-    printf("alpha: seed 002 eq. (14) / Table 4: least integer alpha with t_reorder + alpha t_kernel <= alpha "
+    printf("alpha: Wong, Kuhl & Darve 2015 eq. (14) / Table 4: least integer alpha with t_reorder + alpha t_kernel <= alpha "
            "t_" BASELINE ", t_reorder = scatter of the CSR values into the kernel's slots, on the GPU and on the CPU "
            "(one thread); inf: not faster than " BASELINE "; 0: the layout keeps the CSR order (nothing to reorder)\n\n");
     printf("| %-16s | %-6s | %8s | %9s | %8s | %8s | %7s | %8s | %5s | %12s | %5s | %14s | %14s | %9s | %9s |\n",
@@ -339,9 +339,9 @@ static hs_status write_json(const bench_ctx *c, FILE *f, const char *path)
     json_str(f, c->dev.name);
     fprintf(f, ",\n  \"copy_bw_gbs\": %.3f, \"l2_bytes\": %lld, \"reps\": %d, \"baseline\": \"" BASELINE "\",\n",
             c->dev.copy_bw / 1e9, c->dev.l2_bytes, c->reps);
-    fputs("  \"definitions\": {\"eff_gbs\": \"seed 002 sec. 6: 20 bytes per nonzero (value 8, column index 4, x 8) "
+    fputs("  \"definitions\": {\"eff_gbs\": \"Wong, Kuhl & Darve 2015, doi:10.1002/nme.4865, sec. 6: 20 bytes per nonzero (value 8, column index 4, x 8) "
           "over the median time\", \"traffic_over_copy\": \"(12 nnz + 4 (n_rows+1) + 8 n_cols + 8 n_rows) bytes over "
-          "the median time, over copy_bw\", \"alpha\": \"seed 002 eq. 14: least integer alpha with t_reorder + alpha "
+          "the median time, over copy_bw\", \"alpha\": \"Wong, Kuhl & Darve 2015 eq. 14: least integer alpha with t_reorder + alpha "
           "t_kernel <= alpha t_baseline; inf: never; null: not available\"},\n  \"kernels\": [\n", f);
     for (int i = 0; i < c->n_rows_out; ++i) {
         const kernel_row *r = &c->rows[i];
