@@ -140,9 +140,10 @@ expect 0 "restart: from .*slab_ckpt_000000025.hsck" -- run --set time.t_end=4 --
 # frame at 2.5 ms the failure wrote, so numbers shift by one; the title line differs only in it)
 cmp -s -i 64 "$tmp/full/slab_000003.vtk" "$tmp/nan/slab_000004.vtk" || fail "resumed frame at 3 ms differs"
 cmp -s -i 64 "$tmp/full/slab_000004.vtk" "$tmp/nan/slab_000005.vtk" || fail "resumed frame at 4 ms differs"
-# solver.dt_retry: a step that fails at time.dt converges in substeps (logged)
-expect 5 "Newton did not converge" -- run --set time.t_end=1 --set solver.newton_max_iter=3 --out "$tmp/retry0"
-expect 0 "retrying as 2 substeps of 0.05 ms" -- run --set time.t_end=1 --set solver.newton_max_iter=3 --set solver.dt_retry=2 --out "$tmp/retry"
+# solver.dt_retry: a step that fails at time.dt converges in substeps (logged); a stimulus of 2/ms
+# (four times the example's) makes the first steps hard enough for 3 Newton iterations to fail
+expect 5 "Newton did not converge" -- run --set time.t_end=1 --set solver.newton_max_iter=3 --set 'stimulus.[0].strength=2' --out "$tmp/retry0"
+expect 0 "retrying as 2 substeps of 0.05 ms" -- run --set time.t_end=1 --set solver.newton_max_iter=3 --set 'stimulus.[0].strength=2' --set solver.dt_retry=2 --out "$tmp/retry"
 expect 5 "failed also as 4 substeps: solver.dt_retry = 2" -- \
   env HS_INJECT_NAN_AT_STEP=3 "$hs" run "$q" --set mesh.h=0.5 --set solver.backend=cpu --set time.t_end=1 --set solver.dt_retry=2 --out "$tmp/retry2"
 
