@@ -172,13 +172,22 @@ static hs_status restart_frames_present(const hs_sim_spec *cfg, const hs_checkpo
 {
     const hs_series_format_ops *f = hs_registry_find_ref(hs_series_registry(), cfg->out_format);
     if (!f || ck->h.n_frames <= 0) return HS_OK;
+    const size_t dl = strlen(cfg->out_dir);
+    const char *sep = dl && cfg->out_dir[dl - 1] != '/' ? "/" : "";
+    if (!f->frame_ext) { /* a format that keeps every frame in files of its own: its index at least */
+        char index[HS_PATH_MAX + 128];
+        snprintf(index, sizeof index, "%s%s%s%s", cfg->out_dir, sep, cfg->out_prefix, f->index_ext);
+        HS_CHECK(access(index, F_OK) == 0, HS_ERR_IO,
+                 "--restart: checkpoint %s continues a run of %lld frames, but output.dir %s lacks its index %s; "
+                 "restart into the output directory of the run that wrote the checkpoint (--out DIR)", ck->path,
+                 (long long)ck->h.n_frames, cfg->out_dir, index);
+        return HS_OK;
+    }
     int missing = 0, first = -1;
     for (int64_t i = 0; i < ck->h.n_frames; ++i) {
         char suffix[HS_SERIES_SUFFIX_MAX], path[HS_PATH_MAX + 128];
         hs_series_frame_suffix((int)i, f->frame_ext, suffix);
-        size_t dl = strlen(cfg->out_dir);
-        snprintf(path, sizeof path, "%s%s%s%s", cfg->out_dir, dl && cfg->out_dir[dl - 1] != '/' ? "/" : "",
-                 cfg->out_prefix, suffix);
+        snprintf(path, sizeof path, "%s%s%s%s", cfg->out_dir, sep, cfg->out_prefix, suffix);
         if (access(path, F_OK) != 0) {
             if (first < 0) first = (int)i;
             ++missing;
