@@ -76,6 +76,7 @@ typedef struct hs_config {
     double cg_forcing;      /**< inexact Newton forcing term in [0, 1); 0 = always to cg_tol */
     int extrapolate;        /**< initial Newton iterate: 0 previous, 1 linear, 2 quadratic */
     char graph[8];          /**< "auto" | "on" | "off": CUDA graph replay of a Newton iteration */
+    char assembly[8];       /**< "split" | "full" (fem/hs_assembly_list.h) */
     char persistent[8];     /**< "auto" | "on" | "off": persistent CG kernel (chronopoulos, cuda) */
     double newton_tol_residual; /**< dt * max_I |R_I| / m_I (potential units) */
     double newton_tol_update;   /**< max_I |delta phi_I| */

@@ -35,6 +35,10 @@ void hs_run_summary_print(const hs_run_summary *s, const hs_config *cfg, FILE *f
     fprintf(f, "summary: %ld steps of %g ms to t = %g ms on %s\n", s->steps, cfg->dt, s->t_reached_ms,
             s->backend);
     fprintf(f, "  wall time %.3f s (set-up %.3f s, time loop %.3f s)\n", s->wall_total, s->wall_setup, loop);
+    const hs_setup_times *u = &s->setup;
+    fprintf(f, "  set-up: mesh %.3f s, pattern %.3f s, spmv choice %.3f s, reorder %.3f s, problem (maps, K_D) %.3f s, "
+               "backend (upload) %.3f s, other %.3f s\n", u->mesh, u->pattern, u->trial, u->reorder, u->problem,
+            u->backend, s->wall_setup - (u->mesh + u->pattern + u->trial + u->reorder + u->problem + u->backend));
     if (s->mesh_from_cache)
         fprintf(f, "  mesh: from the mesh cache %s (not meshed again)\n", s->mesh_cache);
     else if (s->mesh_cache[0])

@@ -19,24 +19,41 @@
 #include "hs_p1.h"
 
 /**
- * @brief Evaluate one element.
- * @param[in] p model; @param[in] dt step (model units); @param[in] vol volume; @param[in] kd [10]
- * packed diffusion stiffness; @param[in] phi,phin [4] nodal potentials now / previous step;
- * @param[in] stim stimulus current (per model time unit); @param[in] s_n [n_vars] the model's
- * converged variables of the previous step; @param[in,out] s [n_vars] iterate in, updated out;
- * @param[out] ke [4][4] row-major; @param[out] re [4].
+ * @brief The element's two scalars (the "split" form, issue 17): with one integration point the
+ * tangent is K_e = Kd_e + km 11^T and the residual R_e = Kd_e u_e + rm 1, so an element contributes
+ *   km = V/16 [1/dt - df/du],   rm = V/4 [(u_c - u_n,c)/dt - f - stim]
+ * besides its constant diffusion part. Runs the model's local update at the centroid.
+ * @param[in] p model; @param[in] dt step (model units); @param[in] vol volume; @param[in] phi,phin
+ * [4] nodal potentials now / previous step; @param[in] stim stimulus current (per model time unit);
+ * @param[in] s_n [n_vars] converged variables of the previous step; @param[in,out] s [n_vars]
+ * iterate in, updated out; @param[out] km,rm the scalars.
+ * @return local iterations, or -1 when the local problem failed.
+ */
+HS_HD int hs_element_point(const hs_model_params *p, double dt, double vol, const double phi[4],
+                           const double phin[4], double stim, const double *s_n, double *s, double *km,
+                           double *rm)
+{
+    double phic = 0.25 * (phi[0] + phi[1] + phi[2] + phi[3]);
+    double phinc = 0.25 * (phin[0] + phin[1] + phin[2] + phin[3]);
+    double f = 0.0, df = 0.0;
+    int it = hs_model_point(p, phic, dt, s_n, s, &f, &df);
+    *rm = 0.25 * vol * ((phic - phinc) / dt - f - stim);
+    *km = vol / 16.0 * (1.0 / dt - df);
+    return it;
+}
+
+/**
+ * @brief Evaluate one element: its full matrix and residual (the "full" assembly, seed 002).
+ * @param[in] kd [10] packed diffusion stiffness; @param[out] ke [4][4] row-major; @param[out] re
+ * [4]; the other parameters as hs_element_point.
  * @return local iterations, or -1 when the local problem failed.
  */
 HS_HD int hs_element_eval(const hs_model_params *p, double dt, double vol, const double kd[10],
                           const double phi[4], const double phin[4], double stim, const double *s_n,
                           double *s, double ke[16], double re[4])
 {
-    double phic = 0.25 * (phi[0] + phi[1] + phi[2] + phi[3]);
-    double phinc = 0.25 * (phin[0] + phin[1] + phin[2] + phin[3]);
-    double f = 0.0, df = 0.0;
-    int it = hs_model_point(p, phic, dt, s_n, s, &f, &df);
-    double rm = 0.25 * vol * ((phic - phinc) / dt - f - stim);
-    double km = vol / 16.0 * (1.0 / dt - df);
+    double km = 0.0, rm = 0.0;
+    int it = hs_element_point(p, dt, vol, phi, phin, stim, s_n, s, &km, &rm);
     for (int a = 0; a < 4; ++a) {
         double acc = rm;
         for (int b = 0; b < 4; ++b) {

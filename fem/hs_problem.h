@@ -7,6 +7,7 @@
 #ifndef HS_PROBLEM_H
 #define HS_PROBLEM_H
 
+#include "hs_assembly.h"
 #include "hs_cg.h"
 #include "hs_csr.h"
 #include "hs_fem.h"
@@ -33,12 +34,14 @@ typedef struct hs_problem_opts {
     double newton_tol_residual; /**< on dt * max_I |R_I| / m_I */
     double newton_tol_update;   /**< on max_I |delta phi_I| */
     int newton_max_iter;
+    hs_assembly_kind assembly;  /**< split (default) or full (fem/hs_assembly.h) */
     const hs_spmv_ops *spmv;    /**< SpMV format for the CG */
     hs_spmv_params spmv_params; /**< its tunables */
     double activation_phi;      /**< activation threshold on phi */
     double cg_forcing;          /**< inexact Newton forcing cap (hs_cg_forcing_tol); 0 = fixed cg.tol */
     int extrapolate;            /**< initial Newton iterate: 0 phi_n, 1 linear, 2 quadratic in time */
     int graph;                  /**< cuda backend: 1 replay Newton iterations as CUDA graphs, 0 launch kernels */
+    long steps_hint;            /**< time steps the run will take (0: unknown): what an "auto" trial may cost */
     int persistent;             /**< cuda backend, chronopoulos: 1 one persistent kernel per CG solve, 0 never,
                                      -1 auto (up to HS_CG_PERSISTENT_AUTO_ROWS rows) */
 } hs_problem_opts;
@@ -49,6 +52,7 @@ typedef struct hs_problem {
     hs_fem_geom *geom;
     hs_csr *pattern;            /**< values unused */
     hs_assembly_map *map;
+    hs_split_map *split;        /**< the split assembly's maps and K_D; NULL for "full" */
     const hs_stim_set *stim;    /**< borrowed */
 } hs_problem;
 

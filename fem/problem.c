@@ -25,6 +25,8 @@ hs_status hs_problem_create(const hs_mesh *mesh, const hs_stim_set *stim, const 
         HS_CALL_GOTO(hs_csr_from_tets(mesh->n_nodes, mesh->n_elems, mesh->tets, &p->pattern), fail);
     }
     HS_CALL_GOTO(hs_assembly_map_create(mesh, p->pattern, &p->map), fail);
+    if (opt->assembly == HS_ASSEMBLY_SPLIT)
+        HS_CALL_GOTO(hs_split_map_create(p->pattern, p->map, p->geom->kd, &p->split), fail);
     *out = p;
     return HS_OK;
 fail:
@@ -38,6 +40,7 @@ void hs_problem_destroy(hs_problem **p)
     hs_fem_geom_destroy(&(*p)->geom);
     hs_csr_destroy(&(*p)->pattern);
     hs_assembly_map_destroy(&(*p)->map);
+    hs_split_map_destroy(&(*p)->split);
     free(*p);
     *p = NULL;
 }

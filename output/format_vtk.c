@@ -18,6 +18,7 @@
 #include "hs_atomic_file.h"
 #include "hs_byte_order.h"
 #include "hs_series_format.h"
+#include "hs_vtk_dataset.h"
 #include "hs_util.h"
 
 #define VTK_FRAME_EXT ".vtk"
@@ -203,6 +204,22 @@ done:
     return st;
 }
 
+hs_status hs_vtk_write_dataset(const char *path, const char *title, const hs_mesh *mesh, const hs_frame *frame)
+{
+    hs_status st = HS_OK;
+    vtk_series s = {NULL, NULL, NULL};
+    HS_CALL(hs_frame_check(frame));
+    HS_CALL(HS_ALLOC(s.chunk, HS_VTK_CHUNK_BYTES, "VTK write buffer"));
+    hs_atomic_file *f = NULL;
+    HS_CALL_GOTO(hs_atomic_file_create(path, title, &f), done);
+    HS_CALL_GOTO(write_frame_body(&s, f, 0, mesh, frame), done);
+    st = hs_atomic_file_commit(&f);
+done:
+    hs_atomic_file_destroy(&f);
+    free(s.chunk);
+    return st;
+}
+
 /* ---- index ---------------------------------------------------------------------------------- */
 
 /* JSON string body of @p str: prefixes come from the user and may hold '"' or '\\'. */
@@ -249,6 +266,7 @@ const hs_series_format_ops hs_series_format_vtk = {
     .summary = "legacy VTK frames (float64, geometry in each) and a .vtk.series index",
     .index_ext = ".vtk.series",
     .frame_ext = VTK_FRAME_EXT,
+    .missing = NULL,
     .check_prefix = NULL, /* legacy VTK takes any file name */
     .create = vtk_create,
     .write_frame = vtk_write_frame,

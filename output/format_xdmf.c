@@ -40,6 +40,7 @@
 #include "hs_byte_order.h"
 #include "hs_series_format.h"
 #include "hs_util.h"
+#include "hs_xdmf_text.h"
 
 #define XDMF_FRAME_EXT ".bin"
 
@@ -67,60 +68,10 @@ typedef struct xdmf_series {
     unsigned char *chunk;           /* [HS_XDMF_CHUNK_BYTES] little-endian scratch */
 } xdmf_series;
 
-/* Well-formed UTF-8 (the index declares that encoding; a stray byte makes it unreadable). */
-static int utf8_valid(const unsigned char *c)
-{
-    while (*c) {
-        int more = *c < 0x80 ? 0 : (*c & 0xE0) == 0xC0 ? 1 : (*c & 0xF0) == 0xE0 ? 2 : (*c & 0xF8) == 0xF0 ? 3 : -1;
-        if (more < 0) return 0;
-        ++c;
-        for (int k = 0; k < more; ++k, ++c)
-            if ((*c & 0xC0) != 0x80) return 0;
-    }
-    return 1;
-}
-
 /* Beyond the series' rule (non-empty, no '/'): what XDMF readers and the XML index need. */
 static hs_status xdmf_check_prefix(const char *prefix)
 {
-    for (const unsigned char *c = (const unsigned char *)prefix; *c; ++c)
-        HS_CHECK(*c > ' ' && *c != 0x7f && *c != '|', HS_ERR_CONFIG,
-                 "output prefix \"%s\": the xdmf format cannot use white space, control characters "
-                 "or '|' in file names (XDMF readers split and trim data file names there)", prefix);
-    HS_CHECK(utf8_valid((const unsigned char *)prefix), HS_ERR_CONFIG,
-             "output prefix \"%s\" is not valid UTF-8, which the XDMF index requires", prefix);
-    return HS_OK;
-}
-
-/* @p str with XML's special characters as entities, in a new string. */
-static hs_status xml_escape(const char *str, char **out)
-{
-    size_t len = 1;
-    for (const char *c = str; *c; ++c) len += strchr("&<>\"'", *c) ? 6 : 1;
-    char *p = NULL;
-    HS_CALL(HS_ALLOC(p, len, "escaped name"));
-    char *o = p;
-    for (const char *c = str; *c; ++c) {
-        const char *ent = *c == '&' ? "&amp;" : *c == '<' ? "&lt;" : *c == '>' ? "&gt;"
-                        : *c == '"' ? "&quot;" : *c == '\'' ? "&apos;" : NULL;
-        if (ent) {
-            memcpy(o, ent, strlen(ent));
-            o += strlen(ent);
-        } else {
-            *o++ = *c;
-        }
-    }
-    *o = '\0';
-    *out = p;
-    return HS_OK;
-}
-
-/* Shortest of %.15g / %.17g that reads back as the same double (as the VTK index does), so the
- * reader's timesteps are exactly the simulation's times. */
-static void format_time(double t, char *buf, size_t size)
-{
-    snprintf(buf, size, "%.15g", t);
-    if (strtod(buf, NULL) != t) snprintf(buf, size, "%.17g", t);
+    return hs_xdmf_check_prefix(prefix, "xdmf", NULL);
 }
 
 /* ---- create / destroy ----------------------------------------------------------------------- */
@@ -155,7 +106,7 @@ static hs_status xdmf_create(const char *dir, const char *prefix, const char *in
     xdmf_series *s = NULL;
     HS_CALL(HS_ALLOC(s, 1, "XDMF series"));
     s->index_path = index_path;
-    HS_CALL_GOTO(xml_escape(prefix, &s->xml_prefix), fail);
+    HS_CALL_GOTO(hs_xdmf_escape(prefix, &s->xml_prefix), fail);
     for (int g = 0; g < GEOM_COUNT; ++g)
         HS_CALL_GOTO(prefixed_path(dir, prefix, geom_suffix[g], &s->geom_path[g]), fail);
     HS_CALL_GOTO(HS_ALLOC(s->chunk, HS_XDMF_CHUNK_BYTES, "XDMF write buffer"), fail);
@@ -277,7 +228,7 @@ static frame_plan plan_frame(const hs_mesh *m, const hs_frame *fr)
 static hs_status put_grid(xdmf_series *s, int index, const hs_frame *fr, const frame_plan *p)
 {
     char tbuf[40], frame_suffix[HS_SERIES_SUFFIX_MAX];
-    format_time(fr->time_ms, tbuf, sizeof tbuf);
+    hs_xdmf_format_time(fr->time_ms, tbuf, sizeof tbuf);
     hs_series_frame_suffix(index, XDMF_FRAME_EXT, frame_suffix);
     const int32_t nn = s->n_nodes, ne = s->n_elems;
     HS_CALL(grids_printf(s, "      " GRID_OPEN " Name=\"frame_%06d\">\n", index));
@@ -588,6 +539,7 @@ const hs_series_format_ops hs_series_format_xdmf = {
     .summary = "the mesh once, float32 fields per frame (raw binary) and an XDMF .xdmf index",
     .index_ext = ".xdmf",
     .frame_ext = XDMF_FRAME_EXT,
+    .missing = NULL,
     .check_prefix = xdmf_check_prefix,
     .create = xdmf_create,
     .write_frame = xdmf_write_frame,

@@ -3,8 +3,10 @@
  * @brief A series of output frames in the format named by `output.format`, one of
  * output/hs_series_list.h: "vtk" (legacy VTK frames with the geometry in each, float64, plus a
  * .vtk.series index: output/format_vtk.c) or "xdmf" (the mesh once, float32 fields per frame, a
- * .xdmf index: output/format_xdmf.c). The run loop, the frame writer thread and the checkpoint
- * code use only this interface. docs/output.md compares the two.
+ * .xdmf index: output/format_xdmf.c) or "xdmf_h5" (the same in one HDF5 file PREFIX.h5 beside
+ * the .xdmf index, no file per frame: output/format_xdmf_h5.c; only in a build with HDF5, refused
+ * by name otherwise). The run loop, the frame writer thread and the checkpoint code use only this
+ * interface. docs/output.md compares them.
  *
  * The series (output/series.c) keeps what all formats share: frame times and count, file names
  * (frame k is DIR/PREFIX_<k:06d><ext>), resume after a restart, and the rule that a frame whose

@@ -30,12 +30,19 @@ typedef struct hs_series_format_ops {
     const char *name;      /**< output.format value */
     const char *summary;   /**< one line: what the files are */
     const char *index_ext; /**< the index is DIR/PREFIX<index_ext> */
-    const char *frame_ext; /**< frame k is DIR/PREFIX_<k:06d><frame_ext>, one file per frame */
+    /** Frame k is DIR/PREFIX_<k:06d><frame_ext>, one file per frame; NULL: the format keeps every
+     * frame in files of its own (write_frame gets path NULL, and the format itself drops a frame
+     * whose index failed and the frames after a resume point). */
+    const char *frame_ext;
+    /** NULL when this build has the format; else why not and how to get it, for the message that
+     * refuses the name (the format stays listed, so the config's choices do not depend on the build). */
+    const char *missing;
     /** What create refuses beyond the common rule (non-empty, no '/'): HS_ERR_CONFIG; NULL: none. */
     hs_status (*check_prefix)(const char *prefix);
     hs_status (*create)(const char *dir, const char *prefix, const char *index_path, void **impl);
-    /** Write frame @p index of @p mesh into @p path (plus whatever else the format keeps, such
-     * as mesh files); the frame has passed hs_frame_check and the mesh the series' checks. */
+    /** Write frame @p index of @p mesh into @p path (NULL when frame_ext is NULL; plus whatever
+     * else the format keeps, such as mesh files); the frame has passed hs_frame_check and the mesh
+     * the series' checks. A frame @p index already written (its index failed) is replaced. */
     hs_status (*write_frame)(void *impl, int index, const char *path, const hs_mesh *mesh,
                              const hs_frame *frame);
     /** Rewrite the index to list frames [0, n) at @p times [n] (n = 0 after a resume at 0). */

@@ -44,7 +44,13 @@ const char *hs_series_format_list(void)
 static hs_status find_format(const char *name, const hs_series_format_ops **out)
 {
     *out = NULL;
-    return hs_registry_lookup_ref(&registry, "output.format", name, NULL, (const void **)out);
+    HS_CALL(hs_registry_lookup_ref(&registry, "output.format", name, NULL, (const void **)out));
+    if ((*out)->missing) {
+        const char *why = (*out)->missing;
+        *out = NULL;
+        return HS_FAIL(HS_ERR_CONFIG, "output.format = \"%s\": %s", name, why);
+    }
+    return HS_OK;
 }
 
 hs_status hs_series_format_check(const char *format)
@@ -164,8 +170,11 @@ static hs_status prefixed_path(const hs_series *s, const char *suffix, char **ou
     return st;
 }
 
+/* NULL for a format without a file per frame */
 static hs_status frame_path(const hs_series *s, int index, char **out)
 {
+    *out = NULL;
+    if (!s->ops->frame_ext) return HS_OK;
     char suffix[HS_SERIES_SUFFIX_MAX];
     hs_series_frame_suffix(index, s->ops->frame_ext, suffix);
     return prefixed_path(s, suffix, out);
@@ -267,7 +276,7 @@ hs_status hs_series_write(hs_series *s, const hs_mesh *mesh, const hs_frame *fra
     st = s->ops->write_index(s->impl, s->times, s->n_frames + 1);
     if (st != HS_OK) {
         /* Keep the directory consistent with the last good index: the frame number will be reused. */
-        unlink(path);
+        if (path) unlink(path);
         goto done;
     }
     ++s->n_frames;
@@ -285,7 +294,7 @@ hs_status hs_series_resume(hs_series *s, const double *times, int n_frames)
     /* frames after the restart point belong to the abandoned continuation: the index drops them,
      * and so does the directory (the resumed run writes them again) */
     hs_status st = HS_OK;
-    for (int i = n_frames;; ++i) {
+    for (int i = n_frames; s->ops->frame_ext; ++i) {
         char *path = NULL;
         HS_CALL_GOTO(frame_path(s, i, &path), fail);
         int gone = unlink(path) != 0;

@@ -27,7 +27,11 @@ bundle)
   cmake --build build-gpu -j"$(nproc)" >/dev/null
   rm -rf .gpu-bundle && mkdir -p .gpu-bundle
   cp build-gpu/bin/heartsim build-gpu/bin/test_gpu_* .gpu-bundle/
-  for lib in libconfig.so.9 libtet.so.1.5 libgomp.so.1; do cp -L "/usr/lib/x86_64-linux-gnu/$lib" .gpu-bundle/; done
+  # the shared libraries the GPU machine lacks (libconfig, TetGen, OpenMP, HDF5 and what they pull in):
+  # every library the binaries load from the system's library folders, except the C/C++ runtime
+  ldd build-gpu/bin/heartsim build-gpu/bin/test_gpu_* | awk '$3 ~ /^\/(usr\/)?lib/ {print $3}' | sort -u |
+    grep -vE '/(libc|libm|libpthread|libdl|librt|libresolv|libstdc\+\+|libgcc_s|ld-linux[^/]*)\.so' |
+    while read -r lib; do cp -L "$lib" .gpu-bundle/; done
   cp configs/bench_*.cfg configs/quick_slab.cfg .gpu-bundle/
   du -sh .gpu-bundle
   ;;

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Install what heartsim needs on Debian/Ubuntu (run as root). With --tests also ParaView, whose
-# pvpython the output test uses to open the frames exactly as a user would.
+# pvpython the output test uses to open the frames exactly as a user would. libhdf5-dev (serial
+# HDF5) is optional for the build (output.format = "xdmf_h5"; without it that format is refused)
+# and installed in both sets, so a fresh machine builds and tests every format.
 set -euo pipefail
-pkgs="cmake make gcc g++ pkg-config libconfig-dev libtet1.5-dev"
+pkgs="cmake make gcc g++ pkg-config libconfig-dev libtet1.5-dev libhdf5-dev"
 if [ "${1:-}" = "--tests" ]; then pkgs="$pkgs paraview python3-paraview"; fi
 export DEBIAN_FRONTEND=noninteractive
 missing=""

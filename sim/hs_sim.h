@@ -49,6 +49,7 @@ typedef struct hs_sim_spec {
     int extrapolate;
     int graph;                   /**< 1: CUDA graph replay of a Newton iteration */
     int persistent;              /**< 1 on, 0 off, -1 auto */
+    hs_assembly_kind assembly;   /**< solver.assembly */
     double newton_tol_residual, newton_tol_update;
     int newton_max_iter;
     int threads;                 /**< OpenMP threads, 0: keep OMP_NUM_THREADS */
@@ -72,8 +73,19 @@ typedef struct hs_sim_spec {
     const char *resume_dir;      /**< DIR for that --restart, shell-quoted; NULL: out_dir as it is */
 } hs_sim_spec;
 
+/** Wall seconds of the set-up phases of hs_sim_create, in their order. */
+typedef struct hs_setup_times {
+    double mesh;     /**< build or read the mesh, fibres, checks, the mesh's own reordering */
+    double pattern;  /**< the CSR pattern */
+    double trial;    /**< the SpMV format choice ("auto": the backend's timed trial) */
+    double reorder;  /**< the format's own node numbering (mesh and pattern renumbered) */
+    double problem;  /**< stimulus sites, element geometry, gather maps, K_D */
+    double backend;  /**< the backend: allocation and upload */
+} hs_setup_times;
+
 /** Objects a run is made of (also used by tests and benchmarks). */
 typedef struct hs_sim {
+    hs_setup_times setup;
     hs_mesh *mesh;
     hs_stim_set *stim;
     hs_problem *prob;
@@ -105,6 +117,7 @@ typedef struct hs_run_summary {
     double wall_output;  /**< main-thread time spent on frames (state copies, waiting for the writer) */
     double wall_writer;  /**< time the writer thread spent writing files, overlapped with the loop */
     hs_phase_times phases;
+    hs_setup_times setup;
     char backend[256];
     int mesh_from_cache;  /**< 1: the mesh came from the mesh cache (mesh_cache names the entry) */
     double mesh_seconds;  /**< meshing time of this run (0 from the cache) */

@@ -1,5 +1,6 @@
 /* Building a simulation from its spec (hs_sim.h), in one order: mesh -> backend and SpMV format
  * -> node order -> stimulus sites -> problem (pattern and gather maps, built once) -> backend. */
+#include <math.h>
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +23,8 @@ static void problem_opts(const hs_sim_spec *spec, hs_problem_opts *o)
     o->extrapolate = spec->extrapolate;
     o->graph = spec->graph;
     o->persistent = spec->persistent;
+    o->assembly = spec->assembly;
+    o->steps_hint = spec->dt > 0 ? (long)ceil(spec->t_end / spec->dt - 1e-9) : 0;
     o->newton_tol_residual = spec->newton_tol_residual;
     o->newton_tol_update = spec->newton_tol_update;
     o->newton_max_iter = spec->newton_max_iter;
@@ -36,7 +39,8 @@ static void problem_opts(const hs_sim_spec *spec, hs_problem_opts *o)
  * numbering on return (owned by the caller). */
 static hs_status choose_format(const hs_sim_spec *spec, hs_sim *sim, hs_problem_opts *po, hs_csr **pattern)
 {
-    char why[1400] = "";
+    char why[4096] = "";
+    double t0 = hs_wtime();
     if (spec->spmv) {
         po->spmv = spec->spmv;
     } else {
@@ -47,6 +51,8 @@ static hs_status choose_format(const hs_sim_spec *spec, hs_sim *sim, hs_problem_
              "solver.spmv: kernel \"%s\" runs only on a device backend, and this run uses the %s "
              "backend; use solver.spmv = \"auto\" or a kernel that `heartsim kernels` lists for cpu",
              po->spmv->name, sim->backend_entry->name);
+    double t1 = hs_wtime();
+    sim->setup.trial = t1 - t0;
     if (!po->spmv->node_order) return HS_OK;
     int32_t *perm = NULL;
     hs_csr *renumbered = NULL;
@@ -60,6 +66,7 @@ static hs_status choose_format(const hs_sim_spec *spec, hs_sim *sim, hs_problem_
     *pattern = renumbered;
     hs_log(1, "reorder: nodes renumbered in the order %s needs (node bandwidth now %lld)\n", po->spmv->name,
            (long long)hs_mesh_bandwidth(sim->mesh));
+    sim->setup.reorder = hs_wtime() - t1;
     return HS_OK;
 }
 
@@ -71,6 +78,7 @@ hs_status hs_sim_create(const hs_sim_spec *spec, hs_sim *sim)
     double t0 = hs_wtime();
     if (spec->threads > 0) omp_set_num_threads(spec->threads); /* solver.threads; 0 keeps OMP_NUM_THREADS */
     HS_CALL_GOTO(hs_mesh_build(&spec->mesh, &sim->mesh, &sim->mesh_info), fail); /* checked, fibres, reordered */
+    sim->setup.mesh = hs_wtime() - t0;
     if (spec->backend) {
         sim->backend_entry = spec->backend;
         char desc[256], why[512];
@@ -82,15 +90,21 @@ hs_status hs_sim_create(const hs_sim_spec *spec, hs_sim *sim)
     }
     hs_problem_opts po;
     problem_opts(spec, &po);
+    double tp = hs_wtime();
     HS_CALL_GOTO(hs_csr_from_tets(sim->mesh->n_nodes, sim->mesh->n_elems, sim->mesh->tets, &pattern), fail);
+    sim->setup.pattern = hs_wtime() - tp;
     HS_CALL_GOTO(choose_format(spec, sim, &po, &pattern), fail);
+    tp = hs_wtime();
     /* stimulus sites hold element indices: only now is the element numbering final */
     HS_CALL_GOTO(hs_stim_set_create(sim->mesh, spec->stimuli, spec->n_stimuli, &sim->stim), fail);
     if (spec->n_stimuli == 0) hs_warn("no stimulus configured: the tissue stays at rest");
     HS_CALL_GOTO(hs_problem_create(sim->mesh, sim->stim, &po, &pattern, &sim->prob), fail);
     hs_log(1, "matrix: %d rows, %d nonzeros (%.1f per row)\n", sim->prob->pattern->n_rows,
            sim->prob->pattern->nnz, (double)sim->prob->pattern->nnz / sim->prob->pattern->n_rows);
+    double tb = hs_wtime();
+    sim->setup.problem = tb - tp;
     HS_CALL_GOTO(sim->backend_entry->create(sim->prob, &sim->backend), fail);
+    sim->setup.backend = hs_wtime() - tb;
     hs_log(1, "backend: %s\n", sim->backend->description);
     hs_log(2, "set-up took %.3f s\n", hs_wtime() - t0);
     return HS_OK;

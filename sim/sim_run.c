@@ -14,6 +14,7 @@
 
 #include "hs_checkpoint.h"
 #include "hs_frame_writer.h"
+#include "hs_maps.h"
 #include "hs_series.h"
 #include "hs_series_format.h"
 #include "hs_util.h"
@@ -35,6 +36,33 @@ static hs_status write_frame(hs_frame_writer *fw, const hs_sim *sim, double t_ms
     sum->frames++;
     sum->wall_output += hs_wtime() - t0;
     return HS_OK;
+}
+
+/* The maps file (output/hs_maps.h) at the end of a run: the node fields of the state descriptor
+ * named here, whatever output.fields says. A repolarisation or APD map that the descriptor gains
+ * is one more name. */
+static const char *const map_fields[] = {"activation"};
+
+static hs_status write_maps(const hs_sim_spec *cfg, const hs_sim *sim, double t_ms)
+{
+    const hs_state_desc *d = &sim->backend->state;
+    hs_state maps = {d, {NULL}};
+    hs_frame fr = hs_frame_at(t_ms);
+    hs_status st = HS_OK;
+    char *path = NULL;
+    for (size_t m = 0; m < sizeof map_fields / sizeof map_fields[0]; ++m)
+        for (int k = 0; k < d->n_fields; ++k) {
+            if (strcmp(d->f[k].name, map_fields[m]) != 0 || d->f[k].where != HS_AT_NODE) continue;
+            HS_CALL_GOTO(HS_ALLOC(maps.field[k], hs_state_field_len(d, k), map_fields[m]), done);
+            HS_CALL_GOTO(hs_frame_add(&fr, d->f[k].name, 0, maps.field[k]), done);
+        }
+    HS_CALL_GOTO(sim->backend->ops->get_state(sim->backend, &maps), done);
+    HS_CALL_GOTO(hs_maps_write(cfg->out_dir, cfg->out_prefix, sim->mesh, &fr, &path), done);
+    hs_log(1, "maps: %s (t = %g ms)\n", path, t_ms);
+done:
+    free(path);
+    for (int k = 0; k < HS_STATE_MAX_FIELDS; ++k) free(maps.field[k]);
+    return st;
 }
 
 static hs_status frame_copy_wait(void *ctx, int slot)
@@ -292,6 +320,7 @@ hs_status hs_sim_run(const hs_sim_spec *cfg, const char *restart, const hs_run_h
     ckpt_state cs;
     saved_signals sig;
     int looping = 0; /* between loop_start and loop_done */
+    int loop_ran = 0; /* the time loop started: the state is the run's (for the maps file) */
     memset(&sim, 0, sizeof sim);
     memset(&ck, 0, sizeof ck);
     memset(&cs, 0, sizeof cs);
@@ -313,6 +342,7 @@ hs_status hs_sim_run(const hs_sim_spec *cfg, const char *restart, const hs_run_h
     }
     HS_CALL_GOTO(hs_sim_create(cfg, &sim), done);
     snprintf(sum->backend, sizeof sum->backend, "%s", sim.backend->description);
+    sum->setup = sim.setup;
     sum->mesh_from_cache = sim.mesh_info.from_cache;
     sum->mesh_seconds = sim.mesh_info.from_cache ? 0.0 : sim.mesh_info.seconds_mesh;
     snprintf(sum->mesh_cache, sizeof sum->mesh_cache, "%s", sim.mesh_info.cache_path);
@@ -364,6 +394,7 @@ hs_status hs_sim_run(const hs_sim_spec *cfg, const char *restart, const hs_run_h
     sum->t_reached_ms = k0 * dt;
     hs_step_stats ss = {0};
     loop_start(hooks, n_steps * dt, &looping);
+    loop_ran = 1;
     for (long k = k0; k < n_steps; ++k) {
         double t = k * dt, t1 = (k + 1) * dt;
         if (k == nan_step && !clean_phi) {
@@ -463,6 +494,12 @@ done:
         if (st == HS_OK) st = s2;
         sum->wall_writer = hs_frame_writer_busy(fw);
         hs_frame_writer_destroy(&fw);
+    }
+    if (ser && sim.backend && loop_ran) {
+        /* the maps as they stand, also after a failure (the last converged state) or a signal */
+        hs_status s2 = write_maps(cfg, &sim, sum->t_reached_ms);
+        if (st == HS_OK) st = s2;
+        else if (s2 != HS_OK) hs_log(1, "maps: not written\n");
     }
     if (sim.backend) sim.backend->ops->get_times(sim.backend, &sum->phases);
     sum->wall_total = hs_wtime() - w0;

@@ -21,7 +21,7 @@ static void cpu_destroy(hs_backend *b)
     if (!c) return;
     hs_spmv_layout_destroy(&c->lay);
     free(c->phi); free(c->phi_n); free(c->ipv); free(c->ipv_n); free(c->act);
-    free(c->ke); free(c->re); free(c->kval); free(c->rhs); free(c->du);
+    free(c->ke); free(c->re); free(c->km); free(c->rm); free(c->kval); free(c->rhs); free(c->du);
     free(c->inv_diag); free(c->res_w); free(c->stim_e); free(c->phi_h1); free(c->phi_h2);
     hs_cg_work_destroy(&c->cg);
     free(c);
@@ -54,15 +54,16 @@ static hs_status cpu_begin_step(hs_backend *b, double dt, const double *amp)
     return HS_OK;
 }
 
-hs_status hs_cpu_assemble(hs_backend *b, double *res_norm, int32_t *res_node)
+/* The element pass: the model's local update at each integration point and the element's share of
+ * K and R: its full matrix and residual (full) or its two scalars (split). Returns the smallest
+ * element whose local update failed, or -1. */
+static int32_t element_pass(cpu_impl *c, const hs_problem *p)
 {
-    cpu_impl *c = b->impl;
-    const hs_problem *p = b->prob;
     const hs_mesh *m = p->mesh;
     const int nv = p->opt.model_prm.n_vars;
     const int64_t ne = m->n_elems;
+    const int split = p->opt.assembly == HS_ASSEMBLY_SPLIT;
     int32_t bad = -1;
-    double t0 = hs_wtime();
 #pragma omp parallel for schedule(static) if (m->n_elems > HS_OMP_MIN)
     for (int32_t e = 0; e < m->n_elems; ++e) {
         const int32_t *t = m->tets + 4 * (int64_t)e;
@@ -70,14 +71,28 @@ hs_status hs_cpu_assemble(hs_backend *b, double *res_norm, int32_t *res_node)
         double pn[4] = {c->phi_n[t[0]], c->phi_n[t[1]], c->phi_n[t[2]], c->phi_n[t[3]]};
         double sn[HS_MODEL_MAX_VARS], s[HS_MODEL_MAX_VARS]; /* the model's variables at this point */
         for (int k = 0; k < nv; ++k) sn[k] = c->ipv_n[k * ne + e], s[k] = c->ipv[k * ne + e];
-        int it = hs_element_eval(&p->opt.model_prm, c->dt, p->geom->vol[e], p->geom->kd + 10 * (int64_t)e,
-                                 ph, pn, c->stim_e[e], sn, s, c->ke + 16 * (int64_t)e, c->re + 4 * (int64_t)e);
+        int it = split ? hs_element_point(&p->opt.model_prm, c->dt, p->geom->vol[e], ph, pn, c->stim_e[e], sn, s,
+                                          c->km + e, c->rm + e)
+                       : hs_element_eval(&p->opt.model_prm, c->dt, p->geom->vol[e], p->geom->kd + 10 * (int64_t)e,
+                                         ph, pn, c->stim_e[e], sn, s, c->ke + 16 * (int64_t)e, c->re + 4 * (int64_t)e);
         for (int k = 0; k < nv; ++k) c->ipv[k * ne + e] = s[k];
         if (it < 0) {
 #pragma omp critical
             if (bad < 0 || e < bad) bad = e;
         }
     }
+    return bad;
+}
+
+hs_status hs_cpu_assemble(hs_backend *b, double *res_norm, int32_t *res_node)
+{
+    cpu_impl *c = b->impl;
+    const hs_problem *p = b->prob;
+    const hs_mesh *m = p->mesh;
+    const int nv = p->opt.model_prm.n_vars;
+    const int64_t ne = m->n_elems;
+    double t0 = hs_wtime();
+    int32_t bad = element_pass(c, p);
     double t1 = hs_wtime();
     c->times.element += t1 - t0;
     if (bad >= 0) {
@@ -94,9 +109,14 @@ hs_status hs_cpu_assemble(hs_backend *b, double *res_norm, int32_t *res_node)
         return HS_FAIL(HS_ERR_NUMERIC, "the local update of the %s model failed in element %d (%s at its centroid %.6g%s)",
                        model->name, bad, model->potential_name, uc, vars);
     }
-    hs_assemble_k(p->map, c->ke, c->lay->slot_of_nnz, c->kval);
-    hs_assemble_r(p->map, c->re, c->rhs);
     const int64_t *slot = c->lay->slot_of_nnz;
+    if (p->split) {
+        hs_split_assemble_k(p->split, c->km, slot, c->kval);
+        hs_split_assemble_r(p->split, p->pattern, p->map, c->phi, c->rm, c->rhs);
+    } else {
+        hs_assemble_k(p->map, c->ke, slot, c->kval);
+        hs_assemble_r(p->map, c->re, c->rhs);
+    }
 #pragma omp parallel for schedule(static) if (m->n_nodes > HS_OMP_MIN)
     for (int32_t i = 0; i < m->n_nodes; ++i) c->inv_diag[i] = 1.0 / c->kval[slot[p->map->diag[i]]];
     *res_norm = hs_vec_norm_inf_weighted(m->n_nodes, c->rhs, c->res_w, res_node);
@@ -253,8 +273,13 @@ static hs_status cpu_create(const hs_problem *p, hs_backend **out)
     HS_CALL_GOTO(HS_ALLOC(c->ipv, nip + 1, "model variables"), fail);
     HS_CALL_GOTO(HS_ALLOC(c->ipv_n, nip + 1, "model variables of the last step"), fail);
     HS_CALL_GOTO(HS_ALLOC(c->act, nn, "activation times"), fail);
-    HS_CALL_GOTO(HS_ALLOC(c->ke, (size_t)ne * 16, "element matrices"), fail);
-    HS_CALL_GOTO(HS_ALLOC(c->re, (size_t)ne * 4, "element residuals"), fail);
+    if (p->split) {
+        HS_CALL_GOTO(HS_ALLOC(c->km, ne, "element tangent scalars"), fail);
+        HS_CALL_GOTO(HS_ALLOC(c->rm, ne, "element residual scalars"), fail);
+    } else {
+        HS_CALL_GOTO(HS_ALLOC(c->ke, (size_t)ne * 16, "element matrices"), fail);
+        HS_CALL_GOTO(HS_ALLOC(c->re, (size_t)ne * 4, "element residuals"), fail);
+    }
     HS_CALL_GOTO(HS_ALLOC(c->kval, c->lay->n_slots, "tangent matrix values"), fail);
     HS_CALL_GOTO(HS_ALLOC(c->rhs, nn, "residual"), fail);
     HS_CALL_GOTO(HS_ALLOC(c->du, nn, "Newton update"), fail);
@@ -274,8 +299,9 @@ static hs_status cpu_create(const hs_problem *p, hs_backend **out)
         double *f = field_ptr(b, k);
         for (size_t i = 0; i < hs_state_field_len(&b->state, k); ++i) f[i] = b->state.f[k].initial;
     }
-    snprintf(b->description, sizeof b->description, "cpu (OpenMP, %d threads, spmv %s, cg %s)",
-             omp_get_max_threads(), p->opt.spmv->name, hs_cg_variant_name(p->opt.cg.variant));
+    snprintf(b->description, sizeof b->description, "cpu (OpenMP, %d threads, spmv %s, cg %s, %s assembly)",
+             omp_get_max_threads(), p->opt.spmv->name, hs_cg_variant_name(p->opt.cg.variant),
+             hs_assembly_name(p->opt.assembly));
     *out = b;
     return HS_OK;
 fail:

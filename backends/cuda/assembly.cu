@@ -77,12 +77,16 @@ hs_status hs_cu_enqueue_assemble(hs_backend *b, int in_graph)
     HS_CALL(rec(c->ev_e0, c->s, in_graph));
     HS_CALL(hs_cu_launch_element(c, &p->opt.model_prm));
     HS_CALL(rec(c->ev_e1, c->s, in_graph));
-    k_assemble_k<<<nblocks(c->nnz, 256), 256, 0, c->s>>>(c->nnz, c->kptr, c->ksrc, c->slot, c->ke, c->kval);
-    HS_CUDA_LAUNCH_CHECK("k_assemble_k");
-    k_assemble_r<<<HS_RED_BLOCKS, HS_RED_THREADS, 0, c->s>>>(c->nn, c->rptr, c->rsrc, c->re, c->diag, c->slot,
-                                                              c->kval, c->inv_mass, c->dt, c->rhs, c->dinv,
-                                                              c->partA, c->parti);
-    HS_CUDA_LAUNCH_CHECK("k_assemble_r");
+    if (c->split) {
+        HS_CALL(hs_cu_enqueue_split_kr(c));
+    } else {
+        k_assemble_k<<<nblocks(c->nnz, 256), 256, 0, c->s>>>(c->nnz, c->kptr, c->ksrc, c->slot, c->ke, c->kval);
+        HS_CUDA_LAUNCH_CHECK("k_assemble_k");
+        k_assemble_r<<<HS_RED_BLOCKS, HS_RED_THREADS, 0, c->s>>>(c->nn, c->rptr, c->rsrc, c->re, c->diag, c->slot,
+                                                                  c->kval, c->inv_mass, c->dt, c->rhs, c->dinv,
+                                                                  c->partA, c->parti);
+        HS_CUDA_LAUNCH_CHECK("k_assemble_r");
+    }
     HS_CALL(hs_cu_launch_final_maxloc(c, &c->d_sc->res, &c->d_sc->res_node));
     HS_CALL(rec(c->ev_a1, c->s, in_graph));
     HS_CUDA_CALL(cudaMemcpyAsync(c->h_sc, c->d_sc, sizeof(dev_scalars), cudaMemcpyDeviceToHost, c->s));

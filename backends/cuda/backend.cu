@@ -175,7 +175,8 @@ static void cu_destroy(hs_backend *b)
     hs_spmv_layout_destroy(&c->lay);
     void *dev[] = {c->tets, c->vol, c->kd, c->inv_mass, c->kptr, c->ksrc, c->rptr, c->rsrc, c->diag, c->slot,
                    c->stim_elem, c->phi, c->phin, c->ipv, c->ipv_n, c->act, c->ke, c->re, c->kval, c->rhs, c->du,
-                   c->dinv, c->stim_e, c->ph1, c->ph2, c->csr_rp, c->csr_col, c->partA, c->parti, c->d_sc};
+                   c->dinv, c->stim_e, c->ph1, c->ph2, c->csr_rp, c->csr_col, c->partA, c->parti, c->d_sc,
+                   c->pptr, c->pelem, c->pslot, c->relem, c->dslot, c->kdp, c->kdc, c->km, c->rm};
     for (size_t i = 0; i < sizeof dev / sizeof dev[0]; ++i) cudaFree(dev[i]);
     cudaFreeHost(c->h_sc);
     cudaFreeHost(c->h_cg);
@@ -218,7 +219,8 @@ static hs_status cuda_setup(hs_backend *b)
 
     HS_CALL(upload(&c->tets, m->tets, (size_t)c->ne * 4, "element connectivity"));
     HS_CALL(upload(&c->vol, p->geom->vol, c->ne, "element volumes"));
-    HS_CALL(hs_cu_upload_soa(&c->kd, p->geom->kd, c->ne, 10, "element diffusion matrices"));
+    c->split = p->split != NULL;
+    if (!c->split) HS_CALL(hs_cu_upload_soa(&c->kd, p->geom->kd, c->ne, 10, "element diffusion matrices"));
     {
         double *im = NULL;
         HS_CALL(HS_ALLOC(im, c->nn, "inverse lumped mass"));
@@ -227,10 +229,12 @@ static hs_status cuda_setup(hs_backend *b)
         free(im);
         HS_CALL(st);
     }
-    HS_CALL(upload(&c->kptr, p->map->k_ptr, (size_t)c->nnz + 1, "K gather map pointers"));
     HS_CALL(upload(&c->rptr, p->map->r_ptr, (size_t)c->nn + 1, "R gather map pointers"));
-    HS_CALL(hs_cu_remap_gather_maps(c, p->map));
-    HS_CALL(upload(&c->diag, p->map->diag, c->nn, "diagonal positions"));
+    if (!c->split) {
+        HS_CALL(upload(&c->kptr, p->map->k_ptr, (size_t)c->nnz + 1, "K gather map pointers"));
+        HS_CALL(hs_cu_remap_gather_maps(c, p->map));
+        HS_CALL(upload(&c->diag, p->map->diag, c->nn, "diagonal positions"));
+    }
     const hs_stim_set *st = p->stim;
     int32_t nstim = st ? st->elem_ptr[st->n_sites] : 0;
     HS_CALL(upload(&c->stim_elem, st ? st->elem : (const int32_t *)NULL, nstim, "stimulus element lists"));
@@ -241,18 +245,21 @@ static hs_status cuda_setup(hs_backend *b)
     /* padding slots must read as zero: clear once, assembly only writes real slots */
     HS_CUDA_CALL(cudaMemset(c->kval, 0, sizeof(double) * c->lay->n_slots));
     HS_CALL(hs_gpu_spmv_create(c->lay, p->pattern, c->kval, &c->spmv));
+    if (c->split) HS_CALL(hs_cu_upload_split(c, p));
 
     struct { double **p; size_t n; const char *what; } arrs[] = {
         {&c->phi, (size_t)c->nn, "phi"}, {&c->phin, (size_t)c->nn, "phi_n"},
         {&c->ipv, (size_t)c->nv * c->ne, "model variables"},
         {&c->ipv_n, (size_t)c->nv * c->ne, "model variables of the last step"},
         {&c->act, (size_t)c->nn, "activation times"},
-        {&c->ke, (size_t)c->ne * 10, "element matrices"}, {&c->re, (size_t)c->ne * 4, "element residuals"},
+        {&c->ke, c->split ? 0 : (size_t)c->ne * 10, "element matrices"},
+        {&c->re, c->split ? 0 : (size_t)c->ne * 4, "element residuals"},
         {&c->rhs, (size_t)c->nn, "residual"}, {&c->du, (size_t)c->nn, "Newton update"},
         {&c->dinv, (size_t)c->nn, "Jacobi preconditioner"}, {&c->stim_e, (size_t)c->ne, "element stimulus"},
         {&c->partA, (size_t)HS_RED_BLOCKS, "reduction partials"},
     };
     for (size_t i = 0; i < sizeof arrs / sizeof arrs[0]; ++i) {
+        if (arrs[i].n == 0) continue; /* not used by this assembly method */
         HS_CALL(hs_cuda_alloc_((void **)arrs[i].p, sizeof(double) * arrs[i].n, arrs[i].what, __FILE__, __LINE__));
         HS_CUDA_CALL(cudaMemset(*arrs[i].p, 0, sizeof(double) * arrs[i].n));
     }
@@ -274,8 +281,8 @@ static hs_status cuda_setup(hs_backend *b)
     HS_CALL(hs_gpu_cg_create(c->nn, p->opt.cg.variant, c->spmv, c->dinv, &c->cg));
     if (p->opt.cg.variant == HS_CG_CHRONOPOULOS &&
         (p->opt.persistent > 0 || (p->opt.persistent < 0 && c->nn <= HS_CG_PERSISTENT_AUTO_ROWS))) {
-        HS_CALL(upload(&c->csr_rp, p->pattern->row_ptr, (size_t)c->nn + 1, "CSR row pointers (persistent CG)"));
-        HS_CALL(upload(&c->csr_col, p->pattern->col, (size_t)c->nnz, "CSR columns (persistent CG)"));
+        if (!c->csr_rp) HS_CALL(upload(&c->csr_rp, p->pattern->row_ptr, (size_t)c->nn + 1, "CSR row pointers"));
+        if (!c->csr_col) HS_CALL(upload(&c->csr_col, p->pattern->col, (size_t)c->nnz, "CSR columns"));
         HS_CALL(hs_gpu_cg_set_persistent(c->cg, c->csr_rp, c->csr_col, c->slot, c->kval));
     }
     HS_CUDA_CALL(cudaMallocHost((void **)&c->h_cg, sizeof(hs_gpu_cg_scalars)));
@@ -284,8 +291,9 @@ static hs_status cuda_setup(hs_backend *b)
     HS_CUDA_CALL(cudaDeviceSynchronize());
     cudaDeviceProp prop;
     HS_CUDA_CALL(cudaGetDeviceProperties(&prop, 0));
-    snprintf(b->description, sizeof b->description, "cuda (%.120s, sm_%d%d, spmv %.40s, cg %s%s, %s)", prop.name,
-             prop.major, prop.minor, p->opt.spmv->name, hs_cg_variant_name(p->opt.cg.variant),
+    snprintf(b->description, sizeof b->description, "cuda (%.120s, sm_%d%d, spmv %.40s, %s assembly, cg %s%s, %s)",
+             prop.name, prop.major, prop.minor, p->opt.spmv->name, hs_assembly_name(p->opt.assembly),
+             hs_cg_variant_name(p->opt.cg.variant),
              p->opt.cg.variant == HS_CG_CHRONOPOULOS ? (c->cg->fused ? " fused with the SpMV" : " with a separate dot pass")
                                                      : "",
              p->opt.graph ? "CUDA graph per Newton iteration" : "stream launches");

@@ -5,13 +5,15 @@
  *   backend.cu    create, set-up, destroy; the state (get/set, history, frame copies); the ops table
  *   element.cu    the element kernel (local model update, Ke, Re) and its launcher
  *   assembly.cu   gather-map assembly of K and R, Jacobi diagonal, residual norm; layout re-encoding
+ *   assembly_split.cu  the split assembly (K_D once, two scalars per element): its passes and upload
  *   pointwise.cu  begin_step, end_step, restore_step and the phi update: one thread per node/element
  *   graph.cu      a Newton iteration: the stream path (solve) and one CUDA graph (iterate)
  *   diag.cu       benchmarks and diagnostics: hs_cu_diag_ops (b->diag)
  *   entry.cu      the registry entry hs_backend_cuda (probe, choose_spmv, create)
  *
  * Device layouts are structure-of-arrays so neighbouring threads touch neighbouring addresses:
- * kd [10][ne], ke [10][ne] (K_e is symmetric: the 10 entries a <= b, hs_sym4_index), re [4][ne],
+ * full assembly: kd [10][ne], ke [10][ne] (K_e is symmetric: the 10 entries a <= b, hs_sym4_index), re [4][ne];
+ * split assembly: km, rm [ne];
  * the model's integration-point variables ipv [n_vars][ne] (field k of b->state, 1 <= k <= n_vars,
  * at ipv + (k-1) ne). The gather maps are re-encoded for these layouts at upload
  * (hs_cu_remap_gather_maps).
@@ -50,6 +52,14 @@ struct cuda_impl {
     double *vol, *kd, *inv_mass;
     int32_t *kptr, *ksrc, *rptr, *rsrc, *diag;
     int64_t *slot;
+    /* split assembly (fem/hs_assembly.h; split = 1): pairs, their element lists and format slots
+     * (int2: (i,j), (j,i)), K_D per pair and in CSR order, the elements of each node (relem, in the
+     * R list's order), the format slot of each diagonal, and the elements' two scalars */
+    int split;
+    int32_t np;
+    int32_t *pptr, *pelem, *pslot, *relem;
+    int64_t *dslot;
+    double *kdp, *kdc, *km, *rm;
     int32_t *stim_elem;
     /* state and per-iteration arrays; ipv, ipv_n: [nv][ne] */
     double *phi, *phin, *ipv, *ipv_n, *act, *ke, *re, *kval, *rhs, *du, *dinv, *stim_e;
@@ -121,6 +131,10 @@ hs_status hs_cu_assemble(hs_backend *b, double *res_norm, int32_t *res_node);
 hs_status hs_cu_upload_soa(double **d, const double *h, int32_t n, int w, const char *what);
 /** The host gather maps ([ne][16], [ne][4] sources) re-encoded for ke [10][ne] and re [4][ne]. */
 hs_status hs_cu_remap_gather_maps(cuda_impl *c, const hs_assembly_map *map);
+/** Enqueue the split assembly's K and R passes (after the element kernel). */
+hs_status hs_cu_enqueue_split_kr(cuda_impl *c);
+/** Upload what the split assembly reads (c->split set): pairs, slots, K_D, CSR pattern, R lists. */
+hs_status hs_cu_upload_split(cuda_impl *c, const hs_problem *p);
 
 /* ---- pointwise.cu ---- */
 hs_status hs_cu_begin_step(hs_backend *b, double dt, const double *amp);

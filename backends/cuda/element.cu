@@ -4,7 +4,8 @@
  * inline function as the CPU reference). One thread per element because the local Newton is
  * sequential per integration point and an element's work (~300 flops, 200 bytes for
  * Aliev-Panfilov) is too small to split; neighbouring threads read neighbouring element arrays,
- * coalesced.
+ * coalesced. Two kernels, one per assembly method (fem/hs_assembly.h): k_element forms Ke and Re
+ * (full), k_element_split only the element's two scalars km and rm (split).
  */
 #include "cuda_backend.cuh"
 #include "hs_element.h"
@@ -47,15 +48,47 @@ __global__ void k_element(int32_t ne, hs_model_params prm, double dt, const int3
     }
 }
 
+/* The split form: the model's update and km, rm ([ne] each); reads no Kd, writes 16 bytes. */
+template <int NV>
+__global__ void k_element_split(int32_t ne, hs_model_params prm, double dt, const int32_t *__restrict__ tets,
+                                const double *__restrict__ vol, const double *__restrict__ phi,
+                                const double *__restrict__ phin, const double *__restrict__ stim_e,
+                                const double *__restrict__ ipv_n, double *__restrict__ ipv, double *__restrict__ km,
+                                double *__restrict__ rm, dev_scalars *sc)
+{
+    for (int32_t e = blockIdx.x * blockDim.x + threadIdx.x; e < ne; e += gridDim.x * blockDim.x) {
+        int4 t = reinterpret_cast<const int4 *>(tets)[e];
+        double ph[4] = {phi[t.x], phi[t.y], phi[t.z], phi[t.w]};
+        double pn[4] = {phin[t.x], phin[t.y], phin[t.z], phin[t.w]};
+        double sn[NV > 0 ? NV : 1], sv[NV > 0 ? NV : 1];
+#pragma unroll
+        for (int k = 0; k < NV; ++k) {
+            sn[k] = ipv_n[(int64_t)k * ne + e];
+            sv[k] = ipv[(int64_t)k * ne + e];
+        }
+        double kme = 0.0, rme = 0.0;
+        int it = hs_element_point(&prm, dt, vol[e], ph, pn, stim_e[e], sn, sv, &kme, &rme);
+        if (it < 0) atomicMin(&sc->bad_elem, (int)e); /* error flag only: the result is order-free */
+#pragma unroll
+        for (int k = 0; k < NV; ++k) ipv[(int64_t)k * ne + e] = sv[k];
+        km[e] = kme;
+        rm[e] = rme;
+    }
+}
+
 hs_status hs_cu_launch_element(cuda_impl *c, const hs_model_params *prm)
 {
     static_assert(HS_MODEL_MAX_VARS == 8, "one case per number of model variables below");
     const int nb = nblocks(c->ne, 128);
     switch (prm->n_vars) {
-#define HS_K_ELEMENT_CASE(NV)                                                                          \
-    case NV:                                                                                           \
-        k_element<NV><<<nb, 128, 0, c->s>>>(c->ne, *prm, c->dt, c->tets, c->vol, c->kd, c->phi, c->phin, \
-                                            c->stim_e, c->ipv_n, c->ipv, c->ke, c->re, c->d_sc);       \
+#define HS_K_ELEMENT_CASE(NV)                                                                                   \
+    case NV:                                                                                                    \
+        if (c->split)                                                                                           \
+            k_element_split<NV><<<nb, 128, 0, c->s>>>(c->ne, *prm, c->dt, c->tets, c->vol, c->phi, c->phin,      \
+                                                      c->stim_e, c->ipv_n, c->ipv, c->km, c->rm, c->d_sc);      \
+        else                                                                                                    \
+            k_element<NV><<<nb, 128, 0, c->s>>>(c->ne, *prm, c->dt, c->tets, c->vol, c->kd, c->phi, c->phin,     \
+                                                c->stim_e, c->ipv_n, c->ipv, c->ke, c->re, c->d_sc);            \
         break;
     HS_K_ELEMENT_CASE(0) HS_K_ELEMENT_CASE(1) HS_K_ELEMENT_CASE(2) HS_K_ELEMENT_CASE(3) HS_K_ELEMENT_CASE(4)
     HS_K_ELEMENT_CASE(5) HS_K_ELEMENT_CASE(6) HS_K_ELEMENT_CASE(7) HS_K_ELEMENT_CASE(8)

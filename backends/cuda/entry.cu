@@ -12,12 +12,23 @@ static int cuda_probe(char *desc, size_t desc_len, char *why, size_t why_len)
     return hs_gpu_probe(desc, desc_len, why, why_len) > 0 ? 1 : 0;
 }
 
+/* What auto takes without a trial on larger systems: the fastest whole step on the slab and the
+ * benchmark ventricle of docs/benchmarks.md (issue 17). */
+#define HS_CUDA_AUTO_DEFAULT "cusparse_sell"
+/* CG iterations per Newton iteration the trial weighs the SpMV with (6.6 on the ventricle, 8.5 on
+ * the 1M slab: docs/benchmarks.md) */
+#define HS_CUDA_AUTO_CG_PER_NEWTON 8
+
 /*
  * `solver.spmv = "auto"` on the GPU. The persistent CG (Chronopoulos-Gear with solver.persistent on,
  * or auto up to HS_CG_PERSISTENT_AUTO_ROWS rows) runs its own CSR SpMV through the format's slot
  * map: it gets the CSR slots themselves (csr_scalar), which read best; a trial would time kernels it
- * never runs. Otherwise every registered kernel is timed on this matrix (hs_gpu_spmv_trial), with
- * the CG's dot product y.x when the CG is Chronopoulos-Gear, and the fastest is taken.
+ * never runs. Otherwise a timed trial (hs_gpu_spmv_trial) ranks the formats that keep the mesh's
+ * node order by their share of a Newton iteration, if the run is long enough to repay it: the
+ * trial costs about 20 ns per nonzero and format (set-up, upload, timing: 0.2-0.3 s per format at
+ * 1M rows) and can save at most ~10% of the CG's time, which is estimated from the SpMV's bytes at
+ * 2 TB/s, 2 Newton iterations per step and HS_CUDA_AUTO_CG_PER_NEWTON CG iterations each. Shorter
+ * runs take HS_CUDA_AUTO_DEFAULT untimed and say so.
  */
 static hs_status cuda_choose_spmv(const hs_csr *pattern, const hs_problem_opts *opt, const hs_spmv_ops **out,
                                   char *why, size_t why_len)
@@ -34,11 +45,25 @@ static hs_status cuda_choose_spmv(const hs_csr *pattern, const hs_problem_opts *
                  "matrix in CSR order; solver.persistent = \"off\" for a timed trial)", pattern->n_rows);
         return HS_OK;
     }
-    char times[1024];
+    int candidates = 0;
+    for (int f = 0; f < hs_spmv_count(); ++f) candidates += hs_spmv_get(f)->node_order == NULL;
+    const double spmv_s = (12.0 * pattern->nnz + 20.0 * pattern->n_rows) / 2e12;
+    const double gain_s = 0.10 * (double)opt->steps_hint * 2 * HS_CUDA_AUTO_CG_PER_NEWTON * spmv_s;
+    const double trial_s = 20e-9 * (double)pattern->nnz * candidates;
+    if (opt->steps_hint > 0 && gain_s < trial_s && hs_spmv_find(HS_CUDA_AUTO_DEFAULT)) {
+        *out = hs_spmv_find(HS_CUDA_AUTO_DEFAULT);
+        snprintf(why, why_len, "auto -> %s without a trial: a timed trial of %d kernels would cost ~%.2f s and could "
+                 "save at most ~%.2f s of this %ld-step run (set solver.spmv to a kernel to choose one; `heartsim "
+                 "bench spmv` compares them)", (*out)->name, candidates, trial_s, gain_s, opt->steps_hint);
+        return HS_OK;
+    }
+    char times[3072];
     double t0 = hs_wtime();
-    HS_CALL(hs_gpu_spmv_trial(pattern, &opt->spmv_params, 10, with_dot, out, times, sizeof times));
-    snprintf(why, why_len, "auto -> %s (timed trial on this matrix in %.1f s, median of 10%s: %s)", (*out)->name,
-             hs_wtime() - t0, with_dot ? ", each with the CG's dot product y.x" : "", times);
+    HS_CALL(hs_gpu_spmv_trial(pattern, &opt->spmv_params, 10, with_dot, HS_CUDA_AUTO_CG_PER_NEWTON, out, times,
+                              sizeof times));
+    snprintf(why, why_len, "auto -> %s (timed trial on this matrix in %.1f s, medians of 10%s; formats with their own "
+             "node order are not candidates; %s)", (*out)->name, hs_wtime() - t0,
+             with_dot ? ", the SpMV with the CG's dot product y.x" : "", times);
     return HS_OK;
 }
 

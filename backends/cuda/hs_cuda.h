@@ -34,13 +34,14 @@ extern const hs_backend_entry hs_backend_cuda;
 int hs_gpu_probe(char *name, size_t name_len, char *why, size_t why_len);
 
 /**
- * @brief `solver.spmv = "auto"` on a GPU: time every registered kernel on @p pattern (median of
- * @p reps after warm-up) and return the fastest; @p report lists each kernel's time. @p with_dot:
- * time each as Chronopoulos-Gear CG uses it (the SpMV and the dot product y . x, fused when the
- * format can, else a separate pass), so the choice is the fastest CG iteration, not SpMV alone.
+ * @brief `solver.spmv = "auto"` on a GPU: time the registered kernels that keep the mesh's node
+ * order on @p pattern (medians of @p reps after warm-up) and return the one whose share of a Newton
+ * iteration is least: the split assembly's stores into its slots plus @p cg_per_newton CG SpMVs;
+ * @p report gives each kernel's times. @p with_dot: the SpMV timed as Chronopoulos-Gear CG uses it
+ * (with the dot product y . x, fused when the format can, else a separate pass).
  */
 hs_status hs_gpu_spmv_trial(const hs_csr *pattern, const hs_spmv_params *prm, int reps, int with_dot,
-                            const hs_spmv_ops **best, char *report, size_t report_len);
+                            int cg_per_newton, const hs_spmv_ops **best, char *report, size_t report_len);
 
 /** Device facts for `heartsim bench spmv` (app/bench_spmv.c; device side backends/cuda/spmv/bench.cu). */
 typedef struct hs_gpu_bench_device {

@@ -95,7 +95,7 @@ run --set time.t_end=5 --set 'mesh.source="file"' --set "mesh.file=\"$tmp/exp/lv
 grep -q "labels: endo, epi, base" "$tmp/copy.log" || fail "the exported mesh lost its label names"
 if command -v python3 >/dev/null; then
   n=0
-  for f in "$tmp/orig"/lv_*.vtk; do
+  for f in "$tmp/orig"/lv_[0-9]*.vtk; do
     n=$((n+1))
     python3 "$src/tests/app/vtk_fields_close.py" "$f" "$tmp/copy/$(basename "$f")" fiber:1e-15 V:1e-6 activation:1e-6 ||
       fail "the run on the exported mesh differs ($(basename "$f"))"

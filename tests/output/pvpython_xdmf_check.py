@@ -8,7 +8,10 @@ picks for .xdmf). For each: the timesteps are exactly the times written, and at 
 point and cell counts are right, the point arrays phi, V, activation and the cell arrays r,
 fiber, region exist with the right number of tuples and components, and their ranges are exactly
 those in expected.json (float32 values for the fields, float64/int32 for the mesh arrays; the
-values are copied, never computed, so ranges match bit for bit). Nothing is rendered.
+values are copied, never computed, so ranges match bit for bit); where expected.json lists a
+frame's "values", every value of phi, V, activation and r is compared too, exactly. The same
+script checks "xdmf" (raw binary) and "xdmf_h5" (HDF5) series: the index is read the same way.
+Nothing is rendered.
 Exit status: 0 when every check passes, 1 otherwise (one line per failed check on stderr).
 """
 import json
@@ -87,6 +90,11 @@ def check_reader(label, reader, exp):
             for c in range(min(ncomp, a.GetNumberOfComponents())):
                 got = list(a.GetRange(c))
                 check(got == want[c], "%s: %s[%d] range %r, expected %r" % (where, name, c, got, want[c]))
+            values = fexp.get("values", {}).get(key)
+            if values is not None and a.GetNumberOfTuples() == len(values):
+                bad = [i for i, v in enumerate(values) if a.GetComponent(i, 0) != v]
+                check(not bad, "%s: %s: %d values differ, first at %s: %r != %r"
+                      % (where, name, len(bad), bad[:1], bad and a.GetComponent(bad[0], 0), bad and values[bad[0]]))
 
 
 def main(index, expected_path):

@@ -4,9 +4,12 @@
  * and DIR/expected.json, which states what a reader must find: point and cell counts, the times,
  * the index file name, and per frame the range of every array. The ranges of phi, V, activation
  * and r change from frame to frame, so a reader that showed frame 0 at every time would be caught.
- * For xdmf the field ranges are those of the float32 values the format stores.
+ * For xdmf and xdmf_h5 the field ranges are those of the float32 values the format stores. Each
+ * frame also lists every value of phi, V, activation and r ("values", as the format stores them),
+ * so a reader's arrays can be compared value by value.
  *
  * usage: output_write_series DIR [FORMAT [PREFIX]]   (defaults: vtk, heart)
+ * Exit 77 when FORMAT is one this build does not have (xdmf_h5 without HDF5).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,6 +37,18 @@ static void put_range(FILE *fp, const char *name, const double r[2], int f32, co
     fprintf(fp, "\"%s\" : [%.17g, %.17g]%s", name, lo, hi, sep);
 }
 
+/* "name" : [every value as stored: scale * x + shift, float32 when f32] */
+static void put_values(FILE *fp, const char *name, const double *v, size_t n, double scale, double shift, int f32,
+                       const char *sep)
+{
+    fprintf(fp, "\"%s\" : [", name);
+    for (size_t i = 0; i < n; ++i) {
+        double x = scale == 1.0 && shift == 0.0 ? v[i] : scale * v[i] + shift;
+        fprintf(fp, "%.17g%s", f32 ? (double)(float)x : x, i + 1 < n ? ", " : "");
+    }
+    fprintf(fp, "]%s", sep);
+}
+
 /* JSON string body: the prefix may hold '"' or '\\'. */
 static void put_json_string(FILE *fp, const char *str)
 {
@@ -56,7 +71,7 @@ int main(int argc, char **argv)
     const char *dir = argv[1];
     const char *format = argc > 2 ? argv[2] : "vtk";
     const char *prefix = argc > 3 ? argv[3] : "heart";
-    const int f32 = !strcmp(format, "xdmf");
+    const int f32 = !strncmp(format, "xdmf", 4); /* xdmf, xdmf_h5: float32 fields */
     /* 0.1 + 0.2 prints as 0.30000000000000004: the index must carry all 17 digits. */
     const double times[N_FRAMES] = {0.0, 0.1, 0.1 + 0.2, 12.5};
     hs_mesh *m = NULL;
@@ -66,6 +81,10 @@ int main(int argc, char **argv)
     int rc = 1;
     char path[4096];
 
+    if (hs_series_format_check(format) != HS_OK && strstr(hs_error_message(), "built without")) {
+        printf("write_series: %s\n", hs_error_message());
+        return 77;
+    }
     if (output_test_box(3, 2, 2, &m) != HS_OK || hs_series_create(format, dir, prefix, &s) != HS_OK)
         goto done;
     const size_t nn = (size_t)m->n_nodes, ne = (size_t)m->n_elems;
@@ -118,7 +137,12 @@ int main(int argc, char **argv)
             range(m->fiber + c, ne, 3, rg);
             fprintf(fp, "[%.17g, %.17g]%s", rg[0], rg[1], c < 2 ? ", " : "");
         }
-        fprintf(fp, "] }%s\n", k + 1 < N_FRAMES ? "," : "");
+        fprintf(fp, "],\n      \"values\" : { ");
+        put_values(fp, "phi", phi, nn, 1.0, 0.0, f32, ", ");
+        put_values(fp, "V", phi, nn, 100.0, -80.0, f32, ", ");
+        put_values(fp, "activation", act, nn, 1.0, 0.0, f32, ", ");
+        put_values(fp, "r", r, ne, 1.0, 0.0, f32, "");
+        fprintf(fp, " } }%s\n", k + 1 < N_FRAMES ? "," : "");
     }
     fprintf(fp, "  ]\n}\n");
     rc = 0;

@@ -1,8 +1,14 @@
-// `solver.spmv = "auto"` on the cuda backend: a short timed trial of every registered kernel on the
-// matrix at hand (seed 002 names such a selection metric as future work). Values are irrelevant to
-// the timing (the access pattern is the pattern's), so the trial uses ones. With Chronopoulos-Gear CG
-// (with_dot) each kernel is timed as the CG uses it: y = A x together with the partial sums of
-// y . x, fused where the format has apply_dot, else the SpMV and a separate dot pass.
+// `solver.spmv = "auto"` on the cuda backend: a short timed trial of the registered kernels on the
+// matrix at hand, ranked by what a Newton iteration spends on the format (issue 17): the assembly's
+// writes into the format's slots (the split assembly's K pass: one value per symmetric pair written
+// to both slots, in pair order) plus `cg_per_newton` CG iterations of its SpMV. With
+// Chronopoulos-Gear CG (with_dot) the SpMV is timed as the CG uses it: y = A x together with the
+// partial sums of y . x, fused where the format has apply_dot, else a separate dot pass. Values are
+// irrelevant to the timing (the access pattern is the pattern's), so the trial uses ones.
+// Formats with their own node numbering are not candidates: the renumbering costs the element and
+// assembly passes more than it saves in the SpMV (docs/benchmarks.md, issue 17: on the benchmark
+// ventricle ellwarp_k2rs ran the 500 ms beat in 7.5 s against cusparse_sell's 6.1 s).
+#include <climits>
 #include <cstdio>
 #include <cstring>
 #include <vector>
@@ -15,10 +21,28 @@
 
 namespace {
 struct trial_bufs {
-    double *vals = nullptr, *x = nullptr, *y = nullptr, *part = nullptr, *res = nullptr;
+    double *vals = nullptr, *x = nullptr, *y = nullptr, *part = nullptr, *res = nullptr, *pv = nullptr;
     unsigned *ticket = nullptr;
-    ~trial_bufs() { cudaFree(vals); cudaFree(x); cudaFree(y); cudaFree(part); cudaFree(res); cudaFree(ticket); }
+    int2 *pslot = nullptr;
+    ~trial_bufs()
+    {
+        cudaFree(vals); cudaFree(x); cudaFree(y); cudaFree(part); cudaFree(res); cudaFree(ticket);
+        cudaFree(pv); cudaFree(pslot);
+    }
 };
+
+/* The split assembly's K-pass stores (backends/cuda/assembly_split.cu, k_split_k): one value per
+ * pair, written to the pair's two slots. */
+__global__ void k_trial_scatter(int32_t np, const int2 *__restrict__ pslot, const double *__restrict__ pv,
+                                double *__restrict__ vals)
+{
+    for (int32_t p = blockIdx.x * blockDim.x + threadIdx.x; p < np; p += gridDim.x * blockDim.x) {
+        const double s = pv[p];
+        const int2 sl = pslot[p];
+        vals[sl.x] = s;
+        vals[sl.y] = s;
+    }
+}
 
 hs_status apply_as_cg(hs_gpu_spmv *sp, int with_dot, int32_t n, const double *x, double *y, trial_bufs *b,
                       cudaStream_t s)
@@ -32,39 +56,41 @@ hs_status apply_as_cg(hs_gpu_spmv *sp, int with_dot, int32_t n, const double *x,
 }
 }
 
-/* Median time of one SpMV of format `o` (after 3 warm-up runs), or a negative value when the format
- * cannot be set up for this matrix. */
+/* Median times of one SpMV of format `o` as the CG uses it and of the assembly's stores into its
+ * slots (after 3 warm-up runs each); negative when the format cannot be set up for this matrix.
+ * pairs: [2 np] CSR positions of each symmetric pair's two entries (the split map's order). */
 static hs_status time_format(const hs_spmv_ops *o, const hs_csr *pat, const hs_spmv_params *prm, int reps,
-                             int with_dot, cudaStream_t s, cudaEvent_t e0, cudaEvent_t e1, double *sec)
+                             int with_dot, const std::vector<int32_t> &pairs, cudaStream_t s, cudaEvent_t e0,
+                             cudaEvent_t e1, double *sec, double *sec_store)
 {
-    *sec = -1.0;
-    /* a format with its own numbering is timed in it, as the run would use it */
-    hs_csr *own = NULL;
-    if (o->node_order) {
-        std::vector<int32_t> perm((size_t)pat->n_rows + 1);
-        hs_status s2 = o->node_order(pat, prm, perm.data());
-        if (s2 == HS_OK) s2 = hs_csr_permute(pat, perm.data(), &own);
-        if (s2 != HS_OK) { hs_error_clear(); return HS_OK; }
-        pat = own;
-    }
+    *sec = *sec_store = -1.0;
     hs_spmv_layout *lay = NULL;
     hs_status st = hs_spmv_layout_create(o, pat, prm, &lay);
-    if (st != HS_OK) { hs_error_clear(); hs_csr_destroy(&own); return HS_OK; }
+    if (st != HS_OK) { hs_error_clear(); return HS_OK; }
+    if (lay->n_slots > INT32_MAX) { hs_spmv_layout_destroy(&lay); return HS_OK; }
     trial_bufs b;
     hs_gpu_spmv *sp = NULL;
-    std::vector<double> h((size_t)lay->n_slots + 1, 0.0), t(reps);
+    const int32_t np = (int32_t)(pairs.size() / 2);
+    std::vector<double> h((size_t)lay->n_slots + 1, 0.0), t(reps), ts(reps);
+    std::vector<int32_t> ps(pairs.size());
     for (int32_t k = 0; k < pat->nnz; ++k) h[lay->slot_of_nnz[k]] = 1.0;
+    for (size_t q = 0; q < pairs.size(); ++q) ps[q] = (int32_t)lay->slot_of_nnz[pairs[q]];
     st = HS_CUDA_ALLOC(b.vals, lay->n_slots, "trial values");
     if (st == HS_OK) st = HS_CUDA_ALLOC(b.x, pat->n_cols, "trial x");
     if (st == HS_OK) st = HS_CUDA_ALLOC(b.y, pat->n_rows, "trial y");
     if (st == HS_OK) st = HS_CUDA_ALLOC(b.part, hs_gpu_cg_dparts_cap(pat->n_rows), "trial partials");
     if (st == HS_OK) st = HS_CUDA_ALLOC(b.res, 1, "trial dot");
     if (st == HS_OK) st = HS_CUDA_ALLOC(b.ticket, 1, "trial ticket");
+    if (st == HS_OK) st = HS_CUDA_ALLOC(b.pslot, np, "trial pair slots");
+    if (st == HS_OK) st = HS_CUDA_ALLOC(b.pv, np, "trial pair values");
     if (st == HS_OK && cudaMemset(b.ticket, 0, sizeof(unsigned)) != cudaSuccess)
         st = HS_FAIL(HS_ERR_DEVICE, "trial: memset failed");
     if (st == HS_OK && cudaMemcpy(b.vals, h.data(), sizeof(double) * lay->n_slots, cudaMemcpyHostToDevice) != cudaSuccess)
         st = HS_FAIL(HS_ERR_DEVICE, "trial: copy failed");
-    if (st == HS_OK && cudaMemset(b.x, 0, sizeof(double) * pat->n_cols) != cudaSuccess)
+    if (st == HS_OK && cudaMemcpy(b.pslot, ps.data(), sizeof(int32_t) * ps.size(), cudaMemcpyHostToDevice) != cudaSuccess)
+        st = HS_FAIL(HS_ERR_DEVICE, "trial: copy failed");
+    if (st == HS_OK && (cudaMemset(b.x, 0, sizeof(double) * pat->n_cols) != cudaSuccess ||
+                        cudaMemset(b.pv, 0, sizeof(double) * np) != cudaSuccess))
         st = HS_FAIL(HS_ERR_DEVICE, "trial: memset failed");
     if (st == HS_OK) st = hs_gpu_spmv_create(lay, pat, b.vals, &sp);
     const int32_t n = pat->n_rows;
@@ -78,17 +104,40 @@ static hs_status time_format(const hs_spmv_ops *o, const hs_csr *pat, const hs_s
         cudaEventElapsedTime(&ms, e0, e1);
         t[r] = 1e-3 * ms;
     }
-    if (st == HS_OK) *sec = hs_median(t.data(), reps);
+    /* the stores write zeros over the ones the SpMV read: done after it */
+    for (int r = -3; st == HS_OK && r < reps; ++r) {
+        cudaEventRecord(e0, s);
+        k_trial_scatter<<<(np + 255) / 256, 256, 0, s>>>(np, b.pslot, b.pv, b.vals);
+        cudaEventRecord(e1, s);
+        if (cudaEventSynchronize(e1) != cudaSuccess) st = HS_FAIL(HS_ERR_DEVICE, "trial: stores into %s failed", o->name);
+        float ms = 0.0f;
+        cudaEventElapsedTime(&ms, e0, e1);
+        if (r >= 0) ts[r] = 1e-3 * ms;
+    }
+    if (st == HS_OK) {
+        *sec = hs_median(t.data(), reps);
+        *sec_store = hs_median(ts.data(), reps);
+    }
     hs_gpu_spmv_destroy(&sp);
     hs_spmv_layout_destroy(&lay);
-    hs_csr_destroy(&own);
     return st;
 }
 
 extern "C" hs_status hs_gpu_spmv_trial(const hs_csr *pattern, const hs_spmv_params *prm, int reps, int with_dot,
-                                       const hs_spmv_ops **best, char *report, size_t report_len)
+                                       int cg_per_newton, const hs_spmv_ops **best, char *report, size_t report_len)
 {
     *best = NULL;
+    /* the symmetric pairs in the split map's order (fem/split_map.c): upper entries row by row */
+    std::vector<int32_t> pairs;
+    for (int32_t i = 0; i < pattern->n_rows; ++i)
+        for (int32_t k = pattern->row_ptr[i]; k < pattern->row_ptr[i + 1]; ++k) {
+            int32_t j = pattern->col[k];
+            if (j < i) continue;
+            int32_t kl = j == i ? k : hs_csr_find(pattern, j, i);
+            HS_CHECK(kl >= 0, HS_ERR_INTERNAL, "spmv trial: the pattern is not symmetric (row %d, column %d)", i, j);
+            pairs.push_back(k);
+            pairs.push_back(kl);
+        }
     cudaStream_t s;
     cudaEvent_t e0, e1;
     HS_CUDA_CALL(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
@@ -97,20 +146,23 @@ extern "C" hs_status hs_gpu_spmv_trial(const hs_csr *pattern, const hs_spmv_para
     double best_t = 0.0;
     size_t len = 0;
     report[0] = '\0';
+    len += (size_t)snprintf(report, report_len, "per Newton iteration: stores + %d x CG SpMV", cg_per_newton);
     hs_status st = HS_OK;
     for (int f = 0; f < hs_spmv_count() && st == HS_OK; ++f) {
         const hs_spmv_ops *o = hs_spmv_get(f);
-        double t = -1.0;
-        st = time_format(o, pattern, prm, reps, with_dot, s, e0, e1, &t);
+        if (o->node_order) continue; /* see the file comment */
+        double t = -1.0, ts = -1.0, w0 = hs_wtime();
+        st = time_format(o, pattern, prm, reps, with_dot, pairs, s, e0, e1, &t, &ts);
         if (st != HS_OK || t < 0) continue;
         const hs_gpu_spmv_ops *g = hs_gpu_spmv_find(o->name);
-        const char *tag = with_dot ? (g && g->apply_dot ? " (dot fused)" : " (+ dot pass)") : "";
+        const char *tag = with_dot ? (g && g->apply_dot ? ", dot fused" : ", + dot pass") : "";
+        const double whole = ts + cg_per_newton * t;
         if (len < report_len)
-            len += (size_t)snprintf(report + len, report_len - len, "%s%s %.1f us%s", len ? ", " : "", o->name, 1e6 * t,
-                                    tag);
-        if (!*best || t < best_t) {
+            len += (size_t)snprintf(report + len, report_len - len, "; %s %.1f + %d x %.1f = %.0f us (%.2f s%s)",
+                                    o->name, 1e6 * ts, cg_per_newton, 1e6 * t, 1e6 * whole, hs_wtime() - w0, tag);
+        if (!*best || whole < best_t) {
             *best = o;
-            best_t = t;
+            best_t = whole;
         }
     }
     cudaEventDestroy(e0);

@@ -1,10 +1,12 @@
 /*
  * The CUDA backend against the CPU reference, on the same host-built problem:
- *  1. element + assembly kernels: K (CSR order) and R at an excited random state;
+ *  1. element + assembly kernels: K (CSR order) and R at an excited random state, for each assembly
+ *     method (solver.assembly: split and full);
  *  2. a short simulation (a front crossing a slab) on both backends: phi, r and activation times,
  *     and the Newton/CG iteration counts of every step;
- *  3. every registered SpMV kernel, and 5. every ionic model, 40 steps on cuda against the cpu (the
- *     bounds of part 2).
+ *  3. every registered SpMV kernel with each assembly method, and 5. every ionic model, 40 steps on
+ *     cuda against the cpu (the bounds of part 2; split and full converge to the same Newton
+ *     tolerance, so the bound holds across methods too).
  * Exit 77 without a CUDA device. HS_TEST_QUICK=1 (used under compute-sanitizer racecheck, where every
  * launch is slow) runs part 1 and 10 steps of part 2 only.
  *
@@ -25,6 +27,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "hs_backend_diag.h"
 #include "hs_cuda.h"
@@ -59,11 +62,12 @@ static void setup_cfg(hs_sim_spec *cfg, const char *backend)
 
 /* 3. Every registered kernel on the cuda backend gives the CPU reference's result (40 steps; nodes
  * matched by coordinates because formats with their own numbering renumber the mesh). */
-static hs_test_node *run_kernel(const char *backend, const char *kernel, int32_t *n_out)
+static hs_test_node *run_kernel(const char *backend, const char *kernel, hs_assembly_kind am, int32_t *n_out)
 {
     static hs_sim_spec cfg;
     setup_cfg(&cfg, backend);
     cfg.spmv = hs_spmv_find(kernel);
+    cfg.assembly = am;
     return hs_test_run_sorted(&cfg, 40, n_out);
 }
 
@@ -120,13 +124,14 @@ static void graph_and_variants(int nsteps)
 static void every_kernel(void)
 {
     int32_t n0 = 0;
-    hs_test_node *ref = run_kernel("cpu", "csr_scalar", &n0);
+    hs_test_node *ref = run_kernel("cpu", "csr_scalar", HS_ASSEMBLY_SPLIT, &n0);
     HS_TEST_CHECK(ref != NULL, "cpu reference run failed");
     if (!ref) return;
-    for (int f = 0; f < hs_spmv_count(); ++f) {
-        const hs_spmv_ops *o = hs_spmv_get(f);
+    for (int fa = 0; fa < 2 * hs_spmv_count(); ++fa) {
+        const hs_spmv_ops *o = hs_spmv_get(fa / 2);
+        const hs_assembly_kind am = fa % 2 ? HS_ASSEMBLY_FULL : HS_ASSEMBLY_SPLIT;
         int32_t n = 0;
-        hs_test_node *v = run_kernel("cuda", o->name, &n);
+        hs_test_node *v = run_kernel("cuda", o->name, am, &n);
         HS_TEST_CHECK(v != NULL && n == n0, "cuda/%s: run failed", o->name);
         if (!v || n != n0) { free(v); continue; }
         double d2 = 0, r2 = 0, dact = 0;
@@ -137,8 +142,8 @@ static void every_kernel(void)
             if ((v[i].act < 0) != (ref[i].act < 0)) ++mism;
             else if (v[i].act >= 0) dact = fmax(dact, fabs(v[i].act - ref[i].act));
         }
-        printf("cuda/%-14s vs cpu/csr_scalar after 40 steps: |phi diff|/|phi| = %.2e, max activation diff %.2e ms\n",
-               o->name, sqrt(d2 / r2), dact);
+        printf("cuda/%-14s %-5s vs cpu/csr_scalar split after 40 steps: |phi diff|/|phi| = %.2e, max activation "
+               "diff %.2e ms\n", o->name, hs_assembly_name(am), sqrt(d2 / r2), dact);
         HS_TEST_CHECK(sqrt(d2 / r2) <= 40 * 1e-10, "cuda/%s: phi differs: %.3e", o->name, sqrt(d2 / r2));
         HS_TEST_CHECK(mism == 0 && dact <= 1e-6, "cuda/%s: activation: %d mismatches, max %.3e ms", o->name, mism, dact);
         free(v);
@@ -181,24 +186,70 @@ static void every_model(void)
     }
 }
 
-int main(void)
+/* 6. solver.spmv = "auto" (issue 17) on a mesh numbered at random, where a renumbering would hurt
+ * the assembly most: the trial's table lists every format that keeps the node order with positive
+ * times, picks one of them, never a renumbering format; a short run takes the default untimed. */
+static void auto_choice(void)
 {
-    char name[256], why[256];
-    if (hs_gpu_probe(name, sizeof name, why, sizeof why) == 0) {
-        printf("test_gpu_backend: skipped: %s\n", why);
-        return HS_TEST_SKIP;
+    hs_box_params bp = {.lx = 3.0, .ly = 3.0, .lz = 3.0, .h = 0.2};
+    hs_mesh *m = NULL;
+    hs_csr *pat = NULL, *shuffled = NULL;
+    HS_TEST_OK(hs_mesh_create_box(&bp, &m));
+    if (!m) return;
+    HS_TEST_OK(hs_csr_from_tets(m->n_nodes, m->n_elems, m->tets, &pat));
+    int32_t *perm = malloc(sizeof(int32_t) * m->n_nodes);
+    for (int32_t i = 0; i < m->n_nodes; ++i) perm[i] = i;
+    unsigned s = 99;
+    for (int32_t i = m->n_nodes - 1; i > 0; --i) {
+        s = s * 1664525u + 1013904223u;
+        int32_t j = (int32_t)((s >> 8) % (unsigned)(i + 1)), t = perm[i];
+        perm[i] = perm[j];
+        perm[j] = t;
     }
-    hs_verbosity = 0;
-    static hs_sim_spec cc, cg;
-    setup_cfg(&cc, "cpu");
-    setup_cfg(&cg, "cuda");
-    hs_sim sc, sg;
-    HS_TEST_OK(hs_sim_create(&cc, &sc));
-    HS_TEST_OK(hs_sim_create(&cg, &sg));
-    if (!sc.backend || !sg.backend) HS_TEST_RETURN();
-    int32_t nn = sc.mesh->n_nodes, ne = sc.mesh->n_elems, nnz = sc.prob->pattern->nnz;
+    if (pat) HS_TEST_OK(hs_csr_permute(pat, perm, &shuffled));
+    free(perm);
+    const hs_backend_entry *cu = hs_backends_find("cuda");
+    hs_problem_opts po;
+    memset(&po, 0, sizeof po);
+    po.cg.variant = HS_CG_CHRONOPOULOS;
+    po.persistent = 0;
+    po.spmv_params = hs_spmv_params_default();
+    char why[4096];
+    const hs_spmv_ops *o = NULL;
+    if (shuffled && cu) {
+        HS_TEST_OK(cu->choose_spmv(shuffled, &po, &o, why, sizeof why));
+        printf("auto on a randomly numbered %d-node mesh: %s\n", m->n_nodes, why);
+        HS_TEST_CHECK(o && !o->node_order, "auto picked %s, a format with its own node order", o ? o->name : "nothing");
+        for (int f = 0; f < hs_spmv_count(); ++f) {
+            const hs_spmv_ops *g = hs_spmv_get(f);
+            char key[80];
+            snprintf(key, sizeof key, "; %s ", g->name);
+            HS_TEST_CHECK((strstr(why, key) != NULL) == (g->node_order == NULL), "trial table and %s disagree", g->name);
+        }
+        HS_TEST_CHECK(!strstr(why, "= -") && !strstr(why, "x -") && !strstr(why, "= 0 us"),
+                      "a non-positive time in the table: %s", why);
+        po.steps_hint = 10;
+        HS_TEST_OK(cu->choose_spmv(shuffled, &po, &o, why, sizeof why));
+        HS_TEST_CHECK(o && strstr(why, "without a trial"), "a 10-step run should not pay for a trial: %s", why);
+    }
+    hs_csr_destroy(&shuffled);
+    hs_csr_destroy(&pat);
+    hs_mesh_destroy(&m);
+}
 
-    /* 1. element + assembly at a random excited state */
+/* 1. Element + assembly kernels at a random excited state: K (CSR order) and R, cuda against cpu,
+ * with the assembly method of @p cc and @p cg. */
+static void system_match(const hs_sim_spec *cc, const hs_sim_spec *cg)
+{
+    hs_sim sc, sg;
+    HS_TEST_OK(hs_sim_create(cc, &sc));
+    HS_TEST_OK(hs_sim_create(cg, &sg));
+    if (!sc.backend || !sg.backend) {
+        hs_sim_destroy(&sc);
+        hs_sim_destroy(&sg);
+        return;
+    }
+    int32_t nn = sc.mesh->n_nodes, ne = sc.mesh->n_elems, nnz = sc.prob->pattern->nnz;
     double *phi = malloc(sizeof(double) * nn), *r = malloc(sizeof(double) * ne);
     unsigned s = 2024;
     for (int32_t i = 0; i < nn; ++i) { s = s * 1664525u + 1013904223u; phi[i] = (s >> 8) / 16777216.0; }
@@ -212,7 +263,7 @@ int main(void)
         st.field[HS_STATE_POTENTIAL] = phi;
         st.field[1] = r;
         HS_TEST_OK(bk[q]->ops->set_state(bk[q], &st));
-        HS_TEST_OK(bk[q]->ops->begin_step(bk[q], 0.1 / cc.time_unit, amp));
+        HS_TEST_OK(bk[q]->ops->begin_step(bk[q], 0.1 / cc->time_unit, amp));
     }
     HS_TEST_OK(sc.backend->ops->assemble(sc.backend, &res_c, &node_c));
     HS_TEST_OK(sg.backend->ops->assemble(sg.backend, &res_g, &node_g));
@@ -235,17 +286,41 @@ int main(void)
         double tol = 200 * DBL_EPSILON * (map->r_ptr[i + 1] - map->r_ptr[i]) * (rscale + kscale_max);
         if (!(fabs(rc[i] - rg[i]) <= tol)) ++badr;
     }
-    HS_TEST_CHECK(badk == 0, "%d of %d K entries differ beyond the bound", badk, nnz);
-    HS_TEST_CHECK(badr == 0, "%d of %d R entries differ beyond the bound", badr, nn);
+    HS_TEST_CHECK(badk == 0, "%s: %d of %d K entries differ beyond the bound", hs_assembly_name(cc->assembly), badk, nnz);
+    HS_TEST_CHECK(badr == 0, "%s: %d of %d R entries differ beyond the bound", hs_assembly_name(cc->assembly), badr, nn);
     HS_TEST_NEAR(res_g, res_c, 1e-12 * fmax(1.0, res_c), "residual norm");
     HS_TEST_CHECK(node_c == node_g || fabs(res_c - res_g) <= 1e-12 * res_c, "argmax node %d vs %d", node_c, node_g);
 
-    /* 2. a short simulation from rest */
+    free(phi); free(r); free(kc); free(kg); free(rc); free(rg);
     hs_sim_destroy(&sc);
     hs_sim_destroy(&sg);
+}
+
+int main(void)
+{
+    char name[256], why[256];
+    if (hs_gpu_probe(name, sizeof name, why, sizeof why) == 0) {
+        printf("test_gpu_backend: skipped: %s\n", why);
+        return HS_TEST_SKIP;
+    }
+    hs_verbosity = 0;
+    static hs_sim_spec cc, cg;
+    setup_cfg(&cc, "cpu");
+    setup_cfg(&cg, "cuda");
+    hs_sim sc, sg;
+    for (int am = 0; am < 2; ++am) {
+        cc.assembly = cg.assembly = am ? HS_ASSEMBLY_FULL : HS_ASSEMBLY_SPLIT;
+        system_match(&cc, &cg);
+    }
     HS_TEST_OK(hs_sim_create(&cc, &sc));
     HS_TEST_OK(hs_sim_create(&cg, &sg));
     if (!sc.backend || !sg.backend) HS_TEST_RETURN();
+    /* 2. a short simulation from rest */
+    cc.assembly = cg.assembly = HS_ASSEMBLY_SPLIT;
+    HS_TEST_OK(hs_sim_create(&cc, &sc));
+    HS_TEST_OK(hs_sim_create(&cg, &sg));
+    if (!sc.backend || !sg.backend) HS_TEST_RETURN();
+    int32_t nn = sc.mesh->n_nodes, ne = sc.mesh->n_elems;
     const int quick = getenv("HS_TEST_QUICK") != NULL;
     const int N = quick ? 10 : 100;
     int iter_bad = 0;
@@ -290,11 +365,12 @@ int main(void)
     HS_TEST_CHECK(quick || activated > nn / 4, "only %d of %d nodes activated: the front did not travel", activated, nn);
     HS_TEST_CHECK(act_mismatch == 0 && dact <= 1e-6, "activation: %d mismatches, max diff %.3e ms", act_mismatch, dact);
 
-    free(phi); free(r); free(kc); free(kg); free(rc); free(rg); free(pc); free(pg); free(ac); free(ag); free(r1); free(r2);
+    free(pc); free(pg); free(ac); free(ag); free(r1); free(r2);
     hs_sim_destroy(&sc);
     hs_sim_destroy(&sg);
     if (!getenv("HS_TEST_NO_GRAPH")) graph_and_variants(quick ? 10 : 60);
     if (!quick) every_kernel();
     if (!quick) every_model();
+    if (!quick) auto_choice();
     HS_TEST_RETURN();
 }

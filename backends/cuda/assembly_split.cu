@@ -1,0 +1,100 @@
+/*
+ * The split assembly on the CUDA backend (fem/hs_assembly.h): K = K_D + sum_e km_e 11^T and
+ * R = K_D phi + sum_e rm_e 1, with K_D uploaded once. One thread per symmetric pair {i, j} sums km
+ * over the pair's elements and writes both format slots; one thread per node forms R, the Jacobi
+ * diagonal and the block maxima of the weighted residual. No atomics, fixed order: the same sums
+ * in the same order as the CPU reference (hs_split_assemble_k / _r), up to the device's fused
+ * multiply-adds in K_D phi.
+ */
+#include <climits>
+#include <cstdlib>
+
+#include "cuda_backend.cuh"
+#include "hs_gpu_reduce.cuh"
+#include "hs_util.h"
+
+__global__ void k_split_k(int32_t np, const int32_t *__restrict__ pptr, const int32_t *__restrict__ pelem,
+                          const int2 *__restrict__ pslot, const double *__restrict__ kdp,
+                          const double *__restrict__ km, double *__restrict__ kval)
+{
+    for (int32_t p = blockIdx.x * blockDim.x + threadIdx.x; p < np; p += gridDim.x * blockDim.x) {
+        double s = kdp[p];
+        for (int32_t j = pptr[p]; j < pptr[p + 1]; ++j) s += km[pelem[j]];
+        int2 sl = pslot[p];
+        kval[sl.x] = s;
+        kval[sl.y] = s;
+    }
+}
+
+__global__ void k_split_r(int32_t nn, const int32_t *__restrict__ rp, const int32_t *__restrict__ col,
+                          const double *__restrict__ kdc, const double *__restrict__ phi,
+                          const int32_t *__restrict__ rptr, const int32_t *__restrict__ relem,
+                          const double *__restrict__ rm, const int64_t *__restrict__ dslot,
+                          const double *__restrict__ kval, const double *__restrict__ inv_mass, double dt,
+                          double *__restrict__ rhs, double *__restrict__ dinv, double *partv, int *parti)
+{
+    __shared__ double shv[HS_RED_THREADS];
+    __shared__ int shi[HS_RED_THREADS];
+    double best = 0.0;
+    int bi = INT_MAX;
+    for (int32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < nn; i += gridDim.x * blockDim.x) {
+        double s = 0.0, t = 0.0;
+        for (int32_t k = rp[i]; k < rp[i + 1]; ++k) s += kdc[k] * phi[col[k]];
+        for (int32_t j = rptr[i]; j < rptr[i + 1]; ++j) t += rm[relem[j]];
+        const double r = s + t;
+        rhs[i] = r;
+        dinv[i] = 1.0 / kval[dslot[i]];
+        double w = fabs(r) * dt * inv_mass[i];
+        if (w > best || (isnan(w) && !isnan(best))) { best = w; bi = i; }
+    }
+    hs_block_maxloc(best, bi, shv, shi);
+    if (threadIdx.x == 0) { partv[blockIdx.x] = best; parti[blockIdx.x] = bi; }
+}
+
+hs_status hs_cu_enqueue_split_kr(cuda_impl *c)
+{
+    k_split_k<<<nblocks(c->np, 256), 256, 0, c->s>>>(c->np, c->pptr, c->pelem,
+                                                      reinterpret_cast<const int2 *>(c->pslot), c->kdp, c->km,
+                                                      c->kval);
+    HS_CUDA_LAUNCH_CHECK("k_split_k");
+    k_split_r<<<HS_RED_BLOCKS, HS_RED_THREADS, 0, c->s>>>(c->nn, c->csr_rp, c->csr_col, c->kdc, c->phi, c->rptr,
+                                                          c->relem, c->rm, c->dslot, c->kval, c->inv_mass, c->dt,
+                                                          c->rhs, c->dinv, c->partA, c->parti);
+    HS_CUDA_LAUNCH_CHECK("k_split_r");
+    return HS_OK;
+}
+
+hs_status hs_cu_upload_split(cuda_impl *c, const hs_problem *p)
+{
+    const hs_split_map *sm = p->split;
+    const hs_assembly_map *map = p->map;
+    const int64_t *slot = c->lay->slot_of_nnz;
+    HS_CHECK(c->lay->n_slots <= INT32_MAX, HS_ERR_CONFIG,
+             "solver.assembly = \"split\": the %s format has %lld value slots, more than its 32-bit slot map "
+             "holds; use solver.assembly = \"full\"", p->opt.spmv->name, (long long)c->lay->n_slots);
+    c->np = sm->n_pairs;
+    HS_CALL(upload(&c->pptr, sm->p_ptr, (size_t)c->np + 1, "split map pointers"));
+    HS_CALL(upload(&c->pelem, sm->p_elem, (size_t)sm->p_ptr[c->np], "split gather map"));
+    HS_CALL(upload(&c->kdp, sm->kd_pair, (size_t)c->np, "diffusion matrix pairs"));
+    HS_CALL(upload(&c->kdc, sm->kd_csr, (size_t)c->nnz, "diffusion matrix"));
+    int32_t *t = NULL;
+    size_t nt = 2 * (size_t)c->np > (size_t)c->ne * 4 ? 2 * (size_t)c->np : (size_t)c->ne * 4;
+    HS_CALL(HS_ALLOC(t, nt, "split map staging"));
+    for (int64_t q = 0; q < 2 * (int64_t)c->np; ++q) t[q] = (int32_t)slot[sm->p_pos[q]];
+    hs_status st = upload(&c->pslot, t, 2 * (size_t)c->np, "split map slots");
+    for (int64_t j = 0; st == HS_OK && j < (int64_t)c->ne * 4; ++j) t[j] = map->r_src[j] / 4;
+    if (st == HS_OK) st = upload(&c->relem, t, (size_t)c->ne * 4, "R element lists");
+    free(t);
+    HS_CALL(st);
+    int64_t *d = NULL;
+    HS_CALL(HS_ALLOC(d, c->nn, "diagonal slots"));
+    for (int32_t i = 0; i < c->nn; ++i) d[i] = slot[map->diag[i]];
+    st = upload(&c->dslot, d, c->nn, "diagonal slots");
+    free(d);
+    HS_CALL(st);
+    if (!c->csr_rp) HS_CALL(upload(&c->csr_rp, p->pattern->row_ptr, (size_t)c->nn + 1, "CSR row pointers"));
+    if (!c->csr_col) HS_CALL(upload(&c->csr_col, p->pattern->col, (size_t)c->nnz, "CSR columns"));
+    HS_CALL(HS_CUDA_ALLOC(c->km, c->ne, "element tangent scalars"));
+    HS_CALL(HS_CUDA_ALLOC(c->rm, c->ne, "element residual scalars"));
+    return HS_OK;
+}

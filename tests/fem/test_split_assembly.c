@@ -1,0 +1,153 @@
+/*
+ * The split assembly (fem/hs_assembly.h, issue 17) against the full one on the same state, for
+ * every SpMV format: K and R agree within the rounding of the two summation orders, K_D and K are
+ * symmetric bit for bit, padding slots stay zero, and the element's two scalars come from the same
+ * model update as its full matrix.
+ *
+ * Bounds (u = eps/2, S = the sum of the magnitudes of the terms, m = elements of the entry):
+ *  K_ij: full sums m rounded terms fl(kd_e + km_e); split sums the m kd_e (into K_D) and then the m
+ *        km_e. Each is within gamma_{2m} S of the exact sum (Higham, Accuracy and Stability, 4.2),
+ *        so they differ by at most 2 gamma_{2m} S ~ 4 m u S.
+ *  R_i:  full: per element rm + sum_b kd_ab phi_b (4 products, 4 additions), then the m element
+ *        values; split: the row of K_D (its entries sums of kd) times phi, then the m rm. Both are
+ *        sums of at most n = 6 m + len(row) + 2 rounded terms: they differ by at most 2 gamma_n S.
+ */
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hs_assembly.h"
+#include "hs_element.h"
+#include "hs_fem.h"
+#include "hs_models.h"
+#include "hs_spmv.h"
+#include "hs_test.h"
+
+static double urand(unsigned *s) { *s = *s * 1664525u + 1013904223u; return (*s >> 8) / 16777216.0; }
+
+int main(void)
+{
+    const double u = DBL_EPSILON / 2;
+    hs_box_params bp = {.lx = 2.0, .ly = 1.5, .lz = 1.0, .h = 0.25};
+    hs_mesh *m = NULL;
+    HS_TEST_OK(hs_mesh_create_box(&bp, &m));
+    double dir[3] = {0.6, 0.8, 0};
+    HS_TEST_OK(hs_mesh_set_fibers_constant(m, dir));
+    hs_fem_geom *g = NULL;
+    hs_csr *pat = NULL;
+    hs_assembly_map *map = NULL;
+    hs_split_map *sm = NULL;
+    HS_TEST_OK(hs_fem_geom_create(m, 0.3 * 12.9, 0.9 * 12.9, &g));
+    HS_TEST_OK(hs_csr_from_tets(m->n_nodes, m->n_elems, m->tets, &pat));
+    HS_TEST_OK(hs_assembly_map_create(m, pat, &map));
+    if (map) HS_TEST_OK(hs_split_map_create(pat, map, g->kd, &sm));
+    if (!g || !pat || !map || !sm) HS_TEST_RETURN();
+    const int32_t ne = m->n_elems, nn = m->n_nodes, nnz = pat->nnz;
+    HS_TEST_CHECK(2 * (int64_t)sm->n_pairs - nn == nnz, "pairs %d for %d nonzeros", sm->n_pairs, nnz);
+    HS_TEST_CHECK(sm->p_ptr[sm->n_pairs] == 10 * ne, "pair lists hold %d entries, 10 per element is %d",
+                  sm->p_ptr[sm->n_pairs], 10 * ne);
+
+    /* an excited random state of the default model (Aliev-Panfilov, one variable) */
+    double *ke = malloc(sizeof(double) * 16 * ne), *re = malloc(sizeof(double) * 4 * ne);
+    double *km = malloc(sizeof(double) * ne), *rm = malloc(sizeof(double) * ne);
+    double *phi = malloc(sizeof(double) * nn), *phin = malloc(sizeof(double) * nn);
+    unsigned s = 7;
+    for (int32_t i = 0; i < nn; ++i) { phi[i] = urand(&s); phin[i] = phi[i] * 0.9; }
+    hs_model_params ap;
+    hs_model_params_defaults(hs_models_at(0), &ap);
+    int state_differs = 0;
+    for (int32_t e = 0; e < ne; ++e) {
+        const int32_t *t = m->tets + 4 * e;
+        double ph[4], pn[4], rn = 0.3 * urand(&s), r1 = rn, r2 = rn, stim = e % 7 == 0 ? 0.5 : 0.0;
+        for (int a = 0; a < 4; ++a) { ph[a] = phi[t[a]]; pn[a] = phin[t[a]]; }
+        hs_element_eval(&ap, 0.01, g->vol[e], g->kd + 10 * e, ph, pn, stim, &rn, &r1, ke + 16 * e, re + 4 * e);
+        hs_element_point(&ap, 0.01, g->vol[e], ph, pn, stim, &rn, &r2, km + e, rm + e);
+        state_differs += r1 != r2;
+    }
+    HS_TEST_CHECK(state_differs == 0, "%d elements: the model update differs between the two forms", state_differs);
+
+    /* K_D symmetric bit for bit */
+    int asym = 0;
+    for (int32_t i = 0; i < nn; ++i)
+        for (int32_t k = pat->row_ptr[i]; k < pat->row_ptr[i + 1]; ++k)
+            asym += sm->kd_csr[k] != sm->kd_csr[hs_csr_find(pat, pat->col[k], i)];
+    HS_TEST_CHECK(asym == 0, "K_D: %d entries differ from their transpose", asym);
+
+    /* R */
+    double *rf = malloc(sizeof(double) * nn), *rs = malloc(sizeof(double) * nn);
+    hs_assemble_r(map, re, rf);
+    hs_split_assemble_r(sm, pat, map, phi, rm, rs);
+    int badr = 0;
+    double worst_r = 0.0;
+    for (int32_t i = 0; i < nn; ++i) {
+        double S = 0.0;
+        int mi = map->r_ptr[i + 1] - map->r_ptr[i];
+        for (int32_t j = map->r_ptr[i]; j < map->r_ptr[i + 1]; ++j) {
+            int32_t e = map->r_src[j] / 4, a = map->r_src[j] % 4;
+            S += fabs(rm[e]);
+            for (int b = 0; b < 4; ++b) S += fabs(g->kd[10 * e + hs_sym4_index(a, b)] * phi[m->tets[4 * e + b]]);
+        }
+        int n = 6 * mi + (pat->row_ptr[i + 1] - pat->row_ptr[i]) + 2;
+        double tol = 2 * n * u / (1 - n * u) * S;
+        worst_r = fmax(worst_r, fabs(rf[i] - rs[i]) / (tol > 0 ? tol : 1));
+        if (!(fabs(rf[i] - rs[i]) <= tol)) ++badr;
+    }
+    HS_TEST_CHECK(badr == 0, "R: %d of %d nodes differ beyond the bound", badr, nn);
+    HS_TEST_CHECK(worst_r > 0.0, "R: split and full sum identically everywhere (the test would not see a fault)");
+
+    /* K in every format */
+    for (int f = 0; f < hs_spmv_count(); ++f) {
+        const hs_spmv_ops *o = hs_spmv_get(f);
+        hs_spmv_layout *lay = NULL;
+        HS_TEST_OK(hs_spmv_layout_create(o, pat, NULL, &lay));
+        if (!lay) continue;
+        double *kf = calloc((size_t)lay->n_slots + 1, sizeof(double));
+        double *ks = calloc((size_t)lay->n_slots + 1, sizeof(double));
+        hs_assemble_k(map, ke, lay->slot_of_nnz, kf);
+        hs_split_assemble_k(sm, km, lay->slot_of_nnz, ks);
+        int badk = 0, asymk = 0, diffs = 0;
+        for (int32_t i = 0; i < nn; ++i)
+            for (int32_t k = pat->row_ptr[i]; k < pat->row_ptr[i + 1]; ++k) {
+                double S = 0.0;
+                int mk = map->k_ptr[k + 1] - map->k_ptr[k];
+                for (int32_t j = map->k_ptr[k]; j < map->k_ptr[k + 1]; ++j) {
+                    int32_t src = map->k_src[j], e = src / 16;
+                    S += fabs(g->kd[10 * e + hs_sym4_index((src % 16) / 4, src % 4)]) + fabs(km[e]);
+                }
+                double tol = 2 * (2 * mk) * u / (1 - 2 * mk * u) * S;
+                double a = kf[lay->slot_of_nnz[k]], b = ks[lay->slot_of_nnz[k]];
+                if (!(fabs(a - b) <= tol)) ++badk;
+                diffs += a != b;
+                asymk += b != ks[lay->slot_of_nnz[hs_csr_find(pat, pat->col[k], i)]];
+            }
+        char *used = calloc((size_t)lay->n_slots + 1, 1);
+        for (int32_t k = 0; k < nnz; ++k) used[lay->slot_of_nnz[k]] = 1;
+        int64_t pad = 0;
+        for (int64_t q = 0; q < lay->n_slots; ++q) pad += !used[q] && ks[q] != 0.0;
+        HS_TEST_CHECK(badk == 0, "%s: %d of %d K entries differ beyond the bound", o->name, badk, nnz);
+        HS_TEST_CHECK(asymk == 0, "%s: split K is not symmetric bit for bit (%d entries)", o->name, asymk);
+        HS_TEST_CHECK(pad == 0, "%s: %lld padding slots written", o->name, (long long)pad);
+        HS_TEST_CHECK(diffs > 0, "%s: split and full K identical: the comparison would not see a fault", o->name);
+        free(used); free(kf); free(ks);
+        hs_spmv_layout_destroy(&lay);
+    }
+
+    /* the method by name */
+    hs_assembly_kind kind = HS_ASSEMBLY_FULL;
+    HS_TEST_OK(hs_assembly_lookup("solver.assembly", "split", &kind));
+    HS_TEST_CHECK(kind == HS_ASSEMBLY_SPLIT, "lookup of split");
+    HS_TEST_CHECK(hs_assembly_lookup("solver.assembly", "lumped", &kind) == HS_ERR_CONFIG, "unknown method accepted");
+    const char *msg = hs_error_message();
+    HS_TEST_CHECK(strstr(msg, "solver.assembly") && strstr(msg, "split") && strstr(msg, "full"),
+                  "the error should name the key and the choices: %s", msg);
+    hs_error_clear();
+
+    free(ke); free(re); free(km); free(rm); free(phi); free(phin); free(rf); free(rs);
+    hs_split_map_destroy(&sm);
+    hs_assembly_map_destroy(&map);
+    hs_csr_destroy(&pat);
+    hs_fem_geom_destroy(&g);
+    hs_mesh_destroy(&m);
+    HS_TEST_RETURN();
+}
