@@ -123,6 +123,13 @@ fi
 expect 4 "lacks 3 of them \(first missing: slab_000000.vtk\); restart into the output directory" -- \
   run --set time.t_end=4 --out "$tmp/elsewhere" --restart "$tmp/k5/slab_ckpt_000000020.hsck"
 [ -e "$tmp/elsewhere/slab.vtk.series" ] && fail "a refused restart wrote an index"
+# a format that keeps all frames in files of its own (xdmf_h5, when this build has HDF5): its index
+if "$hs" check "$q" --set 'output.format="xdmf_h5"' >/dev/null 2>&1; then
+  run --set time.t_end=2 --set 'output.format="xdmf_h5"' --set output.checkpoint_interval=1 --out "$tmp/h5" -q || fail "xdmf_h5 run"
+  expect 4 "continues a run of 3 frames, but output.dir $tmp/h5b lacks its index $tmp/h5b/slab.xdmf" -- \
+    run --set time.t_end=3 --set 'output.format="xdmf_h5"' --out "$tmp/h5b" --restart "$tmp/h5"
+  expect 0 "restart: from" -- run --set time.t_end=3 --set 'output.format="xdmf_h5"' --out "$tmp/h5" --restart "$tmp/h5"
+fi
 # a restart whose time.t_end is not beyond the checkpoint's time: exit 2 saying what to set
 expect 2 "is at t = 2 ms \(step 20\), and time.t_end = 2 ms is not later: nothing to run; set time.t_end beyond 2 ms" -- \
   run --set time.t_end=2 --out "$tmp/k5" --restart "$tmp/k5/slab_ckpt_000000020.hsck"
