@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "hs_atomic_file.h"
 #include "hs_build_config.h"
@@ -162,8 +163,13 @@ hs_status hs_mesh_cache_store(const char *dir, uint64_t key, const hs_mesh *m0, 
     }
     h.payload_sum = s;
     h.header_sum = header_sum(&h);
+    /* The cache is shared by concurrent runs (a job array meshing the same geometry), and an atomic
+     * file's temporary is DIR/.NAME.tmp: so each process writes NAME.PID atomically and renames that
+     * to NAME, which replaces an entry another run wrote with the same bytes. */
+    char mine[HS_PATH_MAX + 96];
+    snprintf(mine, sizeof mine, "%s.%ld", path, (long)getpid());
     hs_atomic_file *f = NULL;
-    HS_CALL(hs_atomic_file_create(path, "mesh cache entry", &f));
+    HS_CALL(hs_atomic_file_create(mine, "mesh cache entry", &f));
     hs_status st = hs_atomic_file_write(f, &h, sizeof h);
     for (int i = 0; i < np && st == HS_OK; ++i)
         if (pt[i].bytes) st = hs_atomic_file_write(f, pt[i].p, pt[i].bytes);
@@ -171,7 +177,13 @@ hs_status hs_mesh_cache_store(const char *dir, uint64_t key, const hs_mesh *m0, 
         hs_atomic_file_destroy(&f);
         return st;
     }
-    return hs_atomic_file_commit(&f);
+    HS_CALL(hs_atomic_file_commit(&f));
+    if (rename(mine, path) != 0) {
+        int err = errno;
+        unlink(mine);
+        return HS_FAIL(HS_ERR_IO, "cannot rename mesh cache entry %s to %s: %s", mine, path, strerror(err));
+    }
+    return HS_OK;
 }
 
 #define BAD(...) HS_FAIL(HS_ERR_IO, __VA_ARGS__)
