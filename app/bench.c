@@ -133,7 +133,12 @@ hs_status hs_bench_step(const hs_config *cfg, int reps, double warm_ms, int cpu_
     int n = 0;
     if (warm_ms > cfg->t_end) warm_ms = cfg->t_end;
 #if HS_HAS_CUDA
-    {
+    const hs_backend_entry *cu = hs_backends_find("cuda");
+    char desc[256], why[512];
+    if (cu && !cu->probe(desc, sizeof desc, why, sizeof why)) {
+        /* said before any mesh is built for it */
+        hs_log(1, "bench step: no GPU found (%s); measuring the cpu backend only\n", why);
+    } else {
         hs_status st = bench_backend(cfg, "cuda", reps, warm_ms, &rows[n]);
         if (st == HS_OK) ++n;
         else if (st == HS_ERR_DEVICE) {

@@ -24,7 +24,14 @@ hs_status hs_bench_cg(const hs_config *cfg0, int iters, int reps)
         const hs_backend_entry *e = ((const hs_registry_ref *)hs_registry_at(reg, i))->entry;
         if (e->needs_device) spec.backend = e;
     }
-    HS_CHECK(spec.backend != NULL, HS_ERR_DEVICE, "bench cg needs a device backend; this heartsim was built without CUDA");
+    /* the device first, before the (possibly long) mesh and set-up: without one, say so plainly */
+    HS_CHECK(spec.backend != NULL, HS_ERR_DEVICE,
+             "bench cg measures the CG iteration on a GPU, and this heartsim was built without CUDA; it has no CPU "
+             "variant (solver.backend does not apply to it): `heartsim bench step CONFIG` times the CPU's CG iteration");
+    char desc[256], why[512];
+    HS_CHECK(spec.backend->probe(desc, sizeof desc, why, sizeof why), HS_ERR_DEVICE,
+             "bench cg measures the CG iteration on a GPU, and no GPU was found (%s); it has no CPU variant "
+             "(solver.backend does not apply to it): `heartsim bench step CONFIG` times the CPU's CG iteration", why);
     hs_sim sim;
     HS_CALL(hs_sim_create(&spec, &sim));
     /* a front in the tissue, as in a run: a few steps first */

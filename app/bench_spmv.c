@@ -1,8 +1,9 @@
 /* heartsim bench spmv: every registered SpMV kernel on one matrix (a config's mesh after one real
  * assembly, or a Matrix Market file), each checked against its CPU reference on the device before
- * it is timed, with the quantities of seed 002 sec. 6: effective bandwidth (Fig. 12), and the
+ * it is timed, with the quantities of Wong, Kuhl & Darve 2015 (seed 002, docs/references.md) sec. 6: effective bandwidth (Fig. 12), and the
  * break-even count alpha against cuSPARSE (eq. 14, Table 4). The device side is
  * backends/cuda/spmv/bench.cu. Just over 600 lines: the table, CSV and JSON writers of one command. */
+#include "bench_spmv_internal.h"
 #include "hs_bench.h"
 
 #include <errno.h>
@@ -38,91 +39,7 @@ typedef struct kernel_row {
     hs_gpu_spmv_bench g;
 } kernel_row;
 
-/* ---- the matrix ------------------------------------------------------------------------------ */
-
-/* The run's matrix: mesh, RCM and pattern as `heartsim run` builds them (cpu backend, csr_scalar,
- * so no format renumbers the mesh), values from one assembly at the initial state (the K of the
- * first Newton iteration of the first step). */
-static hs_status matrix_from_config(const hs_config *cfg, hs_csr **out)
-{
-    static hs_sim_spec spec; /* large (paths): not on the stack */
-    HS_CALL(hs_spec_from_config(cfg, &spec));
-    spec.backend = hs_backends_find("cpu");
-    spec.spmv = hs_spmv_find("csr_scalar");
-    hs_sim sim;
-    HS_CALL(hs_sim_create(&spec, &sim));
-    hs_status st = HS_OK;
-    double *amp = NULL, res = 0.0;
-    int32_t node = 0;
-    hs_csr *a = NULL;
-    const hs_csr *pat = sim.prob->pattern;
-    HS_CALL_GOTO(HS_ALLOC(amp, sim.stim->n_sites + 1, "stimulus amplitudes"), done);
-    HS_CALL_GOTO(sim.backend->ops->begin_step(sim.backend, spec.dt / spec.time_unit, amp), done);
-    HS_CALL_GOTO(sim.backend->ops->assemble(sim.backend, &res, &node), done);
-    HS_CALL_GOTO(hs_csr_create(pat->n_rows, pat->n_cols, pat->nnz, &a), done);
-    memcpy(a->row_ptr, pat->row_ptr, sizeof(int32_t) * ((size_t)pat->n_rows + 1));
-    memcpy(a->col, pat->col, sizeof(int32_t) * (size_t)pat->nnz);
-    HS_CALL_GOTO(sim.backend->diag->get_system(sim.backend, a->val, NULL), done);
-    *out = a;
-    a = NULL;
-done:
-    hs_csr_destroy(&a);
-    free(amp);
-    hs_sim_destroy(&sim);
-    return st;
-}
-
-/* B = P A P^T with new row k = old row new_to_old[k]; columns renumbered and sorted. */
-typedef struct col_val {
-    int32_t c;
-    double v;
-} col_val;
-static int cmp_col_val(const void *a, const void *b)
-{
-    int32_t x = ((const col_val *)a)->c, y = ((const col_val *)b)->c;
-    return (x > y) - (x < y);
-}
-
-static hs_status permute_sym(const hs_csr *a, const int32_t *new_to_old, hs_csr **out)
-{
-    const int32_t n = a->n_rows;
-    hs_status st = HS_OK;
-    int32_t *old_to_new = NULL;
-    col_val *buf = NULL;
-    hs_csr *b = NULL;
-    HS_CALL_GOTO(HS_ALLOC(old_to_new, n, "renumbering"), done);
-    HS_CALL_GOTO(HS_ALLOC(buf, a->nnz, "renumbered rows"), done);
-    HS_CALL_GOTO(hs_csr_create(n, a->n_cols, a->nnz, &b), done);
-    for (int32_t i = 0; i < n; ++i) old_to_new[i] = -1;
-    for (int32_t k = 0; k < n; ++k) {
-        HS_CHECK_GOTO(new_to_old[k] >= 0 && new_to_old[k] < n && old_to_new[new_to_old[k]] < 0, done,
-                      HS_ERR_INTERNAL, "node_order: new_to_old is not a permutation (entry %d)", (int)k);
-        old_to_new[new_to_old[k]] = k;
-    }
-    int32_t q = 0;
-    for (int32_t k = 0; k < n; ++k) {
-        const int32_t i = new_to_old[k], len = a->row_ptr[i + 1] - a->row_ptr[i];
-        b->row_ptr[k] = q;
-        for (int32_t p = 0; p < len; ++p) {
-            buf[q + p].c = old_to_new[a->col[a->row_ptr[i] + p]];
-            buf[q + p].v = a->val[a->row_ptr[i] + p];
-        }
-        qsort(buf + q, (size_t)len, sizeof *buf, cmp_col_val);
-        for (int32_t p = 0; p < len; ++p) {
-            b->col[q + p] = buf[q + p].c;
-            b->val[q + p] = buf[q + p].v;
-        }
-        q += len;
-    }
-    b->row_ptr[n] = q;
-    *out = b;
-    b = NULL;
-done:
-    hs_csr_destroy(&b);
-    free(old_to_new);
-    free(buf);
-    return st;
-}
+/* the matrix: hs_bench_spmv_matrix, hs_bench_permute_sym (bench_spmv_cpu.c) */
 
 /* ---- one kernel ------------------------------------------------------------------------------ */
 
@@ -152,7 +69,7 @@ static hs_status run_kernel(const hs_spmv_ops *o, const hs_csr *a0, const hs_spm
         HS_CALL_GOTO(HS_ALLOC(perm, n, "format numbering"), done);
         HS_CALL_GOTO(o->node_order(a0, prm, perm), done);
         row->setup_s = hs_wtime() - w0;
-        HS_CALL_GOTO(permute_sym(a0, perm, &perm_a), done);
+        HS_CALL_GOTO(hs_bench_permute_sym(a0, perm, &perm_a), done);
         HS_CALL_GOTO(HS_ALLOC(xp, n, "renumbered x"), done);
         HS_CALL_GOTO(HS_ALLOC(yp, n, "renumbered y"), done);
         HS_CALL_GOTO(HS_ALLOC(abp, n, "renumbered |A||x|"), done);
@@ -271,13 +188,13 @@ static void print_table(const bench_ctx *c)
            c->dev.name, copy / 1e9);
     printf("timing: median of %d applies per kernel after 10 warm-up, CUDA events, queued back to back; x rotated "
            "among several copies when values + indices + x + y exceed L2 (x_copies in the CSV)\n", c->reps);
-    printf("eff. GB/s: seed 002 sec. 6 effective bandwidth, the bytes of the matrix data over time, counted as its "
+    printf("eff. GB/s: Wong, Kuhl & Darve 2015 (doi:10.1002/nme.4865) sec. 6 effective bandwidth, the bytes of the matrix data over time, counted as its "
            "Table 2 does: 20 B per nonzero (8-byte value, 4-byte column index, 8-byte x entry), padding not counted; "
            "/copy: over the copy bandwidth\n");
     printf("traffic/copy: the least bytes any CSR SpMV moves (12 B per nonzero, 4 B per row pointer, x and y once: "
            "%.1f MB) per second, over the copy bandwidth (1.00 = at the copy floor of %.1f us)\n",
            min_traffic_bytes(a) / 1e6, 1e6 * min_traffic_bytes(a) / copy);
-    printf("alpha: seed 002 eq. (14) / Table 4: least integer alpha with t_reorder + alpha t_kernel <= alpha "
+    printf("alpha: Wong, Kuhl & Darve 2015 eq. (14) / Table 4: least integer alpha with t_reorder + alpha t_kernel <= alpha "
            "t_" BASELINE ", t_reorder = scatter of the CSR values into the kernel's slots, on the GPU and on the CPU "
            "(one thread); inf: not faster than " BASELINE "; 0: the layout keeps the CSR order (nothing to reorder)\n\n");
     printf("| %-16s | %-6s | %8s | %9s | %8s | %8s | %7s | %8s | %5s | %12s | %5s | %14s | %14s | %9s | %9s |\n",
@@ -422,9 +339,9 @@ static hs_status write_json(const bench_ctx *c, FILE *f, const char *path)
     json_str(f, c->dev.name);
     fprintf(f, ",\n  \"copy_bw_gbs\": %.3f, \"l2_bytes\": %lld, \"reps\": %d, \"baseline\": \"" BASELINE "\",\n",
             c->dev.copy_bw / 1e9, c->dev.l2_bytes, c->reps);
-    fputs("  \"definitions\": {\"eff_gbs\": \"seed 002 sec. 6: 20 bytes per nonzero (value 8, column index 4, x 8) "
+    fputs("  \"definitions\": {\"eff_gbs\": \"Wong, Kuhl & Darve 2015, doi:10.1002/nme.4865, sec. 6: 20 bytes per nonzero (value 8, column index 4, x 8) "
           "over the median time\", \"traffic_over_copy\": \"(12 nnz + 4 (n_rows+1) + 8 n_cols + 8 n_rows) bytes over "
-          "the median time, over copy_bw\", \"alpha\": \"seed 002 eq. 14: least integer alpha with t_reorder + alpha "
+          "the median time, over copy_bw\", \"alpha\": \"Wong, Kuhl & Darve 2015 eq. 14: least integer alpha with t_reorder + alpha "
           "t_kernel <= alpha t_baseline; inf: never; null: not available\"},\n  \"kernels\": [\n", f);
     for (int i = 0; i < c->n_rows_out; ++i) {
         const kernel_row *r = &c->rows[i];
@@ -503,10 +420,7 @@ hs_status hs_bench_spmv(const hs_bench_spmv_opts *o)
     const int nf = hs_spmv_count();
     char want[256];
     HS_CHECK(nf <= (int)sizeof want, HS_ERR_INTERNAL, "too many SpMV formats (%d)", nf);
-    HS_CALL(select_kernels(o->kernels, want)); /* a bad argument first, then the device */
-    char dev_name[256], why[512];
-    HS_CHECK(hs_gpu_probe(dev_name, sizeof dev_name, why, sizeof why) > 0, HS_ERR_DEVICE,
-             "bench spmv times the SpMV kernels on a GPU, and there is no usable CUDA device: %s", why);
+    HS_CALL(select_kernels(o->kernels, want)); /* a bad argument first, then the files, then the device */
 
     hs_status st = HS_OK;
     FILE *fcsv = NULL, *fjson = NULL;
@@ -522,11 +436,18 @@ hs_status hs_bench_spmv(const hs_bench_spmv_opts *o)
     HS_CALL_GOTO(open_out(o->json, "--json", &fjson), done);
 
     const double w0 = hs_wtime();
-    if (o->matrix) HS_CALL_GOTO(hs_mtx_read(o->matrix, &a), done);
-    else HS_CALL_GOTO(matrix_from_config(o->cfg, &a), done);
-    HS_CHECK_GOTO(a->n_rows == a->n_cols, done, HS_ERR_MESH,
-                  "%s: the matrix is %d x %d; the SpMV kernels compute y = A x with x and y of n_rows entries, so "
-                  "bench spmv needs a square matrix", c.source, (int)a->n_rows, (int)a->n_cols);
+    HS_CALL_GOTO(hs_bench_spmv_matrix(o, &a), done);
+    {
+        /* no GPU: the kernels' CPU references, said plainly (the files were read first, so a missing
+         * one is named as such, not as a device problem) */
+        char dev_name[256], why[512];
+        if (hs_gpu_probe(dev_name, sizeof dev_name, why, sizeof why) <= 0) {
+            if (fcsv) fclose(fcsv), fcsv = NULL, remove(o->csv); /* nothing of the GPU table to write */
+            if (fjson) fclose(fjson), fjson = NULL, remove(o->json);
+            st = hs_bench_spmv_cpu(o, a, want, why);
+            goto done;
+        }
+    }
     c.a = a;
     c.len_min = a->n_rows ? INT32_MAX : 0;
     for (int32_t i = 0; i < a->n_rows; ++i) {
@@ -600,11 +521,35 @@ done:
 
 #else /* no CUDA in this build */
 
+/* Select the kernels, read the matrix, then the CPU references (bench_spmv_cpu.c). */
+static hs_status select_kernels(const char *list, char *want /* [hs_spmv_count()] */)
+{
+    const int nf = hs_spmv_count();
+    memset(want, list ? 0 : 1, (size_t)nf);
+    for (const char *p = list; p && *p;) {
+        while (*p == ',' || *p == ' ') ++p;
+        if (!*p) break;
+        size_t len = strcspn(p, ", ");
+        int found = 0;
+        for (int f = 0; f < nf; ++f)
+            if (strlen(hs_spmv_get(f)->name) == len && !strncmp(hs_spmv_get(f)->name, p, len)) want[f] = found = 1;
+        HS_CHECK(found, HS_ERR_USAGE, "--kernels: unknown kernel \"%.*s\"; available: %s", (int)len, p,
+                 hs_spmv_names());
+        p += len;
+    }
+    return HS_OK;
+}
+
 hs_status hs_bench_spmv(const hs_bench_spmv_opts *o)
 {
-    (void)o;
-    return HS_FAIL(HS_ERR_DEVICE, "bench spmv times the SpMV kernels on a GPU, and this heartsim was built without "
-                                  "CUDA (HS_HAS_CUDA = 0); rebuild with the CUDA toolkit (cmake -DHS_USE_CUDA=ON)");
+    char want[256];
+    HS_CHECK(hs_spmv_count() <= (int)sizeof want, HS_ERR_INTERNAL, "too many SpMV formats (%d)", hs_spmv_count());
+    HS_CALL(select_kernels(o->kernels, want));
+    hs_csr *a = NULL;
+    HS_CALL(hs_bench_spmv_matrix(o, &a));
+    hs_status st = hs_bench_spmv_cpu(o, a, want, "this heartsim was built without CUDA (HS_HAS_CUDA = 0)");
+    hs_csr_destroy(&a);
+    return st;
 }
 
 #endif

@@ -296,6 +296,28 @@ void hs_cfg_validate_all(load_ctx *x, const hs_config *cfg)
         hs_cfg_report(x, origin_any(x, "time.t_end", "time.dt", NULL),
                       "time.t_end = %s ms is smaller than time.dt = %s ms: must be >= time.dt",
                       hs_cfg_fmt_num(cfg->t_end, a, sizeof a), hs_cfg_fmt_num(cfg->dt, b, sizeof b));
+    /* The step count ceil(t_end/dt) must be a number the time loop can count and a checkpoint name
+     * can hold (9 digits: PREFIX_ckpt_STEP.hsck); the frame count t_end/output.interval + 1 one a
+     * frame name can hold (6 digits: PREFIX_NNNNNN.vtk). A dt of 1e-20 ms would otherwise overflow the
+     * step counter and run zero steps, silently. */
+    if (cfg->dt > 0 && cfg->t_end > 0) {
+        double steps = ceil(cfg->t_end / cfg->dt - 1e-9);
+        if (!(steps <= HS_CFG_MAX_STEPS))
+            hs_cfg_report(x, origin_any(x, "time.dt", "time.t_end", NULL),
+                          "time.t_end / time.dt = %s / %s ms is %.3g steps: at most %.0f steps per run "
+                          "(raise time.dt or lower time.t_end)",
+                          hs_cfg_fmt_num(cfg->t_end, a, sizeof a), hs_cfg_fmt_num(cfg->dt, b, sizeof b), steps,
+                          (double)HS_CFG_MAX_STEPS);
+    }
+    if (cfg->output_enabled && cfg->out_interval > 0 && cfg->t_end > 0) {
+        double frames = floor(cfg->t_end / cfg->out_interval + 1e-9) + 1.0;
+        if (!(frames <= HS_CFG_MAX_FRAMES))
+            hs_cfg_report(x, origin_any(x, "output.interval", "time.t_end", NULL),
+                          "time.t_end / output.interval = %s / %s ms is %.3g frames: at most %.0f frames per run "
+                          "(raise output.interval)",
+                          hs_cfg_fmt_num(cfg->t_end, a, sizeof a), hs_cfg_fmt_num(cfg->out_interval, b, sizeof b),
+                          frames, (double)HS_CFG_MAX_FRAMES);
+    }
     /* the model: its parameters apply only when it is selected; dt below its tangent bound */
     const hs_model *model = hs_models_find(cfg->model_type);
     for (int i = 0; x->key && model && i < hs_cfg_nkeys(); ++i) {

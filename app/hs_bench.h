@@ -31,7 +31,8 @@ typedef struct hs_bench_spmv_opts {
  * @brief `heartsim bench spmv`: every selected SpMV kernel on one matrix, checked against its CPU
  * reference on the device, then timed: setup, median SpMV, GFLOP/s, effective bandwidth (seed 002
  * sec. 6) against the copy bandwidth, fill, break-even count alpha against cusparse_csr (seed 002
- * Table 4). Prints a markdown table on stdout. HS_ERR_DEVICE without CUDA or a device;
+ * Table 4). Prints a markdown table on stdout. The matrix is read first; without CUDA or a device,
+ * the kernels' CPU references are checked and timed instead (bench_spmv_cpu.c), said plainly.
  * HS_ERR_INTERNAL after the table when a kernel FAILED its check.
  */
 hs_status hs_bench_spmv(const hs_bench_spmv_opts *o);

@@ -23,6 +23,10 @@ extern "C" {
 #endif
 
 #define HS_MAX_STIMULI 64
+/** Most time steps per run: a checkpoint's name holds the step in 9 digits (PREFIX_ckpt_STEP.hsck). */
+#define HS_CFG_MAX_STEPS 999999999L
+/** Most frames per run: a frame's name holds its index in 6 digits (PREFIX_NNNNNN.vtk). */
+#define HS_CFG_MAX_FRAMES 1000000L
 
 typedef struct hs_config {
     char path[HS_PATH_MAX]; /**< the config file as given */
@@ -37,6 +41,8 @@ typedef struct hs_config {
     double mesh_weld_tol;   /**< STL welding distance, mm; 0 = automatic */
     char mesh_quadratic[16]; /**< "refuse" | "linearize" */
     char mesh_reorder[16];  /**< "rcm" | "sfc" | "none" */
+    int mesh_cache;         /**< mesh.cache: reuse meshes TetGen built (sim/hs_mesh_cache.h) */
+    char mesh_cache_dir[HS_PATH_MAX]; /**< mesh.cache_dir, "" = $XDG_CACHE_HOME/heartsim or ~/.cache/heartsim */
     hs_lv_params lv;        /**< mesh.lv_* geometry and fibers.helix_*; h, radius_edge and
                                  min_dihedral_deg are not used here (mesh.h, mesh.quality,
                                  mesh.min_dihedral are) */

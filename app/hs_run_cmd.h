@@ -11,8 +11,12 @@
 #include "hs_config.h"
 #include "hs_sim.h"
 
-/** @brief Run the configured simulation (see hs_sim_run); prints the summary when verbose. */
-hs_status hs_run_command(const hs_config *cfg, const char *restart);
+/**
+ * @brief Run the configured simulation (see hs_sim_run); prints the summary when verbose.
+ * @param[in] restart NULL or the --restart argument; @param[in] resume_cmd the command that
+ * continues this run (hs_resume_command), printed when a signal stops it; NULL: a generic hint.
+ */
+hs_status hs_run_command(const hs_config *cfg, const char *restart, const char *resume_cmd);
 
 /** @brief Print the summary (phases, iterations, simulated ms per wall second). */
 void hs_run_summary_print(const hs_run_summary *sum, const hs_config *cfg, FILE *f);

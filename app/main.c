@@ -6,7 +6,9 @@
 #include "hs_bench.h"
 #include "hs_build_config.h"
 #include "hs_config.h"
+#include "hs_help.h"
 #include "hs_mesh_cmd.h"
+#include "hs_resume_cmd.h"
 #include "hs_run_cmd.h"
 #include "hs_spmv.h"
 #include "hs_util.h"
@@ -38,6 +40,7 @@ static const char *usage_text =
     "  --out DIR         write output to DIR (same as --set output.dir=\"DIR\")\n"
     "  -q, --quiet       errors only;  -v, --verbose   more detail (error source locations)\n"
     "  -h, --help        this text;    --version       version and build features\n"
+    "  heartsim COMMAND --help        usage, options and an example of one command\n"
     "\n"
     "exit codes: 0 success, 1 usage, 2 config, 3 mesh, 4 I/O, 5 numerical failure (Newton/CG),\n"
     "            6 device (CUDA), 7 out of memory, 8 interrupted (SIGINT/SIGTERM; checkpoint written),\n"
@@ -74,12 +77,22 @@ int main(int argc, char **argv)
         printf("heartsim %s (CUDA backend: %s)\n", HS_VERSION, HS_HAS_CUDA ? "built" : "not built");
         return 0;
     }
-    if (!strcmp(cmd, "kernels")) {
-        printf("%-16s %-6s %-52s %s\n", "name", "device", "summary", "reference");
-        for (int i = 0; i < hs_spmv_count(); ++i) {
-            const hs_spmv_ops *o = hs_spmv_get(i);
-            printf("%-16s %-6s %-52s %s\n", o->name, o->needs_device ? "only" : "cpu+gpu", o->summary, o->seed);
+    /* COMMAND [SUBCOMMAND] ... --help: that command's usage, options and an example */
+    {
+        char which[64];
+        snprintf(which, sizeof which, "%s", cmd);
+        int k = 2;
+        if (!strcmp(cmd, "bench") && argc > 2 && (!strcmp(argv[2], "step") || !strcmp(argv[2], "spmv") ||
+                                                   !strcmp(argv[2], "cg"))) {
+            snprintf(which, sizeof which, "bench %s", argv[2]);
+            k = 3;
         }
+        for (int i = k; i < argc; ++i)
+            if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))
+                return hs_help_print(which, stdout) == 0 ? 0 : usage_error("unknown command \"%s\"", cmd);
+    }
+    if (!strcmp(cmd, "kernels")) {
+        hs_kernels_print(stdout);
         return 0;
     }
     if (!strcmp(cmd, "config-reference")) {
@@ -161,6 +174,7 @@ int main(int argc, char **argv)
     }
     if (!cfg_path && bench == 2) return usage_error("%s", "bench spmv needs a config file or --matrix FILE.mtx");
     if (!cfg_path) return usage_error("%s needs a config file", cmd);
+    const int n_user_sets = n_sets; /* the --set options as given, for the resume hint */
     if (out_set[0]) sets[n_sets++] = out_set; /* --out wins over --set output.dir */
 
     static hs_config cfg;
@@ -188,7 +202,10 @@ int main(int argc, char **argv)
         fprintf(stderr, "heartsim: %s is valid\n", cfg_path);
         return 0;
     }
-    st = hs_run_command(&cfg, restart);
+    static char resume_cmd[16384];
+    if (hs_resume_command(argv[0], cfg_path, sets, n_user_sets, cfg.out_dir, resume_cmd, sizeof resume_cmd) != 0)
+        resume_cmd[0] = '\0'; /* too long to print usefully: the generic hint */
+    st = hs_run_command(&cfg, restart, resume_cmd);
     if (st != HS_OK) return fail(st);
     return 0;
 }

@@ -1,7 +1,7 @@
 /* `heartsim mesh CONFIG`: the mesh a run would compute on, reported and written to VTK, without
  * simulating (hs_mesh_build.h). The report goes to the given stream (stdout: it is what the
  * command is asked for); the build's log lines go to stderr as in a run. */
-#define _POSIX_C_SOURCE 200809L
+#define _XOPEN_SOURCE 700
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,6 +9,7 @@
 
 #include "hs_csr.h"
 #include "hs_mesh_cmd.h"
+#include "hs_mesh_export.h"
 #include "hs_spec.h"
 #include "hs_mesh_quality.h"
 #include "hs_series.h"
@@ -109,12 +110,37 @@ static void print_source(const hs_config *cfg, const hs_mesh_build_info *info, F
     }
 }
 
-/* DIR/PREFIX_SUFFIX.vtk */
-static void out_path(const hs_config *cfg, const char *suffix, char *buf, size_t n)
+/* DIR/PREFIX_SUFFIX.vtk (or another extension) */
+static void out_path_ext(const hs_config *cfg, const char *suffix, const char *ext, char *buf, size_t n)
 {
     size_t dl = strlen(cfg->out_dir);
-    snprintf(buf, n, "%s%s%s_%s.vtk", cfg->out_dir, dl && cfg->out_dir[dl - 1] != '/' ? "/" : "", cfg->out_prefix,
-             suffix);
+    snprintf(buf, n, "%s%s%s_%s%s", cfg->out_dir, dl && cfg->out_dir[dl - 1] != '/' ? "/" : "", cfg->out_prefix,
+             suffix, ext);
+}
+static void out_path(const hs_config *cfg, const char *suffix, char *buf, size_t n)
+{
+    out_path_ext(cfg, suffix, ".vtk", buf, n);
+}
+
+/* The run-ready copy (hs_mesh_export.h) and the config lines that run on it: absolute paths, since
+ * mesh.file and fibers.file are relative to the config file that names them. */
+static hs_status write_run_copy(const hs_config *cfg, const hs_mesh *m, FILE *out)
+{
+    char msh[HS_PATH_MAX + 96], fib[HS_PATH_MAX + 96], dir[HS_PATH_MAX];
+    if (!realpath(cfg->out_dir, dir)) snprintf(dir, sizeof dir, "%s", cfg->out_dir);
+    snprintf(msh, sizeof msh, "%s/%s_mesh.msh", dir, cfg->out_prefix);
+    snprintf(fib, sizeof fib, "%s/%s_fibers.txt", dir, cfg->out_prefix);
+    HS_CALL(hs_mesh_export_gmsh(msh, m));
+    fprintf(out, "            %s (the same mesh for a run: nodes in this numbering, labels with their names, "
+                 "regions)\n", msh);
+    if (m->fiber) {
+        HS_CALL(hs_mesh_export_fibers(fib, m));
+        fprintf(out, "            %s (its fibres, one per tetrahedron)\n", fib);
+    }
+    fprintf(out, "run on it:  mesh = { source = \"file\"; file = \"%s\"; reorder = \"none\"; };", msh);
+    if (m->fiber) fprintf(out, " fibers = { type = \"file\"; file = \"%s\"; location = \"element\"; };", fib);
+    fprintf(out, "\n");
+    return HS_OK;
 }
 
 hs_status hs_mesh_command(const hs_config *cfg, FILE *out)
@@ -156,7 +182,13 @@ hs_status hs_mesh_command(const hs_config *cfg, FILE *out)
         HS_CALL_GOTO(hs_vtk_write_surface(surf_path, m), done);
         fprintf(out, "            %s (labelled boundary triangles: label; points: node_orig)\n", surf_path);
     }
-    fprintf(out, "time:       %.3f s to build the mesh (meshing %.3f s)\n", t_build, info.seconds_mesh);
+    HS_CALL_GOTO(write_run_copy(cfg, m, out), done);
+    if (info.from_cache)
+        fprintf(out, "time:       %.3f s to load the mesh from the mesh cache %s (meshing it took %.3f s)\n", t_build,
+                info.cache_path, info.seconds_mesh);
+    else
+        fprintf(out, "time:       %.3f s to build the mesh (meshing %.3f s)%s%s\n", t_build, info.seconds_mesh,
+                info.cache_path[0] ? "; stored in the mesh cache " : "", info.cache_path);
 done:
     free(node_label);
     hs_mesh_destroy(&m);

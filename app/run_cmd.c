@@ -2,6 +2,7 @@
 #include "hs_run_cmd.h"
 
 #include "hs_progress.h"
+#include "hs_resume_cmd.h"
 #include "hs_spec.h"
 #include "hs_util.h"
 
@@ -14,10 +15,13 @@ static void progress_start(void *ctx, double t_end_ms) { hs_progress_init(ctx, s
 
 static void progress_done(void *ctx) { hs_progress_finish(ctx); }
 
-hs_status hs_run_command(const hs_config *cfg, const char *restart)
+hs_status hs_run_command(const hs_config *cfg, const char *restart, const char *resume_cmd)
 {
     static hs_sim_spec spec; /* large (paths): not on the stack */
+    static char resume_dir[2 * HS_PATH_MAX + 8];
     HS_CALL(hs_spec_from_config(cfg, &spec));
+    spec.resume_cmd = resume_cmd;
+    spec.resume_dir = hs_shell_quote(cfg->out_dir, resume_dir, sizeof resume_dir);
     hs_progress prog;
     hs_run_hooks hooks = {progress_start, progress_step, progress_done, &prog};
     hs_run_summary sum;
@@ -35,6 +39,12 @@ void hs_run_summary_print(const hs_run_summary *s, const hs_config *cfg, FILE *f
     fprintf(f, "  set-up: mesh %.3f s, pattern %.3f s, spmv choice %.3f s, reorder %.3f s, problem (maps, K_D) %.3f s, "
                "backend (upload) %.3f s, other %.3f s\n", u->mesh, u->pattern, u->trial, u->reorder, u->problem,
             u->backend, s->wall_setup - (u->mesh + u->pattern + u->trial + u->reorder + u->problem + u->backend));
+    if (s->mesh_from_cache)
+        fprintf(f, "  mesh: from the mesh cache %s (not meshed again)\n", s->mesh_cache);
+    else if (s->mesh_cache[0])
+        fprintf(f, "  mesh: built in %.3f s, stored in the mesh cache %s\n", s->mesh_seconds, s->mesh_cache);
+    else
+        fprintf(f, "  mesh: built in %.3f s (not cached)\n", s->mesh_seconds);
     char spmv[64];
     if (s->phases.spmv >= 0) snprintf(spmv, sizeof spmv, "SpMV %.3f s", s->phases.spmv);
     else snprintf(spmv, sizeof spmv, "SpMV not timed in runs: see bench step");

@@ -2,6 +2,7 @@
 #include "hs_spec.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "hs_cg.h"
@@ -32,6 +33,14 @@ hs_status hs_mesh_spec_from_config(const hs_config *cfg, hs_mesh_spec *m)
     memcpy(m->fiber_dir, cfg->fiber_dir, sizeof m->fiber_dir);
     snprintf(m->fiber_file, sizeof m->fiber_file, "%s", cfg->fiber_file);
     snprintf(m->fiber_location, sizeof m->fiber_location, "%s", cfg->fiber_location);
+    /* the mesh cache: per user, shared by every output directory and config copy (the same mesh is
+     * met again by parameter studies that write elsewhere), where the XDG convention puts caches */
+    m->cache = cfg->mesh_cache;
+    const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+    if (cfg->mesh_cache_dir[0]) snprintf(m->cache_dir, sizeof m->cache_dir, "%s", cfg->mesh_cache_dir);
+    else if (xdg && xdg[0] == '/') snprintf(m->cache_dir, sizeof m->cache_dir, "%s/heartsim", xdg);
+    else if (home && home[0]) snprintf(m->cache_dir, sizeof m->cache_dir, "%s/.cache/heartsim", home);
+    else m->cache_dir[0] = '\0'; /* nowhere to keep it: no cache */
     return HS_OK;
 }
 

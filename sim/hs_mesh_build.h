@@ -38,7 +38,10 @@ typedef struct hs_mesh_build_info {
     const char *expected_what;   /**< what expected_volume is, for the report */
     char fibers[160];            /**< how the fibres were assigned, one line */
     hs_reorder_report reorder;   /**< bandwidth and profile before and after reordering */
-    double seconds_mesh;         /**< wall time of reading / meshing (up to the checks) */
+    double seconds_mesh;         /**< wall time of reading / meshing (up to the checks); from the
+                                      cache: the time the stored build took */
+    int from_cache;              /**< 1: loaded from the mesh cache (cache_path), nothing meshed */
+    char cache_path[HS_PATH_MAX + 64]; /**< the cache entry used or written; "" when none */
 } hs_mesh_build_info;
 
 /** A mesh source (mesh.source): the registry entry. First member the name (hs_registry). */
@@ -71,12 +74,17 @@ struct hs_mesh_spec {
     double fiber_dir[3];
     char fiber_file[HS_PATH_MAX];
     char fiber_location[16];      /**< "auto" | "element" | "node" (hs_fibers_read's own words) */
+    int cache;                    /**< 1: use the mesh cache (sim/hs_mesh_cache.h) for sources that mesh */
+    char cache_dir[HS_PATH_MAX];  /**< its directory ("": no cache) */
 };
 
 /**
  * @brief Build the mesh: source, scale (files), hs_mesh_check, fibres (before reordering, so
  * per-element fibre files match the source's element order), reordering. Logs one line per stage
- * (hs_log level 1). @param[out] out new mesh (hs_mesh_destroy); @param[out] info may be NULL.
+ * (hs_log level 1). With spec->cache, a source that meshes (TetGen: surface, ellipsoid_lv, box
+ * with mesh.generator = "tetgen") is first looked up in the mesh cache and stored there after a
+ * build; a damaged entry is reported and rebuilt, and a cache that cannot be written is a warning.
+ * @param[out] out new mesh (hs_mesh_destroy); @param[out] info may be NULL.
  */
 hs_status hs_mesh_build(const hs_mesh_spec *spec, hs_mesh **out, hs_mesh_build_info *info);
 

@@ -67,7 +67,10 @@ typedef struct hs_sim_spec {
     double checkpoint_interval;  /**< ms, 0 = off */
     int checkpoint_keep;
     uint64_t config_fp[HS_CKPT_GROUPS]; /**< fingerprints of the keys that change the state (checkpoints) */
-    const char *config_path;     /**< for the "resume with: heartsim run CONFIG --restart DIR" message */
+    const char *config_path;     /**< the config file, for messages */
+    const char *resume_cmd;      /**< the command that continues this run, shell-quoted, without the
+                                      trailing "--restart DIR" (app/resume_cmd.c); NULL: a generic hint */
+    const char *resume_dir;      /**< DIR for that --restart, shell-quoted; NULL: out_dir as it is */
 } hs_sim_spec;
 
 /** Wall seconds of the set-up phases of hs_sim_create, in their order. */
@@ -88,6 +91,7 @@ typedef struct hs_sim {
     hs_problem *prob;
     hs_backend *backend;
     const hs_backend_entry *backend_entry;
+    hs_mesh_build_info mesh_info; /**< how the mesh was made (built or from the mesh cache) */
 } hs_sim;
 
 /**
@@ -115,6 +119,9 @@ typedef struct hs_run_summary {
     hs_phase_times phases;
     hs_setup_times setup;
     char backend[256];
+    int mesh_from_cache;  /**< 1: the mesh came from the mesh cache (mesh_cache names the entry) */
+    double mesh_seconds;  /**< meshing time of this run (0 from the cache) */
+    char mesh_cache[HS_PATH_MAX + 64]; /**< the cache entry used or written, "" when none */
 } hs_run_summary;
 
 /** What the time loop reports as it goes (progress display in app/); any member may be NULL. */

@@ -11,6 +11,7 @@
 
 #include "hs_fibers.h"
 #include "hs_lv.h"
+#include "hs_mesh_cache.h"
 #include "hs_mesh_io.h"
 #include "hs_tetgen.h"
 #include "hs_util.h"
@@ -177,19 +178,16 @@ static hs_status assign_fibers(const hs_mesh_spec *cfg, hs_mesh *m, char *what, 
     return HS_OK;
 }
 
-hs_status hs_mesh_build(const hs_mesh_spec *cfg, hs_mesh **out, hs_mesh_build_info *info)
+/* Sources whose build is worth keeping: those TetGen meshes (seconds to minutes); reading a file
+ * or generating the structured slab costs about as much as loading the cache entry would. */
+static int worth_caching(const hs_mesh_spec *cfg)
 {
-    *out = NULL;
-    if (info) memset(info, 0, sizeof *info);
-    hs_status st = HS_OK;
-    hs_mesh *m = NULL;
-    char fib[160];
-    double t0 = hs_wtime();
-    HS_CHECK(cfg->source != NULL, HS_ERR_INTERNAL, "no mesh source in the spec");
-    HS_CALL_GOTO(cfg->source->build(cfg, &m, info), fail);
-    if (info) info->seconds_mesh = hs_wtime() - t0;
-    HS_CALL_GOTO(hs_mesh_check(m), fail);
+    return cfg->source->build == build_surface || cfg->source->build == build_lv ||
+           (cfg->source->build == build_box && cfg->box.use_tetgen);
+}
 
+static void log_mesh(const hs_mesh *m)
+{
     double vol, hmin, hmean, hmax;
     hs_mesh_stats(m, &vol, &hmin, &hmean, &hmax);
     hs_log(1, "mesh: %d nodes, %d tetrahedra, volume %.4g mm^3, edges %.3g / %.3g / %.3g mm (min/mean/max)\n",
@@ -204,13 +202,11 @@ hs_status hs_mesh_build(const hs_mesh_spec *cfg, hs_mesh **out, hs_mesh_build_in
         hs_log(1, "mesh: %d labelled boundary triangles%s%s\n", (int)m->n_bfaces, names[0] ? "; labels: " : "",
                names);
     }
+}
 
-    HS_CALL_GOTO(assign_fibers(cfg, m, fib, sizeof fib), fail);
-    hs_log(1, "fibres: %s\n", fib);
-
-    hs_reorder_kind rk = cfg->reorder;
-    hs_reorder_report rep;
-    HS_CALL_GOTO(hs_mesh_reorder(m, rk, &rep), fail);
+static void log_reorder(hs_reorder_kind rk, const hs_reorder_report *r)
+{
+    hs_reorder_report rep = *r;
     if (rk == HS_REORDER_RCM)
         hs_log(1, "reorder: reverse Cuthill-McKee, node bandwidth %lld -> %lld\n",
                (long long)rep.bandwidth_before, (long long)rep.bandwidth_after);
@@ -220,9 +216,79 @@ hs_status hs_mesh_build(const hs_mesh_spec *cfg, hs_mesh **out, hs_mesh_build_in
                rep.profile_after);
     else
         hs_log(1, "reorder: none (node bandwidth %lld)\n", (long long)rep.bandwidth_before);
-    if (info) {
-        info->reorder = rep;
-        snprintf(info->fibers, sizeof info->fibers, "%s", fib);
+}
+
+/* The cache entry of @p cfg: HS_OK with *out when there is an intact one (logged as such); a
+ * damaged one is reported and left to be rebuilt. @p key is set when a key could be made. */
+static int cache_lookup(const hs_mesh_spec *cfg, uint64_t *key, hs_mesh **out, hs_mesh_build_info *info)
+{
+    *out = NULL;
+    if (hs_mesh_cache_key(cfg, key) != HS_OK) { /* an unreadable input: the build names it */
+        hs_error_clear();
+        return -1;
+    }
+    char path[HS_PATH_MAX + 64];
+    hs_mesh_cache_path(cfg->cache_dir, *key, path, sizeof path);
+    int absent = 0;
+    if (hs_mesh_cache_load(cfg->cache_dir, *key, out, info, &absent) == HS_OK) {
+        hs_log(1, "mesh: from the cache %s (meshing skipped; it took %.3g s when built)\n", path,
+               info->seconds_mesh);
+        info->from_cache = 1;
+        snprintf(info->cache_path, sizeof info->cache_path, "%s", path);
+        return 0;
+    }
+    if (!absent) hs_warn("%s; rebuilding it", hs_error_message());
+    else hs_log(2, "mesh: not in the cache (%s)\n", path);
+    hs_error_clear();
+    return 1;
+}
+
+hs_status hs_mesh_build(const hs_mesh_spec *cfg, hs_mesh **out, hs_mesh_build_info *info_out)
+{
+    *out = NULL;
+    hs_mesh_build_info info_local, *info = info_out ? info_out : &info_local;
+    memset(info, 0, sizeof *info);
+    hs_status st = HS_OK;
+    hs_mesh *m = NULL;
+    char fib[160];
+    double t0 = hs_wtime();
+    HS_CHECK(cfg->source != NULL, HS_ERR_INTERNAL, "no mesh source in the spec");
+    uint64_t key = 0;
+    int cached = 0; /* 1: store after the build */
+    if (cfg->cache && cfg->cache_dir[0] && worth_caching(cfg)) {
+        int r = cache_lookup(cfg, &key, &m, info);
+        if (r == 0) {
+            log_mesh(m);
+            hs_log(1, "fibres: %s\n", info->fibers);
+            log_reorder(cfg->reorder, &info->reorder);
+            *out = m;
+            return HS_OK;
+        }
+        cached = r == 1;
+    }
+    HS_CALL_GOTO(cfg->source->build(cfg, &m, info), fail);
+    info->seconds_mesh = hs_wtime() - t0;
+    HS_CALL_GOTO(hs_mesh_check(m), fail);
+    log_mesh(m);
+
+    HS_CALL_GOTO(assign_fibers(cfg, m, fib, sizeof fib), fail);
+    hs_log(1, "fibres: %s\n", fib);
+
+    hs_reorder_kind rk = cfg->reorder;
+    hs_reorder_report rep;
+    HS_CALL_GOTO(hs_mesh_reorder(m, rk, &rep), fail);
+    log_reorder(rk, &rep);
+    info->reorder = rep;
+    snprintf(info->fibers, sizeof info->fibers, "%s", fib);
+    if (cached) {
+        /* the cache is a convenience: a full disk or an unwritable directory is said, not fatal */
+        if (hs_mesh_cache_store(cfg->cache_dir, key, m, info) == HS_OK) {
+            hs_mesh_cache_path(cfg->cache_dir, key, info->cache_path, sizeof info->cache_path);
+            hs_log(1, "mesh: stored in the cache %s\n", info->cache_path);
+        } else {
+            hs_warn("mesh cache: %s (the run goes on; mesh.cache = false turns the cache off)", hs_error_message());
+            hs_error_clear();
+        }
     }
     *out = m;
     return HS_OK;

@@ -77,7 +77,7 @@ hs_status hs_sim_create(const hs_sim_spec *spec, hs_sim *sim)
     hs_csr *pattern = NULL;
     double t0 = hs_wtime();
     if (spec->threads > 0) omp_set_num_threads(spec->threads); /* solver.threads; 0 keeps OMP_NUM_THREADS */
-    HS_CALL_GOTO(hs_mesh_build(&spec->mesh, &sim->mesh, NULL), fail); /* checked, fibres, reordered */
+    HS_CALL_GOTO(hs_mesh_build(&spec->mesh, &sim->mesh, &sim->mesh_info), fail); /* checked, fibres, reordered */
     sim->setup.mesh = hs_wtime() - t0;
     if (spec->backend) {
         sim->backend_entry = spec->backend;

@@ -16,6 +16,7 @@
 #include "hs_frame_writer.h"
 #include "hs_maps.h"
 #include "hs_series.h"
+#include "hs_series_format.h"
 #include "hs_util.h"
 
 /* A frame: the state is copied out of the backend and the writer thread writes it while the time
@@ -192,6 +193,44 @@ static long next_multiple(double t, double interval, double eps)
     return k;
 }
 
+/* A restart continues the series in output.dir: the checkpoint's frames must be there (the index is
+ * rewritten to list them). Restarting into another directory would write an index naming frames
+ * that are not there; refuse it before any work, naming the first missing frame. */
+static hs_status restart_frames_present(const hs_sim_spec *cfg, const hs_checkpoint *ck)
+{
+    const hs_series_format_ops *f = hs_registry_find_ref(hs_series_registry(), cfg->out_format);
+    if (!f || ck->h.n_frames <= 0) return HS_OK;
+    const size_t dl = strlen(cfg->out_dir);
+    const char *sep = dl && cfg->out_dir[dl - 1] != '/' ? "/" : "";
+    if (!f->frame_ext) { /* a format that keeps every frame in files of its own: its index at least */
+        char index[HS_PATH_MAX + 128];
+        snprintf(index, sizeof index, "%s%s%s%s", cfg->out_dir, sep, cfg->out_prefix, f->index_ext);
+        HS_CHECK(access(index, F_OK) == 0, HS_ERR_IO,
+                 "--restart: checkpoint %s continues a run of %lld frames, but output.dir %s lacks its index %s; "
+                 "restart into the output directory of the run that wrote the checkpoint (--out DIR)", ck->path,
+                 (long long)ck->h.n_frames, cfg->out_dir, index);
+        return HS_OK;
+    }
+    int missing = 0, first = -1;
+    for (int64_t i = 0; i < ck->h.n_frames; ++i) {
+        char suffix[HS_SERIES_SUFFIX_MAX], path[HS_PATH_MAX + 128];
+        hs_series_frame_suffix((int)i, f->frame_ext, suffix);
+        snprintf(path, sizeof path, "%s%s%s%s", cfg->out_dir, sep, cfg->out_prefix, suffix);
+        if (access(path, F_OK) != 0) {
+            if (first < 0) first = (int)i;
+            ++missing;
+        }
+    }
+    if (!missing) return HS_OK;
+    char suffix[HS_SERIES_SUFFIX_MAX];
+    hs_series_frame_suffix(first, f->frame_ext, suffix);
+    return HS_FAIL(HS_ERR_IO,
+                   "--restart: checkpoint %s continues a run of %lld frames, but output.dir %s lacks %d of them "
+                   "(first missing: %s%s); restart into the output directory of the run that wrote the "
+                   "checkpoint (--out DIR)", ck->path, (long long)ck->h.n_frames, cfg->out_dir, missing,
+                   cfg->out_prefix, suffix);
+}
+
 /* ---- one step, with the optional retries in substeps ------------------------------------------ */
 
 static hs_status step_with_retry(const hs_sim_spec *cfg, hs_sim *sim, ckpt_state *c, double t, double dt,
@@ -293,10 +332,20 @@ hs_status hs_sim_run(const hs_sim_spec *cfg, const char *restart, const hs_run_h
     if (cfg->output_enabled) HS_CALL_GOTO(hs_output_dir_check(cfg->out_dir), done);
     if (restart) {
         HS_CALL_GOTO(hs_checkpoint_load(restart, cfg->out_prefix, cfg->model, cfg->config_fp, cfg->dt, &ck), done);
+        /* a restart that would do nothing is a mistake, not a success: say what to change */
+        const long ck_steps = (long)ck.h.step;
+        HS_CHECK_GOTO((double)ck_steps < ceil(cfg->t_end / cfg->dt - 1e-9), done, HS_ERR_CONFIG,
+                      "--restart: checkpoint %s is at t = %g ms (step %ld), and time.t_end = %g ms is not later: "
+                      "nothing to run; set time.t_end beyond %g ms to continue the run",
+                      ck.path, ck_steps * cfg->dt, ck_steps, cfg->t_end, ck_steps * cfg->dt);
+        if (cfg->output_enabled) HS_CALL_GOTO(restart_frames_present(cfg, &ck), done);
     }
     HS_CALL_GOTO(hs_sim_create(cfg, &sim), done);
     snprintf(sum->backend, sizeof sum->backend, "%s", sim.backend->description);
     sum->setup = sim.setup;
+    sum->mesh_from_cache = sim.mesh_info.from_cache;
+    sum->mesh_seconds = sim.mesh_info.from_cache ? 0.0 : sim.mesh_info.seconds_mesh;
+    snprintf(sum->mesh_cache, sizeof sum->mesh_cache, "%s", sim.mesh_info.cache_path);
     const int32_t nn = sim.mesh->n_nodes;
     HS_CALL_GOTO(hs_state_create(&sim.backend->state, &cs.state), done);
     if (cfg->extrapolate > 0) {
@@ -419,9 +468,10 @@ hs_status hs_sim_run(const hs_sim_spec *cfg, const char *restart, const hs_run_h
             if (cs.enabled)
                 st = HS_FAIL(HS_ERR_INTERRUPTED,
                              "interrupted by %s at t = %g ms (step %ld of %ld); the state is in checkpoint %s; "
-                             "resume with: heartsim run %s --restart %s",
-                             sg == SIGINT ? "SIGINT" : "SIGTERM", t1, k + 1, n_steps, ckpt_path, cfg->config_path,
-                             cfg->out_dir);
+                             "resume with: %s --restart %s",
+                             sg == SIGINT ? "SIGINT" : "SIGTERM", t1, k + 1, n_steps, ckpt_path,
+                             cfg->resume_cmd && cfg->resume_cmd[0] ? cfg->resume_cmd : "heartsim run CONFIG",
+                             cfg->resume_dir && cfg->resume_dir[0] ? cfg->resume_dir : cfg->out_dir);
             else
                 st = HS_FAIL(HS_ERR_INTERRUPTED,
                              "interrupted by %s at t = %g ms (step %ld of %ld); output.enabled = false, so no "

@@ -68,13 +68,40 @@ if command -v pvpython >/dev/null; then
 else
   echo "note: pvpython not found, the ParaView check of a real run was not made (output_pvpython covers the format)"
 fi
-# bench spmv: argument errors first; then, without a CUDA device (or without CUDA in the build), a
-# clear device error and exit 6 before any matrix is read
+# bench spmv: argument errors first; then the files (a missing matrix is named as such, GPU or
+# not); without a CUDA device (or without CUDA in the build), the kernels' CPU references, checked
+# and timed, with a plain "no GPU found"
 expect 1 "bench spmv needs a config file or --matrix FILE.mtx" -- "$hs" bench spmv
 expect 1 "bench spmv takes a config file or --matrix FILE.mtx, not both" -- "$hs" bench spmv "$quick" --matrix "$tmp/a.mtx"
+expect 3 "cannot open Matrix Market file '$tmp/none.mtx'" -- "$hs" bench spmv --matrix "$tmp/none.mtx" --kernels csr_scalar
 if ! command -v nvidia-smi >/dev/null || ! nvidia-smi -L >/dev/null 2>&1; then
-  expect 6 "bench spmv times the SpMV kernels on a GPU, and (there is no usable CUDA device|this heartsim was built without CUDA)" -- "$hs" bench spmv "$quick"
-  expect 6 "bench spmv times the SpMV kernels on a GPU" -- "$hs" bench spmv --matrix "$tmp/none.mtx" --kernels csr_scalar
+  printf '%%%%MatrixMarket matrix coordinate real symmetric\n3 3 5\n1 1 4\n2 1 -1\n2 2 4\n3 2 -1\n3 3 4\n' >"$tmp/k.mtx"
+  expect 0 "no GPU found .*CPU references" -- "$hs" bench spmv --matrix "$tmp/k.mtx" --reps 3
+  out=$("$hs" bench spmv --matrix "$tmp/k.mtx" --reps 3 2>/dev/null)
+  for k in csr_scalar ellwarp_k1 pcsr_hegao aligned_coo; do
+    grep -qE "^\| $k \| ok " <<<"$out" || { echo "FAIL: bench spmv CPU table lacks a checked row for $k:"; echo "$out"; fails=$((fails+1)); }
+  done
+  expect 0 "\| ellwarp_k2r \| ok" -- "$hs" bench spmv "$quick" --set mesh.h=0.5 --reps 2 --kernels ellwarp_k2r
+  # bench cg is GPU-only: said before any mesh is built, solver.backend = cpu or not
+  out=$("$hs" bench cg "$quick" --set solver.backend=cpu 2>&1); rc=$?
+  { [ "$rc" -eq 6 ] && grep -qE "bench cg measures the CG iteration on a GPU, and (no GPU was found|this heartsim was built without CUDA)" <<<"$out" &&
+    ! grep -q "^mesh:" <<<"$out" && ! grep -q 'set solver.backend = "cpu"' <<<"$out"; } ||
+    { echo "FAIL: bench cg without a GPU (rc $rc):"; echo "$out" | tail -5; fails=$((fails+1)); }
 fi
+
+# every command has --help: usage, options, an example, exit 0 (stdout)
+for c in run check mesh "bench step" "bench spmv" "bench cg" kernels config-reference; do
+  # shellcheck disable=SC2086
+  out=$("$hs" $c --help 2>/dev/null); rc=$?
+  { [ "$rc" -eq 0 ] && grep -q "^usage: heartsim $c" <<<"$out" && grep -q "^example:" <<<"$out"; } ||
+    { echo "FAIL: heartsim $c --help (rc $rc):"; echo "$out" | head -3; fails=$((fails+1)); }
+done
+expect 0 "usage: heartsim run CONFIG" -- "$hs" run "$quick" -h
+expect 0 "usage: heartsim bench step\|spmv\|cg" -- "$hs" bench --help
+# heartsim kernels: a table within 100 columns; where a kernel runs said in words
+out=$("$hs" kernels)
+[ "$(awk '{ if (length($0) > w) w = length($0) } END { print w }' <<<"$out")" -le 100 ] || { echo "FAIL: heartsim kernels is wider than 100 columns"; fails=$((fails+1)); }
+grep -qE "^csr_scalar +cpu, gpu +CSR" <<<"$out" && ! grep -qE "^[a-z_0-9]+ +only " <<<"$out" && grep -q "doi:10.1002/nme.4865" <<<"$out" ||
+  { echo "FAIL: heartsim kernels table:"; echo "$out" | head -4; fails=$((fails+1)); }
 if [ "$fails" -ne 0 ]; then echo "$fails check(s) failed"; exit 1; fi
 exit 0

@@ -99,6 +99,45 @@ else
   fail "SIGTERM left no checkpoint"
 fi
 
+# the resume hint is a command that works as printed: program, config, every --set (quoted: the
+# brackets of a stimulus key, a value with a space), --out with the run's directory (a space in it)
+sd="$tmp/sig dir"
+"$hs" run "$q" --set mesh.h=0.5 --set solver.backend=cpu --set time.t_end=200 --set output.interval=5 \
+  --set 'stimulus.[0].start=0.5' --set 'output.prefix = "slab"' --out "$sd" -q 2>"$tmp/sig2.log" & pid=$!
+sleep 1; kill -TERM "$pid"; wait "$pid"; rc=$?
+[ "$rc" -eq 8 ] || fail "SIGTERM (hint run): exit $rc, want 8"
+hint=$(sed -n 's/.*; resume with: //p' "$tmp/sig2.log")
+case "$hint" in
+  *"'stimulus.[0].start=0.5'"*"--out '$sd' --restart '$sd'") ;;
+  *) fail "resume hint lacks the --set options or --out: '$hint'" ;;
+esac
+if [ -n "$hint" ]; then
+  (eval "$hint") >"$tmp/hint.log" 2>&1 || { fail "the resume hint as printed failed: $hint"; tail -3 "$tmp/hint.log"; }
+  "$hs" run "$q" --set mesh.h=0.5 --set solver.backend=cpu --set time.t_end=200 --set output.interval=5 \
+    --set 'stimulus.[0].start=0.5' --out "$tmp/hintref" -q || fail "reference run for the hint"
+  same_frames "$tmp/hintref" "$sd"
+  [ "$(grep -c '"name"' "$sd/slab.vtk.series")" -eq 41 ] || fail "resumed run's index does not list 41 frames"
+fi
+# a restart into a directory without the run's frames (the hint without --out): an error naming
+# what is missing, before any work; nothing written there
+expect 4 "lacks 3 of them \(first missing: slab_000000.vtk\); restart into the output directory" -- \
+  run --set time.t_end=4 --out "$tmp/elsewhere" --restart "$tmp/k5/slab_ckpt_000000020.hsck"
+[ -e "$tmp/elsewhere/slab.vtk.series" ] && fail "a refused restart wrote an index"
+# a format that keeps all frames in files of its own (xdmf_h5, when this build has HDF5): its index
+if "$hs" check "$q" --set 'output.format="xdmf_h5"' >/dev/null 2>&1; then
+  run --set time.t_end=2 --set 'output.format="xdmf_h5"' --set output.checkpoint_interval=1 --out "$tmp/h5" -q || fail "xdmf_h5 run"
+  expect 4 "continues a run of 3 frames, but output.dir $tmp/h5b lacks its index $tmp/h5b/slab.xdmf" -- \
+    run --set time.t_end=3 --set 'output.format="xdmf_h5"' --out "$tmp/h5b" --restart "$tmp/h5"
+  expect 0 "restart: from" -- run --set time.t_end=3 --set 'output.format="xdmf_h5"' --out "$tmp/h5" --restart "$tmp/h5"
+fi
+# a restart whose time.t_end is not beyond the checkpoint's time: exit 2 saying what to set
+expect 2 "is at t = 2 ms \(step 20\), and time.t_end = 2 ms is not later: nothing to run; set time.t_end beyond 2 ms" -- \
+  run --set time.t_end=2 --out "$tmp/k5" --restart "$tmp/k5/slab_ckpt_000000020.hsck"
+expect 2 "time.t_end = 1 ms is not later" -- run --set time.t_end=1 --out "$tmp/k5" --restart "$tmp/k5/slab_ckpt_000000020.hsck"
+# a dt whose step count overflows: refused by validation, naming the keys
+expect 2 "time.t_end / time.dt = 30 / 1e-20 ms is 3e\+21 steps: at most 999999999 steps" -- run --set time.dt=1e-20 --out "$tmp/x"
+expect 2 "time.t_end / output.interval = 30 / 1e-05 ms is 3e\+06 frames" -- run --set output.interval=1e-5 --set time.dt=1e-5 --out "$tmp/x"
+
 # 4. an injected NaN: exit 5 naming step, iteration and element/node; checkpoint of the last good step
 expect 5 "step 25: at t = 2.5 ms \(step to 2.6 ms\), Newton iteration 0: .*(element|node) [0-9]+.*checkpoint .*slab_ckpt_000000025.hsck" -- \
   env HS_INJECT_NAN_AT_STEP=25 "$hs" run "$q" --set mesh.h=0.5 --set solver.backend=cpu --set time.t_end=4 --out "$tmp/nan"
@@ -108,9 +147,10 @@ expect 0 "restart: from .*slab_ckpt_000000025.hsck" -- run --set time.t_end=4 --
 # frame at 2.5 ms the failure wrote, so numbers shift by one; the title line differs only in it)
 cmp -s -i 64 "$tmp/full/slab_000003.vtk" "$tmp/nan/slab_000004.vtk" || fail "resumed frame at 3 ms differs"
 cmp -s -i 64 "$tmp/full/slab_000004.vtk" "$tmp/nan/slab_000005.vtk" || fail "resumed frame at 4 ms differs"
-# solver.dt_retry: a step that fails at time.dt converges in substeps (logged)
-expect 5 "Newton did not converge" -- run --set time.t_end=1 --set solver.newton_max_iter=3 --out "$tmp/retry0"
-expect 0 "retrying as 2 substeps of 0.05 ms" -- run --set time.t_end=1 --set solver.newton_max_iter=3 --set solver.dt_retry=2 --out "$tmp/retry"
+# solver.dt_retry: a step that fails at time.dt converges in substeps (logged); a stimulus of 2/ms
+# (four times the example's) makes the first steps hard enough for 3 Newton iterations to fail
+expect 5 "Newton did not converge" -- run --set time.t_end=1 --set solver.newton_max_iter=3 --set 'stimulus.[0].strength=2' --out "$tmp/retry0"
+expect 0 "retrying as 2 substeps of 0.05 ms" -- run --set time.t_end=1 --set solver.newton_max_iter=3 --set 'stimulus.[0].strength=2' --set solver.dt_retry=2 --out "$tmp/retry"
 expect 5 "failed also as 4 substeps: solver.dt_retry = 2" -- \
   env HS_INJECT_NAN_AT_STEP=3 "$hs" run "$q" --set mesh.h=0.5 --set solver.backend=cpu --set time.t_end=1 --set solver.dt_retry=2 --out "$tmp/retry2"
 
