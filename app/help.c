@@ -102,7 +102,7 @@ static const char *const papers[] = {
     "            processing unit algorithm designed for finite element problems\", Int. J. Numer.\n"
     "            Methods Eng. 102(12), 2015, doi:10.1002/nme.4865",
     "seed 003: M. Shah, V. Patel, \"An Efficient Sparse Matrix Multiplication for Skewed Matrix on\n"
-    "            GPU\", IEEE HPCC 2012 (AHPCN symposium), pp. 1301-1306, doi:10.1109/HPCC.2012.191",
+    "            GPU\", IEEE HPCC 2012 (AHPCN symposium), pp. 1301-1306",
     "seed 004: M. Mehri Dehnavi, \"Krylov Subspace Techniques on Graphic Processing Units\", PhD\n"
     "            thesis, McGill University, Montreal, 2012",
 };
