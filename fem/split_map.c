@@ -25,31 +25,17 @@ hs_status hs_split_map_create(const hs_csr *pat, const hs_assembly_map *map, con
         }
         sm->kd_csr[k] = s;
     }
-    int32_t np = 0;
-    for (int32_t i = 0; i < nn; ++i)
-        for (int32_t k = pat->row_ptr[i]; k < pat->row_ptr[i + 1]; ++k) np += pat->col[k] >= i;
-    HS_CHECK_GOTO(2 * (int64_t)np - nn == nnz, fail, HS_ERR_INTERNAL,
-                  "split assembly: the pattern is not symmetric (%d pairs for %d nonzeros)", np, nnz);
-    sm->n_pairs = np;
+    HS_CALL_GOTO(hs_csr_symmetric_pairs(pat, &sm->p_pos, &sm->n_pairs), fail);
+    const int32_t np = sm->n_pairs;
     HS_CALL_GOTO(HS_ALLOC(sm->p_ptr, (size_t)np + 1, "split map pointers"), fail);
-    HS_CALL_GOTO(HS_ALLOC(sm->p_pos, 2 * (size_t)np, "split map positions"), fail);
     HS_CALL_GOTO(HS_ALLOC(sm->kd_pair, (size_t)np, "diffusion matrix pairs"), fail);
     int64_t len = 0;
-    int32_t missing = -1;
-    for (int32_t i = 0, p = 0; i < nn; ++i)
-        for (int32_t k = pat->row_ptr[i]; k < pat->row_ptr[i + 1]; ++k) {
-            int32_t j = pat->col[k];
-            if (j < i) continue;
-            int32_t kl = j == i ? k : hs_csr_find(pat, j, i);
-            if (kl < 0) missing = k;
-            sm->p_pos[2 * (int64_t)p] = k;
-            sm->p_pos[2 * (int64_t)p + 1] = kl;
-            sm->kd_pair[p] = sm->kd_csr[k];
-            len += map->k_ptr[k + 1] - map->k_ptr[k];
-            sm->p_ptr[++p] = (int32_t)len;
-        }
-    HS_CHECK_GOTO(missing < 0, fail, HS_ERR_INTERNAL, "split assembly: the pattern lacks the transpose of nonzero %d",
-                  missing);
+    for (int32_t p = 0; p < np; ++p) {
+        int32_t k = sm->p_pos[2 * (int64_t)p];
+        sm->kd_pair[p] = sm->kd_csr[k];
+        len += map->k_ptr[k + 1] - map->k_ptr[k];
+        sm->p_ptr[p + 1] = (int32_t)len;
+    }
     HS_CALL_GOTO(HS_ALLOC(sm->p_elem, (size_t)len + 1, "split gather map"), fail);
 #pragma omp parallel for schedule(static) if (np > HS_OMP_MIN)
     for (int32_t p = 0; p < np; ++p) {

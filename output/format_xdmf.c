@@ -29,7 +29,6 @@
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,17 +50,11 @@ enum { GEOM_XYZ, GEOM_TETS, GEOM_REGION, GEOM_FIBER, GEOM_COUNT };
 static const char *const geom_suffix[GEOM_COUNT] = {"_mesh_xyz.bin", "_mesh_tets.bin",
                                                     "_mesh_region.bin", "_mesh_fiber.bin"};
 
-/* How a frame's <Grid> starts in the index: resume finds the frames by it. */
-#define GRID_OPEN "<Grid GridType=\"Uniform\""
-
 typedef struct xdmf_series {
     const char *index_path;         /* DIR/PREFIX.xdmf, borrowed from the series */
     char *xml_prefix;               /* prefix with & < > " ' escaped, as it appears in the index */
     char *geom_path[GEOM_COUNT];    /* DIR/PREFIX_mesh_*.bin */
-    size_t *grid_end;               /* [cap] end of frame i's <Grid> text in grids */
-    int cap;
-    char *grids;                    /* the <Grid> elements of the frames, as written in the index */
-    size_t grids_len, grids_cap;
+    hs_xdmf_grids g;                /* the frames' <Grid> elements, as written in the index */
     int mesh_known;                 /* n_nodes, n_elems fixed (mesh files written, or a resumed index) */
     int32_t n_nodes, n_elems;
     unsigned geom_written;          /* mesh files this writer has written (bits 1 << GEOM_x) */
@@ -94,8 +87,7 @@ static void xdmf_destroy(void *impl)
     xdmf_series *s = impl;
     free(s->xml_prefix);
     for (int g = 0; g < GEOM_COUNT; ++g) free(s->geom_path[g]);
-    free(s->grid_end);
-    free(s->grids);
+    hs_xdmf_grids_free(&s->g);
     free(s->chunk);
     free(s);
 }
@@ -117,62 +109,7 @@ fail:
     return st;
 }
 
-/* Room for @p n frames in grid_end. */
-static hs_status reserve_frames(xdmf_series *s, int n)
-{
-    if (n <= s->cap) return HS_OK;
-    int cap = s->cap ? s->cap : 64;
-    while (cap < n) cap = cap > INT_MAX / 2 ? n : 2 * cap;
-    size_t *g = realloc(s->grid_end, (size_t)cap * sizeof *g);
-    HS_CHECK(g, HS_ERR_MEMORY, "out of memory growing the XDMF series index to %d frames", cap);
-    s->grid_end = g;
-    s->cap = cap;
-    return HS_OK;
-}
-
 /* ---- index text ----------------------------------------------------------------------------- */
-
-static hs_status grids_append(xdmf_series *s, const char *text, size_t n)
-{
-    if (s->grids_len + n + 1 > s->grids_cap) {
-        size_t cap = s->grids_cap ? s->grids_cap : 4096;
-        while (cap < s->grids_len + n + 1) cap *= 2;
-        char *g = realloc(s->grids, cap);
-        HS_CHECK(g, HS_ERR_MEMORY, "out of memory growing the XDMF index text to %zu bytes", cap);
-        s->grids = g;
-        s->grids_cap = cap;
-    }
-    memcpy(s->grids + s->grids_len, text, n);
-    s->grids_len += n;
-    s->grids[s->grids_len] = '\0';
-    return HS_OK;
-}
-
-static hs_status grids_printf(xdmf_series *s, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
-#endif
-    ;
-
-static hs_status grids_printf(xdmf_series *s, const char *fmt, ...)
-{
-    char line[1024];
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(line, sizeof line, fmt, ap);
-    va_end(ap);
-    if (n >= 0 && (size_t)n < sizeof line) return grids_append(s, line, (size_t)n);
-    /* only a very long prefix gets here */
-    HS_CHECK(n >= 0, HS_ERR_INTERNAL, "cannot format an XDMF index line");
-    char *big = NULL;
-    HS_CALL(HS_ALLOC(big, (size_t)n + 1, "XDMF index line"));
-    va_start(ap, fmt);
-    vsnprintf(big, (size_t)n + 1, fmt, ap);
-    va_end(ap);
-    hs_status st = grids_append(s, big, (size_t)n);
-    free(big);
-    return st;
-}
 
 /* One <DataItem> of a raw little-endian array: [rows] or [rows][cols] of @p type/@p precision at
  * byte @p seek of file PREFIX@p suffix (relative to the index, so the directory can be moved). */
@@ -184,19 +121,19 @@ static hs_status put_item(xdmf_series *s, const char *type, int precision, int32
         snprintf(dims, sizeof dims, "%d %d", (int)rows, cols);
     else
         snprintf(dims, sizeof dims, "%d", (int)rows);
-    return grids_printf(s,
-                        "          <DataItem Format=\"Binary\" Endian=\"Little\" NumberType=\"%s\" "
-                        "Precision=\"%d\" Dimensions=\"%s\" Seek=\"%zu\">%s%s</DataItem>\n",
-                        type, precision, dims, seek, s->xml_prefix, suffix);
+    return hs_xdmf_grids_printf(&s->g,
+                                "          <DataItem Format=\"Binary\" Endian=\"Little\" NumberType=\"%s\" "
+                                "Precision=\"%d\" Dimensions=\"%s\" Seek=\"%zu\">%s%s</DataItem>\n",
+                                type, precision, dims, seek, s->xml_prefix, suffix);
 }
 
 static hs_status put_attribute(xdmf_series *s, const char *name, int cell, const char *type,
                                int precision, int32_t rows, int cols, size_t seek, const char *suffix)
 {
-    HS_CALL(grids_printf(s, "        <Attribute Name=\"%s\" AttributeType=\"%s\" Center=\"%s\">\n",
+    HS_CALL(hs_xdmf_grids_printf(&s->g, "        <Attribute Name=\"%s\" AttributeType=\"%s\" Center=\"%s\">\n",
                          name, cols == 3 ? "Vector" : "Scalar", cell ? "Cell" : "Node"));
     HS_CALL(put_item(s, type, precision, rows, cols, seek, suffix));
-    return grids_printf(s, "        </Attribute>\n");
+    return hs_xdmf_grids_printf(&s->g, "        </Attribute>\n");
 }
 
 /* What a frame holds and where each field starts in its file. */
@@ -231,14 +168,14 @@ static hs_status put_grid(xdmf_series *s, int index, const hs_frame *fr, const f
     hs_xdmf_format_time(fr->time_ms, tbuf, sizeof tbuf);
     hs_series_frame_suffix(index, XDMF_FRAME_EXT, frame_suffix);
     const int32_t nn = s->n_nodes, ne = s->n_elems;
-    HS_CALL(grids_printf(s, "      " GRID_OPEN " Name=\"frame_%06d\">\n", index));
-    HS_CALL(grids_printf(s, "        <Time Value=\"%s\"/>\n", tbuf));
-    HS_CALL(grids_printf(s, "        <Topology TopologyType=\"Tetrahedron\" NumberOfElements=\"%d\">\n",
+    HS_CALL(hs_xdmf_grids_printf(&s->g, "      " HS_XDMF_GRID_OPEN " Name=\"frame_%06d\">\n", index));
+    HS_CALL(hs_xdmf_grids_printf(&s->g, "        <Time Value=\"%s\"/>\n", tbuf));
+    HS_CALL(hs_xdmf_grids_printf(&s->g, "        <Topology TopologyType=\"Tetrahedron\" NumberOfElements=\"%d\">\n",
                          (int)ne));
     HS_CALL(put_item(s, "Int", 4, ne, 4, 0, geom_suffix[GEOM_TETS]));
-    HS_CALL(grids_printf(s, "        </Topology>\n        <Geometry GeometryType=\"XYZ\">\n"));
+    HS_CALL(hs_xdmf_grids_printf(&s->g, "        </Topology>\n        <Geometry GeometryType=\"XYZ\">\n"));
     HS_CALL(put_item(s, "Float", 8, nn, 3, 0, geom_suffix[GEOM_XYZ]));
-    HS_CALL(grids_printf(s, "        </Geometry>\n"));
+    HS_CALL(hs_xdmf_grids_printf(&s->g, "        </Geometry>\n"));
     for (int k = 0; k < p->n; ++k) {
         const hs_frame_field *a = &fr->field[p->order[k]];
         HS_CALL(put_attribute(s, a->name, a->cell, "Float", 4, a->cell ? ne : nn, 1, p->seek[k], frame_suffix));
@@ -247,10 +184,10 @@ static hs_status put_grid(xdmf_series *s, int index, const hs_frame *fr, const f
         HS_CALL(put_attribute(s, "fiber", 1, "Float", 8, ne, 3, 0, geom_suffix[GEOM_FIBER]));
     if (p->mesh_arrays & HS_MESH_FIELD_REGION)
         HS_CALL(put_attribute(s, "region", 1, "Int", 4, ne, 1, 0, geom_suffix[GEOM_REGION]));
-    return grids_printf(s, "      </Grid>\n");
+    return hs_xdmf_grids_printf(&s->g, "      </Grid>\n");
 }
 
-/* Rewrite the index with frames [0, n), whose <Grid> text is kept in grids (their times are in
+/* Rewrite the index with frames [0, n), whose <Grid> text is kept in s->g (their times are in
  * it). With no frame the index is removed: it would list frames a resume at 0 removed. */
 static hs_status xdmf_write_index(void *impl, const double *times, int n)
 {
@@ -264,25 +201,9 @@ static hs_status xdmf_write_index(void *impl, const double *times, int n)
         }
         return HS_OK;
     }
-    hs_status st = HS_OK;
-    hs_atomic_file *f = NULL;
-    HS_CALL(hs_atomic_file_create(s->index_path, "XDMF index", &f));
-    HS_CALL_GOTO(hs_atomic_file_printf(f,
-                                       "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n"
-                                       "<!-- heartsim XDMF series: raw little-endian binary files "
-                                       "beside this one; docs/output.md -->\n"
-                                       "<Xdmf Version=\"3.0\">\n"
-                                       "  <Domain>\n"
-                                       "    <Grid Name=\"%s\" GridType=\"Collection\" "
-                                       "CollectionType=\"Temporal\">\n",
-                                       s->xml_prefix),
-                 fail);
-    HS_CALL_GOTO(hs_atomic_file_write(f, s->grids, s->grid_end[n - 1]), fail);
-    HS_CALL_GOTO(hs_atomic_file_printf(f, "    </Grid>\n  </Domain>\n</Xdmf>\n"), fail);
-    return hs_atomic_file_commit(&f);
-fail:
-    hs_atomic_file_destroy(&f);
-    return st;
+    return hs_xdmf_grids_write_index(&s->g, n, s->index_path,
+                                     "heartsim XDMF series: raw little-endian binary files beside this one; "
+                                     "docs/output.md", s->xml_prefix);
 }
 
 /* ---- binary arrays -------------------------------------------------------------------------- */
@@ -401,7 +322,7 @@ static hs_status xdmf_write_frame(void *impl, int index, const char *path, const
              "XDMF frame %d: %zu bytes of fields per frame; XDMF readers cannot seek past 2 GiB "
              "in a file (use output.format = \"vtk\", or fewer output.fields)",
              index, p.bytes);
-    HS_CALL(reserve_frames(s, index + 1));
+    HS_CALL(hs_xdmf_grids_reserve(&s->g, index + 1));
 
     unsigned need = (1u << GEOM_XYZ) | (1u << GEOM_TETS) |
                     (p.mesh_arrays & HS_MESH_FIELD_REGION ? 1u << GEOM_REGION : 0) |
@@ -414,10 +335,9 @@ static hs_status xdmf_write_frame(void *impl, int index, const char *path, const
 
     /* The grid text after frame index - 1 is that of a frame whose index could not be written
      * (the series removed it): this frame replaces it. */
-    s->grids_len = index ? s->grid_end[index - 1] : 0;
-    if (s->grids) s->grids[s->grids_len] = '\0';
+    hs_xdmf_grids_keep(&s->g, index);
     HS_CALL(put_grid(s, index, frame, &p));
-    s->grid_end[index] = s->grids_len;
+    hs_xdmf_grids_mark(&s->g, index);
     return write_frame_file(s, path, mesh, frame, &p);
 }
 
@@ -476,9 +396,9 @@ static hs_status load_index(xdmf_series *s, const double *times, int n)
     hs_status st = HS_OK;
     HS_CALL(slurp(s->index_path, &text));
     const char *c = text;
-    s->grids_len = 0;
+    hs_xdmf_grids_keep(&s->g, 0);
     for (int i = 0; i < n; ++i) {
-        const char *g = strstr(c, GRID_OPEN);
+        const char *g = strstr(c, HS_XDMF_GRID_OPEN);
         HS_CHECK_GOTO(g, done, HS_ERR_IO,
                       "cannot resume the XDMF series: %s holds %d frames, the checkpoint %d",
                       s->index_path, i, n);
@@ -510,13 +430,13 @@ static hs_status load_index(xdmf_series *s, const double *times, int n)
             s->n_elems = (int32_t)ne;
             s->n_nodes = (int32_t)nn;
         }
-        HS_CALL_GOTO(grids_append(s, line, (size_t)(end - line)), done);
-        s->grid_end[i] = s->grids_len;
+        HS_CALL_GOTO(hs_xdmf_grids_append(&s->g, line, (size_t)(end - line)), done);
+        hs_xdmf_grids_mark(&s->g, i);
         c = end;
     }
 done:
     if (st != HS_OK) {
-        s->grids_len = 0;
+        hs_xdmf_grids_keep(&s->g, 0);
         s->mesh_known = 0;
     }
     free(text);
@@ -527,10 +447,10 @@ done:
 static hs_status xdmf_resume(void *impl, const double *times, int n)
 {
     xdmf_series *s = impl;
-    s->grids_len = 0;
+    hs_xdmf_grids_keep(&s->g, 0);
     s->mesh_known = 0;
     if (n == 0) return HS_OK;
-    HS_CALL(reserve_frames(s, n));
+    HS_CALL(hs_xdmf_grids_reserve(&s->g, n));
     return load_index(s, times, n);
 }
 

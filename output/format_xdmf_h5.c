@@ -47,18 +47,12 @@
 
 enum { HS_H5_CHUNK_VALUES = 1 << 20 }; /* values per chunk of a field dataset (4 MiB of float32) */
 
-/* How a frame's <Grid> starts in the index. */
-#define GRID_OPEN "<Grid GridType=\"Uniform\""
-
 typedef struct xh5_series {
     const char *index_path;  /* DIR/PREFIX.xdmf, borrowed from the series */
     char *h5_path;           /* DIR/PREFIX.h5 */
     char *xml_h5;            /* "PREFIX.h5" XML-escaped, as the index names it */
     hid_t file;              /* the open .h5, or H5I_INVALID_HID */
-    size_t *grid_end;        /* [cap] end of frame i's <Grid> text in grids */
-    int cap;
-    char *grids;             /* the <Grid> elements of the frames, as written in the index */
-    size_t grids_len, grids_cap;
+    hs_xdmf_grids g;         /* the frames' <Grid> elements, as written in the index */
     int mesh_known;          /* n_nodes, n_elems fixed (mesh written, or a resumed file) */
     int32_t n_nodes, n_elems;
     float *buf;              /* [buf_len] float32 of one field */
@@ -131,8 +125,7 @@ static void xh5_destroy(void *impl)
     xh5_close(s);
     free(s->h5_path);
     free(s->xml_h5);
-    free(s->grid_end);
-    free(s->grids);
+    hs_xdmf_grids_free(&s->g);
     free(s->buf);
     free(s);
 }
@@ -159,48 +152,7 @@ fail:
     return st;
 }
 
-/* Room for @p n frames in grid_end. */
-static hs_status reserve_frames(xh5_series *s, int n)
-{
-    if (n <= s->cap) return HS_OK;
-    int cap = s->cap ? s->cap : 64;
-    while (cap < n) cap = cap > INT_MAX / 2 ? n : 2 * cap;
-    size_t *g = realloc(s->grid_end, (size_t)cap * sizeof *g);
-    HS_CHECK(g, HS_ERR_MEMORY, "out of memory growing the XDMF series index to %d frames", cap);
-    s->grid_end = g;
-    s->cap = cap;
-    return HS_OK;
-}
-
 /* ---- index text ----------------------------------------------------------------------------- */
-
-static hs_status grids_printf(xh5_series *s, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
-#endif
-    ;
-
-static hs_status grids_printf(xh5_series *s, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(NULL, 0, fmt, ap);
-    va_end(ap);
-    HS_CHECK(n >= 0, HS_ERR_INTERNAL, "cannot format an XDMF index line");
-    if (s->grids_len + (size_t)n + 1 > s->grids_cap) {
-        size_t cap = s->grids_cap ? s->grids_cap : 4096;
-        while (cap < s->grids_len + (size_t)n + 1) cap *= 2;
-        char *g = realloc(s->grids, cap);
-        HS_CHECK(g, HS_ERR_MEMORY, "out of memory growing the XDMF index text to %zu bytes", cap);
-        s->grids = g;
-        s->grids_cap = cap;
-    }
-    va_start(ap, fmt);
-    vsnprintf(s->grids + s->grids_len, (size_t)n + 1, fmt, ap);
-    va_end(ap);
-    s->grids_len += (size_t)n;
-    return HS_OK;
-}
 
 /* One HDF DataItem: [rows] or [rows][cols] of @p type/@p precision at PREFIX.h5:@p path. */
 static hs_status put_item(xh5_series *s, const char *type, int precision, int32_t rows, int cols,
@@ -211,19 +163,19 @@ static hs_status put_item(xh5_series *s, const char *type, int precision, int32_
         snprintf(dims, sizeof dims, "%d %d", (int)rows, cols);
     else
         snprintf(dims, sizeof dims, "%d", (int)rows);
-    return grids_printf(s,
-                        "          <DataItem Format=\"HDF\" NumberType=\"%s\" Precision=\"%d\" "
-                        "Dimensions=\"%s\">%s:%s</DataItem>\n",
-                        type, precision, dims, s->xml_h5, path);
+    return hs_xdmf_grids_printf(&s->g,
+                                "          <DataItem Format=\"HDF\" NumberType=\"%s\" Precision=\"%d\" "
+                                "Dimensions=\"%s\">%s:%s</DataItem>\n",
+                                type, precision, dims, s->xml_h5, path);
 }
 
 static hs_status put_attribute(xh5_series *s, const char *name, int cell, const char *type, int precision,
                                int cols, const char *path)
 {
-    HS_CALL(grids_printf(s, "        <Attribute Name=\"%s\" AttributeType=\"%s\" Center=\"%s\">\n", name,
+    HS_CALL(hs_xdmf_grids_printf(&s->g, "        <Attribute Name=\"%s\" AttributeType=\"%s\" Center=\"%s\">\n", name,
                          cols == 3 ? "Vector" : "Scalar", cell ? "Cell" : "Node"));
     HS_CALL(put_item(s, type, precision, cell ? s->n_elems : s->n_nodes, cols, path));
-    return grids_printf(s, "        </Attribute>\n");
+    return hs_xdmf_grids_printf(&s->g, "        </Attribute>\n");
 }
 
 /* A frame as the index needs it: time, fields in file order, mesh arrays. */
@@ -240,21 +192,21 @@ static hs_status put_grid(xh5_series *s, int index, const frame_desc *d)
 {
     char tbuf[40], path[64 + 64];
     hs_xdmf_format_time(d->time, tbuf, sizeof tbuf);
-    HS_CALL(grids_printf(s, "      " GRID_OPEN " Name=\"frame_%06d\">\n", index));
-    HS_CALL(grids_printf(s, "        <Time Value=\"%s\"/>\n", tbuf));
-    HS_CALL(grids_printf(s, "        <Topology TopologyType=\"Tetrahedron\" NumberOfElements=\"%d\">\n",
+    HS_CALL(hs_xdmf_grids_printf(&s->g, "      " HS_XDMF_GRID_OPEN " Name=\"frame_%06d\">\n", index));
+    HS_CALL(hs_xdmf_grids_printf(&s->g, "        <Time Value=\"%s\"/>\n", tbuf));
+    HS_CALL(hs_xdmf_grids_printf(&s->g, "        <Topology TopologyType=\"Tetrahedron\" NumberOfElements=\"%d\">\n",
                          (int)s->n_elems));
     HS_CALL(put_item(s, "Int", 4, s->n_elems, 4, "/mesh/cells"));
-    HS_CALL(grids_printf(s, "        </Topology>\n        <Geometry GeometryType=\"XYZ\">\n"));
+    HS_CALL(hs_xdmf_grids_printf(&s->g, "        </Topology>\n        <Geometry GeometryType=\"XYZ\">\n"));
     HS_CALL(put_item(s, "Float", 8, s->n_nodes, 3, "/mesh/points"));
-    HS_CALL(grids_printf(s, "        </Geometry>\n"));
+    HS_CALL(hs_xdmf_grids_printf(&s->g, "        </Geometry>\n"));
     for (int k = 0; k < d->n; ++k) {
         snprintf(path, sizeof path, "/frames/%06d/%s", index, d->name[k]);
         HS_CALL(put_attribute(s, d->name[k], d->cell[k], "Float", 4, 1, path));
     }
     if (d->mesh_arrays & HS_MESH_FIELD_FIBER) HS_CALL(put_attribute(s, "fiber", 1, "Float", 8, 3, "/mesh/fiber"));
     if (d->mesh_arrays & HS_MESH_FIELD_REGION) HS_CALL(put_attribute(s, "region", 1, "Int", 4, 1, "/mesh/region"));
-    return grids_printf(s, "      </Grid>\n");
+    return hs_xdmf_grids_printf(&s->g, "      </Grid>\n");
 }
 
 /* ---- HDF5 helpers --------------------------------------------------------------------------- */
@@ -469,7 +421,7 @@ static hs_status xh5_write_frame(void *impl, int index, const char *path, const 
              "XDMF/HDF5 series %s holds a mesh of %d nodes and %d elements; frame %d has %d and %d "
              "(one mesh per series)",
              s->h5_path, (int)s->n_nodes, (int)s->n_elems, index, (int)mesh->n_nodes, (int)mesh->n_elems);
-    HS_CALL(reserve_frames(s, index + 1));
+    HS_CALL(hs_xdmf_grids_reserve(&s->g, index + 1));
     if (s->file < 0) {
         /* a new series (a resume opens the old file instead): an older file of this name goes */
         s->file = H5Fcreate(s->h5_path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
@@ -498,10 +450,9 @@ static hs_status xh5_write_frame(void *impl, int index, const char *path, const 
 
     /* The grid text after frame index - 1 is that of a frame whose index could not be written:
      * this frame replaces it. */
-    s->grids_len = index ? s->grid_end[index - 1] : 0;
-    if (s->grids) s->grids[s->grids_len] = '\0';
+    hs_xdmf_grids_keep(&s->g, index);
     HS_CALL(put_grid(s, index, &d));
-    s->grid_end[index] = s->grids_len;
+    hs_xdmf_grids_mark(&s->g, index);
     return HS_OK;
 }
 
@@ -523,22 +474,13 @@ static hs_status xh5_write_index(void *impl, const double *times, int n)
             }
         return HS_OK;
     }
-    hs_status st = HS_OK;
-    hs_atomic_file *f = NULL;
-    HS_CALL(hs_atomic_file_create(s->index_path, "XDMF index", &f));
-    HS_CALL_GOTO(hs_atomic_file_printf(f,
-                                       "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n"
-                                       "<!-- heartsim XDMF series: the data is in the HDF5 file %s "
-                                       "beside this one; docs/output.md -->\n"
-                                       "<Xdmf Version=\"3.0\">\n"
-                                       "  <Domain>\n"
-                                       "    <Grid Name=\"frames\" GridType=\"Collection\" "
-                                       "CollectionType=\"Temporal\">\n",
-                                       s->xml_h5),
-                 fail);
-    HS_CALL_GOTO(hs_atomic_file_write(f, s->grids, s->grid_end[n - 1]), fail);
-    HS_CALL_GOTO(hs_atomic_file_printf(f, "    </Grid>\n  </Domain>\n</Xdmf>\n"), fail);
-    HS_CALL(hs_atomic_file_commit(&f));
+    char *comment = NULL;
+    const char *fmt = "heartsim XDMF series: the data is in the HDF5 file %s beside this one; docs/output.md";
+    HS_CALL(HS_ALLOC(comment, strlen(fmt) + strlen(s->xml_h5), "XDMF index comment"));
+    sprintf(comment, fmt, s->xml_h5);
+    hs_status st = hs_xdmf_grids_write_index(&s->g, n, s->index_path, comment, "frames");
+    free(comment);
+    HS_CALL(st);
     /* Only now that the index no longer lists them: frames past it (a resume's abandoned ones). */
     int dropped = 0;
     if (s->file >= 0) {
@@ -546,9 +488,6 @@ static hs_status xh5_write_index(void *impl, const double *times, int n)
         if (dropped) HS_CALL(flush_file(s));
     }
     return HS_OK;
-fail:
-    hs_atomic_file_destroy(&f);
-    return st;
 }
 
 /* ---- restart -------------------------------------------------------------------------------- */
@@ -644,7 +583,7 @@ static hs_status load_frame(xh5_series *s, int i, double t)
         ++d.n;
     }
     HS_CALL_GOTO(put_grid(s, i, &d), done);
-    s->grid_end[i] = s->grids_len;
+    hs_xdmf_grids_mark(&s->g, i);
 done:
     close_id(&grp, H5Gclose);
     return st;
@@ -658,10 +597,10 @@ static hs_status xh5_resume(void *impl, const double *times, int n)
     hs_status st = HS_OK;
     quiet();
     xh5_close(s);
-    s->grids_len = 0;
+    hs_xdmf_grids_keep(&s->g, 0);
     s->mesh_known = 0;
     if (n == 0) return HS_OK;
-    HS_CALL(reserve_frames(s, n));
+    HS_CALL(hs_xdmf_grids_reserve(&s->g, n));
     s->file = H5Fopen(s->h5_path, H5F_ACC_RDWR, H5P_DEFAULT);
     if (s->file < 0) return H5_FAIL(s, "cannot resume the series: cannot open the file");
     hsize_t cols = 0, tcols = 0;
@@ -676,7 +615,7 @@ static hs_status xh5_resume(void *impl, const double *times, int n)
     return HS_OK;
 fail:
     xh5_close(s);
-    s->grids_len = 0;
+    hs_xdmf_grids_keep(&s->g, 0);
     s->mesh_known = 0;
     return st;
 }

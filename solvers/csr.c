@@ -170,6 +170,35 @@ int32_t hs_csr_find(const hs_csr *a, int32_t i, int32_t j)
     return -1;
 }
 
+hs_status hs_csr_symmetric_pairs(const hs_csr *a, int32_t **pos, int32_t *n_pairs)
+{
+    *pos = NULL;
+    *n_pairs = 0;
+    int64_t np = 0;
+    for (int32_t i = 0; i < a->n_rows; ++i)
+        for (int32_t k = a->row_ptr[i]; k < a->row_ptr[i + 1]; ++k) np += a->col[k] >= i;
+    HS_CHECK(2 * np - a->n_rows == a->nnz, HS_ERR_INTERNAL,
+             "the pattern is not symmetric (%lld pairs for %d nonzeros)", (long long)np, a->nnz);
+    int32_t *p = NULL;
+    HS_CALL(HS_ALLOC(p, 2 * (size_t)np + 1, "symmetric pairs"));
+    int64_t q = 0;
+    for (int32_t i = 0; i < a->n_rows; ++i)
+        for (int32_t k = a->row_ptr[i]; k < a->row_ptr[i + 1]; ++k) {
+            int32_t j = a->col[k];
+            if (j < i) continue;
+            int32_t kl = j == i ? k : hs_csr_find(a, j, i);
+            if (kl < 0) {
+                free(p);
+                return HS_FAIL(HS_ERR_INTERNAL, "the pattern has (%d,%d) but not (%d,%d)", i, j, j, i);
+            }
+            p[q++] = k;
+            p[q++] = kl;
+        }
+    *pos = p;
+    *n_pairs = (int32_t)np;
+    return HS_OK;
+}
+
 void hs_csr_spmv(const hs_csr *a, const double *x, double *y)
 {
 #pragma omp parallel for schedule(static) if (a->n_rows > HS_OMP_MIN)

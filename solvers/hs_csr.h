@@ -39,6 +39,14 @@ hs_status hs_csr_permute(const hs_csr *a, const int32_t *new_to_old, hs_csr **ou
 /** @brief Position k of (i,j) in the pattern, or -1. Binary search in row i. */
 int32_t hs_csr_find(const hs_csr *a, int32_t i, int32_t j);
 
+/**
+ * @brief The symmetric pairs {i, j} of a structurally symmetric pattern (i <= j, the diagonal
+ * included), upper entries row by row: pos[2p], pos[2p+1] are the CSR positions of (i,j) and (j,i)
+ * (equal on the diagonal). *n_pairs = (nnz + n_rows) / 2. A pattern lacking a transpose entry is
+ * HS_ERR_INTERNAL. @param[out] pos malloc'd [2 n_pairs].
+ */
+hs_status hs_csr_symmetric_pairs(const hs_csr *a, int32_t **pos, int32_t *n_pairs);
+
 /** @brief y = A x (plain CSR, OpenMP over rows): the reference every SpMV kernel is checked against. */
 void hs_csr_spmv(const hs_csr *a, const double *x, double *y);
 

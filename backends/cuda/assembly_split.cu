@@ -92,8 +92,8 @@ hs_status hs_cu_upload_split(cuda_impl *c, const hs_problem *p)
     st = upload(&c->dslot, d, c->nn, "diagonal slots");
     free(d);
     HS_CALL(st);
-    if (!c->csr_rp) HS_CALL(upload(&c->csr_rp, p->pattern->row_ptr, (size_t)c->nn + 1, "CSR row pointers"));
-    if (!c->csr_col) HS_CALL(upload(&c->csr_col, p->pattern->col, (size_t)c->nnz, "CSR columns"));
+    HS_CALL(upload(&c->csr_rp, p->pattern->row_ptr, (size_t)c->nn + 1, "CSR row pointers"));
+    HS_CALL(upload(&c->csr_col, p->pattern->col, (size_t)c->nnz, "CSR columns"));
     HS_CALL(HS_CUDA_ALLOC(c->km, c->ne, "element tangent scalars"));
     HS_CALL(HS_CUDA_ALLOC(c->rm, c->ne, "element residual scalars"));
     return HS_OK;
