@@ -50,6 +50,7 @@ typedef struct hs_sim_spec {
     int graph;                   /**< 1: CUDA graph replay of a Newton iteration */
     int persistent;              /**< 1 on, 0 off, -1 auto */
     hs_assembly_kind assembly;   /**< solver.assembly */
+    hs_matrix_values matrix_values; /**< solver.matrix_values */
     double newton_tol_residual, newton_tol_update;
     int newton_max_iter;
     int threads;                 /**< OpenMP threads, 0: keep OMP_NUM_THREADS */

@@ -24,6 +24,7 @@ static void problem_opts(const hs_sim_spec *spec, hs_problem_opts *o)
     o->graph = spec->graph;
     o->persistent = spec->persistent;
     o->assembly = spec->assembly;
+    o->values = spec->matrix_values;
     o->steps_hint = spec->dt > 0 ? (long)ceil(spec->t_end / spec->dt - 1e-9) : 0;
     o->newton_tol_residual = spec->newton_tol_residual;
     o->newton_tol_update = spec->newton_tol_update;
@@ -51,6 +52,7 @@ static hs_status choose_format(const hs_sim_spec *spec, hs_sim *sim, hs_problem_
              "solver.spmv: kernel \"%s\" runs only on a device backend, and this run uses the %s "
              "backend; use solver.spmv = \"auto\" or a kernel that `heartsim kernels` lists for cpu",
              po->spmv->name, sim->backend_entry->name);
+    HS_CALL(hs_spmv_check_values("solver.matrix_values", po->spmv, po->values));
     double t1 = hs_wtime();
     sim->setup.trial = t1 - t0;
     if (!po->spmv->node_order) return HS_OK;

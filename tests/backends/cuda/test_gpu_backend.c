@@ -62,13 +62,21 @@ static void setup_cfg(hs_sim_spec *cfg, const char *backend)
 
 /* 3. Every registered kernel on the cuda backend gives the CPU reference's result (40 steps; nodes
  * matched by coordinates because formats with their own numbering renumber the mesh). */
-static hs_test_node *run_kernel(const char *backend, const char *kernel, hs_assembly_kind am, int32_t *n_out)
+static hs_test_node *run_kernel_values(const char *backend, const char *kernel, hs_assembly_kind am,
+                                       hs_matrix_values mv, int persistent, int32_t *n_out)
 {
     static hs_sim_spec cfg;
     setup_cfg(&cfg, backend);
     cfg.spmv = hs_spmv_find(kernel);
     cfg.assembly = am;
+    cfg.matrix_values = mv;
+    cfg.persistent = persistent;
     return hs_test_run_sorted(&cfg, 40, n_out);
+}
+
+static hs_test_node *run_kernel(const char *backend, const char *kernel, hs_assembly_kind am, int32_t *n_out)
+{
+    return run_kernel_values(backend, kernel, am, HS_VALUES_F64, -1, n_out);
 }
 
 /* 4. The graph path (one CUDA graph per Newton iteration, CG loop as a WHILE node) gives the same
@@ -127,11 +135,17 @@ static void every_kernel(void)
     hs_test_node *ref = run_kernel("cpu", "csr_scalar", HS_ASSEMBLY_SPLIT, &n0);
     HS_TEST_CHECK(ref != NULL, "cpu reference run failed");
     if (!ref) return;
-    for (int fa = 0; fa < 2 * hs_spmv_count(); ++fa) {
-        const hs_spmv_ops *o = hs_spmv_get(fa / 2);
-        const hs_assembly_kind am = fa % 2 ? HS_ASSEMBLY_FULL : HS_ASSEMBLY_SPLIT;
+    /* cases 0, 1: split, full; 2, 3: float32 values (split; the persistent CG on this small mesh, and
+     * the kernel sequence), for the formats that have a float32 variant: the same bound, the Newton
+     * test being float64 (tests/sim/test_split_full.c) */
+    for (int fa = 0; fa < 4 * hs_spmv_count(); ++fa) {
+        const hs_spmv_ops *o = hs_spmv_get(fa / 4);
+        const int c = fa % 4;
+        if (c >= 2 && !o->apply_ref_f32) continue;
+        const hs_assembly_kind am = c == 1 ? HS_ASSEMBLY_FULL : HS_ASSEMBLY_SPLIT;
         int32_t n = 0;
-        hs_test_node *v = run_kernel("cuda", o->name, am, &n);
+        hs_test_node *v = run_kernel_values("cuda", o->name, am, c >= 2 ? HS_VALUES_F32 : HS_VALUES_F64,
+                                            c == 3 ? 0 : -1, &n);
         HS_TEST_CHECK(v != NULL && n == n0, "cuda/%s: run failed", o->name);
         if (!v || n != n0) { free(v); continue; }
         double d2 = 0, r2 = 0, dact = 0;
@@ -142,8 +156,9 @@ static void every_kernel(void)
             if ((v[i].act < 0) != (ref[i].act < 0)) ++mism;
             else if (v[i].act >= 0) dact = fmax(dact, fabs(v[i].act - ref[i].act));
         }
-        printf("cuda/%-14s %-5s vs cpu/csr_scalar split after 40 steps: |phi diff|/|phi| = %.2e, max activation "
-               "diff %.2e ms\n", o->name, hs_assembly_name(am), sqrt(d2 / r2), dact);
+        printf("cuda/%-14s %-5s%s vs cpu/csr_scalar split after 40 steps: |phi diff|/|phi| = %.2e, max activation "
+               "diff %.2e ms\n", o->name, hs_assembly_name(am),
+               c == 2 ? " float32 (persistent CG)" : c == 3 ? " float32 (kernel CG)" : "", sqrt(d2 / r2), dact);
         HS_TEST_CHECK(sqrt(d2 / r2) <= 40 * 1e-10, "cuda/%s: phi differs: %.3e", o->name, sqrt(d2 / r2));
         HS_TEST_CHECK(mism == 0 && dact <= 1e-6, "cuda/%s: activation: %d mismatches, max %.3e ms", o->name, mism, dact);
         free(v);
