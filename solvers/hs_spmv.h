@@ -71,6 +71,11 @@ typedef enum hs_matrix_values {
 #undef HS_MATRIX_VALUES
 } hs_matrix_values;
 
+/** solver.matrix_values = "auto" (the default): resolved at set-up (sim/sim_build.c): float32 on a
+ *  device backend when the SpMV kernel (given, or chosen by "auto" among those with a float32
+ *  variant) has a float32 variant; float64 otherwise and on the cpu backend (the reference). */
+#define HS_VALUES_AUTO ((hs_matrix_values)-1)
+
 typedef struct hs_matrix_values_info {
     const char *name; /**< config name; first member (hs_registry) */
     hs_matrix_values kind;
@@ -84,7 +89,8 @@ const hs_registry *hs_matrix_values_kinds(void);
 const char *hs_matrix_values_name(hs_matrix_values v);
 /** @brief Bytes per stored value of @p v (8 or 4). */
 int hs_matrix_values_bytes(hs_matrix_values v);
-/** @brief Precision by name; an unknown name is HS_ERR_CONFIG naming @p key and the choices. */
+/** @brief Precision by name, or HS_VALUES_AUTO for "auto"; an unknown name is HS_ERR_CONFIG naming
+ *  @p key and the choices. */
 hs_status hs_matrix_values_lookup(const char *key, const char *name, hs_matrix_values *out);
 /** @brief 1 when @p ops runs with values stored as @p v (float32: apply_ref_f32 exists). */
 int hs_spmv_serves(const hs_spmv_ops *ops, hs_matrix_values v);

@@ -17,7 +17,7 @@ const hs_registry *hs_matrix_values_kinds(void) { return &k_registry; }
 
 const char *hs_matrix_values_name(hs_matrix_values v)
 {
-    return (size_t)v < k_registry.count ? k_kinds[v].name : "(unknown)";
+    return v == HS_VALUES_AUTO ? "auto" : (size_t)v < k_registry.count ? k_kinds[v].name : "(unknown)";
 }
 
 int hs_matrix_values_bytes(hs_matrix_values v) { return (size_t)v < k_registry.count ? k_kinds[v].bytes : 8; }
@@ -25,7 +25,11 @@ int hs_matrix_values_bytes(hs_matrix_values v) { return (size_t)v < k_registry.c
 hs_status hs_matrix_values_lookup(const char *key, const char *name, hs_matrix_values *out)
 {
     const void *e = NULL;
-    HS_CALL(hs_registry_lookup(&k_registry, key, name, NULL, &e));
+    if (name && !strcmp(name, "auto")) {
+        *out = HS_VALUES_AUTO;
+        return HS_OK;
+    }
+    HS_CALL(hs_registry_lookup(&k_registry, key, name, "auto", &e));
     *out = ((const hs_matrix_values_info *)e)->kind;
     return HS_OK;
 }
@@ -33,6 +37,7 @@ hs_status hs_matrix_values_lookup(const char *key, const char *name, hs_matrix_v
 int hs_spmv_serves(const hs_spmv_ops *ops, hs_matrix_values v)
 {
     if (!ops) return 0;
+    if (v == HS_VALUES_AUTO) return 1; /* resolved to what the kernel serves */
     return v == HS_VALUES_F64 ? ops->apply_ref != NULL : ops->apply_ref_f32 != NULL;
 }
 

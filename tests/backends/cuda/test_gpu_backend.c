@@ -46,6 +46,8 @@ static void setup_cfg(hs_sim_spec *cfg, const char *backend)
     /* parts 1 and 2 compare node by node: a kernel with its own numbering (auto may pick one) would
      * renumber the GPU's mesh; parts 3 and 4 match nodes by coordinates and set their kernels */
     cfg->spmv = hs_spmv_find("csr_scalar");
+    /* float64 on both backends: the reference comparisons (float32 values are compared explicitly) */
+    cfg->matrix_values = HS_VALUES_F64;
     if (getenv("HS_TEST_NO_GRAPH")) { /* compute-sanitizer racecheck: see scripts/gpu_suite.sh */
         cfg->graph = 0;
         cfg->persistent = 0;
@@ -246,6 +248,23 @@ static void auto_choice(void)
         po.steps_hint = 10;
         HS_TEST_OK(cu->choose_spmv(shuffled, &po, &o, why, sizeof why));
         HS_TEST_CHECK(o && strstr(why, "without a trial"), "a 10-step run should not pay for a trial: %s", why);
+        /* float32 values: only the formats with a float32 variant are timed, and chosen */
+        po.steps_hint = 0;
+        po.values = HS_VALUES_F32;
+        HS_TEST_OK(cu->choose_spmv(shuffled, &po, &o, why, sizeof why));
+        printf("auto with float32 values: %s\n", why);
+        HS_TEST_CHECK(o && hs_spmv_serves(o, HS_VALUES_F32), "float32: auto picked %s", o ? o->name : "nothing");
+        for (int f = 0; f < hs_spmv_count(); ++f) {
+            const hs_spmv_ops *g = hs_spmv_get(f);
+            char key[80];
+            snprintf(key, sizeof key, "; %s ", g->name);
+            HS_TEST_CHECK((strstr(why, key) != NULL) == (g->node_order == NULL && g->apply_ref_f32 != NULL),
+                          "float32 trial table and %s disagree", g->name);
+        }
+        po.steps_hint = 10;
+        HS_TEST_OK(cu->choose_spmv(shuffled, &po, &o, why, sizeof why));
+        HS_TEST_CHECK(o && hs_spmv_serves(o, HS_VALUES_F32) && strstr(why, "without a trial"),
+                      "float32, 10 steps: %s", why);
     }
     hs_csr_destroy(&shuffled);
     hs_csr_destroy(&pat);
@@ -293,6 +312,7 @@ static void system_match(const hs_sim_spec *cc, const hs_sim_spec *cg)
     for (int32_t k = 0; k < nnz; ++k) kscale_max = fmax(kscale_max, fabs(kc[k]));
     for (int32_t k = 0; k < nnz; ++k) {
         double tol = 200 * DBL_EPSILON * (fabs(kc[k]) + (map->k_ptr[k + 1] - map->k_ptr[k]) * kscale_max);
+        if (cc->matrix_values == HS_VALUES_F32) tol += FLT_EPSILON * fabs(kc[k]);
         if (!(fabs(kc[k] - kg[k]) <= tol)) ++badk;
     }
     double rscale = 0.0;
@@ -301,7 +321,8 @@ static void system_match(const hs_sim_spec *cc, const hs_sim_spec *cg)
         double tol = 200 * DBL_EPSILON * (map->r_ptr[i + 1] - map->r_ptr[i]) * (rscale + kscale_max);
         if (!(fabs(rc[i] - rg[i]) <= tol)) ++badr;
     }
-    HS_TEST_CHECK(badk == 0, "%s: %d of %d K entries differ beyond the bound", hs_assembly_name(cc->assembly), badk, nnz);
+    HS_TEST_CHECK(badk == 0, "%s %s: %d of %d K entries differ beyond the bound", hs_assembly_name(cc->assembly),
+                  hs_matrix_values_name(cc->matrix_values), badk, nnz);
     HS_TEST_CHECK(badr == 0, "%s: %d of %d R entries differ beyond the bound", hs_assembly_name(cc->assembly), badr, nn);
     HS_TEST_NEAR(res_g, res_c, 1e-12 * fmax(1.0, res_c), "residual norm");
     HS_TEST_CHECK(node_c == node_g || fabs(res_c - res_g) <= 1e-12 * res_c, "argmax node %d vs %d", node_c, node_g);
@@ -322,11 +343,19 @@ int main(void)
     static hs_sim_spec cc, cg;
     setup_cfg(&cc, "cpu");
     setup_cfg(&cg, "cuda");
+    /* the reference comparisons in float64 on both sides (auto would store float32 on cuda only) */
+    cc.matrix_values = cg.matrix_values = HS_VALUES_F64;
     hs_sim sc, sg;
     for (int am = 0; am < 2; ++am) {
         cc.assembly = cg.assembly = am ? HS_ASSEMBLY_FULL : HS_ASSEMBLY_SPLIT;
         system_match(&cc, &cg);
     }
+    /* float32 values on both: each entry the rounded double sum, so within one float rounding of
+     * each other on top of the double bound */
+    cc.matrix_values = cg.matrix_values = HS_VALUES_F32;
+    cc.assembly = cg.assembly = HS_ASSEMBLY_SPLIT;
+    system_match(&cc, &cg);
+    cc.matrix_values = cg.matrix_values = HS_VALUES_F64;
     HS_TEST_OK(hs_sim_create(&cc, &sc));
     HS_TEST_OK(hs_sim_create(&cg, &sg));
     if (!sc.backend || !sg.backend) HS_TEST_RETURN();
