@@ -122,6 +122,8 @@ typedef struct hs_run_summary {
     char backend[256];
     int mesh_from_cache;  /**< 1: the mesh came from the mesh cache (mesh_cache names the entry) */
     double mesh_seconds;  /**< meshing time of this run (0 from the cache) */
+    double mesh_check_seconds, mesh_fibers_seconds, mesh_reorder_seconds; /**< the rest of the mesh phase
+                                                                             (0 from the cache) */
     char mesh_cache[HS_PATH_MAX + 64]; /**< the cache entry used or written, "" when none */
 } hs_run_summary;
 
