@@ -3,6 +3,9 @@
  * (device 0 usable), what `solver.spmv = "auto"` means on it, and create.
  */
 #include <cstdio>
+#include <thread>
+
+#include <cuda_runtime.h>
 
 #include "hs_cuda.h"
 #include "hs_util.h"
@@ -72,6 +75,21 @@ static hs_status cuda_choose_spmv(const hs_csr *pattern, const hs_problem_opts *
     return HS_OK;
 }
 
+/* The device's primary context created on a detached thread while the host builds the mesh and the
+ * maps: the runtime serialises context creation, so the backend's own first call simply finds it
+ * made (or waits for it). Errors are left for create to meet and report. */
+static void cuda_warm_up(void)
+{
+    try {
+        std::thread([] {
+            if (cudaSetDevice(0) == cudaSuccess) cudaFree(nullptr);
+            cudaGetLastError();
+        }).detach();
+    } catch (...) {
+        /* no thread: create initialises the device itself */
+    }
+}
+
 extern "C" const hs_backend_entry hs_backend_cuda = {
     "cuda",
     "the whole time step resident on one NVIDIA GPU (device 0): element, assembly, Jacobi-PCG kernels",
@@ -79,4 +97,5 @@ extern "C" const hs_backend_entry hs_backend_cuda = {
     cuda_probe,
     cuda_choose_spmv,
     hs_backend_cuda_create,
+    cuda_warm_up,
 };
