@@ -81,6 +81,21 @@ const char *hs_krylov_name(hs_krylov k);
  */
 hs_status hs_krylov_precond_check(hs_krylov k, hs_precond_kind p);
 
+/** The solver.precond / solver.krylov settings of a run. */
+typedef struct hs_precond_opts {
+    hs_precond_kind precond; /**< solver.precond */
+    hs_krylov krylov;        /**< solver.krylov */
+    int sai_level;           /**< solver.sai_level: pattern of A^k, k = 1, 2 */
+    int reuse;               /**< solver.precond_reuse: a computed SAI/FSAI serves this many solves */
+} hs_precond_opts;
+
+/** @brief The default settings: Jacobi-CG, level 1, recomputed every solve. */
+static inline hs_precond_opts hs_precond_opts_default(void)
+{
+    hs_precond_opts o = {HS_PRECOND_JACOBI, HS_KRYLOV_CG, 1, 1};
+    return o;
+}
+
 /** A preconditioner for one sparsity pattern of A (its values recomputed by hs_precond_compute). */
 typedef struct hs_precond {
     hs_precond_kind kind;

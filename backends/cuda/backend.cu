@@ -211,6 +211,10 @@ static hs_status cuda_setup(hs_backend *b)
              "model %s: %d state variables, parameters for %d", p->opt.model->name, c->nv, p->opt.model_prm.n_vars);
     const hs_gpu_spmv_ops *gops = hs_gpu_spmv_find(p->opt.spmv->name);
     HS_CHECK(gops != NULL, HS_ERR_CONFIG, "solver.spmv: kernel \"%s\" has no GPU implementation", p->opt.spmv->name);
+    HS_CHECK(p->opt.pc.precond == HS_PRECOND_JACOBI && p->opt.pc.krylov == HS_KRYLOV_CG, HS_ERR_CONFIG,
+             "solver.precond = \"%s\" with solver.krylov = \"%s\" runs on the cpu backend only in this build: set "
+             "solver.backend = \"cpu\", or solver.precond = \"jacobi\" with solver.krylov = \"cg\"",
+             hs_precond_name(p->opt.pc.precond), hs_krylov_name(p->opt.pc.krylov));
     HS_CUDA_CALL(cudaSetDevice(0));
     HS_CUDA_CALL(cudaStreamCreateWithFlags(&c->s, cudaStreamNonBlocking));
     HS_CUDA_CALL(cudaStreamCreateWithFlags(&c->s_copy, cudaStreamNonBlocking));
