@@ -188,6 +188,20 @@ hs_status hs_krylov_solve(hs_krylov k, int32_t n, hs_matvec_fn A, void *actx, hs
                           const double *b, double *x, const hs_cg_opts *opts, hs_krylov_work *work,
                           hs_cg_result *res);
 
+/** One preconditioner + Krylov combination timed by `heartsim bench solve` (cpu: app/bench_solve.c,
+ *  gpu: backends/cuda/krylov.cu). Times in seconds; medians over the repetitions. */
+typedef struct hs_solve_bench_row {
+    char method[48];        /**< e.g. "fsai-cg", "cusparse jacobi-bicgstab" */
+    int ok;                 /**< 0: failed, see failure */
+    char failure[320];
+    double setup_pattern_s; /**< pattern work (once per mesh) */
+    double setup_values_s;  /**< values (once per matrix) */
+    int iters;              /**< to the tolerance */
+    int converged;
+    double solve_s;         /**< the whole solve */
+    double true_rel_res;    /**< ||b - A x|| / ||b|| recomputed after the solve */
+} hs_solve_bench_row;
+
 #ifdef __cplusplus
 }
 #endif
