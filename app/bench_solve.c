@@ -16,9 +16,7 @@
 #include "hs_mtx.h"
 #include "hs_precond.h"
 #include "hs_util.h"
-/* The GPU half (backends/cuda/krylov.cu) is not in this build yet: the CPU table runs everywhere. */
-#define HS_GPU_BENCH_SOLVE 0
-#if HS_HAS_CUDA && HS_GPU_BENCH_SOLVE
+#if HS_HAS_CUDA
 #include "hs_cuda.h"
 #endif
 
@@ -201,7 +199,7 @@ hs_status hs_bench_solve(const hs_bench_solve_opts *o)
            "median of %d solves\n", o->tol, o->max_iter, level, hs_cg_variant_name(var), o->reps);
     hs_solve_bench_row rows[8];
     int nrows = 0;
-#if HS_HAS_CUDA && HS_GPU_BENCH_SOLVE
+#if HS_HAS_CUDA
     char gname[256] = "", why[512] = "";
     if (hs_gpu_probe(gname, sizeof gname, why, sizeof why)) {
         printf("\ndevice: %s (heartsim kernels; cuSPARSE + cuBLAS baselines in the same run)\n\n", gname);
@@ -210,8 +208,6 @@ hs_status hs_bench_solve(const hs_bench_solve_opts *o)
         goto done;
     }
     printf("\nno GPU found (%s): the CPU backend's solvers\n", why);
-#elif HS_HAS_CUDA
-    printf("\nthe GPU solvers are not in this build yet: the CPU backend's solvers\n");
 #else
     printf("\nthis heartsim was built without CUDA (HS_HAS_CUDA = 0): the CPU backend's solvers\n");
 #endif

@@ -174,5 +174,6 @@ void hs_kernels_print(FILE *f)
         fprintf(f, "%-16s ", e->name);
         wrap(f, text, 17, WIDTH);
     }
-    fputs("preconditioners and Krylov methods run on the cpu backend (the cuda backend: jacobi-cg).\n", f);
+    fputs("both backends run every combination; on cuda, SAI/FSAI are computed on the device (a warp per\n"
+          "column/row) and any combination but jacobi-cg runs a host-driven cuBLAS loop.\n", f);
 }
