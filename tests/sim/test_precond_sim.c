@@ -7,9 +7,10 @@
  * newton_tol_residual (1e-8) in both runs, so each step's phi differs by at most a small multiple of
  * 1e-8 and over N steps by at most N 1e-8 (the backward-Euler step is a contraction at this dt);
  * activation times move by |phi diff| / (dphi/dt), dphi/dt >= 0.5 / ms in the front: 2 N 1e-8 ms.
- * `test_precond_sim -v` prints the iteration counts. `test_precond_sim cuda` runs the same comparisons
- * with every run but the Jacobi-PCG reference on the cuda backend (the preconditioners computed on the
- * device; registered as a gpu test, exit 77 without a device): the same bound holds between backends.
+ * `test_precond_sim -v` prints the iteration counts. Built as test_gpu_precond_sim (HS_TEST_BACKEND
+ * "cuda", a gpu test, exit 77 without a device) it runs the same comparisons with every run but the
+ * Jacobi-PCG cpu reference on the cuda backend (preconditioners computed on the device): both runs meet
+ * the Newton test each step, so the same bound holds between backends.
  */
 #include <math.h>
 #include <stdio.h>
@@ -92,7 +93,11 @@ static void compare(const char *what, const run_out *ref, const run_out *o, int 
 int main(int argc, char **argv)
 {
     int verbose = 0;
+#ifdef HS_TEST_BACKEND
+    const char *be = HS_TEST_BACKEND;
+#else
     const char *be = "cpu";
+#endif
     for (int i = 1; i < argc; ++i) {
         if (!strcmp(argv[i], "-v")) verbose = 1;
         else be = argv[i];
