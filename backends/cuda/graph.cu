@@ -39,10 +39,13 @@ hs_status hs_cu_solve(hs_backend *b, hs_cg_result *cg, double *upd_norm)
     return HS_OK;
 }
 
-__global__ static void k_gather_csr(int32_t nnz, const int64_t *slot, const double *kval, double *kcsr)
+/* K in CSR order from the format's slots (double, or float with solver.matrix_values = float32: the
+ * preconditioner is then built from the rounded values the SpMV uses) */
+template <typename T>
+__global__ static void k_gather_csr(int32_t nnz, const int64_t *slot, const T *kval, double *kcsr)
 {
     for (int64_t k = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; k < nnz; k += (int64_t)gridDim.x * blockDim.x)
-        kcsr[k] = kval[slot[k]];
+        kcsr[k] = (double)kval[slot[k]];
 }
 
 static hs_status kval_spmv(void *ctx, const double *x, double *y, cudaStream_t s)
@@ -57,7 +60,8 @@ hs_status hs_cu_solve_general(hs_backend *b, hs_cg_result *cg, double *upd_norm)
     HS_CUDA_CALL(cudaEventRecord(c->ev_s0, c->s));
     if (c->pc_age % o->pc.reuse == 0 || o->pc.precond == HS_PRECOND_JACOBI) {
         double t0 = hs_wtime();
-        k_gather_csr<<<nblocks(c->nnz, 256), 256, 0, c->s>>>(c->nnz, c->slot, c->kval, c->kcsr);
+        if (c->f32) k_gather_csr<<<nblocks(c->nnz, 256), 256, 0, c->s>>>(c->nnz, c->slot, c->kval32, c->kcsr);
+        else k_gather_csr<<<nblocks(c->nnz, 256), 256, 0, c->s>>>(c->nnz, c->slot, c->kval, c->kcsr);
         HS_CUDA_LAUNCH_CHECK("k_gather_csr");
         hs_status ps = hs_gpu_precond_compute(c->gpc, c->kcsr, c->s); /* synchronises */
         if (ps != HS_OK) {
