@@ -99,6 +99,10 @@ if ! command -v nvidia-smi >/dev/null || ! nvidia-smi -L >/dev/null 2>&1; then
   done
   printf '1\n2\n3\n' >"$tmp/b.txt"
   expect 0 "right-hand side: $tmp/b.txt" -- "$hs" bench solve --matrix "$tmp/s.mtx" --rhs "$tmp/b.txt" --reps 1
+  printf '%%%%MatrixMarket matrix array real general\n%% b\n3 1\n1\n2\n3\n' >"$tmp/b.mtx"
+  expect 0 "\| sai-bicgstab \| .* \| converged \|" -- "$hs" bench solve --matrix "$tmp/s.mtx" --rhs "$tmp/b.mtx" --reps 1
+  printf '%%%%MatrixMarket matrix array real general\n2 1\n1\n2\n' >"$tmp/b3.mtx"
+  expect 3 "b3.mtx:2: size line: expected \"3 1\"" -- "$hs" bench solve --matrix "$tmp/s.mtx" --rhs "$tmp/b3.mtx"
   expect 3 "b2.txt: 2 values; the matrix has 3 rows" -- sh -c "printf '1 2\n' >'$tmp/b2.txt'; '$hs' bench solve --matrix '$tmp/s.mtx' --rhs '$tmp/b2.txt'"
   printf '%%%%MatrixMarket matrix coordinate real general\n2 3 2\n1 1 4\n2 2 4\n' >"$tmp/rect.mtx"
   expect 3 "rect.mtx: the matrix is 2 x 3; a linear system A x = b needs a square matrix" -- "$hs" bench solve --matrix "$tmp/rect.mtx"
