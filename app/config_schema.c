@@ -196,6 +196,16 @@ static const hs_cfg_key base_keys[] = {
      .meaning = "precision the CG's matrix values are stored in; float32 halves their bytes (kernels with a float32 variant: `heartsim kernels`), while vectors, the residual and the Newton test stay float64, so the answer moves only within the Newton tolerance; auto: float32 on cuda when the kernel has a float32 variant (measured faster: docs/benchmarks.md), float64 otherwise and on cpu"},
     {.path = "solver.persistent", .type = HS_CFG_ENUM, .choices = "auto|on|off", .def_str = "auto",
      .unit = "-", AT(persistent), .meaning = "CUDA backend, solver.cg = chronopoulos: run each CG solve as one persistent cooperative kernel (two grid barriers per iteration); auto: for systems up to 262,144 rows, where launch latency bounds an iteration"},
+    {.path = "solver.precond", .type = HS_CFG_STRING, .flags = HS_CFG_NONEMPTY, .def_str = "jacobi",
+     .unit = "-", AT(precond),
+     .meaning = "preconditioner by registry name (`heartsim kernels`): jacobi (diag(A)^-1), sai (sparse approximate inverse on the pattern of A^k, not symmetric: bicgstab only) or fsai (factorised G^T G, symmetric: cg or bicgstab); seed 004 ch. 5"},
+    {.path = "solver.krylov", .type = HS_CFG_STRING, .flags = HS_CFG_NONEMPTY, .def_str = "cg",
+     .unit = "-", AT(krylov),
+     .meaning = "Krylov method: cg (variant solver.cg, SPD systems) or bicgstab (right-preconditioned, general systems; two SpMVs per iteration)"},
+    {.path = "solver.sai_level", .type = HS_CFG_INT, CLOSED(1, 2), .def_num = 1, .unit = "-",
+     AT(sai_level), .meaning = "solver.precond = sai or fsai: the pattern of the preconditioner is that of A^sai_level (1: A, 2: A^2, denser and stronger, much dearer to build)"},
+    {.path = "solver.precond_reuse", .type = HS_CFG_INT, GE(1), .def_num = 1, .unit = "solves",
+     AT(precond_reuse), .meaning = "solver.precond = sai or fsai: a computed preconditioner serves this many consecutive linear solves (Newton iterations, across time steps) before its values are recomputed from the current tangent; 1 = every solve"},
 
     /* ---- spmv: tunables of the SpMV formats (docs/kernels.md) ------------------------------- */
     {.path = "spmv.block_size", .type = HS_CFG_INT, GE(32), .def_num = 256, .unit = "threads",

@@ -85,6 +85,10 @@ typedef struct hs_config {
     int threads;            /**< OpenMP threads for the CPU backend, 0 = all */
     int dt_retry;           /**< a failed step is retried with up to 2^dt_retry substeps */
     hs_spmv_params spmv_params; /**< section spmv: tunables of the SpMV formats */
+    char precond[16];       /**< solver.precond: a name of solvers/hs_precond_list.h */
+    char krylov[16];        /**< solver.krylov: a name of solvers/hs_krylov_list.h */
+    int sai_level;          /**< solver.sai_level: SAI/FSAI pattern of A^k */
+    int precond_reuse;      /**< solver.precond_reuse: solves a computed SAI/FSAI serves */
 
     /* output */
     int output_enabled;

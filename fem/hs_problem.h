@@ -13,6 +13,7 @@
 #include "hs_fem.h"
 #include "hs_mesh.h"
 #include "hs_model.h"
+#include "hs_precond.h"
 #include "hs_spmv.h"
 #include "hs_stimulus.h"
 
@@ -45,6 +46,7 @@ typedef struct hs_problem_opts {
     long steps_hint;            /**< time steps the run will take (0: unknown): what an "auto" trial may cost */
     int persistent;             /**< cuda backend, chronopoulos: 1 one persistent kernel per CG solve, 0 never,
                                      -1 auto (up to HS_CG_PERSISTENT_AUTO_ROWS rows) */
+    hs_precond_opts pc;         /**< preconditioner and Krylov method (solvers/hs_precond.h) */
 } hs_problem_opts;
 
 typedef struct hs_problem {

@@ -55,6 +55,7 @@ typedef struct hs_sim_spec {
     int newton_max_iter;
     int threads;                 /**< OpenMP threads, 0: keep OMP_NUM_THREADS */
     int dt_retry;
+    hs_precond_opts pc;          /**< solver.precond, solver.krylov, solver.sai_level, solver.precond_reuse */
 
     /* output */
     int output_enabled;

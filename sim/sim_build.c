@@ -32,6 +32,7 @@ static void problem_opts(const hs_sim_spec *spec, hs_problem_opts *o)
     /* the threshold in the model's potential: V = mv_scale u + mv_offset */
     o->activation_phi = (spec->activation_threshold - spec->model->mv_offset) / spec->model->mv_scale;
     o->spmv_params = spec->spmv_params;
+    o->pc = spec->pc;
 }
 
 /* The SpMV format: the spec's, or "auto" as the backend decides it on this matrix. A format with

@@ -11,6 +11,7 @@
 #include "hs_backends.h"
 #include "hs_cg.h"
 #include "hs_extrapolate.h"
+#include "hs_precond.h"
 #include "hs_spmv.h"
 
 typedef struct cpu_impl {
@@ -29,6 +30,13 @@ typedef struct cpu_impl {
     double *phi_h1, *phi_h2; /* [n_nodes] phi_{n-1}, phi_{n-2}: the extrapolation history */
     hs_extrap ex;
     hs_cg_work *cg;
+    /* solver.precond / solver.krylov other than Jacobi-CG (solvers/hs_precond.h): K in CSR (the
+     * problem's pattern, values copied from kval), the preconditioner (pattern built once), the
+     * Krylov work vectors, and the solves since its values were last computed */
+    hs_csr *kcsr;
+    hs_precond *pc;
+    hs_krylov_work *kw;
+    long pc_age;
     double dt;            /* model units */
     double res;           /* Newton residual of the last assembly (sets the inexact-Newton CG tolerance) */
     hs_phase_times times;

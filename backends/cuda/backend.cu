@@ -171,6 +171,10 @@ static void cu_destroy(hs_backend *b)
         if (c->ev_done[k]) cudaEventDestroy(c->ev_done[k]);
     }
     hs_gpu_cg_destroy(&c->cg);
+    hs_gpu_krylov_destroy(&c->gkw);
+    hs_gpu_precond_destroy(&c->gpc);
+    hs_precond_destroy(&c->pc_host);
+    cudaFree(c->kcsr);
     hs_gpu_spmv_destroy(&c->spmv);
     hs_spmv_layout_destroy(&c->lay);
     void *dev[] = {c->tets, c->vol, c->kd, c->inv_mass, c->kptr, c->ksrc, c->rptr, c->rsrc, c->diag, c->slot,
@@ -291,6 +295,13 @@ static hs_status cuda_setup(hs_backend *b)
         if (!c->csr_col) HS_CALL(upload(&c->csr_col, p->pattern->col, (size_t)c->nnz, "CSR columns"));
         HS_CALL(hs_gpu_cg_set_persistent(c->cg, c->csr_rp, c->csr_col, c->slot, hs_cu_kvals(c), c->f32));
     }
+    if (p->opt.pc.precond != HS_PRECOND_JACOBI || p->opt.pc.krylov != HS_KRYLOV_CG) {
+        HS_CALL(hs_krylov_precond_check(p->opt.pc.krylov, p->opt.pc.precond));
+        HS_CALL(hs_precond_create(p->opt.pc.precond, p->opt.pc.sai_level, p->pattern, &c->pc_host));
+        HS_CALL(hs_gpu_precond_create(c->pc_host, p->pattern, 0, &c->gpc));
+        HS_CALL(HS_CUDA_ALLOC(c->kcsr, c->nnz, "tangent values in CSR order"));
+        HS_CALL(hs_gpu_krylov_create(c->nn, c->s, &c->gkw));
+    }
     HS_CUDA_CALL(cudaMallocHost((void **)&c->h_cg, sizeof(hs_gpu_cg_scalars)));
     HS_CUDA_CALL(cudaMallocHost((void **)&c->h_sc, sizeof(dev_scalars)));
     HS_CUDA_CALL(cudaMallocHost((void **)&c->h_state, sizeof(double) * field_offset(&b->state, b->state.n_fields)));
@@ -304,7 +315,13 @@ static hs_status cuda_setup(hs_backend *b)
              p->opt.cg.variant == HS_CG_CHRONOPOULOS ? (c->cg->fused ? " fused with the SpMV" : " with a separate dot pass")
                                                      : "",
              p->opt.graph ? "CUDA graph per Newton iteration" : "stream launches");
-    if (c->cg->persistent) {
+    if (c->gpc) { /* the general solver replaces the tuned Jacobi-PCG (which stays allocated for its scalars) */
+        snprintf(b->description, sizeof b->description, "cuda (%.120s, sm_%d%d, spmv %.40s, %s assembly, %s %s%s%s, "
+                 "host-driven cuBLAS loop)", prop.name, prop.major, prop.minor, p->opt.spmv->name,
+                 hs_assembly_name(p->opt.assembly), hs_krylov_name(p->opt.pc.krylov),
+                 p->opt.pc.krylov == HS_KRYLOV_CG ? hs_cg_variant_name(p->opt.cg.variant) : "",
+                 p->opt.pc.krylov == HS_KRYLOV_CG ? ", " : "", hs_precond_name(p->opt.pc.precond));
+    } else if (c->cg->persistent) {
         size_t l = strlen(b->description);
         if (l > 1 && l < sizeof b->description - 40)
             snprintf(b->description + l - 1, sizeof b->description - l + 1, ", persistent CG kernel)");

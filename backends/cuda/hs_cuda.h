@@ -13,6 +13,7 @@
 
 #include "hs_backend.h"
 #include "hs_backends.h"
+#include "hs_precond.h"
 #include "hs_spmv.h"
 
 #ifdef __cplusplus
@@ -90,6 +91,15 @@ hs_status hs_gpu_bench_spmv(const hs_spmv_layout *lay, const hs_csr *a, const do
  * @param[in] prob borrowed: must outlive the backend. @param[out] out (hs_backend_destroy).
  */
 hs_status hs_backend_cuda_create(const hs_problem *prob, hs_backend **out);
+
+/**
+ * @brief The GPU half of `heartsim bench solve` (backends/cuda/krylov.cu): Jacobi-PCG, FSAI-PCG,
+ * SAI-BiCGStab, Jacobi-BiCGStab with heartsim's kernels (csr_vector SpMV, SAI/FSAI computed on the
+ * device), then the cuSPARSE + cuBLAS baselines (cusparseSpMV, Jacobi by cublasDsbmv): jacobi-cg and
+ * jacobi-bicgstab. @p rows needs room for 6. A preconditioner's failure is its row's.
+ */
+hs_status hs_gpu_bench_solve(const hs_csr *a, const double *b, double tol, int max_iter, hs_cg_variant var, int level,
+                             int reps, hs_solve_bench_row *rows, int *n_rows);
 
 #ifdef __cplusplus
 }
