@@ -72,7 +72,8 @@ typedef struct hs_config {
     char spmv[64];          /**< SpMV kernel name from the registry */
     double cg_tol;          /**< relative residual ||r||/||b|| */
     int cg_max_iter;
-    char cg_variant[16];    /**< "chronopoulos" | "classic" */
+    char cg_variant[16];    /**< "chronopoulos" | "classic" | "sstep" */
+    int cg_s;               /**< s of solver.cg = "sstep" (2..8) */
     double cg_forcing;      /**< inexact Newton forcing term in [0, 1); 0 = always to cg_tol */
     int extrapolate;        /**< initial Newton iterate: 0 previous, 1 linear, 2 quadratic */
     char graph[8];          /**< "auto" | "on" | "off": CUDA graph replay of a Newton iteration */

@@ -98,6 +98,7 @@ hs_status hs_spec_from_config(const hs_config *cfg, hs_sim_spec *s)
     s->cg.tol = cfg->cg_tol;
     s->cg.max_iter = cfg->cg_max_iter;
     HS_CALL(hs_cg_variant_lookup("solver.cg", cfg->cg_variant, &s->cg.variant));
+    s->cg.s = cfg->cg_s;
     s->cg_forcing = cfg->cg_forcing;
     s->extrapolate = cfg->extrapolate;
     s->graph = strcmp(cfg->graph, "off") != 0; /* auto and on: graphs (the cuda backend's choice) */

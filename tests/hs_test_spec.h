@@ -38,7 +38,7 @@ static void hs_test_spec_defaults(hs_sim_spec *s)
     s->backend = hs_backends_find("cpu");
     s->spmv = NULL;
     s->spmv_params = hs_spmv_params_default();
-    s->cg = (hs_cg_opts){.tol = 1e-8, .max_iter = 1000, .variant = HS_CG_CHRONOPOULOS};
+    s->cg = (hs_cg_opts){.tol = 1e-8, .max_iter = 1000, .variant = HS_CG_CHRONOPOULOS, .s = 4};
     s->cg_forcing = 0.1;
     s->extrapolate = 2;
     s->graph = 1;

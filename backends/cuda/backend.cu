@@ -278,6 +278,9 @@ static hs_status cuda_setup(hs_backend *b)
     }
     c->ex.order = p->opt.extrapolate;
     hs_extrap_reset(&c->ex);
+    HS_CHECK(p->opt.cg.variant != HS_CG_SSTEP, HS_ERR_CONFIG,
+             "solver.cg = \"sstep\" runs on the cpu backend only in this build; use solver.backend = \"cpu\" or "
+             "another solver.cg");
     HS_CALL(hs_gpu_cg_create(c->nn, p->opt.cg.variant, c->spmv, c->dinv, &c->cg));
     if (p->opt.cg.variant == HS_CG_CHRONOPOULOS &&
         (p->opt.persistent > 0 || (p->opt.persistent < 0 && c->nn <= HS_CG_PERSISTENT_AUTO_ROWS))) {
