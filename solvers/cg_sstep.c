@@ -122,7 +122,8 @@ hs_status hs_cg_sstep(int32_t n, hs_matvec_fn A, void *ctx, const double *inv_di
     /* Start-up: s classic iterations (hs_cg_jacobi's loop), keeping alpha and beta for the Ritz interval. */
     double al[HS_CG_S_MAX], be[HS_CG_S_MAX];
     int it = 0;
-    while (it < s) {
+    const int startup = !(w->sstep_reuse && w->sstep_d > 0.0);
+    while (startup && it < s) {
         if (it >= opts->max_iter) { res->outcome = HS_CG_MAX_ITER; return HS_OK; }
         ++it;
         A(ctx, p, q);
@@ -149,9 +150,14 @@ hs_status hs_cg_sstep(int32_t n, hs_matvec_fn A, void *ctx, const double *inv_di
 #pragma omp parallel for schedule(static) if (n > HS_OMP_MIN)
         for (int32_t i = 0; i < n; ++i) p[i] = z[i] + beta * p[i];
     }
-    double th_min, th_max, c, d;
-    hs_sstep_ritz(s, al, be, &th_min, &th_max);
-    hs_sstep_interval(th_min, th_max, &c, &d);
+    double c = w->sstep_c, d = w->sstep_d;
+    if (startup) {
+        double th_min, th_max;
+        hs_sstep_ritz(s, al, be, &th_min, &th_max);
+        hs_sstep_interval(th_min, th_max, &c, &d);
+        w->sstep_c = c;
+        w->sstep_d = d;
+    }
     double B[HS_SSTEP_MMAX * HS_SSTEP_MMAX], G[HS_SSTEP_MMAX * HS_SSTEP_MMAX], H[HS_SSTEP_MMAX * HS_SSTEP_MMAX];
     hs_sstep_cheb_B(s, c, d, B);
     const double theta = hs_sstep_theta(s, (double)n);
@@ -178,6 +184,7 @@ hs_status hs_cg_sstep(int32_t n, hs_matvec_fn A, void *ctx, const double *inv_di
                     "from the current iterate",
                     s, it, blk.q, blk.noise);
             res->fallback_iter = it;
+            w->sstep_d = 0.0; /* the interval is wrong: the next solve estimates it again */
             A(ctx, x, tmp);
 #pragma omp parallel for schedule(static) if (n > HS_OMP_MIN)
             for (int32_t i = 0; i < n; ++i) tmp2[i] = b[i] - tmp[i];

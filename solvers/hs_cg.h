@@ -70,6 +70,10 @@ typedef struct hs_cg_work {
     double *r, *z, *p, *q, *s;
     double *basis;     /**< HS_CG_SSTEP: [2s+3][n] basis and scratch, allocated by the first s-step solve */
     int basis_s;       /**< the s basis was allocated for (0: none) */
+    int sstep_reuse;   /**< HS_CG_SSTEP, set by the caller: keep the Chebyshev interval of one solve for the
+                            next ones (a sequence of close matrices, e.g. Newton's), so later solves skip the s
+                            start-up iterations; a breakdown drops it. 0 (default): estimate it in every solve */
+    double sstep_c, sstep_d; /**< the kept interval: centre, half-width (valid when sstep_d > 0) */
 } hs_cg_work;
 
 /** @brief Allocate work for systems of size n. */
@@ -124,7 +128,8 @@ hs_status hs_cg_sstep(int32_t n, hs_matvec_fn A, void *ctx, const double *inv_di
 /**
  * @brief Extreme eigenvalues of the Lanczos matrix of k CG iterations (the Ritz interval of M^-1 A):
  * T_jj = 1/alpha_j + beta_{j-1}/alpha_{j-1}, T_{j,j+1} = sqrt(beta_j)/alpha_j (Saad, sec. 6.7.3), by
- * Sturm-sequence bisection. alpha[k], beta[k] as CG computed them (beta[j] after iteration j).
+ * Sturm-sequence bisection to 1e-6 of the Gershgorin width. alpha[k], beta[k] as CG computed them
+ * (beta[j] after iteration j).
  */
 void hs_cg_ritz_interval(int k, const double *alpha, const double *beta, double *theta_min, double *theta_max);
 

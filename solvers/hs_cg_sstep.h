@@ -150,13 +150,14 @@ HS_HD void hs_sstep_ritz(int k, const double *alpha, const double *beta, double 
         if (j == 0 || a[j] + rad > hi) hi = a[j] + rad;
     }
     double l = lo, h = hi; /* smallest: count(x) >= 1 iff lambda_min < x */
-    for (int it = 0; it < 100 && h - l > 1e-14 * (fabs(l) + fabs(h)); ++it) {
+    const double tol = 1e-6 * (hi - lo); /* the interval is widened by 5% anyway: 20 bisection steps */
+    for (int it = 0; it < 100 && h - l > tol; ++it) {
         double mid = 0.5 * (l + h);
         if (hs_sstep_sturm(k, a, b, mid) >= 1) h = mid; else l = mid;
     }
     *theta_min = 0.5 * (l + h);
     l = lo, h = hi; /* largest: count(x) >= k iff lambda_max < x */
-    for (int it = 0; it < 100 && h - l > 1e-14 * (fabs(l) + fabs(h)); ++it) {
+    for (int it = 0; it < 100 && h - l > tol; ++it) {
         double mid = 0.5 * (l + h);
         if (hs_sstep_sturm(k, a, b, mid) >= k) h = mid; else l = mid;
     }

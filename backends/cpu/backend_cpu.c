@@ -287,6 +287,7 @@ static hs_status cpu_create(const hs_problem *p, hs_backend **out)
     HS_CALL_GOTO(HS_ALLOC(c->res_w, nn, "residual weights"), fail);
     HS_CALL_GOTO(HS_ALLOC(c->stim_e, ne, "element stimulus"), fail);
     HS_CALL_GOTO(hs_cg_work_create(nn, &c->cg), fail);
+    c->cg->sstep_reuse = 1; /* solver.cg = sstep: the Newton matrices of a run are close, keep the interval */
     if (p->opt.extrapolate > 0) {
         HS_CALL_GOTO(HS_ALLOC(c->phi_h1, nn, "phi history"), fail);
         HS_CALL_GOTO(HS_ALLOC(c->phi_h2, nn, "phi history"), fail);

@@ -88,8 +88,9 @@ int main(void)
     {
         double al[2] = {1.0, 1.0}, be[2] = {1.0, 0.0}, lo, hi;
         hs_cg_ritz_interval(2, al, be, &lo, &hi);
-        HS_TEST_NEAR(lo, (3.0 - sqrt(5.0)) / 2, 1e-12, "Ritz min");
-        HS_TEST_NEAR(hi, (3.0 + sqrt(5.0)) / 2, 1e-12, "Ritz max");
+        /* bisection to 1e-6 of the Gershgorin width (4 here) */
+        HS_TEST_NEAR(lo, (3.0 - sqrt(5.0)) / 2, 4e-6, "Ritz min");
+        HS_TEST_NEAR(hi, (3.0 + sqrt(5.0)) / 2, 4e-6, "Ritz max");
     }
 
     /* Iterates after k iterations: s-step against classic. Bound (docs/verification.md): two CG
@@ -155,6 +156,29 @@ int main(void)
             }
     }
 
+    /* Reusing the interval (sstep_reuse, as the backends do for Newton's matrices): the second solve
+     * skips the start-up and still takes classic's iterations within 10%. */
+    {
+        for (int i = 0; i < n1; ++i) xs[i] = cos(0.37 * i) + 0.1 * i / n1;
+        hs_csr_spmv(a, xs, b);
+        jacobi(a, dinv);
+        hs_cg_work *wr = NULL;
+        HS_TEST_OK(hs_cg_work_create(n1, &wr));
+        wr->sstep_reuse = 1;
+        hs_cg_opts oc = {1e-8, 5000, HS_CG_CLASSIC, 0}, os = {1e-8, 5000, HS_CG_SSTEP, 8};
+        HS_TEST_OK(hs_cg_solve(n1, matvec, a, dinv, b, xc, &oc, w, &rc));
+        for (int rep = 0; rep < 2; ++rep) {
+            HS_TEST_OK(hs_cg_solve(n1, matvec, a, dinv, b, x, &os, wr, &r));
+            HS_TEST_CHECK(wr->sstep_d > 0.0 && r.outcome == HS_CG_CONVERGED && r.fallback_iter == 0 &&
+                              r.iters <= ceil(1.1 * rc.iters) && r.iters >= floor(0.9 * rc.iters),
+                          "reuse, solve %d: %d iterations (classic %d), outcome %d, fallback %d", rep, r.iters,
+                          rc.iters, r.outcome, r.fallback_iter);
+            HS_TEST_CHECK(rel_diff(n1, x, xc) <= 10.0 * cond1 * 1e-8, "reuse, solve %d: differs from classic by %.3g",
+                          rep, rel_diff(n1, x, xc));
+        }
+        hs_cg_work_destroy(&wr);
+    }
+
     /* Outcomes: the iteration limit inside a block, zero right-hand side, an indefinite matrix. */
     {
         for (int i = 0; i < n1; ++i) xs[i] = cos(0.37 * i) + 0.1 * i / n1;
@@ -206,6 +230,7 @@ int main(void)
         HS_TEST_OK(hs_cg_solve(n, matvec, ab, dinv, b, xc, &oc, w, &rc));
         HS_TEST_OK(hs_cg_solve(n, matvec, ab, dinv, b, x, &os, w, &r));
         HS_TEST_CHECK(r.fallback_iter == 8, "breakdown not detected in the first block: fallback %d", r.fallback_iter);
+        HS_TEST_CHECK(w->sstep_d == 0.0, "the interval is kept after a breakdown");
         HS_TEST_CHECK(r.outcome == HS_CG_CONVERGED && r.rel_res <= 1e-10 && r.iters <= ceil(1.1 * rc.iters),
                       "after the fallback: outcome %d, rel_res %.3g, %d iterations (classic %d)", r.outcome, r.rel_res,
                       r.iters, rc.iters);
