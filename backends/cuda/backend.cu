@@ -278,10 +278,13 @@ static hs_status cuda_setup(hs_backend *b)
     }
     c->ex.order = p->opt.extrapolate;
     hs_extrap_reset(&c->ex);
-    HS_CHECK(p->opt.cg.variant != HS_CG_SSTEP, HS_ERR_CONFIG,
-             "solver.cg = \"sstep\" runs on the cpu backend only in this build; use solver.backend = \"cpu\" or "
-             "another solver.cg");
     HS_CALL(hs_gpu_cg_create(c->nn, p->opt.cg.variant, c->spmv, c->dinv, &c->cg));
+    if (p->opt.cg.variant == HS_CG_SSTEP) { /* always its persistent kernel, through the format's slot map */
+        if (!c->csr_rp) HS_CALL(upload(&c->csr_rp, p->pattern->row_ptr, (size_t)c->nn + 1, "CSR row pointers"));
+        if (!c->csr_col) HS_CALL(upload(&c->csr_col, p->pattern->col, (size_t)c->nnz, "CSR columns"));
+        HS_CALL(hs_gpu_cg_set_sstep(c->cg, p->opt.cg.s, c->csr_rp, c->csr_col, c->slot, c->kval));
+        c->cg->sstep_reuse = 1; /* Newton's matrices of a run are close: keep the Chebyshev interval */
+    }
     if (p->opt.cg.variant == HS_CG_CHRONOPOULOS &&
         (p->opt.persistent > 0 || (p->opt.persistent < 0 && c->nn <= HS_CG_PERSISTENT_AUTO_ROWS))) {
         if (!c->csr_rp) HS_CALL(upload(&c->csr_rp, p->pattern->row_ptr, (size_t)c->nn + 1, "CSR row pointers"));
@@ -302,7 +305,10 @@ static hs_status cuda_setup(hs_backend *b)
              p->opt.graph ? "CUDA graph per Newton iteration" : "stream launches");
     if (c->cg->persistent) {
         size_t l = strlen(b->description);
-        if (l > 1 && l < sizeof b->description - 40)
+        if (l > 1 && l < sizeof b->description - 40 && p->opt.cg.variant == HS_CG_SSTEP)
+            snprintf(b->description + l - 1, sizeof b->description - l + 1, ", persistent s-step kernel, s = %d)",
+                     c->cg->sstep_s);
+        else if (l > 1 && l < sizeof b->description - 40)
             snprintf(b->description + l - 1, sizeof b->description - l + 1, ", persistent CG kernel)");
     }
     return HS_OK;
