@@ -55,22 +55,36 @@ HS_HD void hs_sstep_cheb_B(int s, double c, double d, double *B)
  *  (m terms, each a dot product of n terms with probabilistic error sqrt(n) eps; Higham, ch. 3). */
 HS_HD double hs_sstep_theta(int s, double n) { return (2 * s + 1) * sqrt(n) * DBL_EPSILON; }
 
-HS_HD double hs_sstep_quad(int m, const double *G, const double *a, const double *b)
+/* a' G b over the index set idx[0..len) (the coordinates are exactly zero elsewhere, so the sum is the
+ * full one: skipping zeros changes no bit) */
+HS_HD double hs_sstep_quad(int m, const double *G, const double *a, const double *b, const int *idx, int len)
 {
     double q = 0.0;
-    for (int i = 0; i < m; ++i) {
+    for (int ii = 0; ii < len; ++ii) {
+        const int i = idx[ii];
         double t = 0.0;
-        for (int j = 0; j < m; ++j) t += G[i * m + j] * b[j];
+        for (int jj = 0; jj < len; ++jj) t += G[i * m + idx[jj]] * b[idx[jj]];
         q += a[i] * t;
     }
     return q;
 }
 
-HS_HD double hs_sstep_scale(int m, const double *G, const double *a)
+HS_HD double hs_sstep_scale(int m, const double *G, const double *a, const int *idx, int len)
 {
     double t = 0.0;
-    for (int i = 0; i < m; ++i) t += fabs(a[i]) * sqrt(fabs(G[i * m + i]));
+    for (int ii = 0; ii < len; ++ii) t += fabs(a[idx[ii]]) * sqrt(fabs(G[idx[ii] * m + idx[ii]]));
     return t;
+}
+
+/* The coordinates that can be non-zero during inner iteration k: p chain 0..k+1, u chain 0..k (B raises
+ * the level by one per iteration); the small recurrences cost O(k^2), not O(s^2), per iteration. */
+HS_HD int hs_sstep_support(int s, int k, int *idx)
+{
+    int len = 0;
+    const int lp = k + 1 < s ? k + 1 : s, lu = k < s - 1 ? k : s - 1;
+    for (int j = 0; j <= lp; ++j) idx[len++] = j;
+    for (int j = 0; j <= lu; ++j) idx[len++] = s + 1 + j;
+    return len;
 }
 
 /**
@@ -86,35 +100,41 @@ HS_HD void hs_sstep_inner(int s, const double *G, const double *H, const double 
 {
     const int m = 2 * s + 1;
     double t[HS_SSTEP_MMAX];
-    for (int i = 0; i < m; ++i) o->xc[i] = o->pc[i] = o->uc[i] = 0.0;
+    int idx[HS_SSTEP_MMAX];
+    for (int i = 0; i < m; ++i) o->xc[i] = o->pc[i] = o->uc[i] = t[i] = 0.0;
     o->pc[0] = 1.0;
     o->uc[s + 1] = 1.0;
     o->k = 0;
     o->status = HS_SSTEP_RUNNING;
-    o->rr = hs_sstep_quad(m, H, o->uc, o->uc);
+    int len = hs_sstep_support(s, 0, idx);
+    o->rr = hs_sstep_quad(m, H, o->uc, o->uc, idx, len);
     o->q = o->noise = 0.0;
-    double gamma = hs_sstep_quad(m, G, o->uc, o->uc);
+    double gamma = hs_sstep_quad(m, G, o->uc, o->uc, idx, len);
     for (int k = 0; k < s; ++k) {
         if (it0 + k >= max_iter) { o->status = HS_SSTEP_MAXIT; return; }
-        for (int i = 0; i < m; ++i) {
+        len = hs_sstep_support(s, k, idx);
+        for (int ii = 0; ii < len; ++ii) {
+            const int i = idx[ii];
             double v = 0.0;
-            for (int j = 0; j < m; ++j) v += B[i * m + j] * o->pc[j];
+            for (int jj = 0; jj < len; ++jj) v += B[i * m + idx[jj]] * o->pc[idx[jj]];
             t[i] = v;
         }
-        const double denom = hs_sstep_quad(m, G, o->pc, t);
-        const double sg = hs_sstep_scale(m, G, o->uc), sp = hs_sstep_scale(m, G, o->pc) * hs_sstep_scale(m, G, t);
+        const double denom = hs_sstep_quad(m, G, o->pc, t, idx, len);
+        const double sg = hs_sstep_scale(m, G, o->uc, idx, len),
+                     sp = hs_sstep_scale(m, G, o->pc, idx, len) * hs_sstep_scale(m, G, t, idx, len);
         if (!isfinite(denom) || !isfinite(gamma)) { o->status = HS_SSTEP_NONFINITE; return; }
         if (!(gamma > theta * sg * sg)) { o->status = HS_SSTEP_BREAK; o->q = gamma; o->noise = theta * sg * sg; return; }
         if (!(denom > theta * sp)) { o->status = HS_SSTEP_BREAK; o->q = denom; o->noise = theta * sp; return; }
         const double alpha = gamma / denom;
-        for (int i = 0; i < m; ++i) {
+        for (int ii = 0; ii < len; ++ii) {
+            const int i = idx[ii];
             o->xc[i] += alpha * o->pc[i];
             o->uc[i] -= alpha * t[i];
         }
-        o->rr = hs_sstep_quad(m, H, o->uc, o->uc);
-        const double gamma_new = hs_sstep_quad(m, G, o->uc, o->uc);
+        o->rr = hs_sstep_quad(m, H, o->uc, o->uc, idx, len);
+        const double gamma_new = hs_sstep_quad(m, G, o->uc, o->uc, idx, len);
         const double beta = gamma_new / gamma;
-        for (int i = 0; i < m; ++i) o->pc[i] = o->uc[i] + beta * o->pc[i];
+        for (int ii = 0; ii < len; ++ii) o->pc[idx[ii]] = o->uc[idx[ii]] + beta * o->pc[idx[ii]];
         gamma = gamma_new;
         o->k = k + 1;
         if (!isfinite(o->rr)) { o->status = HS_SSTEP_NONFINITE; return; }
