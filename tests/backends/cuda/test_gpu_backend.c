@@ -99,6 +99,25 @@ static void graph_and_variants(int nsteps)
         HS_TEST_CHECK(sqrt(d2 / r2) <= nsteps * 1e-10, "persistent vs kernel sequence: %.3e", sqrt(d2 / r2));
     }
     free(q);
+    /* s-step CG (its persistent kernel, s = 4, the interval kept across the run's solves): the same
+     * simulation within the Newton tolerance, as the persistent kernel above (tests/sim/test_sstep_sim.c
+     * checks the same on the cpu) */
+    {
+        static hs_sim_spec c5;
+        setup_cfg(&c5, "cuda");
+        c5.cg.variant = HS_CG_SSTEP;
+        c5.cg.s = 4;
+        int32_t n5 = 0;
+        hs_test_node *e = getenv("HS_TEST_NO_GRAPH") ? NULL : hs_test_run_sorted(&c5, nsteps, &n5);
+        if (!getenv("HS_TEST_NO_GRAPH")) HS_TEST_CHECK(e && n5 == n1, "run with the s-step CG failed");
+        if (a && e && n5 == n1) {
+            double d2 = 0, r2 = 0;
+            for (int32_t i = 0; i < n1; ++i) { d2 += (a[i].phi - e[i].phi) * (a[i].phi - e[i].phi); r2 += a[i].phi * a[i].phi; }
+            printf("s-step (s = 4) vs chronopoulos after %d steps: |phi diff|/|phi| = %.2e\n", nsteps, sqrt(d2 / r2));
+            HS_TEST_CHECK(sqrt(d2 / r2) <= nsteps * 1e-10, "s-step vs chronopoulos: %.3e", sqrt(d2 / r2));
+        }
+        free(e);
+    }
     HS_TEST_CHECK(a && b && c && n1 == n2 && n1 == n3, "graph/stream/classic runs failed");
     if (a && b && c && n1 == n2 && n1 == n3) {
         int diff = 0;
