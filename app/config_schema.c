@@ -196,6 +196,9 @@ static const hs_cfg_key base_keys[] = {
      .meaning = "split: K = K_D + sum_e km_e 11^T with the diffusion matrix K_D assembled once and two scalars per element per Newton iteration; full: every element matrix written and gathered (seed 002, the reference). Same answer within the Newton tolerance"},
     {.path = "solver.persistent", .type = HS_CFG_ENUM, .choices = "auto|on|off", .def_str = "auto",
      .unit = "-", AT(persistent), .meaning = "CUDA backend, solver.cg = chronopoulos: run each CG solve as one persistent cooperative kernel (two grid barriers per iteration); auto: for systems up to 262,144 rows, where launch latency bounds an iteration"},
+    {.path = "solver.step", .type = HS_CFG_ENUM, .choices = "kernels|graph", .def_str = "kernels",
+     .unit = "-", AT(step),
+     .meaning = "CUDA backend: kernels: the host runs the Newton loop of a step (one synchronisation per Newton iteration); graph: the first assembly and the whole Newton loop (solve, update, assembly, the Newton test) as one CUDA graph with a device-side WHILE node, one synchronisation per step. The cpu backend runs its host loop either way"},
 
     /* ---- spmv: tunables of the SpMV formats (docs/kernels.md) ------------------------------- */
     {.path = "spmv.block_size", .type = HS_CFG_INT, GE(32), .def_num = 256, .unit = "threads",

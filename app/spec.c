@@ -104,6 +104,7 @@ hs_status hs_spec_from_config(const hs_config *cfg, hs_sim_spec *s)
     s->graph = strcmp(cfg->graph, "off") != 0; /* auto and on: graphs (the cuda backend's choice) */
     HS_CALL(hs_assembly_lookup("solver.assembly", cfg->assembly, &s->assembly));
     s->persistent = !strcmp(cfg->persistent, "on") ? 1 : !strcmp(cfg->persistent, "off") ? 0 : -1;
+    s->step_graph = !strcmp(cfg->step, "graph");
     s->newton_tol_residual = cfg->newton_tol_residual;
     s->newton_tol_update = cfg->newton_tol_update;
     s->newton_max_iter = cfg->newton_max_iter;

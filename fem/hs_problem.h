@@ -44,6 +44,8 @@ typedef struct hs_problem_opts {
     long steps_hint;            /**< time steps the run will take (0: unknown): what an "auto" trial may cost */
     int persistent;             /**< cuda backend, chronopoulos: 1 one persistent kernel per CG solve, 0 never,
                                      -1 auto (up to HS_CG_PERSISTENT_AUTO_ROWS rows) */
+    int step_graph;             /**< solver.step = "graph": the Newton iteration of a step on the device
+                                     (hs_backend_ops.newton_device, cuda); 0: the host loop */
 } hs_problem_opts;
 
 typedef struct hs_problem {

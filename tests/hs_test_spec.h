@@ -43,6 +43,7 @@ static void hs_test_spec_defaults(hs_sim_spec *s)
     s->extrapolate = 2;
     s->graph = 1;
     s->persistent = -1;
+    s->step_graph = 0;
     s->assembly = HS_ASSEMBLY_SPLIT;
     s->newton_tol_residual = 1e-8;
     s->newton_tol_update = 1e-8;
