@@ -188,6 +188,10 @@ hs_status hs_cu_newton_device(hs_backend *b, hs_newton_out *out)
     out->n_hist = h->n_hist;
     for (int k = 0; k < h->n_hist && k < 32; ++k) out->res_hist[k] = h->hist[k];
     if (h->solves > 0) hs_gpu_cg_result_of(&h->cg, &out->cg);
+    if (h->solves > 0 && out->cg.fallback_iter > 0) /* the last solve's; as graph.cu says it */
+        hs_warn("s-step CG (solver.cg_s = %d): the Krylov basis lost its rank after %d iterations; the solve "
+                "continued with Chronopoulos-Gear CG from the current iterate",
+                b->prob->opt.cg.s, out->cg.fallback_iter);
     if (h->stop == HS_NEWTON_ELEMENT) return hs_cu_element_error(b, h->bad_elem);
     return HS_OK;
 }
