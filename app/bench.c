@@ -16,6 +16,8 @@ typedef struct bench_row {
     char backend[256];
     hs_phase_bench pb;
     double step;       /* median wall time of a whole time step */
+    double step_other; /* the same with the other solver.step (NAN: the backend has one way only) */
+    int step_graph;    /* the configured solver.step: 1 graph */
     double newton, cg; /* per step, over the measured steps */
     double frame;      /* median time to fetch and write one frame */
     int32_t nodes, elems, nnz;
@@ -56,6 +58,20 @@ static hs_status bench_backend(const hs_config *cfg, const char *backend, int re
     row->step = hs_median(steps, nsteps_meas);
     row->newton = (double)newton / nsteps_meas;
     row->cg = (double)cg / nsteps_meas;
+    /* the other solver.step beside it (the backend reads the option at every step) */
+    row->step_graph = sim.prob->opt.step_graph;
+    row->step_other = NAN;
+    if (sim.backend->ops->newton_device) {
+        sim.prob->opt.step_graph = !row->step_graph;
+        for (int q = 0; q < 2; ++q, ++k) HS_CALL_GOTO(hs_sim_step(&sim, k * dt, dt, &ss), done); /* capture */
+        for (int q = 0; q < nsteps_meas; ++q, ++k) {
+            double w0 = hs_wtime();
+            HS_CALL_GOTO(hs_sim_step(&sim, k * dt, dt, &ss), done);
+            steps[q] = hs_wtime() - w0;
+        }
+        row->step_other = hs_median(steps, nsteps_meas);
+        sim.prob->opt.step_graph = row->step_graph;
+    }
     double res;
     int32_t node;
     HS_CALL_GOTO(sim.backend->ops->begin_step(sim.backend, dt / spec.time_unit, amp), done);
@@ -119,7 +135,13 @@ static void print_row(const bench_row *b, double out_interval, double dt)
                p->naive_cg_iter / p->cg_iter);
     }
     printf("| %-22s | %12.1f | %10s | %12s | %8s | %10s |\n", "time step", 1e6 * b->step, "-", "-", "-", "-");
-    printf("  (a step: %.2f Newton iterations, %.1f CG iterations)\n", b->newton, b->cg);
+    printf("  (a step: %.2f Newton iterations, %.1f CG iterations; solver.step = %s)\n", b->newton, b->cg,
+           b->step_graph ? "graph" : "kernels");
+    if (isfinite(b->step_other))
+        printf("| %-22s | %12.1f | %10s | %12s | %8s | %10s |\n  (the next steps with solver.step = %s: %s)\n",
+               "time step, other way", 1e6 * b->step_other, "-", "-", "-", "-", b->step_graph ? "kernels" : "graph",
+               b->step_graph ? "the host runs the Newton loop, one synchronisation per Newton iteration"
+                             : "the whole Newton loop as one CUDA graph, one synchronisation per step");
     if (isfinite(b->frame))
         printf("| %-22s | %12.1f | %10s | %12s | %8s | %10s |\n  (fetched and written synchronously; one frame per "
                "%g ms would be %.1f%% of the step time if nothing overlapped: `heartsim run` copies and writes "

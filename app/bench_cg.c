@@ -75,8 +75,33 @@ hs_status hs_bench_cg(const hs_config *cfg0, int iters, int reps)
                    g ? "CUDA graph node" : "one cooperative launch per solve", t * 1e6, r.t_naive / t, bytes * 1e-6,
                    bytes / t / r.copy_bw, t / floor_t);
     }
+    for (int q = 0; q < 3; ++q) {
+        double t = r.t_sstep[q];
+        if (t > 0)
+            printf("| sstep s = %d, persistent kernel%s | one cooperative launch per solve | %.2f | %.2f | - | - | %.2f |\n",
+                   r.sstep_s[q], r.fallback_sstep[q] ? " (basis broke down: classic from there)" : "", t * 1e6,
+                   r.t_naive / t, t / floor_t);
+    }
     printf("\nto ||r|| <= 1e-8 ||b||: classic %d iterations, chronopoulos %d (persistent %d); ||x_classic - "
            "x_chronopoulos|| / ||x_classic|| = %.2e\n", r.iters_to_tol[0], r.iters_to_tol[1], r.iters_persistent,
            r.x_rel_diff);
+    /* solves to 1e-8 as a Newton step runs them (s-step: the Chebyshev interval kept from the warm-up
+     * solves, as in a run): per iteration, and whether s-step pays against the persistent Chronopoulos
+     * kernel at this size; the crossover in rows is where the last column turns to "no" across bench_50k,
+     * bench_1m and bench_4m */
+    printf("\n| solve to 1e-8 (stream, one launch per solve) | iterations | us/iter | speed-up vs naive | vs persistent "
+           "chronopoulos | ||x - x_classic|| / ||x_classic|| | pays at %d rows |\n", (int)r.n);
+    printf("|---|---:|---:|---:|---:|---:|---|\n");
+    if (r.t_tol_persistent > 0)
+        printf("| chronopoulos, persistent kernel | %d | %.2f | %.2f | 1.00 | %.2e | - |\n", r.iters_persistent,
+               r.t_tol_persistent * 1e6, r.t_naive / r.t_tol_persistent, r.x_rel_diff);
+    for (int q = 0; q < 3; ++q)
+        if (r.t_tol_sstep[q] > 0 && r.t_tol_persistent > 0) {
+            /* per solve, not per iteration: s-step may take a few more iterations */
+            double ratio = (r.t_tol_persistent * r.iters_persistent) / (r.t_tol_sstep[q] * r.iters_sstep[q]);
+            printf("| sstep s = %d | %d | %.2f | %.2f | %.2f | %.2e | %s |\n", r.sstep_s[q], r.iters_sstep[q],
+                   r.t_tol_sstep[q] * 1e6, r.t_naive / r.t_tol_sstep[q], ratio, r.x_rel_diff_sstep[q],
+                   ratio > 1.0 ? "yes" : "no");
+        }
     return HS_OK;
 }

@@ -125,7 +125,7 @@ static hs_status cpu_row(const hs_csr *a, const double *b, hs_precond_kind pk, h
     }
     r->setup_pattern_s = t1 - t0;
     r->setup_values_s = t2 - t1;
-    hs_cg_opts o = {tol, max_iter, var};
+    hs_cg_opts o = {tol, max_iter, var, 0};
     hs_cg_result res = {0};
     for (int k = 0; k < reps; ++k) {
         double s0 = hs_wtime();

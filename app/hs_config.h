@@ -72,13 +72,15 @@ typedef struct hs_config {
     char spmv[64];          /**< SpMV kernel name from the registry */
     double cg_tol;          /**< relative residual ||r||/||b|| */
     int cg_max_iter;
-    char cg_variant[16];    /**< "chronopoulos" | "classic" */
+    char cg_variant[16];    /**< "chronopoulos" | "classic" | "sstep" */
+    int cg_s;               /**< s of solver.cg = "sstep" (2..8) */
     double cg_forcing;      /**< inexact Newton forcing term in [0, 1); 0 = always to cg_tol */
     int extrapolate;        /**< initial Newton iterate: 0 previous, 1 linear, 2 quadratic */
     char graph[8];          /**< "auto" | "on" | "off": CUDA graph replay of a Newton iteration */
     char assembly[8];       /**< "split" | "full" (fem/hs_assembly_list.h) */
     char matrix_values[8];  /**< "float64" | "float32" (solvers/hs_matrix_values_list.h) */
     char persistent[8];     /**< "auto" | "on" | "off": persistent CG kernel (chronopoulos, cuda) */
+    char step[8];           /**< "kernels" | "graph": the Newton iteration of a step on the host or the device */
     double newton_tol_residual; /**< dt * max_I |R_I| / m_I (potential units) */
     double newton_tol_update;   /**< max_I |delta phi_I| */
     int newton_max_iter;

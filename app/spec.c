@@ -99,6 +99,7 @@ hs_status hs_spec_from_config(const hs_config *cfg, hs_sim_spec *s)
     s->cg.tol = cfg->cg_tol;
     s->cg.max_iter = cfg->cg_max_iter;
     HS_CALL(hs_cg_variant_lookup("solver.cg", cfg->cg_variant, &s->cg.variant));
+    s->cg.s = cfg->cg_s;
     s->cg_forcing = cfg->cg_forcing;
     s->pc = hs_precond_opts_default();
     HS_CALL(hs_precond_lookup("solver.precond", cfg->precond, &s->pc.precond));
@@ -112,6 +113,7 @@ hs_status hs_spec_from_config(const hs_config *cfg, hs_sim_spec *s)
     HS_CALL(hs_matrix_values_lookup("solver.matrix_values", cfg->matrix_values, &s->matrix_values));
     if (s->spmv) HS_CALL(hs_spmv_check_values("solver.matrix_values", s->spmv, s->matrix_values));
     s->persistent = !strcmp(cfg->persistent, "on") ? 1 : !strcmp(cfg->persistent, "off") ? 0 : -1;
+    s->step_graph = !strcmp(cfg->step, "graph");
     s->newton_tol_residual = cfg->newton_tol_residual;
     s->newton_tol_update = cfg->newton_tol_update;
     s->newton_max_iter = cfg->newton_max_iter;

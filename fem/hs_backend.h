@@ -34,6 +34,25 @@ typedef struct hs_phase_times {
 
 typedef struct hs_backend_diag_ops hs_backend_diag_ops; /* hs_backend_diag.h */
 
+/** How a Newton iteration run on the device (hs_backend_ops.newton_device) stopped. */
+enum { HS_NEWTON_CONVERGED = 0, HS_NEWTON_ELEMENT = 1, HS_NEWTON_NONFINITE = 2, HS_NEWTON_CG = 3,
+       HS_NEWTON_MAXIT = 4 };
+
+/** What a device-side Newton iteration reports (the numbers the host loop of hs_time_step has). */
+typedef struct hs_newton_out {
+    int stop;              /**< HS_NEWTON_* */
+    int k;                 /**< the Newton iteration at which it stopped (as the host loop's k) */
+    int solves;            /**< linear solves done */
+    int cg_iters, cg_iters_max;
+    double res, upd;       /**< the last residual (of iteration k) and update norms */
+    int32_t res_node;
+    double res_before;     /**< HS_NEWTON_CG: the residual before the failed solve, and its node */
+    int32_t node_before;
+    hs_cg_result cg;       /**< the last solve */
+    int n_hist;
+    double res_hist[32];
+} hs_newton_out;
+
 typedef struct hs_backend_ops {
     const char *name;
     /** Start a step: phi_n = phi, r_n = r; dt in model units; stimulus amplitude of each site in
@@ -76,6 +95,11 @@ typedef struct hs_backend_ops {
     void (*host_free)(void *p);
     void (*get_times)(const hs_backend *b, hs_phase_times *t);
     void (*destroy)(hs_backend *b);
+    /** Optional (solver.step = "graph"; NULL: the host loop): after begin_step, the whole Newton
+     *  iteration of the step - the first assembly, then solve, update, assembly and the Newton test
+     *  until the test stops it - with no host round trip, one synchronisation at the end. An element
+     *  failure is returned as the error assemble would return (out->k says where). */
+    hs_status (*newton_device)(hs_backend *b, hs_newton_out *out);
 } hs_backend_ops;
 
 struct hs_backend {

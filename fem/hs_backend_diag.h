@@ -42,6 +42,14 @@ typedef struct hs_cg_bench {
     double x_rel_diff;       /**< ||x_classic - x_chronopoulos|| / ||x_classic|| at that tolerance */
     double bytes_spmv;       /**< least bytes of one SpMV (seed 002 counting) */
     double copy_bw;          /**< bytes/s, device-to-device copy, median */
+    /* s-step CG (solver.cg = sstep), persistent kernel, Chebyshev interval kept across solves as in a run */
+    int sstep_s[3];          /**< s of the three s-step rows: 2, 4, 8 */
+    double t_sstep[3];       /**< s per iteration, solves of `iters` iterations (tolerance 0) */
+    int fallback_sstep[3];   /**< iteration of a basis breakdown in those solves (0: none) */
+    double t_tol_sstep[3];   /**< s per iteration, solves to 1e-8 (as a Newton step runs them) */
+    int iters_sstep[3];      /**< iterations to 1e-8 */
+    double x_rel_diff_sstep[3]; /**< ||x_sstep - x_classic|| / ||x_classic|| at 1e-8 */
+    double t_tol_persistent; /**< s per iteration, persistent Chronopoulos, solves to 1e-8 */
 } hs_cg_bench;
 
 struct hs_backend_diag_ops {

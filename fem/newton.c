@@ -30,6 +30,55 @@ hs_status hs_time_step(hs_backend *b, double t_ms, double dt_ms, const double *s
     int32_t node = 0;
     hs_status st = HS_OK;
     char hist[512];
+    if (p->opt.step_graph && b->ops->newton_device) {
+        /* the whole Newton loop on the device (solver.step = "graph"): the same tests, reported here
+         * with the host loop's words */
+        hs_newton_out o;
+        memset(&o, 0, sizeof o);
+        st = b->ops->newton_device(b, &o);
+        stats->newton_iters = o.solves;
+        stats->cg_iters = o.cg_iters;
+        stats->cg_iters_max = o.cg_iters_max;
+        stats->n_hist = o.n_hist < 32 ? o.n_hist : 32;
+        memcpy(stats->res_hist, o.res_hist, sizeof(double) * (size_t)stats->n_hist);
+        stats->res_norm = o.res;
+        if (st != HS_OK) {
+            char msg[1024];
+            snprintf(msg, sizeof msg, "%s", hs_error_message());
+            hs_error_clear();
+            st = HS_FAIL(st, "at t = %.4g ms (step to %.4g ms), Newton iteration %d: %s", t_ms, t_ms + dt_ms, o.k, msg);
+            goto fail;
+        }
+        if (o.stop == HS_NEWTON_NONFINITE) {
+            st = HS_FAIL(HS_ERR_NUMERIC,
+                         "Newton: non-finite residual at t = %.4g ms (step to %.4g ms), iteration %d, "
+                         "first at node %d; the last update was %.3e. Reduce time.dt",
+                         t_ms, t_ms + dt_ms, o.k, o.res_node, o.upd);
+            goto fail;
+        }
+        if (o.stop == HS_NEWTON_MAXIT) {
+            history_text(stats, hist, sizeof hist);
+            st = HS_FAIL(HS_ERR_NUMERIC,
+                         "Newton did not converge at t = %.4g ms (step to %.4g ms) in %d iterations: "
+                         "residual %.3e (solver.newton_tol_residual %.1e), last update %.3e "
+                         "(solver.newton_tol_update %.1e), largest residual at node %d; residual "
+                         "history %s. Reduce time.dt or raise solver.newton_max_iter",
+                         t_ms, t_ms + dt_ms, o.k, o.res, p->opt.newton_tol_residual, o.upd,
+                         p->opt.newton_tol_update, o.res_node, hist);
+            goto fail;
+        }
+        if (o.stop == HS_NEWTON_CG) {
+            st = HS_FAIL(HS_ERR_NUMERIC,
+                         "CG %s at t = %.4g ms (step to %.4g ms), Newton iteration %d: relative "
+                         "residual %.3e after %d iterations (solver.cg_tol %.1e, solver.cg_max_iter "
+                         "%d); Newton residual %.3e, largest at node %d%s",
+                         hs_cg_outcome_name(o.cg.outcome), t_ms, t_ms + dt_ms, o.k + 1, o.cg.rel_res,
+                         o.cg.iters, p->opt.cg.tol, p->opt.cg.max_iter, o.res_before, o.node_before,
+                         o.cg.outcome == HS_CG_BREAKDOWN ? ". Reduce time.dt" : "");
+            goto fail;
+        }
+        return b->ops->end_step(b, t_ms, dt_ms);
+    }
     st = b->ops->assemble(b, &res, &node);
     for (int k = 0;; ++k) {
         if (st != HS_OK) { /* name the step and the iteration in the element pass's message */

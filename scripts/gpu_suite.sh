@@ -39,7 +39,7 @@ bundle)
   ldd build-gpu/bin/heartsim build-gpu/bin/test_gpu_* | awk '$3 ~ /^\/(usr\/)?lib/ {print $3}' | sort -u |
     grep -vE '/(libc|libm|libpthread|libdl|librt|libresolv|libstdc\+\+|libgcc_s|ld-linux[^/]*)\.so' |
     while read -r lib; do cp -L "$lib" .gpu-bundle/; done
-  cp configs/bench_*.cfg configs/quick_slab.cfg .gpu-bundle/
+  cp configs/bench_*.cfg configs/quick_slab.cfg configs/lv_ellipsoid.cfg .gpu-bundle/
   du -sh .gpu-bundle
   ;;
 run)
@@ -115,6 +115,23 @@ run)
       [ -f "$cfg" ] || continue
       ./heartsim bench step "$cfg" --reps 20 --warm 2 --no-cpu --set output.dir=\"/tmp/hs_bench\" \
         --set output.format=\"xdmf\" || fail=$((fail+1))
+    done
+    # issue 18: the time step with s-step CG and with the Newton loop as one graph (bench step prints the
+    # other solver.step beside the configured one), and 1 s of simulated time at 50K nodes and on the
+    # benchmark ventricle (h = 1 mm), output off: wall time per simulated second from the summary
+    for s in 2 4 8; do
+      [ -f bench_50k.cfg ] || continue
+      ./heartsim bench step bench_50k.cfg --reps 20 --warm 2 --no-cpu --set solver.cg=\"sstep\" --set solver.cg_s=$s \
+        --set output.enabled=false | grep -E "^\||^  \(a step|^backend" || fail=$((fail+1))
+    done
+    for cfg in bench_50k.cfg lv_ellipsoid.cfg; do
+      [ -f "$cfg" ] || continue
+      for v in "chronopoulos kernels" "chronopoulos graph" "sstep kernels" "sstep graph"; do
+        set -- $v
+        echo "== run $cfg, t_end 1000 ms, output off, solver.cg $1, solver.step $2"
+        ./heartsim run "$cfg" --set time.t_end=1000 --set output.enabled=false --set solver.backend=\"cuda\" \
+          --set solver.cg=\"$1\" --set solver.step=\"$2\" 2>&1 | grep -E "^(spmv|backend|summary|  )" || fail=$((fail+1))
+      done
     done
     # output at one frame per simulated ms, in a real run of 40 ms: with and without frames
     for cfg in bench_50k.cfg bench_1m.cfg; do

@@ -49,6 +49,7 @@ typedef struct hs_sim_spec {
     int extrapolate;
     int graph;                   /**< 1: CUDA graph replay of a Newton iteration */
     int persistent;              /**< 1 on, 0 off, -1 auto */
+    int step_graph;              /**< solver.step: 1 "graph" (the Newton iteration on the device), 0 "kernels" */
     hs_assembly_kind assembly;   /**< solver.assembly */
     hs_matrix_values matrix_values; /**< solver.matrix_values */
     double newton_tol_residual, newton_tol_update;

@@ -23,6 +23,7 @@ static void problem_opts(const hs_sim_spec *spec, hs_problem_opts *o)
     o->extrapolate = spec->extrapolate;
     o->graph = spec->graph;
     o->persistent = spec->persistent;
+    o->step_graph = spec->step_graph;
     o->assembly = spec->assembly;
     o->values = spec->matrix_values; /* "auto" is resolved in hs_sim_create, once the backend is known */
     o->steps_hint = spec->dt > 0 ? (long)ceil(spec->t_end / spec->dt - 1e-9) : 0;

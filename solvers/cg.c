@@ -34,6 +34,7 @@ void hs_cg_work_destroy(hs_cg_work **p)
     free((*p)->p);
     free((*p)->q);
     free((*p)->s);
+    free((*p)->basis);
     free(*p);
     *p = NULL;
 }
@@ -58,6 +59,7 @@ hs_status hs_cg_jacobi(int32_t n, hs_matvec_fn A, void *ctx, const double *inv_d
     res->outcome = HS_CG_CONVERGED;
     res->iters = 0;
     res->rel_res = 0.0;
+    res->fallback_iter = 0;
 
     double bnorm = sqrt(hs_vec_dot(n, b, b));
 #pragma omp parallel for schedule(static) if (n > HS_OMP_MIN)
@@ -111,6 +113,7 @@ hs_status hs_cg_chronopoulos(int32_t n, hs_matvec_fn A, void *ctx, const double 
     res->outcome = HS_CG_CONVERGED;
     res->iters = 0;
     res->rel_res = 0.0;
+    res->fallback_iter = 0;
 
     double bnorm = sqrt(hs_vec_dot(n, b, b));
 #pragma omp parallel for schedule(static) if (n > HS_OMP_MIN)
@@ -162,6 +165,7 @@ hs_status hs_cg_solve(int32_t n, hs_matvec_fn A, void *ctx, const double *inv_di
 {
     if (opts->variant == HS_CG_CHRONOPOULOS)
         return hs_cg_chronopoulos(n, A, ctx, inv_diag, b, x, opts, work, res);
+    if (opts->variant == HS_CG_SSTEP) return hs_cg_sstep(n, A, ctx, inv_diag, b, x, opts, work, res);
     return hs_cg_jacobi(n, A, ctx, inv_diag, b, x, opts, work, res);
 }
 

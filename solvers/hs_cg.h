@@ -33,10 +33,16 @@ typedef struct hs_cg_variant_info {
     const char *seed;      /**< seed reference */
 } hs_cg_variant_info;
 
+/** Default and limits of solver.cg_s, the s of the s-step variant (HS_CG_SSTEP). */
+#define HS_CG_S_DEFAULT 4
+#define HS_CG_S_MIN 2
+#define HS_CG_S_MAX 8
+
 typedef struct hs_cg_opts {
     double tol;   /**< stop when ||r||_2 <= tol ||b||_2 */
     int max_iter;
     hs_cg_variant variant;
+    int s;        /**< HS_CG_SSTEP: iterations per block (HS_CG_S_MIN..HS_CG_S_MAX); 0: HS_CG_S_DEFAULT */
 } hs_cg_opts;
 
 typedef enum hs_cg_outcome {
@@ -50,6 +56,8 @@ typedef struct hs_cg_result {
     hs_cg_outcome outcome;
     int iters;
     double rel_res;       /**< ||r||_2 / ||b||_2 at exit (true recurrence residual) */
+    int fallback_iter;    /**< HS_CG_SSTEP: iteration after which the s-step basis broke down and classic
+                               CG took over (0: it did not) */
 } hs_cg_result;
 
 /** y = A x for the solver; ctx is the caller's. */
@@ -60,6 +68,12 @@ typedef void (*hs_matvec_fn)(void *ctx, const double *x, double *y);
 typedef struct hs_cg_work {
     int32_t n;
     double *r, *z, *p, *q, *s;
+    double *basis;     /**< HS_CG_SSTEP: [2s+3][n] basis and scratch, allocated by the first s-step solve */
+    int basis_s;       /**< the s basis was allocated for (0: none) */
+    int sstep_reuse;   /**< HS_CG_SSTEP, set by the caller: keep the Chebyshev interval of one solve for the
+                            next ones (a sequence of close matrices, e.g. Newton's), so later solves skip the s
+                            start-up iterations; a breakdown drops it. 0 (default): estimate it in every solve */
+    double sstep_c, sstep_d; /**< the kept interval: centre, half-width (valid when sstep_d > 0) */
 } hs_cg_work;
 
 /** @brief Allocate work for systems of size n. */
@@ -92,6 +106,32 @@ hs_status hs_cg_jacobi(int32_t n, hs_matvec_fn A, void *ctx, const double *inv_d
 hs_status hs_cg_chronopoulos(int32_t n, hs_matvec_fn A, void *ctx, const double *inv_diag,
                              const double *b, double *x, const hs_cg_opts *opts, hs_cg_work *work,
                              hs_cg_result *res);
+
+/**
+ * @brief s-step (communication-avoiding) Jacobi-PCG (Chronopoulos & Gear 1989 s-step; Hoemmen 2010
+ * ch. 5 CA-CG; Carson & Demmel 2014 formulation; seed 004 ch. 6 builds the matrix powers kernel).
+ * The first s iterations are classic PCG; their Lanczos coefficients give the Ritz interval
+ * [theta_min, theta_max] of D^-1 A. Then, per block of s iterations: a matrix powers kernel builds the
+ * 2s+1 basis vectors Y = [rho_0..rho_s (D^-1 A) p, rho_0..rho_{s-1} (D^-1 A) u] in the Chebyshev basis of
+ * that interval, one block reduction forms the Gram matrices G = Y' D Y and H = Y' D^2 Y, and the s
+ * iterations run on (2s+1)-vectors of coordinates: (r,u) = u'Gu', (p,Ap) = p'G B p', ||r||^2 = u'Hu'
+ * (B: D^-1 A Y = Y B on the leading columns). Equal to hs_cg_jacobi in exact arithmetic; the
+ * convergence test is the same, at each inner iteration, so iteration counts agree up to round-off.
+ * A quadratic form that is not positive or is at the round-off level of the Gram matrix (the basis
+ * lost its rank) is a breakdown of the basis: the block is discarded and classic PCG continues from
+ * the current iterate (residual recomputed), with a warning and res->fallback_iter set. Same contract
+ * as hs_cg_jacobi; opts->s in HS_CG_S_MIN..HS_CG_S_MAX (0: HS_CG_S_DEFAULT), else HS_ERR_INTERNAL.
+ */
+hs_status hs_cg_sstep(int32_t n, hs_matvec_fn A, void *ctx, const double *inv_diag, const double *b,
+                      double *x, const hs_cg_opts *opts, hs_cg_work *work, hs_cg_result *res);
+
+/**
+ * @brief Extreme eigenvalues of the Lanczos matrix of k CG iterations (the Ritz interval of M^-1 A):
+ * T_jj = 1/alpha_j + beta_{j-1}/alpha_{j-1}, T_{j,j+1} = sqrt(beta_j)/alpha_j (Saad, sec. 6.7.3), by
+ * Sturm-sequence bisection to 1e-6 of the Gershgorin width. alpha[k], beta[k] as CG computed them
+ * (beta[j] after iteration j).
+ */
+void hs_cg_ritz_interval(int k, const double *alpha, const double *beta, double *theta_min, double *theta_max);
 
 /** @brief The variant opts->variant names. */
 hs_status hs_cg_solve(int32_t n, hs_matvec_fn A, void *ctx, const double *inv_diag, const double *b,

@@ -11,3 +11,7 @@ HS_CG_VARIANT(HS_CG_CLASSIC, "classic",
 HS_CG_VARIANT(HS_CG_CHRONOPOULOS, "chronopoulos",
               "Chronopoulos-Gear Jacobi-PCG: one fused reduction per iteration",
               "seed 004 ch. 4 (Chronopoulos & Gear, J. Comput. Appl. Math. 25, 1989)")
+HS_CG_VARIANT(HS_CG_SSTEP, "sstep",
+              "s-step (communication-avoiding) Jacobi-PCG: matrix powers kernel in a Chebyshev basis, one block "
+              "Gram reduction per s iterations (solver.cg_s)",
+              "seed 004 ch. 6 (Chronopoulos & Gear 1989 s-step; Hoemmen 2010 CA-CG; Carson & Demmel 2014)")

@@ -38,12 +38,13 @@ static void hs_test_spec_defaults(hs_sim_spec *s)
     s->backend = hs_backends_find("cpu");
     s->spmv = NULL;
     s->spmv_params = hs_spmv_params_default();
-    s->cg = (hs_cg_opts){.tol = 1e-8, .max_iter = 1000, .variant = HS_CG_CHRONOPOULOS};
+    s->cg = (hs_cg_opts){.tol = 1e-8, .max_iter = 1000, .variant = HS_CG_CHRONOPOULOS, .s = 4};
     s->cg_forcing = 0.1;
     s->extrapolate = 2;
     s->graph = 1;
     s->persistent = -1;
     s->pc = hs_precond_opts_default();
+    s->step_graph = 0;
     s->assembly = HS_ASSEMBLY_SPLIT;
     s->matrix_values = HS_VALUES_AUTO;
     s->newton_tol_residual = 1e-8;

@@ -333,6 +333,7 @@ static hs_status cpu_create(const hs_problem *p, hs_backend **out)
         HS_CALL_GOTO(hs_precond_create(p->opt.pc.precond, p->opt.pc.sai_level, pat, &c->pc), fail);
         HS_CALL_GOTO(hs_krylov_work_create(nn, &c->kw), fail);
     }
+    c->cg->sstep_reuse = 1; /* solver.cg = sstep: the Newton matrices of a run are close, keep the interval */
     if (p->opt.extrapolate > 0) {
         HS_CALL_GOTO(HS_ALLOC(c->phi_h1, nn, "phi history"), fail);
         HS_CALL_GOTO(HS_ALLOC(c->phi_h2, nn, "phi history"), fail);

@@ -42,7 +42,9 @@ static hs_status cpu_bench(hs_backend *b, int reps, hs_phase_bench *out)
         double w0 = hs_wtime();
         hs_cpu_matvec(c, c->rhs, c->du);
         ts[r] = hs_wtime() - w0;
-        hs_cg_opts o = {0.0, 10, p->opt.cg.variant}; /* tolerance 0: exactly 10 iterations */
+        hs_cg_opts o = p->opt.cg; /* tolerance 0: exactly 10 iterations */
+        o.tol = 0.0;
+        o.max_iter = 10;
         hs_cg_result cr;
         w0 = hs_wtime();
         HS_CALL_GOTO(hs_cg_solve(n, hs_cpu_matvec, c, c->inv_diag, c->rhs, c->du, &o, c->cg, &cr), done);

@@ -90,10 +90,13 @@ hs_status hs_cu_enqueue_assemble(hs_backend *b, int in_graph)
 {
     cuda_impl *c = (cuda_impl *)b->impl;
     const hs_problem *p = b->prob;
+    /* in_graph 2: inside a conditional node's body (solver.step = "graph"), where event records are
+     * not allowed: no phase events and no copy of the scalars to the host */
+    const int timed = in_graph < 2;
     HS_CUDA_CALL(cudaMemsetAsync(&c->d_sc->bad_elem, 0x7f, sizeof(int), c->s));
-    HS_CALL(rec(c->ev_e0, c->s, in_graph));
+    if (timed) HS_CALL(rec(c->ev_e0, c->s, in_graph));
     HS_CALL(hs_cu_launch_element(c, &p->opt.model_prm));
-    HS_CALL(rec(c->ev_e1, c->s, in_graph));
+    if (timed) HS_CALL(rec(c->ev_e1, c->s, in_graph));
     if (c->split) {
         HS_CALL(hs_cu_enqueue_split_kr(c));
     } else if (c->f32) {
@@ -102,9 +105,18 @@ hs_status hs_cu_enqueue_assemble(hs_backend *b, int in_graph)
         HS_CALL(assemble_full(c, c->kval));
     }
     HS_CALL(hs_cu_launch_final_maxloc(c, &c->d_sc->res, &c->d_sc->res_node));
-    HS_CALL(rec(c->ev_a1, c->s, in_graph));
-    HS_CUDA_CALL(cudaMemcpyAsync(c->h_sc, c->d_sc, sizeof(dev_scalars), cudaMemcpyDeviceToHost, c->s));
+    if (timed) HS_CALL(rec(c->ev_a1, c->s, in_graph));
+    if (timed) HS_CUDA_CALL(cudaMemcpyAsync(c->h_sc, c->d_sc, sizeof(dev_scalars), cudaMemcpyDeviceToHost, c->s));
     return HS_OK;
+}
+
+hs_status hs_cu_element_error(const hs_backend *b, int e)
+{
+    const hs_model *m = b->prob->opt.model;
+    if (m->n_vars == 1)
+        return HS_FAIL(HS_ERR_NUMERIC, "the local Newton iteration for %s failed in element %d (on the GPU)",
+                       m->vars[0].name, e);
+    return HS_FAIL(HS_ERR_NUMERIC, "the local update of the %s model failed in element %d (on the GPU)", m->name, e);
 }
 
 hs_status hs_cu_finish_assemble(hs_backend *b, double *res_norm, int32_t *res_node)
@@ -112,15 +124,7 @@ hs_status hs_cu_finish_assemble(hs_backend *b, double *res_norm, int32_t *res_no
     cuda_impl *c = (cuda_impl *)b->impl;
     c->t.element += 1e-3 * elapsed_ms(c->ev_e0, c->ev_e1);
     c->t.assembly += 1e-3 * elapsed_ms(c->ev_e1, c->ev_a1);
-    if (c->h_sc->bad_elem != 0x7f7f7f7f) {
-        int e = c->h_sc->bad_elem;
-        const hs_model *m = b->prob->opt.model;
-        if (m->n_vars == 1)
-            return HS_FAIL(HS_ERR_NUMERIC, "the local Newton iteration for %s failed in element %d (on the GPU)",
-                           m->vars[0].name, e);
-        return HS_FAIL(HS_ERR_NUMERIC, "the local update of the %s model failed in element %d (on the GPU)", m->name,
-                       e);
-    }
+    if (c->h_sc->bad_elem != 0x7f7f7f7f) return hs_cu_element_error(b, c->h_sc->bad_elem);
     *res_norm = c->h_sc->res;
     *res_node = c->h_sc->res_node;
     return HS_OK;

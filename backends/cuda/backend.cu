@@ -182,6 +182,9 @@ static void cu_destroy(hs_backend *b)
                    c->dinv, c->stim_e, c->ph1, c->ph2, c->csr_rp, c->csr_col, c->partA, c->parti, c->d_sc,
                    c->pptr, c->pelem, c->pslot, c->relem, c->dslot, c->kdp, c->kdc, c->km, c->rm};
     for (size_t i = 0; i < sizeof dev / sizeof dev[0]; ++i) cudaFree(dev[i]);
+    if (c->step_exec) cudaGraphExecDestroy(c->step_exec);
+    cudaFree(c->step_ctl);
+    cudaFreeHost(c->h_step_ctl);
     cudaFreeHost(c->h_sc);
     cudaFreeHost(c->h_cg);
     cudaFreeHost(c->h_state);
@@ -197,7 +200,7 @@ static void cu_destroy(hs_backend *b)
 static const hs_backend_ops cuda_ops = {
     "cuda", hs_cu_begin_step, hs_cu_assemble, hs_cu_solve, hs_cu_iterate, hs_cu_end_step, hs_cu_restore_step,
     cu_get_state, cu_set_state, cu_get_history, cu_set_history, cu_state_copy_start, cu_state_copy_wait,
-    cu_host_alloc, cu_host_free, cu_get_times, cu_destroy,
+    cu_host_alloc, cu_host_free, cu_get_times, cu_destroy, hs_cu_newton_device,
 };
 
 /* ---- set-up --------------------------------------------------------------------------------- */
@@ -289,6 +292,12 @@ static hs_status cuda_setup(hs_backend *b)
     c->ex.order = p->opt.extrapolate;
     hs_extrap_reset(&c->ex);
     HS_CALL(hs_gpu_cg_create(c->nn, p->opt.cg.variant, c->spmv, c->dinv, &c->cg));
+    if (p->opt.cg.variant == HS_CG_SSTEP) { /* always its persistent kernel, through the format's slot map */
+        if (!c->csr_rp) HS_CALL(upload(&c->csr_rp, p->pattern->row_ptr, (size_t)c->nn + 1, "CSR row pointers"));
+        if (!c->csr_col) HS_CALL(upload(&c->csr_col, p->pattern->col, (size_t)c->nnz, "CSR columns"));
+        HS_CALL(hs_gpu_cg_set_sstep(c->cg, p->opt.cg.s, c->csr_rp, c->csr_col, c->slot, hs_cu_kvals(c), c->f32));
+        c->cg->sstep_reuse = 1; /* Newton's matrices of a run are close: keep the Chebyshev interval */
+    }
     if (p->opt.cg.variant == HS_CG_CHRONOPOULOS &&
         (p->opt.persistent > 0 || (p->opt.persistent < 0 && c->nn <= HS_CG_PERSISTENT_AUTO_ROWS))) {
         if (!c->csr_rp) HS_CALL(upload(&c->csr_rp, p->pattern->row_ptr, (size_t)c->nn + 1, "CSR row pointers"));
@@ -323,7 +332,10 @@ static hs_status cuda_setup(hs_backend *b)
                  p->opt.pc.krylov == HS_KRYLOV_CG ? ", " : "", hs_precond_name(p->opt.pc.precond));
     } else if (c->cg->persistent) {
         size_t l = strlen(b->description);
-        if (l > 1 && l < sizeof b->description - 40)
+        if (l > 1 && l < sizeof b->description - 40 && p->opt.cg.variant == HS_CG_SSTEP)
+            snprintf(b->description + l - 1, sizeof b->description - l + 1, ", persistent s-step kernel, s = %d)",
+                     c->cg->sstep_s);
+        else if (l > 1 && l < sizeof b->description - 40)
             snprintf(b->description + l - 1, sizeof b->description - l + 1, ", persistent CG kernel)");
     }
     return HS_OK;

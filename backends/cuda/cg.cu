@@ -252,6 +252,8 @@ __global__ void k_cgc_vector(int32_t n, int n_dparts, const double *dpart, hs_gp
 hs_status enqueue_init(hs_gpu_cg *cg, const double *b, double *x, const hs_gpu_cg_tol *t, cudaStream_t s,
                        cudaGraphConditionalHandle cond, int use_cond)
 {
+    HS_CHECK(cg->variant != HS_CG_SSTEP, HS_ERR_INTERNAL,
+             "the s-step CG runs only as its persistent kernel (hs_gpu_cg_set_sstep first)");
     k_init<<<cg->vblocks, kT, 0, s>>>(cg->n, b, cg->dinv, x, cg->r, cg->u, cg->p,
                                       cg->variant == HS_CG_CHRONOPOULOS ? cg->s : nullptr, cg->partA, cg->partB);
     HS_CUDA_LAUNCH_CHECK("k_init");
@@ -338,7 +340,8 @@ void hs_gpu_cg_destroy(hs_gpu_cg **p)
 {
     if (!p || !*p) return;
     hs_gpu_cg *cg = *p;
-    void *dev[] = {cg->r, cg->u, cg->p, cg->w, cg->s, cg->partA, cg->partB, cg->partD, cg->d_sc};
+    void *dev[] = {cg->r, cg->u, cg->p, cg->w, cg->s, cg->partA, cg->partB, cg->partD, cg->d_sc,
+                   cg->sstep_Y, cg->sstep_partG, cg->sstep_gtot, cg->sstep_cheb};
     for (size_t i = 0; i < sizeof dev / sizeof dev[0]; ++i) cudaFree(dev[i]);
     if (cg->s_body) cudaStreamDestroy(cg->s_body);
     free(cg);
@@ -447,6 +450,7 @@ void hs_gpu_cg_result_of(const hs_gpu_cg_scalars *h, hs_cg_result *res)
                      ? (h->fail_iter > h->iters ? h->fail_iter : h->iters)
                      : h->iters;
     res->rel_res = h->bb > 0 ? sqrt(h->rr / h->bb) : 0.0;
+    res->fallback_iter = h->fallback_iter;
     res->outcome = h->status == HS_GPU_CG_CONV ? HS_CG_CONVERGED
                  : h->status == HS_GPU_CG_BREAK ? HS_CG_BREAKDOWN
                  : h->status == HS_GPU_CG_NONFINITE ? HS_CG_NONFINITE : HS_CG_MAX_ITER;

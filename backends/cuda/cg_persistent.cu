@@ -161,6 +161,7 @@ hs_status hs_gpu_cg_set_persistent(hs_gpu_cg *cg, const int32_t *d_row_ptr, cons
 hs_status hs_gpu_cg_launch_persistent(hs_gpu_cg *cg, const double *b, double *x, const hs_gpu_cg_tol *t,
                                       cudaStream_t s)
 {
+    if (cg->variant == HS_CG_SSTEP) return hs_gpu_cg_launch_sstep(cg, b, x, t, s);
     int32_t n = cg->n;
     const int32_t *rp = cg->p_rowptr, *col = cg->p_col;
     const int64_t *slot = cg->p_slot;

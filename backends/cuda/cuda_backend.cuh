@@ -85,6 +85,11 @@ struct cuda_impl {
     /* graph mode: one Newton iteration (solve, update, element, assembly) as a graph */
     cudaGraphExec_t gexec;
     double graph_dt;
+    /* solver.step = "graph" (step_graph.cu): the Newton loop of a step as one graph, its control block
+     * on the device and its pinned host copy */
+    cudaGraphExec_t step_exec;
+    double step_dt;
+    struct hs_newton_ctl *step_ctl, *h_step_ctl;
     hs_phase_times t;
     /* solver.precond / solver.krylov other than Jacobi-CG (backends/cuda/precond.cu, krylov.cu): the
      * host's pattern work, the device preconditioner, K in CSR order, the Krylov work, and the solves
@@ -138,6 +143,11 @@ hs_status hs_cu_launch_element(cuda_impl *c, const hs_model_params *prm);
 hs_status hs_cu_launch_final_maxloc(cuda_impl *c, double *v, int *i);
 /** Element pass, assembly, residual norm; ends with the scalars copied to pinned memory. */
 hs_status hs_cu_enqueue_assemble(hs_backend *b, int in_graph);
+/** The error an element failure (dev_scalars.bad_elem = @p e) is reported as. */
+hs_status hs_cu_element_error(const hs_backend *b, int e);
+/* ---- step_graph.cu ---- */
+/** hs_backend_ops.newton_device: the Newton loop of a step as one CUDA graph (solver.step = "graph"). */
+hs_status hs_cu_newton_device(hs_backend *b, hs_newton_out *out);
 /** After the stream synchronised: element failures, residual, phase times. */
 hs_status hs_cu_finish_assemble(hs_backend *b, double *res_norm, int32_t *res_node);
 /** The assemble op: enqueue, synchronise, finish. */

@@ -205,6 +205,32 @@ static hs_status time_solves(cuda_impl *c, hs_gpu_cg *cg, int graph, int iters, 
     return st;
 }
 
+/* Median seconds per iteration of `reps` solves to tol (after two warm-up solves), stream path; the
+ * iterations and the breakdown iteration (s-step) of the last solve. */
+static hs_status time_solves_tol(cuda_impl *c, hs_gpu_cg *cg, double tol, int reps, double *out, int *iters,
+                                 int *fallback)
+{
+    hs_gpu_cg_tol t = {tol, 0.0, 0.0, NULL, 100000};
+    double *tm = NULL;
+    HS_CALL(HS_ALLOC(tm, reps, "bench timings"));
+    hs_status st = HS_OK;
+    *fallback = 0;
+    for (int r = -2; r < reps && st == HS_OK; ++r) {
+        double w0 = hs_wtime();
+        st = hs_gpu_cg_solve_stream(cg, c->rhs, c->du, &t, HS_CG_POLL, c->s, c->h_cg);
+        double w1 = hs_wtime();
+        if (st == HS_OK && c->h_cg->status != HS_GPU_CG_CONV)
+            st = HS_FAIL(HS_ERR_NUMERIC, "CG benchmark: the solve to %.0e did not converge (status %d)", tol,
+                         c->h_cg->status);
+        if (st == HS_OK && c->h_cg->fallback_iter > 0) *fallback = c->h_cg->fallback_iter;
+        if (r >= 0 && st == HS_OK) tm[r] = (w1 - w0) / (c->h_cg->iters > 0 ? c->h_cg->iters : 1);
+    }
+    if (st == HS_OK) *iters = c->h_cg->iters;
+    *out = st == HS_OK ? hs_median(tm, reps) : -1.0;
+    free(tm);
+    return st;
+}
+
 /* Solve to tol with the graph path; iterations and the solution (du) left on the device. */
 static hs_status solve_to(cuda_impl *c, hs_gpu_cg *cg, double tol, int *iters, double *x_host)
 {
@@ -264,7 +290,38 @@ static hs_status cu_bench_cg(hs_backend *b, int iters, int reps, hs_cg_bench *ou
         if (st == HS_OK) st = time_solves(c, cg, 0, iters, reps, &out->t_persistent[0]);
         if (st == HS_OK) st = time_solves(c, cg, 1, iters, reps, &out->t_persistent[1]);
         if (st == HS_OK) st = solve_to(c, cg, 1e-8, &out->iters_persistent, xb);
+        int it_tol = 0, fb = 0;
+        if (st == HS_OK) st = time_solves_tol(c, cg, 1e-8, reps, &out->t_tol_persistent, &it_tol, &fb);
         hs_gpu_cg_destroy(&cg);
+    }
+    /* s-step, s = 2, 4, 8: its persistent kernel, the interval kept across solves (as in a run) */
+    for (int q = 0; q < 3 && st == HS_OK; ++q) {
+        const int sv = 2 << q;
+        out->sstep_s[q] = sv;
+        out->t_sstep[q] = out->t_tol_sstep[q] = -1.0;
+        double *xs = NULL;
+        hs_gpu_cg *cg = NULL;
+        st = HS_ALLOC(xs, c->nn, "bench solution");
+        if (st == HS_OK) st = hs_gpu_cg_create(c->nn, HS_CG_SSTEP, c->spmv, c->dinv, &cg);
+        if (st == HS_OK) st = hs_gpu_cg_set_sstep(cg, sv, d_rp, d_col, c->slot, hs_cu_kvals(c), c->f32);
+        if (st == HS_OK) {
+            cg->sstep_reuse = 1;
+            int fb = 0;
+            st = time_solves_tol(c, cg, 1e-8, reps, &out->t_tol_sstep[q], &out->iters_sstep[q], &fb);
+            if (st == HS_OK) st = solve_to(c, cg, 1e-8, &out->iters_sstep[q], xs);
+            if (st == HS_OK) {
+                double dd = 0.0, nx = 0.0;
+                for (int32_t i = 0; i < c->nn; ++i) {
+                    dd += (xs[i] - xa[i]) * (xs[i] - xa[i]);
+                    nx += xa[i] * xa[i];
+                }
+                out->x_rel_diff_sstep[q] = nx > 0 ? sqrt(dd / nx) : 0.0;
+            }
+            if (st == HS_OK) st = time_solves(c, cg, 0, iters, reps, &out->t_sstep[q]);
+            if (st == HS_OK) out->fallback_sstep[q] = c->h_cg->fallback_iter;
+        }
+        hs_gpu_cg_destroy(&cg);
+        free(xs);
     }
     cudaFree(d_rp);
     cudaFree(d_col);

@@ -21,6 +21,16 @@ static hs_gpu_cg_tol solve_tol(const hs_backend *b)
     return t;
 }
 
+/* solver.cg = sstep: the basis broke down and classic CG finished the solve (said as the cpu solver says it). */
+static void warn_fallback(const hs_backend *b, const hs_cg_result *cg)
+{
+    if (cg->fallback_iter > 0)
+        hs_warn("s-step CG (solver.cg_s = %d): the Krylov basis lost its rank after %d iterations; the solve "
+                "continued with Chronopoulos-Gear CG from the current iterate, and the next solve estimates the "
+                "Chebyshev interval again",
+                b->prob->opt.cg.s, cg->fallback_iter);
+}
+
 /* Stream mode: kernels launched one by one, CG status polled every HS_CG_POLL iterations. */
 hs_status hs_cu_solve(hs_backend *b, hs_cg_result *cg, double *upd_norm)
 {
@@ -35,6 +45,7 @@ hs_status hs_cu_solve(hs_backend *b, hs_cg_result *cg, double *upd_norm)
     HS_CUDA_CALL(cudaStreamSynchronize(c->s));
     c->t.solve += 1e-3 * elapsed_ms(c->ev_s0, c->ev_s1);
     hs_gpu_cg_result_of(c->h_cg, cg);
+    warn_fallback(b, cg);
     *upd_norm = c->h_sc->upd;
     return HS_OK;
 }
@@ -136,6 +147,7 @@ hs_status hs_cu_iterate(hs_backend *b, hs_cg_result *cg, double *upd_norm, doubl
     HS_CUDA_CALL(cudaStreamSynchronize(c->s));
     c->t.solve += 1e-3 * elapsed_ms(c->ev_s0, c->ev_s1);
     hs_gpu_cg_result_of(c->h_cg, cg);
+    warn_fallback(b, cg);
     *upd_norm = c->h_sc->upd;
     if (cg->outcome != HS_CG_CONVERGED) return HS_OK;
     return hs_cu_finish_assemble(b, res_norm, res_node);

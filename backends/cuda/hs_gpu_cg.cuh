@@ -57,6 +57,7 @@ struct hs_gpu_cg_scalars {
     unsigned ticket;            /**< last-block counter of the fused vector kernel (0 between kernels) */
     unsigned ticket_spmv;       /**< the same for the fused SpMV's dot product */
     double delta;               /**< (A u, u) from the fused SpMV */
+    int fallback_iter;          /**< sstep: iteration after which the basis broke down (0: it did not) */
 };
 
 /** Where the tolerance of a solve comes from: hs_cg_forcing_tol(cg_tol, forcing, tol_res, *d_res)
@@ -86,6 +87,12 @@ struct hs_gpu_cg {
     const void *p_vals;              /**< borrowed matrix values in the SpMV format's slots (double, or
                                           float when p_f32) */
     int p_f32;
+    /* s-step (variant HS_CG_SSTEP, hs_gpu_cg_set_sstep): always the persistent kernel of cg_sstep.cu */
+    int sstep_s;                     /**< s (iterations per block) */
+    int sstep_reuse;                 /**< keep the Chebyshev interval across solves (set by the caller) */
+    double *sstep_Y;                 /**< [2s+1][n] basis */
+    double *sstep_partG, *sstep_gtot; /**< Gram partials [pgrid][2 ne], totals [2 ne] */
+    double *sstep_cheb;              /**< [2] kept interval (centre, half-width; half-width 0: none) */
 };
 
 /** @brief Device CG for systems of size n with @p spmv (borrowed) and Jacobi @p d_dinv (borrowed). */
@@ -102,6 +109,16 @@ void hs_gpu_cg_destroy(hs_gpu_cg **p);
  */
 hs_status hs_gpu_cg_set_persistent(hs_gpu_cg *cg, const int32_t *d_row_ptr, const int32_t *d_col,
                                    const int64_t *d_slot, const void *d_vals, int f32);
+/**
+ * @brief Make this (HS_CG_SSTEP) CG an s-step one with @p s iterations per block (0: HS_CG_S_DEFAULT):
+ * every solve is one persistent cooperative kernel (backends/cuda/cg_sstep.cu) with its own CSR SpMV
+ * through the slot map, so it serves every SpMV format (each has a slot map). Allocates the basis
+ * ((2s+1) n doubles). Pointers borrowed. HS_ERR_DEVICE without cooperative launches.
+ */
+hs_status hs_gpu_cg_set_sstep(hs_gpu_cg *cg, int s, const int32_t *d_row_ptr, const int32_t *d_col,
+                              const int64_t *d_slot, const void *d_vals, int f32);
+/** @brief Enqueue one s-step solve (called by hs_gpu_cg_launch_persistent for HS_CG_SSTEP). */
+hs_status hs_gpu_cg_launch_sstep(hs_gpu_cg *cg, const double *b, double *x, const hs_gpu_cg_tol *t, cudaStream_t s);
 /** @brief Enqueue one persistent solve (internal to backends/cuda/cg.cu's solve and capture paths). */
 hs_status hs_gpu_cg_launch_persistent(hs_gpu_cg *cg, const double *b, double *x, const hs_gpu_cg_tol *t,
                                       cudaStream_t s);

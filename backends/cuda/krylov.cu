@@ -314,7 +314,7 @@ static hs_status bench_row(const hs_csr *a, const double *d_aval, const double *
     r->setup_pattern_s = t1 - t0;
     r->setup_values_s = t2 - t1;
     {
-        hs_cg_opts o = {tol, max_iter, var};
+        hs_cg_opts o = {tol, max_iter, var, 0};
         hs_cg_result res = {};
         std::vector<double> ts;
         for (int k = 0; k < reps + 1; ++k) { /* the first is a warm-up */

@@ -45,7 +45,7 @@ int main(void)
         const char *vn = hs_cg_variant_name(var);
         for (int i = 0; i < n; ++i) dinv[i] = 1.0 / a->val[hs_csr_find(a, i, i)];
         hs_csr_spmv(a, xs, b);
-        hs_cg_opts o = {1e-12, 5000, var};
+        hs_cg_opts o = {1e-12, 5000, var, 0};
         HS_TEST_OK(hs_cg_solve(n, matvec, a, dinv, b, x, &o, w, &r));
         HS_TEST_CHECK(r.outcome == HS_CG_CONVERGED, "%s: outcome %d", vn, r.outcome);
         HS_TEST_CHECK(r.rel_res <= 1e-12, "%s: rel_res %g", vn, r.rel_res);
@@ -55,7 +55,7 @@ int main(void)
         HS_TEST_CHECK(sqrt(err / nx) <= 4000 * 1e-12, "%s: solution error %g", vn, sqrt(err / nx));
 
         /* Iteration limit is reported, not hidden. */
-        hs_cg_opts o2 = {1e-12, 5, var};
+        hs_cg_opts o2 = {1e-12, 5, var, 0};
         HS_TEST_OK(hs_cg_solve(n, matvec, a, dinv, b, x, &o2, w, &r));
         HS_TEST_CHECK(r.outcome == HS_CG_MAX_ITER && r.iters == 5, "%s: outcome %d iters %d", vn, r.outcome, r.iters);
 
@@ -83,7 +83,7 @@ int main(void)
         double *xc = malloc(sizeof(double) * n);
         const int ks[] = {1, 5, 20, 60};
         for (int q = 0; q < 4; ++q) {
-            hs_cg_opts oc = {0.0, ks[q], HS_CG_CLASSIC}, og = {0.0, ks[q], HS_CG_CHRONOPOULOS};
+            hs_cg_opts oc = {0.0, ks[q], HS_CG_CLASSIC, 0}, og = {0.0, ks[q], HS_CG_CHRONOPOULOS, 0};
             HS_TEST_OK(hs_cg_solve(n, matvec, a, dinv, b, xc, &oc, w, &r));
             HS_TEST_OK(hs_cg_solve(n, matvec, a, dinv, b, x, &og, w, &r));
             double d = 0, nx = 0;
@@ -94,7 +94,7 @@ int main(void)
         }
         const double tols[] = {1e-4, 1e-8, 1e-12};
         for (int q = 0; q < 3; ++q) {
-            hs_cg_opts oc = {tols[q], 5000, HS_CG_CLASSIC}, og = {tols[q], 5000, HS_CG_CHRONOPOULOS};
+            hs_cg_opts oc = {tols[q], 5000, HS_CG_CLASSIC, 0}, og = {tols[q], 5000, HS_CG_CHRONOPOULOS, 0};
             hs_cg_result rc, rg;
             HS_TEST_OK(hs_cg_solve(n, matvec, a, dinv, b, xc, &oc, w, &rc));
             HS_TEST_OK(hs_cg_solve(n, matvec, a, dinv, b, x, &og, w, &rg));

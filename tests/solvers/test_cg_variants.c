@@ -8,7 +8,7 @@
 int main(void)
 {
     /* Enum values stay as they were (other code and saved settings use the numbers). */
-    HS_TEST_CHECK(HS_CG_CLASSIC == 0 && HS_CG_CHRONOPOULOS == 1, "enum values changed");
+    HS_TEST_CHECK(HS_CG_CLASSIC == 0 && HS_CG_CHRONOPOULOS == 1 && HS_CG_SSTEP == 2, "enum values changed");
     HS_TEST_CHECK(strcmp(hs_cg_variant_name(HS_CG_CLASSIC), "classic") == 0, "name of classic: %s",
                   hs_cg_variant_name(HS_CG_CLASSIC));
     HS_TEST_CHECK(strcmp(hs_cg_variant_name(HS_CG_CHRONOPOULOS), "chronopoulos") == 0,
@@ -18,7 +18,7 @@ int main(void)
 
     /* Every entry: complete, at its enum's index, found by its name. */
     const hs_registry *r = hs_cg_variants();
-    HS_TEST_CHECK(r->count == 2, "%zu variants", r->count);
+    HS_TEST_CHECK(r->count == 3, "%zu variants", r->count);
     for (size_t i = 0; i < r->count; ++i) {
         const hs_cg_variant_info *v = hs_registry_at(r, i);
         HS_TEST_CHECK(v->name && v->summary && v->seed && (size_t)v->variant == i, "entry %zu", i);
@@ -28,7 +28,7 @@ int main(void)
         HS_TEST_CHECK(got == v->variant, "lookup(%s) = %d", v->name, (int)got);
     }
     char names[64];
-    HS_TEST_CHECK(strcmp(hs_registry_names(r, names, sizeof names), "classic, chronopoulos") == 0, "names: %s",
+    HS_TEST_CHECK(strcmp(hs_registry_names(r, names, sizeof names), "classic, chronopoulos, sstep") == 0, "names: %s",
                   names);
 
     /* Unknown names: an error listing the variants; out untouched. */
@@ -36,7 +36,7 @@ int main(void)
     hs_error_clear();
     HS_TEST_CHECK(hs_cg_variant_lookup("solver.cg", "pipelined", &out) == HS_ERR_CONFIG && out == HS_CG_CHRONOPOULOS,
                   "lookup(pipelined)");
-    const char *want = "solver.cg: unknown CG variant \"pipelined\"; available: classic, chronopoulos";
+    const char *want = "solver.cg: unknown CG variant \"pipelined\"; available: classic, chronopoulos, sstep";
     HS_TEST_CHECK(strcmp(hs_error_message(), want) == 0, "message \"%s\", want \"%s\"", hs_error_message(), want);
     hs_error_clear();
     HS_TEST_CHECK(hs_cg_variant_lookup("solver.cg", "Classic", &out) == HS_ERR_CONFIG, "lookup is case-sensitive");

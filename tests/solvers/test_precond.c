@@ -120,7 +120,7 @@ static int solve(const hs_csr *a, hs_krylov k, hs_precond_kind p, int level, hs_
     HS_TEST_OK(hs_precond_create(p, level, a, &pc));
     HS_TEST_OK(hs_precond_compute(pc, a));
     HS_TEST_OK(hs_krylov_work_create(a->n_rows, &w));
-    hs_cg_opts o = {tol, 2000, var};
+    hs_cg_opts o = {tol, 2000, var, 0};
     hs_cg_result r;
     HS_TEST_OK(hs_krylov_solve(k, a->n_rows, matvec, (void *)a, hs_precond_apply, pc, b, x, &o, w, &r));
     hs_krylov_work_destroy(&w);
@@ -209,7 +209,7 @@ int main(void)
         for (int i = 0; i < n; ++i) dinv[i] = 1.0 / p1->val[hs_csr_find(p1, i, i)];
         hs_cg_work *cw = NULL;
         HS_TEST_OK(hs_cg_work_create(n, &cw));
-        hs_cg_opts o = {1e-10, 2000, var};
+        hs_cg_opts o = {1e-10, 2000, var, 0};
         hs_cg_result r;
         HS_TEST_OK(hs_cg_solve(n, matvec, p1, dinv, b, x2, &o, cw, &r));
         HS_TEST_CHECK(abs(r.iters - ij) <= 1, "%s: hs_pcg(jacobi) %d vs hs_cg_solve %d iterations", hs_cg_variant_name(var),

@@ -213,7 +213,7 @@ static const bad_case bad_cases[] = {
      "--set stimulus.[0].file=nowhere.vtx: stimulus.[0].file: cannot read"},
     /* issue 6 keys (schema only here) */
     {"cg variant", "solver = {\n  cg = \"pipelined\";\n};\n", {NULL}, 2,
-     "solver.cg: unknown value \"pipelined\"; allowed: \"chronopoulos\", \"classic\""},
+     "solver.cg: unknown value \"pipelined\"; allowed: \"chronopoulos\", \"classic\", \"sstep\""},
     {"cg forcing", "solver = { cg_forcing = 1.0; };\n", {NULL}, 1,
      "solver.cg_forcing = 1 is out of range: must be in [0, 1)"},
     {"extrapolate", "solver = {\n  extrapolate = 3;\n};\n", {NULL}, 2,
@@ -386,7 +386,7 @@ static void test_defaults(void)
                       d.mesh_min_dihedral == 0.0 && d.lv.rs_endo == 7.0 && d.lv.rl_endo == 17.0 &&
                       d.lv.rs_epi == 10.0 && d.lv.rl_epi == 20.0 && d.lv.z_base == 5.0,
                   "geometry defaults (Land et al. 2015)");
-    HS_TEST_CHECK(!strcmp(d.cg_variant, "chronopoulos") && d.cg_forcing == 0.1 && d.extrapolate == 2 &&
+    HS_TEST_CHECK(!strcmp(d.cg_variant, "chronopoulos") && d.cg_s == 4 && d.cg_forcing == 0.1 && d.extrapolate == 2 &&
                       !strcmp(d.graph, "auto") && !strcmp(d.out_format, "vtk"),
                   "issue 6 defaults");
     HS_TEST_CHECK(ap(&d, "c") == 8.0 && ap(&d, "alpha") == 0.01 && ap(&d, "gamma") == 0.002 && ap(&d, "b") == 0.15 &&

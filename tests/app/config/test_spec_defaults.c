@@ -49,9 +49,9 @@ int main(void)
                       a.t_end == b.t_end && a.n_stimuli == b.n_stimuli && a.activation_threshold == b.activation_threshold,
                   "physics keys");
     HS_TEST_CHECK(a.spmv == b.spmv && !memcmp(&a.spmv_params, &b.spmv_params, sizeof a.spmv_params) &&
-                      a.cg.tol == b.cg.tol && a.cg.max_iter == b.cg.max_iter && a.cg.variant == b.cg.variant &&
+                      a.cg.tol == b.cg.tol && a.cg.max_iter == b.cg.max_iter && a.cg.variant == b.cg.variant && a.cg.s == b.cg.s &&
                       a.cg_forcing == b.cg_forcing && a.extrapolate == b.extrapolate && a.graph == b.graph &&
-                      a.persistent == b.persistent && a.assembly == b.assembly && a.newton_tol_residual == b.newton_tol_residual &&
+                      a.persistent == b.persistent && a.step_graph == b.step_graph && a.assembly == b.assembly && a.newton_tol_residual == b.newton_tol_residual &&
                       a.newton_tol_update == b.newton_tol_update && a.newton_max_iter == b.newton_max_iter &&
                       a.threads == b.threads && a.dt_retry == b.dt_retry,
                   "solver keys");

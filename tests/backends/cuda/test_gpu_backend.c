@@ -109,6 +109,65 @@ static void graph_and_variants(int nsteps)
         HS_TEST_CHECK(sqrt(d2 / r2) <= nsteps * 1e-10, "persistent vs kernel sequence: %.3e", sqrt(d2 / r2));
     }
     free(q);
+    /* s-step CG (its persistent kernel, s = 4, the interval kept across the run's solves): the same
+     * simulation within the Newton tolerance, as the persistent kernel above (tests/sim/test_sstep_sim.c
+     * checks the same on the cpu) */
+    {
+        static hs_sim_spec c5;
+        setup_cfg(&c5, "cuda");
+        c5.cg.variant = HS_CG_SSTEP;
+        c5.cg.s = 4;
+        int32_t n5 = 0;
+        hs_test_node *e = getenv("HS_TEST_NO_GRAPH") ? NULL : hs_test_run_sorted(&c5, nsteps, &n5);
+        if (!getenv("HS_TEST_NO_GRAPH")) HS_TEST_CHECK(e && n5 == n1, "run with the s-step CG failed");
+        if (a && e && n5 == n1) {
+            double d2 = 0, r2 = 0;
+            for (int32_t i = 0; i < n1; ++i) { d2 += (a[i].phi - e[i].phi) * (a[i].phi - e[i].phi); r2 += a[i].phi * a[i].phi; }
+            printf("s-step (s = 4) vs chronopoulos after %d steps: |phi diff|/|phi| = %.2e\n", nsteps, sqrt(d2 / r2));
+            HS_TEST_CHECK(sqrt(d2 / r2) <= nsteps * 1e-10, "s-step vs chronopoulos: %.3e", sqrt(d2 / r2));
+        }
+        free(e);
+    }
+    /* solver.step = "graph": the whole Newton loop of a step as one graph with device-side control runs
+     * the per-iteration graph's kernels in the same order: the same simulation bit for bit; and a
+     * Newton failure (newton_max_iter = 1 at these tolerances) is found at the same step with the
+     * same words as the host loop */
+    if (!getenv("HS_TEST_NO_GRAPH")) {
+        static hs_sim_spec c6;
+        setup_cfg(&c6, "cuda");
+        c6.step_graph = 1;
+        int32_t n6 = 0;
+        hs_test_node *f = hs_test_run_sorted(&c6, nsteps, &n6);
+        HS_TEST_CHECK(f && n6 == n1, "run with solver.step = graph failed");
+        if (a && f && n6 == n1) {
+            int diff = 0;
+            for (int32_t i = 0; i < n1; ++i) diff += a[i].phi != f[i].phi || a[i].act != f[i].act;
+            HS_TEST_CHECK(diff == 0, "solver.step = graph differs from the per-iteration graph at %d nodes", diff);
+        }
+        free(f);
+        char msg[2][512];
+        int fail_step[2] = {-1, -1};
+        for (int g = 0; g < 2; ++g) {
+            static hs_sim_spec cf;
+            setup_cfg(&cf, "cuda");
+            cf.step_graph = g;
+            cf.newton_max_iter = 1;
+            hs_sim sim;
+            msg[g][0] = '\0';
+            if (hs_sim_create(&cf, &sim) != HS_OK) { HS_TEST_CHECK(0, "set-up: %s", hs_error_message()); continue; }
+            hs_step_stats ss;
+            for (int k = 0; k < 20 && fail_step[g] < 0; ++k)
+                if (hs_sim_step(&sim, k * cf.dt, cf.dt, &ss) != HS_OK) {
+                    fail_step[g] = k;
+                    snprintf(msg[g], sizeof msg[g], "%s", hs_error_message());
+                    hs_error_clear();
+                }
+            hs_sim_destroy(&sim);
+        }
+        HS_TEST_CHECK(fail_step[0] >= 0 && fail_step[0] == fail_step[1] && !strcmp(msg[0], msg[1]),
+                      "Newton failure: host loop at step %d (\"%s\"), device loop at step %d (\"%s\")", fail_step[0],
+                      msg[0], fail_step[1], msg[1]);
+    }
     HS_TEST_CHECK(a && b && c && n1 == n2 && n1 == n3, "graph/stream/classic runs failed");
     if (a && b && c && n1 == n2 && n1 == n3) {
         int diff = 0;

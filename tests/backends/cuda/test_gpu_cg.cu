@@ -150,7 +150,7 @@ int main()
     HS_TEST_OK(hs_cg_work_create(n, &w));
     for (int v = 0; v < 2; ++v) {
         xc[v] = (double *)malloc(sizeof(double) * n);
-        hs_cg_opts o = {tol, 5000, v ? HS_CG_CHRONOPOULOS : HS_CG_CLASSIC};
+        hs_cg_opts o = {tol, 5000, v ? HS_CG_CHRONOPOULOS : HS_CG_CLASSIC, 0};
         hs_cg_result r;
         HS_TEST_OK(hs_cg_solve(n, csr_mv, a, dinv, b, xc[v], &o, w, &r));
         HS_TEST_CHECK(r.outcome == HS_CG_CONVERGED, "cpu variant %d did not converge", v);

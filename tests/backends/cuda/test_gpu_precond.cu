@@ -104,7 +104,7 @@ static void check_solve(const hs_csr *a, hs_precond_kind pk, hs_krylov kk, hs_cg
     HS_TEST_OK(hs_precond_compute(pc, a));
     hs_krylov_work *w = nullptr;
     HS_TEST_OK(hs_krylov_work_create(n, &w));
-    hs_cg_opts o = {tol, 3000, var};
+    hs_cg_opts o = {tol, 3000, var, 0};
     hs_cg_result rc, rg;
     HS_TEST_OK(hs_krylov_solve(kk, n, cpu_mv, (void *)a, hs_precond_apply, pc, b.data(), x.data(), &o, w, &rc));
     /* device */

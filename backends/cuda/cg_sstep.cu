@@ -1,0 +1,459 @@
+// s-step (communication-avoiding) Jacobi-PCG as one persistent cooperative kernel: solver.cg = "sstep"
+// (hs_gpu_cg_set_sstep). The CPU reference is solvers/cg_sstep.c; the small-vector part (Ritz interval,
+// Chebyshev change of basis B, the s inner iterations on coordinates) is the same code, hs_cg_sstep.h.
+//
+// Seed 004 ch. 6 builds the matrix powers kernel for structured/banded matrices: each thread block
+// loads its rows plus a ghost zone s levels deep and computes s SpMVs without communication, paying
+// redundant work in the ghost zone. On the unstructured P1 matrix an s-level ghost zone of a 256-row
+// block is most of its neighbours' rows (RCM-ordered 3D mesh: the zone grows by a layer of the mesh per
+// level), so the redundant work would be several times the block's own. At the sizes where s-step
+// pays (about 50K rows: matrix, vectors and basis all sit in the 50 MB L2) the cheaper adaptation is
+// the other half of ch. 6's idea: the s SpMVs of the powers kernel run in one kernel with a grid
+// barrier between levels (no launches), both chains (p and u) in the same sweep so each matrix row
+// is read once per level, and the last level needs no barrier at all because the Gram matrix of a
+// row needs only that row's basis. Per block of s iterations: 1 barrier after the update, s-1 in the
+// powers kernel, 2 for the Gram reduction (partials, then entry totals) = s + 2 barriers, against 2s
+// for the persistent Chronopoulos kernel; one global reduction per s iterations.
+//
+// The first s iterations of a solve are Chronopoulos-Gear iterations (as cg_persistent.cu) whose
+// alpha and beta give the Ritz interval; with hs_gpu_cg.sstep_reuse the interval of an earlier solve
+// is kept in device memory and later solves start with s-step blocks at once. A basis breakdown
+// (hs_sstep_inner) drops the interval and restarts Chronopoulos-Gear from the current iterate.
+// Every block computes the same scalars from the same totals in the same order, so all blocks take
+// the same decisions and the result is deterministic.
+#include <cooperative_groups.h>
+
+#include <climits>
+#include <cmath>
+
+#include "hs_cg_sstep.h"
+#include "hs_cuda_check.cuh"
+#include "hs_gpu_cg.cuh"
+#include "hs_gpu_reduce.cuh"
+#include "hs_util.h"
+
+namespace cgrp = cooperative_groups;
+
+namespace {
+
+constexpr int kT = HS_RED_THREADS;
+constexpr int kM = HS_SSTEP_MMAX;
+constexpr int kNE = kM * (kM + 1) / 2; // upper-triangle entries of one Gram matrix at s = 8
+
+struct sstep_args {
+    int32_t n;
+    int S;
+    const int32_t *rp, *col;
+    const int64_t *slot;
+    const void *val;                  // matrix values in the format's slots: double, or float when f32
+    int f32;                          // solver.matrix_values = float32 (uniform: a predicted branch)
+    const double *dinv, *b;
+    double *x, *r, *u, *p, *s, *w;
+    double *Y;                        // [2S+1][n] basis
+    double *partA, *partB, *partD;    // [grid]
+    double *partG;                    // [grid][2 ne] Gram partials (G then H)
+    double *gtot;                     // [2 ne] Gram totals
+    double *cheb;                     // [2] kept Chebyshev interval: centre, half-width (<= 0: none)
+    int reuse;
+    hs_gpu_cg_scalars *sc;
+    double cg_tol, forcing, tol_res;
+    const double *d_res;
+    int max_iter;
+};
+
+struct cstate {
+    double gamma, gamma_old, alpha, beta, denom, rr;
+    int it;        // iterations of the solve
+    int k;         // iterations since the last (re)start of Chronopoulos-Gear
+    int status, fail_iter;
+};
+
+// the matrix value of CSR nonzero k through the format's slot map, widened to double
+__device__ __forceinline__ double mat_val(const sstep_args &a, int32_t k)
+{
+    const int64_t q = a.slot ? __ldg(a.slot + k) : k;
+    return a.f32 ? (double)__ldg(static_cast<const float *>(a.val) + q) : __ldg(static_cast<const double *>(a.val) + q);
+}
+
+__device__ __forceinline__ double row_dot(const sstep_args &a, int64_t i, const double *v)
+{
+    const int32_t k0 = __ldg(a.rp + i), k1 = __ldg(a.rp + i + 1);
+    double acc = 0.0;
+    for (int32_t k = k0; k < k1; ++k) acc += mat_val(a, k) * __ldcg(v + __ldg(a.col + k));
+    return acc;
+}
+
+// the two chains of the powers kernel in one sweep: each matrix entry is read once for both
+__device__ __forceinline__ void row_dot2(const sstep_args &a, int64_t i, const double *v1, const double *v2,
+                                         double &o1, double &o2)
+{
+    const int32_t k0 = __ldg(a.rp + i), k1 = __ldg(a.rp + i + 1);
+    double acc1 = 0.0, acc2 = 0.0;
+    for (int32_t k = k0; k < k1; ++k) {
+        const double v = mat_val(a, k);
+        const int32_t c = __ldg(a.col + k);
+        acc1 += v * __ldcg(v1 + c);
+        acc2 += v * __ldcg(v2 + c);
+    }
+    o1 = acc1;
+    o2 = acc2;
+}
+
+// Chronopoulos-Gear iterations (as k_cgc_persistent) until convergence, a failure, max_iter or `limit`
+// iterations of the solve; alpha and beta of the first HS_CG_S_MAX iterations since the last restart
+// go to al, be (the Lanczos coefficients of the Ritz interval).
+__device__ void chrono_iters(const sstep_args &a, cstate &st, int limit, double *al, double *be, double tol2,
+                             double bbt, double *sh, cgrp::grid_group &grid)
+{
+    const int G = gridDim.x;
+    const int64_t first = (int64_t)blockIdx.x * kT + threadIdx.x, stride = (int64_t)G * kT;
+    while (st.status == HS_GPU_CG_RUNNING && st.it < limit) {
+        double d = 0.0;
+        for (int64_t i = first; i < a.n; i += stride) {
+            const double acc = row_dot(a, i, a.u);
+            a.w[i] = acc;
+            d += acc * __ldcg(a.u + i);
+        }
+        d = hs_block_sum(d, sh);
+        if (threadIdx.x == 0) a.partD[blockIdx.x] = d;
+        grid.sync();
+        const double delta = hs_sum_partials(G, a.partD, sh);
+        st.beta = st.k == 0 ? 0.0 : st.gamma / st.gamma_old;
+        st.denom = st.k == 0 ? delta : delta - st.beta * st.gamma / st.alpha; // = (p, A p)
+        if (!(st.denom > 0.0) || !(st.gamma > 0.0)) {
+            st.status = isfinite(st.denom) && isfinite(st.gamma) ? HS_GPU_CG_BREAK : HS_GPU_CG_NONFINITE;
+            st.fail_iter = st.it + 1;
+            return;
+        }
+        st.alpha = st.gamma / st.denom;
+        double gg = 0.0, rl = 0.0;
+        for (int64_t i = first; i < a.n; i += stride)
+            hs_cgc_update_row(i, st.alpha, st.beta, a.x, a.r, a.u, a.p, a.s, a.w, a.dinv, gg, rl);
+        gg = hs_block_sum(gg, sh);
+        rl = hs_block_sum(rl, sh);
+        if (threadIdx.x == 0) { a.partA[blockIdx.x] = gg; a.partB[blockIdx.x] = rl; }
+        grid.sync();
+        st.gamma_old = st.gamma;
+        st.gamma = hs_sum_partials(G, a.partA, sh);
+        st.rr = hs_sum_partials(G, a.partB, sh);
+        if (st.k < HS_CG_S_MAX) {
+            al[st.k] = st.alpha;
+            be[st.k] = st.gamma / st.gamma_old;
+        }
+        ++st.it;
+        ++st.k;
+        if (!isfinite(st.rr)) st.status = HS_GPU_CG_NONFINITE;
+        else if (st.rr <= tol2 * bbt) st.status = HS_GPU_CG_CONV;
+        else if (st.it >= a.max_iter) st.status = HS_GPU_CG_MAXIT;
+    }
+}
+
+__global__ void __launch_bounds__(kT) k_cg_sstep(sstep_args a)
+{
+    cgrp::grid_group grid = cgrp::this_grid();
+    __shared__ double sh[kT];
+    __shared__ double ysh[kM * kT]; // a chunk of kT rows of the basis, column-major
+    __shared__ double dsh[kT];      // D of those rows
+    __shared__ double Gs[kM * kM], Hs[kM * kM], Bs[kM * kM];
+    __shared__ hs_sstep_block blk;
+    const int G = gridDim.x, S = a.S, m = 2 * S + 1, ne = m * (m + 1) / 2;
+    const int64_t n = a.n, first = (int64_t)blockIdx.x * kT + threadIdx.x, stride = (int64_t)G * kT;
+
+    // init as Chronopoulos-Gear from x = 0
+    double g = 0.0, bb = 0.0;
+    for (int64_t i = first; i < n; i += stride) {
+        double bi = a.b[i], ui = a.dinv[i] * bi;
+        a.x[i] = 0.0;
+        a.r[i] = bi;
+        a.u[i] = ui;
+        a.p[i] = 0.0;
+        a.s[i] = 0.0;
+        g += bi * ui;
+        bb += bi * bi;
+    }
+    g = hs_block_sum(g, sh);
+    bb = hs_block_sum(bb, sh);
+    if (threadIdx.x == 0) { a.partA[blockIdx.x] = g; a.partB[blockIdx.x] = bb; }
+    grid.sync();
+    const double bbt = hs_sum_partials(G, a.partB, sh);
+    const double tol = a.d_res ? hs_cg_forcing_tol(a.cg_tol, a.forcing, a.tol_res, *a.d_res) : a.cg_tol;
+    const double tol2 = tol * tol;
+    cstate st = {};
+    st.gamma = hs_sum_partials(G, a.partA, sh);
+    st.rr = bbt;
+    st.status = !isfinite(bbt) ? HS_GPU_CG_NONFINITE : bbt == 0.0 ? HS_GPU_CG_CONV
+              : a.max_iter <= 0 ? HS_GPU_CG_MAXIT : HS_GPU_CG_RUNNING;
+    double c = 0.0, d = 0.0;
+    int have = 0;
+    if (a.reuse) {
+        c = __ldcg(a.cheb);
+        d = __ldcg(a.cheb + 1);
+        have = d > 0.0;
+    }
+    int limit = have ? 0 : S, fallback_iter = 0;
+    double al[HS_CG_S_MAX], be[HS_CG_S_MAX];
+    const double theta = hs_sstep_theta(S, (double)n);
+    // pairs (row, column) of the upper-triangle entry each thread sums: entries e and e + kT of the
+    // flattened [G | H] (2 ne <= 306 < 2 kT)
+    int ea[2] = {-1, -1}, eb[2] = {0, 0}, eh[2] = {0, 0};
+    for (int q = 0; q < 2; ++q) {
+        int e = threadIdx.x + q * kT;
+        if (e >= 2 * ne) continue;
+        eh[q] = e >= ne;
+        int f = e - (eh[q] ? ne : 0), row = 0;
+        while (f >= m - row) { f -= m - row; ++row; }
+        ea[q] = row;
+        eb[q] = row + f;
+    }
+
+    while (st.status == HS_GPU_CG_RUNNING) {
+        chrono_iters(a, st, limit, al, be, tol2, bbt, sh, grid);
+        if (st.status != HS_GPU_CG_RUNNING) break;
+        if (!have) {
+            double th_min, th_max;
+            hs_sstep_ritz(S, al, be, &th_min, &th_max);
+            hs_sstep_interval(th_min, th_max, &c, &d);
+            have = 1;
+            if (blockIdx.x == 0 && threadIdx.x == 0) { a.cheb[0] = c; a.cheb[1] = d; }
+        }
+        if (threadIdx.x == 0) hs_sstep_cheb_B(S, c, d, Bs);
+        // from the Chronopoulos state (u_k, p_{k-1}) to the first block's basis: Y0 = p_k, Y_{S+1} = u_k
+        const double bt = st.k == 0 ? 0.0 : st.gamma / st.gamma_old;
+        for (int64_t i = first; i < n; i += stride) {
+            const double ui = __ldcg(a.u + i);
+            a.Y[i] = ui + bt * __ldcg(a.p + i);
+            a.Y[(S + 1) * n + i] = ui;
+        }
+        // s-step blocks until a stop or a breakdown
+        while (st.status == HS_GPU_CG_RUNNING) {
+            grid.sync(); // Y0 and Y_{S+1} of every row written
+            // the matrix powers kernel: level j of both chains in one sweep (Chebyshev recurrence)
+            for (int j = 1; j <= S; ++j) {
+                const double *pp = a.Y + (int64_t)(j - 1) * n, *up = a.Y + (int64_t)(S + j) * n;
+                double *po = a.Y + (int64_t)j * n, *uo = a.Y + (int64_t)(S + 1 + j) * n;
+                const double *pp2 = j >= 2 ? a.Y + (int64_t)(j - 2) * n : nullptr;
+                const double *up2 = j >= 2 ? a.Y + (int64_t)(S + j - 1) * n : nullptr;
+                for (int64_t i = first; i < n; i += stride) {
+                    const double di = a.dinv[i];
+                    double ap, au = 0.0;
+                    if (j < S) row_dot2(a, i, pp, up, ap, au);
+                    else ap = row_dot(a, i, pp);
+                    if (j == 1) {
+                        po[i] = (di * ap - c * __ldcg(pp + i)) / d;
+                        uo[i] = (di * au - c * __ldcg(up + i)) / d; // j = 1 < S always (S >= 2)
+                    } else {
+                        po[i] = 2.0 / d * (di * ap - c * __ldcg(pp + i)) - __ldcg(pp2 + i);
+                        if (j < S) uo[i] = 2.0 / d * (di * au - c * __ldcg(up + i)) - __ldcg(up2 + i);
+                    }
+                }
+                if (j < S) grid.sync(); // the last level is read only by its own rows (the Gram matrix)
+            }
+            // the block Gram reduction: G = Y'DY, H = Y'D^2Y, this block's rows in chunks of kT
+            double acc[2] = {0.0, 0.0};
+            for (int64_t base = (int64_t)blockIdx.x * kT; base < n; base += stride) {
+                const int64_t i = base + threadIdx.x;
+                __syncthreads();
+                const double di = i < n ? 1.0 / a.dinv[i] : 0.0;
+                dsh[threadIdx.x] = di;
+                for (int q = 0; q < m; ++q) ysh[q * kT + threadIdx.x] = i < n ? __ldcg(a.Y + (int64_t)q * n + i) : 0.0;
+                __syncthreads();
+                for (int q = 0; q < 2; ++q) {
+                    if (ea[q] < 0) continue;
+                    const double *ya = ysh + ea[q] * kT, *yb = ysh + eb[q] * kT;
+                    double t = 0.0;
+                    if (eh[q])
+                        for (int rI = 0; rI < kT; ++rI) t += dsh[rI] * dsh[rI] * ya[rI] * yb[rI];
+                    else
+                        for (int rI = 0; rI < kT; ++rI) t += dsh[rI] * ya[rI] * yb[rI];
+                    acc[q] += t;
+                }
+            }
+            for (int q = 0; q < 2; ++q)
+                if (ea[q] >= 0) a.partG[(int64_t)blockIdx.x * 2 * ne + threadIdx.x + q * kT] = acc[q];
+            grid.sync();
+            for (int e = blockIdx.x; e < 2 * ne; e += G) { // entry totals, a fixed order
+                double t = 0.0;
+                for (int bI = threadIdx.x; bI < G; bI += kT) t += __ldcg(a.partG + (int64_t)bI * 2 * ne + e);
+                t = hs_block_sum(t, sh);
+                if (threadIdx.x == 0) a.gtot[e] = t;
+                __syncthreads();
+            }
+            grid.sync();
+            for (int e = threadIdx.x; e < 2 * ne; e += kT) {
+                const int h = e >= ne;
+                int f = e - (h ? ne : 0), row = 0;
+                while (f >= m - row) { f -= m - row; ++row; }
+                const int colI = row + f;
+                double *M = h ? Hs : Gs;
+                M[row * m + colI] = M[colI * m + row] = __ldcg(a.gtot + e);
+            }
+            __syncthreads();
+            if (threadIdx.x == 0) hs_sstep_inner(S, Gs, Hs, Bs, tol2 * bbt, st.it, a.max_iter, theta, &blk);
+            __syncthreads();
+            const int bs = blk.status, bk = blk.k;
+            if (bs == HS_SSTEP_NONFINITE) {
+                st.status = HS_GPU_CG_NONFINITE;
+                st.fail_iter = st.it + bk + 1;
+                break;
+            }
+            if (bs == HS_SSTEP_BREAK) {
+                // drop the block and the interval; Chronopoulos-Gear again from the current x
+                fallback_iter = st.it;
+                have = 0;
+                if (blockIdx.x == 0 && threadIdx.x == 0) a.cheb[1] = 0.0;
+                double gg = 0.0, rl = 0.0;
+                for (int64_t i = first; i < n; i += stride) {
+                    const double ri = a.b[i] - row_dot(a, i, a.x), ui = a.dinv[i] * ri;
+                    a.r[i] = ri;
+                    a.u[i] = ui;
+                    a.p[i] = 0.0;
+                    a.s[i] = 0.0;
+                    gg += ri * ui;
+                    rl += ri * ri;
+                }
+                gg = hs_block_sum(gg, sh);
+                rl = hs_block_sum(rl, sh);
+                if (threadIdx.x == 0) { a.partA[blockIdx.x] = gg; a.partB[blockIdx.x] = rl; }
+                grid.sync();
+                st.gamma = hs_sum_partials(G, a.partA, sh);
+                st.rr = hs_sum_partials(G, a.partB, sh);
+                st.gamma_old = st.alpha = 0.0;
+                st.k = 0;
+                limit = INT_MAX;
+                if (!isfinite(st.rr)) st.status = HS_GPU_CG_NONFINITE;
+                else if (st.rr <= tol2 * bbt) st.status = HS_GPU_CG_CONV;
+                break; // back to chrono_iters, which now runs to the end
+            }
+            // x += Y xc, p = Y pc, u = Y uc, r = D u (the next block's Y0 and Y_{S+1})
+            double rl = 0.0;
+            for (int64_t i = first; i < n; i += stride) {
+                double dx = 0.0, pi = 0.0, ui = 0.0;
+                for (int q = 0; q < m; ++q) {
+                    const double y = __ldcg(a.Y + (int64_t)q * n + i);
+                    dx += blk.xc[q] * y;
+                    pi += blk.pc[q] * y;
+                    ui += blk.uc[q] * y;
+                }
+                const double ri = ui / a.dinv[i];
+                a.x[i] += dx;
+                a.Y[i] = pi;
+                a.Y[(S + 1) * n + i] = ui;
+                a.u[i] = ui;
+                a.p[i] = pi;
+                a.r[i] = ri;
+                rl += ri * ri;
+            }
+            st.it += bk;
+            st.rr = blk.rr;
+            if (bs == HS_SSTEP_CONV || bs == HS_SSTEP_MAXIT) {
+                // the recurrence residual itself decides, as on the cpu (one more reduction per solve)
+                rl = hs_block_sum(rl, sh);
+                if (threadIdx.x == 0) a.partB[blockIdx.x] = rl;
+                grid.sync();
+                st.rr = hs_sum_partials(G, a.partB, sh);
+                if (!isfinite(st.rr)) st.status = HS_GPU_CG_NONFINITE;
+                else if (bs == HS_SSTEP_CONV && st.rr <= tol2 * bbt) st.status = HS_GPU_CG_CONV;
+                else if (bs == HS_SSTEP_MAXIT) st.status = HS_GPU_CG_MAXIT;
+            }
+        }
+    }
+    if (blockIdx.x == 0 && threadIdx.x == 0) {
+        hs_gpu_cg_scalars *sc = a.sc;
+        sc->bb = bbt;
+        sc->rr = st.rr;
+        sc->tol = tol;
+        sc->tol2 = tol2;
+        sc->gamma = st.gamma;
+        sc->gamma_old = st.gamma_old;
+        sc->alpha = st.alpha;
+        sc->beta = st.beta;
+        sc->pq = st.denom;
+        sc->iters = st.it;
+        sc->fail_iter = st.fail_iter;
+        sc->max_iter = a.max_iter;
+        sc->ticket = 0;
+        sc->fallback_iter = fallback_iter;
+        sc->status = st.status;
+    }
+}
+
+} // namespace
+
+hs_status hs_gpu_cg_set_sstep(hs_gpu_cg *cg, int s, const int32_t *d_row_ptr, const int32_t *d_col,
+                              const int64_t *d_slot, const void *d_vals, int f32)
+{
+    HS_CHECK(cg->variant == HS_CG_SSTEP, HS_ERR_INTERNAL, "hs_gpu_cg_set_sstep on a %s CG",
+             hs_cg_variant_name(cg->variant));
+    if (s == 0) s = HS_CG_S_DEFAULT;
+    HS_CHECK(s >= HS_CG_S_MIN && s <= HS_CG_S_MAX, HS_ERR_INTERNAL, "s-step CG: s = %d outside %d..%d", s,
+             HS_CG_S_MIN, HS_CG_S_MAX);
+    int dev = 0, sms = 0, per_sm = 0, coop = 0;
+    HS_CUDA_CALL(cudaGetDevice(&dev));
+    HS_CUDA_CALL(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    HS_CUDA_CALL(cudaDeviceGetAttribute(&coop, cudaDevAttrCooperativeLaunch, dev));
+    HS_CHECK(coop, HS_ERR_DEVICE,
+             "this GPU does not support cooperative launches, which solver.cg = \"sstep\" needs (use chronopoulos)");
+    HS_CUDA_CALL(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k_cg_sstep, kT, 0));
+    HS_CHECK(per_sm > 0, HS_ERR_DEVICE, "s-step CG: the kernel cannot be resident");
+    // as the persistent Chronopoulos kernel: one block per kT rows, never more than can be resident
+    int64_t want = ((int64_t)cg->n + kT - 1) / kT, cap = (int64_t)sms * per_sm;
+    if (cap > HS_DOT_MAX_PARTS) cap = HS_DOT_MAX_PARTS;
+    cg->pgrid = (int)(want < 1 ? 1 : want > cap ? cap : want);
+    const int m = 2 * s + 1, ne = m * (m + 1) / 2;
+    cudaFree(cg->sstep_Y);
+    cudaFree(cg->sstep_partG);
+    cudaFree(cg->sstep_gtot);
+    cudaFree(cg->sstep_cheb);
+    cg->sstep_Y = cg->sstep_partG = cg->sstep_gtot = cg->sstep_cheb = nullptr;
+    HS_CALL(HS_CUDA_ALLOC(cg->sstep_Y, (size_t)m * (cg->n > 0 ? cg->n : 1), "s-step CG basis"));
+    HS_CALL(HS_CUDA_ALLOC(cg->sstep_partG, (size_t)cg->pgrid * 2 * ne, "s-step CG Gram partials"));
+    HS_CALL(HS_CUDA_ALLOC(cg->sstep_gtot, (size_t)2 * kNE, "s-step CG Gram matrix"));
+    HS_CALL(HS_CUDA_ALLOC(cg->sstep_cheb, 2, "s-step CG interval"));
+    HS_CUDA_CALL(cudaMemset(cg->sstep_cheb, 0, 2 * sizeof(double)));
+    cg->sstep_s = s;
+    cg->p_rowptr = d_row_ptr;
+    cg->p_col = d_col;
+    cg->p_slot = d_slot;
+    cg->p_vals = d_vals;
+    cg->p_f32 = f32;
+    cg->persistent = 1;
+    return HS_OK;
+}
+
+hs_status hs_gpu_cg_launch_sstep(hs_gpu_cg *cg, const double *b, double *x, const hs_gpu_cg_tol *t, cudaStream_t s)
+{
+    sstep_args a = {};
+    a.n = cg->n;
+    a.S = cg->sstep_s;
+    a.rp = cg->p_rowptr;
+    a.col = cg->p_col;
+    a.slot = cg->p_slot;
+    a.val = cg->p_vals;
+    a.f32 = cg->p_f32;
+    a.dinv = cg->dinv;
+    a.b = b;
+    a.x = x;
+    a.r = cg->r;
+    a.u = cg->u;
+    a.p = cg->p;
+    a.s = cg->s;
+    a.w = cg->w;
+    a.Y = cg->sstep_Y;
+    a.partA = cg->partA;
+    a.partB = cg->partB;
+    a.partD = cg->partD;
+    a.partG = cg->sstep_partG;
+    a.gtot = cg->sstep_gtot;
+    a.cheb = cg->sstep_cheb;
+    a.reuse = cg->sstep_reuse;
+    a.sc = cg->d_sc;
+    a.cg_tol = t->cg_tol;
+    a.forcing = t->forcing;
+    a.tol_res = t->tol_res;
+    a.d_res = t->d_res;
+    a.max_iter = t->max_iter;
+    void *args[] = {&a};
+    HS_CUDA_CALL(cudaLaunchCooperativeKernel((const void *)k_cg_sstep, dim3(cg->pgrid), dim3(kT), args, 0, s));
+    HS_CUDA_LAUNCH_CHECK("k_cg_sstep");
+    return HS_OK;
+}

@@ -1,0 +1,340 @@
+// s-step CG on the device (backends/cuda/cg_sstep.cu, solver.cg = "sstep") against the CPU reference
+// (solvers/cg_sstep.c), s = 2, 4, 8, through formats whose slot map is the identity (csr_scalar) and
+// formats whose is not (ellwarp_k1, cusparse_csr). Checks: after k iterations the iterates agree with the
+// CPU's within the s-step round-off bound of docs/verification.md (10 k eps cond (2s+1) 2^s: two
+// summation orders of the same method); to a tolerance, iteration counts within one of the CPU's and
+// within +10% of classic CG, solutions within cond * tol of x*; stream == graph bit for bit (one
+// deterministic kernel); a kept interval (sstep_reuse) keeps the counts; the iteration limit; an
+// indefinite matrix breaks down at iteration 1; a basis breakdown (the CPU test's hidden eigenvalue)
+// is detected in the first block, falls back and converges.
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include <cuda_runtime.h>
+
+#include "hs_cg.h"
+#include "hs_csr.h"
+#include "hs_cuda.h"
+#include "hs_gpu_cg.cuh"
+#include "hs_gpu_spmv.cuh"
+#include "hs_spmv.h"
+#include "hs_test.h"
+
+#define T_CUDA(x)                                                                                  \
+    do {                                                                                           \
+        cudaError_t e_ = (x);                                                                      \
+        HS_TEST_CHECK(e_ == cudaSuccess, "%s: %s", #x, cudaGetErrorString(e_));                   \
+    } while (0)
+
+// 7-point operator on an m^3 grid with coefficients varying in space plus a shift sigma: SPD with
+// condition number <= (12 c_max + sigma) / sigma.
+static hs_csr *grid_matrix(int m, double sigma)
+{
+    const int n = m * m * m;
+    hs_csr *a = nullptr;
+    hs_csr_create(n, n, 7 * n, &a);
+    int k = 0;
+    auto coef = [m](int i, int j) { // symmetric edge coefficient in [0.5, 1.5]
+        int lo = i < j ? i : j, hi = i < j ? j : i;
+        return 1.0 + 0.5 * sin(0.37 * lo + 0.11 * hi + 0.05 * m);
+    };
+    for (int z = 0; z < m; ++z)
+        for (int y = 0; y < m; ++y)
+            for (int x = 0; x < m; ++x) {
+                int i = (z * m + y) * m + x;
+                a->row_ptr[i] = k;
+                int nb[6], nn = 0;
+                if (z > 0) nb[nn++] = i - m * m;
+                if (y > 0) nb[nn++] = i - m;
+                if (x > 0) nb[nn++] = i - 1;
+                if (x < m - 1) nb[nn++] = i + 1;
+                if (y < m - 1) nb[nn++] = i + m;
+                if (z < m - 1) nb[nn++] = i + m * m;
+                double diag = sigma;
+                for (int q = 0; q < nn; ++q) diag += coef(i, nb[q]);
+                diag += 6 - nn; // Dirichlet neighbours outside the grid
+                int q = 0;
+                for (; q < nn && nb[q] < i; ++q) { a->col[k] = nb[q]; a->val[k++] = -coef(i, nb[q]); }
+                a->col[k] = i; a->val[k++] = diag;
+                for (; q < nn; ++q) { a->col[k] = nb[q]; a->val[k++] = -coef(i, nb[q]); }
+            }
+    a->row_ptr[n] = k;
+    a->nnz = k;
+    return a;
+}
+
+static void csr_mv(void *ctx, const double *x, double *y) { hs_csr_spmv((const hs_csr *)ctx, x, y); }
+
+static double rel_diff(int n, const double *a, const double *b)
+{
+    double d = 0, s = 0;
+    for (int i = 0; i < n; ++i) { d += (a[i] - b[i]) * (a[i] - b[i]); s += b[i] * b[i]; }
+    return sqrt(d / s);
+}
+
+struct dev_system {
+    hs_spmv_layout *lay = nullptr;
+    hs_gpu_spmv *spmv = nullptr;
+    double *vals = nullptr, *dinv = nullptr, *b = nullptr, *x = nullptr, *res = nullptr;
+};
+
+static bool dev_system_create(const char *kernel, const hs_csr *a, const double *dinv, const double *b, dev_system *d)
+{
+    const hs_spmv_ops *o = hs_spmv_find(kernel);
+    HS_TEST_CHECK(o != nullptr, "kernel %s not registered", kernel);
+    if (!o) return false;
+    HS_TEST_OK(hs_spmv_layout_create(o, a, NULL, &d->lay));
+    if (!d->lay) return false;
+    const int n = a->n_rows;
+    double *vf = (double *)malloc(sizeof(double) * (size_t)d->lay->n_slots);
+    hs_spmv_layout_scatter(d->lay, a->nnz, a->val, vf);
+    T_CUDA(cudaMalloc(&d->vals, sizeof(double) * (size_t)d->lay->n_slots));
+    T_CUDA(cudaMemcpy(d->vals, vf, sizeof(double) * (size_t)d->lay->n_slots, cudaMemcpyHostToDevice));
+    free(vf);
+    T_CUDA(cudaMalloc(&d->dinv, sizeof(double) * n));
+    T_CUDA(cudaMalloc(&d->b, sizeof(double) * n));
+    T_CUDA(cudaMalloc(&d->x, sizeof(double) * n));
+    T_CUDA(cudaMalloc(&d->res, sizeof(double)));
+    T_CUDA(cudaMemcpy(d->dinv, dinv, sizeof(double) * n, cudaMemcpyHostToDevice));
+    T_CUDA(cudaMemcpy(d->b, b, sizeof(double) * n, cudaMemcpyHostToDevice));
+    HS_TEST_OK(hs_gpu_spmv_create(d->lay, a, d->vals, &d->spmv));
+    T_CUDA(cudaDeviceSynchronize());
+    return d->spmv != nullptr;
+}
+
+static void dev_system_destroy(dev_system *d)
+{
+    hs_gpu_spmv_destroy(&d->spmv);
+    hs_spmv_layout_destroy(&d->lay);
+    cudaFree(d->vals); cudaFree(d->dinv); cudaFree(d->b); cudaFree(d->x); cudaFree(d->res);
+}
+
+// One solve as a graph (capture + launch); scalars to *h.
+static void graph_solve(hs_gpu_cg *cg, const dev_system *d, const hs_gpu_cg_tol *t, cudaStream_t s,
+                        hs_gpu_cg_scalars *h)
+{
+    cudaGraph_t g = nullptr;
+    cudaGraphExec_t ge = nullptr;
+    T_CUDA(cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal));
+    HS_TEST_OK(hs_gpu_cg_capture_solve(cg, d->b, d->x, t, s));
+    T_CUDA(cudaStreamEndCapture(s, &g));
+    T_CUDA(cudaGraphInstantiate(&ge, g, 0));
+    T_CUDA(cudaGraphLaunch(ge, s));
+    T_CUDA(cudaMemcpyAsync(h, cg->d_sc, sizeof *h, cudaMemcpyDeviceToHost, s));
+    T_CUDA(cudaStreamSynchronize(s));
+    cudaGraphExecDestroy(ge);
+    cudaGraphDestroy(g);
+}
+
+// device CSR pattern and slot map of a layout
+struct dev_pattern {
+    int32_t *rp = nullptr, *col = nullptr;
+    int64_t *slot = nullptr;
+};
+
+static void dev_pattern_create(const hs_csr *a, const hs_spmv_layout *lay, dev_pattern *p)
+{
+    const int n = a->n_rows;
+    T_CUDA(cudaMalloc(&p->rp, sizeof(int32_t) * (n + 1)));
+    T_CUDA(cudaMalloc(&p->col, sizeof(int32_t) * a->nnz));
+    T_CUDA(cudaMalloc(&p->slot, sizeof(int64_t) * a->nnz));
+    T_CUDA(cudaMemcpy(p->rp, a->row_ptr, sizeof(int32_t) * (n + 1), cudaMemcpyHostToDevice));
+    T_CUDA(cudaMemcpy(p->col, a->col, sizeof(int32_t) * a->nnz, cudaMemcpyHostToDevice));
+    T_CUDA(cudaMemcpy(p->slot, lay->slot_of_nnz, sizeof(int64_t) * a->nnz, cudaMemcpyHostToDevice));
+}
+
+static void dev_pattern_destroy(dev_pattern *p)
+{
+    cudaFree(p->rp); cudaFree(p->col); cudaFree(p->slot);
+}
+
+static hs_gpu_cg *make_sstep(int n, int s, dev_system *d, const dev_pattern *p)
+{
+    hs_gpu_cg *cg = nullptr;
+    HS_TEST_OK(hs_gpu_cg_create(n, HS_CG_SSTEP, d->spmv, d->dinv, &cg));
+    if (cg && hs_gpu_cg_set_sstep(cg, s, p->rp, p->col, p->slot, d->vals, 0) != HS_OK) {
+        HS_TEST_CHECK(0, "hs_gpu_cg_set_sstep(s = %d) failed: %s", s, hs_error_message());
+        hs_gpu_cg_destroy(&cg);
+    }
+    return cg;
+}
+
+int main()
+{
+    char name[256], why[256];
+    if (hs_gpu_probe(name, sizeof name, why, sizeof why) < 1) {
+        fprintf(stderr, "test_gpu_cg_sstep: skipped: %s\n", why);
+        return HS_TEST_SKIP;
+    }
+    // HS_TEST_NO_GRAPH (compute-sanitizer racecheck, scripts/gpu_suite.sh): racecheck cannot run
+    // cooperative launches, and every s-step solve is one; test_gpu_cg skips its persistent kernel the same way
+    if (getenv("HS_TEST_NO_GRAPH")) {
+        printf("test_gpu_cg_sstep: the s-step kernel is a cooperative launch: not run under HS_TEST_NO_GRAPH\n");
+        return 0;
+    }
+    const double eps = 2.220446049250313e-16;
+    const int m = 24, n = m * m * m;
+    const double sigma = 0.05, cond = (12 * 1.5 + 6 + sigma) / sigma; // Gershgorin bound
+    hs_csr *a = grid_matrix(m, sigma);
+    double *xs = (double *)malloc(sizeof(double) * n), *b = (double *)malloc(sizeof(double) * n);
+    double *dinv = (double *)malloc(sizeof(double) * n), *xc = (double *)malloc(sizeof(double) * n);
+    double *x = (double *)malloc(sizeof(double) * n), *xg = (double *)malloc(sizeof(double) * n);
+    for (int i = 0; i < n; ++i) xs[i] = cos(0.013 * i) + 0.3 * sin(0.7 * i);
+    hs_csr_spmv(a, xs, b);
+    for (int i = 0; i < n; ++i) dinv[i] = 1.0 / a->val[hs_csr_find(a, i, i)];
+    const double tol = 1e-10;
+    hs_cg_work *w = nullptr;
+    HS_TEST_OK(hs_cg_work_create(n + 64, &w));
+    hs_cg_result rc;
+    hs_cg_opts oc = {tol, 5000, HS_CG_CLASSIC, 0};
+    HS_TEST_OK(hs_cg_solve(n, csr_mv, a, dinv, b, xc, &oc, w, &rc));
+    const int it_classic = rc.iters;
+    cudaStream_t s;
+    T_CUDA(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    hs_gpu_cg_scalars *h = nullptr;
+    T_CUDA(cudaMallocHost(&h, sizeof *h));
+    const char *kernels[] = {"csr_scalar", "ellwarp_k1", "cusparse_csr"};
+    const int ss[] = {2, 4, 8};
+    for (const char *kn : kernels) {
+        dev_system d;
+        if (!dev_system_create(kn, a, dinv, b, &d)) { dev_system_destroy(&d); continue; }
+        dev_pattern pat;
+        dev_pattern_create(a, d.lay, &pat);
+        for (int sv : ss) {
+            hs_gpu_cg *cg = make_sstep(n, sv, &d, &pat);
+            if (!cg) continue;
+            // k iterations against the CPU's k iterations
+            const int k = 2 * sv + 3;
+            hs_cg_opts ok = {0.0, k, HS_CG_SSTEP, sv};
+            hs_cg_result r;
+            HS_TEST_OK(hs_cg_solve(n, csr_mv, a, dinv, b, xc, &ok, w, &r));
+            hs_gpu_cg_tol tk = {0.0, 0.0, 0.0, nullptr, k};
+            HS_TEST_OK(hs_gpu_cg_solve_stream(cg, d.b, d.x, &tk, 4, s, h));
+            T_CUDA(cudaMemcpy(x, d.x, sizeof(double) * n, cudaMemcpyDeviceToHost));
+            double bound = 10.0 * k * eps * cond * (2 * sv + 1) * ldexp(1.0, sv);
+            HS_TEST_CHECK(h->status == HS_GPU_CG_MAXIT && h->iters == k && rel_diff(n, x, xc) <= bound,
+                          "%s s %d: after %d iterations status %d (%d iterations), GPU vs CPU %.3g > %.3g", kn, sv, k,
+                          h->status, h->iters, rel_diff(n, x, xc), bound);
+            // to the tolerance
+            hs_cg_opts ot = {tol, 5000, HS_CG_SSTEP, sv};
+            HS_TEST_OK(hs_cg_solve(n, csr_mv, a, dinv, b, xc, &ot, w, &r));
+            hs_gpu_cg_tol t = {tol, 0.0, 0.0, nullptr, 5000};
+            HS_TEST_OK(hs_gpu_cg_solve_stream(cg, d.b, d.x, &t, 4, s, h));
+            hs_cg_result rg;
+            hs_gpu_cg_result_of(h, &rg);
+            T_CUDA(cudaMemcpy(x, d.x, sizeof(double) * n, cudaMemcpyDeviceToHost));
+            HS_TEST_CHECK(rg.outcome == HS_CG_CONVERGED && abs(rg.iters - r.iters) <= 1 &&
+                              rg.iters <= ceil(1.1 * it_classic) && rg.fallback_iter == 0 && rg.rel_res <= tol,
+                          "%s s %d: outcome %d after %d iterations (CPU s-step %d, classic %d), fallback %d, rel_res "
+                          "%.3g",
+                          kn, sv, rg.outcome, rg.iters, r.iters, it_classic, rg.fallback_iter, rg.rel_res);
+            double e_true = rel_diff(n, x, xs), e_cpu = rel_diff(n, x, xc);
+            HS_TEST_CHECK(e_true <= cond * tol && e_cpu <= 2 * cond * tol,
+                          "%s s %d: error %.3g vs x*, %.3g vs the CPU (bound %.3g)", kn, sv, e_true, e_cpu, cond * tol);
+            // graph == stream: the same kernel, deterministic
+            graph_solve(cg, &d, &t, s, h);
+            T_CUDA(cudaMemcpy(xg, d.x, sizeof(double) * n, cudaMemcpyDeviceToHost));
+            HS_TEST_CHECK(h->iters == rg.iters && memcmp(x, xg, sizeof(double) * n) == 0,
+                          "%s s %d: graph (%d iterations) differs from stream (%d)", kn, sv, h->iters, rg.iters);
+            // a kept interval: two more solves without the start-up
+            cg->sstep_reuse = 1;
+            for (int rep = 0; rep < 2; ++rep) {
+                HS_TEST_OK(hs_gpu_cg_solve_stream(cg, d.b, d.x, &t, 4, s, h));
+                hs_gpu_cg_result_of(h, &rg);
+                T_CUDA(cudaMemcpy(x, d.x, sizeof(double) * n, cudaMemcpyDeviceToHost));
+                HS_TEST_CHECK(rg.outcome == HS_CG_CONVERGED && rg.fallback_iter == 0 &&
+                                  rg.iters <= ceil(1.1 * it_classic) && rel_diff(n, x, xs) <= cond * tol,
+                              "%s s %d, kept interval, solve %d: outcome %d, %d iterations (classic %d), error %.3g",
+                              kn, sv, rep, rg.outcome, rg.iters, it_classic, rel_diff(n, x, xs));
+            }
+            cg->sstep_reuse = 0;
+            // iteration limit inside a block
+            hs_gpu_cg_tol t5 = {tol, 0.0, 0.0, nullptr, sv + 3};
+            HS_TEST_OK(hs_gpu_cg_solve_stream(cg, d.b, d.x, &t5, 4, s, h));
+            HS_TEST_CHECK(h->status == HS_GPU_CG_MAXIT && h->iters == sv + 3, "%s s %d: limit %d: status %d, %d", kn,
+                          sv, sv + 3, h->status, h->iters);
+            hs_gpu_cg_destroy(&cg);
+        }
+        dev_pattern_destroy(&pat);
+        dev_system_destroy(&d);
+    }
+    // indefinite (-A, positive preconditioner): breakdown at the first iteration, as classic
+    {
+        for (int k = 0; k < a->nnz; ++k) a->val[k] = -a->val[k];
+        dev_system d;
+        if (dev_system_create("csr_scalar", a, dinv, b, &d)) {
+            dev_pattern pat;
+            dev_pattern_create(a, d.lay, &pat);
+            hs_gpu_cg *cg = make_sstep(n, 4, &d, &pat);
+            if (cg) {
+                hs_gpu_cg_tol t = {tol, 0.0, 0.0, nullptr, 5000};
+                HS_TEST_OK(hs_gpu_cg_solve_stream(cg, d.b, d.x, &t, 4, s, h));
+                hs_cg_result r;
+                hs_gpu_cg_result_of(h, &r);
+                HS_TEST_CHECK(r.outcome == HS_CG_BREAKDOWN && r.iters == 1, "indefinite: outcome %d after %d",
+                              r.outcome, r.iters);
+            }
+            hs_gpu_cg_destroy(&cg);
+            dev_pattern_destroy(&pat);
+        }
+        dev_system_destroy(&d);
+        for (int k = 0; k < a->nnz; ++k) a->val[k] = -a->val[k];
+    }
+    // a basis breakdown: the grid matrix plus a K x K block (ones + I, D^-1 A eigenvalue (K+1)/2 = 20.5,
+    // above the grid's spectrum [0, ~2]) with a right-hand side component 1e-8 there (test_cg_sstep.c)
+    // cond(A) <= 41 / sigma = 820 (the block's largest eigenvalue K + 1 over the grid's smallest)
+    {
+        const int K = 40, nb = n + K;
+        hs_csr *ab = nullptr;
+        HS_TEST_OK(hs_csr_create(nb, nb, a->nnz + K * K, &ab));
+        int k = 0;
+        for (int i = 0; i < n; ++i) {
+            ab->row_ptr[i] = k;
+            for (int e = a->row_ptr[i]; e < a->row_ptr[i + 1]; ++e, ++k) { ab->col[k] = a->col[e]; ab->val[k] = a->val[e]; }
+        }
+        for (int i = 0; i < K; ++i) {
+            ab->row_ptr[n + i] = k;
+            for (int j = 0; j < K; ++j, ++k) { ab->col[k] = n + j; ab->val[k] = i == j ? 2.0 : 1.0; }
+        }
+        ab->row_ptr[nb] = k;
+        double *bb = (double *)malloc(sizeof(double) * nb), *db = (double *)malloc(sizeof(double) * nb);
+        double *xb = (double *)malloc(sizeof(double) * nb), *xcb = (double *)malloc(sizeof(double) * nb);
+        for (int i = 0; i < nb; ++i) {
+            bb[i] = i < n ? b[i] : 1e-8;
+            db[i] = 1.0 / ab->val[hs_csr_find(ab, i, i)];
+        }
+        hs_cg_opts o = {tol, 5000, HS_CG_CLASSIC, 0};
+        HS_TEST_OK(hs_cg_solve(nb, csr_mv, ab, db, bb, xcb, &o, w, &rc));
+        dev_system d;
+        if (dev_system_create("csr_scalar", ab, db, bb, &d)) {
+            dev_pattern pat;
+            dev_pattern_create(ab, d.lay, &pat);
+            hs_gpu_cg *cg = make_sstep(nb, 8, &d, &pat);
+            if (cg) {
+                hs_gpu_cg_tol t = {tol, 0.0, 0.0, nullptr, 5000};
+                HS_TEST_OK(hs_gpu_cg_solve_stream(cg, d.b, d.x, &t, 4, s, h));
+                hs_cg_result r;
+                hs_gpu_cg_result_of(h, &r);
+                T_CUDA(cudaMemcpy(xb, d.x, sizeof(double) * nb, cudaMemcpyDeviceToHost));
+                HS_TEST_CHECK(r.fallback_iter == 8 && r.outcome == HS_CG_CONVERGED && r.rel_res <= tol &&
+                                  r.iters <= ceil(1.1 * rc.iters) && rel_diff(nb, xb, xcb) <= 2 * 820.0 * tol,
+                              "basis breakdown: fallback %d, outcome %d, rel_res %.3g, %d iterations (classic %d), "
+                              "vs classic %.3g",
+                              r.fallback_iter, r.outcome, r.rel_res, r.iters, rc.iters, rel_diff(nb, xb, xcb));
+            }
+            hs_gpu_cg_destroy(&cg);
+            dev_pattern_destroy(&pat);
+        }
+        dev_system_destroy(&d);
+        free(bb); free(db); free(xb); free(xcb);
+        hs_csr_destroy(&ab);
+    }
+    cudaFreeHost(h);
+    cudaStreamDestroy(s);
+    hs_cg_work_destroy(&w);
+    hs_csr_destroy(&a);
+    free(xs); free(b); free(dinv); free(xc); free(x); free(xg);
+    HS_TEST_RETURN();
+}
