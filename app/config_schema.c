@@ -152,6 +152,12 @@ static const hs_cfg_key base_keys[] = {
     {.path = "stimulus.[i].strength", .type = HS_CFG_FLOAT, .flags = STIM | HS_CFG_MIN_CLOSED,
      .min = 0, .def_num = 1.0, .unit = "1/ms", AT_STIM(strength),
      .meaning = "d(phi)/dt added while on (1/ms = 100 mV/ms)"},
+    {.path = "stimulus.[i].count", .type = HS_CFG_INT, .flags = STIM | HS_CFG_MIN_CLOSED, .min = 1,
+     .def_num = 1, .unit = "pulses", AT_STIM_INT(count),
+     .meaning = "number of pulses: pulse p (0-based) starts at start + p period; an S1-S2 protocol is two stimulus entries. Pulses starting at or after time.t_end are reported (warning)"},
+    {.path = "stimulus.[i].period", .type = HS_CFG_FLOAT, .flags = STIM | HS_CFG_MIN_CLOSED, .min = 0,
+     .def_num = 0.0, .unit = "ms", AT_STIM(period),
+     .meaning = "basic cycle length between pulse starts; with count > 1 it must be longer than duration (an error otherwise); unused when count = 1"},
 
     /* ---- solver -------------------------------------------------------------------------- */
     {.path = "solver.backend", .type = HS_CFG_ENUM, .choices = "auto|cpu|cuda", .def_str = "auto",

@@ -278,6 +278,21 @@ void hs_cfg_validate_all(load_ctx *x, const hs_config *cfg)
                                    : og;
             if (er) hs_cfg_report(x, of, "stimulus.[%d].file: cannot read \"%s\": %s", j, st->file, strerror(er));
         }
+        if (st->count > 1 && !(st->period > st->duration)) {
+            int kp = hs_cfg_stim_key_index(st->period > 0.0 ? "period" : "count");
+            const origin *op = x->stim && x->stim[(size_t)j * (size_t)len + (size_t)kp].set
+                                   ? &x->stim[(size_t)j * (size_t)len + (size_t)kp]
+                                   : og;
+            if (st->period > 0.0)
+                hs_cfg_report(x, op, "stimulus.[%d].period = %s ms must be longer than stimulus.[%d].duration = %s ms "
+                              "(count = %d pulses; touching pulses would be one long pulse)", j,
+                              hs_cfg_fmt_num(st->period, a, sizeof a), j, hs_cfg_fmt_num(st->duration, b, sizeof b),
+                              st->count);
+            else
+                hs_cfg_report(x, op, "stimulus.[%d].count = %d needs stimulus.[%d].period (ms between pulse starts, "
+                              "longer than duration = %s ms)", j, st->count, j,
+                              hs_cfg_fmt_num(st->duration, b, sizeof b));
+        }
         if (st->shape == HS_STIM_BOX) {
             static const char axis[3] = {'x', 'y', 'z'};
             for (int d = 0; d < 3; ++d) {
