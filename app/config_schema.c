@@ -113,6 +113,12 @@ static const hs_cfg_key base_keys[] = {
      .unit = "ms", AT(time_unit),
      .meaning = "milliseconds per model time unit; when not given, the selected model's own (the default is the default model's)"},
 
+    {.path = "model.preset", .type = HS_CFG_STRING, .def_str = "", .unit = "-", AT(model_preset),
+     .meaning = "a published parameter set of the selected model, applied before the model.* keys given in the file (which override it): bueno_orovio: \"epi\", \"endo\", \"mid\", \"pb\", \"tnnp\" (Table 1 of Bueno-Orovio et al. 2008; the defaults are \"epi\"); \"\" = the model's defaults"},
+    {.path = "model.gates", .type = HS_CFG_ENUM, .choices = "newton|rush_larsen", .def_str = "newton", .unit = "-",
+     AT_INT(model_gates),
+     .meaning = "time step of the gating variables at the integration points (mitchell_schaeffer, bueno_orovio): backward Euler solved by the local Newton, or the exponential Rush-Larsen update; the global Newton tangent differentiates whichever is chosen"},
+
     /* ---- time ---------------------------------------------------------------------------- */
     {.path = "time.dt", .type = HS_CFG_FLOAT, GT(0), .def_num = 0.1, .unit = "ms", AT(dt),
      .meaning = "time step (backward Euler); must stay below the tangent limit, see below"},

@@ -341,6 +341,18 @@ void hs_cfg_validate_all(load_ctx *x, const hs_config *cfg)
             hs_cfg_report(x, &x->key[i], "%s is a parameter of model %s, and model.type is \"%s\"", k->path, k->model,
                           model->name);
     }
+    if (model && cfg->model_gates != HS_GATES_NEWTON && !model->has_gates) {
+        char with[256] = "";
+        size_t len = 0;
+        for (int i = 0; i < hs_models_count(); ++i)
+            if (hs_models_at(i)->has_gates) {
+                int w = snprintf(with + len, sizeof with - len, "%s%s", len ? ", " : "", hs_models_at(i)->name);
+                if (w > 0 && (size_t)w < sizeof with - len) len += (size_t)w;
+            }
+        hs_cfg_report(x, origin_any(x, "model.gates", "model.type", NULL),
+                      "model.gates = \"rush_larsen\": model %s has no gating variable (its variables are solved by the "
+                      "local Newton); the gate schemes apply to %s", model->name, with);
+    }
     double dt_max = model && model->dt_max ? model->dt_max(cfg->model_prm[model->id]) * cfg->time_unit : INFINITY;
     if (cfg->dt > 0 && isfinite(dt_max) && cfg->dt >= dt_max) {
         /* the shortest rounding of dt_max that is still a safe bound (<= dt_max) */

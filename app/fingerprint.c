@@ -27,6 +27,7 @@ static uint64_t fp_model(const hs_config *c)
     h = fp_d(h, c->d_iso), h = fp_d(h, c->d_ani), h = fp_d(h, c->time_unit);
     for (int k = 0; k < m->n_params; ++k)
         if (m->params[k].kind == HS_PARAM_SWITCH) h = fp_i(h, v[k] != 0.0);
+    if (c->model_gates) h = fp_i(h, c->model_gates); /* the gate scheme changes the state (newton hashes as before) */
     return h;
 }
 
