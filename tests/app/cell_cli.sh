@@ -10,6 +10,7 @@
 # Environment: HEARTSIM (the binary), HS_SOURCE_DIR (the source tree). Needs python3 (else skipped).
 set -u
 hs=${HEARTSIM:?}
+src=${HS_SOURCE_DIR:?}
 command -v python3 >/dev/null || { echo "python3 not found: skipped"; exit 77; }
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/hs_cell_XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
@@ -91,8 +92,15 @@ expect_err "unknown preset" 'model.preset: unknown parameter set "epy" of model 
   'model = { type = "bueno_orovio"; preset = "epy"; };'
 expect_err "period" 'stimulus.[0].period = 0.5 ms must be longer than stimulus.[0].duration = 1 ms' \
   'stimulus = ( { min = [0.0, 0.0, 0.0]; max = [1.0, 1.0, 1.0]; duration = 1.0; period = 0.5; count = 2; } );'
+# the shipped example's cell: 3 beats at 600 ms, each an action potential of 200-400 ms (EPI)
+if "$hs" cell "$src/configs/lv_paced.cfg" --out "$tmp/lvcell" > "$tmp/lvcell.out" 2>&1; then
+  n=$(grep -Ec '^ +[123] +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.-]+ *$' "$tmp/lvcell.out")
+  bad=$(awk '$1 ~ /^[123]$/ && NF == 5 && ($4 < 200 || $4 > 400)' "$tmp/lvcell.out")
+  [ "$n" -eq 3 ] && [ -z "$bad" ] || { echo "FAIL: lv_paced cell:"; cat "$tmp/lvcell.out"; fails=$((fails+1)); }
+else
+  echo "FAIL: heartsim cell configs/lv_paced.cfg:"; tail -3 "$tmp/lvcell.out"; fails=$((fails+1))
+fi
 # bench step --models: a row per ionic model with its element time against the floor
-src=${HS_SOURCE_DIR:?}
 if "$hs" bench step "$src/configs/quick_slab.cfg" --reps 2 --warm 0.5 --models --set mesh.h=1.0 --out "$tmp/bench" \
      > "$tmp/bench.out" 2>&1; then
   for m in aliev_panfilov mitchell_schaeffer bueno_orovio; do
