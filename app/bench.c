@@ -8,6 +8,7 @@
 #include "hs_backend_diag.h"
 #include "hs_build_config.h"
 #include "hs_frame_writer.h"
+#include "hs_models.h"
 #include "hs_spec.h"
 #include "hs_util.h"
 #include "hs_series.h"
@@ -23,11 +24,21 @@ typedef struct bench_row {
     int32_t nodes, elems, nnz;
 } bench_row;
 
-static hs_status bench_backend(const hs_config *cfg, const char *backend, int reps, double warm_ms, bench_row *row)
+/* @p model: NULL for the configured model, else that model with its defaults (dt lowered to half its
+ * tangent bound where the configured one is above) and no frame output: the --models table. */
+static hs_status bench_backend(const hs_config *cfg, const char *backend, int reps, double warm_ms,
+                               const hs_model *model, bench_row *row)
 {
     static hs_sim_spec spec; /* large (paths): not on the stack */
     HS_CALL(hs_spec_from_config(cfg, &spec));
     HS_CALL(hs_backends_lookup("solver.backend", backend, &spec.backend));
+    if (model) {
+        spec.model = model;
+        hs_model_params_defaults(model, &spec.model_prm);
+        spec.time_unit = model->time_unit_default;
+        spec.dt = fmin(spec.dt, 0.5 * model->dt_max(spec.model_prm.v) * spec.time_unit);
+        spec.output_enabled = 0;
+    }
     hs_sim sim;
     HS_CALL(hs_sim_create(&spec, &sim));
     hs_status st = HS_OK;
@@ -149,9 +160,33 @@ static void print_row(const bench_row *b, double out_interval, double dt)
                100.0 * b->frame / (b->frame + b->step * out_interval / dt));
 }
 
-hs_status hs_bench_step(const hs_config *cfg, int reps, double warm_ms, int cpu_too)
+/* The element phase of every model on one backend, against its floor (the bytes grow with the
+ * model's integration-point variables: fem/phase_bytes.c). */
+static hs_status print_models(const hs_config *cfg, const char *backend, int reps, double warm_ms)
+{
+    printf("\nelement phase per ionic model (%s backend; each model's defaults, dt = min(time.dt, dt_max/2), "
+           "after %g ms from rest):\n", backend, warm_ms);
+    printf("| %-20s | %4s | %8s | %12s | %10s | %12s | %8s |\n", "model", "vars", "dt (ms)", "median (us)", "MB moved",
+           "floor (us)", "x floor");
+    printf("|----------------------|------|----------|--------------|------------|--------------|----------|\n");
+    for (int i = 0; i < hs_models_count(); ++i) {
+        const hs_model *m = hs_models_at(i);
+        static bench_row r;
+        HS_CALL(bench_backend(cfg, backend, reps, warm_ms, m, &r));
+        hs_model_params d;
+        hs_model_params_defaults(m, &d);
+        double floor_t = r.pb.bytes_element / r.pb.copy_bw;
+        printf("| %-20s | %4d | %8.4g | %12.1f | %10.1f | %12.1f | %8.2f |\n", m->name, m->n_vars,
+               fmin(cfg->dt, 0.5 * m->dt_max(d.v) * m->time_unit_default), 1e6 * r.pb.element,
+               r.pb.bytes_element / 1e6, 1e6 * floor_t, r.pb.element / floor_t);
+    }
+    return HS_OK;
+}
+
+hs_status hs_bench_step(const hs_config *cfg, int reps, double warm_ms, int cpu_too, int models)
 {
     bench_row rows[2];
+    const char *which[2] = {"cpu", "cpu"};
     int n = 0;
     if (warm_ms > cfg->t_end) warm_ms = cfg->t_end;
 #if HS_HAS_CUDA
@@ -161,8 +196,8 @@ hs_status hs_bench_step(const hs_config *cfg, int reps, double warm_ms, int cpu_
         /* said before any mesh is built for it */
         hs_log(1, "bench step: no GPU found (%s); measuring the cpu backend only\n", why);
     } else {
-        hs_status st = bench_backend(cfg, "cuda", reps, warm_ms, &rows[n]);
-        if (st == HS_OK) ++n;
+        hs_status st = bench_backend(cfg, "cuda", reps, warm_ms, NULL, &rows[n]);
+        if (st == HS_OK) which[n++] = "cuda";
         else if (st == HS_ERR_DEVICE) {
             hs_warn("no cuda measurement: %s", hs_error_message());
             hs_error_clear();
@@ -170,10 +205,12 @@ hs_status hs_bench_step(const hs_config *cfg, int reps, double warm_ms, int cpu_
     }
 #endif
     if (cpu_too || n == 0) {
-        HS_CALL(bench_backend(cfg, "cpu", reps < 5 ? reps : 5, warm_ms, &rows[n]));
-        ++n;
+        HS_CALL(bench_backend(cfg, "cpu", reps < 5 ? reps : 5, warm_ms, NULL, &rows[n]));
+        which[n++] = "cpu";
     }
     printf("heartsim bench step: %s (h = %g mm, dt = %g ms, spmv %s)\n", cfg->path, cfg->box.h, cfg->dt, cfg->spmv);
     for (int i = 0; i < n; ++i) print_row(&rows[i], cfg->out_interval, cfg->dt);
+    for (int i = 0; models && i < n; ++i)
+        HS_CALL(print_models(cfg, which[i], strcmp(which[i], "cpu") ? reps : (reps < 5 ? reps : 5), warm_ms));
     return HS_OK;
 }

@@ -476,10 +476,39 @@ static void resolve_paths(load_ctx *x, hs_config *cfg)
     }
 }
 
-/* Defaults that depend on the model: model.time_unit, when not given, is the model's own. */
+/* model.preset: the named parameter set's values for every parameter the file does not set. */
+static void apply_preset(load_ctx *x, hs_config *cfg, const hs_model *m)
+{
+    if (!cfg->model_preset[0]) return;
+    const origin *o = hs_cfg_origin_key(x, "model.preset");
+    char names[256] = "";
+    size_t len = 0;
+    for (int q = 0; q < m->n_presets; ++q) {
+        const hs_model_preset *ps = &m->presets[q];
+        int w = snprintf(names + len, sizeof names - len, "%s\"%s\"", q ? ", " : "", ps->name);
+        if (w > 0 && (size_t)w < sizeof names - len) len += (size_t)w;
+        if (strcmp(ps->name, cfg->model_preset) != 0) continue;
+        char path[96];
+        for (int k = 0; k < m->n_params; ++k) {
+            snprintf(path, sizeof path, "model.%s", m->params[k].name);
+            if (!hs_cfg_origin_key(x, path)) cfg->model_prm[m->id][k] = ps->v[k];
+        }
+        return;
+    }
+    if (m->n_presets == 0)
+        hs_cfg_report(x, o, "model.preset = \"%s\": model %s has no published parameter sets (set its model.* keys)",
+                      cfg->model_preset, m->name);
+    else
+        hs_cfg_report(x, o, "model.preset: unknown parameter set \"%s\" of model %s; available: %s", cfg->model_preset,
+                      m->name, names);
+}
+
+/* Defaults that depend on the model: model.time_unit, when not given, is the model's own; the
+ * parameters of model.preset. */
 static void model_defaults(load_ctx *x, hs_config *cfg)
 {
     const hs_model *m = hs_models_find(cfg->model_type);
+    if (m) apply_preset(x, cfg, m);
     if (m && !hs_cfg_origin_key(x, "model.time_unit")) cfg->time_unit = m->time_unit_default;
     if (m && !hs_cfg_origin_key(x, "output.fields")) cfg->out_fields = hs_config_default_fields(m);
 }

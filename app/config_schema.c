@@ -113,6 +113,12 @@ static const hs_cfg_key base_keys[] = {
      .unit = "ms", AT(time_unit),
      .meaning = "milliseconds per model time unit; when not given, the selected model's own (the default is the default model's)"},
 
+    {.path = "model.preset", .type = HS_CFG_STRING, .def_str = "", .unit = "-", AT(model_preset),
+     .meaning = "a published parameter set of the selected model, applied before the model.* keys given in the file (which override it): bueno_orovio: \"epi\", \"endo\", \"mid\", \"pb\", \"tnnp\" (Table 1 of Bueno-Orovio et al. 2008; the defaults are \"epi\"); \"\" = the model's defaults"},
+    {.path = "model.gates", .type = HS_CFG_ENUM, .choices = "newton|rush_larsen", .def_str = "newton", .unit = "-",
+     AT_INT(model_gates),
+     .meaning = "time step of the gating variables at the integration points (mitchell_schaeffer, bueno_orovio): backward Euler solved by the local Newton, or the exponential Rush-Larsen update; the global Newton tangent differentiates whichever is chosen"},
+
     /* ---- time ---------------------------------------------------------------------------- */
     {.path = "time.dt", .type = HS_CFG_FLOAT, GT(0), .def_num = 0.1, .unit = "ms", AT(dt),
      .meaning = "time step (backward Euler); must stay below the tangent limit, see below"},
@@ -152,6 +158,12 @@ static const hs_cfg_key base_keys[] = {
     {.path = "stimulus.[i].strength", .type = HS_CFG_FLOAT, .flags = STIM | HS_CFG_MIN_CLOSED,
      .min = 0, .def_num = 1.0, .unit = "1/ms", AT_STIM(strength),
      .meaning = "d(phi)/dt added while on (1/ms = 100 mV/ms)"},
+    {.path = "stimulus.[i].count", .type = HS_CFG_INT, .flags = STIM | HS_CFG_MIN_CLOSED, .min = 1,
+     .def_num = 1, .unit = "pulses", AT_STIM_INT(count),
+     .meaning = "number of pulses: pulse p (0-based) starts at start + p period; an S1-S2 protocol is two stimulus entries. Pulses starting at or after time.t_end are reported (warning)"},
+    {.path = "stimulus.[i].period", .type = HS_CFG_FLOAT, .flags = STIM | HS_CFG_MIN_CLOSED, .min = 0,
+     .def_num = 0.0, .unit = "ms", AT_STIM(period),
+     .meaning = "basic cycle length between pulse starts; with count > 1 it must be longer than duration (an error otherwise); unused when count = 1"},
 
     /* ---- solver -------------------------------------------------------------------------- */
     {.path = "solver.backend", .type = HS_CFG_ENUM, .choices = "auto|cpu|cuda", .def_str = "auto",

@@ -279,6 +279,21 @@ void hs_cfg_validate_all(load_ctx *x, const hs_config *cfg)
                                    : og;
             if (er) hs_cfg_report(x, of, "stimulus.[%d].file: cannot read \"%s\": %s", j, st->file, strerror(er));
         }
+        if (st->count > 1 && !(st->period > st->duration)) {
+            int kp = hs_cfg_stim_key_index(st->period > 0.0 ? "period" : "count");
+            const origin *op = x->stim && x->stim[(size_t)j * (size_t)len + (size_t)kp].set
+                                   ? &x->stim[(size_t)j * (size_t)len + (size_t)kp]
+                                   : og;
+            if (st->period > 0.0)
+                hs_cfg_report(x, op, "stimulus.[%d].period = %s ms must be longer than stimulus.[%d].duration = %s ms "
+                              "(count = %d pulses; touching pulses would be one long pulse)", j,
+                              hs_cfg_fmt_num(st->period, a, sizeof a), j, hs_cfg_fmt_num(st->duration, b, sizeof b),
+                              st->count);
+            else
+                hs_cfg_report(x, op, "stimulus.[%d].count = %d needs stimulus.[%d].period (ms between pulse starts, "
+                              "longer than duration = %s ms)", j, st->count, j,
+                              hs_cfg_fmt_num(st->duration, b, sizeof b));
+        }
         if (st->shape == HS_STIM_BOX) {
             static const char axis[3] = {'x', 'y', 'z'};
             for (int d = 0; d < 3; ++d) {
@@ -326,6 +341,18 @@ void hs_cfg_validate_all(load_ctx *x, const hs_config *cfg)
         if (k->model && x->key[i].set && strcmp(k->model, model->name) != 0)
             hs_cfg_report(x, &x->key[i], "%s is a parameter of model %s, and model.type is \"%s\"", k->path, k->model,
                           model->name);
+    }
+    if (model && cfg->model_gates != HS_GATES_NEWTON && !model->has_gates) {
+        char with[256] = "";
+        size_t len = 0;
+        for (int i = 0; i < hs_models_count(); ++i)
+            if (hs_models_at(i)->has_gates) {
+                int w = snprintf(with + len, sizeof with - len, "%s%s", len ? ", " : "", hs_models_at(i)->name);
+                if (w > 0 && (size_t)w < sizeof with - len) len += (size_t)w;
+            }
+        hs_cfg_report(x, origin_any(x, "model.gates", "model.type", NULL),
+                      "model.gates = \"rush_larsen\": model %s has no gating variable (its variables are solved by the "
+                      "local Newton); the gate schemes apply to %s", model->name, with);
     }
     double dt_max = model && model->dt_max ? model->dt_max(cfg->model_prm[model->id]) * cfg->time_unit : INFINITY;
     if (cfg->dt > 0 && isfinite(dt_max) && cfg->dt >= dt_max) {

@@ -27,6 +27,7 @@ static uint64_t fp_model(const hs_config *c)
     h = fp_d(h, c->d_iso), h = fp_d(h, c->d_ani), h = fp_d(h, c->time_unit);
     for (int k = 0; k < m->n_params; ++k)
         if (m->params[k].kind == HS_PARAM_SWITCH) h = fp_i(h, v[k] != 0.0);
+    if (c->model_gates) h = fp_i(h, c->model_gates); /* the gate scheme changes the state (newton hashes as before) */
     return h;
 }
 
@@ -54,6 +55,7 @@ void hs_config_fingerprint(const hs_config *c, uint64_t fp[HS_CKPT_GROUPS])
         for (int k = 0; k < 3; ++k) h = fp_d(h, g->min[k]), h = fp_d(h, g->max[k]), h = fp_d(h, g->center[k]);
         h = fp_d(h, g->radius), h = fp_d(h, g->start), h = fp_d(h, g->duration), h = fp_d(h, g->strength);
         h = fp_s(h, g->label), h = fp_s(h, g->file); /* surface label; node-list file (by its path) */
+        if (g->count != 1) h = fp_i(h, g->count), h = fp_d(h, g->period); /* paced (single pulses hash as before) */
     }
     fp[4] = h;
     /* solver tolerances and limits decide where Newton and CG stop, so they change the state; the

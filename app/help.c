@@ -37,13 +37,14 @@ static const help_entry helps[] = {
      "DIR/PREFIX_fibers.txt to run on: the report's \"run on it\" line gives the config lines (same\n"
      "nodes, labels by name, regions and fibres as the run that built it).",
      "", "heartsim mesh configs/lv_ellipsoid.cfg --set mesh.h=2 --out /tmp/lv", 1},
-    {"bench step", "heartsim bench step CONFIG [--reps N] [--warm MS] [--no-cpu] [--set ...] [--out DIR]",
+    {"bench step", "heartsim bench step CONFIG [--reps N] [--warm MS] [--no-cpu] [--models] [--set ...] [--out DIR]",
      "Per-phase medians of a time step (element, assembly, SpMV, CG iteration, whole step, one frame)\n"
      "against bandwidth floors, on the cuda backend when a GPU is found and on the cpu backend.",
      "  --reps N      repetitions per phase (default 20)\n"
      "  --warm MS     simulated ms before measuring, so a front is in the tissue (default 5)\n"
-     "  --no-cpu      measure only the cuda backend (the cpu is measured when no GPU is found)\n",
-     "heartsim bench step configs/bench_50k.cfg --reps 50", 1},
+     "  --no-cpu      measure only the cuda backend (the cpu is measured when no GPU is found)\n"
+     "  --models      also the element phase of every ionic model (its defaults) against its floor\n",
+     "heartsim bench step configs/bench_50k.cfg --reps 50 --models", 1},
     {"bench spmv", "heartsim bench spmv [CONFIG [--set ...] | --matrix FILE.mtx] [--reps N] [--kernels a,b,...]\n"
                    "                    [--csv FILE] [--json FILE]",
      "Every SpMV kernel on one matrix (the run's after one assembly, or a Matrix Market file), checked\n"
@@ -76,6 +77,16 @@ static const help_entry helps[] = {
      "  --tol T             ||r|| <= T ||b|| (default 1e-8); --max-iter K (default 10000)\n"
      "  --sai-level 1|2     SAI/FSAI pattern of A^k for --matrix (a config uses solver.sai_level)\n",
      "heartsim bench solve --matrix K.mtx --reps 5", 1},
+    {"cell", "heartsim cell CONFIG [--set KEY=VALUE ...] [--out DIR] [-q | -v]",
+     "Run the configured ionic model (model.type, model.preset, model.* parameters, model.gates) alone at\n"
+     "one point, without diffusion: du/dt = f(u, s) + stim, stepped as the tissue is (backward Euler,\n"
+     "time.dt, the local update and a Newton iteration on u), to time.t_end. Every stimulus entry paces the\n"
+     "point with its start, duration, strength, period and count (its site is not used). Writes\n"
+     "DIR/PREFIX_cell.csv (t_ms, V_mV, the potential and every state variable, each step) and\n"
+     "DIR/PREFIX_cell.png (V(t)); prints per beat (one per distinct pulse start) the activation time,\n"
+     "APD90 and peak V. Check a parameter set here before a tissue run.",
+     "",
+     "heartsim cell configs/lv_paced.cfg --set time.t_end=1200 --out /tmp/cell", 1},
     {"kernels", "heartsim kernels",
      "List the SpMV kernels solver.spmv accepts (name, where it runs, what it does and its paper), the\n"
      "preconditioners of solver.precond and the Krylov methods of solver.krylov.", "",

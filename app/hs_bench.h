@@ -15,7 +15,7 @@
  * @param[in] reps repetitions per phase; @param[in] warm_ms simulated time before measuring, so a
  * front is in the tissue; @param[in] cpu_too also measure the cpu backend.
  */
-hs_status hs_bench_step(const hs_config *cfg, int reps, double warm_ms, int cpu_too);
+hs_status hs_bench_step(const hs_config *cfg, int reps, double warm_ms, int cpu_too, int models);
 
 /** Options of `heartsim bench spmv` (app/bench_spmv.c). */
 typedef struct hs_bench_spmv_opts {

@@ -59,6 +59,8 @@ typedef struct hs_config {
                                  the model's order (only the selected model's are used) */
     double d_iso, d_ani;    /**< mm^2/ms */
     double time_unit;       /**< ms per model time unit (default: the model's) */
+    char model_preset[32];  /**< model.preset: a published parameter set of the model, "" = none */
+    int model_gates;        /**< model.gates: hs_gate_scheme */
 
     /* time */
     double dt, t_end;       /**< ms */

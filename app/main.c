@@ -7,6 +7,7 @@
 #include "hs_build_config.h"
 #include "hs_config.h"
 #include "hs_help.h"
+#include "hs_cell_cmd.h"
 #include "hs_mesh_cmd.h"
 #include "hs_resume_cmd.h"
 #include "hs_run_cmd.h"
@@ -25,7 +26,9 @@ static const char *usage_text =
     "  check CONFIG [--set KEY=VALUE ...]             validate and print the resolved configuration\n"
     "  mesh CONFIG [--set KEY=VALUE ...] [--out DIR]  build the mesh as run would, report its quality,\n"
     "                                                 labels and matrix size, write it to VTK\n"
-    "  bench step CONFIG [--reps N] [--warm MS] [--no-cpu] [--set ...]\n"
+    "  cell CONFIG [--set KEY=VALUE ...] [--out DIR]  the ionic model alone at one point under the\n"
+    "                                                 stimulus timing: CSV + PNG trace, APD90 per beat\n"
+    "  bench step CONFIG [--reps N] [--warm MS] [--no-cpu] [--models] [--set ...]\n"
     "                                                 per-phase medians vs bandwidth floors, cuda and cpu\n"
     "  bench spmv [CONFIG | --matrix FILE.mtx] [--reps N] [--kernels a,b,...] [--csv FILE] [--json FILE]\n"
     "                                                 every SpMV kernel on one matrix (GPU): checked, timed\n"
@@ -110,10 +113,10 @@ int main(int argc, char **argv)
             return usage_error("%s", "bench needs a subcommand: bench step CONFIG, bench cg CONFIG, bench spmv [CONFIG | --matrix FILE.mtx], or bench solve [CONFIG | --matrix FILE.mtx]");
         bench = !strcmp(argv[2], "spmv") ? 2 : !strcmp(argv[2], "cg") ? 3 : !strcmp(argv[2], "solve") ? 4 : 1;
         first = 3;
-    } else if (strcmp(cmd, "run") && strcmp(cmd, "check") && strcmp(cmd, "mesh")) {
+    } else if (strcmp(cmd, "run") && strcmp(cmd, "check") && strcmp(cmd, "mesh") && strcmp(cmd, "cell")) {
         return usage_error("unknown command \"%s\"", cmd);
     }
-    int reps = 0, cpu_too = 1; /* reps 0: the default, 20 (step) or 200 (spmv) */
+    int reps = 0, cpu_too = 1, models = 0; /* reps 0: the default, 20 (step) or 200 (spmv) */
     const char *matrix = NULL, *csv = NULL, *json = NULL, *kernels = NULL, *restart = NULL, *rhs = NULL;
     double solve_tol = 1e-8;
     int solve_max_iter = 10000, sai_level = 1;
@@ -136,6 +139,8 @@ int main(int argc, char **argv)
             if (cg_iters < 1) return usage_error("--iters needs a positive count, got \"%s\"", argv[i]);
         } else if (bench == 1 && !strcmp(a, "--no-cpu")) {
             cpu_too = 0;
+        } else if (bench == 1 && !strcmp(a, "--models")) {
+            models = 1;
         } else if (bench == 2 && (!strcmp(a, "--matrix") || !strcmp(a, "--csv") || !strcmp(a, "--json") ||
                                   !strcmp(a, "--kernels"))) {
             if (i + 1 >= argc) return usage_error("%s needs a value", a);
@@ -227,11 +232,15 @@ int main(int argc, char **argv)
         return st == HS_OK ? 0 : fail(st);
     }
     if (bench) {
-        st = hs_bench_step(&cfg, reps, warm, cpu_too);
+        st = hs_bench_step(&cfg, reps, warm, cpu_too, models);
         return st == HS_OK ? 0 : fail(st);
     }
     if (!strcmp(cmd, "mesh")) {
         st = hs_mesh_command(&cfg, stdout);
+        return st == HS_OK ? 0 : fail(st);
+    }
+    if (!strcmp(cmd, "cell")) {
+        st = hs_cell_command(&cfg, stdout);
         return st == HS_OK ? 0 : fail(st);
     }
     if (!strcmp(cmd, "check")) {

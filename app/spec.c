@@ -81,6 +81,7 @@ hs_status hs_spec_from_config(const hs_config *cfg, hs_sim_spec *s)
     HS_CALL(hs_models_lookup("model.type", cfg->model_type, &s->model));
     hs_model_params_defaults(s->model, &s->model_prm);
     for (int k = 0; k < s->model->n_params; ++k) s->model_prm.v[k] = cfg->model_prm[s->model->id][k];
+    s->model_prm.gates = cfg->model_gates ? HS_GATES_RUSH_LARSEN : HS_GATES_NEWTON;
     s->time_unit = cfg->time_unit;
     s->d_iso = cfg->d_iso;
     s->d_ani = cfg->d_ani;

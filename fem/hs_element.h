@@ -36,7 +36,7 @@ HS_HD int hs_element_point(const hs_model_params *p, double dt, double vol, cons
     double phic = 0.25 * (phi[0] + phi[1] + phi[2] + phi[3]);
     double phinc = 0.25 * (phin[0] + phin[1] + phin[2] + phin[3]);
     double f = 0.0, df = 0.0;
-    int it = hs_model_point(p, phic, dt, s_n, s, &f, &df);
+    int it = hs_model_point(p, phinc, phic, dt, s_n, s, &f, &df);
     *rm = 0.25 * vol * ((phic - phinc) / dt - f - stim);
     *km = vol / 16.0 * (1.0 / dt - df);
     return it;

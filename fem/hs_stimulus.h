@@ -9,13 +9,17 @@
  *    endocardial apex: label "endo" and a sphere around the apex);
  *  - nodes: the elements that contain a node listed in a file, in the mesh's source numbering
  *    (mesh->node_orig), so a list written for the input mesh stays valid after reordering.
- * The current of a site over a step [t0, t1] is strength * |[t0,t1] ∩ [start, start+duration]|
- * / (t1 - t0): the exact time average of the rectangular pulse, so no pulse is missed or doubled
- * whatever dt is.
+ * A site fires `count` rectangular pulses, pulse p on [start + p period, start + p period + duration]
+ * (pacing at the basic cycle length `period`; an S1-S2 protocol is two sites). The current of a site
+ * over a step [t0, t1] is strength * |[t0,t1] ∩ pulses| / (t1 - t0): the exact time average of the
+ * pulse train, so no pulse is missed or doubled whatever dt is. The CPU and CUDA backends both take
+ * these per-site amplitudes from hs_stim_set_amplitudes (host code, once per step), so they cannot
+ * disagree on the timing.
  */
 #ifndef HS_STIMULUS_H
 #define HS_STIMULUS_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "hs_mesh.h"
@@ -48,7 +52,28 @@ typedef struct hs_stimulus_cfg {
     double start;           /**< ms */
     double duration;        /**< ms */
     double strength;        /**< d(phi)/dt added while active, 1/ms (1/ms = 100 mV/ms) */
+    double period;          /**< ms between pulse starts (basic cycle length); used when count > 1 */
+    int count;              /**< pulses; 0 (a zero-initialised struct) counts as 1 */
 } hs_stimulus_cfg;
+
+/** @brief Start of pulse @p p (0-based) of site @p q, ms. */
+static inline double hs_stim_pulse_start(const hs_stimulus_cfg *q, int p)
+{
+    return q->start + (q->count > 1 ? p * q->period : 0.0);
+}
+
+/**
+ * @brief Time-averaged current of one site over [t0, t1] ms (t1 > t0): strength times the part of
+ * [t0, t1] its pulses cover, divided by t1 - t0.
+ */
+double hs_stim_site_amplitude(const hs_stimulus_cfg *q, double t0, double t1);
+
+/**
+ * @brief The timing checks of one site that need no mesh: count >= 1; with count > 1, a period
+ * longer than the duration (pulses that touch or overlap would be one long pulse): HS_ERR_CONFIG
+ * naming stimulus.[k].period. A negative count is an error too.
+ */
+hs_status hs_stim_cfg_check(const hs_stimulus_cfg *q, int k);
 
 /** The elements of every site, CSR-like. */
 typedef struct hs_stim_set {
@@ -67,6 +92,17 @@ typedef struct hs_stim_set {
  */
 hs_status hs_stim_set_create(const hs_mesh *m, const hs_stimulus_cfg *sites, int n_sites,
                              hs_stim_set **out);
+
+/**
+ * @brief Warnings about a set of sites for a run to @p t_end ms, one line each (no trailing newline)
+ * in @p buf (NUL-separated lines are joined by '\n'; truncated to @p n): pulses of a site that
+ * start at or after t_end (they never fire); two sites that share elements and are on at the same
+ * time (their currents add, which doubles the stimulus there: legal, but rarely meant; a warning
+ * rather than an error because an S2 pulse over an S1 site at another time is the normal protocol
+ * and is not reported).
+ * @return the number of warnings.
+ */
+int hs_stim_set_warnings(const hs_stim_set *s, double t_end, char *buf, size_t n);
 
 /** @brief amp[s] = time-averaged current (1/ms) of site s over [t0, t1] ms. */
 void hs_stim_set_amplitudes(const hs_stim_set *s, double t0, double t1, double *amp);

@@ -298,6 +298,7 @@ hs_status hs_stim_set_create(const hs_mesh *m, const hs_stimulus_cfg *sites, int
     HS_CALL_GOTO(HS_ALLOC(s->elem_ptr, (size_t)n_sites + 1, "stimulus element lists"), fail);
     HS_CALL_GOTO(HS_ALLOC(mark, m->n_elems > 0 ? m->n_elems : 1, "stimulus element marks"), fail);
     if (n_sites) memcpy(s->site, sites, sizeof(*sites) * (size_t)n_sites);
+    for (int k = 0; k < n_sites; ++k) HS_CALL_GOTO(hs_stim_cfg_check(&sites[k], k), fail);
     for (int k = 0; k < n_sites; ++k) {
         memset(mark, 0, (size_t)m->n_elems);
         HS_CALL_GOTO(select_site(m, k, &sites[k], &ne, mark), fail);
@@ -324,13 +325,106 @@ fail:
     return st;
 }
 
-void hs_stim_set_amplitudes(const hs_stim_set *s, double t0, double t1, double *amp)
+double hs_stim_site_amplitude(const hs_stimulus_cfg *q, double t0, double t1)
 {
+    int count = q->count > 1 ? q->count : 1;
+    double period = count > 1 ? q->period : 0.0, on = 0.0;
+    /* only the pulses that can meet [t0, t1]: start + p period in (t0 - duration, t1) */
+    int p_lo = 0, p_hi = count - 1;
+    if (count > 1 && period > 0.0) {
+        double lo = floor((t0 - q->start - q->duration) / period), hi = floor((t1 - q->start) / period);
+        p_lo = lo > 0.0 ? (lo < count ? (int)lo : count) : 0;
+        p_hi = hi < count - 1 ? (hi >= 0.0 ? (int)hi : -1) : count - 1;
+    }
+    for (int p = p_lo; p <= p_hi; ++p) {
+        double s0 = q->start + p * period;
+        double lo = fmax(t0, s0), hi = fmin(t1, s0 + q->duration);
+        if (hi > lo) on += hi - lo;
+    }
+    return on > 0.0 ? q->strength * on / (t1 - t0) : 0.0;
+}
+
+hs_status hs_stim_cfg_check(const hs_stimulus_cfg *q, int k)
+{
+    HS_CHECK(q->count >= 0, HS_ERR_CONFIG, "stimulus.[%d].count = %d: must be >= 1", k, q->count);
+    HS_CHECK(q->count <= 1 || q->period > q->duration, HS_ERR_CONFIG,
+             "stimulus.[%d].period = %g ms with count = %d: the period must be longer than the pulse "
+             "(stimulus.[%d].duration = %g ms)%s", k, q->period, q->count, k, q->duration,
+             q->period == 0.0 ? "; a paced site needs its basic cycle length in stimulus.[i].period" : "");
+    return HS_OK;
+}
+
+/* Do sites a and b share an element? Both lists ascend. */
+static int share_element(const hs_stim_set *s, int a, int b)
+{
+    int32_t i = s->elem_ptr[a], j = s->elem_ptr[b];
+    while (i < s->elem_ptr[a + 1] && j < s->elem_ptr[b + 1]) {
+        if (s->elem[i] == s->elem[j]) return 1;
+        if (s->elem[i] < s->elem[j]) ++i;
+        else ++j;
+    }
+    return 0;
+}
+
+/* Are sites a and b on at the same time before t_end? The first overlap time in *when. */
+static int share_time(const hs_stimulus_cfg *a, const hs_stimulus_cfg *b, double t_end, double *when)
+{
+    for (int p = 0; p < (a->count > 1 ? a->count : 1); ++p) {
+        double a0 = hs_stim_pulse_start(a, p), a1 = a0 + a->duration;
+        if (a0 >= t_end) break;
+        for (int r = 0; r < (b->count > 1 ? b->count : 1); ++r) {
+            double b0 = hs_stim_pulse_start(b, r), b1 = b0 + b->duration;
+            if (b0 >= a1 || b0 >= t_end) break;
+            if (fmin(a1, b1) > fmax(a0, b0)) {
+                *when = fmax(a0, b0);
+                return 1;
+            }
+        }
+    }
+    return 0;
+}
+
+int hs_stim_set_warnings(const hs_stim_set *s, double t_end, char *buf, size_t n)
+{
+    int nw = 0;
+    size_t len = 0;
+    if (n) buf[0] = '\0';
+#define WARN(...)                                                                                  \
+    do {                                                                                           \
+        if (len < n) {                                                                             \
+            int w_ = snprintf(buf + len, n - len, "%s", nw ? "\n" : "");                          \
+            if (w_ > 0) len += (size_t)w_;                                                         \
+        }                                                                                          \
+        if (len < n) {                                                                             \
+            int w_ = snprintf(buf + len, n - len, __VA_ARGS__);                                    \
+            if (w_ > 0) len += (size_t)w_;                                                         \
+        }                                                                                          \
+        ++nw;                                                                                      \
+    } while (0)
     for (int k = 0; k < s->n_sites; ++k) {
         const hs_stimulus_cfg *q = &s->site[k];
-        double lo = fmax(t0, q->start), hi = fmin(t1, q->start + q->duration);
-        amp[k] = hi > lo ? q->strength * (hi - lo) / (t1 - t0) : 0.0;
+        int count = q->count > 1 ? q->count : 1, fired = 0;
+        while (fired < count && hs_stim_pulse_start(q, fired) < t_end) ++fired;
+        if (fired < count)
+            WARN("stimulus.[%d]: %d of its %d pulse%s start%s at or after time.t_end = %g ms and never fire%s "
+                 "(start %g ms, period %g ms, count %d)", k, count - fired, count, count > 1 ? "s" : "",
+                 count - fired == 1 ? "s" : "", t_end, count - fired == 1 ? "s" : "", q->start, q->period,
+                 q->count);
     }
+    for (int a = 0; a < s->n_sites; ++a)
+        for (int b = a + 1; b < s->n_sites; ++b) {
+            double when = 0.0;
+            if (share_time(&s->site[a], &s->site[b], t_end, &when) && share_element(s, a, b))
+                WARN("stimulus.[%d] and stimulus.[%d] cover common elements and are both on at t = %g ms: their "
+                     "currents add there (give them separate sites or times if that is not meant)", a, b, when);
+        }
+#undef WARN
+    return nw;
+}
+
+void hs_stim_set_amplitudes(const hs_stim_set *s, double t0, double t1, double *amp)
+{
+    for (int k = 0; k < s->n_sites; ++k) amp[k] = hs_stim_site_amplitude(&s->site[k], t0, t1);
 }
 
 void hs_stim_set_destroy(hs_stim_set **p)

@@ -111,6 +111,11 @@ hs_status hs_sim_create(const hs_sim_spec *spec, hs_sim *sim)
     /* stimulus sites hold element indices: only now is the element numbering final */
     HS_CALL_GOTO(hs_stim_set_create(sim->mesh, spec->stimuli, spec->n_stimuli, &sim->stim), fail);
     if (spec->n_stimuli == 0) hs_warn("no stimulus configured: the tissue stays at rest");
+    {
+        char wbuf[4096];
+        if (hs_stim_set_warnings(sim->stim, spec->t_end, wbuf, sizeof wbuf) > 0)
+            for (char *line = strtok(wbuf, "\n"); line; line = strtok(NULL, "\n")) hs_warn("%s", line);
+    }
     HS_CALL_GOTO(hs_problem_create(sim->mesh, sim->stim, &po, &pattern, &sim->prob), fail);
     hs_log(1, "matrix: %d rows, %d nonzeros (%.1f per row)\n", sim->prob->pattern->n_rows,
            sim->prob->pattern->nnz, (double)sim->prob->pattern->nnz / sim->prob->pattern->n_rows);

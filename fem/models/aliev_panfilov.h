@@ -92,10 +92,12 @@ HS_HD int hs_ap_local_newton(const double *p, double phi, double r_n, double dt,
     return it;
 }
 
-/** The model interface's local update (hs_model_point): s = {r}. df_phi/dr = -phi. */
-HS_HD int hs_model_point_aliev_panfilov(const double *p, double u, double dt, const double *s_n, double *s,
-                                        double *f, double *dfdu)
+/** The model interface's local update (hs_model_point): s = {r}. df_phi/dr = -phi. r is no gate (its
+ *  equation is nonlinear in r), so the gate scheme does not apply: always the local Newton. */
+HS_HD int hs_model_point_aliev_panfilov(const double *p, int gates, double u_n, double u, double dt,
+                                        const double *s_n, double *s, double *f, double *dfdu)
 {
+    (void)gates, (void)u_n;
     double drdphi = 0.0;
     int it = hs_ap_local_newton(p, u, s_n[0], dt, &s[0], &drdphi);
     *f = hs_ap_fphi(p, u, s[0]);

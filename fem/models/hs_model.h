@@ -13,7 +13,7 @@
  *  - the affine map of its potential variable to mV (V = mv_scale u + mv_offset), the time unit its
  *    equations are written in, and the largest dt for which the tangent stays positive definite.
  * What a kernel calls (HS_HD inline functions, shared by the CPU and the CUDA backends, dispatched
- * in hs_model_point below): the local update at an integration point, which returns the ionic
+ * in hs_model_point below; `gates` is hs_model_params.gates): the local update at an integration point, which returns the ionic
  * term f(u, s) of du/dt = div(D grad u) + f + stim and its consistent derivative
  * df/du = ∂f/∂u + ∂f/∂s · ds/du that the global tangent needs (seed 002 sec. 2).
  *
@@ -32,7 +32,7 @@ extern "C" {
 #endif
 
 /** Most parameters and integration-point variables any model has (sizes of the fixed arrays below). */
-#define HS_MODEL_MAX_PARAMS 24
+#define HS_MODEL_MAX_PARAMS 32
 #define HS_MODEL_MAX_VARS 8
 
 /** Where a state variable lives. */
@@ -83,12 +83,31 @@ typedef enum hs_model_id {
     HS_MODEL_COUNT
 } hs_model_id;
 
+/** How a model's gating variables take their time step (model.gates), for models with gates
+ * (hs_model.has_gates). A gate x obeys dx/dt = (x_inf(u) - x)/tau_x(u), linear in x at fixed u. */
+typedef enum hs_gate_scheme {
+    /** backward Euler, x = (x_n + dt x_inf/tau)/(1 + dt/tau): the local Newton of the implicit scheme,
+     *  exact in one iteration since the gate equation is linear in x */
+    HS_GATES_NEWTON = 0,
+    /** the exponential update of Rush & Larsen (1978), x = x_inf + (x_n - x_inf) exp(-dt/tau): exact for
+     *  u frozen over the step */
+    HS_GATES_RUSH_LARSEN = 1
+} hs_gate_scheme;
+
 /** The values a kernel needs: which model, and its parameters in declared order. Passed by value. */
 typedef struct hs_model_params {
     hs_model_id id;
     int n_vars;                    /**< integration-point variables (hs_model.n_vars) */
+    int gates;                     /**< hs_gate_scheme (models without gates ignore it) */
     double v[HS_MODEL_MAX_PARAMS]; /**< parameter values, in the order of hs_model.params */
 } hs_model_params;
+
+/** A published parameter set of a model (model.preset): values of every parameter, in declared order. */
+typedef struct hs_model_preset {
+    const char *name;    /**< the value of model.preset ("epi") */
+    const char *meaning; /**< one line: what tissue, and where it is published */
+    const double *v;     /**< [hs_model.n_params] */
+} hs_model_preset;
 
 /** A model's description: the registry entry (first member the name, for hs_registry). */
 typedef struct hs_model {
@@ -108,6 +127,9 @@ typedef struct hs_model {
     /** Largest dt (model units) for which 1/dt - df/du > 0 at rest-like states (the element tangent
      *  stays positive definite, so CG applies); INFINITY when the model has no such bound. */
     double (*dt_max)(const double *v);
+    int has_gates;                   /**< its variables include gates that model.gates applies to */
+    int n_presets;                   /**< published parameter sets (0: none; the defaults are the paper's) */
+    const hs_model_preset *presets;  /**< [n_presets]; the first one equals the defaults */
 } hs_model;
 
 #ifdef __cplusplus

@@ -7,7 +7,9 @@
 #ifdef HS_MODEL_INCLUDE_HEADERS
 #include "aliev_panfilov.h"
 #include "mitchell_schaeffer.h"
+#include "bueno_orovio.h"
 #else
 HS_MODEL(aliev_panfilov)
 HS_MODEL(mitchell_schaeffer)
+HS_MODEL(bueno_orovio)
 #endif

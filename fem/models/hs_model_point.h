@@ -17,19 +17,20 @@
 /**
  * @brief The local update at one integration point, for whichever model @p p names: backward Euler
  * for the model's variables with the potential @p u held fixed, then the ionic term and its
- * consistent derivative.
- * @param[in] p model and parameters; @param[in] u potential at the point; @param[in] dt step, model
+ * consistent derivative, its gates (if any) by the scheme p->gates names.
+ * @param[in] p model, parameters and gate scheme; @param[in] u_n potential at the point at the start
+ * of the step (where models with switches evaluate them); @param[in] u potential at the point; @param[in] dt step, model
  * units; @param[in] s_n [n_vars] converged variables of the previous step; @param[in,out] s [n_vars]
  * iterate in, solution out; @param[out] f ionic term f(u, s); @param[out] dfdu its consistent
  * derivative ∂f/∂u + ∂f/∂s ds/du.
  * @return iterations of the local solve, or -1 when it failed (non-finite or no convergence).
  */
-HS_HD int hs_model_point(const hs_model_params *p, double u, double dt, const double *s_n, double *s,
+HS_HD int hs_model_point(const hs_model_params *p, double u_n, double u, double dt, const double *s_n, double *s,
                          double *f, double *dfdu)
 {
     switch (p->id) {
 #define HS_MODEL(id) \
-    case HS_MODEL_ID_##id: return hs_model_point_##id(p->v, u, dt, s_n, s, f, dfdu);
+    case HS_MODEL_ID_##id: return hs_model_point_##id(p->v, p->gates, u_n, u, dt, s_n, s, f, dfdu);
 #include "hs_model_list.h"
 #undef HS_MODEL
     default: /* not a model of this build */

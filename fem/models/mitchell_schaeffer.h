@@ -10,12 +10,14 @@
  * estimate of the longest action potential is APD_max = tau_close ln(tau_out / (4 tau_in)) (241 ms).
  *
  * In the implicit scheme: the gate's backward-Euler step is linear in h, so the local update is
- * closed-form; the gate's right-hand side is a Heaviside function of v, whose derivative is zero
- * except at v_gate, so dh/dv = 0 and the tangent df/dv = h (2v - 3v^2)/tau_in - 1/tau_out is exact
- * wherever the switch does not flip between Newton iterates. A flip changes h by the jump between
- * the two branches' updates; Newton then continues from the new branch (the global residual is
- * evaluated consistently), which costs an iteration but does not stall: the switch flips at most
- * once per element per step in practice, since v moves monotonically through v_gate on an upstroke.
+ * closed-form (model.gates = "newton"; "rush_larsen" takes the exponential update instead). The
+ * gate's right-hand side switches at v_gate (a Heaviside function of v). The switch is evaluated at
+ * the step's starting potential v_n, as in bueno_orovio.h: within a step the branch is fixed, the
+ * residual is smooth in v and dh/dv = 0 exactly, so the tangent df/dv = h (2v - 3v^2)/tau_in -
+ * 1/tau_out is exact and Newton quadratic. (Evaluated at the Newton iterate instead, the O(dt) jump of
+ * h between the branches can leave a step without a root: in a 2D slab at dt = 0.2 ms, tau_open =
+ * tau_close = 30 ms, Newton stalled at |R| = 3.25e-6.) The switch then acts up to one step late, an
+ * O(dt) shift of the gate's switching time, the order of backward Euler itself.
  */
 #ifndef HS_MODEL_MITCHELL_SCHAEFFER_H
 #define HS_MODEL_MITCHELL_SCHAEFFER_H
@@ -40,18 +42,22 @@ HS_HD double hs_ms_df_dv(const double *p, double v, double h)
     return h * (2.0 * v - 3.0 * v * v) / p[HS_MS_TAU_IN] - 1.0 / p[HS_MS_TAU_OUT];
 }
 
-/** Backward Euler for the gate over dt at fixed v (exact solution of the linear local problem). */
-HS_HD double hs_ms_gate(const double *p, double v, double h_n, double dt)
+/** The gate over dt: dh/dt = (h_inf - h)/tau with (h_inf, tau) = (1, tau_open) when @p v is below
+ *  v_gate, (0, tau_close) at or above (the caller passes the step's starting potential); backward Euler (exact solution of the linear local problem)
+ *  or Rush-Larsen. Neither branch depends on v, so dh/dv = 0 (see the file comment). */
+HS_HD double hs_ms_gate(const double *p, int gates, double v, double h_n, double dt)
 {
-    if (v < p[HS_MS_V_GATE]) return (h_n + dt / p[HS_MS_TAU_OPEN]) / (1.0 + dt / p[HS_MS_TAU_OPEN]);
-    return h_n / (1.0 + dt / p[HS_MS_TAU_CLOSE]);
+    const int open = v < p[HS_MS_V_GATE];
+    const double h_inf = open ? 1.0 : 0.0, tau = open ? p[HS_MS_TAU_OPEN] : p[HS_MS_TAU_CLOSE];
+    if (gates == HS_GATES_RUSH_LARSEN) return h_inf + (h_n - h_inf) * exp(-dt / tau);
+    return (h_n + dt * h_inf / tau) / (1.0 + dt / tau);
 }
 
 /** The model interface's local update (hs_model_point): s = {h}; dh/dv = 0 (see the file comment). */
-HS_HD int hs_model_point_mitchell_schaeffer(const double *p, double u, double dt, const double *s_n, double *s,
-                                            double *f, double *dfdu)
+HS_HD int hs_model_point_mitchell_schaeffer(const double *p, int gates, double u_n, double u, double dt,
+                                            const double *s_n, double *s, double *f, double *dfdu)
 {
-    s[0] = hs_ms_gate(p, u, s_n[0], dt);
+    s[0] = hs_ms_gate(p, gates, u_n, s_n[0], dt); /* the switch at the step's start (file comment) */
     *f = hs_ms_f(p, u, s[0]);
     *dfdu = hs_ms_df_dv(p, u, s[0]);
     return isfinite(s[0]) && isfinite(*f) ? 1 : -1;
@@ -99,6 +105,7 @@ const hs_model hs_model_mitchell_schaeffer = {
     .mv_offset = -80.0,
     .time_unit_default = 1.0,
     .dt_max = hs_ms_dt_max,
+    .has_gates = 1,
 };
 #endif
 

@@ -38,10 +38,10 @@ int main(void)
     hs_model_params_defaults(hs_models_at(0), &ap);
     for (int32_t e = 0; e < ne; ++e) {
         const int32_t *t = m->tets + 4 * e;
-        double ph[4], pn[4], r = 0.3 * urand(&s);
+        double ph[4], pn[4], r[HS_MODEL_MAX_VARS] = {0.3 * urand(&s)}; /* sized for any model: the dispatch */
         for (int a = 0; a < 4; ++a) { ph[a] = phi[t[a]]; pn[a] = phin[t[a]]; }
-        double rn = r;
-        hs_element_eval(&ap, 0.01, g->vol[e], g->kd + 10 * e, ph, pn, 0.0, &rn, &r, ke + 16 * e, re + 4 * e);
+        double rn[HS_MODEL_MAX_VARS] = {r[0]};
+        hs_element_eval(&ap, 0.01, g->vol[e], g->kd + 10 * e, ph, pn, 0.0, rn, r, ke + 16 * e, re + 4 * e);
     }
     double *kcsr = malloc(sizeof(double) * pat->nnz);
     hs_assemble_k(map, ke, NULL, kcsr);

@@ -351,6 +351,65 @@ static void test_several_sites(const hs_mesh *m)
     hs_stim_set_destroy(&set);
 }
 
+/* Pacing: count pulses every period ms. The time average over any steps integrates to exactly
+ * count * duration * strength; a step spanning two pulses gets both; the checks and warnings. */
+static void test_pacing(const hs_mesh *m)
+{
+    hs_stimulus_cfg s = site(HS_STIM_SPHERE);
+    s.center[0] = 0.5, s.center[1] = 0.5, s.center[2] = 0.5, s.radius = 0.4;
+    s.start = 1.0, s.duration = 2.0, s.count = 3, s.period = 10.0, s.strength = 0.7;
+    /* irregular steps (0.013 to 0.6 ms) over [0, 40]: the integral is the pulse train's charge */
+    double t = 0.0, q = 0.0, q_pulse[3] = {0, 0, 0};
+    unsigned r = 12345u;
+    while (t < 40.0) {
+        r = r * 1103515245u + 12345u;
+        double dt = 0.013 + 0.587 * (double)(r >> 8) / (double)(1u << 24);
+        double a = hs_stim_site_amplitude(&s, t, t + dt);
+        q += a * dt;
+        for (int p = 0; p < 3; ++p)
+            if (t + dt > 1.0 + 10.0 * p - 1.0 && t < 1.0 + 10.0 * p + 3.0) q_pulse[p] += a * dt;
+        HS_TEST_CHECK(a == 0.0 || (t < 3.0) || (t + dt > 11.0 && t < 13.0) || (t + dt > 21.0 && t < 23.0),
+                      "current at [%g, %g] outside the pulses", t, t + dt);
+        t += dt;
+    }
+    HS_TEST_NEAR(q, 3 * 2.0 * 0.7, 1e-12, "charge of 3 pulses");
+    for (int p = 0; p < 3; ++p) HS_TEST_NEAR(q_pulse[p], 2.0 * 0.7, 1e-12, "charge of one pulse");
+    HS_TEST_NEAR(hs_stim_site_amplitude(&s, 2.0, 12.0), 0.7 * 2.0 / 10.0, 1e-15, "a step over two pulses");
+    HS_TEST_NEAR(hs_stim_site_amplitude(&s, 30.0, 40.0), 0.0, 0.0, "after the last pulse");
+    HS_TEST_NEAR(hs_stim_pulse_start(&s, 2), 21.0, 0.0, "third pulse start");
+
+    /* a period not longer than the pulse is an error naming the key */
+    hs_stimulus_cfg bad = s;
+    bad.period = 2.0;
+    hs_stim_set *set = NULL;
+    HS_TEST_CHECK(hs_stim_set_create(m, &bad, 1, &set) == HS_ERR_CONFIG && !set, "period = duration accepted");
+    HS_TEST_CHECK(strstr(hs_error_message(), "stimulus.[0].period") != NULL, "message: %s", hs_error_message());
+    hs_error_clear();
+
+    /* warnings: pulses past t_end; two sites on the same elements at the same time (not at other times) */
+    hs_stimulus_cfg two[3] = {s, s, s};
+    two[1].count = 1, two[1].start = 11.5;             /* on during pulse 1 of site 0: overlap */
+    two[2].count = 1, two[2].start = 5.0;              /* same place, between pulses: S1-S2, fine */
+    HS_TEST_OK(hs_stim_set_create(m, two, 3, &set));
+    if (!set) return;
+    char buf[2048];
+    int nw = hs_stim_set_warnings(set, 15.0, buf, sizeof buf);
+    HS_TEST_CHECK(nw == 2, "%d warnings: %s", nw, buf);
+    HS_TEST_CHECK(strstr(buf, "stimulus.[0]: 1 of its 3 pulses starts at or after time.t_end = 15 ms") != NULL,
+                  "t_end warning: %s", buf);
+    HS_TEST_CHECK(strstr(buf, "stimulus.[0] and stimulus.[1] cover common elements and are both on at t = 11.5 ms"),
+                  "overlap warning: %s", buf);
+    HS_TEST_CHECK(!strstr(buf, "stimulus.[2]"), "S2 between pulses reported: %s", buf);
+    HS_TEST_CHECK(hs_stim_set_warnings(set, 40.0, buf, sizeof buf) == 1, "t_end 40: %s", buf);
+    hs_stim_set_destroy(&set);
+    /* apart in space, together in time: no warning */
+    two[1].center[0] = 1.6;
+    HS_TEST_OK(hs_stim_set_create(m, two, 2, &set));
+    if (!set) return;
+    HS_TEST_CHECK(hs_stim_set_warnings(set, 40.0, buf, sizeof buf) == 0, "disjoint sites: %s", buf);
+    hs_stim_set_destroy(&set);
+}
+
 int main(void)
 {
     const char *tmp = getenv("TMPDIR");
@@ -364,6 +423,7 @@ int main(void)
     test_surface(m);
     test_nodes(m);
     test_several_sites(m);
+    test_pacing(m);
     hs_mesh_destroy(&m);
     rmdir(g_dir);
     HS_TEST_RETURN();

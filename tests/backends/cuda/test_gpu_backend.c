@@ -227,11 +227,14 @@ static void every_kernel(void)
     free(ref);
 }
 
-/* 5. Every ionic model of fem/models/hs_model_list.h: 40 steps of its defaults on cuda against cpu. */
+/* 5. Every ionic model of fem/models/hs_model_list.h, and both gate schemes of a model with gates: 40
+ * steps of its defaults on cuda against cpu (dt at most half the model's dt_max: bueno_orovio). */
 static void every_model(void)
 {
-    for (int i = 0; i < hs_models_count(); ++i) {
-        const hs_model *m = hs_models_at(i);
+    for (int i = 0; i < 2 * hs_models_count(); ++i) {
+        const hs_model *m = hs_models_at(i / 2);
+        const int gates = i % 2;
+        if (gates && !m->has_gates) continue;
         static hs_sim_spec c[2];
         hs_test_node *v[2] = {NULL, NULL};
         int32_t n[2] = {0, 0};
@@ -239,7 +242,9 @@ static void every_model(void)
             setup_cfg(&c[q], q ? "cuda" : "cpu");
             c[q].model = m;
             hs_model_params_defaults(m, &c[q].model_prm);
+            c[q].model_prm.gates = gates ? HS_GATES_RUSH_LARSEN : HS_GATES_NEWTON;
             c[q].time_unit = m->time_unit_default;
+            c[q].dt = fmin(c[q].dt, 0.5 * m->dt_max(c[q].model_prm.v) * c[q].time_unit);
             v[q] = hs_test_run_sorted(&c[q], 40, &n[q]);
         }
         HS_TEST_CHECK(v[0] && v[1] && n[0] == n[1], "%s: runs failed", m->name);
@@ -252,8 +257,8 @@ static void every_model(void)
                 if ((v[1][k].act < 0) != (v[0][k].act < 0)) ++mism;
                 else if (v[0][k].act >= 0) dact = fmax(dact, fabs(v[1][k].act - v[0][k].act));
             }
-            printf("model %-18s cuda vs cpu after 40 steps: |phi diff|/|phi| = %.2e, max activation diff %.2e ms\n",
-                   m->name, sqrt(d2 / r2), dact);
+            printf("model %-18s %-11s cuda vs cpu after 40 steps: |phi diff|/|phi| = %.2e, max activation diff %.2e ms\n",
+                   m->name, gates ? "rush_larsen" : "newton", sqrt(d2 / r2), dact);
             HS_TEST_CHECK(sqrt(d2 / r2) <= 40 * 1e-10, "%s: phi differs: %.3e", m->name, sqrt(d2 / r2));
             HS_TEST_CHECK(mism == 0 && dact <= 1e-6, "%s: activation: %d mismatches, max %.3e ms", m->name, mism, dact);
         }

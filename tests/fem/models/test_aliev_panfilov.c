@@ -84,18 +84,18 @@ int main(void)
     for (int a = 0; a < 4; ++a)
         for (int b = a; b < 4; ++b) kd[hs_sym4_index(a, b)] = vol * 1.5 * (g[a][0] * g[b][0] + g[a][1] * g[b][1] + g[a][2] * g[b][2]);
     double phi[4] = {0.1, 0.5, 0.7, 0.35}, phin[4] = {0.05, 0.45, 0.6, 0.3};
-    double rn = 0.2, dt = 0.01, s = 0.5;
-    double ke[16], re[4], r = rn;
+    double rn[HS_MODEL_MAX_VARS] = {0.2}, dt = 0.01, s = 0.5; /* sized for any model: run-time dispatch */
+    double ke[16], re[4], r[HS_MODEL_MAX_VARS] = {rn[0]};
     hs_model_params mp = {.id = HS_MODEL_ID_aliev_panfilov, .n_vars = 1};
     memcpy(mp.v, P, sizeof P);
-    HS_TEST_CHECK(hs_element_eval(&mp, dt, vol, kd, phi, phin, s, &rn, &r, ke, re) >= 0, "element eval failed");
+    HS_TEST_CHECK(hs_element_eval(&mp, dt, vol, kd, phi, phin, s, rn, r, ke, re) >= 0, "element eval failed");
     for (int b = 0; b < 4; ++b) {
-        double hph = 1e-6, rp_[4], rm_[4], kt[16], rr;
+        double hph = 1e-6, rp_[4], rm_[4], kt[16], rr[HS_MODEL_MAX_VARS];
         double pp[4], pm[4];
         for (int q = 0; q < 4; ++q) { pp[q] = phi[q]; pm[q] = phi[q]; }
         pp[b] += hph; pm[b] -= hph;
-        rr = rn; hs_element_eval(&mp, dt, vol, kd, pp, phin, s, &rn, &rr, kt, rp_);
-        rr = rn; hs_element_eval(&mp, dt, vol, kd, pm, phin, s, &rn, &rr, kt, rm_);
+        memcpy(rr, rn, sizeof rr); hs_element_eval(&mp, dt, vol, kd, pp, phin, s, rn, rr, kt, rp_);
+        memcpy(rr, rn, sizeof rr); hs_element_eval(&mp, dt, vol, kd, pm, phin, s, rn, rr, kt, rm_);
         for (int a = 0; a < 4; ++a) {
             double fd = (rp_[a] - rm_[a]) / (2 * hph);
             HS_TEST_NEAR(ke[4 * a + b], fd, 1e-6 * (fabs(fd) + fabs(ke[4 * a + a])), "tangent entry");

@@ -62,13 +62,13 @@ static int implicit(double dt, double *t_up, double *t_down, int *max_newton)
         int it;
         for (it = 0; it < 30; ++it) { /* R(u) = (u - v)/dt - f(u, h(u)) - s */
             hh = hn;
-            if (hs_model_point(&mp, u, dt, &hn, &hh, &f, &df) < 0) return 0;
+            if (hs_model_point(&mp, v, u, dt, &hn, &hh, &f, &df) < 0) return 0;
             double r = (u - v) / dt - f - s, du = r / (1.0 / dt - df);
             u -= du;
             if (fabs(du) <= 1e-13) break;
         }
         hh = hn;
-        hs_model_point(&mp, u, dt, &hn, &hh, &f, &df);
+        hs_model_point(&mp, v, u, dt, &hn, &hh, &f, &df);
         if (it + 1 > *max_newton) *max_newton = it + 1;
         if (*t_up < 0 && u > 0.5) *t_up = t + dt * (0.5 - v) / (u - v);
         if (*t_up >= 0 && *t_down < 0 && v >= 0.1 && u < 0.1) *t_down = t + dt * (v - 0.1) / (v - u);
@@ -85,7 +85,7 @@ int main(void)
     const double vs[] = {0.0, 0.1, 0.2, 0.9}, hns[] = {0.0, 0.3, 1.0};
     for (size_t i = 0; i < sizeof vs / sizeof vs[0]; ++i)
         for (size_t j = 0; j < sizeof hns / sizeof hns[0]; ++j) {
-            double h = hs_ms_gate(P, vs[i], hns[j], dt);
+            double h = hs_ms_gate(P, HS_GATES_NEWTON, vs[i], hns[j], dt);
             double g = vs[i] < P[HS_MS_V_GATE] ? (1.0 - h) / P[HS_MS_TAU_OPEN] : -h / P[HS_MS_TAU_CLOSE];
             HS_TEST_CHECK(fabs((h - hns[j]) / dt - g) <= 1e-14, "gate residual at v = %g, h_n = %g", vs[i], hns[j]);
         }

@@ -40,7 +40,7 @@ static void check_descriptor(const hs_model *m)
                       q->name);
         HS_TEST_CHECK(q->meaning && q->unit, "%s.%s: meaning and unit", m->name, q->name);
         /* model.<name> must be unique over every model and must not shadow a tissue key */
-        static const char *const tissue[] = {"type", "d_iso", "d_ani", "time_unit"};
+        static const char *const tissue[] = {"type", "d_iso", "d_ani", "time_unit", "preset", "gates"};
         for (size_t t = 0; t < sizeof tissue / sizeof tissue[0]; ++t)
             HS_TEST_CHECK(strcmp(q->name, tissue[t]) != 0, "%s.%s shadows model.%s", m->name, q->name, tissue[t]);
         for (int i = 0; i < hs_models_count(); ++i) {
@@ -72,14 +72,14 @@ static void check_point(const hs_model *m)
         for (double u = -0.1; u <= 1.1; u += 0.05) {
             double s[HS_MODEL_MAX_VARS], f = 0.0, df = 0.0;
             memcpy(s, s_n, sizeof s);
-            int it = hs_model_point(&p, u, dt, s_n, s, &f, &df);
+            int it = hs_model_point(&p, u, u, dt, s_n, s, &f, &df);
             HS_TEST_CHECK(it >= 0 && isfinite(f) && isfinite(df), "%s: local update failed at u = %g", m->name, u);
             const double h = 1e-6;
             double sp[HS_MODEL_MAX_VARS], sm[HS_MODEL_MAX_VARS], fp = 0.0, fm = 0.0, dd = 0.0;
             memcpy(sp, s_n, sizeof sp);
             memcpy(sm, s_n, sizeof sm);
-            hs_model_point(&p, u + h, dt, s_n, sp, &fp, &dd);
-            hs_model_point(&p, u - h, dt, s_n, sm, &fm, &dd);
+            hs_model_point(&p, u, u + h, dt, s_n, sp, &fp, &dd);
+            hs_model_point(&p, u, u - h, dt, s_n, sm, &fm, &dd);
             double fd = (fp - fm) / (2 * h);
             HS_TEST_CHECK(fabs(df - fd) <= 1e-6 * (fabs(df) + 1.0), "%s: df/du = %.10g at u = %g (pass %d), central "
                           "difference %.10g", m->name, df, u, pass, fd);
@@ -88,7 +88,7 @@ static void check_point(const hs_model *m)
         for (int q = 0; q < 200; ++q) {
             double s[HS_MODEL_MAX_VARS], f = 0.0, df = 0.0;
             memcpy(s, s_n, sizeof s);
-            hs_model_point(&p, 0.9, dt, s_n, s, &f, &df);
+            hs_model_point(&p, 0.9, 0.9, dt, s_n, s, &f, &df);
             memcpy(s_n, s, sizeof s);
         }
     }
