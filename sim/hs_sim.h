@@ -18,6 +18,7 @@
 #include "hs_mesh.h"
 #include "hs_mesh_build.h"
 #include "hs_models.h"
+#include "hs_region.h"
 #include "hs_stimulus.h"
 
 #ifdef __cplusplus
@@ -39,6 +40,8 @@ typedef struct hs_sim_spec {
     int n_stimuli;
     hs_stimulus_cfg stimuli[HS_SPEC_MAX_STIMULI];
     double activation_threshold; /**< mV */
+    int n_regions;               /**< heterogeneous tissue (fem/hs_region.h), in order: later entries win */
+    hs_region_cfg regions[HS_MAX_REGIONS];
 
     /* solver */
     const hs_backend_entry *backend; /**< NULL: "auto" (the first device backend that answers, else cpu) */
@@ -88,6 +91,7 @@ typedef struct hs_sim {
     hs_setup_times setup;
     hs_mesh *mesh;
     hs_stim_set *stim;
+    hs_region_set *regions;     /**< NULL without `regions` */
     hs_problem *prob;
     hs_backend *backend;
     const hs_backend_entry *backend_entry;

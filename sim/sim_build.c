@@ -33,6 +33,25 @@ static void problem_opts(const hs_sim_spec *spec, hs_problem_opts *o)
     o->spmv_params = spec->spmv_params;
 }
 
+/* Print each region entry's elements and volume; the mesh's "region" cell field becomes the entry
+ * that decides each element (1-based, 0 = none), which frames and the maps file show. */
+static hs_status report_regions(const hs_sim_spec *spec, hs_sim *sim)
+{
+    const hs_region_set *rg = sim->regions;
+    hs_mesh *m = sim->mesh;
+    for (int i = 0; i < rg->n_entries; ++i) {
+        char who[96];
+        hs_region_entry_name(&spec->regions[i], i, who, sizeof who);
+        hs_log(1, "%s: %d elements, %.6g mm^3\n", who, (int)rg->entry_count[i], rg->entry_volume[i]);
+    }
+    if (rg->n_passive > 0)
+        hs_log(1, "regions: %d non-conducting elements; %d nodes touch only those and are held at rest\n",
+               (int)rg->n_passive, (int)rg->n_decoupled);
+    if (!m->region) HS_CALL(HS_ALLOC(m->region, (size_t)m->n_elems + 1, "region field"));
+    memcpy(m->region, rg->elem_entry, sizeof(int32_t) * (size_t)m->n_elems);
+    return HS_OK;
+}
+
 /* The SpMV format: the spec's, or "auto" as the backend decides it on this matrix. A format with
  * its own node numbering (ELL-WARP "r" variants) renumbers the mesh, and the pattern with it, so
  * everything built afterwards lives in that numbering. *pattern is the pattern of the final
@@ -98,6 +117,12 @@ hs_status hs_sim_create(const hs_sim_spec *spec, hs_sim *sim)
     /* stimulus sites hold element indices: only now is the element numbering final */
     HS_CALL_GOTO(hs_stim_set_create(sim->mesh, spec->stimuli, spec->n_stimuli, &sim->stim), fail);
     if (spec->n_stimuli == 0) hs_warn("no stimulus configured: the tissue stays at rest");
+    if (spec->n_regions > 0) {
+        HS_CALL_GOTO(hs_region_set_create(sim->mesh, spec->regions, spec->n_regions, &spec->model_prm, spec->d_iso,
+                                          spec->d_ani, &sim->regions), fail);
+        HS_CALL_GOTO(report_regions(spec, sim), fail);
+        po.regions = sim->regions;
+    }
     HS_CALL_GOTO(hs_problem_create(sim->mesh, sim->stim, &po, &pattern, &sim->prob), fail);
     hs_log(1, "matrix: %d rows, %d nonzeros (%.1f per row)\n", sim->prob->pattern->n_rows,
            sim->prob->pattern->nnz, (double)sim->prob->pattern->nnz / sim->prob->pattern->n_rows);
@@ -116,6 +141,7 @@ fail:
 
 void hs_sim_destroy(hs_sim *sim)
 {
+    hs_region_set_destroy(&sim->regions);
     hs_backend_destroy(&sim->backend);
     hs_problem_destroy(&sim->prob);
     hs_stim_set_destroy(&sim->stim);

@@ -63,6 +63,8 @@ static int32_t element_pass(cpu_impl *c, const hs_problem *p)
     const int nv = p->opt.model_prm.n_vars;
     const int64_t ne = m->n_elems;
     const int split = p->opt.assembly == HS_ASSEMBLY_SPLIT;
+    const hs_region_set *rg = p->opt.regions;
+    const uint16_t *etab = rg ? rg->elem_tab : NULL;
     int32_t bad = -1;
 #pragma omp parallel for schedule(static) if (m->n_elems > HS_OMP_MIN)
     for (int32_t e = 0; e < m->n_elems; ++e) {
@@ -71,9 +73,26 @@ static int32_t element_pass(cpu_impl *c, const hs_problem *p)
         double pn[4] = {c->phi_n[t[0]], c->phi_n[t[1]], c->phi_n[t[2]], c->phi_n[t[3]]};
         double sn[HS_MODEL_MAX_VARS], s[HS_MODEL_MAX_VARS]; /* the model's variables at this point */
         for (int k = 0; k < nv; ++k) sn[k] = c->ipv_n[k * ne + e], s[k] = c->ipv[k * ne + e];
-        int it = split ? hs_element_point(&p->opt.model_prm, c->dt, p->geom->vol[e], ph, pn, c->stim_e[e], sn, s,
+        /* heterogeneous tissue: the element's row of the region table (fem/hs_region.h) */
+        const hs_model_params *prm = &p->opt.model_prm;
+        if (etab) {
+            const hs_region_row *row = &rg->tab[etab[e]];
+            if (!row->conducting) { /* a hole: no current, no capacitance; variables frozen */
+                if (split) {
+                    c->km[e] = 0.0;
+                    c->rm[e] = 0.0;
+                } else {
+                    for (int q = 0; q < 16; ++q) c->ke[16 * (int64_t)e + q] = 0.0;
+                    for (int q = 0; q < 4; ++q) c->re[4 * (int64_t)e + q] = 0.0;
+                }
+                for (int k = 0; k < nv; ++k) c->ipv[k * ne + e] = sn[k];
+                continue;
+            }
+            prm = &row->prm;
+        }
+        int it = split ? hs_element_point(prm, c->dt, p->geom->vol[e], ph, pn, c->stim_e[e], sn, s,
                                           c->km + e, c->rm + e)
-                       : hs_element_eval(&p->opt.model_prm, c->dt, p->geom->vol[e], p->geom->kd + 10 * (int64_t)e,
+                       : hs_element_eval(prm, c->dt, p->geom->vol[e], p->geom->kd + 10 * (int64_t)e,
                                          ph, pn, c->stim_e[e], sn, s, c->ke + 16 * (int64_t)e, c->re + 4 * (int64_t)e);
         for (int k = 0; k < nv; ++k) c->ipv[k * ne + e] = s[k];
         if (it < 0) {

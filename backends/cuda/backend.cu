@@ -176,7 +176,7 @@ static void cu_destroy(hs_backend *b)
     void *dev[] = {c->tets, c->vol, c->kd, c->inv_mass, c->kptr, c->ksrc, c->rptr, c->rsrc, c->diag, c->slot,
                    c->stim_elem, c->phi, c->phin, c->ipv, c->ipv_n, c->act, c->ke, c->re, c->kval, c->rhs, c->du,
                    c->dinv, c->stim_e, c->ph1, c->ph2, c->csr_rp, c->csr_col, c->partA, c->parti, c->d_sc,
-                   c->pptr, c->pelem, c->pslot, c->relem, c->dslot, c->kdp, c->kdc, c->km, c->rm};
+                   c->pptr, c->pelem, c->pslot, c->relem, c->dslot, c->kdp, c->kdc, c->km, c->rm, c->rtab, c->etab};
     for (size_t i = 0; i < sizeof dev / sizeof dev[0]; ++i) cudaFree(dev[i]);
     cudaFreeHost(c->h_sc);
     cudaFreeHost(c->h_cg);
@@ -238,6 +238,11 @@ static hs_status cuda_setup(hs_backend *b)
     const hs_stim_set *st = p->stim;
     int32_t nstim = st ? st->elem_ptr[st->n_sites] : 0;
     HS_CALL(upload(&c->stim_elem, st ? st->elem : (const int32_t *)NULL, nstim, "stimulus element lists"));
+    const hs_region_set *rg = p->opt.regions;
+    if (rg && rg->elem_tab) {
+        HS_CALL(upload(&c->rtab, rg->tab, (size_t)rg->n_rows, "region table"));
+        HS_CALL(upload(&c->etab, rg->elem_tab, (size_t)c->ne, "element region rows"));
+    }
 
     HS_CALL(hs_spmv_layout_create(p->opt.spmv, p->pattern, &p->opt.spmv_params, &c->lay));
     HS_CALL(upload(&c->slot, c->lay->slot_of_nnz, c->nnz, "SpMV slot map"));

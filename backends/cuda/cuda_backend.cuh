@@ -61,6 +61,10 @@ struct cuda_impl {
     int64_t *dslot;
     double *kdp, *kdc, *km, *rm;
     int32_t *stim_elem;
+    /* heterogeneous tissue (fem/hs_region.h): the region table and each element's row; both NULL
+     * for uniform tissue (the kernels then take the uniform parameters, as before) */
+    hs_region_row *rtab;
+    uint16_t *etab;
     /* state and per-iteration arrays; ipv, ipv_n: [nv][ne] */
     double *phi, *phin, *ipv, *ipv_n, *act, *ke, *re, *kval, *rhs, *du, *dinv, *stim_e;
     double *ph1, *ph2;      /* phi_{n-1}, phi_{n-2}: extrapolation history (NULL when off) */
