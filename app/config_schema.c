@@ -16,10 +16,16 @@
 _Static_assert(HS_STIM_BOX == 0 && HS_STIM_SPHERE == 1 && HS_STIM_SURFACE == 2 && HS_STIM_NODES == 3,
                "stimulus.[i].shape choices order");
 
+_Static_assert(HS_REGION_ATTRIBUTE == 0 && HS_REGION_BOX == 1 && HS_REGION_SPHERE == 2 && HS_REGION_SURFACE == 3 &&
+                   HS_REGION_ELEMENTS == 4,
+               "regions.[i].select choices order");
+
 /* Where a key lives. */
 #define AT(field) .off = offsetof(hs_config, field), .size = sizeof(((hs_config *)0)->field)
 #define AT_INT(field) .off = offsetof(hs_config, field), .size = 0
 #define AT_STIM(field) .off = offsetof(hs_stimulus_cfg, field), .size = sizeof(((hs_stimulus_cfg *)0)->field)
+#define AT_REG(field) .off = offsetof(hs_region_cfg, field), .size = sizeof(((hs_region_cfg *)0)->field)
+#define AT_REG_INT(field) .off = offsetof(hs_region_cfg, field), .size = 0
 #define AT_STIM_INT(field) .off = offsetof(hs_stimulus_cfg, field), .size = 0
 
 /* Ranges. */
@@ -30,6 +36,7 @@ _Static_assert(HS_STIM_BOX == 0 && HS_STIM_SPHERE == 1 && HS_STIM_SURFACE == 2 &
 #define GE_LT(a, b) .flags = HS_CFG_MIN_CLOSED | HS_CFG_MAX_OPEN, .min = (a), .max = (b)
 
 #define STIM HS_CFG_STIMULUS
+#define REG HS_CFG_REGION
 
 static const hs_cfg_key base_keys[] = {
     /* ---- mesh ---------------------------------------------------------------------------- */
@@ -152,6 +159,43 @@ static const hs_cfg_key base_keys[] = {
     {.path = "stimulus.[i].strength", .type = HS_CFG_FLOAT, .flags = STIM | HS_CFG_MIN_CLOSED,
      .min = 0, .def_num = 1.0, .unit = "1/ms", AT_STIM(strength),
      .meaning = "d(phi)/dt added while on (1/ms = 100 mV/ms)"},
+
+    /* ---- regions: a list of groups (heterogeneous tissue, fem/hs_region.h) ------------------- */
+    {.path = "regions", .type = HS_CFG_GROUPLIST, .unit = "-",
+     .meaning = "heterogeneous tissue: list of region groups ( { ... }, { ... } ), at most 64, applied in order (later entries win, key by key); empty by default"},
+    {.path = "regions.[i].select", .type = HS_CFG_ENUM, .flags = REG,
+     .choices = "attribute|box|sphere|surface|elements", .def_str = "box", .unit = "-", AT_REG_INT(select),
+     .meaning = "attribute: the mesh's region marker (TetGen attribute, Gmsh physical group, VTK cell data); box, sphere: the elements whose centroid lies inside; surface: centroid within distance of a labelled boundary triangle; elements: listed in a file"},
+    {.path = "regions.[i].name", .type = HS_CFG_STRING, .flags = REG, .def_str = "", .unit = "-", AT_REG(name),
+     .meaning = "a name for the log and messages (optional)"},
+    {.path = "regions.[i].attribute", .type = HS_CFG_INT, .flags = REG, .shape = "attribute",
+     .def_doc = "required for attribute", .unit = "1", AT_REG_INT(attribute),
+     .meaning = "the region marker the elements carry"},
+    {.path = "regions.[i].min", .type = HS_CFG_VEC3, .flags = REG, .shape = "box", .def_doc = "required for box",
+     .unit = "mm", AT_REG(min), .meaning = "box corner with the smallest coordinates (min < max on every axis)"},
+    {.path = "regions.[i].max", .type = HS_CFG_VEC3, .flags = REG, .shape = "box", .def_doc = "required for box",
+     .unit = "mm", AT_REG(max), .meaning = "box corner with the largest coordinates"},
+    {.path = "regions.[i].center", .type = HS_CFG_VEC3, .flags = REG, .shape = "sphere",
+     .def_doc = "required for sphere", .unit = "mm", AT_REG(center), .meaning = "sphere centre"},
+    {.path = "regions.[i].radius", .type = HS_CFG_FLOAT, .flags = REG | HS_CFG_MIN_OPEN, .min = 0,
+     .shape = "sphere", .def_doc = "required for sphere", .unit = "mm", AT_REG(radius), .meaning = "sphere radius"},
+    {.path = "regions.[i].label", .type = HS_CFG_STRING, .flags = REG | HS_CFG_NONEMPTY, .shape = "surface",
+     .def_doc = "required for surface", .unit = "-", AT_REG(label),
+     .meaning = "boundary label name (\"endo\", \"epi\", Gmsh physical names) or marker number"},
+    {.path = "regions.[i].distance", .type = HS_CFG_FLOAT, .flags = REG | HS_CFG_MIN_CLOSED, .min = 0,
+     .shape = "surface", .def_doc = "required for surface", .unit = "mm", AT_REG(distance),
+     .meaning = "the elements whose centroid lies within this distance of the label's triangles"},
+    {.path = "regions.[i].file", .type = HS_CFG_STRING, .flags = REG | HS_CFG_NONEMPTY | HS_CFG_CONFIG_PATH,
+     .shape = "elements", .def_doc = "required for elements", .unit = "-", AT_REG(file),
+     .meaning = "element list relative to the config file: one element number per line ('#' comments), numbered as the mesh file numbers its elements (the index for generated meshes)"},
+    {.path = "regions.[i].d_iso", .type = HS_CFG_FLOAT, .flags = REG | HS_CFG_MIN_CLOSED, .min = 0,
+     .def_num = -1, .def_doc = "unchanged (model.d_iso)", .unit = "mm^2/ms", AT_REG(d_iso),
+     .meaning = "isotropic conductivity in the region; d_iso = d_ani = 0: non-conducting (scar: no current, held at rest, a no-flux boundary for its neighbours)"},
+    {.path = "regions.[i].d_ani", .type = HS_CFG_FLOAT, .flags = REG | HS_CFG_MIN_CLOSED, .min = 0,
+     .def_num = -1, .def_doc = "unchanged (model.d_ani)", .unit = "mm^2/ms", AT_REG(d_ani),
+     .meaning = "extra conductivity along the fibre in the region"},
+    {.path = "regions.[i].model", .type = HS_CFG_GROUP, .flags = REG, .def_doc = "none", .unit = "-",
+     .meaning = "group { <parameter> = value; ... } of the selected model's parameters (the model.<parameter> keys, same ranges) set in the region"},
 
     /* ---- solver -------------------------------------------------------------------------- */
     {.path = "solver.backend", .type = HS_CFG_ENUM, .choices = "auto|cpu|cuda", .def_str = "auto",

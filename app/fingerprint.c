@@ -27,6 +27,16 @@ static uint64_t fp_model(const hs_config *c)
     h = fp_d(h, c->d_iso), h = fp_d(h, c->d_ani), h = fp_d(h, c->time_unit);
     for (int k = 0; k < m->n_params; ++k)
         if (m->params[k].kind == HS_PARAM_SWITCH) h = fp_i(h, v[k] != 0.0);
+    /* regions (only when there are some: checkpoints of uniform runs keep their fingerprint) */
+    if (c->n_regions > 0) h = fp_i(h, c->n_regions);
+    for (int j = 0; j < c->n_regions; ++j) {
+        const hs_region_cfg *r = &c->regions[j];
+        h = fp_i(h, (int64_t)r->select), h = fp_i(h, r->attribute);
+        for (int k = 0; k < 3; ++k) h = fp_d(h, r->min[k]), h = fp_d(h, r->max[k]), h = fp_d(h, r->center[k]);
+        h = fp_d(h, r->radius), h = fp_s(h, r->label), h = fp_d(h, r->distance), h = fp_s(h, r->file);
+        h = fp_d(h, r->d_iso), h = fp_d(h, r->d_ani), h = fp_i(h, r->n_params);
+        for (int p = 0; p < r->n_params; ++p) h = fp_i(h, r->param_index[p]), h = fp_d(h, r->param_value[p]);
+    }
     return h;
 }
 

@@ -13,6 +13,7 @@
 #include "hs_lv.h"
 #include "hs_mesh.h"
 #include "hs_model.h"
+#include "hs_region.h"
 #include "hs_spmv.h"
 #include "hs_stimulus.h"
 #include "hs_status.h"
@@ -67,6 +68,10 @@ typedef struct hs_config {
     int n_stimuli;
     hs_stimulus_cfg stimuli[HS_MAX_STIMULI];
 
+    /* regions (heterogeneous tissue): param_index of each entry is into model.type's parameters */
+    int n_regions;
+    hs_region_cfg regions[HS_MAX_REGIONS];
+
     /* solver */
     char backend[16];       /**< "auto" | "cpu" | "cuda" */
     char spmv[64];          /**< SpMV kernel name from the registry */
@@ -99,6 +104,8 @@ typedef struct hs_config {
 
 /** @brief Fill every key with its default. */
 void hs_config_defaults(hs_config *cfg);
+/** @brief A regions entry with every key at its default (d_iso, d_ani unset: -1). */
+void hs_config_region_defaults(hs_region_cfg *r);
 
 /**
  * @brief Load a libconfig file, apply "key=value" overrides (in order, after the file), validate.

@@ -56,6 +56,7 @@ static hs_status write_maps(const hs_sim_spec *cfg, const hs_sim *sim, double t_
             HS_CALL_GOTO(HS_ALLOC(maps.field[k], hs_state_field_len(d, k), map_fields[m]), done);
             HS_CALL_GOTO(hs_frame_add(&fr, d->f[k].name, 0, maps.field[k]), done);
         }
+    if (sim->regions) fr.mesh_fields |= HS_MESH_FIELD_REGION; /* the regions entry of each element */
     HS_CALL_GOTO(sim->backend->ops->get_state(sim->backend, &maps), done);
     HS_CALL_GOTO(hs_maps_write(cfg->out_dir, cfg->out_prefix, sim->mesh, &fr, &path), done);
     hs_log(1, "maps: %s (t = %g ms)\n", path, t_ms);
