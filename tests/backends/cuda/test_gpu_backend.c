@@ -6,7 +6,7 @@
  *     and the Newton/CG iteration counts of every step;
  *  3. every registered SpMV kernel with each assembly method, and 5. every ionic model, 40 steps on
  *     cuda against the cpu (the bounds of part 2; split and full converge to the same Newton
- *     tolerance, so the bound holds across methods too).
+ *     tolerance, so the bound holds across methods too); 7. heterogeneous tissue (regions, a scar).
  * Exit 77 without a CUDA device. HS_TEST_QUICK=1 (used under compute-sanitizer racecheck, where every
  * launch is slow) runs part 1 and 10 steps of part 2 only.
  *
@@ -180,6 +180,58 @@ static void every_model(void)
                    m->name, sqrt(d2 / r2), dact);
             HS_TEST_CHECK(sqrt(d2 / r2) <= 40 * 1e-10, "%s: phi differs: %.3e", m->name, sqrt(d2 / r2));
             HS_TEST_CHECK(mism == 0 && dact <= 1e-6, "%s: activation: %d mismatches, max %.3e ms", m->name, mism, dact);
+        }
+        free(v[0]);
+        free(v[1]);
+    }
+}
+
+/* 7. Heterogeneous tissue (fem/hs_region.h): the HET element kernels (region table + row per
+ * element) against the CPU element pass, 60 steps: a non-conducting slab (split assembly only: the
+ * full method refuses decoupled nodes), a region with another excitation threshold and a slower
+ * region; with the full method the same without the scar. Bounds of part 2 (N = 60). */
+static void regions_match(void)
+{
+    for (int am = 0; am < 2; ++am) {
+        static hs_sim_spec c[2];
+        hs_test_node *v[2] = {NULL, NULL};
+        int32_t n[2] = {0, 0};
+        for (int q = 0; q < 2; ++q) {
+            setup_cfg(&c[q], q ? "cuda" : "cpu");
+            c[q].assembly = am ? HS_ASSEMBLY_FULL : HS_ASSEMBLY_SPLIT;
+            hs_region_cfg *r = c[q].regions;
+            memset(r, 0, 3 * sizeof *r);
+            for (int j = 0; j < 3; ++j) {
+                r[j].select = HS_REGION_BOX;
+                r[j].min[1] = r[j].min[2] = -1e3, r[j].max[1] = r[j].max[2] = 1e3;
+                r[j].d_iso = r[j].d_ani = -1.0;
+            }
+            r[0].min[0] = 1.6, r[0].max[0] = 2.6; /* alpha 0.05 */
+            r[0].n_params = 1, r[0].param_index[0] = hs_model_param_index(c[q].model, "alpha");
+            r[0].param_value[0] = 0.05;
+            r[1].min[0] = 2.4, r[1].max[0] = 6.1; /* slower, overlapping entry 0: later wins on d only */
+            r[1].d_iso = 0.15, r[1].d_ani = 0.3;
+            r[2].min[0] = 4.0, r[2].max[0] = 4.6; /* scar */
+            r[2].d_iso = r[2].d_ani = 0.0;
+            c[q].n_regions = am ? 2 : 3;
+            v[q] = hs_test_run_sorted(&c[q], 60, &n[q]);
+        }
+        const char *what = am ? "regions (full)" : "regions with a scar (split)";
+        HS_TEST_CHECK(v[0] && v[1] && n[0] == n[1], "%s: runs failed", what);
+        if (v[0] && v[1] && n[0] == n[1]) {
+            double d2 = 0, r2 = 0, dact = 0;
+            int mism = 0, activated = 0;
+            for (int32_t k = 0; k < n[0]; ++k) {
+                d2 += (v[1][k].phi - v[0][k].phi) * (v[1][k].phi - v[0][k].phi);
+                r2 += v[0][k].phi * v[0][k].phi;
+                if ((v[1][k].act < 0) != (v[0][k].act < 0)) ++mism;
+                else if (v[0][k].act >= 0) dact = fmax(dact, fabs(v[1][k].act - v[0][k].act)), ++activated;
+            }
+            printf("%-28s cuda vs cpu after 60 steps: |phi diff|/|phi| = %.2e, max activation diff %.2e ms "
+                   "(%d activated)\n", what, sqrt(d2 / r2), dact, activated);
+            HS_TEST_CHECK(sqrt(d2 / r2) <= 60 * 1e-10, "%s: phi differs: %.3e", what, sqrt(d2 / r2));
+            HS_TEST_CHECK(mism == 0 && dact <= 1e-6, "%s: activation: %d mismatches, max %.3e ms", what, mism, dact);
+            HS_TEST_CHECK(activated > n[0] / 8, "%s: only %d nodes activated", what, activated);
         }
         free(v[0]);
         free(v[1]);
@@ -371,6 +423,7 @@ int main(void)
     if (!getenv("HS_TEST_NO_GRAPH")) graph_and_variants(quick ? 10 : 60);
     if (!quick) every_kernel();
     if (!quick) every_model();
+    if (!quick) regions_match();
     if (!quick) auto_choice();
     HS_TEST_RETURN();
 }
