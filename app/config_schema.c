@@ -275,7 +275,10 @@ static const hs_cfg_key base_keys[] = {
      .meaning = "checkpoints kept; an older one is deleted only after a newer one is complete"},
     {.path = "output.activation_threshold", .type = HS_CFG_FLOAT, OPEN(-80, 20),
      .def_num = -30.0, .unit = "mV", AT(activation_threshold),
-     .meaning = "activation time = first upward crossing of V through this value"},
+     .meaning = "activation time = upward crossing of V through this value; after a repolarisation it starts a new beat (fields activation, beats)"},
+    {.path = "output.repol_threshold", .type = HS_CFG_FLOAT, OPEN(-80, 20),
+     .def_num = -70.0, .unit = "mV", AT(repol_threshold),
+     .meaning = "repolarisation time = downward crossing of V through this value after an activation (-70 mV: 90% repolarisation of an action potential from -80 to +20 mV); apd = repolarisation - activation, per node, of the latest beat"},
 };
 
 enum { N_BASE = sizeof base_keys / sizeof base_keys[0] };
@@ -343,6 +346,9 @@ static void build(void)
     for (int i = 0; i < hs_models_count(); ++i) append_choice(field_choices, sizeof field_choices, hs_models_at(i)->potential_name);
     append_choice(field_choices, sizeof field_choices, "V");
     append_choice(field_choices, sizeof field_choices, "activation");
+    append_choice(field_choices, sizeof field_choices, "repolarisation");
+    append_choice(field_choices, sizeof field_choices, "apd");
+    append_choice(field_choices, sizeof field_choices, "beats");
     for (int i = 0; i < hs_models_count(); ++i)
         for (int v = 0; v < hs_models_at(i)->n_vars; ++v)
             append_choice(field_choices, sizeof field_choices, hs_models_at(i)->vars[v].name);

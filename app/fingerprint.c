@@ -70,5 +70,6 @@ void hs_config_fingerprint(const hs_config *c, uint64_t fp[HS_CKPT_GROUPS])
      * activation threshold decides the activation times, which are part of the state */
     h = fp_d(HS_FNV_OFFSET, c->cg_tol), h = fp_i(h, c->cg_max_iter);
     h = fp_d(h, c->newton_tol_residual), h = fp_d(h, c->newton_tol_update), h = fp_i(h, c->newton_max_iter);
-    fp[5] = fp_d(h, c->activation_threshold);
+    h = fp_d(h, c->activation_threshold);
+    fp[5] = c->repol_threshold != -70.0 ? fp_d(h, c->repol_threshold) : h; /* the default keeps older fingerprints */
 }

@@ -100,6 +100,7 @@ typedef struct hs_config {
     double checkpoint_interval;  /**< ms between checkpoints, 0 = off */
     int checkpoint_keep;         /**< checkpoints kept */
     double activation_threshold; /**< mV */
+    double repol_threshold;      /**< mV: output.repol_threshold */
 } hs_config;
 
 /** @brief Fill every key with its default. */

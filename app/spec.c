@@ -89,6 +89,7 @@ hs_status hs_spec_from_config(const hs_config *cfg, hs_sim_spec *s)
     s->n_stimuli = cfg->n_stimuli;
     memcpy(s->stimuli, cfg->stimuli, sizeof(hs_stimulus_cfg) * (size_t)cfg->n_stimuli);
     s->activation_threshold = cfg->activation_threshold;
+    s->repol_threshold = cfg->repol_threshold;
     HS_CHECK(cfg->n_regions >= 0 && cfg->n_regions <= HS_MAX_REGIONS, HS_ERR_CONFIG, "regions: at most %d entries",
              HS_MAX_REGIONS);
     s->n_regions = cfg->n_regions;

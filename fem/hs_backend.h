@@ -49,7 +49,8 @@ typedef struct hs_backend_ops {
      *  the assembly results are unspecified. */
     hs_status (*iterate)(hs_backend *b, hs_cg_result *cg, double *upd_norm, double *res_norm,
                          int32_t *res_node);
-    /** Step accepted: update activation times (linear interpolation within [t_prev, t_prev+dt] ms). */
+    /** Step accepted: update the read-outs (activation, repolarisation, apd, beats: fem/hs_readout.h;
+     *  crossings interpolated linearly within [t_prev, t_prev+dt] ms). */
     hs_status (*end_step)(hs_backend *b, double t_prev_ms, double dt_ms);
     /** Step rejected: back to phi_n, r_n. */
     hs_status (*restore_step)(hs_backend *b);

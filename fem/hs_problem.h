@@ -42,6 +42,7 @@ typedef struct hs_problem_opts {
     const hs_spmv_ops *spmv;    /**< SpMV format for the CG */
     hs_spmv_params spmv_params; /**< its tunables */
     double activation_phi;      /**< activation threshold on phi */
+    double repol_phi;           /**< repolarisation threshold on phi (fem/hs_readout.h) */
     double cg_forcing;          /**< inexact Newton forcing cap (hs_cg_forcing_tol); 0 = fixed cg.tol */
     int extrapolate;            /**< initial Newton iterate: 0 phi_n, 1 linear, 2 quadratic in time */
     int graph;                  /**< cuda backend: 1 replay Newton iterations as CUDA graphs, 0 launch kernels */

@@ -40,6 +40,7 @@ typedef struct hs_sim_spec {
     int n_stimuli;
     hs_stimulus_cfg stimuli[HS_SPEC_MAX_STIMULI];
     double activation_threshold; /**< mV */
+    double repol_threshold;      /**< mV (fem/hs_readout.h) */
     int n_regions;               /**< heterogeneous tissue (fem/hs_region.h), in order: later entries win */
     hs_region_cfg regions[HS_MAX_REGIONS];
 

@@ -30,6 +30,7 @@ static void problem_opts(const hs_sim_spec *spec, hs_problem_opts *o)
     o->newton_max_iter = spec->newton_max_iter;
     /* the threshold in the model's potential: V = mv_scale u + mv_offset */
     o->activation_phi = (spec->activation_threshold - spec->model->mv_offset) / spec->model->mv_scale;
+    o->repol_phi = (spec->repol_threshold - spec->model->mv_offset) / spec->model->mv_scale;
     o->spmv_params = spec->spmv_params;
 }
 

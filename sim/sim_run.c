@@ -41,7 +41,7 @@ static hs_status write_frame(hs_frame_writer *fw, const hs_sim *sim, double t_ms
 /* The maps file (output/hs_maps.h) at the end of a run: the node fields of the state descriptor
  * named here, whatever output.fields says. A repolarisation or APD map that the descriptor gains
  * is one more name. */
-static const char *const map_fields[] = {"activation"};
+static const char *const map_fields[] = {"activation", "repolarisation", "apd", "beats"};
 
 static hs_status write_maps(const hs_sim_spec *cfg, const hs_sim *sim, double t_ms)
 {

@@ -11,6 +11,7 @@
 
 #include "cpu_backend.h"
 #include "hs_element.h"
+#include "hs_readout.h"
 #include "hs_util.h"
 #include "hs_vec.h"
 
@@ -174,12 +175,12 @@ static hs_status cpu_end_step(hs_backend *b, double t_prev, double dt_ms)
 {
     cpu_impl *c = b->impl;
     const hs_problem *p = b->prob;
-    double thr = p->opt.activation_phi;
-#pragma omp parallel for schedule(static) if (p->mesh->n_nodes > HS_OMP_MIN)
-    for (int32_t i = 0; i < p->mesh->n_nodes; ++i) {
-        double a = c->phi_n[i], z = c->phi[i];
-        if (c->act[i] < 0.0 && a < thr && z >= thr) c->act[i] = t_prev + dt_ms * (thr - a) / (z - a);
-    }
+    const double thr = p->opt.activation_phi, thr_rep = p->opt.repol_phi;
+    const int32_t nn = p->mesh->n_nodes;
+    double *act = c->act, *rep = c->act + nn, *apd = c->act + 2 * (size_t)nn, *beats = c->act + 3 * (size_t)nn;
+#pragma omp parallel for schedule(static) if (nn > HS_OMP_MIN)
+    for (int32_t i = 0; i < nn; ++i)
+        hs_readout_update(c->phi_n[i], c->phi[i], thr, thr_rep, t_prev, dt_ms, act + i, rep + i, apd + i, beats + i);
     if (p->opt.extrapolate > 0) { /* history for the next step's first iterate */
         double *t = c->phi_h2;
         c->phi_h2 = c->phi_h1;
@@ -203,7 +204,7 @@ static double *field_ptr(hs_backend *b, int k)
 {
     cpu_impl *c = b->impl;
     if (k == HS_STATE_POTENTIAL) return c->phi;
-    if (k == b->state.activation) return c->act;
+    if (k >= b->state.activation) return c->act + (size_t)(k - b->state.activation) * (size_t)b->state.n_nodes;
     return c->ipv + (size_t)(k - 1) * (size_t)b->state.n_elems;
 }
 
@@ -291,7 +292,7 @@ static hs_status cpu_create(const hs_problem *p, hs_backend **out)
     const size_t nip = hs_state_ip_len(&b->state);
     HS_CALL_GOTO(HS_ALLOC(c->ipv, nip + 1, "model variables"), fail);
     HS_CALL_GOTO(HS_ALLOC(c->ipv_n, nip + 1, "model variables of the last step"), fail);
-    HS_CALL_GOTO(HS_ALLOC(c->act, nn, "activation times"), fail);
+    HS_CALL_GOTO(HS_ALLOC(c->act, (size_t)HS_STATE_READOUTS * (size_t)nn, "activation, repolarisation, APD, beats"), fail);
     if (p->split) {
         HS_CALL_GOTO(HS_ALLOC(c->km, ne, "element tangent scalars"), fail);
         HS_CALL_GOTO(HS_ALLOC(c->rm, ne, "element residual scalars"), fail);

@@ -16,11 +16,11 @@
 
 /* ---- the state ------------------------------------------------------------------------------ */
 
-/* Field k of b->state on the device: phi, one variable of the ipv block [nv][ne], or act. */
+/* Field k of b->state on the device: phi, one variable of the ipv block [nv][ne], or a read-out. */
 static double *field_dev(cuda_impl *c, const hs_state_desc *d, int k)
 {
     if (k == HS_STATE_POTENTIAL) return c->phi;
-    if (k == d->activation) return c->act;
+    if (k >= d->activation) return c->act + (size_t)(k - d->activation) * c->nn; /* the read-outs [4][nn] */
     return c->ipv + (size_t)(k - 1) * c->ne;
 }
 
@@ -206,7 +206,7 @@ static hs_status cuda_setup(hs_backend *b)
     c->nn = m->n_nodes;
     c->ne = m->n_elems;
     c->nnz = p->pattern->nnz;
-    c->nv = b->state.n_fields - 2;
+    c->nv = b->state.activation - 1;
     HS_CHECK(c->nv == p->opt.model_prm.n_vars && c->nv <= HS_MODEL_MAX_VARS, HS_ERR_INTERNAL,
              "model %s: %d state variables, parameters for %d", p->opt.model->name, c->nv, p->opt.model_prm.n_vars);
     const hs_gpu_spmv_ops *gops = hs_gpu_spmv_find(p->opt.spmv->name);
@@ -256,7 +256,7 @@ static hs_status cuda_setup(hs_backend *b)
         {&c->phi, (size_t)c->nn, "phi"}, {&c->phin, (size_t)c->nn, "phi_n"},
         {&c->ipv, (size_t)c->nv * c->ne, "model variables"},
         {&c->ipv_n, (size_t)c->nv * c->ne, "model variables of the last step"},
-        {&c->act, (size_t)c->nn, "activation times"},
+        {&c->act, (size_t)HS_STATE_READOUTS * c->nn, "activation, repolarisation, APD, beats"},
         {&c->ke, c->split ? 0 : (size_t)c->ne * 10, "element matrices"},
         {&c->re, c->split ? 0 : (size_t)c->ne * 4, "element residuals"},
         {&c->rhs, (size_t)c->nn, "residual"}, {&c->du, (size_t)c->nn, "Newton update"},

@@ -79,7 +79,7 @@ struct cuda_impl {
     double dt;
     int stim_was_on;
     hs_extrap ex;
-    /* frames: device snapshots [2][2 nn + nv ne] (fields in b->state's order) and their copies to
+    /* frames: device snapshots [2][nn + nv ne + 4 nn] (fields in b->state's order) and their copies to
      * the host on s_copy */
     double *snap[2];
     cudaEvent_t ev_snap[2], ev_done[2];

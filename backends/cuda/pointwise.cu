@@ -8,6 +8,7 @@
 
 #include "cuda_backend.cuh"
 #include "hs_gpu_reduce.cuh"
+#include "hs_readout.h"
 
 /* phi -= du when the CG converged (read on the device), block maxima of |du| */
 __global__ void k_update_phi(int32_t n, const hs_gpu_cg_scalars *cg, double *__restrict__ phi,
@@ -35,13 +36,14 @@ __global__ void k_stim_add(int32_t count, const int32_t *__restrict__ elem, doub
         stim_e[elem[j]] += amp;
 }
 
+/* The read-outs of every node (fem/hs_readout.h, the CPU's function): act [4][n] = activation,
+ * repolarisation, apd, beats. */
 __global__ void k_activation(int32_t n, const double *__restrict__ phin, const double *__restrict__ phi,
-                             double *__restrict__ act, double thr, double t_prev, double dt_ms)
+                             double *__restrict__ act, double thr, double thr_rep, double t_prev, double dt_ms)
 {
-    for (int32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
-        double a = phin[i], z = phi[i];
-        if (act[i] < 0.0 && a < thr && z >= thr) act[i] = t_prev + dt_ms * (thr - a) / (z - a);
-    }
+    for (int32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
+        hs_readout_update(phin[i], phi[i], thr, thr_rep, t_prev, dt_ms, act + i, act + n + i, act + 2 * (int64_t)n + i,
+                          act + 3 * (int64_t)n + i);
 }
 
 /* phi = w0 phi_n + w1 phi_{n-1} + w2 phi_{n-2} (hs_extrap_weights) */
@@ -107,7 +109,7 @@ hs_status hs_cu_end_step(hs_backend *b, double t_prev, double dt_ms)
 {
     cuda_impl *c = (cuda_impl *)b->impl;
     k_activation<<<nblocks(c->nn, 256), 256, 0, c->s>>>(c->nn, c->phin, c->phi, c->act, b->prob->opt.activation_phi,
-                                                        t_prev, dt_ms);
+                                                        b->prob->opt.repol_phi, t_prev, dt_ms);
     HS_CUDA_LAUNCH_CHECK("k_activation");
     if (c->ph1) { /* history for the next first iterate: phi_{n-1} becomes phi_{n-2} by a pointer swap
                    * (only k_extrapolate, launched outside the graphs, reads ph1 and ph2), phi_n is

@@ -6,7 +6,8 @@
  *     and the Newton/CG iteration counts of every step;
  *  3. every registered SpMV kernel with each assembly method, and 5. every ionic model, 40 steps on
  *     cuda against the cpu (the bounds of part 2; split and full converge to the same Newton
- *     tolerance, so the bound holds across methods too); 7. heterogeneous tissue (regions, a scar).
+ *     tolerance, so the bound holds across methods too); 7. heterogeneous tissue (regions, a scar);
+ *     8. the read-outs (activation, repolarisation, APD, beats) of a slab paced twice.
  * Exit 77 without a CUDA device. HS_TEST_QUICK=1 (used under compute-sanitizer racecheck, where every
  * launch is slow) runs part 1 and 10 steps of part 2 only.
  *
@@ -238,6 +239,55 @@ static void regions_match(void)
     }
 }
 
+/* 8. The read-outs (fem/hs_readout.h) on the device: a slab paced twice (0 and 450 ms, dt 0.5 ms,
+ * 1800 steps), every node's activation, repolarisation, APD and beat count on cuda against cpu.
+ * Bounds: phi agrees to N 1e-10 relative (part 2's argument, N = 1800); a crossing time moves by
+ * the phi difference over the slope of V at the crossing, >= 1e-3 per ms (model units) on the
+ * repolarising tail of Aliev-Panfilov at -70 mV, so times agree to 1800e-10 / 1e-3 ~ 2e-4 ms: we
+ * allow 1e-3 ms; beat counts are equal. */
+static void readouts_match(void)
+{
+    static hs_sim_spec c[2];
+    hs_sim s[2];
+    hs_state st[2];
+    int ok = 1;
+    for (int q = 0; q < 2; ++q) {
+        setup_cfg(&c[q], q ? "cuda" : "cpu");
+        c[q].mesh.box = (hs_box_params){.lx = 2.0, .ly = 0.5, .lz = 0.5, .h = 0.25};
+        c[q].n_stimuli = 2;
+        for (int k = 0; k < 2; ++k)
+            c[q].stimuli[k] = (hs_stimulus_cfg){.shape = HS_STIM_BOX, .min = {-1, -1, -1}, .max = {0.3, 2, 2},
+                                                .start = 450.0 * k, .duration = 2.0, .strength = 0.5};
+        c[q].dt = 0.5;
+        HS_TEST_OK(hs_sim_create(&c[q], &s[q]));
+        if (!s[q].backend) return;
+        hs_step_stats ss;
+        for (int k = 0; k < 1800 && ok; ++k) ok = hs_sim_step(&s[q], k * 0.5, 0.5, &ss) == HS_OK;
+        HS_TEST_CHECK(ok, "readouts: %s run failed: %s", q ? "cuda" : "cpu", hs_error_message());
+        HS_TEST_OK(hs_state_create(&s[q].backend->state, &st[q]));
+        HS_TEST_OK(s[q].backend->ops->get_state(s[q].backend, &st[q]));
+    }
+    const hs_state_desc *d = &s[0].backend->state;
+    int32_t nn = s[0].mesh->n_nodes;
+    double dmax = 0.0;
+    int beats_bad = 0, unset = 0;
+    for (int k = d->activation; ok && k < d->activation + HS_STATE_READOUTS; ++k)
+        for (int32_t i = 0; i < nn; ++i) {
+            double a = st[0].field[k][i], b = st[1].field[k][i];
+            if (!strcmp(d->f[k].name, "beats")) beats_bad += a != b || a != 2.0;
+            else if (a < 0 || b < 0) ++unset;
+            else dmax = fmax(dmax, fabs(a - b));
+        }
+    printf("read-outs cuda vs cpu after 1800 steps: max time difference %.2e ms, %d unset, %d beat counts differ\n",
+           dmax, unset, beats_bad);
+    HS_TEST_CHECK(ok && dmax <= 1e-3 && unset == 0 && beats_bad == 0,
+                  "read-outs: max diff %.3e ms, %d unset, %d beat counts wrong", dmax, unset, beats_bad);
+    for (int q = 0; q < 2; ++q) {
+        hs_state_destroy(&st[q]);
+        hs_sim_destroy(&s[q]);
+    }
+}
+
 /* 6. solver.spmv = "auto" (issue 17) on a mesh numbered at random, where a renumbering would hurt
  * the assembly most: the trial's table lists every format that keeps the node order with positive
  * times, picks one of them, never a renumbering format; a short run takes the default untimed. */
@@ -424,6 +474,7 @@ int main(void)
     if (!quick) every_kernel();
     if (!quick) every_model();
     if (!quick) regions_match();
+    if (!quick) readouts_match();
     if (!quick) auto_choice();
     HS_TEST_RETURN();
 }
