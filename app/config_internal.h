@@ -36,6 +36,7 @@ typedef struct load_ctx {
     origin stim_group[HS_MAX_STIMULI];
     origin *reg;          /* [HS_MAX_REGIONS][hs_cfg_nkeys()], NULL in hs_config_validate */
     origin reg_group[HS_MAX_REGIONS];
+    origin pt_group[2][HS_MAX_POINTS]; /* probes.points, ecg.electrodes entries */
     /* regions.[i].model: the names as written and where, resolved against model.type after the walk */
     char (*reg_param)[HS_MODEL_MAX_PARAMS][64];   /* [HS_MAX_REGIONS] */
     origin (*reg_param_o)[HS_MODEL_MAX_PARAMS];   /* [HS_MAX_REGIONS] */
@@ -85,7 +86,16 @@ const origin *hs_cfg_origin_key(const load_ctx *x, const char *path);
 static inline int is_stim(const hs_cfg_key *k) { return (k->flags & HS_CFG_STIMULUS) != 0; }
 static inline int is_region(const hs_cfg_key *k) { return (k->flags & HS_CFG_REGION) != 0; }
 /** A key inside a list entry (stimulus or regions), not a "<section>.<name>" key of hs_config. */
-static inline int is_member(const hs_cfg_key *k) { return (k->flags & (HS_CFG_STIMULUS | HS_CFG_REGION)) != 0; }
+static inline int is_member(const hs_cfg_key *k)
+{
+    return (k->flags & (HS_CFG_STIMULUS | HS_CFG_REGION | HS_CFG_POINT)) != 0;
+}
+/** The member rows of point list @p list ("probes.points"): "probes.points.[i].<leaf>". */
+static inline int is_point_of(const hs_cfg_key *k, const char *list)
+{
+    size_t n = strlen(list);
+    return (k->flags & HS_CFG_POINT) && strncmp(k->path, list, n) == 0 && k->path[n] == '.';
+}
 
 static inline const char *leaf_of(const char *path)
 {

@@ -279,6 +279,68 @@ static void unknown_key(load_ctx *x, const origin *o, const char *full, const ch
                       hs_cfg_section_list(keys, sizeof keys));
 }
 
+/* A list of named points inside a section (probes.points, ecg.electrodes): ( { name; at; }, ... ). */
+static void walk_points(load_ctx *x, hs_config *cfg, const config_setting_t *s, int k, const char *full)
+{
+    const hs_cfg_key *lk = &hs_cfg_keys()[k];
+    hs_point_list *pl = (hs_point_list *)slot_of(lk, cfg);
+    const int which = !strcmp(full, "probes.points") ? 0 : 1;
+    origin o = origin_of(x, s);
+    char d[128], shown[448], keys[256];
+    int t = config_setting_type(s);
+    x->key[k] = o;
+    pl->n = 0;
+    if (t == CONFIG_TYPE_ARRAY && config_setting_length(s) == 0) return;
+    if (t != CONFIG_TYPE_LIST) {
+        hs_cfg_report(x, &o, "%s: expected a list of groups ( { name = \"a\"; at = [x, y, z]; }, ... ), got %s%s", full,
+                      describe(s, d, sizeof d), t == CONFIG_TYPE_GROUP ? "; wrap it in parentheses" : "");
+        return;
+    }
+    int n = config_setting_length(s);
+    if (n > HS_MAX_POINTS) {
+        hs_cfg_report(x, &o, "%s: %d entries; at most %d", full, n, HS_MAX_POINTS);
+        return;
+    }
+    size_t kl = 0;
+    keys[0] = '\0';
+    for (int q = 0; q < hs_cfg_nkeys(); ++q)
+        if (is_point_of(&hs_cfg_keys()[q], full))
+            kl += (size_t)snprintf(keys + kl, sizeof keys - kl, "%s%s", kl ? ", " : "", leaf_of(hs_cfg_keys()[q].path));
+    for (int j = 0; j < n; ++j) {
+        const config_setting_t *g = config_setting_get_elem(s, (unsigned)j);
+        hs_point_cfg *pt = &pl->p[j];
+        memset(pt, 0, sizeof *pt);
+        origin og = origin_of(x, g);
+        x->pt_group[which][j] = og;
+        if (config_setting_type(g) != CONFIG_TYPE_GROUP) {
+            hs_cfg_report(x, &og, "%s.[%d]: expected a group { name = \"a\"; at = [x, y, z]; }, got %s", full, j,
+                          describe(g, d, sizeof d));
+            continue;
+        }
+        int has_at = 0;
+        for (int i = 0, m = config_setting_length(g); i < m; ++i) {
+            const config_setting_t *e = config_setting_get_elem(g, (unsigned)i);
+            origin oe = origin_of(x, e);
+            snprintf(shown, sizeof shown, "%s.[%d].%s", full, j, config_setting_name(e));
+            int q = -1;
+            for (int r = 0; r < hs_cfg_nkeys() && q < 0; ++r)
+                if (is_point_of(&hs_cfg_keys()[r], full) && !strcmp(leaf_of(hs_cfg_keys()[r].path), config_setting_name(e)))
+                    q = r;
+            if (q < 0) {
+                hs_cfg_report(x, &oe, "unknown key \"%s\"; an entry has: %s", shown, keys);
+                continue;
+            }
+            if (read_value(x, &hs_cfg_keys()[q], shown, e, pt, &oe) && !strcmp(config_setting_name(e), "at")) has_at = 1;
+        }
+        if (!has_at) hs_cfg_report(x, &og, "%s.[%d]: missing key \"at\" (the point, mm)", full, j);
+        if (!pt->name[0]) snprintf(pt->name, sizeof pt->name, "%c%d", which ? 'e' : 'p', j + 1);
+        for (int q = 0; q < j; ++q)
+            if (!strcmp(pl->p[q].name, pt->name))
+                hs_cfg_report(x, &og, "%s.[%d]: name \"%s\" is taken by entry [%d]", full, j, pt->name, q);
+    }
+    pl->n = n;
+}
+
 static void walk_section(load_ctx *x, hs_config *cfg, const config_setting_t *sec)
 {
     const char *sname = config_setting_name(sec);
@@ -288,6 +350,10 @@ static void walk_section(load_ctx *x, hs_config *cfg, const config_setting_t *se
         snprintf(full, sizeof full, "%s.%s", sname, config_setting_name(s));
         origin o = origin_of(x, s);
         int k = hs_cfg_key_index(full);
+        if (k >= 0 && hs_cfg_keys()[k].type == HS_CFG_GROUPLIST && strchr(full, '.')) {
+            walk_points(x, cfg, s, k, full);
+            continue;
+        }
         if (k < 0 || hs_cfg_keys()[k].type == HS_CFG_GROUPLIST) {
             unknown_key(x, &o, full, sname);
             continue;

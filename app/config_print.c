@@ -160,6 +160,25 @@ void hs_config_print(const hs_config *cfg, FILE *f)
         const hs_cfg_key *k = &hs_cfg_keys()[i];
         if (is_member(k)) continue;
         if (k->model && strcmp(k->model, cfg->model_type) != 0) continue; /* another model's parameter */
+        if (k->type == HS_CFG_GROUPLIST && strchr(k->path, '.')) { /* a point list inside its section */
+            size_t sl = strcspn(k->path, ".");
+            if (strlen(section) != sl || strncmp(section, k->path, sl) != 0) {
+                if (section[0]) fputs("};\n", f);
+                snprintf(section, sizeof section, "%.*s", (int)sl, k->path);
+                fprintf(f, "\n%s = {\n", section);
+            }
+            const hs_point_list *pl = (const hs_point_list *)((const char *)cfg + k->off);
+            char num[3][40];
+            fprintf(f, "  %s = (", leaf_of(k->path));
+            for (int j = 0; j < pl->n && j < HS_MAX_POINTS; ++j) {
+                fprintf(f, "%s\n    { name = ", j ? "," : "");
+                put_string(f, pl->p[j].name);
+                fprintf(f, "; at = [%s, %s, %s]; }", fmt_double(pl->p[j].at[0], num[0], sizeof num[0]),
+                        fmt_double(pl->p[j].at[1], num[1], sizeof num[1]), fmt_double(pl->p[j].at[2], num[2], sizeof num[2]));
+            }
+            fputs(pl->n ? "\n  );\n" : " );\n", f);
+            continue;
+        }
         if (k->type == HS_CFG_GROUPLIST && !strcmp(k->path, "regions")) {
             if (section[0]) fputs("};\n", f);
             section[0] = '\0';
@@ -233,9 +252,11 @@ void hs_config_print_reference(FILE *f)
             size_t len = 0;
             FILE *m = open_memstream(&v, &len);
             if (m) {
+                static const hs_point_cfg no_point;
                 put_value(m, k, is_stim(k) ? (const void *)&def->stimuli[0]
                                 : is_region(k) ? (const void *)&def->regions[0]
-                                               : (const void *)def);
+                                : (k->flags & HS_CFG_POINT) ? (const void *)&no_point
+                                                            : (const void *)def);
                 fclose(m);
                 fputc('`', f);
                 put_md(f, v);
@@ -257,7 +278,8 @@ void hs_config_print_reference(FILE *f)
         else if (k->flags & HS_CFG_NONEMPTY)
             fputs("non-empty", f);
         else if (k->type == HS_CFG_GROUPLIST)
-            fprintf(f, "at most %d entries", !strcmp(k->path, "regions") ? HS_MAX_REGIONS : HS_MAX_STIMULI);
+            fprintf(f, "at most %d entries", !strcmp(k->path, "regions") ? HS_MAX_REGIONS
+                                             : strchr(k->path, '.') ? HS_MAX_POINTS : HS_MAX_STIMULI);
         else
             put_md(f, hs_cfg_fmt_range(k, 0, r, sizeof r));
         fputs(" | ", f);

@@ -24,6 +24,7 @@ _Static_assert(HS_REGION_ATTRIBUTE == 0 && HS_REGION_BOX == 1 && HS_REGION_SPHER
 #define AT(field) .off = offsetof(hs_config, field), .size = sizeof(((hs_config *)0)->field)
 #define AT_INT(field) .off = offsetof(hs_config, field), .size = 0
 #define AT_STIM(field) .off = offsetof(hs_stimulus_cfg, field), .size = sizeof(((hs_stimulus_cfg *)0)->field)
+#define AT_PT(field) .off = offsetof(hs_point_cfg, field), .size = sizeof(((hs_point_cfg *)0)->field)
 #define AT_REG(field) .off = offsetof(hs_region_cfg, field), .size = sizeof(((hs_region_cfg *)0)->field)
 #define AT_REG_INT(field) .off = offsetof(hs_region_cfg, field), .size = 0
 #define AT_STIM_INT(field) .off = offsetof(hs_stimulus_cfg, field), .size = 0
@@ -196,6 +197,28 @@ static const hs_cfg_key base_keys[] = {
      .meaning = "extra conductivity along the fibre in the region"},
     {.path = "regions.[i].model", .type = HS_CFG_GROUP, .flags = REG, .def_doc = "none", .unit = "-",
      .meaning = "group { <parameter> = value; ... } of the selected model's parameters (the model.<parameter> keys, same ranges) set in the region"},
+
+    /* ---- probes and the pseudo-ECG ---------------------------------------------------------- */
+    {.path = "probes.interval", .type = HS_CFG_FLOAT, GE(0), .def_num = 0.0, .unit = "ms", AT(probe_interval),
+     .meaning = "time between probe samples; 0: every step (the samples stay on the device and are copied in batches)"},
+    {.path = "probes.points", .type = HS_CFG_GROUPLIST, .unit = "-", AT(probes),
+     .meaning = "list of probes ( { name = \"a\"; at = [x, y, z]; }, ... ), at most 64: V(t) at the node nearest each point, written to PREFIX_probes.csv (time in ms, V in mV)"},
+    {.path = "probes.points.[i].name", .type = HS_CFG_STRING, .flags = HS_CFG_POINT | HS_CFG_FILENAME,
+     .def_doc = "p1, p2, ... (1-based position)", .unit = "-", AT_PT(name), .meaning = "the probe's CSV column"},
+    {.path = "probes.points.[i].at", .type = HS_CFG_VEC3, .flags = HS_CFG_POINT, .def_doc = "required", .unit = "mm",
+     AT_PT(at), .meaning = "where: the nearest mesh node is sampled (an error when it is farther than the longest mesh edge)"},
+    {.path = "ecg.electrodes", .type = HS_CFG_GROUPLIST, .unit = "-", AT(electrodes),
+     .meaning = "list of electrodes ( { name = \"V1\"; at = [x, y, z]; }, ... ), at most 64, outside or on the tissue: the pseudo-ECG phi_e(x) = 1/(4 pi sigma_b) integral of (D grad V) . grad(1/|x - y|) over the tissue, written to PREFIX_ecg.csv (mV; docs/verification.md)"},
+    {.path = "ecg.electrodes.[i].name", .type = HS_CFG_STRING, .flags = HS_CFG_POINT | HS_CFG_FILENAME,
+     .def_doc = "e1, e2, ... (1-based position)", .unit = "-", AT_PT(name), .meaning = "the electrode's CSV column and its name in ecg.leads"},
+    {.path = "ecg.electrodes.[i].at", .type = HS_CFG_VEC3, .flags = HS_CFG_POINT, .def_doc = "required", .unit = "mm",
+     AT_PT(at), .meaning = "the electrode's position"},
+    {.path = "ecg.leads", .type = HS_CFG_STRING, .def_str = "", .unit = "-", AT(ecg_leads),
+     .meaning = "leads as differences of electrodes, comma-separated: \"LA-RA, LL-RA\" (a CSV column each, after the electrodes)"},
+    {.path = "ecg.sigma_b", .type = HS_CFG_FLOAT, GT(0), .def_num = 1.0, .unit = "mm^2/ms", AT(ecg_sigma_b),
+     .meaning = "bath conductivity in the units of model.d_iso: phi_e scales with D / sigma_b (1: the tissue's D taken as the intracellular conductivity relative to a bath of conductivity 1)"},
+    {.path = "ecg.interval", .type = HS_CFG_FLOAT, GE(0), .def_num = 0.0, .unit = "ms", AT(ecg_interval),
+     .meaning = "time between ECG samples; 0: output.interval"},
 
     /* ---- solver -------------------------------------------------------------------------- */
     {.path = "solver.backend", .type = HS_CFG_ENUM, .choices = "auto|cpu|cuda", .def_str = "auto",

@@ -41,7 +41,10 @@ enum {
     HS_CFG_CONFIG_PATH = 1 << 8, /**< relative path resolved against the config file's directory
                                      (against the current directory when it comes from --set) */
     HS_CFG_DOUBLE = 1 << 9,      /**< BOOL stored as a double 0.0/1.0 (a model's switch parameter) */
-    HS_CFG_REGION = 1 << 10      /**< key of a regions entry; off is into hs_region_cfg */
+    HS_CFG_REGION = 1 << 10,     /**< key of a regions entry; off is into hs_region_cfg */
+    HS_CFG_POINT = 1 << 11       /**< key of a point-list entry (probes.points, ecg.electrodes); off is
+                                      into hs_point_cfg. The list's own row (a GROUPLIST with a '.' in
+                                      its path) has off = the hs_point_list in hs_config */
 };
 
 /** One configuration key. */

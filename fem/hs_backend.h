@@ -15,6 +15,7 @@
 #include "hs_cg.h"
 #include "hs_extrapolate.h"
 #include "hs_problem.h"
+#include "hs_sample.h"
 #include "hs_state.h"
 
 #ifdef __cplusplus
@@ -76,7 +77,17 @@ typedef struct hs_backend_ops {
     void (*host_free)(void *p);
     void (*get_times)(const hs_backend *b, hs_phase_times *t);
     void (*destroy)(hs_backend *b);
+    /** Sampling (probes, pseudo-ECG; fem/hs_sample.h), up to HS_SAMPLE_SETS sets: set @p set's matrix
+     *  (borrowed: it outlives the backend) and a buffer of @p cap samples where the backend computes. */
+    hs_status (*sample_setup)(hs_backend *b, int set, const hs_sample_set *s, int cap);
+    /** Row @p slot (< cap) of set @p set's buffer = S phi (without the offsets), at the current phi. */
+    hs_status (*sample)(hs_backend *b, int set, int slot);
+    /** Copy rows 0 .. n-1 of set @p set's buffer to @p dst [n][n_rows]. */
+    hs_status (*sample_fetch)(hs_backend *b, int set, int n, double *dst);
 } hs_backend_ops;
+
+/** Sample sets a backend keeps: 0 the probes, 1 the pseudo-ECG. */
+#define HS_SAMPLE_SETS 2
 
 struct hs_backend {
     const hs_backend_ops *ops;

@@ -26,6 +26,7 @@ extern "C" {
 #endif
 
 #define HS_SPEC_MAX_STIMULI 64
+#define HS_SPEC_MAX_POINTS 64
 
 /** Everything a simulation needs, resolved: app/ fills it from the config and the command line. */
 typedef struct hs_sim_spec {
@@ -43,6 +44,19 @@ typedef struct hs_sim_spec {
     double repol_threshold;      /**< mV (fem/hs_readout.h) */
     int n_regions;               /**< heterogeneous tissue (fem/hs_region.h), in order: later entries win */
     hs_region_cfg regions[HS_MAX_REGIONS];
+    /* probes and the pseudo-ECG (sim/hs_samples.h), written when output is enabled */
+    int n_probes;
+    char probe_name[HS_SPEC_MAX_POINTS][32];
+    double probe_xyz[HS_SPEC_MAX_POINTS][3];  /**< mm */
+    double probe_interval;                    /**< ms, 0 = every step */
+    int n_electrodes;
+    char electrode_name[HS_SPEC_MAX_POINTS][32];
+    double electrode_xyz[HS_SPEC_MAX_POINTS][3];
+    int n_leads;
+    int lead[HS_SPEC_MAX_POINTS][2];          /**< electrode indices: lead = phi[lead[0]] - phi[lead[1]] */
+    char lead_name[HS_SPEC_MAX_POINTS][72];
+    double ecg_sigma_b;                       /**< units of D (mm^2/ms) */
+    double ecg_interval;                      /**< ms, 0 = out_interval */
 
     /* solver */
     const hs_backend_entry *backend; /**< NULL: "auto" (the first device backend that answers, else cpu) */

@@ -15,6 +15,7 @@
 #include "hs_checkpoint.h"
 #include "hs_frame_writer.h"
 #include "hs_maps.h"
+#include "hs_samples.h"
 #include "hs_series.h"
 #include "hs_series_format.h"
 #include "hs_util.h"
@@ -124,6 +125,7 @@ typedef struct ckpt_state {
     long *ring;           /* steps of this prefix's checkpoints on disk, oldest first */
     int n_ring, cap_ring;
     long last_step;       /* step of the last checkpoint written, -1 */
+    hs_samples *smp;      /* probes and ECG: flushed with every checkpoint (NULL: none) */
 } ckpt_state;
 
 /* Write the checkpoint of the backend's state at @p step: after every frame submitted so far is on
@@ -132,6 +134,7 @@ static hs_status checkpoint_now(ckpt_state *c, const hs_sim_spec *cfg, const hs_
                                 hs_frame_writer *fw, long step, char *path, size_t size)
 {
     if (fw) HS_CALL(hs_frame_writer_flush(fw));
+    HS_CALL(hs_samples_flush(c->smp)); /* the CSVs hold every sample up to the checkpoint */
     HS_CALL(sim->backend->ops->get_state(sim->backend, &c->state));
     hs_extrap ex;
     HS_CALL(sim->backend->ops->get_history(sim->backend, &ex, c->hist[0], c->hist[1]));
@@ -374,6 +377,7 @@ hs_status hs_sim_run(const hs_sim_spec *cfg, const char *restart, const hs_run_h
         }
         hs_frame_plan plan = hs_sim_frame_plan(cfg, &sim);
         HS_CALL_GOTO(hs_frame_writer_create(ser, sim.mesh, &plan, &src, &fw), done);
+        HS_CALL_GOTO(hs_samples_create(cfg, &sim, restart ? k0 * cfg->dt : -1.0, &cs.smp), done);
     }
     sum->wall_setup = hs_wtime() - w0;
 
@@ -451,6 +455,7 @@ hs_status hs_sim_run(const hs_sim_spec *cfg, const char *restart, const hs_run_h
         sum->newton_iters += ss.newton_iters;
         sum->cg_iters += ss.cg_iters;
         sum->t_reached_ms = t1;
+        HS_CALL_GOTO(hs_samples_step(cs.smp, t1), done);
         if (fw && t1 >= next_frame * cfg->out_interval - eps) {
             HS_CALL_GOTO(write_frame(fw, &sim, t1, sum), done);
             last_frame_t = t1;
@@ -495,6 +500,11 @@ done:
         if (st == HS_OK) st = s2;
         sum->wall_writer = hs_frame_writer_busy(fw);
         hs_frame_writer_destroy(&fw);
+    }
+    if (cs.smp) {
+        hs_status s2 = hs_samples_flush(cs.smp);
+        if (st == HS_OK) st = s2;
+        hs_samples_destroy(&cs.smp);
     }
     if (ser && sim.backend && loop_ran) {
         /* the maps as they stand, also after a failure (the last converged state) or a signal */

@@ -25,6 +25,7 @@ static void cpu_destroy(hs_backend *b)
     free(c->ke); free(c->re); free(c->km); free(c->rm); free(c->kval); free(c->rhs); free(c->du);
     free(c->inv_diag); free(c->res_w); free(c->stim_e); free(c->phi_h1); free(c->phi_h2);
     hs_cg_work_destroy(&c->cg);
+    for (int k = 0; k < HS_SAMPLE_SETS; ++k) free(c->sbuf[k]);
     free(c);
     b->impl = NULL;
 }
@@ -251,6 +252,36 @@ static hs_status cpu_set_history(hs_backend *b, const hs_extrap *ex, const doubl
     return HS_OK;
 }
 
+static hs_status cpu_sample_setup(hs_backend *b, int set, const hs_sample_set *s, int cap)
+{
+    cpu_impl *c = b->impl;
+    HS_CHECK(set >= 0 && set < HS_SAMPLE_SETS && cap > 0, HS_ERR_INTERNAL, "sample set %d, %d rows", set, cap);
+    free(c->sbuf[set]);
+    c->sbuf[set] = NULL;
+    HS_CALL(HS_ALLOC(c->sbuf[set], (size_t)cap * (size_t)s->n_rows + 1, "sample buffer"));
+    c->smp[set] = s;
+    c->scap[set] = cap;
+    return HS_OK;
+}
+
+static hs_status cpu_sample(hs_backend *b, int set, int slot)
+{
+    cpu_impl *c = b->impl;
+    HS_CHECK(set >= 0 && set < HS_SAMPLE_SETS && c->smp[set] && slot >= 0 && slot < c->scap[set], HS_ERR_INTERNAL,
+             "sample set %d slot %d", set, slot);
+    hs_sample_apply_ref(c->smp[set], c->phi, c->sbuf[set] + (size_t)slot * (size_t)c->smp[set]->n_rows);
+    return HS_OK;
+}
+
+static hs_status cpu_sample_fetch(hs_backend *b, int set, int n, double *dst)
+{
+    cpu_impl *c = b->impl;
+    HS_CHECK(set >= 0 && set < HS_SAMPLE_SETS && c->smp[set] && n >= 0 && n <= c->scap[set], HS_ERR_INTERNAL,
+             "sample set %d: %d rows", set, n);
+    memcpy(dst, c->sbuf[set], sizeof(double) * (size_t)n * (size_t)c->smp[set]->n_rows);
+    return HS_OK;
+}
+
 static void cpu_get_times(const hs_backend *b, hs_phase_times *t) { *t = ((cpu_impl *)b->impl)->times; }
 
 static const hs_backend_ops cpu_ops = {
@@ -266,6 +297,9 @@ static const hs_backend_ops cpu_ops = {
     .set_history = cpu_set_history,
     .get_times = cpu_get_times,
     .destroy = cpu_destroy,
+    .sample_setup = cpu_sample_setup,
+    .sample = cpu_sample,
+    .sample_fetch = cpu_sample_fetch,
 };
 
 static hs_status cpu_create(const hs_problem *p, hs_backend **out)

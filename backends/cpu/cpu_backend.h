@@ -32,6 +32,9 @@ typedef struct cpu_impl {
     double dt;            /* model units */
     double res;           /* Newton residual of the last assembly (sets the inexact-Newton CG tolerance) */
     hs_phase_times times;
+    const hs_sample_set *smp[HS_SAMPLE_SETS]; /* borrowed sampling matrices (probes, ECG) */
+    double *sbuf[HS_SAMPLE_SETS];             /* [cap][n_rows] samples */
+    int scap[HS_SAMPLE_SETS];
 } cpu_impl;
 
 /** @brief Element pass and assembly at the current phi (the backend's assemble op). */

@@ -178,6 +178,12 @@ static void cu_destroy(hs_backend *b)
                    c->dinv, c->stim_e, c->ph1, c->ph2, c->csr_rp, c->csr_col, c->partA, c->parti, c->d_sc,
                    c->pptr, c->pelem, c->pslot, c->relem, c->dslot, c->kdp, c->kdc, c->km, c->rm, c->rtab, c->etab};
     for (size_t i = 0; i < sizeof dev / sizeof dev[0]; ++i) cudaFree(dev[i]);
+    for (int k = 0; k < HS_SAMPLE_SETS; ++k) {
+        cudaFree(c->s_rp[k]);
+        cudaFree(c->s_col[k]);
+        cudaFree(c->s_val[k]);
+        cudaFree(c->s_buf[k]);
+    }
     cudaFreeHost(c->h_sc);
     cudaFreeHost(c->h_cg);
     cudaFreeHost(c->h_state);
@@ -193,7 +199,7 @@ static void cu_destroy(hs_backend *b)
 static const hs_backend_ops cuda_ops = {
     "cuda", hs_cu_begin_step, hs_cu_assemble, hs_cu_solve, hs_cu_iterate, hs_cu_end_step, hs_cu_restore_step,
     cu_get_state, cu_set_state, cu_get_history, cu_set_history, cu_state_copy_start, cu_state_copy_wait,
-    cu_host_alloc, cu_host_free, cu_get_times, cu_destroy,
+    cu_host_alloc, cu_host_free, cu_get_times, cu_destroy, hs_cu_sample_setup, hs_cu_sample, hs_cu_sample_fetch,
 };
 
 /* ---- set-up --------------------------------------------------------------------------------- */

@@ -68,7 +68,7 @@ static const bad_case bad_cases[] = {
     {"unknown section", "\n\nmodle = { c = 8.0; };\n", {NULL}, 3,
      "unknown section \"modle\"; did you mean \"model\"?"},
     {"unknown section without suggestion", "xyzzy = { a = 1; };\n", {NULL}, 1,
-     "unknown section \"xyzzy\"; sections are: mesh, fibers, model, time, stimulus, regions, solver, spmv, output"},
+     "unknown section \"xyzzy\"; sections are: mesh, fibers, model, time, stimulus, regions, probes, ecg, solver, spmv, output"},
     {"section given a value", "model = 3;\n", {NULL}, 1, "model: expected a group"},
     {"wrong type: string for number", "model = {\n  c = \"8\";\n};\n", {NULL}, 2,
      "model.c: expected a number, got a string"},
@@ -255,6 +255,13 @@ static const bad_case bad_cases[] = {
      "regions.[0]: sets nothing; give d_iso, d_ani or model"},
     {"region: negative conductivity", "regions = ( { select = \"attribute\"; attribute = 1; d_ani = -0.1; } );\n",
      {NULL}, 1, "regions.[0].d_ani = -0.1 mm^2/ms is out of range: must be >= 0"},
+    {"probe without a point", "probes = { points = ( { name = \"a\"; } ); };\n", {NULL}, 1,
+     "probes.points.[0]: missing key \"at\""},
+    {"probe: unknown key", "probes = { points = ( { name = \"a\"; at = [0.0, 0.0, 0.0]; pos = 1; } ); };\n", {NULL}, 1,
+     "unknown key \"probes.points.[0].pos\"; an entry has: name, at"},
+    {"electrode names twice",
+     "ecg = { electrodes = ( { name = \"A\"; at = [9.0, 0.0, 0.0]; },\n { name = \"A\"; at = [-9.0, 0.0, 0.0]; } ); };\n",
+     {NULL}, 2, "ecg.electrodes.[1]: name \"A\" is taken by entry [0]"},
     {"region: unknown selector", "regions = ( { select = \"cube\"; d_iso = 0.1; } );\n", {NULL}, 1,
      "regions.[0].select: unknown value \"cube\"; allowed: \"attribute\", \"box\""},
 };
@@ -334,6 +341,17 @@ static int compare_configs(const hs_config *a, const hs_config *b, const char *w
     for (int i = 0; i < hs_cfg_nkeys(); ++i) {
         const hs_cfg_key *k = &hs_cfg_keys()[i];
         int stim = (k->flags & HS_CFG_STIMULUS) != 0, reg = (k->flags & HS_CFG_REGION) != 0;
+        if (k->flags & HS_CFG_POINT) { /* probes.points.[i].x, ecg.electrodes.[i].x: the whole lists */
+            int same = a->probes.n == b->probes.n && a->electrodes.n == b->electrodes.n;
+            for (int j = 0; same && j < a->probes.n; ++j)
+                same = !strcmp(a->probes.p[j].name, b->probes.p[j].name) && !memcmp(a->probes.p[j].at, b->probes.p[j].at, sizeof a->probes.p[j].at);
+            for (int j = 0; same && j < a->electrodes.n; ++j)
+                same = !strcmp(a->electrodes.p[j].name, b->electrodes.p[j].name) &&
+                       !memcmp(a->electrodes.p[j].at, b->electrodes.p[j].at, sizeof a->electrodes.p[j].at);
+            if (!same) ++diff;
+            HS_TEST_CHECK(same, "%s: %s differs", what, k->path);
+            continue;
+        }
         int n = stim ? a->n_stimuli : reg ? a->n_regions : 1;
         for (int j = 0; j < n; ++j) {
             const char *pa = stim ? (const char *)&a->stimuli[j] : reg ? (const char *)&a->regions[j] : (const char *)a;
@@ -392,6 +410,9 @@ static const char *full_cfg =
     "  { shape = \"box\"; min = [-1.0, -1.0, -1.0]; max = [0.5, 1e30, 1e30]; duration = 1.5; },\n"
     "  { shape = \"sphere\"; center = [5.0, 2.0, 1.0]; radius = 0.75; start = 100.0; strength = 0.3; }\n"
     ");\n"
+    "probes = { interval = 0.5; points = ( { name = \"apex\"; at = [1.0, 2.0, 0.5]; }, { at = [0, 0, 0]; } ); };\n"
+    "ecg = { electrodes = ( { name = \"LA\"; at = [20.0, 0.0, 0.0]; }, { name = \"RA\"; at = [-10.0, 0.0, 0.0]; } );\n"
+    "        leads = \"LA-RA\"; sigma_b = 2.5; };\n"
     "solver = { backend = \"cpu\"; spmv = \"csr_scalar\"; cg_tol = 1e-10; cg_max_iter = 500;\n"
     "           newton_tol_residual = 1e-9; newton_tol_update = 2e-9; newton_max_iter = 7; threads = 3; };\n"
     "output = { enabled = false; dir = \"res \\\"q\\\" \\\\ x\"; prefix = \"run_1.a-b\"; interval = 0.5;\n"
@@ -483,6 +504,11 @@ static void test_full_and_round_trip(void)
                           r[1].param_index[1] == hs_model_param_index(am, "recovery") && r[1].param_value[1] == 0.0 &&
                           r[1].param_index[2] == hs_model_param_index(am, "c") && r[1].param_value[2] == 9.0,
                       "full: region 1");
+        HS_TEST_CHECK(a.probes.n == 2 && !strcmp(a.probes.p[0].name, "apex") && a.probes.p[0].at[1] == 2.0 &&
+                          !strcmp(a.probes.p[1].name, "p2") && a.probe_interval == 0.5 && a.electrodes.n == 2 &&
+                          !strcmp(a.electrodes.p[1].name, "RA") && a.electrodes.p[0].at[0] == 20.0 &&
+                          !strcmp(a.ecg_leads, "LA-RA") && a.ecg_sigma_b == 2.5,
+                      "full: probes and ecg");
         HS_TEST_CHECK(r[2].select == HS_REGION_SURFACE && !strcmp(r[2].label, "endo") && r[2].distance == 1.5 &&
                           r[2].d_iso == -1.0 && r[2].d_ani == 0.4,
                       "full: region 2");
