@@ -28,5 +28,6 @@ check surface 21 1.0 surface_example.cfg --set time.t_end=70
 check lv 21 0.1 lv_ellipsoid.cfg --set time.t_end=30
 check niederer 25 1.0 niederer_slab.cfg --set mesh.h=0.5 --set time.dt=0.1 --set time.t_end=60
 check bench 21 0.3 bench_50k.cfg --set mesh.h=0.5 --set time.t_end=10
+check scar 21 0.8 scar_slab.cfg --set mesh.h=0.5
 if [ "$fails" -ne 0 ]; then echo "$fails check(s) failed"; exit 1; fi
 exit 0

@@ -17,6 +17,7 @@
 #include "hs_config.h"
 #include "hs_spmv.h"
 #include "hs_models.h"
+#include "hs_spec.h"
 #include "hs_test.h"
 
 /* The Aliev-Panfilov parameter @p name of a loaded config (model.<name>). */
@@ -761,6 +762,33 @@ static void test_reference(void)
     free(text);
 }
 
+/* ecg.leads become electrode pairs in the spec; a lead naming no electrode is an error listing them. */
+static void test_ecg_leads(void)
+{
+    char path[600];
+    snprintf(path, sizeof path, "%s/leads.cfg", g_dir);
+    static hs_config cfg;
+    static hs_sim_spec spec;
+    write_file(path, "ecg = { electrodes = ( { name = \"LA\"; at = [9.0, 0.0, 0.0]; }, { name = \"RA\"; at = [-9.0, 0.0, 0.0]; },\n"
+                     "  { name = \"LL\"; at = [0.0, -9.0, 0.0]; } ); leads = \"LA-RA, LL-RA,LL-LA\"; };\n");
+    HS_TEST_OK(hs_config_load(path, NULL, 0, &cfg));
+    HS_TEST_OK(hs_spec_from_config(&cfg, &spec));
+    HS_TEST_CHECK(spec.n_electrodes == 3 && spec.n_leads == 3 && spec.lead[0][0] == 0 && spec.lead[0][1] == 1 &&
+                      spec.lead[1][0] == 2 && spec.lead[1][1] == 1 && spec.lead[2][0] == 2 && spec.lead[2][1] == 0 &&
+                      !strcmp(spec.lead_name[2], "LL-LA"),
+                  "leads: %d", spec.n_leads);
+    snprintf(cfg.ecg_leads, sizeof cfg.ecg_leads, "LA-V1");
+    hs_status st = hs_spec_from_config(&cfg, &spec);
+    HS_TEST_CHECK(st == HS_ERR_CONFIG && strstr(hs_error_message(), "ecg.leads: \"LA-V1\": no electrode \"V1\"; electrodes: LA, RA, LL"),
+                  "unknown electrode in a lead: \"%s\"", hs_error_message());
+    hs_error_clear();
+    snprintf(cfg.ecg_leads, sizeof cfg.ecg_leads, "LA");
+    st = hs_spec_from_config(&cfg, &spec);
+    HS_TEST_CHECK(st == HS_ERR_CONFIG && strstr(hs_error_message(), "is not a difference of two electrodes"),
+                  "a lead without '-': \"%s\"", hs_error_message());
+    hs_error_clear();
+}
+
 int main(void)
 {
     const char *tmp = getenv("TMPDIR");
@@ -770,6 +798,7 @@ int main(void)
         return 1;
     }
     run_bad_cases();
+    test_ecg_leads();
     test_defaults();
     test_full_and_round_trip();
     test_overrides();

@@ -7,7 +7,8 @@
  *  3. every registered SpMV kernel with each assembly method, and 5. every ionic model, 40 steps on
  *     cuda against the cpu (the bounds of part 2; split and full converge to the same Newton
  *     tolerance, so the bound holds across methods too); 7. heterogeneous tissue (regions, a scar);
- *     8. the read-outs (activation, repolarisation, APD, beats) of a slab paced twice.
+ *     8. the read-outs (activation, repolarisation, APD, beats) of a slab paced twice; 9. probes and
+ *     pseudo-ECG samples computed on the device.
  * Exit 77 without a CUDA device. HS_TEST_QUICK=1 (used under compute-sanitizer racecheck, where every
  * launch is slow) runs part 1 and 10 steps of part 2 only.
  *
@@ -288,6 +289,66 @@ static void readouts_match(void)
     }
 }
 
+/* 9. Sampling on the device (probes and pseudo-ECG, fem/hs_sample.h; k_sample): after 60 steps
+ * of part 2's slab on both backends, the same sample sets applied by each backend. A sample is
+ * y = sum_k S_k u_k: the two differ by the states' difference plus the summation order,
+ * |y_gpu - y_cpu| <= sum_k |S_k| max|u_gpu - u_cpu| + 2 n_row eps sum_k |S_k u_k|, with the state
+ * difference measured here (its own bound is part 2's); we allow 2x that. */
+static void samples_match(void)
+{
+    static hs_sim_spec c[2];
+    hs_sim s[2];
+    hs_sample_set *set[2][2] = {{NULL, NULL}, {NULL, NULL}};
+    double y[2][2][8], *u[2] = {NULL, NULL};
+    const double pts[3][3] = {{0.0, 0.0, 0.0}, {3.0, 1.0, 0.5}, {6.0, 2.0, 1.0}};
+    const double el[3][3] = {{10.0, 1.0, 0.5}, {-4.0, 1.0, 0.5}, {3.0, 6.0, 0.5}};
+    const char *names[3] = {"a", "b", "c"};
+    for (int q = 0; q < 2; ++q) {
+        setup_cfg(&c[q], q ? "cuda" : "cpu");
+        HS_TEST_OK(hs_sim_create(&c[q], &s[q]));
+        if (!s[q].backend) return;
+        hs_step_stats ss;
+        for (int k = 0; k < 60; ++k) HS_TEST_OK(hs_sim_step(&s[q], k * c[q].dt, c[q].dt, &ss));
+        HS_TEST_OK(hs_sample_probes_create(s[q].prob, &pts[0][0], names, 3, &set[q][0]));
+        HS_TEST_OK(hs_sample_ecg_create(s[q].prob, &el[0][0], names, 3, 1.0, &set[q][1]));
+        for (int k = 0; k < 2; ++k) {
+            if (!set[q][k]) return;
+            HS_TEST_OK(s[q].backend->ops->sample_setup(s[q].backend, k, set[q][k], 4));
+            HS_TEST_OK(s[q].backend->ops->sample(s[q].backend, k, 2)); /* a slot other than 0 */
+            double buf[4 * 3];
+            HS_TEST_OK(s[q].backend->ops->sample_fetch(s[q].backend, k, 3, buf));
+            memcpy(y[q][k], buf + 2 * 3, sizeof(double) * 3);
+        }
+        u[q] = malloc(sizeof(double) * (size_t)s[q].mesh->n_nodes);
+        hs_state one = {&s[q].backend->state, {u[q]}};
+        HS_TEST_OK(s[q].backend->ops->get_state(s[q].backend, &one));
+    }
+    const int32_t nn = s[0].mesh->n_nodes;
+    double du = 0.0;
+    for (int32_t i = 0; i < nn; ++i) du = fmax(du, fabs(u[0][i] - u[1][i]));
+    int bad = 0;
+    for (int k = 0; k < 2; ++k) {
+        const hs_sample_set *st = set[0][k];
+        for (int j = 0; j < 3; ++j) {
+            double sa = 0.0, sy = 0.0;
+            for (int64_t q = st->row_ptr[j]; q < st->row_ptr[j + 1]; ++q)
+                sa += fabs(st->val[q]), sy += fabs(st->val[q] * u[0][st->col[q]]);
+            double n_row = (double)(st->row_ptr[j + 1] - st->row_ptr[j]);
+            double bound = 2.0 * (sa * du + 2.0 * n_row * DBL_EPSILON * sy);
+            double d = fabs(y[0][k][j] - y[1][k][j]);
+            printf("%s %d: cpu %.10g, cuda %.10g, |diff| %.2e (bound %.2e)\n", k ? "electrode" : "probe", j, y[0][k][j],
+                   y[1][k][j], d, bound);
+            bad += !(d <= bound);
+        }
+    }
+    HS_TEST_CHECK(bad == 0, "samples: %d values beyond their bound", bad);
+    for (int q = 0; q < 2; ++q) {
+        for (int k = 0; k < 2; ++k) hs_sample_set_destroy(&set[q][k]);
+        free(u[q]);
+        hs_sim_destroy(&s[q]);
+    }
+}
+
 /* 6. solver.spmv = "auto" (issue 17) on a mesh numbered at random, where a renumbering would hurt
  * the assembly most: the trial's table lists every format that keeps the node order with positive
  * times, picks one of them, never a renumbering format; a short run takes the default untimed. */
@@ -475,6 +536,7 @@ int main(void)
     if (!quick) every_model();
     if (!quick) regions_match();
     if (!quick) readouts_match();
+    if (!quick) samples_match();
     if (!quick) auto_choice();
     HS_TEST_RETURN();
 }
