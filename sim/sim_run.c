@@ -15,6 +15,7 @@
 #include "hs_checkpoint.h"
 #include "hs_frame_writer.h"
 #include "hs_maps.h"
+#include "hs_beats.h"
 #include "hs_samples.h"
 #include "hs_series.h"
 #include "hs_series_format.h"
@@ -126,6 +127,7 @@ typedef struct ckpt_state {
     int n_ring, cap_ring;
     long last_step;       /* step of the last checkpoint written, -1 */
     hs_samples *smp;      /* probes and ECG: flushed with every checkpoint (NULL: none) */
+    hs_beats *beats;      /* per-beat maps, recorded at every frame (NULL: output off) */
 } ckpt_state;
 
 /* Write the checkpoint of the backend's state at @p step: after every frame submitted so far is on
@@ -378,6 +380,7 @@ hs_status hs_sim_run(const hs_sim_spec *cfg, const char *restart, const hs_run_h
         hs_frame_plan plan = hs_sim_frame_plan(cfg, &sim);
         HS_CALL_GOTO(hs_frame_writer_create(ser, sim.mesh, &plan, &src, &fw), done);
         HS_CALL_GOTO(hs_samples_create(cfg, &sim, restart ? k0 * cfg->dt : -1.0, &cs.smp), done);
+        HS_CALL_GOTO(hs_beats_create(&sim, &cs.beats), done);
     }
     sum->wall_setup = hs_wtime() - w0;
 
@@ -458,6 +461,7 @@ hs_status hs_sim_run(const hs_sim_spec *cfg, const char *restart, const hs_run_h
         HS_CALL_GOTO(hs_samples_step(cs.smp, t1), done);
         if (fw && t1 >= next_frame * cfg->out_interval - eps) {
             HS_CALL_GOTO(write_frame(fw, &sim, t1, sum), done);
+            HS_CALL_GOTO(hs_beats_update(cs.beats, &sim), done);
             last_frame_t = t1;
             while (next_frame * cfg->out_interval <= t1 + eps) ++next_frame;
         }
@@ -509,6 +513,8 @@ done:
     if (ser && sim.backend && loop_ran) {
         /* the maps as they stand, also after a failure (the last converged state) or a signal */
         hs_status s2 = write_maps(cfg, &sim, sum->t_reached_ms);
+        if (s2 == HS_OK && cs.beats) s2 = hs_beats_update(cs.beats, &sim);
+        if (s2 == HS_OK && cs.beats) s2 = hs_beats_write(cs.beats, &sim, cfg->out_dir, cfg->out_prefix, sum->t_reached_ms);
         if (st == HS_OK) st = s2;
         else if (s2 != HS_OK) hs_log(1, "maps: not written\n");
     }
@@ -524,6 +530,7 @@ done:
     free(cs.hist[1]);
     free(cs.ring);
     hs_checkpoint_free(&ck);
+    hs_beats_destroy(&cs.beats);
     hs_sim_destroy(&sim);
     signals_restore(&sig);
     return st;

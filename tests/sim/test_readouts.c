@@ -6,14 +6,19 @@
  *     node counts 2 beats; at two nodes, the latest beat's activation, repolarisation and APD equal
  *     what an independent scan of the node's V(t) trace gives (the same linear interpolation, so to
  *     1e-9 ms), and APD = repolarisation - activation;
+ *  4. per-beat maps (sim/beats.c): a run of the same slab with output writes PREFIX_maps_beat1.vtk
+ *     and _beat2.vtk; beat 2 equals the latest-beat maps of PREFIX_maps.vtk bit for bit, beat 1 has
+ *     every node activated before the second stimulus and repolarised with a positive APD.
  *  3. restart: the state (every field, read-outs included) and the extrapolation history taken at
  *     t = 500 ms (between the second activation and its repolarisation) and set into a new
  *     simulation continue to the uninterrupted run's state bit for bit.
  */
+#define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdint.h>
 
 #include "hs_readout.h"
 #include "hs_sim.h"
@@ -168,11 +173,87 @@ static void test_restart(void)
     hs_sim_destroy(&b);
 }
 
+/* The big-endian float64 node array NAME of a legacy VTK file written by heartsim; NULL if absent. */
+static double *vtk_array(const char *path, const char *name, int32_t n)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    fseek(f, 0, SEEK_END);
+    long size = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *buf = malloc((size_t)size + 1);
+    double *out = NULL;
+    if (buf && fread(buf, 1, (size_t)size, f) == (size_t)size) {
+        buf[size] = '\0';
+        char key[96];
+        snprintf(key, sizeof key, "SCALARS %s double 1\nLOOKUP_TABLE default\n", name);
+        for (long i = 0; i + (long)strlen(key) < size; ++i) {
+            if (memcmp(buf + i, key, strlen(key)) != 0) continue;
+            const unsigned char *p = (const unsigned char *)buf + i + strlen(key);
+            if (p + 8 * (size_t)n > (const unsigned char *)buf + size) break;
+            out = malloc(sizeof(double) * (size_t)n);
+            for (int32_t k = 0; k < n; ++k) {
+                uint64_t u = 0;
+                for (int b = 0; b < 8; ++b) u = (u << 8) | p[8 * k + b];
+                memcpy(&out[k], &u, 8);
+            }
+            break;
+        }
+    }
+    free(buf);
+    fclose(f);
+    return out;
+}
+
+static void test_beat_maps(void)
+{
+    slab();
+    char dir[] = "/tmp/hs_beats_XXXXXX";
+    HS_TEST_CHECK(mkdtemp(dir) != NULL, "temporary directory");
+    spec.t_end = 900.0;
+    spec.output_enabled = 1;
+    spec.out_interval = 5.0;
+    snprintf(spec.out_dir, sizeof spec.out_dir, "%s", dir);
+    snprintf(spec.out_prefix, sizeof spec.out_prefix, "b");
+    hs_run_summary sum;
+    HS_TEST_OK(hs_sim_run(&spec, NULL, NULL, &sum));
+    hs_sim sim; /* the node count */
+    HS_TEST_OK(hs_sim_create(&spec, &sim));
+    const int32_t nn = sim.mesh ? sim.mesh->n_nodes : 0;
+    hs_sim_destroy(&sim);
+    char p0[256], p1[256], p2[256];
+    snprintf(p0, sizeof p0, "%s/b_maps.vtk", dir);
+    snprintf(p1, sizeof p1, "%s/b_maps_beat1.vtk", dir);
+    snprintf(p2, sizeof p2, "%s/b_maps_beat2.vtk", dir);
+    const char *names[3] = {"activation", "repolarisation", "apd"};
+    int bad_last = 0, bad_first = 0, missing = 0;
+    for (int q = 0; q < 3; ++q) {
+        double *last = vtk_array(p0, names[q], nn), *b1 = vtk_array(p1, names[q], nn), *b2 = vtk_array(p2, names[q], nn);
+        if (!last || !b1 || !b2) {
+            ++missing;
+        } else {
+            bad_last += memcmp(last, b2, sizeof(double) * (size_t)nn) != 0;
+            for (int32_t i = 0; i < nn; ++i)
+                bad_first += q == 0 ? !(b1[i] >= 0.0 && b1[i] < 450.0) : !(b1[i] > 0.0);
+        }
+        free(last);
+        free(b1);
+        free(b2);
+    }
+    HS_TEST_CHECK(missing == 0 && bad_last == 0 && bad_first == 0,
+                  "beat maps: %d arrays missing, %d differ from the latest-beat maps, %d bad beat-1 values", missing,
+                  bad_last, bad_first);
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    HS_TEST_CHECK(system(cmd) == 0, "cleanup");
+}
+
 int main(void)
 {
     hs_verbosity = 0;
     test_update();
     test_slab();
     test_restart();
+    test_beat_maps();
     HS_TEST_RETURN();
 }

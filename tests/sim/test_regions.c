@@ -4,6 +4,7 @@
  *    whose faces lie on cell faces selects whole cells: its volume is exactly the box's (to the
  *    rounding of the element volumes, 1e-12 relative); sphere, attribute and element-file selection
  *    count what they must; an element file with an element the mesh lacks is an error naming it;
+ *    surface distance on a hand-labelled face selects exactly the first layers (test_surface);
  *  - a region that changes nothing, or changes every element alike, runs the uniform path: the
  *    result equals the run without regions bit for bit (and the run with the same values given as
  *    the global keys);
@@ -103,6 +104,59 @@ static void test_selection(void)
     hs_mesh_destroy(&m);
 }
 
+/* select = "surface": the x = 0 face of a box mesh labelled "left" by hand; distance 0.5 mm takes
+ * the first two layers of cells (centroids at x < 0.5 mm, the third layer's above), exactly
+ * 0.5 x ly x lz of volume. An unknown label is an error listing the mesh's labels. */
+static void test_surface(void)
+{
+    hs_box_params bp = {.lx = 2.0, .ly = 1.0, .lz = 0.5, .h = 0.25};
+    hs_mesh *m = NULL;
+    HS_TEST_OK(hs_mesh_create_box(&bp, &m));
+    if (!m) return;
+    int32_t nf = 0;
+    static const int fa[4][3] = {{1, 2, 3}, {0, 2, 3}, {0, 1, 3}, {0, 1, 2}};
+    for (int pass = 0; pass < 2; ++pass) {
+        nf = 0;
+        for (int32_t e = 0; e < m->n_elems; ++e)
+            for (int f = 0; f < 4; ++f) {
+                const int32_t *t = m->tets + 4 * (int64_t)e;
+                int on = 1;
+                for (int a = 0; a < 3; ++a) on &= m->xyz[3 * (int64_t)t[fa[f][a]]] == 0.0;
+                if (!on) continue;
+                if (pass) {
+                    for (int a = 0; a < 3; ++a) m->bface[3 * (int64_t)nf + a] = t[fa[f][a]];
+                    m->bface_label[nf] = 5;
+                }
+                ++nf;
+            }
+        if (!pass) HS_TEST_OK(hs_mesh_alloc_bfaces(m, nf));
+    }
+    HS_TEST_OK(hs_mesh_add_label(m, 5, "left"));
+    hs_model_params base;
+    hs_model_params_defaults(hs_models_find("aliev_panfilov"), &base);
+    hs_region_cfg r;
+    memset(&r, 0, sizeof r);
+    r.select = HS_REGION_SURFACE;
+    snprintf(r.label, sizeof r.label, "left");
+    r.distance = 0.5;
+    r.d_iso = 0.1, r.d_ani = -1;
+    hs_region_set *s = NULL;
+    HS_TEST_OK(hs_region_set_create(m, &r, 1, &base, 0.3, 0.9, &s));
+    if (s)
+        HS_TEST_CHECK(nf == 2 * 4 * 2 && s->entry_count[0] == m->n_elems / 4 &&
+                          fabs(s->entry_volume[0] - 0.5 * 1.0 * 0.5) <= 1e-12,
+                      "surface: %d triangles, %d elements, volume %.17g", (int)nf, (int)s->entry_count[0],
+                      s ? s->entry_volume[0] : 0.0);
+    hs_region_set_destroy(&s);
+    snprintf(r.label, sizeof r.label, "endo");
+    hs_status st = hs_region_set_create(m, &r, 1, &base, 0.3, 0.9, &s);
+    HS_TEST_CHECK(st == HS_ERR_CONFIG && strstr(hs_error_message(), "unknown label \"endo\"") &&
+                      strstr(hs_error_message(), "left (5)"),
+                  "unknown label: \"%s\"", hs_error_message());
+    hs_error_clear();
+    hs_mesh_destroy(&m);
+}
+
 static int same_bits(const hs_test_node *a, const hs_test_node *b, int32_t n)
 {
     return memcmp(a, b, sizeof *a * (size_t)n) == 0;
@@ -189,6 +243,7 @@ int main(void)
 {
     hs_verbosity = 0;
     test_selection();
+    test_surface();
     test_uniform_paths();
     test_scar_and_slow();
     HS_TEST_RETURN();
