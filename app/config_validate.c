@@ -3,6 +3,7 @@
  * config (with origins, so errors point at the line or --set that set the value) and by
  * hs_config_validate on any hs_config (errors then name only the config file). */
 #include "hs_config.h"
+#include "hs_precond.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -413,6 +414,29 @@ void hs_cfg_validate_all(load_ctx *x, const hs_config *cfg)
             hs_cfg_report(x, origin_any(x, "solver.spmv", "solver.backend", NULL),
                           "solver.spmv: kernel \"%s\" runs only on the cuda backend, but solver.backend = "
                           "\"cpu\"", cfg->spmv);
+        else if (!strcmp(cfg->matrix_values, "float32") && !hs_spmv_serves(ops, HS_VALUES_F32) &&
+                 hs_spmv_check_values("solver.matrix_values", ops, HS_VALUES_F32) != HS_OK) {
+            hs_cfg_report(x, origin_any(x, "solver.matrix_values", "solver.spmv", NULL), "%s", hs_error_message());
+            hs_error_clear();
+        }
+    }
+
+    if (cfg->precond[0] && memchr(cfg->precond, '\0', sizeof cfg->precond) && cfg->krylov[0] &&
+        memchr(cfg->krylov, '\0', sizeof cfg->krylov)) {
+        char known[256];
+        const hs_precond_info *pi = hs_registry_find(hs_preconds(), cfg->precond);
+        const hs_krylov_info *ki = hs_registry_find(hs_krylovs(), cfg->krylov);
+        if (!pi)
+            hs_cfg_report(x, hs_cfg_origin_key(x, "solver.precond"), "solver.precond: unknown preconditioner \"%s\"; available: %s",
+                          cfg->precond, hs_registry_names(hs_preconds(), known, sizeof known));
+        if (!ki)
+            hs_cfg_report(x, hs_cfg_origin_key(x, "solver.krylov"), "solver.krylov: unknown Krylov method \"%s\"; available: %s",
+                          cfg->krylov, hs_registry_names(hs_krylovs(), known, sizeof known));
+        if (pi && ki && ki->needs_symmetric && !pi->symmetric)
+            hs_cfg_report(x, origin_any(x, "solver.precond", "solver.krylov", NULL),
+                          "solver.precond = \"%s\" is not symmetric, so solver.krylov = \"%s\" cannot use it: use "
+                          "solver.precond = \"fsai\" (its factorised symmetric form) with %s, or solver.krylov = "
+                          "\"bicgstab\" with %s", pi->name, ki->name, ki->name, pi->name);
     }
 
     validate_mesh(x, cfg);

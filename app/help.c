@@ -3,6 +3,7 @@
 
 #include <string.h>
 
+#include "hs_precond.h"
 #include "hs_spmv.h"
 
 static const char common_opts[] =
@@ -61,8 +62,23 @@ static const help_entry helps[] = {
      "  --reps N      timed solves (default 20, at most 50)\n"
      "  --iters K     iterations per timed solve (default 100)\n",
      "heartsim bench cg configs/bench_1m.cfg --iters 200", 1},
+    {"bench solve", "heartsim bench solve [CONFIG [--set ...] | --matrix FILE.mtx] [--rhs FILE] [--reps N] [--tol T]\n"
+                    "                     [--max-iter K] [--sai-level 1|2]",
+     "Jacobi-PCG, FSAI-PCG, SAI-BiCGStab and Jacobi-BiCGStab (seed 004 ch. 5) on one matrix (the run's\n"
+     "tangent after one assembly, or a general or symmetric Matrix Market file): pattern and value set-up\n"
+     "time, iterations and time to the tolerance from x = 0, time per iteration, the true residual.\n"
+     "Right-hand side A * 1 unless --rhs gives one (Matrix Market array n x 1, or plain numbers). On the\n"
+     "GPU with cuSPARSE + cuBLAS baselines when one is found, else on the CPU. A preconditioner that fails\n"
+     "(zero diagonal, singular, not SPD) is reported in its row; exit 5 when no method converged.",
+     "  --matrix FILE.mtx   a Matrix Market file instead of a config\n"
+     "  --rhs FILE          the right-hand side (default A * 1)\n"
+     "  --reps N            timed solves per method, median (default 3)\n"
+     "  --tol T             ||r|| <= T ||b|| (default 1e-8); --max-iter K (default 10000)\n"
+     "  --sai-level 1|2     SAI/FSAI pattern of A^k for --matrix (a config uses solver.sai_level)\n",
+     "heartsim bench solve --matrix K.mtx --reps 5", 1},
     {"kernels", "heartsim kernels",
-     "List the SpMV kernels solver.spmv accepts: name, where it runs, what it does and its paper.", "",
+     "List the SpMV kernels solver.spmv accepts (name, where it runs, what it does and its paper), the\n"
+     "preconditioners of solver.precond and the Krylov methods of solver.krylov.", "",
      "heartsim kernels", 0},
     {"config-reference", "heartsim config-reference",
      "Print the table of every config key with type, unit, default and range (docs/config.md).", "",
@@ -72,7 +88,7 @@ static const help_entry helps[] = {
 int hs_help_print(const char *cmd, FILE *f)
 {
     if (!strcmp(cmd, "bench")) {
-        fputs("usage: heartsim bench step|spmv|cg ...\n\n", f);
+        fputs("usage: heartsim bench step|spmv|cg|solve ...\n\n", f);
         for (size_t i = 0; i < sizeof helps / sizeof helps[0]; ++i)
             if (!strncmp(helps[i].cmd, "bench ", 6)) fprintf(f, "  %s\n", helps[i].usage);
         fputs("\n'heartsim bench step --help' (spmv, cg) for each one's options\n", f);
@@ -130,15 +146,37 @@ static void wrap(FILE *f, const char *text, int col, int width)
 
 void hs_kernels_print(FILE *f)
 {
-    enum { COL = 28, WIDTH = 100 };
-    fprintf(f, "%-16s %-10s %s\n", "name", "runs on", "what it does [paper]");
+    enum { COL = 37, WIDTH = 100 };
+    fprintf(f, "%-16s %-10s %-8s %s\n", "name", "runs on", "values", "what it does [paper]");
     for (int i = 0; i < hs_spmv_count(); ++i) {
         const hs_spmv_ops *o = hs_spmv_get(i);
         char text[1024];
         snprintf(text, sizeof text, "%s [%s]", o->summary, o->seed);
-        fprintf(f, "%-16s %-10s ", o->name, o->needs_device ? "gpu only" : "cpu, gpu");
+        fprintf(f, "%-16s %-10s %-8s ", o->name, o->needs_device ? "gpu only" : "cpu, gpu",
+                hs_spmv_serves(o, HS_VALUES_F32) ? "f64, f32" : "f64");
         wrap(f, text, COL, WIDTH);
     }
-    fputs("\ncpu, gpu: a CUDA kernel and its CPU reference; gpu only: needs the cuda backend.\npapers:\n", f);
+    fputs("\ncpu, gpu: a CUDA kernel and its CPU reference; gpu only: needs the cuda backend.\n"
+          "values: the precisions solver.matrix_values may store the matrix in (f32: float32 values, float64\n"
+          "vectors and sums).\npapers:\n", f);
     for (size_t i = 0; i < sizeof papers / sizeof papers[0]; ++i) fprintf(f, "  %s\n", papers[i]);
+    fprintf(f, "\n%-16s %s\n", "solver.precond", "what it is [paper]");
+    for (size_t i = 0; i < hs_preconds()->count; ++i) {
+        const hs_precond_info *e = hs_registry_at(hs_preconds(), i);
+        char text[1024];
+        snprintf(text, sizeof text, "%s%s [%s]", e->summary, e->symmetric ? "; symmetric: cg or bicgstab" : "; bicgstab only",
+                 e->seed);
+        fprintf(f, "%-16s ", e->name);
+        wrap(f, text, 17, WIDTH);
+    }
+    fprintf(f, "\n%-16s %s\n", "solver.krylov", "what it is [paper]");
+    for (size_t i = 0; i < hs_krylovs()->count; ++i) {
+        const hs_krylov_info *e = hs_registry_at(hs_krylovs(), i);
+        char text[1024];
+        snprintf(text, sizeof text, "%s [%s]", e->summary, e->seed);
+        fprintf(f, "%-16s ", e->name);
+        wrap(f, text, 17, WIDTH);
+    }
+    fputs("both backends run every combination; on cuda, SAI/FSAI are computed on the device (a warp per\n"
+          "column/row) and any combination but jacobi-cg runs a host-driven cuBLAS loop.\n", f);
 }

@@ -46,4 +46,22 @@ hs_status hs_bench_spmv(const hs_bench_spmv_opts *o);
  */
 hs_status hs_bench_cg(const hs_config *cfg, int iters, int reps);
 
+typedef struct hs_bench_solve_opts {
+    const hs_config *cfg; /**< the run's tangent after one assembly (and its solver.cg, solver.sai_level), or NULL */
+    const char *matrix;   /**< or a Matrix Market file (when cfg is NULL) */
+    const char *rhs;      /**< right-hand side file, or NULL: b = A * 1 */
+    int reps;             /**< timed solves per method (median) */
+    double tol;           /**< ||r|| <= tol ||b|| */
+    int max_iter;
+    int sai_level;        /**< pattern of A^k for --matrix (the config's solver.sai_level otherwise) */
+} hs_bench_solve_opts;
+
+/**
+ * @brief `heartsim bench solve`: Jacobi-PCG, FSAI-PCG, SAI-BiCGStab, Jacobi-BiCGStab on one matrix:
+ * set-up, iterations and time to the tolerance, time per iteration; on the GPU (with cuSPARSE +
+ * cuBLAS baselines) when one is found, else on the CPU. A non-square matrix is HS_ERR_MESH; a
+ * combination whose preconditioner fails (zero diagonal, singular, not SPD) is reported in its row.
+ */
+hs_status hs_bench_solve(const hs_bench_solve_opts *o);
+
 #endif

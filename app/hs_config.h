@@ -96,6 +96,7 @@ typedef struct hs_config {
     int extrapolate;        /**< initial Newton iterate: 0 previous, 1 linear, 2 quadratic */
     char graph[8];          /**< "auto" | "on" | "off": CUDA graph replay of a Newton iteration */
     char assembly[8];       /**< "split" | "full" (fem/hs_assembly_list.h) */
+    char matrix_values[8];  /**< "float64" | "float32" (solvers/hs_matrix_values_list.h) */
     char persistent[8];     /**< "auto" | "on" | "off": persistent CG kernel (chronopoulos, cuda) */
     double newton_tol_residual; /**< dt * max_I |R_I| / m_I (potential units) */
     double newton_tol_update;   /**< max_I |delta phi_I| */
@@ -103,6 +104,10 @@ typedef struct hs_config {
     int threads;            /**< OpenMP threads for the CPU backend, 0 = all */
     int dt_retry;           /**< a failed step is retried with up to 2^dt_retry substeps */
     hs_spmv_params spmv_params; /**< section spmv: tunables of the SpMV formats */
+    char precond[16];       /**< solver.precond: a name of solvers/hs_precond_list.h */
+    char krylov[16];        /**< solver.krylov: a name of solvers/hs_krylov_list.h */
+    int sai_level;          /**< solver.sai_level: SAI/FSAI pattern of A^k */
+    int precond_reuse;      /**< solver.precond_reuse: solves a computed SAI/FSAI serves */
 
     /* output */
     int output_enabled;

@@ -32,7 +32,11 @@ static const char *usage_text =
     "  bench cg CONFIG [--reps N] [--iters K] [--set ...]\n"
     "                                                 Jacobi-PCG per iteration (GPU): naive cuSPARSE+cuBLAS,\n"
     "                                                 classic, Chronopoulos-Gear; stream and CUDA graph\n"
-    "  kernels                                        list the SpMV kernels (solver.spmv)\n"
+    "  bench solve [CONFIG | --matrix FILE.mtx] [--rhs FILE] [--reps N] [--tol T]\n"
+    "                                                 Jacobi/FSAI-PCG, SAI/Jacobi-BiCGStab on one matrix:\n"
+    "                                                 set-up, iterations, time (GPU + cuSPARSE, else CPU)\n"
+    "  kernels                                        list the SpMV kernels (solver.spmv), preconditioners\n"
+    "                                                 (solver.precond) and Krylov methods (solver.krylov)\n"
     "  config-reference                               print the table of every config key\n"
     "\n"
     "options:\n"
@@ -83,7 +87,7 @@ int main(int argc, char **argv)
         snprintf(which, sizeof which, "%s", cmd);
         int k = 2;
         if (!strcmp(cmd, "bench") && argc > 2 && (!strcmp(argv[2], "step") || !strcmp(argv[2], "spmv") ||
-                                                   !strcmp(argv[2], "cg"))) {
+                                                   !strcmp(argv[2], "cg") || !strcmp(argv[2], "solve"))) {
             snprintf(which, sizeof which, "bench %s", argv[2]);
             k = 3;
         }
@@ -99,17 +103,20 @@ int main(int argc, char **argv)
         hs_config_print_reference(stdout);
         return 0;
     }
-    int first = 2, bench = 0; /* bench: 1 step, 2 spmv, 3 cg */
+    int first = 2, bench = 0; /* bench: 1 step, 2 spmv, 3 cg, 4 solve */
     if (!strcmp(cmd, "bench")) {
-        if (argc < 3 || (strcmp(argv[2], "step") && strcmp(argv[2], "spmv") && strcmp(argv[2], "cg")))
-            return usage_error("%s", "bench needs a subcommand: bench step CONFIG, bench cg CONFIG, or bench spmv [CONFIG | --matrix FILE.mtx]");
-        bench = !strcmp(argv[2], "spmv") ? 2 : !strcmp(argv[2], "cg") ? 3 : 1;
+        if (argc < 3 || (strcmp(argv[2], "step") && strcmp(argv[2], "spmv") && strcmp(argv[2], "cg") &&
+                         strcmp(argv[2], "solve")))
+            return usage_error("%s", "bench needs a subcommand: bench step CONFIG, bench cg CONFIG, bench spmv [CONFIG | --matrix FILE.mtx], or bench solve [CONFIG | --matrix FILE.mtx]");
+        bench = !strcmp(argv[2], "spmv") ? 2 : !strcmp(argv[2], "cg") ? 3 : !strcmp(argv[2], "solve") ? 4 : 1;
         first = 3;
     } else if (strcmp(cmd, "run") && strcmp(cmd, "check") && strcmp(cmd, "mesh")) {
         return usage_error("unknown command \"%s\"", cmd);
     }
     int reps = 0, cpu_too = 1; /* reps 0: the default, 20 (step) or 200 (spmv) */
-    const char *matrix = NULL, *csv = NULL, *json = NULL, *kernels = NULL, *restart = NULL;
+    const char *matrix = NULL, *csv = NULL, *json = NULL, *kernels = NULL, *restart = NULL, *rhs = NULL;
+    double solve_tol = 1e-8;
+    int solve_max_iter = 10000, sai_level = 1;
     double warm = 5.0;
     int cg_iters = 100;
 
@@ -137,6 +144,23 @@ int main(int argc, char **argv)
             else if (!strcmp(a, "--csv")) csv = v;
             else if (!strcmp(a, "--json")) json = v;
             else kernels = v;
+        } else if (bench == 4 && (!strcmp(a, "--matrix") || !strcmp(a, "--rhs") || !strcmp(a, "--tol") ||
+                                  !strcmp(a, "--max-iter") || !strcmp(a, "--sai-level"))) {
+            if (i + 1 >= argc) return usage_error("%s needs a value", a);
+            const char *v = argv[++i];
+            char *end = NULL;
+            if (!strcmp(a, "--matrix")) matrix = v;
+            else if (!strcmp(a, "--rhs")) rhs = v;
+            else if (!strcmp(a, "--tol")) {
+                solve_tol = strtod(v, &end);
+                if (end == v || *end || !(solve_tol > 0 && solve_tol < 1)) return usage_error("--tol needs a number in (0, 1), got \"%s\"", v);
+            } else {
+                long l = strtol(v, &end, 10);
+                int lvl = !strcmp(a, "--sai-level");
+                if (end == v || *end || l < 1 || (lvl && l > 2) || l > 100000000)
+                    return usage_error(lvl ? "--sai-level needs 1 or 2, got \"%s\"" : "--max-iter needs a positive count, got \"%s\"", v);
+                if (lvl) sai_level = (int)l; else solve_max_iter = (int)l;
+            }
         } else if (!strcmp(cmd, "run") && !strcmp(a, "--restart")) {
             if (i + 1 >= argc) return usage_error("%s needs a checkpoint file or a directory", a);
             restart = argv[++i];
@@ -163,7 +187,15 @@ int main(int argc, char **argv)
             return usage_error("unexpected argument \"%s\" (one config file expected)", a);
         }
     }
-    if (reps == 0) reps = bench == 2 ? 200 : 20;
+    if (reps == 0) reps = bench == 2 ? 200 : bench == 4 ? 3 : 20;
+    if (bench == 4 && matrix) {
+        if (cfg_path) return usage_error("%s", "bench solve takes a config file or --matrix FILE.mtx, not both");
+        if (n_sets || out_set[0]) return usage_error("%s", "--set and --out apply to a config file, not to --matrix");
+        hs_bench_solve_opts so = {NULL, matrix, rhs, reps, solve_tol, solve_max_iter, sai_level};
+        hs_status st = hs_bench_solve(&so);
+        return st == HS_OK ? 0 : fail(st);
+    }
+    if (!cfg_path && bench == 4) return usage_error("%s", "bench solve needs a config file or --matrix FILE.mtx");
     if (bench == 3 && reps > 50) reps = 50;
     if (bench == 2 && matrix) {
         if (cfg_path) return usage_error("%s", "bench spmv takes a config file or --matrix FILE.mtx, not both");
@@ -183,6 +215,11 @@ int main(int argc, char **argv)
     if (bench == 2) {
         hs_bench_spmv_opts bo = {&cfg, NULL, reps, csv, json, kernels};
         st = hs_bench_spmv(&bo);
+        return st == HS_OK ? 0 : fail(st);
+    }
+    if (bench == 4) {
+        hs_bench_solve_opts so = {&cfg, NULL, rhs, reps, solve_tol, solve_max_iter, cfg.sai_level};
+        st = hs_bench_solve(&so);
         return st == HS_OK ? 0 : fail(st);
     }
     if (bench == 3) {

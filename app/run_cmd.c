@@ -1,5 +1,7 @@
 /* heartsim run (hs_run_cmd.h): config -> spec, the run with a progress line, the summary. */
 #include "hs_run_cmd.h"
+#include <string.h>
+
 
 #include "hs_progress.h"
 #include "hs_resume_cmd.h"
@@ -42,12 +44,18 @@ void hs_run_summary_print(const hs_run_summary *s, const hs_config *cfg, FILE *f
     if (s->mesh_from_cache)
         fprintf(f, "  mesh: from the mesh cache %s (not meshed again)\n", s->mesh_cache);
     else if (s->mesh_cache[0])
-        fprintf(f, "  mesh: built in %.3f s, stored in the mesh cache %s\n", s->mesh_seconds, s->mesh_cache);
+        fprintf(f, "  mesh: built in %.3f s (checks %.3f s, fibres %.3f s, node order %.3f s), stored in the mesh cache %s\n",
+                s->mesh_seconds, s->mesh_check_seconds, s->mesh_fibers_seconds, s->mesh_reorder_seconds, s->mesh_cache);
     else
-        fprintf(f, "  mesh: built in %.3f s (not cached)\n", s->mesh_seconds);
-    char spmv[64];
+        fprintf(f, "  mesh: built in %.3f s (checks %.3f s, fibres %.3f s, node order %.3f s; not cached)\n",
+                s->mesh_seconds, s->mesh_check_seconds, s->mesh_fibers_seconds, s->mesh_reorder_seconds);
+    char spmv[112];
     if (s->phases.spmv >= 0) snprintf(spmv, sizeof spmv, "SpMV %.3f s", s->phases.spmv);
     else snprintf(spmv, sizeof spmv, "SpMV not timed in runs: see bench step");
+    if (s->phases.precond > 0) { /* solver.precond = sai, fsai: computing its values */
+        size_t l = strlen(spmv);
+        snprintf(spmv + l, sizeof spmv - l, ", preconditioner %.3f s", s->phases.precond);
+    }
     fprintf(f, "  phases: element %.3f s, assembly %.3f s, solve %.3f s (%s), output %.3f s (%d frames; "
                "the writer thread wrote for %.3f s alongside)\n",
             s->phases.element, s->phases.assembly, s->phases.solve, spmv, s->wall_output, s->frames, s->wall_writer);

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "hs_cg.h"
+#include "hs_precond.h"
 #include "hs_series.h"
 #include "hs_util.h"
 
@@ -158,9 +159,17 @@ hs_status hs_spec_from_config(const hs_config *cfg, hs_sim_spec *s)
     s->cg.max_iter = cfg->cg_max_iter;
     HS_CALL(hs_cg_variant_lookup("solver.cg", cfg->cg_variant, &s->cg.variant));
     s->cg_forcing = cfg->cg_forcing;
+    s->pc = hs_precond_opts_default();
+    HS_CALL(hs_precond_lookup("solver.precond", cfg->precond, &s->pc.precond));
+    HS_CALL(hs_krylov_lookup("solver.krylov", cfg->krylov, &s->pc.krylov));
+    HS_CALL(hs_krylov_precond_check(s->pc.krylov, s->pc.precond));
+    s->pc.sai_level = cfg->sai_level;
+    s->pc.reuse = cfg->precond_reuse;
     s->extrapolate = cfg->extrapolate;
     s->graph = strcmp(cfg->graph, "off") != 0; /* auto and on: graphs (the cuda backend's choice) */
     HS_CALL(hs_assembly_lookup("solver.assembly", cfg->assembly, &s->assembly));
+    HS_CALL(hs_matrix_values_lookup("solver.matrix_values", cfg->matrix_values, &s->matrix_values));
+    if (s->spmv) HS_CALL(hs_spmv_check_values("solver.matrix_values", s->spmv, s->matrix_values));
     s->persistent = !strcmp(cfg->persistent, "on") ? 1 : !strcmp(cfg->persistent, "off") ? 0 : -1;
     s->newton_tol_residual = cfg->newton_tol_residual;
     s->newton_tol_update = cfg->newton_tol_update;

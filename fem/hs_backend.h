@@ -30,6 +30,7 @@ typedef struct hs_phase_times {
     double assembly; /**< gather-map assembly of K and R, Jacobi diagonal, residual norm */
     double solve;    /**< CG (SpMV included) and the phi update */
     double spmv;     /**< SpMV inside CG (part of solve); -1 when the backend does not time it */
+    double precond;  /**< computing SAI/FSAI values (part of solve; solver.precond); 0 for jacobi */
 } hs_phase_times;
 
 typedef struct hs_backend_diag_ops hs_backend_diag_ops; /* hs_backend_diag.h */

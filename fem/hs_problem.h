@@ -14,6 +14,7 @@
 #include "hs_mesh.h"
 #include "hs_model.h"
 #include "hs_region.h"
+#include "hs_precond.h"
 #include "hs_spmv.h"
 #include "hs_stimulus.h"
 
@@ -39,6 +40,7 @@ typedef struct hs_problem_opts {
     double newton_tol_update;   /**< on max_I |delta phi_I| */
     int newton_max_iter;
     hs_assembly_kind assembly;  /**< split (default) or full (fem/hs_assembly.h) */
+    hs_matrix_values values;    /**< precision of the CG matrix's stored values (solvers/hs_spmv.h) */
     const hs_spmv_ops *spmv;    /**< SpMV format for the CG */
     hs_spmv_params spmv_params; /**< its tunables */
     double activation_phi;      /**< activation threshold on phi */
@@ -49,6 +51,7 @@ typedef struct hs_problem_opts {
     long steps_hint;            /**< time steps the run will take (0: unknown): what an "auto" trial may cost */
     int persistent;             /**< cuda backend, chronopoulos: 1 one persistent kernel per CG solve, 0 never,
                                      -1 auto (up to HS_CG_PERSISTENT_AUTO_ROWS rows) */
+    hs_precond_opts pc;         /**< preconditioner and Krylov method (solvers/hs_precond.h) */
 } hs_problem_opts;
 
 typedef struct hs_problem {

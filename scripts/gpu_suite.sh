@@ -10,6 +10,13 @@
 #                                 step` at ~50K and 1M nodes, and the cost of output at one frame per
 #                                 ms in a real run; spmv: `heartsim bench spmv` on both slabs.
 #                                 all (default) = tests + bench + spmv; the tables come last.
+#   scripts/gpu_suite.sh run solve
+#                                 (on the GPU machine, not in "all") issue 13: `heartsim bench solve`
+#                                 (Jacobi/FSAI-PCG, SAI/Jacobi-BiCGStab, cuSPARSE baselines) on the
+#                                 tangents of bench_50k, bench_1m and the benchmark ventricle, then
+#                                 runs of 10 ms on bench_1m and bench_lv with solver.precond jacobi,
+#                                 fsai (values every solve) and fsai reused over 10 solves: iterations
+#                                 per solve, preconditioner set-up and time per step (the break-even).
 #   scripts/gpu_suite.sh run compare BASE
 #                                 (on the GPU machine) `bench cg` and `bench step` at ~50K and 1M rows
 #                                 and `bench spmv` at 1M with this bundle and with BASE, another
@@ -141,6 +148,26 @@ run)
         done
         echo "== round $round, $side: bench spmv bench_1m.cfg"
         LD_LIBRARY_PATH="$lib" "$bin" bench spmv bench_1m.cfg --reps 100 -q | grep -E "^\|" || fail=$((fail+1))
+      done
+    done
+  fi
+  if [ "$what" = solve ]; then
+    for cfg in bench_50k.cfg bench_1m.cfg bench_lv.cfg; do
+      [ -f "$cfg" ] || continue
+      echo "== bench solve $cfg"
+      ./heartsim bench solve "$cfg" --reps 3 -q || fail=$((fail+1))
+    done
+    for cfg in bench_1m.cfg bench_lv.cfg; do
+      [ -f "$cfg" ] || continue
+      for pc in jacobi fsai fsai-reuse10; do
+        case $pc in
+        jacobi) set -- --set 'solver.precond="jacobi"';;
+        fsai) set -- --set 'solver.precond="fsai"';;
+        fsai-reuse10) set -- --set 'solver.precond="fsai"' --set solver.precond_reuse=10;;
+        esac
+        echo "== run $cfg, $pc, t_end 10 ms"
+        ./heartsim run "$cfg" --set time.t_end=10 --set solver.backend=\"cuda\" --set output.enabled=false "$@" 2>&1 |
+          grep -E "^(backend|summary|  )" || fail=$((fail+1))
       done
     done
   fi

@@ -22,10 +22,13 @@ static void cpu_destroy(hs_backend *b)
     if (!c) return;
     hs_spmv_layout_destroy(&c->lay);
     free(c->phi); free(c->phi_n); free(c->ipv); free(c->ipv_n); free(c->act);
-    free(c->ke); free(c->re); free(c->km); free(c->rm); free(c->kval); free(c->rhs); free(c->du);
+    free(c->ke); free(c->re); free(c->km); free(c->rm); free(c->kval); free(c->kval32); free(c->rhs); free(c->du);
     free(c->inv_diag); free(c->res_w); free(c->stim_e); free(c->phi_h1); free(c->phi_h2);
     hs_cg_work_destroy(&c->cg);
     for (int k = 0; k < HS_SAMPLE_SETS; ++k) free(c->sbuf[k]);
+    hs_csr_destroy(&c->kcsr);
+    hs_precond_destroy(&c->pc);
+    hs_krylov_work_destroy(&c->kw);
     free(c);
     b->impl = NULL;
 }
@@ -138,8 +141,16 @@ hs_status hs_cpu_assemble(hs_backend *b, double *res_norm, int32_t *res_node)
         hs_assemble_k(p->map, c->ke, slot, c->kval);
         hs_assemble_r(p->map, c->re, c->rhs);
     }
+    if (c->kval32) {
+        /* float32 values: the double sums rounded once, as the cuda backend stores them; the Jacobi
+         * diagonal is the CG matrix's own (rounded) one */
+        hs_spmv_round_values(c->lay->n_slots, c->kval, c->kval32);
 #pragma omp parallel for schedule(static) if (m->n_nodes > HS_OMP_MIN)
-    for (int32_t i = 0; i < m->n_nodes; ++i) c->inv_diag[i] = 1.0 / c->kval[slot[p->map->diag[i]]];
+        for (int32_t i = 0; i < m->n_nodes; ++i) c->inv_diag[i] = 1.0 / (double)c->kval32[slot[p->map->diag[i]]];
+    } else {
+#pragma omp parallel for schedule(static) if (m->n_nodes > HS_OMP_MIN)
+        for (int32_t i = 0; i < m->n_nodes; ++i) c->inv_diag[i] = 1.0 / c->kval[slot[p->map->diag[i]]];
+    }
     *res_norm = hs_vec_norm_inf_weighted(m->n_nodes, c->rhs, c->res_w, res_node);
     c->res = *res_norm;
     c->times.assembly += hs_wtime() - t1;
@@ -150,7 +161,8 @@ void hs_cpu_matvec(void *ctx, const double *x, double *y)
 {
     cpu_impl *c = ctx;
     double t0 = hs_wtime();
-    c->lay->ops->apply_ref(c->lay, c->kval, x, y);
+    if (c->kval32) c->lay->ops->apply_ref_f32(c->lay, c->kval32, x, y);
+    else c->lay->ops->apply_ref(c->lay, c->kval, x, y);
     c->times.spmv += hs_wtime() - t0;
 }
 
@@ -162,7 +174,28 @@ static hs_status cpu_solve(hs_backend *b, hs_cg_result *cg, double *upd_norm)
     double t0 = hs_wtime();
     hs_cg_opts o = p->opt.cg;
     o.tol = hs_cg_forcing_tol(p->opt.cg.tol, p->opt.cg_forcing, p->opt.newton_tol_residual, c->res);
-    HS_CALL(hs_cg_solve(n, hs_cpu_matvec, c, c->inv_diag, c->rhs, c->du, &o, c->cg, cg));
+    if (!c->pc) {
+        HS_CALL(hs_cg_solve(n, hs_cpu_matvec, c, c->inv_diag, c->rhs, c->du, &o, c->cg, cg));
+    } else {
+        /* the preconditioner's values from the current tangent every solver.precond_reuse solves
+         * (Jacobi: every solve, it costs one pass over the diagonal) */
+        if (c->pc_age % p->opt.pc.reuse == 0 || p->opt.pc.precond == HS_PRECOND_JACOBI) {
+            double tp = hs_wtime();
+            const int64_t *slot = c->lay->slot_of_nnz;
+            hs_csr *k = c->kcsr;
+#pragma omp parallel for schedule(static) if (k->nnz > HS_OMP_MIN)
+            for (int32_t e = 0; e < k->nnz; ++e) k->val[e] = c->kval[slot[e]];
+            hs_status ps = hs_precond_compute(c->pc, k);
+            if (ps != HS_OK) {
+                hs_error_prefix("the tangent of this Newton iteration: ");
+                return ps;
+            }
+            c->times.precond += hs_wtime() - tp;
+        }
+        c->pc_age++;
+        HS_CALL(hs_krylov_solve(p->opt.pc.krylov, n, hs_cpu_matvec, c, hs_precond_apply, c->pc, c->rhs, c->du, &o,
+                                c->kw, cg));
+    }
     if (cg->outcome == HS_CG_CONVERGED) {
 #pragma omp parallel for schedule(static) if (n > HS_OMP_MIN)
         for (int32_t i = 0; i < n; ++i) c->phi[i] -= c->du[i];
@@ -335,12 +368,25 @@ static hs_status cpu_create(const hs_problem *p, hs_backend **out)
         HS_CALL_GOTO(HS_ALLOC(c->re, (size_t)ne * 4, "element residuals"), fail);
     }
     HS_CALL_GOTO(HS_ALLOC(c->kval, c->lay->n_slots, "tangent matrix values"), fail);
+    if (p->opt.values == HS_VALUES_F32) {
+        HS_CALL_GOTO(hs_spmv_check_values("solver.matrix_values", p->opt.spmv, p->opt.values), fail);
+        HS_CALL_GOTO(HS_ALLOC(c->kval32, c->lay->n_slots, "tangent matrix values (float32)"), fail);
+    }
     HS_CALL_GOTO(HS_ALLOC(c->rhs, nn, "residual"), fail);
     HS_CALL_GOTO(HS_ALLOC(c->du, nn, "Newton update"), fail);
     HS_CALL_GOTO(HS_ALLOC(c->inv_diag, nn, "Jacobi preconditioner"), fail);
     HS_CALL_GOTO(HS_ALLOC(c->res_w, nn, "residual weights"), fail);
     HS_CALL_GOTO(HS_ALLOC(c->stim_e, ne, "element stimulus"), fail);
     HS_CALL_GOTO(hs_cg_work_create(nn, &c->cg), fail);
+    if (p->opt.pc.precond != HS_PRECOND_JACOBI || p->opt.pc.krylov != HS_KRYLOV_CG) {
+        HS_CALL_GOTO(hs_krylov_precond_check(p->opt.pc.krylov, p->opt.pc.precond), fail);
+        const hs_csr *pat = p->pattern;
+        HS_CALL_GOTO(hs_csr_create(pat->n_rows, pat->n_cols, pat->nnz, &c->kcsr), fail);
+        memcpy(c->kcsr->row_ptr, pat->row_ptr, sizeof(int32_t) * ((size_t)pat->n_rows + 1));
+        memcpy(c->kcsr->col, pat->col, sizeof(int32_t) * (size_t)pat->nnz);
+        HS_CALL_GOTO(hs_precond_create(p->opt.pc.precond, p->opt.pc.sai_level, pat, &c->pc), fail);
+        HS_CALL_GOTO(hs_krylov_work_create(nn, &c->kw), fail);
+    }
     if (p->opt.extrapolate > 0) {
         HS_CALL_GOTO(HS_ALLOC(c->phi_h1, nn, "phi history"), fail);
         HS_CALL_GOTO(HS_ALLOC(c->phi_h2, nn, "phi history"), fail);
@@ -353,8 +399,15 @@ static hs_status cpu_create(const hs_problem *p, hs_backend **out)
         double *f = field_ptr(b, k);
         for (size_t i = 0; i < hs_state_field_len(&b->state, k); ++i) f[i] = b->state.f[k].initial;
     }
-    snprintf(b->description, sizeof b->description, "cpu (OpenMP, %d threads, spmv %s, cg %s, %s assembly)",
-             omp_get_max_threads(), p->opt.spmv->name, hs_cg_variant_name(p->opt.cg.variant),
+    char solver[96];
+    if (p->opt.pc.krylov == HS_KRYLOV_CG && p->opt.pc.precond == HS_PRECOND_JACOBI) /* the default, as before */
+        snprintf(solver, sizeof solver, "cg %s", hs_cg_variant_name(p->opt.cg.variant));
+    else if (p->opt.pc.krylov == HS_KRYLOV_CG)
+        snprintf(solver, sizeof solver, "cg %s, %s", hs_cg_variant_name(p->opt.cg.variant), hs_precond_name(p->opt.pc.precond));
+    else
+        snprintf(solver, sizeof solver, "%s, %s", hs_krylov_name(p->opt.pc.krylov), hs_precond_name(p->opt.pc.precond));
+    snprintf(b->description, sizeof b->description, "cpu (OpenMP, %d threads, spmv %s%s, %s, %s assembly)",
+             omp_get_max_threads(), p->opt.spmv->name, c->kval32 ? " float32 values" : "", solver,
              hs_assembly_name(p->opt.assembly));
     *out = b;
     return HS_OK;

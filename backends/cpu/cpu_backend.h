@@ -11,6 +11,7 @@
 #include "hs_backends.h"
 #include "hs_cg.h"
 #include "hs_extrapolate.h"
+#include "hs_precond.h"
 #include "hs_spmv.h"
 
 typedef struct cpu_impl {
@@ -22,6 +23,7 @@ typedef struct cpu_impl {
     double *ke, *re;      /* full assembly: [n_elems][16], [n_elems][4] */
     double *km, *rm;      /* split assembly: [n_elems] each (hs_element_point) */
     double *kval;         /* [n_slots] K in the SpMV format's slots */
+    float *kval32;        /* [n_slots] K rounded to float32 (solver.matrix_values = float32), else NULL */
     double *rhs, *du;     /* [n_nodes] */
     double *inv_diag;     /* [n_nodes] Jacobi */
     double *res_w;        /* [n_nodes] dt / m_I: residual in potential units */
@@ -29,6 +31,13 @@ typedef struct cpu_impl {
     double *phi_h1, *phi_h2; /* [n_nodes] phi_{n-1}, phi_{n-2}: the extrapolation history */
     hs_extrap ex;
     hs_cg_work *cg;
+    /* solver.precond / solver.krylov other than Jacobi-CG (solvers/hs_precond.h): K in CSR (the
+     * problem's pattern, values copied from kval), the preconditioner (pattern built once), the
+     * Krylov work vectors, and the solves since its values were last computed */
+    hs_csr *kcsr;
+    hs_precond *pc;
+    hs_krylov_work *kw;
+    long pc_age;
     double dt;            /* model units */
     double res;           /* Newton residual of the last assembly (sets the inexact-Newton CG tolerance) */
     hs_phase_times times;

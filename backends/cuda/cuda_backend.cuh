@@ -28,6 +28,7 @@
 #include "hs_cuda_check.cuh"
 #include "hs_extrapolate.h"
 #include "hs_gpu_cg.cuh"
+#include "hs_gpu_precond.cuh"
 #include "hs_gpu_spmv.cuh"
 
 #define HS_CG_POLL 4 /* CG iterations launched between two reads of the device status word */
@@ -73,6 +74,8 @@ struct cuda_impl {
     double *s_val[HS_SAMPLE_SETS], *s_buf[HS_SAMPLE_SETS];
     /* state and per-iteration arrays; ipv, ipv_n: [nv][ne] */
     double *phi, *phin, *ipv, *ipv_n, *act, *ke, *re, *kval, *rhs, *du, *dinv, *stim_e;
+    float *kval32;          /* [n_slots] the tangent's values when solver.matrix_values = float32 (kval NULL) */
+    int f32;                /* 1: kval32 holds the values (solvers/hs_spmv.h, hs_matrix_values) */
     double *ph1, *ph2;      /* phi_{n-1}, phi_{n-2}: extrapolation history (NULL when off) */
     int32_t *csr_rp, *csr_col; /* CSR pattern, only for the persistent CG */
     double *partA;
@@ -93,7 +96,19 @@ struct cuda_impl {
     cudaGraphExec_t gexec;
     double graph_dt;
     hs_phase_times t;
+    /* solver.precond / solver.krylov other than Jacobi-CG (backends/cuda/precond.cu, krylov.cu): the
+     * host's pattern work, the device preconditioner, K in CSR order, the Krylov work, and the solves
+     * since the preconditioner's values were computed. NULL for Jacobi-CG (the tuned path above). */
+    hs_precond *pc_host;
+    hs_gpu_precond *gpc;
+    double *kcsr;
+    hs_gpu_krylov *gkw;
+    long pc_age;
 };
+
+/* The tangent's value array as stored (double *kval, or float *kval32 when f32). */
+static inline void *hs_cu_kvals(cuda_impl *c) { return c->f32 ? (void *)c->kval32 : (void *)c->kval; }
+
 
 /* Blocks for n items; kernels launched with it are grid-stride, so the cap never drops work. */
 static inline int nblocks(int64_t n, int threads)
@@ -162,6 +177,9 @@ hs_status hs_cu_fill(int64_t n, double v, double *x);
 /* ---- graph.cu ---- */
 hs_status hs_cu_solve(hs_backend *b, hs_cg_result *cg, double *upd_norm);
 hs_status hs_cu_iterate(hs_backend *b, hs_cg_result *cg, double *upd_norm, double *res_norm, int32_t *res_node);
+/** The solve of any other solver.precond / solver.krylov (c->gpc set): values of the preconditioner
+ *  every solver.precond_reuse solves, the device Krylov method, the phi update (stream, no graph). */
+hs_status hs_cu_solve_general(hs_backend *b, hs_cg_result *cg, double *upd_norm);
 
 /* ---- diag.cu ---- */
 /** bench, bench_cg, get_system: set as b->diag by hs_backend_cuda_create. */

@@ -11,6 +11,7 @@
  * Only a handful of scalars cross to the host per Newton iteration.
  */
 #include "cuda_backend.cuh"
+#include "hs_util.h"
 
 static hs_gpu_cg_tol solve_tol(const hs_backend *b)
 {
@@ -24,6 +25,7 @@ static hs_gpu_cg_tol solve_tol(const hs_backend *b)
 hs_status hs_cu_solve(hs_backend *b, hs_cg_result *cg, double *upd_norm)
 {
     cuda_impl *c = (cuda_impl *)b->impl;
+    if (c->gpc) return hs_cu_solve_general(b, cg, upd_norm);
     HS_CUDA_CALL(cudaEventRecord(c->ev_s0, c->s));
     hs_gpu_cg_tol t = solve_tol(b);
     HS_CALL(hs_gpu_cg_solve_stream(c->cg, c->rhs, c->du, &t, HS_CG_POLL, c->s, c->h_cg));
@@ -33,6 +35,54 @@ hs_status hs_cu_solve(hs_backend *b, hs_cg_result *cg, double *upd_norm)
     HS_CUDA_CALL(cudaStreamSynchronize(c->s));
     c->t.solve += 1e-3 * elapsed_ms(c->ev_s0, c->ev_s1);
     hs_gpu_cg_result_of(c->h_cg, cg);
+    *upd_norm = c->h_sc->upd;
+    return HS_OK;
+}
+
+/* K in CSR order from the format's slots (double, or float with solver.matrix_values = float32: the
+ * preconditioner is then built from the rounded values the SpMV uses) */
+template <typename T>
+__global__ static void k_gather_csr(int32_t nnz, const int64_t *slot, const T *kval, double *kcsr)
+{
+    for (int64_t k = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; k < nnz; k += (int64_t)gridDim.x * blockDim.x)
+        kcsr[k] = (double)kval[slot[k]];
+}
+
+static hs_status kval_spmv(void *ctx, const double *x, double *y, cudaStream_t s)
+{
+    return hs_gpu_spmv_apply((hs_gpu_spmv *)ctx, x, y, s);
+}
+
+hs_status hs_cu_solve_general(hs_backend *b, hs_cg_result *cg, double *upd_norm)
+{
+    cuda_impl *c = (cuda_impl *)b->impl;
+    const hs_problem_opts *o = &b->prob->opt;
+    HS_CUDA_CALL(cudaEventRecord(c->ev_s0, c->s));
+    if (c->pc_age % o->pc.reuse == 0 || o->pc.precond == HS_PRECOND_JACOBI) {
+        double t0 = hs_wtime();
+        if (c->f32) k_gather_csr<<<nblocks(c->nnz, 256), 256, 0, c->s>>>(c->nnz, c->slot, c->kval32, c->kcsr);
+        else k_gather_csr<<<nblocks(c->nnz, 256), 256, 0, c->s>>>(c->nnz, c->slot, c->kval, c->kcsr);
+        HS_CUDA_LAUNCH_CHECK("k_gather_csr");
+        hs_status ps = hs_gpu_precond_compute(c->gpc, c->kcsr, c->s); /* synchronises */
+        if (ps != HS_OK) {
+            hs_error_prefix("the tangent of this Newton iteration: ");
+            return ps;
+        }
+        c->t.precond += hs_wtime() - t0;
+    }
+    c->pc_age++;
+    hs_cg_opts co = o->cg;
+    co.tol = hs_cg_forcing_tol(o->cg.tol, o->cg_forcing, o->newton_tol_residual, c->h_sc->res);
+    HS_CALL(hs_gpu_krylov_solve(o->pc.krylov, c->gkw, kval_spmv, c->spmv, hs_gpu_precond_apply_cb, c->gpc, c->rhs, c->du,
+                                &co, cg));
+    /* k_update_phi applies du when the device CG status says converged: give it this solve's outcome */
+    c->h_cg->status = cg->outcome == HS_CG_CONVERGED ? HS_GPU_CG_CONV : HS_GPU_CG_BREAK;
+    HS_CUDA_CALL(cudaMemcpyAsync(&c->cg->d_sc->status, &c->h_cg->status, sizeof(int), cudaMemcpyHostToDevice, c->s));
+    HS_CALL(hs_cu_enqueue_update(c));
+    HS_CUDA_CALL(cudaEventRecord(c->ev_s1, c->s));
+    HS_CUDA_CALL(cudaMemcpyAsync(&c->h_sc->upd, &c->d_sc->upd, sizeof(double), cudaMemcpyDeviceToHost, c->s));
+    HS_CUDA_CALL(cudaStreamSynchronize(c->s));
+    c->t.solve += 1e-3 * elapsed_ms(c->ev_s0, c->ev_s1);
     *upd_norm = c->h_sc->upd;
     return HS_OK;
 }
@@ -76,7 +126,7 @@ static hs_status capture_iteration(hs_backend *b)
 hs_status hs_cu_iterate(hs_backend *b, hs_cg_result *cg, double *upd_norm, double *res_norm, int32_t *res_node)
 {
     cuda_impl *c = (cuda_impl *)b->impl;
-    if (!b->prob->opt.graph) { /* stream mode */
+    if (!b->prob->opt.graph || c->gpc) { /* stream mode; the general solvers have no graph form */
         HS_CALL(hs_cu_solve(b, cg, upd_norm));
         if (cg->outcome != HS_CG_CONVERGED) return HS_OK;
         return hs_cu_assemble(b, res_norm, res_node);

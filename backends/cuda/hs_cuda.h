@@ -13,6 +13,7 @@
 
 #include "hs_backend.h"
 #include "hs_backends.h"
+#include "hs_precond.h"
 #include "hs_spmv.h"
 
 #ifdef __cplusplus
@@ -40,7 +41,8 @@ int hs_gpu_probe(char *name, size_t name_len, char *why, size_t why_len);
  * @p report gives each kernel's times. @p with_dot: the SpMV timed as Chronopoulos-Gear CG uses it
  * (with the dot product y . x, fused when the format can, else a separate pass).
  */
-hs_status hs_gpu_spmv_trial(const hs_csr *pattern, const hs_spmv_params *prm, int reps, int with_dot,
+hs_status hs_gpu_spmv_trial(const hs_csr *pattern, const hs_spmv_params *prm, hs_matrix_values values, int reps,
+                           int with_dot,
                             int cg_per_newton, const hs_spmv_ops **best, char *report, size_t report_len);
 
 /** Device facts for `heartsim bench spmv` (app/bench_spmv.c; device side backends/cuda/spmv/bench.cu). */
@@ -89,6 +91,15 @@ hs_status hs_gpu_bench_spmv(const hs_spmv_layout *lay, const hs_csr *a, const do
  * @param[in] prob borrowed: must outlive the backend. @param[out] out (hs_backend_destroy).
  */
 hs_status hs_backend_cuda_create(const hs_problem *prob, hs_backend **out);
+
+/**
+ * @brief The GPU half of `heartsim bench solve` (backends/cuda/krylov.cu): Jacobi-PCG, FSAI-PCG,
+ * SAI-BiCGStab, Jacobi-BiCGStab with heartsim's kernels (csr_vector SpMV, SAI/FSAI computed on the
+ * device), then the cuSPARSE + cuBLAS baselines (cusparseSpMV, Jacobi by cublasDsbmv): jacobi-cg and
+ * jacobi-bicgstab. @p rows needs room for 6. A preconditioner's failure is its row's.
+ */
+hs_status hs_gpu_bench_solve(const hs_csr *a, const double *b, double tol, int max_iter, hs_cg_variant var, int level,
+                             int reps, hs_solve_bench_row *rows, int *n_rows);
 
 #ifdef __cplusplus
 }

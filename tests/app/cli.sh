@@ -89,8 +89,39 @@ if ! command -v nvidia-smi >/dev/null || ! nvidia-smi -L >/dev/null 2>&1; then
     { echo "FAIL: bench cg without a GPU (rc $rc):"; echo "$out" | tail -5; fails=$((fails+1)); }
 fi
 
+# bench solve (issue 13): the CPU table without a GPU; errors of the matrix in words
+if ! command -v nvidia-smi >/dev/null || ! nvidia-smi -L >/dev/null 2>&1; then
+  printf '%%%%MatrixMarket matrix coordinate real symmetric\n3 3 5\n1 1 4\n2 1 -1\n2 2 4\n3 2 -1\n3 3 4\n' >"$tmp/s.mtx"
+  out=$("$hs" bench solve --matrix "$tmp/s.mtx" --reps 2 2>&1); rc=$?
+  for m in jacobi-cg fsai-cg sai-bicgstab jacobi-bicgstab; do
+    { [ "$rc" -eq 0 ] && grep -qE "^\| $m \| [0-9.]+ \| [0-9.]+ \| [0-9]+ \| .* \| converged \|$" <<<"$out"; } ||
+      { echo "FAIL: bench solve CPU table lacks a converged row for $m (rc $rc):"; echo "$out" | tail -6; fails=$((fails+1)); }
+  done
+  printf '1\n2\n3\n' >"$tmp/b.txt"
+  expect 0 "right-hand side: $tmp/b.txt" -- "$hs" bench solve --matrix "$tmp/s.mtx" --rhs "$tmp/b.txt" --reps 1
+  printf '%%%%MatrixMarket matrix array real general\n%% b\n3 1\n1\n2\n3\n' >"$tmp/b.mtx"
+  expect 0 "\| sai-bicgstab \| .* \| converged \|" -- "$hs" bench solve --matrix "$tmp/s.mtx" --rhs "$tmp/b.mtx" --reps 1
+  printf '%%%%MatrixMarket matrix array real general\n2 1\n1\n2\n' >"$tmp/b3.mtx"
+  expect 3 "b3.mtx:2: size line: expected \"3 1\"" -- "$hs" bench solve --matrix "$tmp/s.mtx" --rhs "$tmp/b3.mtx"
+  expect 3 "b2.txt: 2 values; the matrix has 3 rows" -- sh -c "printf '1 2\n' >'$tmp/b2.txt'; '$hs' bench solve --matrix '$tmp/s.mtx' --rhs '$tmp/b2.txt'"
+  printf '%%%%MatrixMarket matrix coordinate real general\n2 3 2\n1 1 4\n2 2 4\n' >"$tmp/rect.mtx"
+  expect 3 "rect.mtx: the matrix is 2 x 3; a linear system A x = b needs a square matrix" -- "$hs" bench solve --matrix "$tmp/rect.mtx"
+  # column 2 zero: singular. Jacobi names the zero diagonal, SAI the rank-deficient column; nothing converges
+  printf '%%%%MatrixMarket matrix coordinate real general\n3 3 3\n1 1 4\n2 1 1\n3 3 4\n' >"$tmp/sing.mtx"
+  out=$("$hs" bench solve --matrix "$tmp/sing.mtx" --reps 1 2>&1); rc=$?
+  { [ "$rc" -eq 5 ] && grep -q "diagonal entry of row 2 (1-based) is missing" <<<"$out" &&
+    grep -qE "sai-bicgstab .*least-squares problem of column [0-9]+ \(1-based\) is rank deficient: the matrix is singular" <<<"$out" &&
+    grep -q "no method reached the tolerance" <<<"$out"; } ||
+    { echo "FAIL: bench solve of a singular matrix (rc $rc):"; echo "$out" | tail -6; fails=$((fails+1)); }
+  expect 0 "\| fsai-cg \| .* \| converged \|" -- "$hs" bench solve "$quick" --set mesh.h=0.5 --reps 1
+fi
+expect 1 "bench solve takes a config file or --matrix FILE.mtx, not both" -- "$hs" bench solve "$quick" --matrix "$tmp/a.mtx"
+expect 1 "--sai-level needs 1 or 2" -- "$hs" bench solve --matrix "$tmp/a.mtx" --sai-level 3
+expect 2 "solver.precond: unknown preconditioner \"spai\"; available: jacobi, sai, fsai" -- "$hs" check "$quick" --set solver.precond=spai
+expect 2 "solver.precond = \"sai\" is not symmetric, so solver.krylov = \"cg\" cannot use it: use solver.precond = \"fsai\"" -- "$hs" check "$quick" --set solver.precond=sai
+
 # every command has --help: usage, options, an example, exit 0 (stdout)
-for c in run check mesh "bench step" "bench spmv" "bench cg" kernels config-reference; do
+for c in run check mesh "bench step" "bench spmv" "bench cg" "bench solve" kernels config-reference; do
   # shellcheck disable=SC2086
   out=$("$hs" $c --help 2>/dev/null); rc=$?
   { [ "$rc" -eq 0 ] && grep -q "^usage: heartsim $c" <<<"$out" && grep -q "^example:" <<<"$out"; } ||
@@ -101,7 +132,8 @@ expect 0 "usage: heartsim bench step\|spmv\|cg" -- "$hs" bench --help
 # heartsim kernels: a table within 100 columns; where a kernel runs said in words
 out=$("$hs" kernels)
 [ "$(awk '{ if (length($0) > w) w = length($0) } END { print w }' <<<"$out")" -le 100 ] || { echo "FAIL: heartsim kernels is wider than 100 columns"; fails=$((fails+1)); }
-grep -qE "^csr_scalar +cpu, gpu +CSR" <<<"$out" && ! grep -qE "^[a-z_0-9]+ +only " <<<"$out" && grep -q "doi:10.1002/nme.4865" <<<"$out" ||
+grep -qE "^csr_scalar +cpu, gpu +f64, f32 +CSR" <<<"$out" && grep -qE "^pcsr_hegao +cpu, gpu +f64 +PCSR" <<<"$out" && ! grep -qE "^[a-z_0-9]+ +only " <<<"$out" && grep -q "doi:10.1002/nme.4865" <<<"$out" &&
+  grep -qE "^fsai +factorised sparse approximate inverse" <<<"$out" && grep -qE "^bicgstab +BiCGStab" <<<"$out" ||
   { echo "FAIL: heartsim kernels table:"; echo "$out" | head -4; fails=$((fails+1)); }
 if [ "$fails" -ne 0 ]; then echo "$fails check(s) failed"; exit 1; fi
 exit 0

@@ -56,6 +56,8 @@ int main(void)
                       a.newton_tol_update == b.newton_tol_update && a.newton_max_iter == b.newton_max_iter &&
                       a.threads == b.threads && a.dt_retry == b.dt_retry,
                   "solver keys");
+    HS_TEST_CHECK(a.pc.precond == b.pc.precond && a.pc.krylov == b.pc.krylov && a.pc.sai_level == b.pc.sai_level &&
+                      a.pc.reuse == b.pc.reuse, "solver.precond, krylov, sai_level, precond_reuse");
     HS_TEST_CHECK(!strcmp(a.out_format, b.out_format) && !strcmp(a.out_dir, b.out_dir) &&
                       !strcmp(a.out_prefix, b.out_prefix) && a.out_interval == b.out_interval &&
                       a.checkpoint_interval == b.checkpoint_interval && a.checkpoint_keep == b.checkpoint_keep,
