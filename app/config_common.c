@@ -78,7 +78,15 @@ const origin *hs_cfg_origin_key(const load_ctx *x, const char *path)
 int hs_cfg_key_index(const char *path)
 {
     for (int i = 0; i < hs_cfg_nkeys(); ++i)
-        if (!is_stim(&hs_cfg_keys()[i]) && strcmp(hs_cfg_keys()[i].path, path) == 0) return i;
+        if (!is_member(&hs_cfg_keys()[i]) && strcmp(hs_cfg_keys()[i].path, path) == 0) return i;
+    return -1;
+}
+
+/* Index of the regions key named @p leaf, or -1. */
+int hs_cfg_region_key_index(const char *leaf)
+{
+    for (int i = 0; i < hs_cfg_nkeys(); ++i)
+        if (is_region(&hs_cfg_keys()[i]) && strcmp(leaf_of(hs_cfg_keys()[i].path), leaf) == 0) return i;
     return -1;
 }
 

@@ -34,6 +34,12 @@ typedef struct load_ctx {
     origin *key;          /* [hs_cfg_nkeys()], NULL in hs_config_validate */
     origin *stim;         /* [HS_MAX_STIMULI][hs_cfg_nkeys()], NULL in hs_config_validate */
     origin stim_group[HS_MAX_STIMULI];
+    origin *reg;          /* [HS_MAX_REGIONS][hs_cfg_nkeys()], NULL in hs_config_validate */
+    origin reg_group[HS_MAX_REGIONS];
+    origin pt_group[2][HS_MAX_POINTS]; /* probes.points, ecg.electrodes entries */
+    /* regions.[i].model: the names as written and where, resolved against model.type after the walk */
+    char (*reg_param)[HS_MODEL_MAX_PARAMS][64];   /* [HS_MAX_REGIONS] */
+    origin (*reg_param_o)[HS_MODEL_MAX_PARAMS];   /* [HS_MAX_REGIONS] */
     int n_err;
     size_t len;
     char msg[4096];       /* the errors, one per line */
@@ -78,6 +84,18 @@ const origin *hs_cfg_origin_key(const load_ctx *x, const char *path);
 /* ---- schema helpers (config_common.c) ---- */
 
 static inline int is_stim(const hs_cfg_key *k) { return (k->flags & HS_CFG_STIMULUS) != 0; }
+static inline int is_region(const hs_cfg_key *k) { return (k->flags & HS_CFG_REGION) != 0; }
+/** A key inside a list entry (stimulus or regions), not a "<section>.<name>" key of hs_config. */
+static inline int is_member(const hs_cfg_key *k)
+{
+    return (k->flags & (HS_CFG_STIMULUS | HS_CFG_REGION | HS_CFG_POINT)) != 0;
+}
+/** The member rows of point list @p list ("probes.points"): "probes.points.[i].<leaf>". */
+static inline int is_point_of(const hs_cfg_key *k, const char *list)
+{
+    size_t n = strlen(list);
+    return (k->flags & HS_CFG_POINT) && strncmp(k->path, list, n) == 0 && k->path[n] == '.';
+}
 
 static inline const char *leaf_of(const char *path)
 {
@@ -96,6 +114,10 @@ static inline int stim_opt_used(const hs_stimulus_cfg *st) { return st->radius !
 
 /** Index of the (non-stimulus) key with this exact path, or -1. */
 int hs_cfg_key_index(const char *path);
+/** Index of the regions key named @p leaf, or -1. */
+int hs_cfg_region_key_index(const char *leaf);
+/** Check the value of key @p k at @p base (range, emptiness...), reporting as @p shown (config_validate.c). */
+void hs_cfg_check_value(load_ctx *x, const hs_cfg_key *k, const char *shown, const void *base, const origin *o);
 /** Index of the stimulus key named @p leaf, or -1. */
 int hs_cfg_stim_key_index(const char *leaf);
 /** How stimulus key @p k serves a site of shape @p shape: 2 required, 1 allowed, 0 not allowed. */

@@ -74,8 +74,16 @@ static void store_default(const hs_cfg_key *k, void *base)
         *(int *)p = bits;
         break;
     }
-    case HS_CFG_GROUPLIST: break;
+    case HS_CFG_GROUPLIST:
+    case HS_CFG_GROUP: break;
     }
+}
+
+void hs_config_region_defaults(hs_region_cfg *r)
+{
+    memset(r, 0, sizeof *r);
+    for (int i = 0; i < hs_cfg_nkeys(); ++i)
+        if (is_region(&hs_cfg_keys()[i])) store_default(&hs_cfg_keys()[i], r);
 }
 
 static void stimulus_defaults(hs_stimulus_cfg *s)
@@ -89,9 +97,11 @@ void hs_config_defaults(hs_config *cfg)
 {
     memset(cfg, 0, sizeof *cfg);
     for (int i = 0; i < hs_cfg_nkeys(); ++i)
-        if (!is_stim(&hs_cfg_keys()[i])) store_default(&hs_cfg_keys()[i], cfg);
+        if (!is_member(&hs_cfg_keys()[i])) store_default(&hs_cfg_keys()[i], cfg);
     cfg->n_stimuli = 0;
     for (int j = 0; j < HS_MAX_STIMULI; ++j) stimulus_defaults(&cfg->stimuli[j]);
+    cfg->n_regions = 0;
+    for (int j = 0; j < HS_MAX_REGIONS; ++j) hs_config_region_defaults(&cfg->regions[j]);
 }
 
 /* ============================================================================================ */
@@ -249,7 +259,8 @@ static int read_value(load_ctx *x, const hs_cfg_key *k, const char *shown,
         if (ok) *(int *)p = bits;
         return ok;
     }
-    case HS_CFG_GROUPLIST: break;
+    case HS_CFG_GROUPLIST:
+    case HS_CFG_GROUP: break;
     }
     return 0;
 }
@@ -268,6 +279,68 @@ static void unknown_key(load_ctx *x, const origin *o, const char *full, const ch
                       hs_cfg_section_list(keys, sizeof keys));
 }
 
+/* A list of named points inside a section (probes.points, ecg.electrodes): ( { name; at; }, ... ). */
+static void walk_points(load_ctx *x, hs_config *cfg, const config_setting_t *s, int k, const char *full)
+{
+    const hs_cfg_key *lk = &hs_cfg_keys()[k];
+    hs_point_list *pl = (hs_point_list *)slot_of(lk, cfg);
+    const int which = !strcmp(full, "probes.points") ? 0 : 1;
+    origin o = origin_of(x, s);
+    char d[128], shown[448], keys[256];
+    int t = config_setting_type(s);
+    x->key[k] = o;
+    pl->n = 0;
+    if (t == CONFIG_TYPE_ARRAY && config_setting_length(s) == 0) return;
+    if (t != CONFIG_TYPE_LIST) {
+        hs_cfg_report(x, &o, "%s: expected a list of groups ( { name = \"a\"; at = [x, y, z]; }, ... ), got %s%s", full,
+                      describe(s, d, sizeof d), t == CONFIG_TYPE_GROUP ? "; wrap it in parentheses" : "");
+        return;
+    }
+    int n = config_setting_length(s);
+    if (n > HS_MAX_POINTS) {
+        hs_cfg_report(x, &o, "%s: %d entries; at most %d", full, n, HS_MAX_POINTS);
+        return;
+    }
+    size_t kl = 0;
+    keys[0] = '\0';
+    for (int q = 0; q < hs_cfg_nkeys(); ++q)
+        if (is_point_of(&hs_cfg_keys()[q], full))
+            kl += (size_t)snprintf(keys + kl, sizeof keys - kl, "%s%s", kl ? ", " : "", leaf_of(hs_cfg_keys()[q].path));
+    for (int j = 0; j < n; ++j) {
+        const config_setting_t *g = config_setting_get_elem(s, (unsigned)j);
+        hs_point_cfg *pt = &pl->p[j];
+        memset(pt, 0, sizeof *pt);
+        origin og = origin_of(x, g);
+        x->pt_group[which][j] = og;
+        if (config_setting_type(g) != CONFIG_TYPE_GROUP) {
+            hs_cfg_report(x, &og, "%s.[%d]: expected a group { name = \"a\"; at = [x, y, z]; }, got %s", full, j,
+                          describe(g, d, sizeof d));
+            continue;
+        }
+        int has_at = 0;
+        for (int i = 0, m = config_setting_length(g); i < m; ++i) {
+            const config_setting_t *e = config_setting_get_elem(g, (unsigned)i);
+            origin oe = origin_of(x, e);
+            snprintf(shown, sizeof shown, "%s.[%d].%s", full, j, config_setting_name(e));
+            int q = -1;
+            for (int r = 0; r < hs_cfg_nkeys() && q < 0; ++r)
+                if (is_point_of(&hs_cfg_keys()[r], full) && !strcmp(leaf_of(hs_cfg_keys()[r].path), config_setting_name(e)))
+                    q = r;
+            if (q < 0) {
+                hs_cfg_report(x, &oe, "unknown key \"%s\"; an entry has: %s", shown, keys);
+                continue;
+            }
+            if (read_value(x, &hs_cfg_keys()[q], shown, e, pt, &oe) && !strcmp(config_setting_name(e), "at")) has_at = 1;
+        }
+        if (!has_at) hs_cfg_report(x, &og, "%s.[%d]: missing key \"at\" (the point, mm)", full, j);
+        if (!pt->name[0]) snprintf(pt->name, sizeof pt->name, "%c%d", which ? 'e' : 'p', j + 1);
+        for (int q = 0; q < j; ++q)
+            if (!strcmp(pl->p[q].name, pt->name))
+                hs_cfg_report(x, &og, "%s.[%d]: name \"%s\" is taken by entry [%d]", full, j, pt->name, q);
+    }
+    pl->n = n;
+}
+
 static void walk_section(load_ctx *x, hs_config *cfg, const config_setting_t *sec)
 {
     const char *sname = config_setting_name(sec);
@@ -277,6 +350,10 @@ static void walk_section(load_ctx *x, hs_config *cfg, const config_setting_t *se
         snprintf(full, sizeof full, "%s.%s", sname, config_setting_name(s));
         origin o = origin_of(x, s);
         int k = hs_cfg_key_index(full);
+        if (k >= 0 && hs_cfg_keys()[k].type == HS_CFG_GROUPLIST && strchr(full, '.')) {
+            walk_points(x, cfg, s, k, full);
+            continue;
+        }
         if (k < 0 || hs_cfg_keys()[k].type == HS_CFG_GROUPLIST) {
             unknown_key(x, &o, full, sname);
             continue;
@@ -380,6 +457,168 @@ static void walk_stimulus(load_ctx *x, hs_config *cfg, const config_setting_t *s
     cfg->n_stimuli = n;
 }
 
+/* regions.[j].model = { name = value; ... }: the names are resolved against model.type after the
+ * walk (resolve_region_params), since the model may be chosen further down the file. */
+static void walk_region_model(load_ctx *x, hs_region_cfg *r, int j, const config_setting_t *g)
+{
+    char d[128];
+    origin og = origin_of(x, g);
+    if (config_setting_type(g) != CONFIG_TYPE_GROUP) {
+        hs_cfg_report(x, &og, "regions.[%d].model: expected a group { <parameter> = value; ... }, got %s", j,
+                      describe(g, d, sizeof d));
+        return;
+    }
+    int n = config_setting_length(g);
+    if (n > HS_MODEL_MAX_PARAMS) {
+        hs_cfg_report(x, &og, "regions.[%d].model: %d parameters; a model has at most %d", j, n, HS_MODEL_MAX_PARAMS);
+        return;
+    }
+    for (int i = 0; i < n; ++i) {
+        const config_setting_t *s = config_setting_get_elem(g, (unsigned)i);
+        origin o = origin_of(x, s);
+        int t = config_setting_type(s);
+        double v = 0.0;
+        if (t == CONFIG_TYPE_FLOAT) v = config_setting_get_float(s);
+        else if (t == CONFIG_TYPE_INT || t == CONFIG_TYPE_INT64) v = (double)config_setting_get_int64(s);
+        else if (t == CONFIG_TYPE_BOOL) v = config_setting_get_bool(s) ? 1.0 : 0.0;
+        else {
+            hs_cfg_report(x, &o, "regions.[%d].model.%s: expected a number, got %s", j, config_setting_name(s),
+                          describe(s, d, sizeof d));
+            continue;
+        }
+        snprintf(x->reg_param[j][r->n_params], sizeof x->reg_param[j][r->n_params], "%s", config_setting_name(s));
+        x->reg_param_o[j][r->n_params] = o;
+        r->param_index[r->n_params] = -1;
+        r->param_value[r->n_params++] = v;
+    }
+}
+
+static void walk_region_group(load_ctx *x, hs_config *cfg, int j, const config_setting_t *g)
+{
+    hs_region_cfg *r = &cfg->regions[j];
+    origin *so = &x->reg[(size_t)j * (size_t)hs_cfg_nkeys()];
+    char shown[128], d[128];
+    origin og = origin_of(x, g);
+    x->reg_group[j] = og;
+    hs_config_region_defaults(r);
+    if (config_setting_type(g) != CONFIG_TYPE_GROUP) {
+        hs_cfg_report(x, &og, "regions.[%d]: expected a group { select = \"box\"; ... }, got %s", j,
+                      describe(g, d, sizeof d));
+        return;
+    }
+    int errs = x->n_err;
+    for (int i = 0, n = config_setting_length(g); i < n; ++i) {
+        const config_setting_t *s = config_setting_get_elem(g, (unsigned)i);
+        const char *name = config_setting_name(s);
+        origin o = origin_of(x, s);
+        snprintf(shown, sizeof shown, "regions.[%d].%s", j, name);
+        int k = hs_cfg_region_key_index(name);
+        if (k < 0) {
+            int best = -1, best_d = INT_MAX;
+            for (int q = 0; q < hs_cfg_nkeys(); ++q) {
+                if (!is_region(&hs_cfg_keys()[q])) continue;
+                int dd = hs_cfg_osa_distance(name, leaf_of(hs_cfg_keys()[q].path));
+                if (dd < best_d) best_d = dd, best = q;
+            }
+            char keys[512];
+            if (best >= 0 && hs_cfg_close_enough(best_d, name) && best_d < (int)strlen(name))
+                hs_cfg_report(x, &o, "unknown key \"%s\"; did you mean \"regions.[%d].%s\"?", shown, j,
+                              leaf_of(hs_cfg_keys()[best].path));
+            else
+                hs_cfg_report(x, &o, "unknown key \"%s\"; a region has: %s", shown,
+                              hs_cfg_key_list("regions", keys, sizeof keys));
+            continue;
+        }
+        so[k] = o;
+        if (hs_cfg_keys()[k].type == HS_CFG_GROUP)
+            walk_region_model(x, r, j, s);
+        else if (!read_value(x, &hs_cfg_keys()[k], shown, s, r, &o))
+            so[k].set = 0;
+    }
+    if (x->n_err != errs) return;
+    /* keys of some selectors only: required for them, refused for the others */
+    char sel[32];
+    hs_cfg_choice_at(hs_cfg_keys()[hs_cfg_region_key_index("select")].choices, (int)r->select, sel, sizeof sel);
+    for (int k = 0; k < hs_cfg_nkeys(); ++k) {
+        const hs_cfg_key *key = &hs_cfg_keys()[k];
+        if (!is_region(key) || !key->shape) continue;
+        int use = hs_cfg_shape_use(key, sel);
+        if (use == 0 && so[k].set)
+            hs_cfg_report(x, &so[k], "regions.[%d].%s is only used by select = \"%s\"; this one is \"%s\"", j,
+                          leaf_of(key->path), key->shape, sel);
+        else if (use == 2 && !so[k].set)
+            hs_cfg_report(x, &og, "regions.[%d]: missing key \"%s\" (required for select = \"%s\")", j,
+                          leaf_of(key->path), sel);
+    }
+    if (!so[hs_cfg_region_key_index("d_iso")].set && !so[hs_cfg_region_key_index("d_ani")].set && r->n_params == 0)
+        hs_cfg_report(x, &og, "regions.[%d]: sets nothing; give d_iso, d_ani or model = { <parameter> = value; }", j);
+}
+
+static void walk_regions(load_ctx *x, hs_config *cfg, const config_setting_t *s, int k)
+{
+    origin o = origin_of(x, s);
+    char d[128];
+    int t = config_setting_type(s);
+    x->key[k] = o;
+    if (t == CONFIG_TYPE_ARRAY && config_setting_length(s) == 0) {
+        cfg->n_regions = 0;
+        return;
+    }
+    if (t != CONFIG_TYPE_LIST) {
+        hs_cfg_report(x, &o, "regions: expected a list of groups ( { ... }, { ... } ), got %s%s",
+                      describe(s, d, sizeof d),
+                      t == CONFIG_TYPE_GROUP ? "; wrap it in parentheses: regions = ( { ... } );" : "");
+        return;
+    }
+    int n = config_setting_length(s);
+    if (n > HS_MAX_REGIONS) {
+        hs_cfg_report(x, &o, "regions: %d entries; at most %d", n, HS_MAX_REGIONS);
+        return;
+    }
+    for (int j = 0; j < n; ++j) walk_region_group(x, cfg, j, config_setting_get_elem(s, (unsigned)j));
+    cfg->n_regions = n;
+}
+
+/* regions.[i].model names -> indices into model.type's parameters, values checked by their key. */
+static void resolve_region_params(load_ctx *x, hs_config *cfg)
+{
+    const hs_model *m = hs_models_find(cfg->model_type);
+    if (!m) return; /* reported by validation */
+    char shown[160], names[1024];
+    for (int j = 0; j < cfg->n_regions; ++j) {
+        hs_region_cfg *r = &cfg->regions[j];
+        for (int q = 0; q < r->n_params; ++q) {
+            const char *name = x->reg_param[j][q];
+            const origin *o = &x->reg_param_o[j][q];
+            int idx = hs_model_param_index(m, name);
+            snprintf(shown, sizeof shown, "regions.[%d].model.%s", j, name);
+            if (idx < 0) {
+                size_t len = 0;
+                names[0] = '\0';
+                for (int p = 0; p < m->n_params && len < sizeof names; ++p)
+                    len += (size_t)snprintf(names + len, sizeof names - len, "%s%s", p ? ", " : "", m->params[p].name);
+                hs_cfg_report(x, o, "%s: model %s has no parameter \"%s\"; its parameters are: %s", shown, m->name,
+                              name, names);
+                continue;
+            }
+            for (int p = 0; p < q; ++p)
+                if (r->param_index[p] == idx) hs_cfg_report(x, o, "%s: given twice", shown);
+            r->param_index[q] = idx;
+            char path[96];
+            snprintf(path, sizeof path, "model.%s", m->params[idx].name);
+            int k = hs_cfg_key_index(path);
+            if (k < 0) continue;
+            /* the parameter's own key checks the value (range, switch 0/1) */
+            hs_cfg_key key = hs_cfg_keys()[k];
+            key.off = 0;
+            if (key.type == HS_CFG_BOOL && r->param_value[q] != 0.0 && r->param_value[q] != 1.0)
+                hs_cfg_report(x, o, "%s: expected true or false", shown);
+            else if (key.type != HS_CFG_BOOL)
+                hs_cfg_check_value(x, &key, shown, &r->param_value[q], o);
+        }
+    }
+}
+
 static void walk_root(load_ctx *x, hs_config *cfg, const config_setting_t *root)
 {
     char d[128], buf[512];
@@ -389,7 +628,10 @@ static void walk_root(load_ctx *x, hs_config *cfg, const config_setting_t *root)
         origin o = origin_of(x, s);
         int k = hs_cfg_key_index(name);
         if (k >= 0 && hs_cfg_keys()[k].type == HS_CFG_GROUPLIST) {
-            walk_stimulus(x, cfg, s, k);
+            if (!strcmp(name, "regions"))
+                walk_regions(x, cfg, s, k);
+            else
+                walk_stimulus(x, cfg, s, k);
         } else if (hs_cfg_is_section(name)) {
             if (config_setting_type(s) != CONFIG_TYPE_GROUP)
                 hs_cfg_report(x, &o, "%s: expected a group { ... }, got %s", name, describe(s, d, sizeof d));
@@ -474,6 +716,14 @@ static void resolve_paths(load_ctx *x, hs_config *cfg)
         snprintf(shown, sizeof shown, "stimulus.[%d].file", j);
         resolve_path(x, o->set ? o : &x->stim_group[j], shown, cfg->stimuli[j].file, sizeof cfg->stimuli[j].file);
     }
+    kf = hs_cfg_region_key_index("file");
+    for (int j = 0; j < cfg->n_regions && j < HS_MAX_REGIONS; ++j) {
+        if (cfg->regions[j].select != HS_REGION_ELEMENTS) continue;
+        const origin *o = &x->reg[(size_t)j * (size_t)hs_cfg_nkeys() + (size_t)kf];
+        char shown[64];
+        snprintf(shown, sizeof shown, "regions.[%d].file", j);
+        resolve_path(x, o->set ? o : &x->reg_group[j], shown, cfg->regions[j].file, sizeof cfg->regions[j].file);
+    }
 }
 
 /* model.preset: the named parameter set's values for every parameter the file does not set. */
@@ -529,6 +779,9 @@ hs_status hs_config_load(const char *path, const char *const *overrides, int n_o
     HS_CALL_GOTO(HS_ALLOC(x->key, hs_cfg_nkeys(), "config key origins"), done);
     HS_CALL_GOTO(HS_ALLOC(x->stim, (size_t)HS_MAX_STIMULI * (size_t)hs_cfg_nkeys(),
                           "config stimulus origins"), done);
+    HS_CALL_GOTO(HS_ALLOC(x->reg, (size_t)HS_MAX_REGIONS * (size_t)hs_cfg_nkeys(), "config region origins"), done);
+    HS_CALL_GOTO(HS_ALLOC(x->reg_param, HS_MAX_REGIONS, "config region parameters"), done);
+    HS_CALL_GOTO(HS_ALLOC(x->reg_param_o, HS_MAX_REGIONS, "config region parameter origins"), done);
     x->path = cfg->path;
 
     if (path && path[0]) {
@@ -566,6 +819,7 @@ hs_status hs_config_load(const char *path, const char *const *overrides, int n_o
     if (x->n_err == 0) walk_root(x, cfg, config_root_setting(&c));
     if (x->n_err == 0) resolve_paths(x, cfg);
     if (x->n_err == 0) model_defaults(x, cfg);
+    if (x->n_err == 0) resolve_region_params(x, cfg);
     if (x->n_err == 0) hs_cfg_validate_all(x, cfg); /* before config_destroy: origins point into c */
     st = hs_cfg_finish(x);
 done:
@@ -573,6 +827,9 @@ done:
     if (x) {
         HS_FREE(x->key);
         HS_FREE(x->stim);
+        HS_FREE(x->reg);
+        HS_FREE(x->reg_param);
+        HS_FREE(x->reg_param_o);
         HS_FREE(x);
     }
     return st;

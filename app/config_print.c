@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "config_internal.h"
+#include "hs_models.h"
 
 /* hs_cfg_fmt_num, always with a '.' or an exponent, so libconfig reads a float. */
 static const char *fmt_double(double v, char *buf, size_t n)
@@ -73,6 +74,7 @@ static void put_value(FILE *f, const hs_cfg_key *k, const void *base)
         break;
     }
     case HS_CFG_GROUPLIST: fputs("()", f); break;
+    case HS_CFG_GROUP: fputs("{ }", f); break;
     }
 }
 
@@ -104,6 +106,45 @@ static void put_line(FILE *f, const char *indent, const hs_cfg_key *k, const voi
     free(line);
 }
 
+/* regions = ( { ... } ): each entry's selector keys, the conductivities it sets, its model group. */
+static void print_regions(const hs_config *cfg, FILE *f)
+{
+    int n = cfg->n_regions < 0 ? 0 : cfg->n_regions > HS_MAX_REGIONS ? HS_MAX_REGIONS : cfg->n_regions;
+    if (n == 0) {
+        fputs("\nregions = ( );                           # none: uniform tissue\n", f);
+        return;
+    }
+    const hs_model *m = hs_models_find(cfg->model_type);
+    fputs("\nregions = (\n", f);
+    for (int j = 0; j < n; ++j) {
+        const hs_region_cfg *r = &cfg->regions[j];
+        char sel[32], num[32];
+        hs_cfg_choice_at(hs_cfg_keys()[hs_cfg_region_key_index("select")].choices, (int)r->select, sel, sizeof sel);
+        fputs("  {\n", f);
+        for (int q = 0; q < hs_cfg_nkeys(); ++q) {
+            const hs_cfg_key *rk = &hs_cfg_keys()[q];
+            if (!is_region(rk) || rk->type == HS_CFG_GROUP || hs_cfg_shape_use(rk, sel) == 0) continue;
+            if (!strcmp(leaf_of(rk->path), "name") && !r->name[0]) continue;
+            if (rk->def_num < 0 && *(const double *)((const char *)r + rk->off) < 0) continue; /* unset */
+            put_line(f, "    ", rk, r);
+        }
+        if (r->n_params > 0 && m) {
+            fputs("    model = {", f);
+            for (int p = 0; p < r->n_params; ++p) {
+                int idx = r->param_index[p];
+                if (idx < 0 || idx >= m->n_params) continue;
+                if (m->params[idx].kind == HS_PARAM_SWITCH)
+                    fprintf(f, " %s = %s;", m->params[idx].name, r->param_value[p] != 0.0 ? "true" : "false");
+                else
+                    fprintf(f, " %s = %s;", m->params[idx].name, fmt_double(r->param_value[p], num, sizeof num));
+            }
+            fputs(" };\n", f);
+        }
+        fputs(j + 1 < n ? "  },\n" : "  }\n", f);
+    }
+    fputs(");\n", f);
+}
+
 void hs_config_print(const hs_config *cfg, FILE *f)
 {
     fprintf(f, "# heartsim configuration, every key resolved");
@@ -117,8 +158,33 @@ void hs_config_print(const hs_config *cfg, FILE *f)
     char section[64] = "";
     for (int i = 0; i < hs_cfg_nkeys(); ++i) {
         const hs_cfg_key *k = &hs_cfg_keys()[i];
-        if (is_stim(k)) continue;
+        if (is_member(k)) continue;
         if (k->model && strcmp(k->model, cfg->model_type) != 0) continue; /* another model's parameter */
+        if (k->type == HS_CFG_GROUPLIST && strchr(k->path, '.')) { /* a point list inside its section */
+            size_t sl = strcspn(k->path, ".");
+            if (strlen(section) != sl || strncmp(section, k->path, sl) != 0) {
+                if (section[0]) fputs("};\n", f);
+                snprintf(section, sizeof section, "%.*s", (int)sl, k->path);
+                fprintf(f, "\n%s = {\n", section);
+            }
+            const hs_point_list *pl = (const hs_point_list *)((const char *)cfg + k->off);
+            char num[3][40];
+            fprintf(f, "  %s = (", leaf_of(k->path));
+            for (int j = 0; j < pl->n && j < HS_MAX_POINTS; ++j) {
+                fprintf(f, "%s\n    { name = ", j ? "," : "");
+                put_string(f, pl->p[j].name);
+                fprintf(f, "; at = [%s, %s, %s]; }", fmt_double(pl->p[j].at[0], num[0], sizeof num[0]),
+                        fmt_double(pl->p[j].at[1], num[1], sizeof num[1]), fmt_double(pl->p[j].at[2], num[2], sizeof num[2]));
+            }
+            fputs(pl->n ? "\n  );\n" : " );\n", f);
+            continue;
+        }
+        if (k->type == HS_CFG_GROUPLIST && !strcmp(k->path, "regions")) {
+            if (section[0]) fputs("};\n", f);
+            section[0] = '\0';
+            print_regions(cfg, f);
+            continue;
+        }
         if (k->type == HS_CFG_GROUPLIST) {
             if (section[0]) fputs("};\n", f);
             section[0] = '\0';
@@ -170,7 +236,7 @@ void hs_config_print_reference(FILE *f)
     static const char *const type_name[] = {
         [HS_CFG_FLOAT] = "float",   [HS_CFG_INT] = "int",         [HS_CFG_BOOL] = "bool",
         [HS_CFG_STRING] = "string", [HS_CFG_ENUM] = "enum",       [HS_CFG_VEC3] = "float[3]",
-        [HS_CFG_STRLIST] = "string list", [HS_CFG_GROUPLIST] = "list of groups"};
+        [HS_CFG_STRLIST] = "string list", [HS_CFG_GROUPLIST] = "list of groups", [HS_CFG_GROUP] = "group"};
     hs_config *def = malloc(sizeof *def);
     if (!def) return;
     hs_config_defaults(def);
@@ -186,7 +252,11 @@ void hs_config_print_reference(FILE *f)
             size_t len = 0;
             FILE *m = open_memstream(&v, &len);
             if (m) {
-                put_value(m, k, is_stim(k) ? (const void *)&def->stimuli[0] : (const void *)def);
+                static const hs_point_cfg no_point;
+                put_value(m, k, is_stim(k) ? (const void *)&def->stimuli[0]
+                                : is_region(k) ? (const void *)&def->regions[0]
+                                : (k->flags & HS_CFG_POINT) ? (const void *)&no_point
+                                                            : (const void *)def);
                 fclose(m);
                 fputc('`', f);
                 put_md(f, v);
@@ -208,7 +278,8 @@ void hs_config_print_reference(FILE *f)
         else if (k->flags & HS_CFG_NONEMPTY)
             fputs("non-empty", f);
         else if (k->type == HS_CFG_GROUPLIST)
-            fprintf(f, "at most %d entries", HS_MAX_STIMULI);
+            fprintf(f, "at most %d entries", !strcmp(k->path, "regions") ? HS_MAX_REGIONS
+                                             : strchr(k->path, '.') ? HS_MAX_POINTS : HS_MAX_STIMULI);
         else
             put_md(f, hs_cfg_fmt_range(k, 0, r, sizeof r));
         fputs(" | ", f);

@@ -16,10 +16,17 @@
 _Static_assert(HS_STIM_BOX == 0 && HS_STIM_SPHERE == 1 && HS_STIM_SURFACE == 2 && HS_STIM_NODES == 3,
                "stimulus.[i].shape choices order");
 
+_Static_assert(HS_REGION_ATTRIBUTE == 0 && HS_REGION_BOX == 1 && HS_REGION_SPHERE == 2 && HS_REGION_SURFACE == 3 &&
+                   HS_REGION_ELEMENTS == 4,
+               "regions.[i].select choices order");
+
 /* Where a key lives. */
 #define AT(field) .off = offsetof(hs_config, field), .size = sizeof(((hs_config *)0)->field)
 #define AT_INT(field) .off = offsetof(hs_config, field), .size = 0
 #define AT_STIM(field) .off = offsetof(hs_stimulus_cfg, field), .size = sizeof(((hs_stimulus_cfg *)0)->field)
+#define AT_PT(field) .off = offsetof(hs_point_cfg, field), .size = sizeof(((hs_point_cfg *)0)->field)
+#define AT_REG(field) .off = offsetof(hs_region_cfg, field), .size = sizeof(((hs_region_cfg *)0)->field)
+#define AT_REG_INT(field) .off = offsetof(hs_region_cfg, field), .size = 0
 #define AT_STIM_INT(field) .off = offsetof(hs_stimulus_cfg, field), .size = 0
 
 /* Ranges. */
@@ -30,6 +37,7 @@ _Static_assert(HS_STIM_BOX == 0 && HS_STIM_SPHERE == 1 && HS_STIM_SURFACE == 2 &
 #define GE_LT(a, b) .flags = HS_CFG_MIN_CLOSED | HS_CFG_MAX_OPEN, .min = (a), .max = (b)
 
 #define STIM HS_CFG_STIMULUS
+#define REG HS_CFG_REGION
 
 static const hs_cfg_key base_keys[] = {
     /* ---- mesh ---------------------------------------------------------------------------- */
@@ -165,6 +173,65 @@ static const hs_cfg_key base_keys[] = {
      .def_num = 0.0, .unit = "ms", AT_STIM(period),
      .meaning = "basic cycle length between pulse starts; with count > 1 it must be longer than duration (an error otherwise); unused when count = 1"},
 
+    /* ---- regions: a list of groups (heterogeneous tissue, fem/hs_region.h) ------------------- */
+    {.path = "regions", .type = HS_CFG_GROUPLIST, .unit = "-",
+     .meaning = "heterogeneous tissue: list of region groups ( { ... }, { ... } ), at most 64, applied in order (later entries win, key by key); empty by default"},
+    {.path = "regions.[i].select", .type = HS_CFG_ENUM, .flags = REG,
+     .choices = "attribute|box|sphere|surface|elements", .def_str = "box", .unit = "-", AT_REG_INT(select),
+     .meaning = "attribute: the mesh's region marker (TetGen attribute, Gmsh physical group, VTK cell data); box, sphere: the elements whose centroid lies inside; surface: centroid within distance of a labelled boundary triangle; elements: listed in a file"},
+    {.path = "regions.[i].name", .type = HS_CFG_STRING, .flags = REG, .def_str = "", .unit = "-", AT_REG(name),
+     .meaning = "a name for the log and messages (optional)"},
+    {.path = "regions.[i].attribute", .type = HS_CFG_INT, .flags = REG, .shape = "attribute",
+     .def_doc = "required for attribute", .unit = "1", AT_REG_INT(attribute),
+     .meaning = "the region marker the elements carry"},
+    {.path = "regions.[i].min", .type = HS_CFG_VEC3, .flags = REG, .shape = "box", .def_doc = "required for box",
+     .unit = "mm", AT_REG(min), .meaning = "box corner with the smallest coordinates (min < max on every axis)"},
+    {.path = "regions.[i].max", .type = HS_CFG_VEC3, .flags = REG, .shape = "box", .def_doc = "required for box",
+     .unit = "mm", AT_REG(max), .meaning = "box corner with the largest coordinates"},
+    {.path = "regions.[i].center", .type = HS_CFG_VEC3, .flags = REG, .shape = "sphere",
+     .def_doc = "required for sphere", .unit = "mm", AT_REG(center), .meaning = "sphere centre"},
+    {.path = "regions.[i].radius", .type = HS_CFG_FLOAT, .flags = REG | HS_CFG_MIN_OPEN, .min = 0,
+     .shape = "sphere", .def_doc = "required for sphere", .unit = "mm", AT_REG(radius), .meaning = "sphere radius"},
+    {.path = "regions.[i].label", .type = HS_CFG_STRING, .flags = REG | HS_CFG_NONEMPTY, .shape = "surface",
+     .def_doc = "required for surface", .unit = "-", AT_REG(label),
+     .meaning = "boundary label name (\"endo\", \"epi\", Gmsh physical names) or marker number"},
+    {.path = "regions.[i].distance", .type = HS_CFG_FLOAT, .flags = REG | HS_CFG_MIN_CLOSED, .min = 0,
+     .shape = "surface", .def_doc = "required for surface", .unit = "mm", AT_REG(distance),
+     .meaning = "the elements whose centroid lies within this distance of the label's triangles"},
+    {.path = "regions.[i].file", .type = HS_CFG_STRING, .flags = REG | HS_CFG_NONEMPTY | HS_CFG_CONFIG_PATH,
+     .shape = "elements", .def_doc = "required for elements", .unit = "-", AT_REG(file),
+     .meaning = "element list relative to the config file: one element number per line ('#' comments), numbered as the mesh file numbers its elements (the index for generated meshes)"},
+    {.path = "regions.[i].d_iso", .type = HS_CFG_FLOAT, .flags = REG | HS_CFG_MIN_CLOSED, .min = 0,
+     .def_num = -1, .def_doc = "unchanged (model.d_iso)", .unit = "mm^2/ms", AT_REG(d_iso),
+     .meaning = "isotropic conductivity in the region; d_iso = d_ani = 0: non-conducting (scar: no current, held at rest, a no-flux boundary for its neighbours)"},
+    {.path = "regions.[i].d_ani", .type = HS_CFG_FLOAT, .flags = REG | HS_CFG_MIN_CLOSED, .min = 0,
+     .def_num = -1, .def_doc = "unchanged (model.d_ani)", .unit = "mm^2/ms", AT_REG(d_ani),
+     .meaning = "extra conductivity along the fibre in the region"},
+    {.path = "regions.[i].model", .type = HS_CFG_GROUP, .flags = REG, .def_doc = "none", .unit = "-",
+     .meaning = "group { <parameter> = value; ... } of the selected model's parameters (the model.<parameter> keys, same ranges) set in the region"},
+
+    /* ---- probes and the pseudo-ECG ---------------------------------------------------------- */
+    {.path = "probes.interval", .type = HS_CFG_FLOAT, GE(0), .def_num = 0.0, .unit = "ms", AT(probe_interval),
+     .meaning = "time between probe samples; 0: every step (the samples stay on the device and are copied in batches)"},
+    {.path = "probes.points", .type = HS_CFG_GROUPLIST, .unit = "-", AT(probes),
+     .meaning = "list of probes ( { name = \"a\"; at = [x, y, z]; }, ... ), at most 64: V(t) at the node nearest each point, written to PREFIX_probes.csv (time in ms, V in mV)"},
+    {.path = "probes.points.[i].name", .type = HS_CFG_STRING, .flags = HS_CFG_POINT | HS_CFG_FILENAME,
+     .def_doc = "p1, p2, ... (1-based position)", .unit = "-", AT_PT(name), .meaning = "the probe's CSV column"},
+    {.path = "probes.points.[i].at", .type = HS_CFG_VEC3, .flags = HS_CFG_POINT, .def_doc = "required", .unit = "mm",
+     AT_PT(at), .meaning = "where: the nearest mesh node is sampled (an error when it is farther than the longest mesh edge)"},
+    {.path = "ecg.electrodes", .type = HS_CFG_GROUPLIST, .unit = "-", AT(electrodes),
+     .meaning = "list of electrodes ( { name = \"V1\"; at = [x, y, z]; }, ... ), at most 64, outside or on the tissue: the pseudo-ECG phi_e(x) = 1/(4 pi sigma_b) integral of (D grad V) . grad(1/|x - y|) over the tissue, written to PREFIX_ecg.csv (mV; docs/verification.md)"},
+    {.path = "ecg.electrodes.[i].name", .type = HS_CFG_STRING, .flags = HS_CFG_POINT | HS_CFG_FILENAME,
+     .def_doc = "e1, e2, ... (1-based position)", .unit = "-", AT_PT(name), .meaning = "the electrode's CSV column and its name in ecg.leads"},
+    {.path = "ecg.electrodes.[i].at", .type = HS_CFG_VEC3, .flags = HS_CFG_POINT, .def_doc = "required", .unit = "mm",
+     AT_PT(at), .meaning = "the electrode's position"},
+    {.path = "ecg.leads", .type = HS_CFG_STRING, .def_str = "", .unit = "-", AT(ecg_leads),
+     .meaning = "leads as differences of electrodes, comma-separated: \"LA-RA, LL-RA\" (a CSV column each, after the electrodes)"},
+    {.path = "ecg.sigma_b", .type = HS_CFG_FLOAT, GT(0), .def_num = 1.0, .unit = "mm^2/ms", AT(ecg_sigma_b),
+     .meaning = "bath conductivity in the units of model.d_iso: phi_e scales with D / sigma_b (1: the tissue's D taken as the intracellular conductivity relative to a bath of conductivity 1)"},
+    {.path = "ecg.interval", .type = HS_CFG_FLOAT, GE(0), .def_num = 0.0, .unit = "ms", AT(ecg_interval),
+     .meaning = "time between ECG samples; 0: output.interval"},
+
     /* ---- solver -------------------------------------------------------------------------- */
     {.path = "solver.backend", .type = HS_CFG_ENUM, .choices = "auto|cpu|cuda", .def_str = "auto",
      .unit = "-", AT(backend),
@@ -262,7 +329,10 @@ static const hs_cfg_key base_keys[] = {
      .meaning = "checkpoints kept; an older one is deleted only after a newer one is complete"},
     {.path = "output.activation_threshold", .type = HS_CFG_FLOAT, OPEN(-80, 20),
      .def_num = -30.0, .unit = "mV", AT(activation_threshold),
-     .meaning = "activation time = first upward crossing of V through this value"},
+     .meaning = "activation time = upward crossing of V through this value; after a repolarisation it starts a new beat (fields activation, beats)"},
+    {.path = "output.repol_threshold", .type = HS_CFG_FLOAT, OPEN(-80, 20),
+     .def_num = -70.0, .unit = "mV", AT(repol_threshold),
+     .meaning = "repolarisation time = downward crossing of V through this value after an activation (-70 mV: 90% repolarisation of an action potential from -80 to +20 mV); apd = repolarisation - activation, per node, of the latest beat"},
 };
 
 enum { N_BASE = sizeof base_keys / sizeof base_keys[0] };
@@ -330,6 +400,9 @@ static void build(void)
     for (int i = 0; i < hs_models_count(); ++i) append_choice(field_choices, sizeof field_choices, hs_models_at(i)->potential_name);
     append_choice(field_choices, sizeof field_choices, "V");
     append_choice(field_choices, sizeof field_choices, "activation");
+    append_choice(field_choices, sizeof field_choices, "repolarisation");
+    append_choice(field_choices, sizeof field_choices, "apd");
+    append_choice(field_choices, sizeof field_choices, "beats");
     for (int i = 0; i < hs_models_count(); ++i)
         for (int v = 0; v < hs_models_at(i)->n_vars; ++v)
             append_choice(field_choices, sizeof field_choices, hs_models_at(i)->vars[v].name);

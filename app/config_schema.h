@@ -5,7 +5,7 @@
  *
  * One row per key: its path, type, default, range, unit, meaning and where the value lives in
  * hs_config. Keys inside a stimulus group have paths "stimulus.[i].<name>" and live in
- * hs_stimulus_cfg; every other key is "<section>.<name>" and lives in hs_config.
+ * hs_stimulus_cfg; keys of a regions entry "regions.[i].<name>" in hs_region_cfg; every other key is "<section>.<name>" and lives in hs_config.
  */
 #ifndef HS_CONFIG_SCHEMA_H
 #define HS_CONFIG_SCHEMA_H
@@ -24,7 +24,8 @@ typedef enum hs_cfg_type {
     HS_CFG_ENUM,     /**< string among `choices`; char[size], or the choice index as int when size == 0 */
     HS_CFG_VEC3,     /**< double[3]; an array [x, y, z] or a list (x, y, z) of numbers */
     HS_CFG_STRLIST,  /**< list of strings among `choices`, stored as int bits (bit i = choice i) */
-    HS_CFG_GROUPLIST /**< the stimulus list itself: ( { ... }, { ... } ) */
+    HS_CFG_GROUPLIST, /**< a list of groups (stimulus, regions): ( { ... }, { ... } ) */
+    HS_CFG_GROUP     /**< a group of named values read by its own code (regions.[i].model) */
 } hs_cfg_type;
 
 /** Flags of a key. */
@@ -39,7 +40,11 @@ enum {
     HS_CFG_NONZERO = 1 << 7,    /**< vec3 must not be (0, 0, 0) */
     HS_CFG_CONFIG_PATH = 1 << 8, /**< relative path resolved against the config file's directory
                                      (against the current directory when it comes from --set) */
-    HS_CFG_DOUBLE = 1 << 9       /**< BOOL stored as a double 0.0/1.0 (a model's switch parameter) */
+    HS_CFG_DOUBLE = 1 << 9,      /**< BOOL stored as a double 0.0/1.0 (a model's switch parameter) */
+    HS_CFG_REGION = 1 << 10,     /**< key of a regions entry; off is into hs_region_cfg */
+    HS_CFG_POINT = 1 << 11       /**< key of a point-list entry (probes.points, ecg.electrodes); off is
+                                      into hs_point_cfg. The list's own row (a GROUPLIST with a '.' in
+                                      its path) has off = the hs_point_list in hs_config */
 };
 
 /** One configuration key. */

@@ -12,7 +12,7 @@ int hs_cfg_is_section(const char *name)
     size_t n = strlen(name);
     for (int i = 0; i < hs_cfg_nkeys(); ++i) {
         const char *p = hs_cfg_keys()[i].path;
-        if (!is_stim(&hs_cfg_keys()[i]) && strncmp(p, name, n) == 0 && p[n] == '.') return 1;
+        if (!is_member(&hs_cfg_keys()[i]) && strncmp(p, name, n) == 0 && p[n] == '.') return 1;
     }
     return 0;
 }
@@ -60,7 +60,7 @@ const char *hs_cfg_suggest_key(const char *typed)
     size_t tsec = strlen(typed) - strlen(tleaf);
     for (int i = 0; i < hs_cfg_nkeys(); ++i) {
         const hs_cfg_key *k = &hs_cfg_keys()[i];
-        if (is_stim(k) || k->type == HS_CFG_GROUPLIST) continue;
+        if (is_member(k) || k->type == HS_CFG_GROUPLIST) continue;
         const char *kleaf = leaf_of(k->path);
         size_t ksec = strlen(k->path) - strlen(kleaf);
         int same_sec = tsec == ksec && strncmp(typed, k->path, tsec) == 0;
@@ -82,7 +82,7 @@ const char *hs_cfg_suggest_section(const char *typed, char *buf, size_t n)
     int best_d = INT_MAX;
     for (int i = 0; i < hs_cfg_nkeys(); ++i) {
         const hs_cfg_key *k = &hs_cfg_keys()[i];
-        if (is_stim(k)) continue;
+        if (is_member(k)) continue;
         char sec[64];
         size_t len = strcspn(k->path, ".");
         if (len >= sizeof sec) continue;
@@ -106,7 +106,7 @@ const char *hs_cfg_section_list(char *buf, size_t n)
     size_t prev_len = 0;
     for (int i = 0; i < hs_cfg_nkeys(); ++i) {
         const hs_cfg_key *k = &hs_cfg_keys()[i];
-        if (is_stim(k)) continue;
+        if (is_member(k)) continue;
         size_t sl = strcspn(k->path, ".");
         if (prev && sl == prev_len && strncmp(prev, k->path, sl) == 0) continue;
         int w = snprintf(buf + len, n - len, "%s%.*s", len ? ", " : "", (int)sl, k->path);
@@ -125,7 +125,9 @@ const char *hs_cfg_key_list(const char *section, char *buf, size_t n)
     buf[0] = '\0';
     for (int i = 0; i < hs_cfg_nkeys(); ++i) {
         const hs_cfg_key *k = &hs_cfg_keys()[i];
-        int in = section ? !is_stim(k) && strncmp(k->path, section, sl) == 0 && k->path[sl] == '.'
+        int in = section ? (!strcmp(section, "regions") ? is_region(k)
+                                                        : !is_member(k) && strncmp(k->path, section, sl) == 0 &&
+                                                              k->path[sl] == '.')
                          : is_stim(k);
         if (!in) continue;
         int w = snprintf(buf + len, n - len, "%s%s", len ? ", " : "", leaf_of(k->path));

@@ -49,7 +49,7 @@ static int in_range(const hs_cfg_key *k, double v)
 }
 
 /* Check one stored value against its key's type and range. */
-static void check_value(load_ctx *x, const hs_cfg_key *k, const char *shown, const void *base,
+void hs_cfg_check_value(load_ctx *x, const hs_cfg_key *k, const char *shown, const void *base,
                         const origin *o)
 {
     const void *p = cslot_of(k, base);
@@ -119,7 +119,8 @@ static void check_value(load_ctx *x, const hs_cfg_key *k, const char *shown, con
         if (v & ~all) hs_cfg_report(x, o, "%s: invalid bits 0x%x", shown, (unsigned)(v & ~all));
         break;
     }
-    case HS_CFG_GROUPLIST: break;
+    case HS_CFG_GROUPLIST:
+    case HS_CFG_GROUP: break;
     }
 }
 
@@ -243,8 +244,8 @@ void hs_cfg_validate_all(load_ctx *x, const hs_config *cfg)
 
     for (int k = 0; k < len; ++k) {
         const hs_cfg_key *key = &hs_cfg_keys()[k];
-        if (is_stim(key) || key->type == HS_CFG_GROUPLIST) continue;
-        check_value(x, key, key->path, cfg, hs_cfg_origin_key(x, key->path));
+        if (is_member(key) || key->type == HS_CFG_GROUPLIST) continue;
+        hs_cfg_check_value(x, key, key->path, cfg, hs_cfg_origin_key(x, key->path));
     }
 
     /* stimuli */
@@ -266,7 +267,7 @@ void hs_cfg_validate_all(load_ctx *x, const hs_config *cfg)
                                   ? &x->stim[(size_t)j * (size_t)len + (size_t)k]
                                   : og;
             snprintf(shown, sizeof shown, "stimulus.[%d].%s", j, leaf_of(key->path));
-            check_value(x, key, shown, st, o);
+            hs_cfg_check_value(x, key, shown, st, o);
         }
         if (st->shape == HS_STIM_SURFACE && st->radius < 0.0)
             hs_cfg_report(x, og, "stimulus.[%d].radius = %s mm is out of range: must be > 0 (or 0 for the whole "
@@ -301,6 +302,50 @@ void hs_cfg_validate_all(load_ctx *x, const hs_config *cfg)
                     hs_cfg_report(x, og, "stimulus.[%d]: box min must be < max on every axis; on %c: "
                                   "min %s >= max %s mm", j, axis[d],
                                   hs_cfg_fmt_num(st->min[d], a, sizeof a), hs_cfg_fmt_num(st->max[d], b, sizeof b));
+                    break;
+                }
+            }
+        }
+    }
+
+    /* regions */
+    if (cfg->n_regions < 0 || cfg->n_regions > HS_MAX_REGIONS)
+        hs_cfg_report(x, hs_cfg_origin_key(x, "regions"), "regions: %d entries; must be 0 to %d", cfg->n_regions,
+                      HS_MAX_REGIONS);
+    int ksel = hs_cfg_region_key_index("select");
+    for (int j = 0; j < cfg->n_regions && j < HS_MAX_REGIONS; ++j) {
+        const hs_region_cfg *r = &cfg->regions[j];
+        const origin *og = x->reg ? &x->reg_group[j] : NULL;
+        char sel[32];
+        hs_cfg_choice_at(hs_cfg_keys()[ksel].choices, (int)r->select, sel, sizeof sel);
+        for (int k = 0; k < len; ++k) {
+            const hs_cfg_key *key = &hs_cfg_keys()[k];
+            if (!is_region(key) || key->type == HS_CFG_GROUP) continue;
+            const origin *o = x->reg && x->reg[(size_t)j * (size_t)len + (size_t)k].set
+                                  ? &x->reg[(size_t)j * (size_t)len + (size_t)k]
+                                  : NULL;
+            int use = hs_cfg_shape_use(key, sel);
+            if (use == 0) continue;
+            /* d_iso, d_ani: -1 when unset */
+            if (!o && key->def_num < 0 && *(const double *)((const char *)r + key->off) < 0) continue;
+            snprintf(shown, sizeof shown, "regions.[%d].%s", j, leaf_of(key->path));
+            hs_cfg_check_value(x, key, shown, r, o ? o : og);
+        }
+        if (r->select == HS_REGION_ELEMENTS && r->file[0] && memchr(r->file, '\0', sizeof r->file)) {
+            int er = hs_cfg_readable(r->file);
+            int kf = hs_cfg_region_key_index("file");
+            const origin *of = x->reg && x->reg[(size_t)j * (size_t)len + (size_t)kf].set
+                                   ? &x->reg[(size_t)j * (size_t)len + (size_t)kf]
+                                   : og;
+            if (er) hs_cfg_report(x, of, "regions.[%d].file: cannot read \"%s\": %s", j, r->file, strerror(er));
+        }
+        if (r->select == HS_REGION_BOX) {
+            static const char axis[3] = {'x', 'y', 'z'};
+            for (int d = 0; d < 3; ++d) {
+                if (!(r->min[d] < r->max[d])) {
+                    hs_cfg_report(x, og, "regions.[%d]: box min must be < max on every axis; on %c: min %s >= max %s mm",
+                                  j, axis[d], hs_cfg_fmt_num(r->min[d], a, sizeof a),
+                                  hs_cfg_fmt_num(r->max[d], b, sizeof b));
                     break;
                 }
             }

@@ -28,6 +28,16 @@ static uint64_t fp_model(const hs_config *c)
     for (int k = 0; k < m->n_params; ++k)
         if (m->params[k].kind == HS_PARAM_SWITCH) h = fp_i(h, v[k] != 0.0);
     if (c->model_gates) h = fp_i(h, c->model_gates); /* the gate scheme changes the state (newton hashes as before) */
+    /* regions (only when there are some: checkpoints of uniform runs keep their fingerprint) */
+    if (c->n_regions > 0) h = fp_i(h, c->n_regions);
+    for (int j = 0; j < c->n_regions; ++j) {
+        const hs_region_cfg *r = &c->regions[j];
+        h = fp_i(h, (int64_t)r->select), h = fp_i(h, r->attribute);
+        for (int k = 0; k < 3; ++k) h = fp_d(h, r->min[k]), h = fp_d(h, r->max[k]), h = fp_d(h, r->center[k]);
+        h = fp_d(h, r->radius), h = fp_s(h, r->label), h = fp_d(h, r->distance), h = fp_s(h, r->file);
+        h = fp_d(h, r->d_iso), h = fp_d(h, r->d_ani), h = fp_i(h, r->n_params);
+        for (int p = 0; p < r->n_params; ++p) h = fp_i(h, r->param_index[p]), h = fp_d(h, r->param_value[p]);
+    }
     return h;
 }
 
@@ -62,5 +72,6 @@ void hs_config_fingerprint(const hs_config *c, uint64_t fp[HS_CKPT_GROUPS])
      * activation threshold decides the activation times, which are part of the state */
     h = fp_d(HS_FNV_OFFSET, c->cg_tol), h = fp_i(h, c->cg_max_iter);
     h = fp_d(h, c->newton_tol_residual), h = fp_d(h, c->newton_tol_update), h = fp_i(h, c->newton_max_iter);
-    fp[5] = fp_d(h, c->activation_threshold);
+    h = fp_d(h, c->activation_threshold);
+    fp[5] = c->repol_threshold != -70.0 ? fp_d(h, c->repol_threshold) : h; /* the default keeps older fingerprints */
 }

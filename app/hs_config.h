@@ -13,6 +13,7 @@
 #include "hs_lv.h"
 #include "hs_mesh.h"
 #include "hs_model.h"
+#include "hs_region.h"
 #include "hs_spmv.h"
 #include "hs_stimulus.h"
 #include "hs_status.h"
@@ -23,6 +24,20 @@ extern "C" {
 #endif
 
 #define HS_MAX_STIMULI 64
+#define HS_MAX_POINTS 64
+#define HS_POINT_NAME_LEN 32
+
+/** A named point (a probe, an electrode). */
+typedef struct hs_point_cfg {
+    char name[HS_POINT_NAME_LEN]; /**< letters, digits, '_', '.', '-' */
+    double at[3];                 /**< mm */
+} hs_point_cfg;
+
+/** A list of named points (probes.points, ecg.electrodes). */
+typedef struct hs_point_list {
+    int n;
+    hs_point_cfg p[HS_MAX_POINTS];
+} hs_point_list;
 /** Most time steps per run: a checkpoint's name holds the step in 9 digits (PREFIX_ckpt_STEP.hsck). */
 #define HS_CFG_MAX_STEPS 999999999L
 /** Most frames per run: a frame's name holds its index in 6 digits (PREFIX_NNNNNN.vtk). */
@@ -69,6 +84,10 @@ typedef struct hs_config {
     int n_stimuli;
     hs_stimulus_cfg stimuli[HS_MAX_STIMULI];
 
+    /* regions (heterogeneous tissue): param_index of each entry is into model.type's parameters */
+    int n_regions;
+    hs_region_cfg regions[HS_MAX_REGIONS];
+
     /* solver */
     char backend[16];       /**< "auto" | "cpu" | "cuda" */
     char spmv[64];          /**< SpMV kernel name from the registry */
@@ -104,10 +123,22 @@ typedef struct hs_config {
     double checkpoint_interval;  /**< ms between checkpoints, 0 = off */
     int checkpoint_keep;         /**< checkpoints kept */
     double activation_threshold; /**< mV */
+    double repol_threshold;      /**< mV: output.repol_threshold */
+
+    /* probes: V(t) at the nearest node */
+    hs_point_list probes;
+    double probe_interval;       /**< ms, 0 = every step */
+    /* pseudo-ECG */
+    hs_point_list electrodes;
+    char ecg_leads[1024];        /**< "A-B, C-D": leads as differences of electrodes */
+    double ecg_sigma_b;          /**< bath conductivity, units of model.d_iso (mm^2/ms) */
+    double ecg_interval;         /**< ms, 0 = output.interval */
 } hs_config;
 
 /** @brief Fill every key with its default. */
 void hs_config_defaults(hs_config *cfg);
+/** @brief A regions entry with every key at its default (d_iso, d_ani unset: -1). */
+void hs_config_region_defaults(hs_region_cfg *r);
 
 /**
  * @brief Load a libconfig file, apply "key=value" overrides (in order, after the file), validate.

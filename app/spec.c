@@ -74,6 +74,45 @@ static hs_status out_fields(const hs_config *cfg, hs_sim_spec *s)
     return HS_OK;
 }
 
+/* ecg.leads = "A-B, C-D": each lead a difference of two named electrodes. */
+static hs_status parse_leads(const hs_config *cfg, hs_sim_spec *s)
+{
+    char names[1024];
+    size_t o = 0;
+    names[0] = '\0';
+    for (int j = 0; j < s->n_electrodes; ++j)
+        o += (size_t)snprintf(names + o, o < sizeof names ? sizeof names - o : 0, "%s%s", j ? ", " : "",
+                              s->electrode_name[j]);
+    s->n_leads = 0;
+    for (const char *c = cfg->ecg_leads; *c;) {
+        while (*c == ' ' || *c == ',') ++c;
+        if (!*c) break;
+        size_t len = strcspn(c, ",");
+        while (len > 0 && c[len - 1] == ' ') --len;
+        char one[64];
+        snprintf(one, sizeof one, "%.*s", (int)(len < sizeof one ? len : sizeof one - 1), c);
+        HS_CHECK(s->n_leads < HS_SPEC_MAX_POINTS, HS_ERR_CONFIG, "ecg.leads: at most %d leads", HS_SPEC_MAX_POINTS);
+        char *dash = strchr(one, '-');
+        HS_CHECK(dash && dash != one && dash[1], HS_ERR_CONFIG,
+                 "ecg.leads: \"%s\" is not a difference of two electrodes (write \"A-B\"); electrodes: %s", one,
+                 names[0] ? names : "(none: set ecg.electrodes)");
+        *dash = '\0';
+        const char *ab[2] = {one, dash + 1};
+        for (int q = 0; q < 2; ++q) {
+            int idx = -1;
+            for (int j = 0; j < s->n_electrodes; ++j)
+                if (!strcmp(s->electrode_name[j], ab[q])) idx = j;
+            HS_CHECK(idx >= 0, HS_ERR_CONFIG, "ecg.leads: \"%s-%s\": no electrode \"%s\"; electrodes: %s", ab[0], ab[1],
+                     ab[q], names[0] ? names : "(none: set ecg.electrodes)");
+            s->lead[s->n_leads][q] = idx;
+        }
+        snprintf(s->lead_name[s->n_leads], sizeof s->lead_name[0], "%s-%s", ab[0], ab[1]);
+        s->n_leads++;
+        c += strcspn(c, ",");
+    }
+    return HS_OK;
+}
+
 hs_status hs_spec_from_config(const hs_config *cfg, hs_sim_spec *s)
 {
     memset(s, 0, sizeof *s);
@@ -91,6 +130,26 @@ hs_status hs_spec_from_config(const hs_config *cfg, hs_sim_spec *s)
     s->n_stimuli = cfg->n_stimuli;
     memcpy(s->stimuli, cfg->stimuli, sizeof(hs_stimulus_cfg) * (size_t)cfg->n_stimuli);
     s->activation_threshold = cfg->activation_threshold;
+    s->repol_threshold = cfg->repol_threshold;
+    HS_CHECK(cfg->n_regions >= 0 && cfg->n_regions <= HS_MAX_REGIONS, HS_ERR_CONFIG, "regions: at most %d entries",
+             HS_MAX_REGIONS);
+    s->n_regions = cfg->n_regions;
+    memcpy(s->regions, cfg->regions, sizeof(hs_region_cfg) * (size_t)cfg->n_regions);
+    _Static_assert(HS_MAX_POINTS <= HS_SPEC_MAX_POINTS && HS_POINT_NAME_LEN <= 32, "point lists fit the spec");
+    s->n_probes = cfg->probes.n;
+    for (int j = 0; j < cfg->probes.n; ++j) {
+        snprintf(s->probe_name[j], sizeof s->probe_name[j], "%s", cfg->probes.p[j].name);
+        memcpy(s->probe_xyz[j], cfg->probes.p[j].at, sizeof s->probe_xyz[j]);
+    }
+    s->probe_interval = cfg->probe_interval;
+    s->n_electrodes = cfg->electrodes.n;
+    for (int j = 0; j < cfg->electrodes.n; ++j) {
+        snprintf(s->electrode_name[j], sizeof s->electrode_name[j], "%s", cfg->electrodes.p[j].name);
+        memcpy(s->electrode_xyz[j], cfg->electrodes.p[j].at, sizeof s->electrode_xyz[j]);
+    }
+    HS_CALL(parse_leads(cfg, s));
+    s->ecg_sigma_b = cfg->ecg_sigma_b;
+    s->ecg_interval = cfg->ecg_interval;
 
     s->backend = NULL; /* "auto" */
     if (strcmp(cfg->backend, "auto") != 0) HS_CALL(hs_backends_lookup("solver.backend", cfg->backend, &s->backend));

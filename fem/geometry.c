@@ -8,6 +8,11 @@
 
 hs_status hs_fem_geom_create(const hs_mesh *m, double d_iso, double d_ani, hs_fem_geom **out)
 {
+    return hs_fem_geom_create_het(m, d_iso, d_ani, NULL, out);
+}
+
+hs_status hs_fem_geom_create_het(const hs_mesh *m, double d_iso, double d_ani, const double *d_elem, hs_fem_geom **out)
+{
     *out = NULL;
     HS_CHECK(m->fiber != NULL, HS_ERR_INTERNAL, "mesh has no fibres assigned");
     hs_fem_geom *g = NULL;
@@ -32,10 +37,11 @@ hs_status hs_fem_geom_create(const hs_mesh *m, double d_iso, double d_ani, hs_fe
             continue;
         }
         const double *n = m->fiber + 3 * (int64_t)e;
+        const double di = d_elem ? d_elem[2 * (int64_t)e] : d_iso, da = d_elem ? d_elem[2 * (int64_t)e + 1] : d_ani;
         double dg[4][3]; /* D grad N_a */
         for (int a = 0; a < 4; ++a) {
             double nd = n[0] * gr[a][0] + n[1] * gr[a][1] + n[2] * gr[a][2];
-            for (int k = 0; k < 3; ++k) dg[a][k] = d_iso * gr[a][k] + d_ani * nd * n[k];
+            for (int k = 0; k < 3; ++k) dg[a][k] = di * gr[a][k] + da * nd * n[k];
         }
         g->vol[e] = v;
         for (int a = 0; a < 4; ++a)

@@ -15,6 +15,7 @@
 #include "hs_cg.h"
 #include "hs_extrapolate.h"
 #include "hs_problem.h"
+#include "hs_sample.h"
 #include "hs_state.h"
 
 #ifdef __cplusplus
@@ -69,7 +70,8 @@ typedef struct hs_backend_ops {
      *  the assembly results are unspecified. */
     hs_status (*iterate)(hs_backend *b, hs_cg_result *cg, double *upd_norm, double *res_norm,
                          int32_t *res_node);
-    /** Step accepted: update activation times (linear interpolation within [t_prev, t_prev+dt] ms). */
+    /** Step accepted: update the read-outs (activation, repolarisation, apd, beats: fem/hs_readout.h;
+     *  crossings interpolated linearly within [t_prev, t_prev+dt] ms). */
     hs_status (*end_step)(hs_backend *b, double t_prev_ms, double dt_ms);
     /** Step rejected: back to phi_n, r_n. */
     hs_status (*restore_step)(hs_backend *b);
@@ -100,7 +102,17 @@ typedef struct hs_backend_ops {
      *  until the test stops it - with no host round trip, one synchronisation at the end. An element
      *  failure is returned as the error assemble would return (out->k says where). */
     hs_status (*newton_device)(hs_backend *b, hs_newton_out *out);
+    /** Sampling (probes, pseudo-ECG; fem/hs_sample.h), up to HS_SAMPLE_SETS sets: set @p set's matrix
+     *  (borrowed: it outlives the backend) and a buffer of @p cap samples where the backend computes. */
+    hs_status (*sample_setup)(hs_backend *b, int set, const hs_sample_set *s, int cap);
+    /** Row @p slot (< cap) of set @p set's buffer = S phi (without the offsets), at the current phi. */
+    hs_status (*sample)(hs_backend *b, int set, int slot);
+    /** Copy rows 0 .. n-1 of set @p set's buffer to @p dst [n][n_rows]. */
+    hs_status (*sample_fetch)(hs_backend *b, int set, int n, double *dst);
 } hs_backend_ops;
+
+/** Sample sets a backend keeps: 0 the probes, 1 the pseudo-ECG. */
+#define HS_SAMPLE_SETS 2
 
 struct hs_backend {
     const hs_backend_ops *ops;

@@ -30,6 +30,10 @@ typedef struct hs_fem_geom {
  * (D = d_iso I + d_ani n n^T, n the element's fibre). Degenerate elements are an error.
  */
 hs_status hs_fem_geom_create(const hs_mesh *m, double d_iso, double d_ani, hs_fem_geom **out);
+/** @brief As hs_fem_geom_create with per-element conductivities @p d_elem [n_elems][2] (d_iso,
+ *  d_ani per MODEL time unit; NULL: the uniform @p d_iso, @p d_ani). Heterogeneous tissue, hs_region.h. */
+hs_status hs_fem_geom_create_het(const hs_mesh *m, double d_iso, double d_ani, const double *d_elem,
+                                 hs_fem_geom **out);
 void hs_fem_geom_destroy(hs_fem_geom **p);
 
 /**

@@ -13,6 +13,7 @@
 #include "hs_fem.h"
 #include "hs_mesh.h"
 #include "hs_model.h"
+#include "hs_region.h"
 #include "hs_precond.h"
 #include "hs_spmv.h"
 #include "hs_stimulus.h"
@@ -31,6 +32,9 @@ typedef struct hs_problem_opts {
     hs_model_params model_prm;  /**< its parameters, what the element kernels get */
     double time_unit;           /**< ms per model time unit */
     double d_iso, d_ani;        /**< mm^2/ms */
+    const hs_region_set *regions; /**< borrowed, NULL = uniform tissue: per-element parameters and
+                                     conductivities (fem/hs_region.h); its table rows override
+                                     model_prm, d_iso and d_ani */
     hs_cg_opts cg;
     double newton_tol_residual; /**< on dt * max_I |R_I| / m_I */
     double newton_tol_update;   /**< on max_I |delta phi_I| */
@@ -40,6 +44,7 @@ typedef struct hs_problem_opts {
     const hs_spmv_ops *spmv;    /**< SpMV format for the CG */
     hs_spmv_params spmv_params; /**< its tunables */
     double activation_phi;      /**< activation threshold on phi */
+    double repol_phi;           /**< repolarisation threshold on phi (fem/hs_readout.h) */
     double cg_forcing;          /**< inexact Newton forcing cap (hs_cg_forcing_tol); 0 = fixed cg.tol */
     int extrapolate;            /**< initial Newton iterate: 0 phi_n, 1 linear, 2 quadratic in time */
     int graph;                  /**< cuda backend: 1 replay Newton iterations as CUDA graphs, 0 launch kernels */

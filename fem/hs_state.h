@@ -7,7 +7,15 @@
  *   [0]              the potential (the model's potential_name, "phi"), at the nodes
  *   [1 .. n_vars]    the model's own variables (hs_model.vars: "r" for Aliev-Panfilov), at their
  *                    location (integration points: [n_vars][n_elems] in one block on a backend)
- *   [n_vars + 1]     "activation": first upward crossing of output.activation_threshold, ms, -1 before
+ *   [n_vars + 1]     "activation": upward crossing of output.activation_threshold that started the
+ *                    latest beat, ms, -1 before the first
+ *   [n_vars + 2]     "repolarisation": the latest beat's downward crossing of output.repol_threshold,
+ *                    ms, -1 until it repolarises
+ *   [n_vars + 3]     "apd": repolarisation - activation of the latest beat, ms, -1 until then
+ *   [n_vars + 4]     "beats": beats counted (an activation after a repolarisation starts a new one)
+ * The last four (HS_STATE_READOUTS, from "activation" on) are the study read-outs: node fields a
+ * backend keeps in one block [4][n_nodes] and updates pointwise at the end of every step
+ * (hs_readout_update).
  * All float64. Location HS_AT_NODE has n_nodes values, HS_AT_IP n_elems (P1, one integration point).
  */
 #ifndef HS_STATE_H
@@ -23,7 +31,9 @@
 extern "C" {
 #endif
 
-#define HS_STATE_MAX_FIELDS (HS_MODEL_MAX_VARS + 2)
+/** Node read-outs after the model's variables: activation, repolarisation, apd, beats. */
+#define HS_STATE_READOUTS 4
+#define HS_STATE_MAX_FIELDS (HS_MODEL_MAX_VARS + 1 + HS_STATE_READOUTS)
 /** Index of the potential in every state. */
 #define HS_STATE_POTENTIAL 0
 
@@ -40,7 +50,7 @@ typedef struct hs_state_desc {
     int n_fields;
     hs_field_desc f[HS_STATE_MAX_FIELDS];
     int32_t n_nodes, n_elems;
-    int activation;    /**< index of "activation" (n_fields - 1) */
+    int activation;    /**< index of "activation" (n_fields - HS_STATE_READOUTS), the first read-out */
 } hs_state_desc;
 
 /** @brief The state of @p model on a mesh of @p n_nodes nodes and @p n_elems elements. The model's
@@ -55,7 +65,7 @@ size_t hs_state_field_len(const hs_state_desc *d, int k);
 int hs_state_find(const hs_state_desc *d, const char *name);
 
 /** @brief The model's integration-point variables as one block [n_vars][n_elems]: its length. */
-static inline size_t hs_state_ip_len(const hs_state_desc *d) { return (size_t)(d->n_fields - 2) * (size_t)d->n_elems; }
+static inline size_t hs_state_ip_len(const hs_state_desc *d) { return (size_t)(d->activation - 1) * (size_t)d->n_elems; }
 
 /**
  * A state on the host: one array per field, in descriptor order. A NULL array means "not wanted"

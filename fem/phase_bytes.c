@@ -28,6 +28,8 @@ void hs_phase_bytes(const hs_problem *p, int64_t n_slots, hs_phase_bench *pb)
         pb->bytes_assembly = nnz * (4 + 8 + vb) + ne * 16 * 4 + ne * 10 * 8 + nn * (4 + 4 + vb + 8 + 8 + 8) +
                              ne * 4 * (4 + 8);
     }
+    /* heterogeneous tissue: a 2-byte row index per element (the few table rows stay in cache) */
+    if (p->opt.regions && p->opt.regions->elem_tab) pb->bytes_element += ne * 2;
     /* SpMV: values and column indices of every slot, row pointers, x and y once each */
     pb->bytes_spmv = ns * (vb + 4) + (nn + 1) * 4 + nn * 16;
     /* CG iteration: SpMV + dot(p,q) 16 + update (x,p,r,q,D^-1 read 40, x,r,z written 24) + p = z + beta p 24 */

@@ -9,13 +9,33 @@ hs_status hs_problem_create(const hs_mesh *mesh, const hs_stim_set *stim, const 
     *out = NULL;
     hs_problem *p = NULL;
     hs_status st = HS_OK;
+    double *d_elem = NULL;
+    unsigned char *marked = NULL;
     HS_CALL(HS_ALLOC(p, 1, "problem"));
     p->opt = *opt;
+    /* regions that change every element alike: one row, the uniform path with its values */
+    if (opt->regions && !opt->regions->elem_tab) p->opt.model_prm = opt->regions->tab[0].prm;
     p->mesh = mesh;
     p->stim = stim;
     /* D in mm^2 per model time unit: the element works in model time throughout */
-    HS_CALL_GOTO(hs_fem_geom_create(mesh, opt->d_iso * opt->time_unit, opt->d_ani * opt->time_unit,
-                                    &p->geom), fail);
+    const hs_region_set *rg = opt->regions;
+    if (rg && rg->elem_tab) {
+        HS_CHECK_GOTO(rg->n_decoupled == 0 || opt->assembly == HS_ASSEMBLY_SPLIT, fail, HS_ERR_CONFIG,
+                      "regions: non-conducting tissue (d_iso = d_ani = 0) needs solver.assembly = \"split\" (its "
+                      "%d decoupled nodes are taken out of the system through K_D)", (int)rg->n_decoupled);
+        HS_CALL_GOTO(HS_ALLOC(d_elem, 2 * (size_t)mesh->n_elems + 1, "element conductivities"), fail);
+        for (int32_t e = 0; e < mesh->n_elems; ++e) {
+            const hs_region_row *r = &rg->tab[rg->elem_tab[e]];
+            d_elem[2 * (int64_t)e] = r->d_iso * opt->time_unit;
+            d_elem[2 * (int64_t)e + 1] = r->d_ani * opt->time_unit;
+        }
+    }
+    {
+        double di = rg ? rg->tab[0].d_iso : opt->d_iso, da = rg ? rg->tab[0].d_ani : opt->d_ani;
+        HS_CALL_GOTO(hs_fem_geom_create_het(mesh, di * opt->time_unit, da * opt->time_unit, d_elem, &p->geom), fail);
+    }
+    free(d_elem);
+    d_elem = NULL;
     if (pattern && *pattern) {
         HS_CHECK_GOTO((*pattern)->n_rows == mesh->n_nodes, fail, HS_ERR_INTERNAL,
                       "pattern of %d rows for a mesh of %d nodes", (*pattern)->n_rows, mesh->n_nodes);
@@ -27,9 +47,33 @@ hs_status hs_problem_create(const hs_mesh *mesh, const hs_stim_set *stim, const 
     HS_CALL_GOTO(hs_assembly_map_create(mesh, p->pattern, &p->map), fail);
     if (opt->assembly == HS_ASSEMBLY_SPLIT)
         HS_CALL_GOTO(hs_split_map_create(p->pattern, p->map, p->geom->kd, &p->split), fail);
+    if (rg && rg->decoupled) {
+        /* A node no conducting element touches has an all-zero row in K_D and gets no km or rm, so
+         * K would be singular there. A unit diagonal in K_D takes it out of the system: its row
+         * reads K_ii = 1, R_i = u_i, so Newton sets u_i = 0 (the resting potential of every model,
+         * checked below) and keeps it there; no other row couples to it (docs/verification.md). */
+        HS_CHECK_GOTO(opt->model->potential_rest == 0.0, fail, HS_ERR_INTERNAL,
+                      "model %s rests at %g, not 0: decoupled nodes would be pulled to 0", opt->model->name,
+                      opt->model->potential_rest);
+        HS_CALL_GOTO(HS_ALLOC(marked, (size_t)p->pattern->nnz + 1, "decoupled diagonals"), fail);
+        for (int32_t i = 0; i < mesh->n_nodes; ++i) {
+            if (!rg->decoupled[i]) continue;
+            int32_t k = p->map->diag[i];
+            p->split->kd_csr[k] = 1.0;
+            marked[k] = 1;
+        }
+        for (int32_t q = 0; q < p->split->n_pairs; ++q) /* the pairs (i, i) of those nodes */
+            if (p->split->p_pos[2 * (int64_t)q] == p->split->p_pos[2 * (int64_t)q + 1] &&
+                marked[p->split->p_pos[2 * (int64_t)q]])
+                p->split->kd_pair[q] = 1.0;
+        free(marked);
+        marked = NULL;
+    }
     *out = p;
     return HS_OK;
 fail:
+    free(d_elem);
+    free(marked);
     hs_problem_destroy(&p);
     return st;
 }

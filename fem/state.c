@@ -18,6 +18,9 @@ void hs_state_desc_init(hs_state_desc *d, const hs_model *model, int32_t n_nodes
                                     model->vars[v].initial};
     d->activation = k;
     d->f[k++] = (hs_field_desc){"activation", "ms", HS_AT_NODE, -1.0};
+    d->f[k++] = (hs_field_desc){"repolarisation", "ms", HS_AT_NODE, -1.0};
+    d->f[k++] = (hs_field_desc){"apd", "ms", HS_AT_NODE, -1.0};
+    d->f[k++] = (hs_field_desc){"beats", "1", HS_AT_NODE, 0.0};
     d->n_fields = k;
 }
 

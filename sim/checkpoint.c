@@ -55,13 +55,15 @@ static uint64_t header_sum(const hs_ckpt_header *h)
     return hs_fnv1a64(HS_FNV_OFFSET, h, offsetof(hs_ckpt_header, header_sum));
 }
 
-/* Doubles in the state's fields, all of them. */
-static size_t state_len(const hs_state_desc *d)
+/* Doubles in the state's first n_stored fields. */
+static size_t state_len_n(const hs_state_desc *d, int n_stored)
 {
     size_t n = 0;
-    for (int k = 0; k < d->n_fields; ++k) n += hs_state_field_len(d, k);
+    for (int k = 0; k < n_stored; ++k) n += hs_state_field_len(d, k);
     return n;
 }
+/* Doubles in the state's fields, all of them. */
+static size_t state_len(const hs_state_desc *d) { return state_len_n(d, d->n_fields); }
 
 hs_status hs_checkpoint_write(const char *path, long step, double t_ms, double dt_ms,
                               const uint64_t config_fp[HS_CKPT_GROUPS], const hs_mesh *mesh, int n_frames,
@@ -74,9 +76,9 @@ hs_status hs_checkpoint_write(const char *path, long step, double t_ms, double d
     int nh = hist ? hist->n_valid : 0;
     if (nh < 0 || nh > 2) nh = 0;
     const double hh[2] = {nh ? hist->h[0] : 0.0, nh ? hist->h[1] : 0.0};
-    /* the potential and the model's variables must be finite (activation is -1 or a time) */
+    /* the potential and the model's variables must be finite (the read-outs are -1 or times) */
     for (int k = 0; k < d->n_fields; ++k) {
-        if (k == d->activation) continue;
+        if (k >= d->activation) continue;
         const double *f = state->field[k];
         const int node = d->f[k].where == HS_AT_NODE;
         for (size_t i = 0; i < hs_state_field_len(d, k); ++i)
@@ -174,8 +176,8 @@ hs_status hs_checkpoint_read(const char *path, const hs_model *model, const uint
         st = BAD("checkpoint %s was written on a host of the other byte order", path);
         goto fail;
     }
-    if (h->version != HS_CKPT_VERSION && h->version != 1) {
-        st = BAD("checkpoint %s has format version %llu; this heartsim reads versions 1 and %u", path,
+    if (h->version != HS_CKPT_VERSION && h->version != 1 && h->version != 2) {
+        st = BAD("checkpoint %s has format version %llu; this heartsim reads versions 1 to %u", path,
                  (unsigned long long)h->version, HS_CKPT_VERSION);
         goto fail;
     }
@@ -193,7 +195,9 @@ hs_status hs_checkpoint_read(const char *path, const hs_model *model, const uint
         goto fail;
     }
     hs_state_desc_init(&ck->desc, model, (int32_t)h->n_nodes, (int32_t)h->n_elems);
-    if (h->payload_bytes != sizeof(double) * (uint64_t)(h->n_frames + (int64_t)state_len(&ck->desc) +
+    /* versions 1 and 2 end the state at activation (no repolarisation, apd, beats) */
+    const int n_stored = h->version >= 3 ? ck->desc.n_fields : ck->desc.activation + 1;
+    if (h->payload_bytes != sizeof(double) * (uint64_t)(h->n_frames + (int64_t)state_len_n(&ck->desc, n_stored) +
                                                         (v2 ? 2 + (int64_t)nh * h->n_nodes : 0))) {
         st = BAD("checkpoint %s does not hold the state of model %s (%d fields): its payload has another size "
                  "(damaged, or written for another model)", path, model->name, ck->desc.n_fields);
@@ -209,7 +213,7 @@ hs_status hs_checkpoint_read(const char *path, const hs_model *model, const uint
     HS_CALL_GOTO(HS_ALLOC(ck->frame_times, nf + 1, "checkpoint frame times"), fail);
     HS_CALL_GOTO(hs_state_create(&ck->desc, &ck->state), fail);
     int short_read = fread(ck->frame_times, sizeof(double), nf, fp) != nf;
-    for (int k = 0; k < ck->desc.n_fields && !short_read; ++k) {
+    for (int k = 0; k < n_stored && !short_read; ++k) {
         size_t len = hs_state_field_len(&ck->desc, k);
         short_read = fread(ck->state.field[k], sizeof(double), len, fp) != len;
     }
@@ -235,8 +239,12 @@ hs_status hs_checkpoint_read(const char *path, const hs_model *model, const uint
     ck->hist.h[1] = hh[1];
     uint64_t s = HS_FNV_OFFSET;
     s = hs_fnv1a64(s, ck->frame_times, sizeof(double) * nf);
-    for (int k = 0; k < ck->desc.n_fields; ++k)
+    for (int k = 0; k < n_stored; ++k)
         s = hs_fnv1a64(s, ck->state.field[k], sizeof(double) * hs_state_field_len(&ck->desc, k));
+    if (n_stored < ck->desc.n_fields) { /* an older file: one beat where the node activated, not yet repolarised */
+        const int kb = hs_state_find(&ck->desc, "beats");
+        for (size_t i = 0; kb >= 0 && i < nn; ++i) ck->state.field[kb][i] = ck->state.field[ck->desc.activation][i] >= 0.0;
+    }
     if (v2) {
         s = hs_fnv1a64(s, hh, sizeof hh);
         for (uint64_t q = 0; q < nh; ++q) s = hs_fnv1a64(s, ck->hist_phi[q], sizeof(double) * nn);

@@ -9,16 +9,18 @@
  * phi of the last one or two steps and their step sizes); without it a restart would start the
  * extrapolation afresh and differ from the uninterrupted run in the last bits. The frames already
  * written (count and times) let a restart continue the series. Format (native byte order, refused
- * on a host of the other order), version 2:
+ * on a host of the other order), version 3:
  *
  *   hs_ckpt_header (20 x 8 bytes, see below; `reserved` holds n_hist, 0..2), then the payload:
  *   frame_times [n_frames] double, then every field of the state in the order of its descriptor
- *   (fem/hs_state.h: the potential [n_nodes], the model's variables [n_elems] each, activation
- *   [n_nodes]: for Aliev-Panfilov phi, r, activation), hist_h [2] double (the step sizes
+ *   (fem/hs_state.h: the potential [n_nodes], the model's variables [n_elems] each, the read-outs
+ *   activation, repolarisation, apd, beats [n_nodes] each: for Aliev-Panfilov phi, r, activation,
+ *   repolarisation, apd, beats), hist_h [2] double (the step sizes
  *   t_n - t_{n-1}, t_{n-1} - t_{n-2}, model units), phi_{n-1}, ..., [n_hist][n_nodes] double.
  * The model (and so the fields) is part of the model.* fingerprint; a reader checks the payload
  * size against the run's state descriptor. Version 1 files (no history section) are still read:
- * they restart with an empty history.
+ * they restart with an empty history. Versions 1 and 2 end the state at activation: they restart
+ * with repolarisation and apd unset (-1) and one beat where the node has activated.
  *
  * The layout is documented in docs/reliability.md.
  */
@@ -38,7 +40,7 @@
 extern "C" {
 #endif
 
-#define HS_CKPT_VERSION 2u
+#define HS_CKPT_VERSION 3u
 #define HS_CKPT_ENDIAN 0x0102030405060708ull
 /** Groups of config keys fingerprinted separately, so a mismatch names the group: mesh.*,
  *  fibers.*, model.*, time.dt, stimulus, solver tolerances + output.activation_threshold. */

@@ -18,6 +18,7 @@
 #include "hs_mesh.h"
 #include "hs_mesh_build.h"
 #include "hs_models.h"
+#include "hs_region.h"
 #include "hs_stimulus.h"
 
 #ifdef __cplusplus
@@ -25,6 +26,7 @@ extern "C" {
 #endif
 
 #define HS_SPEC_MAX_STIMULI 64
+#define HS_SPEC_MAX_POINTS 64
 
 /** Everything a simulation needs, resolved: app/ fills it from the config and the command line. */
 typedef struct hs_sim_spec {
@@ -39,6 +41,22 @@ typedef struct hs_sim_spec {
     int n_stimuli;
     hs_stimulus_cfg stimuli[HS_SPEC_MAX_STIMULI];
     double activation_threshold; /**< mV */
+    double repol_threshold;      /**< mV (fem/hs_readout.h) */
+    int n_regions;               /**< heterogeneous tissue (fem/hs_region.h), in order: later entries win */
+    hs_region_cfg regions[HS_MAX_REGIONS];
+    /* probes and the pseudo-ECG (sim/hs_samples.h), written when output is enabled */
+    int n_probes;
+    char probe_name[HS_SPEC_MAX_POINTS][32];
+    double probe_xyz[HS_SPEC_MAX_POINTS][3];  /**< mm */
+    double probe_interval;                    /**< ms, 0 = every step */
+    int n_electrodes;
+    char electrode_name[HS_SPEC_MAX_POINTS][32];
+    double electrode_xyz[HS_SPEC_MAX_POINTS][3];
+    int n_leads;
+    int lead[HS_SPEC_MAX_POINTS][2];          /**< electrode indices: lead = phi[lead[0]] - phi[lead[1]] */
+    char lead_name[HS_SPEC_MAX_POINTS][72];
+    double ecg_sigma_b;                       /**< units of D (mm^2/ms) */
+    double ecg_interval;                      /**< ms, 0 = out_interval */
 
     /* solver */
     const hs_backend_entry *backend; /**< NULL: "auto" (the first device backend that answers, else cpu) */
@@ -91,6 +109,7 @@ typedef struct hs_sim {
     hs_setup_times setup;
     hs_mesh *mesh;
     hs_stim_set *stim;
+    hs_region_set *regions;     /**< NULL without `regions` */
     hs_problem *prob;
     hs_backend *backend;
     const hs_backend_entry *backend_entry;

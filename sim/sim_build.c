@@ -32,8 +32,28 @@ static void problem_opts(const hs_sim_spec *spec, hs_problem_opts *o)
     o->newton_max_iter = spec->newton_max_iter;
     /* the threshold in the model's potential: V = mv_scale u + mv_offset */
     o->activation_phi = (spec->activation_threshold - spec->model->mv_offset) / spec->model->mv_scale;
+    o->repol_phi = (spec->repol_threshold - spec->model->mv_offset) / spec->model->mv_scale;
     o->spmv_params = spec->spmv_params;
     o->pc = spec->pc;
+}
+
+/* Print each region entry's elements and volume; the mesh's "region" cell field becomes the entry
+ * that decides each element (1-based, 0 = none), which frames and the maps file show. */
+static hs_status report_regions(const hs_sim_spec *spec, hs_sim *sim)
+{
+    const hs_region_set *rg = sim->regions;
+    hs_mesh *m = sim->mesh;
+    for (int i = 0; i < rg->n_entries; ++i) {
+        char who[96];
+        hs_region_entry_name(&spec->regions[i], i, who, sizeof who);
+        hs_log(1, "%s: %d elements, %.6g mm^3\n", who, (int)rg->entry_count[i], rg->entry_volume[i]);
+    }
+    if (rg->n_passive > 0)
+        hs_log(1, "regions: %d non-conducting elements; %d nodes touch only those and are held at rest\n",
+               (int)rg->n_passive, (int)rg->n_decoupled);
+    if (!m->region) HS_CALL(HS_ALLOC(m->region, (size_t)m->n_elems + 1, "region field"));
+    memcpy(m->region, rg->elem_entry, sizeof(int32_t) * (size_t)m->n_elems);
+    return HS_OK;
 }
 
 /* The SpMV format: the spec's, or "auto" as the backend decides it on this matrix. A format with
@@ -116,6 +136,12 @@ hs_status hs_sim_create(const hs_sim_spec *spec, hs_sim *sim)
         if (hs_stim_set_warnings(sim->stim, spec->t_end, wbuf, sizeof wbuf) > 0)
             for (char *line = strtok(wbuf, "\n"); line; line = strtok(NULL, "\n")) hs_warn("%s", line);
     }
+    if (spec->n_regions > 0) {
+        HS_CALL_GOTO(hs_region_set_create(sim->mesh, spec->regions, spec->n_regions, &spec->model_prm, spec->d_iso,
+                                          spec->d_ani, &sim->regions), fail);
+        HS_CALL_GOTO(report_regions(spec, sim), fail);
+        po.regions = sim->regions;
+    }
     HS_CALL_GOTO(hs_problem_create(sim->mesh, sim->stim, &po, &pattern, &sim->prob), fail);
     hs_log(1, "matrix: %d rows, %d nonzeros (%.1f per row)\n", sim->prob->pattern->n_rows,
            sim->prob->pattern->nnz, (double)sim->prob->pattern->nnz / sim->prob->pattern->n_rows);
@@ -134,6 +160,7 @@ fail:
 
 void hs_sim_destroy(hs_sim *sim)
 {
+    hs_region_set_destroy(&sim->regions);
     hs_backend_destroy(&sim->backend);
     hs_problem_destroy(&sim->prob);
     hs_stim_set_destroy(&sim->stim);

@@ -15,6 +15,8 @@
 #include "hs_checkpoint.h"
 #include "hs_frame_writer.h"
 #include "hs_maps.h"
+#include "hs_beats.h"
+#include "hs_samples.h"
 #include "hs_series.h"
 #include "hs_series_format.h"
 #include "hs_util.h"
@@ -41,7 +43,7 @@ static hs_status write_frame(hs_frame_writer *fw, const hs_sim *sim, double t_ms
 /* The maps file (output/hs_maps.h) at the end of a run: the node fields of the state descriptor
  * named here, whatever output.fields says. A repolarisation or APD map that the descriptor gains
  * is one more name. */
-static const char *const map_fields[] = {"activation"};
+static const char *const map_fields[] = {"activation", "repolarisation", "apd", "beats"};
 
 static hs_status write_maps(const hs_sim_spec *cfg, const hs_sim *sim, double t_ms)
 {
@@ -56,6 +58,7 @@ static hs_status write_maps(const hs_sim_spec *cfg, const hs_sim *sim, double t_
             HS_CALL_GOTO(HS_ALLOC(maps.field[k], hs_state_field_len(d, k), map_fields[m]), done);
             HS_CALL_GOTO(hs_frame_add(&fr, d->f[k].name, 0, maps.field[k]), done);
         }
+    if (sim->regions) fr.mesh_fields |= HS_MESH_FIELD_REGION; /* the regions entry of each element */
     HS_CALL_GOTO(sim->backend->ops->get_state(sim->backend, &maps), done);
     HS_CALL_GOTO(hs_maps_write(cfg->out_dir, cfg->out_prefix, sim->mesh, &fr, &path), done);
     hs_log(1, "maps: %s (t = %g ms)\n", path, t_ms);
@@ -123,6 +126,8 @@ typedef struct ckpt_state {
     long *ring;           /* steps of this prefix's checkpoints on disk, oldest first */
     int n_ring, cap_ring;
     long last_step;       /* step of the last checkpoint written, -1 */
+    hs_samples *smp;      /* probes and ECG: flushed with every checkpoint (NULL: none) */
+    hs_beats *beats;      /* per-beat maps, recorded at every frame (NULL: output off) */
 } ckpt_state;
 
 /* Write the checkpoint of the backend's state at @p step: after every frame submitted so far is on
@@ -131,6 +136,7 @@ static hs_status checkpoint_now(ckpt_state *c, const hs_sim_spec *cfg, const hs_
                                 hs_frame_writer *fw, long step, char *path, size_t size)
 {
     if (fw) HS_CALL(hs_frame_writer_flush(fw));
+    HS_CALL(hs_samples_flush(c->smp)); /* the CSVs hold every sample up to the checkpoint */
     HS_CALL(sim->backend->ops->get_state(sim->backend, &c->state));
     hs_extrap ex;
     HS_CALL(sim->backend->ops->get_history(sim->backend, &ex, c->hist[0], c->hist[1]));
@@ -376,6 +382,8 @@ hs_status hs_sim_run(const hs_sim_spec *cfg, const char *restart, const hs_run_h
         }
         hs_frame_plan plan = hs_sim_frame_plan(cfg, &sim);
         HS_CALL_GOTO(hs_frame_writer_create(ser, sim.mesh, &plan, &src, &fw), done);
+        HS_CALL_GOTO(hs_samples_create(cfg, &sim, restart ? k0 * cfg->dt : -1.0, &cs.smp), done);
+        HS_CALL_GOTO(hs_beats_create(&sim, &cs.beats), done);
     }
     sum->wall_setup = hs_wtime() - w0;
 
@@ -453,8 +461,10 @@ hs_status hs_sim_run(const hs_sim_spec *cfg, const char *restart, const hs_run_h
         sum->newton_iters += ss.newton_iters;
         sum->cg_iters += ss.cg_iters;
         sum->t_reached_ms = t1;
+        HS_CALL_GOTO(hs_samples_step(cs.smp, t1), done);
         if (fw && t1 >= next_frame * cfg->out_interval - eps) {
             HS_CALL_GOTO(write_frame(fw, &sim, t1, sum), done);
+            HS_CALL_GOTO(hs_beats_update(cs.beats, &sim), done);
             last_frame_t = t1;
             while (next_frame * cfg->out_interval <= t1 + eps) ++next_frame;
         }
@@ -498,9 +508,16 @@ done:
         sum->wall_writer = hs_frame_writer_busy(fw);
         hs_frame_writer_destroy(&fw);
     }
+    if (cs.smp) {
+        hs_status s2 = hs_samples_flush(cs.smp);
+        if (st == HS_OK) st = s2;
+        hs_samples_destroy(&cs.smp);
+    }
     if (ser && sim.backend && loop_ran) {
         /* the maps as they stand, also after a failure (the last converged state) or a signal */
         hs_status s2 = write_maps(cfg, &sim, sum->t_reached_ms);
+        if (s2 == HS_OK && cs.beats) s2 = hs_beats_update(cs.beats, &sim);
+        if (s2 == HS_OK && cs.beats) s2 = hs_beats_write(cs.beats, &sim, cfg->out_dir, cfg->out_prefix, sum->t_reached_ms);
         if (st == HS_OK) st = s2;
         else if (s2 != HS_OK) hs_log(1, "maps: not written\n");
     }
@@ -516,6 +533,7 @@ done:
     free(cs.hist[1]);
     free(cs.ring);
     hs_checkpoint_free(&ck);
+    hs_beats_destroy(&cs.beats);
     hs_sim_destroy(&sim);
     signals_restore(&sig);
     return st;

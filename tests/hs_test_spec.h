@@ -35,6 +35,8 @@ static void hs_test_spec_defaults(hs_sim_spec *s)
     s->dt = 0.1;
     s->t_end = 40.0;
     s->activation_threshold = -30.0;
+    s->repol_threshold = -70.0;
+    s->ecg_sigma_b = 1.0;
     s->backend = hs_backends_find("cpu");
     s->spmv = NULL;
     s->spmv_params = hs_spmv_params_default();

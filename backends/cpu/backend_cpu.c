@@ -11,6 +11,7 @@
 
 #include "cpu_backend.h"
 #include "hs_element.h"
+#include "hs_readout.h"
 #include "hs_util.h"
 #include "hs_vec.h"
 
@@ -24,6 +25,7 @@ static void cpu_destroy(hs_backend *b)
     free(c->ke); free(c->re); free(c->km); free(c->rm); free(c->kval); free(c->kval32); free(c->rhs); free(c->du);
     free(c->inv_diag); free(c->res_w); free(c->stim_e); free(c->phi_h1); free(c->phi_h2);
     hs_cg_work_destroy(&c->cg);
+    for (int k = 0; k < HS_SAMPLE_SETS; ++k) free(c->sbuf[k]);
     hs_csr_destroy(&c->kcsr);
     hs_precond_destroy(&c->pc);
     hs_krylov_work_destroy(&c->kw);
@@ -66,6 +68,8 @@ static int32_t element_pass(cpu_impl *c, const hs_problem *p)
     const int nv = p->opt.model_prm.n_vars;
     const int64_t ne = m->n_elems;
     const int split = p->opt.assembly == HS_ASSEMBLY_SPLIT;
+    const hs_region_set *rg = p->opt.regions;
+    const uint16_t *etab = rg ? rg->elem_tab : NULL;
     int32_t bad = -1;
 #pragma omp parallel for schedule(static) if (m->n_elems > HS_OMP_MIN)
     for (int32_t e = 0; e < m->n_elems; ++e) {
@@ -74,9 +78,26 @@ static int32_t element_pass(cpu_impl *c, const hs_problem *p)
         double pn[4] = {c->phi_n[t[0]], c->phi_n[t[1]], c->phi_n[t[2]], c->phi_n[t[3]]};
         double sn[HS_MODEL_MAX_VARS], s[HS_MODEL_MAX_VARS]; /* the model's variables at this point */
         for (int k = 0; k < nv; ++k) sn[k] = c->ipv_n[k * ne + e], s[k] = c->ipv[k * ne + e];
-        int it = split ? hs_element_point(&p->opt.model_prm, c->dt, p->geom->vol[e], ph, pn, c->stim_e[e], sn, s,
+        /* heterogeneous tissue: the element's row of the region table (fem/hs_region.h) */
+        const hs_model_params *prm = &p->opt.model_prm;
+        if (etab) {
+            const hs_region_row *row = &rg->tab[etab[e]];
+            if (!row->conducting) { /* a hole: no current, no capacitance; variables frozen */
+                if (split) {
+                    c->km[e] = 0.0;
+                    c->rm[e] = 0.0;
+                } else {
+                    for (int q = 0; q < 16; ++q) c->ke[16 * (int64_t)e + q] = 0.0;
+                    for (int q = 0; q < 4; ++q) c->re[4 * (int64_t)e + q] = 0.0;
+                }
+                for (int k = 0; k < nv; ++k) c->ipv[k * ne + e] = sn[k];
+                continue;
+            }
+            prm = &row->prm;
+        }
+        int it = split ? hs_element_point(prm, c->dt, p->geom->vol[e], ph, pn, c->stim_e[e], sn, s,
                                           c->km + e, c->rm + e)
-                       : hs_element_eval(&p->opt.model_prm, c->dt, p->geom->vol[e], p->geom->kd + 10 * (int64_t)e,
+                       : hs_element_eval(prm, c->dt, p->geom->vol[e], p->geom->kd + 10 * (int64_t)e,
                                          ph, pn, c->stim_e[e], sn, s, c->ke + 16 * (int64_t)e, c->re + 4 * (int64_t)e);
         for (int k = 0; k < nv; ++k) c->ipv[k * ne + e] = s[k];
         if (it < 0) {
@@ -188,12 +209,12 @@ static hs_status cpu_end_step(hs_backend *b, double t_prev, double dt_ms)
 {
     cpu_impl *c = b->impl;
     const hs_problem *p = b->prob;
-    double thr = p->opt.activation_phi;
-#pragma omp parallel for schedule(static) if (p->mesh->n_nodes > HS_OMP_MIN)
-    for (int32_t i = 0; i < p->mesh->n_nodes; ++i) {
-        double a = c->phi_n[i], z = c->phi[i];
-        if (c->act[i] < 0.0 && a < thr && z >= thr) c->act[i] = t_prev + dt_ms * (thr - a) / (z - a);
-    }
+    const double thr = p->opt.activation_phi, thr_rep = p->opt.repol_phi;
+    const int32_t nn = p->mesh->n_nodes;
+    double *act = c->act, *rep = c->act + nn, *apd = c->act + 2 * (size_t)nn, *beats = c->act + 3 * (size_t)nn;
+#pragma omp parallel for schedule(static) if (nn > HS_OMP_MIN)
+    for (int32_t i = 0; i < nn; ++i)
+        hs_readout_update(c->phi_n[i], c->phi[i], thr, thr_rep, t_prev, dt_ms, act + i, rep + i, apd + i, beats + i);
     if (p->opt.extrapolate > 0) { /* history for the next step's first iterate */
         double *t = c->phi_h2;
         c->phi_h2 = c->phi_h1;
@@ -217,7 +238,7 @@ static double *field_ptr(hs_backend *b, int k)
 {
     cpu_impl *c = b->impl;
     if (k == HS_STATE_POTENTIAL) return c->phi;
-    if (k == b->state.activation) return c->act;
+    if (k >= b->state.activation) return c->act + (size_t)(k - b->state.activation) * (size_t)b->state.n_nodes;
     return c->ipv + (size_t)(k - 1) * (size_t)b->state.n_elems;
 }
 
@@ -264,6 +285,36 @@ static hs_status cpu_set_history(hs_backend *b, const hs_extrap *ex, const doubl
     return HS_OK;
 }
 
+static hs_status cpu_sample_setup(hs_backend *b, int set, const hs_sample_set *s, int cap)
+{
+    cpu_impl *c = b->impl;
+    HS_CHECK(set >= 0 && set < HS_SAMPLE_SETS && cap > 0, HS_ERR_INTERNAL, "sample set %d, %d rows", set, cap);
+    free(c->sbuf[set]);
+    c->sbuf[set] = NULL;
+    HS_CALL(HS_ALLOC(c->sbuf[set], (size_t)cap * (size_t)s->n_rows + 1, "sample buffer"));
+    c->smp[set] = s;
+    c->scap[set] = cap;
+    return HS_OK;
+}
+
+static hs_status cpu_sample(hs_backend *b, int set, int slot)
+{
+    cpu_impl *c = b->impl;
+    HS_CHECK(set >= 0 && set < HS_SAMPLE_SETS && c->smp[set] && slot >= 0 && slot < c->scap[set], HS_ERR_INTERNAL,
+             "sample set %d slot %d", set, slot);
+    hs_sample_apply_ref(c->smp[set], c->phi, c->sbuf[set] + (size_t)slot * (size_t)c->smp[set]->n_rows);
+    return HS_OK;
+}
+
+static hs_status cpu_sample_fetch(hs_backend *b, int set, int n, double *dst)
+{
+    cpu_impl *c = b->impl;
+    HS_CHECK(set >= 0 && set < HS_SAMPLE_SETS && c->smp[set] && n >= 0 && n <= c->scap[set], HS_ERR_INTERNAL,
+             "sample set %d: %d rows", set, n);
+    memcpy(dst, c->sbuf[set], sizeof(double) * (size_t)n * (size_t)c->smp[set]->n_rows);
+    return HS_OK;
+}
+
 static void cpu_get_times(const hs_backend *b, hs_phase_times *t) { *t = ((cpu_impl *)b->impl)->times; }
 
 static const hs_backend_ops cpu_ops = {
@@ -279,6 +330,9 @@ static const hs_backend_ops cpu_ops = {
     .set_history = cpu_set_history,
     .get_times = cpu_get_times,
     .destroy = cpu_destroy,
+    .sample_setup = cpu_sample_setup,
+    .sample = cpu_sample,
+    .sample_fetch = cpu_sample_fetch,
 };
 
 static hs_status cpu_create(const hs_problem *p, hs_backend **out)
@@ -305,7 +359,7 @@ static hs_status cpu_create(const hs_problem *p, hs_backend **out)
     const size_t nip = hs_state_ip_len(&b->state);
     HS_CALL_GOTO(HS_ALLOC(c->ipv, nip + 1, "model variables"), fail);
     HS_CALL_GOTO(HS_ALLOC(c->ipv_n, nip + 1, "model variables of the last step"), fail);
-    HS_CALL_GOTO(HS_ALLOC(c->act, nn, "activation times"), fail);
+    HS_CALL_GOTO(HS_ALLOC(c->act, (size_t)HS_STATE_READOUTS * (size_t)nn, "activation, repolarisation, APD, beats"), fail);
     if (p->split) {
         HS_CALL_GOTO(HS_ALLOC(c->km, ne, "element tangent scalars"), fail);
         HS_CALL_GOTO(HS_ALLOC(c->rm, ne, "element residual scalars"), fail);

@@ -18,7 +18,8 @@ typedef struct cpu_impl {
     hs_spmv_layout *lay;
     double *phi, *phi_n;  /* [n_nodes] */
     double *ipv, *ipv_n;  /* [n_vars][n_elems] the model's variables at the integration points */
-    double *act;          /* [n_nodes] activation time ms, -1 before */
+    double *act;          /* [HS_STATE_READOUTS][n_nodes] the read-outs: activation, repolarisation, apd
+                             (ms, -1 before) and beats (fem/hs_readout.h) */
     double *ke, *re;      /* full assembly: [n_elems][16], [n_elems][4] */
     double *km, *rm;      /* split assembly: [n_elems] each (hs_element_point) */
     double *kval;         /* [n_slots] K in the SpMV format's slots */
@@ -40,6 +41,9 @@ typedef struct cpu_impl {
     double dt;            /* model units */
     double res;           /* Newton residual of the last assembly (sets the inexact-Newton CG tolerance) */
     hs_phase_times times;
+    const hs_sample_set *smp[HS_SAMPLE_SETS]; /* borrowed sampling matrices (probes, ECG) */
+    double *sbuf[HS_SAMPLE_SETS];             /* [cap][n_rows] samples */
+    int scap[HS_SAMPLE_SETS];
 } cpu_impl;
 
 /** @brief Element pass and assembly at the current phi (the backend's assemble op). */

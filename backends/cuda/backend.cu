@@ -16,11 +16,11 @@
 
 /* ---- the state ------------------------------------------------------------------------------ */
 
-/* Field k of b->state on the device: phi, one variable of the ipv block [nv][ne], or act. */
+/* Field k of b->state on the device: phi, one variable of the ipv block [nv][ne], or a read-out. */
 static double *field_dev(cuda_impl *c, const hs_state_desc *d, int k)
 {
     if (k == HS_STATE_POTENTIAL) return c->phi;
-    if (k == d->activation) return c->act;
+    if (k >= d->activation) return c->act + (size_t)(k - d->activation) * c->nn; /* the read-outs [4][nn] */
     return c->ipv + (size_t)(k - 1) * c->ne;
 }
 
@@ -180,11 +180,17 @@ static void cu_destroy(hs_backend *b)
     void *dev[] = {c->tets, c->vol, c->kd, c->inv_mass, c->kptr, c->ksrc, c->rptr, c->rsrc, c->diag, c->slot,
                    c->stim_elem, c->phi, c->phin, c->ipv, c->ipv_n, c->act, c->ke, c->re, c->kval, c->kval32, c->rhs, c->du,
                    c->dinv, c->stim_e, c->ph1, c->ph2, c->csr_rp, c->csr_col, c->partA, c->parti, c->d_sc,
-                   c->pptr, c->pelem, c->pslot, c->relem, c->dslot, c->kdp, c->kdc, c->km, c->rm};
+                   c->pptr, c->pelem, c->pslot, c->relem, c->dslot, c->kdp, c->kdc, c->km, c->rm, c->rtab, c->etab};
     for (size_t i = 0; i < sizeof dev / sizeof dev[0]; ++i) cudaFree(dev[i]);
     if (c->step_exec) cudaGraphExecDestroy(c->step_exec);
     cudaFree(c->step_ctl);
     cudaFreeHost(c->h_step_ctl);
+    for (int k = 0; k < HS_SAMPLE_SETS; ++k) {
+        cudaFree(c->s_rp[k]);
+        cudaFree(c->s_col[k]);
+        cudaFree(c->s_val[k]);
+        cudaFree(c->s_buf[k]);
+    }
     cudaFreeHost(c->h_sc);
     cudaFreeHost(c->h_cg);
     cudaFreeHost(c->h_state);
@@ -200,7 +206,8 @@ static void cu_destroy(hs_backend *b)
 static const hs_backend_ops cuda_ops = {
     "cuda", hs_cu_begin_step, hs_cu_assemble, hs_cu_solve, hs_cu_iterate, hs_cu_end_step, hs_cu_restore_step,
     cu_get_state, cu_set_state, cu_get_history, cu_set_history, cu_state_copy_start, cu_state_copy_wait,
-    cu_host_alloc, cu_host_free, cu_get_times, cu_destroy, hs_cu_newton_device,
+    cu_host_alloc, cu_host_free, cu_get_times, cu_destroy, hs_cu_newton_device, hs_cu_sample_setup, hs_cu_sample,
+    hs_cu_sample_fetch,
 };
 
 /* ---- set-up --------------------------------------------------------------------------------- */
@@ -213,7 +220,7 @@ static hs_status cuda_setup(hs_backend *b)
     c->nn = m->n_nodes;
     c->ne = m->n_elems;
     c->nnz = p->pattern->nnz;
-    c->nv = b->state.n_fields - 2;
+    c->nv = b->state.activation - 1;
     HS_CHECK(c->nv == p->opt.model_prm.n_vars && c->nv <= HS_MODEL_MAX_VARS, HS_ERR_INTERNAL,
              "model %s: %d state variables, parameters for %d", p->opt.model->name, c->nv, p->opt.model_prm.n_vars);
     const hs_gpu_spmv_ops *gops = hs_gpu_spmv_find(p->opt.spmv->name);
@@ -245,6 +252,11 @@ static hs_status cuda_setup(hs_backend *b)
     const hs_stim_set *st = p->stim;
     int32_t nstim = st ? st->elem_ptr[st->n_sites] : 0;
     HS_CALL(upload(&c->stim_elem, st ? st->elem : (const int32_t *)NULL, nstim, "stimulus element lists"));
+    const hs_region_set *rg = p->opt.regions;
+    if (rg && rg->elem_tab) {
+        HS_CALL(upload(&c->rtab, rg->tab, (size_t)rg->n_rows, "region table"));
+        HS_CALL(upload(&c->etab, rg->elem_tab, (size_t)c->ne, "element region rows"));
+    }
 
     HS_CALL(hs_spmv_layout_create(p->opt.spmv, p->pattern, &p->opt.spmv_params, &c->lay));
     HS_CALL(upload(&c->slot, c->lay->slot_of_nnz, c->nnz, "SpMV slot map"));
@@ -264,7 +276,7 @@ static hs_status cuda_setup(hs_backend *b)
         {&c->phi, (size_t)c->nn, "phi"}, {&c->phin, (size_t)c->nn, "phi_n"},
         {&c->ipv, (size_t)c->nv * c->ne, "model variables"},
         {&c->ipv_n, (size_t)c->nv * c->ne, "model variables of the last step"},
-        {&c->act, (size_t)c->nn, "activation times"},
+        {&c->act, (size_t)HS_STATE_READOUTS * c->nn, "activation, repolarisation, APD, beats"},
         {&c->ke, c->split ? 0 : (size_t)c->ne * 10, "element matrices"},
         {&c->re, c->split ? 0 : (size_t)c->ne * 4, "element residuals"},
         {&c->rhs, (size_t)c->nn, "residual"}, {&c->du, (size_t)c->nn, "Newton update"},

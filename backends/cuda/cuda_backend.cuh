@@ -62,6 +62,16 @@ struct cuda_impl {
     int64_t *dslot;
     double *kdp, *kdc, *km, *rm;
     int32_t *stim_elem;
+    /* heterogeneous tissue (fem/hs_region.h): the region table and each element's row; both NULL
+     * for uniform tissue (the kernels then take the uniform parameters, as before) */
+    hs_region_row *rtab;
+    uint16_t *etab;
+    /* sampling (probes, pseudo-ECG: fem/hs_sample.h): per set its CSR matrix and a buffer of
+     * s_cap[set] samples [cap][n_rows], filled on the device, copied to the host in batches */
+    int s_rows[HS_SAMPLE_SETS], s_cap[HS_SAMPLE_SETS];
+    int64_t *s_rp[HS_SAMPLE_SETS];
+    int32_t *s_col[HS_SAMPLE_SETS];
+    double *s_val[HS_SAMPLE_SETS], *s_buf[HS_SAMPLE_SETS];
     /* state and per-iteration arrays; ipv, ipv_n: [nv][ne] */
     double *phi, *phin, *ipv, *ipv_n, *act, *ke, *re, *kval, *rhs, *du, *dinv, *stim_e;
     float *kval32;          /* [n_slots] the tangent's values when solver.matrix_values = float32 (kval NULL) */
@@ -78,7 +88,7 @@ struct cuda_impl {
     double dt;
     int stim_was_on;
     hs_extrap ex;
-    /* frames: device snapshots [2][2 nn + nv ne] (fields in b->state's order) and their copies to
+    /* frames: device snapshots [2][nn + nv ne + 4 nn] (fields in b->state's order) and their copies to
      * the host on s_copy */
     double *snap[2];
     cudaEvent_t ev_snap[2], ev_done[2];
@@ -137,6 +147,10 @@ static inline hs_status rec(cudaEvent_t ev, cudaStream_t s, int in_graph)
 /* ---- element.cu ---- */
 /** Enqueue the element kernel on c->s at the current phi (model @p prm, step c->dt). */
 hs_status hs_cu_launch_element(cuda_impl *c, const hs_model_params *prm);
+/* sampling ops (pointwise.cu) */
+hs_status hs_cu_sample_setup(hs_backend *b, int set, const hs_sample_set *s, int cap);
+hs_status hs_cu_sample(hs_backend *b, int set, int slot);
+hs_status hs_cu_sample_fetch(hs_backend *b, int set, int n, double *dst);
 
 /* ---- assembly.cu ---- */
 /** Final max-location over the HS_RED_BLOCKS block partials in c->partA/c->parti into (*v, *i). */

@@ -4,7 +4,10 @@
  * inline function as the CPU reference). One thread per element because the local Newton is
  * sequential per integration point and an element's work (~300 flops, 200 bytes for
  * Aliev-Panfilov) is too small to split; neighbouring threads read neighbouring element arrays,
- * coalesced. Two kernels, one per assembly method (fem/hs_assembly.h): k_element forms Ke and Re
+ * coalesced. With heterogeneous tissue (HET, fem/hs_region.h) each thread reads its element's row of
+ * the region table (2 bytes of row index per element; the few rows stay in L1/L2) and skips the
+ * model in non-conducting elements; uniform tissue runs the HET = false instances, unchanged.
+ * Two kernels, one per assembly method (fem/hs_assembly.h): k_element forms Ke and Re
  * (full), k_element_split only the element's two scalars km and rm (split).
  */
 #include "cuda_backend.cuh"
@@ -14,8 +17,9 @@
  * the model's variables is a template parameter, NV = prm.n_vars, so that their local arrays are
  * indexed by compile-time constants only and stay in registers (a run-time bound costs ~30 more
  * registers per thread for Aliev-Panfilov: 112 instead of 82 on sm_90, lower occupancy). */
-template <int NV>
-__global__ void k_element(int32_t ne, hs_model_params prm, double dt, const int32_t *__restrict__ tets,
+template <int NV, bool HET>
+__global__ void k_element(int32_t ne, hs_model_params prm, const hs_region_row *__restrict__ rtab,
+                          const uint16_t *__restrict__ etab, double dt, const int32_t *__restrict__ tets,
                           const double *__restrict__ vol, const double *__restrict__ kd,
                           const double *__restrict__ phi, const double *__restrict__ phin,
                           const double *__restrict__ stim_e, const double *__restrict__ ipv_n,
@@ -35,7 +39,23 @@ __global__ void k_element(int32_t ne, hs_model_params prm, double dt, const int3
             sn[k] = ipv_n[(int64_t)k * ne + e];
             sv[k] = ipv[(int64_t)k * ne + e];
         }
-        int it = hs_element_eval(&prm, dt, vol[e], kde, ph, pn, stim_e[e], sn, sv, kel, rel);
+        int it;
+        if (HET) { /* the element's row of the region table; a non-conducting row is a hole */
+            const hs_region_row *row = &rtab[etab[e]];
+            if (row->conducting) {
+                it = hs_element_eval(&row->prm, dt, vol[e], kde, ph, pn, stim_e[e], sn, sv, kel, rel);
+            } else {
+                it = 0;
+#pragma unroll
+                for (int q = 0; q < 16; ++q) kel[q] = 0.0;
+#pragma unroll
+                for (int a = 0; a < 4; ++a) rel[a] = 0.0;
+#pragma unroll
+                for (int k = 0; k < NV; ++k) sv[k] = sn[k];
+            }
+        } else {
+            it = hs_element_eval(&prm, dt, vol[e], kde, ph, pn, stim_e[e], sn, sv, kel, rel);
+        }
         if (it < 0) atomicMin(&sc->bad_elem, (int)e); /* error flag only: the result is order-free */
 #pragma unroll
         for (int k = 0; k < NV; ++k) ipv[(int64_t)k * ne + e] = sv[k];
@@ -49,8 +69,9 @@ __global__ void k_element(int32_t ne, hs_model_params prm, double dt, const int3
 }
 
 /* The split form: the model's update and km, rm ([ne] each); reads no Kd, writes 16 bytes. */
-template <int NV>
-__global__ void k_element_split(int32_t ne, hs_model_params prm, double dt, const int32_t *__restrict__ tets,
+template <int NV, bool HET>
+__global__ void k_element_split(int32_t ne, hs_model_params prm, const hs_region_row *__restrict__ rtab,
+                                const uint16_t *__restrict__ etab, double dt, const int32_t *__restrict__ tets,
                                 const double *__restrict__ vol, const double *__restrict__ phi,
                                 const double *__restrict__ phin, const double *__restrict__ stim_e,
                                 const double *__restrict__ ipv_n, double *__restrict__ ipv, double *__restrict__ km,
@@ -67,7 +88,19 @@ __global__ void k_element_split(int32_t ne, hs_model_params prm, double dt, cons
             sv[k] = ipv[(int64_t)k * ne + e];
         }
         double kme = 0.0, rme = 0.0;
-        int it = hs_element_point(&prm, dt, vol[e], ph, pn, stim_e[e], sn, sv, &kme, &rme);
+        int it;
+        if (HET) { /* the element's row of the region table; a non-conducting row is a hole */
+            const hs_region_row *row = &rtab[etab[e]];
+            if (row->conducting) {
+                it = hs_element_point(&row->prm, dt, vol[e], ph, pn, stim_e[e], sn, sv, &kme, &rme);
+            } else {
+                it = 0;
+#pragma unroll
+                for (int k = 0; k < NV; ++k) sv[k] = sn[k];
+            }
+        } else {
+            it = hs_element_point(&prm, dt, vol[e], ph, pn, stim_e[e], sn, sv, &kme, &rme);
+        }
         if (it < 0) atomicMin(&sc->bad_elem, (int)e); /* error flag only: the result is order-free */
 #pragma unroll
         for (int k = 0; k < NV; ++k) ipv[(int64_t)k * ne + e] = sv[k];
@@ -81,18 +114,27 @@ hs_status hs_cu_launch_element(cuda_impl *c, const hs_model_params *prm)
     static_assert(HS_MODEL_MAX_VARS == 8, "one case per number of model variables below");
     const int nb = nblocks(c->ne, 128);
     switch (prm->n_vars) {
+#define HS_K_ELEMENT_LAUNCH(NV, HET)                                                                            \
+    if (c->split)                                                                                               \
+        k_element_split<NV, HET><<<nb, 128, 0, c->s>>>(c->ne, *prm, c->rtab, c->etab, c->dt, c->tets, c->vol,    \
+                                                       c->phi, c->phin, c->stim_e, c->ipv_n, c->ipv, c->km,      \
+                                                       c->rm, c->d_sc);                                          \
+    else                                                                                                        \
+        k_element<NV, HET><<<nb, 128, 0, c->s>>>(c->ne, *prm, c->rtab, c->etab, c->dt, c->tets, c->vol, c->kd,   \
+                                                 c->phi, c->phin, c->stim_e, c->ipv_n, c->ipv, c->ke, c->re,     \
+                                                 c->d_sc);
 #define HS_K_ELEMENT_CASE(NV)                                                                                   \
     case NV:                                                                                                    \
-        if (c->split)                                                                                           \
-            k_element_split<NV><<<nb, 128, 0, c->s>>>(c->ne, *prm, c->dt, c->tets, c->vol, c->phi, c->phin,      \
-                                                      c->stim_e, c->ipv_n, c->ipv, c->km, c->rm, c->d_sc);      \
-        else                                                                                                    \
-            k_element<NV><<<nb, 128, 0, c->s>>>(c->ne, *prm, c->dt, c->tets, c->vol, c->kd, c->phi, c->phin,     \
-                                                c->stim_e, c->ipv_n, c->ipv, c->ke, c->re, c->d_sc);            \
+        if (c->etab) {                                                                                          \
+            HS_K_ELEMENT_LAUNCH(NV, true)                                                                       \
+        } else {                                                                                                \
+            HS_K_ELEMENT_LAUNCH(NV, false)                                                                      \
+        }                                                                                                       \
         break;
     HS_K_ELEMENT_CASE(0) HS_K_ELEMENT_CASE(1) HS_K_ELEMENT_CASE(2) HS_K_ELEMENT_CASE(3) HS_K_ELEMENT_CASE(4)
     HS_K_ELEMENT_CASE(5) HS_K_ELEMENT_CASE(6) HS_K_ELEMENT_CASE(7) HS_K_ELEMENT_CASE(8)
 #undef HS_K_ELEMENT_CASE
+#undef HS_K_ELEMENT_LAUNCH
     default: return HS_FAIL(HS_ERR_INTERNAL, "element kernel: %d model variables (at most %d)", prm->n_vars,
                             HS_MODEL_MAX_VARS);
     }

@@ -8,6 +8,7 @@
 
 #include "cuda_backend.cuh"
 #include "hs_gpu_reduce.cuh"
+#include "hs_readout.h"
 
 /* phi -= du when the CG converged (read on the device), block maxima of |du| */
 __global__ void k_update_phi(int32_t n, const hs_gpu_cg_scalars *cg, double *__restrict__ phi,
@@ -35,13 +36,14 @@ __global__ void k_stim_add(int32_t count, const int32_t *__restrict__ elem, doub
         stim_e[elem[j]] += amp;
 }
 
+/* The read-outs of every node (fem/hs_readout.h, the CPU's function): act [4][n] = activation,
+ * repolarisation, apd, beats. */
 __global__ void k_activation(int32_t n, const double *__restrict__ phin, const double *__restrict__ phi,
-                             double *__restrict__ act, double thr, double t_prev, double dt_ms)
+                             double *__restrict__ act, double thr, double thr_rep, double t_prev, double dt_ms)
 {
-    for (int32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
-        double a = phin[i], z = phi[i];
-        if (act[i] < 0.0 && a < thr && z >= thr) act[i] = t_prev + dt_ms * (thr - a) / (z - a);
-    }
+    for (int32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
+        hs_readout_update(phin[i], phi[i], thr, thr_rep, t_prev, dt_ms, act + i, act + n + i, act + 2 * (int64_t)n + i,
+                          act + 3 * (int64_t)n + i);
 }
 
 /* phi = w0 phi_n + w1 phi_{n-1} + w2 phi_{n-2} (hs_extrap_weights) */
@@ -107,7 +109,7 @@ hs_status hs_cu_end_step(hs_backend *b, double t_prev, double dt_ms)
 {
     cuda_impl *c = (cuda_impl *)b->impl;
     k_activation<<<nblocks(c->nn, 256), 256, 0, c->s>>>(c->nn, c->phin, c->phi, c->act, b->prob->opt.activation_phi,
-                                                        t_prev, dt_ms);
+                                                        b->prob->opt.repol_phi, t_prev, dt_ms);
     HS_CUDA_LAUNCH_CHECK("k_activation");
     if (c->ph1) { /* history for the next first iterate: phi_{n-1} becomes phi_{n-2} by a pointer swap
                    * (only k_extrapolate, launched outside the graphs, reads ph1 and ph2), phi_n is
@@ -127,5 +129,71 @@ hs_status hs_cu_restore_step(hs_backend *b)
     HS_CUDA_CALL(cudaMemcpyAsync(c->phi, c->phin, sizeof(double) * c->nn, cudaMemcpyDeviceToDevice, c->s));
     HS_CUDA_CALL(cudaMemcpyAsync(c->ipv, c->ipv_n, sizeof(double) * c->nv * c->ne, cudaMemcpyDeviceToDevice, c->s));
     HS_CUDA_CALL(cudaStreamSynchronize(c->s));
+    return HS_OK;
+}
+
+/* ---- sampling: y = S phi for the probes and the pseudo-ECG (fem/hs_sample.h) ----------------- */
+
+/* One block per row: each thread sums a strided part of the row, then a fixed shared-memory tree;
+ * the order depends only on the row, so a run gives the same bits every time. */
+__global__ void k_sample(int n_rows, const int64_t *__restrict__ rp, const int32_t *__restrict__ col,
+                         const double *__restrict__ val, const double *__restrict__ phi, double *__restrict__ out)
+{
+    __shared__ double sh[256];
+    const int j = blockIdx.x;
+    if (j >= n_rows) return;
+    double acc = 0.0;
+    for (int64_t k = rp[j] + threadIdx.x; k < rp[j + 1]; k += blockDim.x) acc += val[k] * phi[col[k]];
+    sh[threadIdx.x] = acc;
+    __syncthreads();
+    for (int s = blockDim.x / 2; s > 0; s >>= 1) {
+        if ((int)threadIdx.x < s) sh[threadIdx.x] += sh[threadIdx.x + s];
+        __syncthreads();
+    }
+    if (threadIdx.x == 0) out[j] = sh[0];
+}
+
+hs_status hs_cu_sample_setup(hs_backend *b, int set, const hs_sample_set *s, int cap)
+{
+    cuda_impl *c = (cuda_impl *)b->impl;
+    HS_CHECK(set >= 0 && set < HS_SAMPLE_SETS && cap > 0 && s->n_rows > 0, HS_ERR_INTERNAL, "sample set %d, %d rows",
+             set, cap);
+    cudaFree(c->s_rp[set]);
+    cudaFree(c->s_col[set]);
+    cudaFree(c->s_val[set]);
+    cudaFree(c->s_buf[set]);
+    c->s_rp[set] = NULL, c->s_col[set] = NULL, c->s_val[set] = NULL, c->s_buf[set] = NULL;
+    const int64_t nnz = s->row_ptr[s->n_rows];
+    HS_CALL(HS_CUDA_ALLOC(c->s_rp[set], (size_t)s->n_rows + 1, "sample rows"));
+    HS_CALL(HS_CUDA_ALLOC(c->s_col[set], (size_t)nnz, "sample columns"));
+    HS_CALL(HS_CUDA_ALLOC(c->s_val[set], (size_t)nnz, "sample weights"));
+    HS_CALL(HS_CUDA_ALLOC(c->s_buf[set], (size_t)cap * (size_t)s->n_rows, "sample buffer"));
+    HS_CUDA_CALL(cudaMemcpy(c->s_rp[set], s->row_ptr, sizeof(int64_t) * ((size_t)s->n_rows + 1), cudaMemcpyHostToDevice));
+    HS_CUDA_CALL(cudaMemcpy(c->s_col[set], s->col, sizeof(int32_t) * (size_t)nnz, cudaMemcpyHostToDevice));
+    HS_CUDA_CALL(cudaMemcpy(c->s_val[set], s->val, sizeof(double) * (size_t)nnz, cudaMemcpyHostToDevice));
+    c->s_rows[set] = s->n_rows;
+    c->s_cap[set] = cap;
+    return HS_OK;
+}
+
+hs_status hs_cu_sample(hs_backend *b, int set, int slot)
+{
+    cuda_impl *c = (cuda_impl *)b->impl;
+    HS_CHECK(set >= 0 && set < HS_SAMPLE_SETS && c->s_buf[set] && slot >= 0 && slot < c->s_cap[set], HS_ERR_INTERNAL,
+             "sample set %d slot %d", set, slot);
+    k_sample<<<c->s_rows[set], 256, 0, c->s>>>(c->s_rows[set], c->s_rp[set], c->s_col[set], c->s_val[set], c->phi,
+                                                c->s_buf[set] + (size_t)slot * (size_t)c->s_rows[set]);
+    HS_CUDA_LAUNCH_CHECK("k_sample");
+    return HS_OK;
+}
+
+hs_status hs_cu_sample_fetch(hs_backend *b, int set, int n, double *dst)
+{
+    cuda_impl *c = (cuda_impl *)b->impl;
+    HS_CHECK(set >= 0 && set < HS_SAMPLE_SETS && c->s_buf[set] && n >= 0 && n <= c->s_cap[set], HS_ERR_INTERNAL,
+             "sample set %d: %d rows", set, n);
+    HS_CUDA_CALL(cudaStreamSynchronize(c->s));
+    HS_CUDA_CALL(cudaMemcpy(dst, c->s_buf[set], sizeof(double) * (size_t)n * (size_t)c->s_rows[set],
+                            cudaMemcpyDeviceToHost));
     return HS_OK;
 }

@@ -32,5 +32,6 @@ check bench 21 0.3 bench_50k.cfg --set mesh.h=0.5 --set time.t_end=10
 check lv_paced 50 0.9 lv_paced.cfg --set time.t_end=25
 # the S1 wave of the S1-S2 example crosses the slab
 check reentry 21 0.9 reentry_slab.cfg --set time.t_end=150
+check scar 21 0.8 scar_slab.cfg --set mesh.h=0.5
 if [ "$fails" -ne 0 ]; then echo "$fails check(s) failed"; exit 1; fi
 exit 0

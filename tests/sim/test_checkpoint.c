@@ -91,7 +91,7 @@ int main(void)
     hs_ckpt_header h;
     memcpy(&h, buf, sizeof h);
     const unsigned char *payload = buf + sizeof h;
-    size_t v1_bytes = sizeof(double) * (3 + 2 * nn + (size_t)mesh->n_elems); /* times, phi, r, act */
+    size_t v1_bytes = sizeof(double) * (3 + 2 * nn + (size_t)mesh->n_elems); /* times, phi, r, act (no read-outs) */
     h.version = 1;
     h.reserved = 0;
     h.payload_bytes = v1_bytes;
@@ -103,9 +103,16 @@ int main(void)
     hs_checkpoint c1;
     HS_TEST_OK(hs_checkpoint_read(v1, model, NULL, 0.0, &c1));
     HS_TEST_CHECK(c1.hist.n_valid == 0, "version 1: empty history");
-    for (int k = 0; k < d.n_fields; ++k)
+    for (int k = 0; k <= d.activation; ++k)
         HS_TEST_CHECK(!memcmp(c1.state.field[k], st.field[k], sizeof(double) * hs_state_field_len(&d, k)),
                       "version 1: field %s", d.f[k].name);
+    {   /* the read-outs a version 1 or 2 file lacks: unset, one beat where the node activated */
+        const double *act = c1.state.field[d.activation], *rep = c1.state.field[hs_state_find(&d, "repolarisation")];
+        const double *beats = c1.state.field[hs_state_find(&d, "beats")];
+        int bad = 0;
+        for (size_t i = 0; i < nn; ++i) bad += rep[i] != -1.0 || beats[i] != (act[i] >= 0.0 ? 1.0 : 0.0);
+        HS_TEST_CHECK(bad == 0, "version 1: %d nodes with wrong default read-outs", bad);
+    }
     hs_checkpoint_free(&c1);
 
     /* 3. another model's payload (one field more), and a damaged byte */

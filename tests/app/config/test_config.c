@@ -69,7 +69,7 @@ static const bad_case bad_cases[] = {
     {"unknown section", "\n\nmodle = { c = 8.0; };\n", {NULL}, 3,
      "unknown section \"modle\"; did you mean \"model\"?"},
     {"unknown section without suggestion", "xyzzy = { a = 1; };\n", {NULL}, 1,
-     "unknown section \"xyzzy\"; sections are: mesh, fibers, model, time, stimulus, solver, spmv, output"},
+     "unknown section \"xyzzy\"; sections are: mesh, fibers, model, time, stimulus, regions, probes, ecg, solver, spmv, output"},
     {"section given a value", "model = 3;\n", {NULL}, 1, "model: expected a group"},
     {"wrong type: string for number", "model = {\n  c = \"8\";\n};\n", {NULL}, 2,
      "model.c: expected a number, got a string"},
@@ -261,6 +261,32 @@ static const bad_case bad_cases[] = {
     {"--set through a value", "", {"time.dt.x=1", NULL}, 0, "--set time.dt.x=1: time.dt: expected a number"},
     {"--set new stimulus incomplete", "", {"stimulus.[0].start=5", NULL}, 0,
      "--set stimulus.[0].start=5: stimulus.[0]: missing key \"min\""},
+    {"region: a parameter of another model",
+     "regions = (\n  { select = \"sphere\"; center = [1.0, 1.0, 1.0]; radius = 1.0;\n    model = { tau_in = 0.3; }; } );\n",
+     {NULL}, 3,
+     "regions.[0].model.tau_in: model aliev_panfilov has no parameter \"tau_in\"; its parameters are: c, alpha, "},
+    {"region: parameter out of range",
+     "regions = ( { select = \"attribute\"; attribute = 2;\n model = { alpha = 1.5; }; } );\n", {NULL}, 2,
+     "regions.[0].model.alpha = 1.5 is out of range: must be in (0, 1)"},
+    {"region: missing selector key", "regions = ( { select = \"surface\"; label = \"endo\"; d_iso = 0.1; } );\n",
+     {NULL}, 1, "regions.[0]: missing key \"distance\" (required for select = \"surface\")"},
+    {"region: key of another selector", "regions = ( { select = \"box\";\n min = [0.0, 0.0, 0.0]; max = [1.0, 1.0, 1.0];\n radius = 2.0; d_iso = 0.1; } );\n",
+     {NULL}, 3, "regions.[0].radius is only used by select = \"sphere\"; this one is \"box\""},
+    {"region: typo", "regions = ( { select = \"attribute\"; attribute = 1; d_isso = 0.1; } );\n", {NULL}, 1,
+     "unknown key \"regions.[0].d_isso\"; did you mean \"regions.[0].d_iso\"?"},
+    {"region: sets nothing", "regions = ( { select = \"attribute\"; attribute = 1; } );\n", {NULL}, 1,
+     "regions.[0]: sets nothing; give d_iso, d_ani or model"},
+    {"region: negative conductivity", "regions = ( { select = \"attribute\"; attribute = 1; d_ani = -0.1; } );\n",
+     {NULL}, 1, "regions.[0].d_ani = -0.1 mm^2/ms is out of range: must be >= 0"},
+    {"probe without a point", "probes = { points = ( { name = \"a\"; } ); };\n", {NULL}, 1,
+     "probes.points.[0]: missing key \"at\""},
+    {"probe: unknown key", "probes = { points = ( { name = \"a\"; at = [0.0, 0.0, 0.0]; pos = 1; } ); };\n", {NULL}, 1,
+     "unknown key \"probes.points.[0].pos\"; an entry has: name, at"},
+    {"electrode names twice",
+     "ecg = { electrodes = ( { name = \"A\"; at = [9.0, 0.0, 0.0]; },\n { name = \"A\"; at = [-9.0, 0.0, 0.0]; } ); };\n",
+     {NULL}, 2, "ecg.electrodes.[1]: name \"A\" is taken by entry [0]"},
+    {"region: unknown selector", "regions = ( { select = \"cube\"; d_iso = 0.1; } );\n", {NULL}, 1,
+     "regions.[0].select: unknown value \"cube\"; allowed: \"attribute\", \"box\""},
 };
 
 static void run_bad_cases(void)
@@ -337,11 +363,22 @@ static int compare_configs(const hs_config *a, const hs_config *b, const char *w
     int diff = 0;
     for (int i = 0; i < hs_cfg_nkeys(); ++i) {
         const hs_cfg_key *k = &hs_cfg_keys()[i];
-        int stim = (k->flags & HS_CFG_STIMULUS) != 0;
-        int n = stim ? a->n_stimuli : 1;
+        int stim = (k->flags & HS_CFG_STIMULUS) != 0, reg = (k->flags & HS_CFG_REGION) != 0;
+        if (k->flags & HS_CFG_POINT) { /* probes.points.[i].x, ecg.electrodes.[i].x: the whole lists */
+            int same = a->probes.n == b->probes.n && a->electrodes.n == b->electrodes.n;
+            for (int j = 0; same && j < a->probes.n; ++j)
+                same = !strcmp(a->probes.p[j].name, b->probes.p[j].name) && !memcmp(a->probes.p[j].at, b->probes.p[j].at, sizeof a->probes.p[j].at);
+            for (int j = 0; same && j < a->electrodes.n; ++j)
+                same = !strcmp(a->electrodes.p[j].name, b->electrodes.p[j].name) &&
+                       !memcmp(a->electrodes.p[j].at, b->electrodes.p[j].at, sizeof a->electrodes.p[j].at);
+            if (!same) ++diff;
+            HS_TEST_CHECK(same, "%s: %s differs", what, k->path);
+            continue;
+        }
+        int n = stim ? a->n_stimuli : reg ? a->n_regions : 1;
         for (int j = 0; j < n; ++j) {
-            const char *pa = stim ? (const char *)&a->stimuli[j] : (const char *)a;
-            const char *pb = stim ? (const char *)&b->stimuli[j] : (const char *)b;
+            const char *pa = stim ? (const char *)&a->stimuli[j] : reg ? (const char *)&a->regions[j] : (const char *)a;
+            const char *pb = stim ? (const char *)&b->stimuli[j] : reg ? (const char *)&b->regions[j] : (const char *)b;
             pa += k->off;
             pb += k->off;
             int same = 1;
@@ -353,7 +390,14 @@ static int compare_configs(const hs_config *a, const hs_config *b, const char *w
             case HS_CFG_INT:
             case HS_CFG_BOOL:
             case HS_CFG_STRLIST: same = *(const int *)pa == *(const int *)pb; break;
-            case HS_CFG_GROUPLIST: same = a->n_stimuli == b->n_stimuli; break;
+            case HS_CFG_GROUPLIST: same = a->n_stimuli == b->n_stimuli && a->n_regions == b->n_regions; break;
+            case HS_CFG_GROUP: { /* regions.[j].model */
+                const hs_region_cfg *ra = &a->regions[j], *rb = &b->regions[j];
+                same = ra->n_params == rb->n_params &&
+                       !memcmp(ra->param_index, rb->param_index, sizeof(int) * (size_t)ra->n_params) &&
+                       !memcmp(ra->param_value, rb->param_value, sizeof(double) * (size_t)ra->n_params);
+                break;
+            }
             }
             if (!same) {
                 ++diff;
@@ -377,6 +421,11 @@ static const char *full_cfg =
     "  reorder = \"none\";\n"
     "};\n"
     "fibers = { type = \"constant\"; direction = (1, 1, 0); };\n" /* a list may mix ints and floats */
+    "regions = (\n" /* before model: its parameters are resolved against model.type after the walk */
+    "  { name = \"scar\"; select = \"box\"; min = [1.0, 0.0, 0.0]; max = [2.0, 1.0, 1.0]; d_iso = 0; d_ani = 0.0; },\n"
+    "  { select = \"attribute\"; attribute = 3; model = { alpha = 0.05; recovery = false; c = 9; }; },\n"
+    "  { select = \"surface\"; label = \"endo\"; distance = 1.5; d_ani = 0.4; }\n"
+    ");\n"
     "model = { c = 8.5; alpha = 0.02; gamma = 0.003; b = 0.1; mu1 = 0.25; mu2 = 0.35;\n"
     "          d_iso = 0.2; d_ani = 1.0; time_unit = 10.0; recovery = false; };\n"
     "time = { dt = 0.05; t_end = 12.5; };\n"
@@ -384,6 +433,9 @@ static const char *full_cfg =
     "  { shape = \"box\"; min = [-1.0, -1.0, -1.0]; max = [0.5, 1e30, 1e30]; duration = 1.5; },\n"
     "  { shape = \"sphere\"; center = [5.0, 2.0, 1.0]; radius = 0.75; start = 100.0; strength = 0.3; }\n"
     ");\n"
+    "probes = { interval = 0.5; points = ( { name = \"apex\"; at = [1.0, 2.0, 0.5]; }, { at = [0, 0, 0]; } ); };\n"
+    "ecg = { electrodes = ( { name = \"LA\"; at = [20.0, 0.0, 0.0]; }, { name = \"RA\"; at = [-10.0, 0.0, 0.0]; } );\n"
+    "        leads = \"LA-RA\"; sigma_b = 2.5; };\n"
     "solver = { backend = \"cpu\"; spmv = \"csr_scalar\"; cg_tol = 1e-10; cg_max_iter = 500;\n"
     "           newton_tol_residual = 1e-9; newton_tol_update = 2e-9; newton_max_iter = 7; threads = 3; };\n"
     "output = { enabled = false; dir = \"res \\\"q\\\" \\\\ x\"; prefix = \"run_1.a-b\"; interval = 0.5;\n"
@@ -463,6 +515,27 @@ static void test_full_and_round_trip(void)
                       a.stimuli[1].radius == 0.75 && a.stimuli[1].start == 100.0 &&
                       a.stimuli[1].duration == 2.0 && a.stimuli[1].strength == 0.3,
                   "full: stimulus 1");
+    {
+        const hs_model *am = hs_models_find("aliev_panfilov");
+        const hs_region_cfg *r = a.regions;
+        HS_TEST_CHECK(a.n_regions == 3 && r[0].select == HS_REGION_BOX && !strcmp(r[0].name, "scar") &&
+                          r[0].d_iso == 0.0 && r[0].d_ani == 0.0 && r[0].max[0] == 2.0 && r[0].n_params == 0,
+                      "full: region 0");
+        HS_TEST_CHECK(r[1].select == HS_REGION_ATTRIBUTE && r[1].attribute == 3 && r[1].d_iso == -1.0 &&
+                          r[1].d_ani == -1.0 && r[1].n_params == 3 &&
+                          r[1].param_index[0] == hs_model_param_index(am, "alpha") && r[1].param_value[0] == 0.05 &&
+                          r[1].param_index[1] == hs_model_param_index(am, "recovery") && r[1].param_value[1] == 0.0 &&
+                          r[1].param_index[2] == hs_model_param_index(am, "c") && r[1].param_value[2] == 9.0,
+                      "full: region 1");
+        HS_TEST_CHECK(a.probes.n == 2 && !strcmp(a.probes.p[0].name, "apex") && a.probes.p[0].at[1] == 2.0 &&
+                          !strcmp(a.probes.p[1].name, "p2") && a.probe_interval == 0.5 && a.electrodes.n == 2 &&
+                          !strcmp(a.electrodes.p[1].name, "RA") && a.electrodes.p[0].at[0] == 20.0 &&
+                          !strcmp(a.ecg_leads, "LA-RA") && a.ecg_sigma_b == 2.5,
+                      "full: probes and ecg");
+        HS_TEST_CHECK(r[2].select == HS_REGION_SURFACE && !strcmp(r[2].label, "endo") && r[2].distance == 1.5 &&
+                          r[2].d_iso == -1.0 && r[2].d_ani == 0.4,
+                      "full: region 2");
+    }
     HS_TEST_CHECK(!strcmp(a.backend, "cpu") && !strcmp(a.spmv, "csr_scalar") && a.cg_tol == 1e-10 &&
                       a.cg_max_iter == 500 && a.newton_tol_update == 2e-9 && a.newton_max_iter == 7 &&
                       a.threads == 3,
@@ -736,6 +809,33 @@ static void test_reference(void)
     free(text);
 }
 
+/* ecg.leads become electrode pairs in the spec; a lead naming no electrode is an error listing them. */
+static void test_ecg_leads(void)
+{
+    char path[600];
+    snprintf(path, sizeof path, "%s/leads.cfg", g_dir);
+    static hs_config cfg;
+    static hs_sim_spec spec;
+    write_file(path, "ecg = { electrodes = ( { name = \"LA\"; at = [9.0, 0.0, 0.0]; }, { name = \"RA\"; at = [-9.0, 0.0, 0.0]; },\n"
+                     "  { name = \"LL\"; at = [0.0, -9.0, 0.0]; } ); leads = \"LA-RA, LL-RA,LL-LA\"; };\n");
+    HS_TEST_OK(hs_config_load(path, NULL, 0, &cfg));
+    HS_TEST_OK(hs_spec_from_config(&cfg, &spec));
+    HS_TEST_CHECK(spec.n_electrodes == 3 && spec.n_leads == 3 && spec.lead[0][0] == 0 && spec.lead[0][1] == 1 &&
+                      spec.lead[1][0] == 2 && spec.lead[1][1] == 1 && spec.lead[2][0] == 2 && spec.lead[2][1] == 0 &&
+                      !strcmp(spec.lead_name[2], "LL-LA"),
+                  "leads: %d", spec.n_leads);
+    snprintf(cfg.ecg_leads, sizeof cfg.ecg_leads, "LA-V1");
+    hs_status st = hs_spec_from_config(&cfg, &spec);
+    HS_TEST_CHECK(st == HS_ERR_CONFIG && strstr(hs_error_message(), "ecg.leads: \"LA-V1\": no electrode \"V1\"; electrodes: LA, RA, LL"),
+                  "unknown electrode in a lead: \"%s\"", hs_error_message());
+    hs_error_clear();
+    snprintf(cfg.ecg_leads, sizeof cfg.ecg_leads, "LA");
+    st = hs_spec_from_config(&cfg, &spec);
+    HS_TEST_CHECK(st == HS_ERR_CONFIG && strstr(hs_error_message(), "is not a difference of two electrodes"),
+                  "a lead without '-': \"%s\"", hs_error_message());
+    hs_error_clear();
+}
+
 int main(void)
 {
     const char *tmp = getenv("TMPDIR");
@@ -745,6 +845,7 @@ int main(void)
         return 1;
     }
     run_bad_cases();
+    test_ecg_leads();
     test_defaults();
     test_full_and_round_trip();
     test_overrides();

@@ -46,7 +46,8 @@ int main(void)
                       !memcmp(a.model_prm.v, b.model_prm.v, sizeof a.model_prm.v),
                   "model and parameters");
     HS_TEST_CHECK(a.time_unit == b.time_unit && a.d_iso == b.d_iso && a.d_ani == b.d_ani && a.dt == b.dt &&
-                      a.t_end == b.t_end && a.n_stimuli == b.n_stimuli && a.activation_threshold == b.activation_threshold,
+                      a.t_end == b.t_end && a.n_stimuli == b.n_stimuli && a.activation_threshold == b.activation_threshold &&
+                      a.repol_threshold == b.repol_threshold && a.n_regions == b.n_regions,
                   "physics keys");
     HS_TEST_CHECK(a.spmv == b.spmv && !memcmp(&a.spmv_params, &b.spmv_params, sizeof a.spmv_params) &&
                       a.cg.tol == b.cg.tol && a.cg.max_iter == b.cg.max_iter && a.cg.variant == b.cg.variant && a.cg.s == b.cg.s &&

@@ -6,7 +6,9 @@
  *     and the Newton/CG iteration counts of every step;
  *  3. every registered SpMV kernel with each assembly method, and 5. every ionic model, 40 steps on
  *     cuda against the cpu (the bounds of part 2; split and full converge to the same Newton
- *     tolerance, so the bound holds across methods too).
+ *     tolerance, so the bound holds across methods too); 7. heterogeneous tissue (regions, a scar);
+ *     8. the read-outs (activation, repolarisation, APD, beats) of a slab paced twice; 9. probes and
+ *     pseudo-ECG samples computed on the device.
  * Exit 77 without a CUDA device. HS_TEST_QUICK=1 (used under compute-sanitizer racecheck, where every
  * launch is slow) runs part 1 and 10 steps of part 2 only.
  *
@@ -267,6 +269,167 @@ static void every_model(void)
     }
 }
 
+/* 7. Heterogeneous tissue (fem/hs_region.h): the HET element kernels (region table + row per
+ * element) against the CPU element pass, 60 steps: a non-conducting slab (split assembly only: the
+ * full method refuses decoupled nodes), a region with another excitation threshold and a slower
+ * region; with the full method the same without the scar. Bounds of part 2 (N = 60). */
+static void regions_match(void)
+{
+    for (int am = 0; am < 2; ++am) {
+        static hs_sim_spec c[2];
+        hs_test_node *v[2] = {NULL, NULL};
+        int32_t n[2] = {0, 0};
+        for (int q = 0; q < 2; ++q) {
+            setup_cfg(&c[q], q ? "cuda" : "cpu");
+            c[q].assembly = am ? HS_ASSEMBLY_FULL : HS_ASSEMBLY_SPLIT;
+            hs_region_cfg *r = c[q].regions;
+            memset(r, 0, 3 * sizeof *r);
+            for (int j = 0; j < 3; ++j) {
+                r[j].select = HS_REGION_BOX;
+                r[j].min[1] = r[j].min[2] = -1e3, r[j].max[1] = r[j].max[2] = 1e3;
+                r[j].d_iso = r[j].d_ani = -1.0;
+            }
+            r[0].min[0] = 1.6, r[0].max[0] = 2.6; /* alpha 0.05 */
+            r[0].n_params = 1, r[0].param_index[0] = hs_model_param_index(c[q].model, "alpha");
+            r[0].param_value[0] = 0.05;
+            r[1].min[0] = 2.4, r[1].max[0] = 6.1; /* slower, overlapping entry 0: later wins on d only */
+            r[1].d_iso = 0.15, r[1].d_ani = 0.3;
+            r[2].min[0] = 4.0, r[2].max[0] = 4.6; /* scar */
+            r[2].d_iso = r[2].d_ani = 0.0;
+            c[q].n_regions = am ? 2 : 3;
+            v[q] = hs_test_run_sorted(&c[q], 60, &n[q]);
+        }
+        const char *what = am ? "regions (full)" : "regions with a scar (split)";
+        HS_TEST_CHECK(v[0] && v[1] && n[0] == n[1], "%s: runs failed", what);
+        if (v[0] && v[1] && n[0] == n[1]) {
+            double d2 = 0, r2 = 0, dact = 0;
+            int mism = 0, activated = 0;
+            for (int32_t k = 0; k < n[0]; ++k) {
+                d2 += (v[1][k].phi - v[0][k].phi) * (v[1][k].phi - v[0][k].phi);
+                r2 += v[0][k].phi * v[0][k].phi;
+                if ((v[1][k].act < 0) != (v[0][k].act < 0)) ++mism;
+                else if (v[0][k].act >= 0) dact = fmax(dact, fabs(v[1][k].act - v[0][k].act)), ++activated;
+            }
+            printf("%-28s cuda vs cpu after 60 steps: |phi diff|/|phi| = %.2e, max activation diff %.2e ms "
+                   "(%d activated)\n", what, sqrt(d2 / r2), dact, activated);
+            HS_TEST_CHECK(sqrt(d2 / r2) <= 60 * 1e-10, "%s: phi differs: %.3e", what, sqrt(d2 / r2));
+            HS_TEST_CHECK(mism == 0 && dact <= 1e-6, "%s: activation: %d mismatches, max %.3e ms", what, mism, dact);
+            HS_TEST_CHECK(activated > n[0] / 8, "%s: only %d nodes activated", what, activated);
+        }
+        free(v[0]);
+        free(v[1]);
+    }
+}
+
+/* 8. The read-outs (fem/hs_readout.h) on the device: a slab paced twice (0 and 450 ms, dt 0.5 ms,
+ * 1800 steps), every node's activation, repolarisation, APD and beat count on cuda against cpu.
+ * Bounds: phi agrees to N 1e-10 relative (part 2's argument, N = 1800); a crossing time moves by
+ * the phi difference over the slope of V at the crossing, >= 1e-3 per ms (model units) on the
+ * repolarising tail of Aliev-Panfilov at -70 mV, so times agree to 1800e-10 / 1e-3 ~ 2e-4 ms: we
+ * allow 1e-3 ms; beat counts are equal. */
+static void readouts_match(void)
+{
+    static hs_sim_spec c[2];
+    hs_sim s[2];
+    hs_state st[2];
+    int ok = 1;
+    for (int q = 0; q < 2; ++q) {
+        setup_cfg(&c[q], q ? "cuda" : "cpu");
+        c[q].mesh.box = (hs_box_params){.lx = 2.0, .ly = 0.5, .lz = 0.5, .h = 0.25};
+        c[q].n_stimuli = 2;
+        for (int k = 0; k < 2; ++k)
+            c[q].stimuli[k] = (hs_stimulus_cfg){.shape = HS_STIM_BOX, .min = {-1, -1, -1}, .max = {0.3, 2, 2},
+                                                .start = 450.0 * k, .duration = 2.0, .strength = 0.5};
+        c[q].dt = 0.5;
+        HS_TEST_OK(hs_sim_create(&c[q], &s[q]));
+        if (!s[q].backend) return;
+        hs_step_stats ss;
+        for (int k = 0; k < 1800 && ok; ++k) ok = hs_sim_step(&s[q], k * 0.5, 0.5, &ss) == HS_OK;
+        HS_TEST_CHECK(ok, "readouts: %s run failed: %s", q ? "cuda" : "cpu", hs_error_message());
+        HS_TEST_OK(hs_state_create(&s[q].backend->state, &st[q]));
+        HS_TEST_OK(s[q].backend->ops->get_state(s[q].backend, &st[q]));
+    }
+    const hs_state_desc *d = &s[0].backend->state;
+    int32_t nn = s[0].mesh->n_nodes;
+    double dmax = 0.0;
+    int beats_bad = 0, unset = 0;
+    for (int k = d->activation; ok && k < d->activation + HS_STATE_READOUTS; ++k)
+        for (int32_t i = 0; i < nn; ++i) {
+            double a = st[0].field[k][i], b = st[1].field[k][i];
+            if (!strcmp(d->f[k].name, "beats")) beats_bad += a != b || a != 2.0;
+            else if (a < 0 || b < 0) ++unset;
+            else dmax = fmax(dmax, fabs(a - b));
+        }
+    printf("read-outs cuda vs cpu after 1800 steps: max time difference %.2e ms, %d unset, %d beat counts differ\n",
+           dmax, unset, beats_bad);
+    HS_TEST_CHECK(ok && dmax <= 1e-3 && unset == 0 && beats_bad == 0,
+                  "read-outs: max diff %.3e ms, %d unset, %d beat counts wrong", dmax, unset, beats_bad);
+    for (int q = 0; q < 2; ++q) {
+        hs_state_destroy(&st[q]);
+        hs_sim_destroy(&s[q]);
+    }
+}
+
+/* 9. Sampling on the device (probes and pseudo-ECG, fem/hs_sample.h; k_sample): after 60 steps
+ * of part 2's slab on both backends, the same sample sets applied by each backend. A sample is
+ * y = sum_k S_k u_k: the two differ by the states' difference plus the summation order,
+ * |y_gpu - y_cpu| <= sum_k |S_k| max|u_gpu - u_cpu| + 2 n_row eps sum_k |S_k u_k|, with the state
+ * difference measured here (its own bound is part 2's); we allow 2x that. */
+static void samples_match(void)
+{
+    static hs_sim_spec c[2];
+    hs_sim s[2];
+    hs_sample_set *set[2][2] = {{NULL, NULL}, {NULL, NULL}};
+    double y[2][2][8], *u[2] = {NULL, NULL};
+    const double pts[3][3] = {{0.0, 0.0, 0.0}, {3.0, 1.0, 0.5}, {6.0, 2.0, 1.0}};
+    const double el[3][3] = {{10.0, 1.0, 0.5}, {-4.0, 1.0, 0.5}, {3.0, 6.0, 0.5}};
+    const char *names[3] = {"a", "b", "c"};
+    for (int q = 0; q < 2; ++q) {
+        setup_cfg(&c[q], q ? "cuda" : "cpu");
+        HS_TEST_OK(hs_sim_create(&c[q], &s[q]));
+        if (!s[q].backend) return;
+        hs_step_stats ss;
+        for (int k = 0; k < 60; ++k) HS_TEST_OK(hs_sim_step(&s[q], k * c[q].dt, c[q].dt, &ss));
+        HS_TEST_OK(hs_sample_probes_create(s[q].prob, &pts[0][0], names, 3, &set[q][0]));
+        HS_TEST_OK(hs_sample_ecg_create(s[q].prob, &el[0][0], names, 3, 1.0, &set[q][1]));
+        for (int k = 0; k < 2; ++k) {
+            if (!set[q][k]) return;
+            HS_TEST_OK(s[q].backend->ops->sample_setup(s[q].backend, k, set[q][k], 4));
+            HS_TEST_OK(s[q].backend->ops->sample(s[q].backend, k, 2)); /* a slot other than 0 */
+            double buf[4 * 3];
+            HS_TEST_OK(s[q].backend->ops->sample_fetch(s[q].backend, k, 3, buf));
+            memcpy(y[q][k], buf + 2 * 3, sizeof(double) * 3);
+        }
+        u[q] = malloc(sizeof(double) * (size_t)s[q].mesh->n_nodes);
+        hs_state one = {&s[q].backend->state, {u[q]}};
+        HS_TEST_OK(s[q].backend->ops->get_state(s[q].backend, &one));
+    }
+    const int32_t nn = s[0].mesh->n_nodes;
+    double du = 0.0;
+    for (int32_t i = 0; i < nn; ++i) du = fmax(du, fabs(u[0][i] - u[1][i]));
+    int bad = 0;
+    for (int k = 0; k < 2; ++k) {
+        const hs_sample_set *st = set[0][k];
+        for (int j = 0; j < 3; ++j) {
+            double sa = 0.0, sy = 0.0;
+            for (int64_t q = st->row_ptr[j]; q < st->row_ptr[j + 1]; ++q)
+                sa += fabs(st->val[q]), sy += fabs(st->val[q] * u[0][st->col[q]]);
+            double n_row = (double)(st->row_ptr[j + 1] - st->row_ptr[j]);
+            double bound = 2.0 * (sa * du + 2.0 * n_row * DBL_EPSILON * sy);
+            double d = fabs(y[0][k][j] - y[1][k][j]);
+            printf("%s %d: cpu %.10g, cuda %.10g, |diff| %.2e (bound %.2e)\n", k ? "electrode" : "probe", j, y[0][k][j],
+                   y[1][k][j], d, bound);
+            bad += !(d <= bound);
+        }
+    }
+    HS_TEST_CHECK(bad == 0, "samples: %d values beyond their bound", bad);
+    for (int q = 0; q < 2; ++q) {
+        for (int k = 0; k < 2; ++k) hs_sample_set_destroy(&set[q][k]);
+        free(u[q]);
+        hs_sim_destroy(&s[q]);
+    }
+}
+
 /* 6. solver.spmv = "auto" (issue 17) on a mesh numbered at random, where a renumbering would hurt
  * the assembly most: the trial's table lists every format that keeps the node order with positive
  * times, picks one of them, never a renumbering format; a short run takes the default untimed. */
@@ -479,6 +642,9 @@ int main(void)
     if (!getenv("HS_TEST_NO_GRAPH")) graph_and_variants(quick ? 10 : 60);
     if (!quick) every_kernel();
     if (!quick) every_model();
+    if (!quick) regions_match();
+    if (!quick) readouts_match();
+    if (!quick) samples_match();
     if (!quick) auto_choice();
     HS_TEST_RETURN();
 }

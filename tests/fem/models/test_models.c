@@ -57,7 +57,7 @@ static void check_descriptor(const hs_model *m)
     /* the state descriptor: potential, the variables, activation */
     hs_state_desc d;
     hs_state_desc_init(&d, m, 10, 20);
-    HS_TEST_CHECK(d.n_fields == m->n_vars + 2 && d.activation == d.n_fields - 1, "%s: state fields", m->name);
+    HS_TEST_CHECK(d.n_fields == m->n_vars + 1 + HS_STATE_READOUTS && d.activation == m->n_vars + 1, "%s: state fields", m->name);
     HS_TEST_CHECK(hs_state_find(&d, m->potential_name) == HS_STATE_POTENTIAL, "%s: potential first", m->name);
 }
 

@@ -1,0 +1,63 @@
+/**
+ * @file hs_sample.h
+ * @brief Linear read-outs of the potential at a few places, y = S u + c for a fixed sparse S
+ * [n_rows][n_nodes]: the probes (a row with one entry: V at the node nearest a point) and the
+ * pseudo-ECG (a row per electrode with weights on every node). A backend applies S where it keeps
+ * u (the CUDA backend on the device, into a buffer copied in batches) through the optional
+ * sampling ops of hs_backend_ops; hs_sample_apply_ref is the CPU reference.
+ *
+ * The pseudo-ECG (docs/verification.md derives it): phi_e(x) = 1/(4 pi sigma_b) ∫ (D grad V) .
+ * grad_x(1/|x - y|) dy with grad_x(1/|x - y|) = (y - x)/|y - x|^3, so a wave front approaching
+ * the electrode gives a positive deflection. With P1 elements grad V is constant per element,
+ * grad V_e = sum_a V_a grad N_a, and grad(1/r) is taken at the centroid c_e (one-point rule):
+ *   phi_e(x) = sum_e w_e . grad V_e,   w_e = vol_e D_e (c_e - x)/|c_e - x|^3 / (4 pi sigma_b),
+ * i.e. phi_e(x) = sum_n W_n V_n with W_n = sum_{e ∋ n} w_e . grad N_a(e): a dot product per electrode
+ * with weights computed once.
+ */
+#ifndef HS_SAMPLE_H
+#define HS_SAMPLE_H
+
+#include <stdint.h>
+
+#include "hs_problem.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** A sampling matrix: y_j = offset_j + sum_k val[k] u[col[k]], k in [row_ptr[j], row_ptr[j+1]). */
+typedef struct hs_sample_set {
+    int n_rows;
+    int64_t *row_ptr; /**< [n_rows + 1] */
+    int32_t *col;     /**< [row_ptr[n_rows]] ascending within a row */
+    double *val;
+    double *offset;   /**< [n_rows] added on the host (the mV offset of a probe) */
+    int32_t *node;    /**< [n_rows] probes: the node sampled; NULL for the ECG */
+    double *dist;     /**< [n_rows] probes: its distance from the point, mm */
+} hs_sample_set;
+
+/**
+ * @brief Probes: V (mV) at the node nearest each of @p n points. A point farther from its node
+ * than the mesh's longest edge is outside the tissue: HS_ERR_CONFIG naming it (@p names[j]) and the
+ * distance. @param[in] xyz [n][3] mm.
+ */
+hs_status hs_sample_probes_create(const hs_problem *p, const double *xyz, const char *const *names, int n,
+                                  hs_sample_set **out);
+/**
+ * @brief Pseudo-ECG weights (mV per model unit of u) of @p n electrodes at @p xyz [n][3] mm, bath
+ * conductivity @p sigma_b in the units of D (mm^2/ms), D per element from the problem (regions
+ * included). An electrode closer to an element centroid than half that element's size warns (the
+ * one-point rule of 1/r^2 is poor there); one farther than 100 times the mesh's extent warns with
+ * the distance (its signal is ~1e-4 of a near one).
+ */
+hs_status hs_sample_ecg_create(const hs_problem *p, const double *xyz, const char *const *names, int n, double sigma_b,
+                               hs_sample_set **out);
+void hs_sample_set_destroy(hs_sample_set **s);
+
+/** @brief y[j] = sum_k val[k] u[col[k]] (without the offset), summed in row order. */
+void hs_sample_apply_ref(const hs_sample_set *s, const double *u, double *y);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,33 @@
+/**
+ * @file hs_beats.h
+ * @brief Per-beat maps: the host records each node's beat k (activation, repolarisation, APD) from
+ * the read-outs (fem/hs_readout.h, which hold the latest beat only), copied from the backend every
+ * output.interval, and writes PREFIX_maps_beatK.vtk for every beat at the end of a run with more
+ * than one. A beat is recorded once it has repolarised; a node whose latest beat has not is
+ * written with repolarisation and apd -1. Limits: a beat that both starts and is followed by the
+ * next one within one output.interval is missed (a warning counts such nodes); a restarted run
+ * records the beats from its restart on (earlier ones are in the earlier run's files).
+ */
+#ifndef HS_BEATS_H
+#define HS_BEATS_H
+
+#include "hs_sim.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct hs_beats hs_beats;
+
+/** @brief Start recording for @p sim (its backend's state descriptor). */
+hs_status hs_beats_create(const hs_sim *sim, hs_beats **out);
+/** @brief Copy the read-outs from the backend and record every beat seen so far. */
+hs_status hs_beats_update(hs_beats *b, hs_sim *sim);
+/** @brief When more than one beat was seen: write DIR/PREFIX_maps_beatK.vtk, K = 1, 2, ... */
+hs_status hs_beats_write(hs_beats *b, const hs_sim *sim, const char *dir, const char *prefix, double t_ms);
+void hs_beats_destroy(hs_beats **b);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,221 @@
+/* Probes and pseudo-ECG during a run (hs_samples.h): sample sets on the backend, CSV files. */
+#define _POSIX_C_SOURCE 200809L
+#include "hs_samples.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hs_atomic_file.h"
+#include "hs_util.h"
+
+typedef struct sample_stream {
+    hs_sample_set *set;
+    int id;           /* backend set index */
+    double interval;  /* ms */
+    long next;        /* index of the next sample due: at next * interval */
+    double *times;    /* [HS_SAMPLE_BATCH] ms of the buffered samples */
+    double *rows;     /* [HS_SAMPLE_BATCH][n_rows] fetched */
+    int n;            /* buffered on the backend */
+    char *path;
+    int n_leads;      /* ECG: lead columns after the electrodes */
+    const int (*lead)[2];
+} sample_stream;
+
+struct hs_samples {
+    hs_backend *b;
+    sample_stream st[HS_SAMPLE_SETS];
+    int n_st;
+    double eps;
+};
+
+/* Keep the header and the rows with t <= t_keep (a restart), or write a fresh header. */
+static hs_status csv_prepare(const char *path, const char *header, double t_keep)
+{
+    char *keep = NULL;
+    size_t klen = 0;
+    if (t_keep >= 0) {
+        FILE *f = fopen(path, "r");
+        if (f) {
+            FILE *m = open_memstream(&keep, &klen);
+            char *line = NULL;
+            size_t cap = 0;
+            int first = 1;
+            while (m && getline(&line, &cap, f) > 0) {
+                if (first || strtod(line, NULL) <= t_keep) fputs(line, m);
+                first = 0;
+            }
+            free(line);
+            fclose(f);
+            if (m) fclose(m);
+        }
+    }
+    FILE *f = fopen(path, "w");
+    HS_CHECK(f != NULL, HS_ERR_IO, "cannot write %s: %s", path, strerror(errno));
+    if (keep && klen)
+        fwrite(keep, 1, klen, f);
+    else
+        fputs(header, f);
+    free(keep);
+    HS_CHECK(fclose(f) == 0, HS_ERR_IO, "cannot write %s: %s", path, strerror(errno));
+    return HS_OK;
+}
+
+static hs_status stream_write(sample_stream *s)
+{
+    if (s->n == 0) return HS_OK;
+    const int nr = s->set->n_rows;
+    FILE *f = fopen(s->path, "a");
+    HS_CHECK(f != NULL, HS_ERR_IO, "cannot append to %s: %s", s->path, strerror(errno));
+    for (int q = 0; q < s->n; ++q) {
+        const double *y = s->rows + (size_t)q * (size_t)nr;
+        fprintf(f, "%.10g", s->times[q]);
+        for (int j = 0; j < nr; ++j) fprintf(f, ",%.10g", y[j] + s->set->offset[j]);
+        for (int l = 0; l < s->n_leads; ++l) fprintf(f, ",%.10g", y[s->lead[l][0]] - y[s->lead[l][1]]);
+        fputc('\n', f);
+    }
+    int bad = ferror(f);
+    HS_CHECK(fclose(f) == 0 && !bad, HS_ERR_IO, "cannot append to %s: %s", s->path, strerror(errno));
+    s->n = 0;
+    return HS_OK;
+}
+
+static hs_status stream_flush(hs_backend *b, sample_stream *s)
+{
+    if (s->n == 0) return HS_OK;
+    HS_CALL(b->ops->sample_fetch(b, s->id, s->n, s->rows));
+    return stream_write(s);
+}
+
+static hs_status stream_take(hs_backend *b, sample_stream *s, double t)
+{
+    HS_CALL(b->ops->sample(b, s->id, s->n));
+    s->times[s->n++] = t;
+    if (s->n == HS_SAMPLE_BATCH) HS_CALL(stream_flush(b, s));
+    return HS_OK;
+}
+
+static hs_status stream_open(hs_samples *x, const hs_sim_spec *spec, hs_sample_set *set, const char *suffix,
+                             const char *header, double interval, double t_restart)
+{
+    sample_stream *s = &x->st[x->n_st];
+    s->set = set;
+    s->id = x->n_st;
+    s->interval = interval;
+    HS_CALL(HS_ALLOC(s->times, HS_SAMPLE_BATCH, "sample times"));
+    HS_CALL(HS_ALLOC(s->rows, (size_t)HS_SAMPLE_BATCH * (size_t)set->n_rows, "samples"));
+    char name[128];
+    snprintf(name, sizeof name, "%s%s", spec->out_prefix, suffix);
+    HS_CALL(hs_path_join(spec->out_dir, name, &s->path));
+    HS_CALL(csv_prepare(s->path, header, t_restart));
+    HS_CALL(x->b->ops->sample_setup(x->b, s->id, set, HS_SAMPLE_BATCH));
+    x->n_st++;
+    double t0 = t_restart < 0 ? 0.0 : t_restart;
+    s->next = (long)floor(t0 / interval + 1e-9) + 1;
+    if (t_restart < 0) HS_CALL(stream_take(x->b, s, 0.0));
+    hs_log(1, "%s: %d columns every %g ms\n", s->path, set->n_rows + s->n_leads, interval);
+    return HS_OK;
+}
+
+hs_status hs_samples_create(const hs_sim_spec *spec, hs_sim *sim, double t_restart, hs_samples **out)
+{
+    *out = NULL;
+    if (!spec->output_enabled || (spec->n_probes == 0 && spec->n_electrodes == 0)) return HS_OK;
+    hs_backend *b = sim->backend;
+    HS_CHECK(b->ops->sample && b->ops->sample_setup && b->ops->sample_fetch, HS_ERR_INTERNAL,
+             "backend %s cannot sample probes or an ECG", b->ops->name);
+    hs_samples *x = NULL;
+    hs_status st = HS_OK;
+    char *header = NULL;
+    size_t hlen = 0;
+    HS_CALL(HS_ALLOC(x, 1, "samples"));
+    x->b = b;
+    x->eps = 1e-9 * spec->dt;
+    const char *names[HS_SPEC_MAX_POINTS];
+    if (spec->n_probes > 0) {
+        hs_sample_set *set = NULL;
+        for (int j = 0; j < spec->n_probes; ++j) names[j] = spec->probe_name[j];
+        HS_CALL_GOTO(hs_sample_probes_create(sim->prob, &spec->probe_xyz[0][0], names, spec->n_probes, &set), fail);
+        FILE *m = open_memstream(&header, &hlen);
+        HS_CHECK_GOTO(m != NULL, fail, HS_ERR_MEMORY, "out of memory for a CSV header");
+        fputs("t_ms", m);
+        for (int j = 0; j < spec->n_probes; ++j) {
+            fprintf(m, ",%s", names[j]);
+            hs_log(2, "probe %s: node %d, %.3g mm from the point\n", names[j], (int)set->node[j], set->dist[j]);
+        }
+        fputc('\n', m);
+        fclose(m);
+        double iv = spec->probe_interval > 0 ? spec->probe_interval : spec->dt;
+        st = stream_open(x, spec, set, "_probes.csv", header, iv, t_restart);
+        if (st != HS_OK) {
+            if (x->st[x->n_st].set != set) hs_sample_set_destroy(&set);
+            goto fail;
+        }
+        free(header);
+        header = NULL;
+    }
+    if (spec->n_electrodes > 0) {
+        hs_sample_set *set = NULL;
+        for (int j = 0; j < spec->n_electrodes; ++j) names[j] = spec->electrode_name[j];
+        HS_CALL_GOTO(hs_sample_ecg_create(sim->prob, &spec->electrode_xyz[0][0], names, spec->n_electrodes,
+                                          spec->ecg_sigma_b, &set), fail);
+        FILE *m = open_memstream(&header, &hlen);
+        HS_CHECK_GOTO(m != NULL, fail, HS_ERR_MEMORY, "out of memory for a CSV header");
+        fputs("t_ms", m);
+        for (int j = 0; j < spec->n_electrodes; ++j) fprintf(m, ",%s", names[j]);
+        for (int l = 0; l < spec->n_leads; ++l) fprintf(m, ",%s", spec->lead_name[l]);
+        fputc('\n', m);
+        fclose(m);
+        x->st[x->n_st].n_leads = spec->n_leads;
+        x->st[x->n_st].lead = spec->lead;
+        double iv = spec->ecg_interval > 0 ? spec->ecg_interval : spec->out_interval;
+        st = stream_open(x, spec, set, "_ecg.csv", header, iv, t_restart);
+        if (st != HS_OK) {
+            if (x->st[x->n_st].set != set) hs_sample_set_destroy(&set);
+            goto fail;
+        }
+        free(header);
+        header = NULL;
+    }
+    *out = x;
+    return HS_OK;
+fail:
+    free(header);
+    hs_samples_destroy(&x);
+    return st;
+}
+
+hs_status hs_samples_step(hs_samples *x, double t_ms)
+{
+    if (!x) return HS_OK;
+    for (int i = 0; i < x->n_st; ++i) {
+        sample_stream *s = &x->st[i];
+        if (t_ms < s->next * s->interval - x->eps) continue;
+        HS_CALL(stream_take(x->b, s, t_ms));
+        while (s->next * s->interval <= t_ms + x->eps) ++s->next;
+    }
+    return HS_OK;
+}
+
+hs_status hs_samples_flush(hs_samples *x)
+{
+    if (!x) return HS_OK;
+    for (int i = 0; i < x->n_st; ++i) HS_CALL(stream_flush(x->b, &x->st[i]));
+    return HS_OK;
+}
+
+void hs_samples_destroy(hs_samples **p)
+{
+    if (!p || !*p) return;
+    hs_samples *x = *p;
+    for (int i = 0; i < HS_SAMPLE_SETS; ++i) {
+        hs_sample_set_destroy(&x->st[i].set);
+        free(x->st[i].times);
+        free(x->st[i].rows);
+        free(x->st[i].path);
+    }
+    free(x);
+    *p = NULL;
+}
