@@ -194,6 +194,11 @@ static const hs_cfg_key base_keys[] = {
     {.path = "solver.persistent", .type = HS_CFG_ENUM, .choices = "auto|on|off", .def_str = "auto",
      .unit = "-", AT(persistent), .meaning = "CUDA backend, solver.cg = chronopoulos: run each CG solve as one persistent cooperative kernel (two grid barriers per iteration); auto: for systems up to 262,144 rows, where launch latency bounds an iteration"},
 
+    /* ---- parallel: a run under mpirun (docs/parallel.md) --------------------------------------- */
+    {.path = "parallel.partition", .type = HS_CFG_ENUM, .choices = "metis|rows|nonzeros", .def_str = "metis",
+     .unit = "-", AT(partition),
+     .meaning = "how a distributed run (mpirun -np N heartsim run) splits the nodes over the ranks: metis = METIS k-way on the node graph, weighted by row nonzeros (fewest cut edges; needs a build with METIS); rows = equal blocks of consecutive rows (seed 001's PCSR-I); nonzeros = consecutive rows with equal nonzeros (seed 001's PCSR-II). Ignored by a serial run"},
+
     /* ---- spmv: tunables of the SpMV formats (docs/kernels.md) ------------------------------- */
     {.path = "spmv.block_size", .type = HS_CFG_INT, GE(32), .def_num = 256, .unit = "threads",
      AT(spmv_params.block_size), .meaning = "threads per block for formats that let it be chosen; a multiple of 32, at most 1024"},

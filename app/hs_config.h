@@ -78,6 +78,9 @@ typedef struct hs_config {
     char graph[8];          /**< "auto" | "on" | "off": CUDA graph replay of a Newton iteration */
     char assembly[8];       /**< "split" | "full" (fem/hs_assembly_list.h) */
     char persistent[8];     /**< "auto" | "on" | "off": persistent CG kernel (chronopoulos, cuda) */
+
+    /* parallel (a run under mpirun; docs/parallel.md) */
+    char partition[16];     /**< "metis" | "rows" | "nonzeros" (parallel/hs_partition_list.h) */
     double newton_tol_residual; /**< dt * max_I |R_I| / m_I (potential units) */
     double newton_tol_update;   /**< max_I |delta phi_I| */
     int newton_max_iter;

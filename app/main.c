@@ -9,6 +9,7 @@
 #include "hs_help.h"
 #include "hs_mesh_cmd.h"
 #include "hs_resume_cmd.h"
+#include "hs_par.h"
 #include "hs_run_cmd.h"
 #include "hs_spmv.h"
 #include "hs_util.h"
@@ -49,6 +50,22 @@ static const char *usage_text =
 
 static int fail(hs_status st)
 {
+    if (hs_par_active()) {
+        /* A distributed run: an error every rank returns alike (numerical, interrupted, or agreed by
+         * the distributed backend) is printed once, by rank 0, and every rank ends normally; an
+         * error of this rank alone ends every rank through MPI_Abort after its message. */
+        const int agreed = st == HS_ERR_NUMERIC || st == HS_ERR_INTERRUPTED || hs_par_agreed() == (int)st;
+        if (!agreed || hs_par_rank() == 0) {
+            if (agreed || hs_par_size() == 1)
+                fprintf(stderr, "heartsim: error: %s\n", hs_error_message());
+            else
+                fprintf(stderr, "heartsim: error on rank %d of %d (ending every rank): %s\n", hs_par_rank(),
+                        hs_par_size(), hs_error_message());
+        }
+        if (!agreed) hs_par_abort((int)st);
+        hs_par_finalize();
+        return (int)st;
+    }
     fprintf(stderr, "heartsim: error: %s\n", hs_error_message());
     if (hs_verbosity >= 2) fprintf(stderr, "heartsim: (detected at %s)\n", hs_error_location());
     return (int)st;
@@ -177,8 +194,15 @@ int main(int argc, char **argv)
     const int n_user_sets = n_sets; /* the --set options as given, for the resume hint */
     if (out_set[0]) sets[n_sets++] = out_set; /* --out wins over --set output.dir */
 
+    hs_status st = HS_OK;
+    if (!strcmp(cmd, "run") || bench == 4) {
+        /* under mpirun / srun: one simulation over the ranks (docs/parallel.md); only rank 0 talks */
+        st = hs_par_init(&argc, &argv);
+        if (st != HS_OK) return fail(st);
+        if (hs_par_rank() != 0) hs_verbosity = 0;
+    }
     static hs_config cfg;
-    hs_status st = hs_config_load(cfg_path, sets, n_sets, &cfg);
+    st = hs_config_load(cfg_path, sets, n_sets, &cfg);
     if (st != HS_OK) return fail(st);
     if (bench == 2) {
         hs_bench_spmv_opts bo = {&cfg, NULL, reps, csv, json, kernels};
@@ -205,7 +229,17 @@ int main(int argc, char **argv)
     static char resume_cmd[16384];
     if (hs_resume_command(argv[0], cfg_path, sets, n_user_sets, cfg.out_dir, resume_cmd, sizeof resume_cmd) != 0)
         resume_cmd[0] = '\0'; /* too long to print usefully: the generic hint */
+    if (hs_par_active() && resume_cmd[0]) { /* continue it the way it was started */
+        char prefix[32];
+        const int np = snprintf(prefix, sizeof prefix, "mpirun -np %d ", hs_par_size());
+        const size_t len = strlen(resume_cmd);
+        if (len + (size_t)np < sizeof resume_cmd) {
+            memmove(resume_cmd + np, resume_cmd, len + 1);
+            memcpy(resume_cmd, prefix, (size_t)np);
+        }
+    }
     st = hs_run_command(&cfg, restart, resume_cmd);
     if (st != HS_OK) return fail(st);
+    hs_par_finalize();
     return 0;
 }

@@ -246,8 +246,14 @@ hs_status hs_dist_cg(hs_dist_matrix *a, const double *inv_diag, const double *b,
     return HS_OK;
 }
 
-hs_status hs_dist_gather(const hs_part_local *l, MPI_Comm comm, int root, const double *v, double *out)
+hs_status hs_dist_gather_idx(MPI_Comm comm, int root, int32_t n_mine, const int32_t *idx_mine, const double *v,
+                             int32_t n_global, double *out)
 {
+    if (root < 0) { /* every rank: gather on 0, then broadcast */
+        HS_CALL(hs_dist_gather_idx(comm, 0, n_mine, idx_mine, v, n_global, out));
+        HS_MPI_CALL(MPI_Bcast(out, n_global, MPI_DOUBLE, 0, comm));
+        return HS_OK;
+    }
     int rank = 0, size = 1;
     HS_MPI_CALL(MPI_Comm_rank(comm, &rank));
     HS_MPI_CALL(MPI_Comm_size(comm, &size));
@@ -258,29 +264,41 @@ hs_status hs_dist_gather(const hs_part_local *l, MPI_Comm comm, int root, const 
     if (rank == root) {
         HS_CALL_GOTO(HS_ALLOC(counts, size, "gather counts"), done);
         HS_CALL_GOTO(HS_ALLOC(displs, size, "gather counts"), done);
-        HS_CALL_GOTO(HS_ALLOC(idx, (size_t)l->n_global + 1, "gather indices"), done);
-        HS_CALL_GOTO(HS_ALLOC(vals, (size_t)l->n_global + 1, "gather values"), done);
+        HS_CALL_GOTO(HS_ALLOC(idx, (size_t)n_global + 1, "gather indices"), done);
+        HS_CALL_GOTO(HS_ALLOC(vals, (size_t)n_global + 1, "gather values"), done);
     }
-    int mine = l->n_owned;
+    int mine = n_mine;
     if (MPI_Gather(&mine, 1, MPI_INT, counts, 1, MPI_INT, root, comm) != MPI_SUCCESS) {
         st = HS_FAIL(HS_ERR_INTERNAL, "MPI_Gather of counts failed");
         goto done;
     }
-    if (rank == root)
-        for (int q = 1; q < size; ++q) displs[q] = displs[q - 1] + counts[q - 1];
-    if (MPI_Gatherv(l->l2g, mine, MPI_INT32_T, idx, counts, displs, MPI_INT32_T, root, comm) != MPI_SUCCESS ||
+    if (rank == root) {
+        int64_t total = counts[0];
+        for (int q = 1; q < size; ++q) {
+            displs[q] = displs[q - 1] + counts[q - 1];
+            total += counts[q];
+        }
+        HS_CHECK_GOTO(total == n_global, done, HS_ERR_INTERNAL, "gather: %lld values for %d entries",
+                      (long long)total, (int)n_global);
+    }
+    if (MPI_Gatherv(idx_mine, mine, MPI_INT32_T, idx, counts, displs, MPI_INT32_T, root, comm) != MPI_SUCCESS ||
         MPI_Gatherv(v, mine, MPI_DOUBLE, vals, counts, displs, MPI_DOUBLE, root, comm) != MPI_SUCCESS) {
         st = HS_FAIL(HS_ERR_INTERNAL, "MPI_Gatherv of owned values failed");
         goto done;
     }
     if (rank == root)
-        for (int32_t k = 0; k < l->n_global; ++k) out[idx[k]] = vals[k];
+        for (int32_t k = 0; k < n_global; ++k) out[idx[k]] = vals[k];
 done:
     free(counts);
     free(displs);
     free(idx);
     free(vals);
     return st;
+}
+
+hs_status hs_dist_gather(const hs_part_local *l, MPI_Comm comm, int root, const double *v, double *out)
+{
+    return hs_dist_gather_idx(comm, root, l->n_owned, l->l2g, v, l->n_global, out);
 }
 
 hs_status hs_dist_report(const hs_part_local *l, MPI_Comm comm, const char *partitioner, const hs_part_balance *bal,
@@ -297,7 +315,7 @@ hs_status hs_dist_report(const hs_part_local *l, MPI_Comm comm, const char *part
         free(all);
         return HS_FAIL(HS_ERR_INTERNAL, "MPI_Gather of the partition report failed");
     }
-    if (rank == 0) {
+    if (rank == 0 && f) {
         fprintf(f, "partition: %s over %d ranks, %d nodes; edge cut %lld, imbalance %.3f (nodes) %.3f (nonzeros)\n",
                 partitioner, size, (int)l->n_global, (long long)bal->edge_cut, bal->imbalance_nodes,
                 bal->imbalance_nnz);

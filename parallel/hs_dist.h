@@ -88,9 +88,18 @@ hs_status hs_dist_cg(hs_dist_matrix *a, const double *inv_diag, const double *b,
 hs_status hs_dist_gather(const hs_part_local *l, MPI_Comm comm, int root, const double *v, double *out);
 
 /**
+ * @brief Gather values held once over the ranks into global numbering on @p root: out[idx_mine[k]]
+ * = v[k]; the ranks' index sets must partition [0, n_global) (checked on root). Collective.
+ * root < 0: on every rank (gathered on 0, then broadcast); out [n_global] on every rank then.
+ */
+hs_status hs_dist_gather_idx(MPI_Comm comm, int root, int32_t n_mine, const int32_t *idx_mine, const double *v,
+                             int32_t n_global, double *out);
+
+/**
  * @brief The per-rank partition report, printed by rank 0 on @p f: owned, interior, ghost,
  * elements, nonzeros, neighbours, halo bytes per exchange of one vector, then the edge cut and the
- * imbalance. Collective. @param bal the balance of the whole partition (every rank has it).
+ * imbalance. Collective. @param bal the balance of the whole partition (every rank has it);
+ * @param f where rank 0 prints (NULL: nothing printed).
  */
 hs_status hs_dist_report(const hs_part_local *l, MPI_Comm comm, const char *partitioner, const hs_part_balance *bal,
                          FILE *f);
