@@ -31,6 +31,7 @@ static const char *usage_text =
     "  bench spmv [CONFIG | --matrix FILE.mtx] [--reps N] [--kernels a,b,...] [--csv FILE] [--json FILE]\n"
     "                                                 every SpMV kernel on one matrix (GPU): checked, timed\n"
     "  bench cg CONFIG [--reps N] [--iters K] [--set ...]\n"
+    "  bench scale CONFIG [--reps N] [--warm MS] [--set ...]   (under mpirun -np P)\n"
     "                                                 Jacobi-PCG per iteration (GPU): naive cuSPARSE+cuBLAS,\n"
     "                                                 classic, Chronopoulos-Gear; stream and CUDA graph\n"
     "  kernels                                        list the SpMV kernels (solver.spmv)\n"
@@ -100,7 +101,7 @@ int main(int argc, char **argv)
         snprintf(which, sizeof which, "%s", cmd);
         int k = 2;
         if (!strcmp(cmd, "bench") && argc > 2 && (!strcmp(argv[2], "step") || !strcmp(argv[2], "spmv") ||
-                                                   !strcmp(argv[2], "cg"))) {
+                                                   !strcmp(argv[2], "cg") || !strcmp(argv[2], "scale"))) {
             snprintf(which, sizeof which, "bench %s", argv[2]);
             k = 3;
         }
@@ -116,11 +117,12 @@ int main(int argc, char **argv)
         hs_config_print_reference(stdout);
         return 0;
     }
-    int first = 2, bench = 0; /* bench: 1 step, 2 spmv, 3 cg */
+    int first = 2, bench = 0; /* bench: 1 step, 2 spmv, 3 cg, 4 scale */
     if (!strcmp(cmd, "bench")) {
-        if (argc < 3 || (strcmp(argv[2], "step") && strcmp(argv[2], "spmv") && strcmp(argv[2], "cg")))
-            return usage_error("%s", "bench needs a subcommand: bench step CONFIG, bench cg CONFIG, or bench spmv [CONFIG | --matrix FILE.mtx]");
-        bench = !strcmp(argv[2], "spmv") ? 2 : !strcmp(argv[2], "cg") ? 3 : 1;
+        if (argc < 3 || (strcmp(argv[2], "step") && strcmp(argv[2], "spmv") && strcmp(argv[2], "cg") &&
+                         strcmp(argv[2], "scale")))
+            return usage_error("%s", "bench needs a subcommand: bench step CONFIG, bench cg CONFIG, bench scale CONFIG, or bench spmv [CONFIG | --matrix FILE.mtx]");
+        bench = !strcmp(argv[2], "spmv") ? 2 : !strcmp(argv[2], "cg") ? 3 : !strcmp(argv[2], "scale") ? 4 : 1;
         first = 3;
     } else if (strcmp(cmd, "run") && strcmp(cmd, "check") && strcmp(cmd, "mesh")) {
         return usage_error("unknown command \"%s\"", cmd);
@@ -139,7 +141,7 @@ int main(int argc, char **argv)
         if (bench && !strcmp(a, "--reps") && i + 1 < argc) {
             reps = atoi(argv[++i]);
             if (reps < 1) return usage_error("--reps needs a positive count, got \"%s\"", argv[i]);
-        } else if (bench == 1 && !strcmp(a, "--warm") && i + 1 < argc) {
+        } else if ((bench == 1 || bench == 4) && !strcmp(a, "--warm") && i + 1 < argc) {
             warm = atof(argv[++i]);
         } else if (bench == 3 && !strcmp(a, "--iters") && i + 1 < argc) {
             cg_iters = atoi(argv[++i]);
@@ -212,6 +214,12 @@ int main(int argc, char **argv)
     if (bench == 3) {
         st = hs_bench_cg(&cfg, cg_iters, reps);
         return st == HS_OK ? 0 : fail(st);
+    }
+    if (bench == 4) {
+        st = hs_bench_scale(&cfg, reps, warm);
+        if (st != HS_OK) return fail(st);
+        hs_par_finalize();
+        return 0;
     }
     if (bench) {
         st = hs_bench_step(&cfg, reps, warm, cpu_too);

@@ -24,6 +24,10 @@
 extern "C" {
 #endif
 
+/** @brief The communicator distributed objects are made on: MPI_COMM_WORLD, or the ranks of
+ *  hs_par_subset_begin (hs_par.h). */
+MPI_Comm hs_par_comm(void);
+
 /** Time spent, seconds, accumulated since creation (hs_dist_matrix). */
 typedef struct hs_dist_times {
     double spmv;      /**< local products (interior + boundary rows) */

@@ -31,6 +31,16 @@ int hs_par_size(void); /**< 1 when not active */
 void hs_par_finalize(void);
 /** @brief End every rank now (MPI_Abort with @p code) when active; returns otherwise. */
 void hs_par_abort(int code);
+/**
+ * @brief Narrow the current communicator (that distributed backends use) to ranks [0, n) of all
+ * (benchmarks at several rank counts in one job). Collective over all ranks. @return 1 when this
+ * rank is one of them. hs_par_subset_end (all ranks) goes back to all ranks.
+ */
+int hs_par_subset_begin(int n);
+void hs_par_subset_end(void);
+/** @brief v[i] = max over the current communicator's ranks, in place (nothing when not active). */
+void hs_par_max_doubles(double *v, int n);
+
 /** @brief Record that every rank returns error @p st with the same message (the distributed
  *  backend agrees on errors), so app/ ends the run with one message instead of MPI_Abort. */
 void hs_par_set_agreed(int st);

@@ -6,7 +6,7 @@
 
 #include "hs_build_config.h"
 #if HS_HAS_MPI
-#include <mpi.h>
+#include "hs_dist.h" /* hs_par_comm */
 #endif
 
 static int active = 0, my_rank = 0, n_ranks = 1;
@@ -72,6 +72,46 @@ void hs_par_abort(int code)
 #endif
 }
 
+#if HS_HAS_MPI
+static MPI_Comm current = MPI_COMM_NULL; /* MPI_COMM_NULL: MPI_COMM_WORLD */
+
+MPI_Comm hs_par_comm(void) { return current == MPI_COMM_NULL ? MPI_COMM_WORLD : current; }
+#endif
+
+int hs_par_subset_begin(int n)
+{
+#if HS_HAS_MPI
+    if (!active) return 1;
+    MPI_Comm c = MPI_COMM_NULL;
+    MPI_Comm_split(MPI_COMM_WORLD, my_rank < n ? 0 : MPI_UNDEFINED, my_rank, &c);
+    current = c;
+    return my_rank < n;
+#else
+    (void)n;
+    return 1;
+#endif
+}
+
+void hs_par_subset_end(void)
+{
+#if HS_HAS_MPI
+    if (!active) return;
+    if (current != MPI_COMM_NULL) MPI_Comm_free(&current);
+    current = MPI_COMM_NULL;
+    MPI_Barrier(MPI_COMM_WORLD);
+#endif
+}
+
+void hs_par_max_doubles(double *v, int n)
+{
+#if HS_HAS_MPI
+    if (active) MPI_Allreduce(MPI_IN_PLACE, v, n, MPI_DOUBLE, MPI_MAX, hs_par_comm());
+#else
+    (void)v;
+    (void)n;
+#endif
+}
+
 static int agreed = 0;
 void hs_par_set_agreed(int st) { agreed = st; }
 int hs_par_agreed(void) { return agreed; }
@@ -81,7 +121,7 @@ int hs_par_max_int(int v)
 #if HS_HAS_MPI
     if (active) {
         int out = v;
-        MPI_Allreduce(&v, &out, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+        MPI_Allreduce(&v, &out, 1, MPI_INT, MPI_MAX, hs_par_comm());
         return out;
     }
 #endif

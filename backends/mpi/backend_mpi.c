@@ -392,7 +392,7 @@ hs_status hs_backend_mpi_create(const hs_problem *g, const hs_partitioner *part,
     }
     b->impl = m;
     m->comm = MPI_COMM_NULL;
-    MPI_Comm_dup(MPI_COMM_WORLD, &m->comm);
+    MPI_Comm_dup(hs_par_comm(), &m->comm);
     MPI_Comm_rank(m->comm, &m->rank);
     MPI_Comm_size(m->comm, &m->size);
     st = agree(m, create_local(m, g, part, inner));

@@ -41,3 +41,11 @@ for np in 1 2 3; do
     cmp -s "$tmp/serial/slab.vtk.series" "$out/slab.vtk.series" || { echo "np $np $part: series index differs"; exit 1; }
   done
 done
+
+# bench scale on 2 ranks: both tables, rows for 1 and 2 ranks, the weak slab twice as long
+out=$tmp/scale.md
+timeout 120 "$mpiexec" --oversubscribe --allow-run-as-root -np 2 "$HEARTSIM" bench scale "$cfg" --set mesh.h=0.5 \
+  --reps 2 --warm 0.2 -q < /dev/null > "$out" 2>&1 || { cat "$out"; echo "bench scale failed"; exit 1; }
+grep -q '^strong scaling' "$out" && grep -q '^weak scaling' "$out" || { cat "$out"; echo "bench scale: tables"; exit 1; }
+grep -q '^| 1 | 1155 | 1155 |' "$out" && grep -q '^| 2 | 1155 | 577 |' "$out" && grep -q '^| 2 | 2255 | 1127 |' "$out" \
+  || { cat "$out"; echo "bench scale: rows"; exit 1; }
