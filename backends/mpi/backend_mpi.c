@@ -60,10 +60,24 @@ static hs_status mpi_begin_step(hs_backend *b, double dt, const double *amp)
     return agree(m, m->inner->ops->begin_step(m->inner, dt, amp));
 }
 
+/* The inner backend names elements in the rank's numbering: add the mesh's own number. */
+static hs_status name_global_element(const mpi_impl *m, const hs_mesh *global, hs_status st)
+{
+    if (st == HS_OK) return st;
+    const char *msg = hs_error_message(), *p = strstr(msg, "element ");
+    int le = -1;
+    if (!p || sscanf(p + 8, "%d", &le) != 1 || le < 0 || le >= m->l->n_elems) return st;
+    char text[2048];
+    snprintf(text, sizeof text, "%s [rank %d's element %d is element %lld of the mesh]", msg, m->rank, le,
+             hs_mesh_elem_name(global, m->l->elems[le]));
+    hs_error_clear();
+    return hs_error_set(st, __FILE__, __LINE__, __func__, "%s", text);
+}
+
 static hs_status mpi_assemble(hs_backend *b, double *res_norm, int32_t *res_node)
 {
     mpi_impl *m = b->impl;
-    HS_CALL(agree(m, m->inner->ops->assemble(m->inner, res_norm, res_node)));
+    HS_CALL(agree(m, name_global_element(m, b->prob->mesh, m->inner->ops->assemble(m->inner, res_norm, res_node))));
     cpu_impl *c = m->inner->impl;
     const hs_part_local *l = m->l;
     /* the owned rows only (a ghost's row misses the elements of other ranks) */
