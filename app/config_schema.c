@@ -191,6 +191,9 @@ static const hs_cfg_key base_keys[] = {
     {.path = "solver.assembly", .type = HS_CFG_ENUM, .choices = "split|full", .def_str = "split",
      .unit = "-", AT(assembly),
      .meaning = "split: K = K_D + sum_e km_e 11^T with the diffusion matrix K_D assembled once and two scalars per element per Newton iteration; full: every element matrix written and gathered (seed 002, the reference). Same answer within the Newton tolerance"},
+    {.path = "solver.matrix_values", .type = HS_CFG_ENUM, .choices = "auto|float64|float32", .def_str = "auto",
+     .unit = "-", AT(matrix_values),
+     .meaning = "precision the CG's matrix values are stored in; float32 halves their bytes (kernels with a float32 variant: `heartsim kernels`), while vectors, the residual and the Newton test stay float64, so the answer moves only within the Newton tolerance; auto: float32 on cuda when the kernel has a float32 variant (measured faster: docs/benchmarks.md), float64 otherwise and on cpu"},
     {.path = "solver.persistent", .type = HS_CFG_ENUM, .choices = "auto|on|off", .def_str = "auto",
      .unit = "-", AT(persistent), .meaning = "CUDA backend, solver.cg = chronopoulos: run each CG solve as one persistent cooperative kernel (two grid barriers per iteration); auto: for systems up to 262,144 rows, where launch latency bounds an iteration"},
 

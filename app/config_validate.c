@@ -368,6 +368,11 @@ void hs_cfg_validate_all(load_ctx *x, const hs_config *cfg)
             hs_cfg_report(x, origin_any(x, "solver.spmv", "solver.backend", NULL),
                           "solver.spmv: kernel \"%s\" runs only on the cuda backend, but solver.backend = "
                           "\"cpu\"", cfg->spmv);
+        else if (!strcmp(cfg->matrix_values, "float32") && !hs_spmv_serves(ops, HS_VALUES_F32) &&
+                 hs_spmv_check_values("solver.matrix_values", ops, HS_VALUES_F32) != HS_OK) {
+            hs_cfg_report(x, origin_any(x, "solver.matrix_values", "solver.spmv", NULL), "%s", hs_error_message());
+            hs_error_clear();
+        }
     }
 
     validate_mesh(x, cfg);

@@ -138,15 +138,18 @@ static void wrap(FILE *f, const char *text, int col, int width)
 
 void hs_kernels_print(FILE *f)
 {
-    enum { COL = 28, WIDTH = 100 };
-    fprintf(f, "%-16s %-10s %s\n", "name", "runs on", "what it does [paper]");
+    enum { COL = 37, WIDTH = 100 };
+    fprintf(f, "%-16s %-10s %-8s %s\n", "name", "runs on", "values", "what it does [paper]");
     for (int i = 0; i < hs_spmv_count(); ++i) {
         const hs_spmv_ops *o = hs_spmv_get(i);
         char text[1024];
         snprintf(text, sizeof text, "%s [%s]", o->summary, o->seed);
-        fprintf(f, "%-16s %-10s ", o->name, o->needs_device ? "gpu only" : "cpu, gpu");
+        fprintf(f, "%-16s %-10s %-8s ", o->name, o->needs_device ? "gpu only" : "cpu, gpu",
+                hs_spmv_serves(o, HS_VALUES_F32) ? "f64, f32" : "f64");
         wrap(f, text, COL, WIDTH);
     }
-    fputs("\ncpu, gpu: a CUDA kernel and its CPU reference; gpu only: needs the cuda backend.\npapers:\n", f);
+    fputs("\ncpu, gpu: a CUDA kernel and its CPU reference; gpu only: needs the cuda backend.\n"
+          "values: the precisions solver.matrix_values may store the matrix in (f32: float32 values, float64\n"
+          "vectors and sums).\npapers:\n", f);
     for (size_t i = 0; i < sizeof papers / sizeof papers[0]; ++i) fprintf(f, "  %s\n", papers[i]);
 }

@@ -77,6 +77,7 @@ typedef struct hs_config {
     int extrapolate;        /**< initial Newton iterate: 0 previous, 1 linear, 2 quadratic */
     char graph[8];          /**< "auto" | "on" | "off": CUDA graph replay of a Newton iteration */
     char assembly[8];       /**< "split" | "full" (fem/hs_assembly_list.h) */
+    char matrix_values[8];  /**< "float64" | "float32" (solvers/hs_matrix_values_list.h) */
     char persistent[8];     /**< "auto" | "on" | "off": persistent CG kernel (chronopoulos, cuda) */
 
     /* parallel (a run under mpirun; docs/parallel.md) */

@@ -32,6 +32,10 @@ typedef struct hs_backend_entry {
                              char *why, size_t why_len);
     /** Create it for @p prob (borrowed: must outlive the backend). */
     hs_status (*create)(const hs_problem *prob, hs_backend **out);
+    /** Optional (NULL: nothing to do): start initialising the device in the background, so that it
+     *  overlaps the host's set-up (meshing, maps); called once the backend is chosen. Errors are
+     *  not reported here: create meets them. */
+    void (*warm_up)(void);
 } hs_backend_entry;
 
 /** @brief The backends as a registry (what = "backend"). */

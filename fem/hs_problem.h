@@ -35,6 +35,7 @@ typedef struct hs_problem_opts {
     double newton_tol_update;   /**< on max_I |delta phi_I| */
     int newton_max_iter;
     hs_assembly_kind assembly;  /**< split (default) or full (fem/hs_assembly.h) */
+    hs_matrix_values values;    /**< precision of the CG matrix's stored values (solvers/hs_spmv.h) */
     const hs_spmv_ops *spmv;    /**< SpMV format for the CG */
     hs_spmv_params spmv_params; /**< its tunables */
     double activation_phi;      /**< activation threshold on phi */

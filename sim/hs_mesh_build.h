@@ -40,6 +40,9 @@ typedef struct hs_mesh_build_info {
     hs_reorder_report reorder;   /**< bandwidth and profile before and after reordering */
     double seconds_mesh;         /**< wall time of reading / meshing (up to the checks); from the
                                       cache: the time the stored build took */
+    double seconds_check;        /**< wall time of hs_mesh_check (orientation, volumes, quality) */
+    double seconds_fibers;       /**< wall time of assigning the fibres */
+    double seconds_reorder;      /**< wall time of the node reordering (mesh.reorder) */
     int from_cache;              /**< 1: loaded from the mesh cache (cache_path), nothing meshed */
     char cache_path[HS_PATH_MAX + 64]; /**< the cache entry used or written; "" when none */
 } hs_mesh_build_info;

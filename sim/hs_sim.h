@@ -51,6 +51,7 @@ typedef struct hs_sim_spec {
     int graph;                   /**< 1: CUDA graph replay of a Newton iteration */
     int persistent;              /**< 1 on, 0 off, -1 auto */
     hs_assembly_kind assembly;   /**< solver.assembly */
+    hs_matrix_values matrix_values; /**< solver.matrix_values */
     double newton_tol_residual, newton_tol_update;
     int newton_max_iter;
     int threads;                 /**< OpenMP threads, 0: keep OMP_NUM_THREADS */
@@ -127,6 +128,8 @@ typedef struct hs_run_summary {
     char backend[256];
     int mesh_from_cache;  /**< 1: the mesh came from the mesh cache (mesh_cache names the entry) */
     double mesh_seconds;  /**< meshing time of this run (0 from the cache) */
+    double mesh_check_seconds, mesh_fibers_seconds, mesh_reorder_seconds; /**< the rest of the mesh phase
+                                                                             (0 from the cache) */
     char mesh_cache[HS_PATH_MAX + 64]; /**< the cache entry used or written, "" when none */
 } hs_run_summary;
 

@@ -268,15 +268,21 @@ hs_status hs_mesh_build(const hs_mesh_spec *cfg, hs_mesh **out, hs_mesh_build_in
     }
     HS_CALL_GOTO(cfg->source->build(cfg, &m, info), fail);
     info->seconds_mesh = hs_wtime() - t0;
+    double t1 = hs_wtime();
     HS_CALL_GOTO(hs_mesh_check(m), fail);
+    info->seconds_check = hs_wtime() - t1;
     log_mesh(m);
 
+    t1 = hs_wtime();
     HS_CALL_GOTO(assign_fibers(cfg, m, fib, sizeof fib), fail);
+    info->seconds_fibers = hs_wtime() - t1;
     hs_log(1, "fibres: %s\n", fib);
 
     hs_reorder_kind rk = cfg->reorder;
     hs_reorder_report rep;
+    t1 = hs_wtime();
     HS_CALL_GOTO(hs_mesh_reorder(m, rk, &rep), fail);
+    info->seconds_reorder = hs_wtime() - t1;
     log_reorder(rk, &rep);
     info->reorder = rep;
     snprintf(info->fibers, sizeof info->fibers, "%s", fib);

@@ -28,6 +28,7 @@ static void problem_opts(const hs_sim_spec *spec, hs_problem_opts *o)
     o->graph = spec->graph;
     o->persistent = spec->persistent;
     o->assembly = spec->assembly;
+    o->values = spec->matrix_values; /* "auto" is resolved in hs_sim_create, once the backend is known */
     o->steps_hint = spec->dt > 0 ? (long)ceil(spec->t_end / spec->dt - 1e-9) : 0;
     o->newton_tol_residual = spec->newton_tol_residual;
     o->newton_tol_update = spec->newton_tol_update;
@@ -55,6 +56,7 @@ static hs_status choose_format(const hs_sim_spec *spec, hs_sim *sim, hs_problem_
              "solver.spmv: kernel \"%s\" runs only on a device backend, and this run uses the %s "
              "backend; use solver.spmv = \"auto\" or a kernel that `heartsim kernels` lists for cpu",
              po->spmv->name, sim->backend_entry->name);
+    HS_CALL(hs_spmv_check_values("solver.matrix_values", po->spmv, po->values));
     double t1 = hs_wtime();
     sim->setup.trial = t1 - t0;
     if (!po->spmv->node_order) return HS_OK;
@@ -81,8 +83,8 @@ hs_status hs_sim_create(const hs_sim_spec *spec, hs_sim *sim)
     hs_csr *pattern = NULL;
     double t0 = hs_wtime();
     if (spec->threads > 0) omp_set_num_threads(spec->threads); /* solver.threads; 0 keeps OMP_NUM_THREADS */
-    HS_CALL_GOTO(hs_mesh_build(&spec->mesh, &sim->mesh, &sim->mesh_info), fail); /* checked, fibres, reordered */
-    sim->setup.mesh = hs_wtime() - t0;
+    /* the backend first: a missing device is said before any meshing, and the device's own
+     * initialisation (a CUDA context: ~0.3 s) runs alongside the host's set-up */
     if (spec->distributed && !spec->backend) {
         sim->backend_entry = hs_backends_find("cpu"); /* "auto" in a distributed run: cpu on each rank */
     } else if (spec->backend) {
@@ -94,8 +96,17 @@ hs_status hs_sim_create(const hs_sim_spec *spec, hs_sim *sim)
     } else {
         HS_CALL_GOTO(hs_backends_auto(&sim->backend_entry), fail);
     }
+    if (sim->backend_entry->warm_up) sim->backend_entry->warm_up();
+    HS_CALL_GOTO(hs_mesh_build(&spec->mesh, &sim->mesh, &sim->mesh_info), fail); /* checked, fibres, reordered */
+    sim->setup.mesh = hs_wtime() - t0;
     hs_problem_opts po;
     problem_opts(spec, &po);
+    /* solver.matrix_values = "auto": float32 on a device backend when the named kernel has a float32
+     * variant, or when "auto" chooses the kernel (then among those that have one); float64 on the cpu
+     * backend, the reference (docs/benchmarks.md, issue 17) */
+    if (po.values == HS_VALUES_AUTO)
+        po.values = sim->backend_entry->needs_device && (!spec->spmv || hs_spmv_serves(spec->spmv, HS_VALUES_F32))
+                        ? HS_VALUES_F32 : HS_VALUES_F64;
     double tp = hs_wtime();
     HS_CALL_GOTO(hs_csr_from_tets(sim->mesh->n_nodes, sim->mesh->n_elems, sim->mesh->tets, &pattern), fail);
     sim->setup.pattern = hs_wtime() - tp;

@@ -362,6 +362,9 @@ hs_status hs_sim_run(const hs_sim_spec *cfg, const char *restart, const hs_run_h
     sum->setup = sim.setup;
     sum->mesh_from_cache = sim.mesh_info.from_cache;
     sum->mesh_seconds = sim.mesh_info.from_cache ? 0.0 : sim.mesh_info.seconds_mesh;
+    sum->mesh_check_seconds = sim.mesh_info.from_cache ? 0.0 : sim.mesh_info.seconds_check;
+    sum->mesh_fibers_seconds = sim.mesh_info.from_cache ? 0.0 : sim.mesh_info.seconds_fibers;
+    sum->mesh_reorder_seconds = sim.mesh_info.from_cache ? 0.0 : sim.mesh_info.seconds_reorder;
     snprintf(sum->mesh_cache, sizeof sum->mesh_cache, "%s", sim.mesh_info.cache_path);
     const int32_t nn = sim.mesh->n_nodes;
     HS_CALL_GOTO(hs_state_create(&sim.backend->state, &cs.state), done);

@@ -32,12 +32,69 @@ static int cmp_i32(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* Per-thread scratch of hs_csr_from_tets: a small open-addressing set (keys tagged with the row
+ * they belong to, so it never needs clearing) and a candidate buffer. */
+enum { ROW_SET = 1024 }; /* slots; rows with more than ROW_SET/2 candidates take the qsort path */
+typedef struct row_scratch {
+    int32_t key[ROW_SET];
+    int32_t tag[ROW_SET]; /* row + 1 that owns the slot; 0 = never used */
+    int32_t cap, *buf;
+} row_scratch;
+
+/* Add c to row tag's set; when new, insert it into the sorted out[0..*u). */
+static inline void row_add(row_scratch *rs, int32_t tag, int32_t c, int32_t *out, int32_t *u)
+{
+    uint32_t h = ((uint32_t)c * 2654435761u) >> 22; /* 10 bits: ROW_SET slots */
+    while (rs->tag[h] == tag) {
+        if (rs->key[h] == c) return;
+        h = (h + 1) & (ROW_SET - 1);
+    }
+    rs->tag[h] = tag;
+    rs->key[h] = c;
+    int32_t q = (*u)++;
+    while (q > 0 && out[q - 1] > c) { out[q] = out[q - 1]; --q; }
+    out[q] = c;
+}
+
+/* The sorted distinct neighbours of node i (itself included) into out (room for 4 * degree + 1);
+ * returns their count, or -1 when out of memory. Candidates: the nodes of the elements around i. */
+static int32_t row_neighbours(int32_t i, const int32_t *inc_ptr, const int32_t *inc, const int32_t *tets,
+                              row_scratch *rs, int32_t *out)
+{
+    const int32_t need = 4 * (inc_ptr[i + 1] - inc_ptr[i]) + 1;
+    if (need > ROW_SET / 2) {
+        if (need > rs->cap) {
+            int32_t *nb = realloc(rs->buf, sizeof(int32_t) * (size_t)need);
+            if (!nb) return -1;
+            rs->buf = nb;
+            rs->cap = need;
+        }
+        int32_t len = 0, *buf = rs->buf;
+        buf[len++] = i;
+        for (int32_t j = inc_ptr[i]; j < inc_ptr[i + 1]; ++j)
+            for (int b = 0; b < 4; ++b) buf[len++] = tets[4 * (int64_t)inc[j] + b];
+        qsort(buf, (size_t)len, sizeof(int32_t), cmp_i32);
+        int32_t u = 0;
+        for (int32_t j = 0; j < len; ++j)
+            if (u == 0 || buf[j] != out[u - 1]) out[u++] = buf[j];
+        return u;
+    }
+    /* distinct candidates through the set (about 100 candidates, 15-30 distinct on P1 meshes), then
+     * an insertion sort of the few distinct ones: no comparison callbacks, everything in L1 */
+    int32_t u = 0;
+    const int32_t tag = i + 1;
+    row_add(rs, tag, i, out, &u);
+    for (int32_t j = inc_ptr[i]; j < inc_ptr[i + 1]; ++j)
+        for (int b = 0; b < 4; ++b) row_add(rs, tag, tets[4 * (int64_t)inc[j] + b], out, &u);
+    return u;
+}
+
 hs_status hs_csr_from_tets(int32_t n_nodes, int32_t n_elems, const int32_t *tets, hs_csr **out)
 {
     *out = NULL;
     hs_status st = HS_OK;
     /* Node -> element incidence (CSR), then each row's neighbour set is the union of its
-     * elements' nodes, sorted and de-duplicated. */
+     * elements' nodes, sorted and de-duplicated (row_neighbours). */
     int32_t *inc_ptr = NULL, *inc = NULL, *fill = NULL, *row_len = NULL;
     hs_csr *a = NULL;
     HS_CALL_GOTO(HS_ALLOC(inc_ptr, (size_t)n_nodes + 1, "node-element incidence"), done);
@@ -53,35 +110,32 @@ hs_status hs_csr_from_tets(int32_t n_nodes, int32_t n_elems, const int32_t *tets
             inc[inc_ptr[i] + fill[i]++] = e;
         }
 
-    /* Pass 1: row lengths. Pass 2: fill. Scratch per thread holds up to 4 * degree candidates. */
+    /* Pass 1: row lengths (into a scratch row). Pass 2: the rows in place. */
     int64_t nnz = 0;
     int fail = 0;
 #pragma omp parallel reduction(+ : nnz) reduction(| : fail)
     {
-        int32_t cap = 64, *buf = malloc(sizeof(int32_t) * (size_t)cap);
-        if (!buf) fail = 1;
+        row_scratch *rs = calloc(1, sizeof *rs);
+        int32_t cap = 64, *row = malloc(sizeof(int32_t) * (size_t)cap);
+        if (!rs || !row) fail = 1;
 #pragma omp for schedule(static)
         for (int32_t i = 0; i < n_nodes; ++i) {
             if (fail) continue;
             int32_t need = 4 * (inc_ptr[i + 1] - inc_ptr[i]) + 1;
             if (need > cap) {
-                int32_t *nb = realloc(buf, sizeof(int32_t) * (size_t)need);
+                int32_t *nb = realloc(row, sizeof(int32_t) * (size_t)need);
                 if (!nb) { fail = 1; continue; }
-                buf = nb;
+                row = nb;
                 cap = need;
             }
-            int32_t len = 0;
-            buf[len++] = i; /* diagonal even for an isolated node */
-            for (int32_t j = inc_ptr[i]; j < inc_ptr[i + 1]; ++j)
-                for (int b = 0; b < 4; ++b) buf[len++] = tets[4 * (int64_t)inc[j] + b];
-            qsort(buf, (size_t)len, sizeof(int32_t), cmp_i32);
-            int32_t u = 0;
-            for (int32_t j = 0; j < len; ++j)
-                if (u == 0 || buf[j] != buf[u - 1]) buf[u++] = buf[j];
+            int32_t u = row_neighbours(i, inc_ptr, inc, tets, rs, row);
+            if (u < 0) { fail = 1; continue; }
             row_len[i] = u;
             nnz += u;
         }
-        free(buf);
+        if (rs) free(rs->buf);
+        free(rs);
+        free(row);
     }
     HS_CHECK_GOTO(!fail, done, HS_ERR_MEMORY, "out of memory building the sparsity pattern");
     HS_CHECK_GOTO(nnz <= INT32_MAX, done, HS_ERR_MESH,
@@ -89,27 +143,32 @@ hs_status hs_csr_from_tets(int32_t n_nodes, int32_t n_elems, const int32_t *tets
                   (long long)nnz);
     HS_CALL_GOTO(hs_csr_create(n_nodes, n_nodes, (int32_t)nnz, &a), done);
     for (int32_t i = 0; i < n_nodes; ++i) a->row_ptr[i + 1] = a->row_ptr[i] + row_len[i];
-#pragma omp parallel
+    /* each row fits its final length exactly, but row_neighbours may need 4 * degree + 1 of room:
+     * write through a scratch row and copy */
+#pragma omp parallel reduction(| : fail)
     {
-        int32_t cap = 64, *buf = malloc(sizeof(int32_t) * (size_t)cap);
+        row_scratch *rs = calloc(1, sizeof *rs);
+        int32_t cap = 64, *row = malloc(sizeof(int32_t) * (size_t)cap);
+        if (!rs || !row) fail = 1;
 #pragma omp for schedule(static)
         for (int32_t i = 0; i < n_nodes; ++i) {
+            if (fail) continue;
             int32_t need = 4 * (inc_ptr[i + 1] - inc_ptr[i]) + 1;
             if (need > cap) {
-                buf = realloc(buf, sizeof(int32_t) * (size_t)need); /* sizes seen in pass 1 */
+                int32_t *nb = realloc(row, sizeof(int32_t) * (size_t)need); /* sizes seen in pass 1 */
+                if (!nb) { fail = 1; continue; }
+                row = nb;
                 cap = need;
             }
-            int32_t len = 0;
-            buf[len++] = i;
-            for (int32_t j = inc_ptr[i]; j < inc_ptr[i + 1]; ++j)
-                for (int b = 0; b < 4; ++b) buf[len++] = tets[4 * (int64_t)inc[j] + b];
-            qsort(buf, (size_t)len, sizeof(int32_t), cmp_i32);
-            int32_t u = 0, *dst = a->col + a->row_ptr[i];
-            for (int32_t j = 0; j < len; ++j)
-                if (u == 0 || buf[j] != dst[u - 1]) dst[u++] = buf[j];
+            int32_t u = row_neighbours(i, inc_ptr, inc, tets, rs, row);
+            if (u != row_len[i]) { fail = 1; continue; }
+            memcpy(a->col + a->row_ptr[i], row, sizeof(int32_t) * (size_t)u);
         }
-        free(buf);
+        if (rs) free(rs->buf);
+        free(rs);
+        free(row);
     }
+    HS_CHECK_GOTO(!fail, done, HS_ERR_MEMORY, "out of memory building the sparsity pattern");
     *out = a;
     a = NULL;
 done:

@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "hs_csr.h"
+#include "hs_registry.h"
 #include "hs_status.h"
 
 #ifdef __cplusplus
@@ -56,9 +57,48 @@ typedef struct hs_spmv_ops {
     hs_status (*node_order)(const hs_csr *pattern, const hs_spmv_params *prm, int32_t *new_to_old);
     /** CPU reference: y = A x with A's values in the format's slots [n_slots]. */
     void (*apply_ref)(const hs_spmv_layout *lay, const double *vals, const double *x, double *y);
+    /** Optional (NULL: the format serves float64 values only): the same with float32 values, each
+     *  product formed in double ((double)v * x), in the same order as apply_ref. */
+    void (*apply_ref_f32)(const hs_spmv_layout *lay, const float *vals, const double *x, double *y);
     /** Free impl. */
     void (*destroy)(hs_spmv_layout *lay);
 } hs_spmv_ops;
+
+/** The precisions of the matrix values (solver.matrix_values; solvers/hs_matrix_values_list.h). */
+typedef enum hs_matrix_values {
+#define HS_MATRIX_VALUES(enumerator, name, bytes, summary) enumerator,
+#include "hs_matrix_values_list.h"
+#undef HS_MATRIX_VALUES
+} hs_matrix_values;
+
+/** solver.matrix_values = "auto" (the default): resolved at set-up (sim/sim_build.c): float32 on a
+ *  device backend when the SpMV kernel (given, or chosen by "auto" among those with a float32
+ *  variant) has a float32 variant; float64 otherwise and on the cpu backend (the reference). */
+#define HS_VALUES_AUTO ((hs_matrix_values)-1)
+
+typedef struct hs_matrix_values_info {
+    const char *name; /**< config name; first member (hs_registry) */
+    hs_matrix_values kind;
+    int bytes;        /**< bytes per stored value */
+    const char *summary;
+} hs_matrix_values_info;
+
+/** @brief The table of precisions (entries hs_matrix_values_info). Static storage. */
+const hs_registry *hs_matrix_values_kinds(void);
+/** @brief Name of @p v ("float64"). */
+const char *hs_matrix_values_name(hs_matrix_values v);
+/** @brief Bytes per stored value of @p v (8 or 4). */
+int hs_matrix_values_bytes(hs_matrix_values v);
+/** @brief Precision by name, or HS_VALUES_AUTO for "auto"; an unknown name is HS_ERR_CONFIG naming
+ *  @p key and the choices. */
+hs_status hs_matrix_values_lookup(const char *key, const char *name, hs_matrix_values *out);
+/** @brief 1 when @p ops runs with values stored as @p v (float32: apply_ref_f32 exists). */
+int hs_spmv_serves(const hs_spmv_ops *ops, hs_matrix_values v);
+/** @brief HS_OK when @p ops serves @p v; else HS_ERR_CONFIG naming @p key, the kernel and the kernels
+ *  that do serve it. */
+hs_status hs_spmv_check_values(const char *key, const hs_spmv_ops *ops, hs_matrix_values v);
+/** @brief out[k] = (float)v[k], k < n (round to nearest; OpenMP). */
+void hs_spmv_round_values(int64_t n, const double *v, float *out);
 
 /** @brief Number of registered formats. */
 int hs_spmv_count(void);

@@ -42,36 +42,47 @@ void hs_spmv_csr_layout_destroy(hs_spmv_layout *lay)
     lay->impl = NULL;
 }
 
+/* Both references are written once for each value type V (double, float) by the macros below: a
+ * float value is widened to double before its product, as the device kernels do. */
+
 /* csr_scalar: a thread runs through its row in order. */
-void hs_spmv_csr_layout_apply_rowwise(const hs_spmv_layout *lay, const double *v, const double *x,
-                                      double *y)
-{
-    const csr_impl *im = lay->impl;
-#pragma omp parallel for schedule(static) if (lay->n_rows > HS_OMP_MIN)
-    for (int32_t i = 0; i < lay->n_rows; ++i) {
-        double s = 0.0;
-        for (int32_t k = im->row_ptr[i]; k < im->row_ptr[i + 1]; ++k) s += v[k] * x[im->col[k]];
-        y[i] = s;
+#define CSR_ROWWISE(name, V)                                                                          \
+    void name(const hs_spmv_layout *lay, const V *v, const double *x, double *y)                     \
+    {                                                                                                 \
+        const csr_impl *im = lay->impl;                                                               \
+        _Pragma("omp parallel for schedule(static) if (lay->n_rows > HS_OMP_MIN)")                    \
+        for (int32_t i = 0; i < lay->n_rows; ++i) {                                                   \
+            double s = 0.0;                                                                           \
+            for (int32_t k = im->row_ptr[i]; k < im->row_ptr[i + 1]; ++k)                             \
+                s += (double)v[k] * x[im->col[k]];                                                    \
+            y[i] = s;                                                                                 \
+        }                                                                                             \
     }
-}
+CSR_ROWWISE(hs_spmv_csr_layout_apply_rowwise, double)
+static CSR_ROWWISE(csr_rowwise_f32, float)
+#undef CSR_ROWWISE
 
 /* csr_vector: lane l of the warp sums entries l, l+32, ...; then a butterfly (xor-shuffle) tree
  * 16, 8, 4, 2, 1 combines the lanes and lane 0 holds the row sum. For lane 0 the butterfly performs
  * exactly the additions of an in-place halving (s[l] += s[l + off] for l < off), which is what runs
  * here: same operands, same order, so the device result is reproduced bit for bit (FMA aside). */
-static void csr_vector_apply(const hs_spmv_layout *lay, const double *v, const double *x, double *y)
-{
-    const csr_impl *im = lay->impl;
-#pragma omp parallel for schedule(static) if (lay->n_rows > HS_OMP_MIN)
-    for (int32_t i = 0; i < lay->n_rows; ++i) {
-        double lane[32] = {0};
-        int32_t lo = im->row_ptr[i], hi = im->row_ptr[i + 1];
-        for (int32_t k = lo; k < hi; ++k) lane[(k - lo) & 31] += v[k] * x[im->col[k]];
-        for (int off = 16; off > 0; off >>= 1)
-            for (int l = 0; l < off; ++l) lane[l] += lane[l + off];
-        y[i] = lane[0];
+#define CSR_VECTOR(name, V)                                                                           \
+    static void name(const hs_spmv_layout *lay, const V *v, const double *x, double *y)              \
+    {                                                                                                 \
+        const csr_impl *im = lay->impl;                                                               \
+        _Pragma("omp parallel for schedule(static) if (lay->n_rows > HS_OMP_MIN)")                    \
+        for (int32_t i = 0; i < lay->n_rows; ++i) {                                                   \
+            double lane[32] = {0};                                                                    \
+            int32_t lo = im->row_ptr[i], hi = im->row_ptr[i + 1];                                     \
+            for (int32_t k = lo; k < hi; ++k) lane[(k - lo) & 31] += (double)v[k] * x[im->col[k]];    \
+            for (int off = 16; off > 0; off >>= 1)                                                    \
+                for (int l = 0; l < off; ++l) lane[l] += lane[l + off];                               \
+            y[i] = lane[0];                                                                           \
+        }                                                                                             \
     }
-}
+CSR_VECTOR(csr_vector_apply, double)
+CSR_VECTOR(csr_vector_apply_f32, float)
+#undef CSR_VECTOR
 
 const hs_spmv_ops hs_spmv_ops_csr_scalar = {
     .name = "csr_scalar",
@@ -80,6 +91,7 @@ const hs_spmv_ops hs_spmv_ops_csr_scalar = {
     .needs_device = 0,
     .setup = hs_spmv_csr_layout_setup,
     .apply_ref = hs_spmv_csr_layout_apply_rowwise,
+    .apply_ref_f32 = csr_rowwise_f32,
     .destroy = hs_spmv_csr_layout_destroy,
 };
 
@@ -90,5 +102,6 @@ const hs_spmv_ops hs_spmv_ops_csr_vector = {
     .needs_device = 0,
     .setup = hs_spmv_csr_layout_setup,
     .apply_ref = csr_vector_apply,
+    .apply_ref_f32 = csr_vector_apply_f32,
     .destroy = hs_spmv_csr_layout_destroy,
 };

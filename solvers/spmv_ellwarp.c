@@ -248,32 +248,37 @@ static hs_status ellwarp_setup(const hs_csr *pat, hs_spmv_layout *lay, hs_ellwar
  * in order into s = 0.0 (padding adds +-0), then the lanes of a row (t > 1, K2) are combined by the
  * tree the xor-shuffles form for the row's first lane: for off = 1, 2, .., t/2, lane[l] += lane[l+off]
  * for l a multiple of 2 off; the row's sum is its first lane's. */
-static void ellwarp_apply_ref(const hs_spmv_layout *lay, const double *v, const double *x, double *y)
-{
-    const hs_ellwarp_layout *ew = lay->impl;
-#pragma omp parallel for schedule(static) if ((int64_t)ew->n_warps * kWarp > HS_OMP_MIN)
-    for (int32_t w = 0; w < ew->n_warps; ++w) {
-        const hs_ellwarp_warp W = ew->warp[w];
-        const int t = 1 << W.shift;
-        double lane[kWarp];
-        for (int l = 0; l < kWarp; ++l) {
-            const int64_t base = (int64_t)W.slot32 * kWarp + l;
-            double s = 0.0;
-            for (int32_t st = 0; st < W.steps; ++st) {
-                const int64_t slot = base + (int64_t)st * kWarp;
-                s += v[slot] * x[ew->col[slot]];
-            }
-            lane[l] = s;
-        }
-        for (int off = 1; off < t; off <<= 1)
-            for (int l = 0; l < kWarp; l += 2 * off) lane[l] += lane[l + off];
-        for (int q = 0; q < (kWarp >> W.shift); ++q) {
-            const int64_t p = (int64_t)W.row0 + q;
-            if (p >= ew->n_rows) break;
-            y[ew->remap_store ? ew->row_of_pos[p] : p] = lane[q * t];
-        }
+#define ELLWARP_REF(name, V)                                                                          \
+    static void name(const hs_spmv_layout *lay, const V *v, const double *x, double *y)              \
+    {                                                                                                 \
+        const hs_ellwarp_layout *ew = lay->impl;                                                      \
+        _Pragma("omp parallel for schedule(static) if ((int64_t)ew->n_warps * kWarp > HS_OMP_MIN)")   \
+        for (int32_t w = 0; w < ew->n_warps; ++w) {                                                   \
+            const hs_ellwarp_warp W = ew->warp[w];                                                    \
+            const int t = 1 << W.shift;                                                               \
+            double lane[kWarp];                                                                       \
+            for (int l = 0; l < kWarp; ++l) {                                                         \
+                const int64_t base = (int64_t)W.slot32 * kWarp + l;                                   \
+                double s = 0.0;                                                                       \
+                for (int32_t st = 0; st < W.steps; ++st) {                                            \
+                    const int64_t slot = base + (int64_t)st * kWarp;                                  \
+                    s += (double)v[slot] * x[ew->col[slot]];                                          \
+                }                                                                                     \
+                lane[l] = s;                                                                          \
+            }                                                                                         \
+            for (int off = 1; off < t; off <<= 1)                                                     \
+                for (int l = 0; l < kWarp; l += 2 * off) lane[l] += lane[l + off];                    \
+            for (int q = 0; q < (kWarp >> W.shift); ++q) {                                            \
+                const int64_t p = (int64_t)W.row0 + q;                                                \
+                if (p >= ew->n_rows) break;                                                           \
+                y[ew->remap_store ? ew->row_of_pos[p] : p] = lane[q * t];                             \
+            }                                                                                         \
+        }                                                                                             \
     }
-}
+/* written once for each value type (float values are widened before their product, as on the device) */
+ELLWARP_REF(ellwarp_apply_ref, double)
+ELLWARP_REF(ellwarp_apply_ref_f32, float)
+#undef ELLWARP_REF
 
 /* node_order of the r/rs variants: the rows by decreasing length, so that in that numbering the
  * layout's row permutation is the identity and y needs no remap (sec. 5.2). */
@@ -308,6 +313,7 @@ const hs_spmv_ops hs_spmv_ops_ellwarp_k1 = {
     .setup = setup_k1,
     .node_order = NULL,
     .apply_ref = ellwarp_apply_ref,
+    .apply_ref_f32 = ellwarp_apply_ref_f32,
     .destroy = ellwarp_destroy,
 };
 
@@ -319,6 +325,7 @@ const hs_spmv_ops hs_spmv_ops_ellwarp_k1r = {
     .setup = setup_k1r,
     .node_order = ellwarp_node_order,
     .apply_ref = ellwarp_apply_ref,
+    .apply_ref_f32 = ellwarp_apply_ref_f32,
     .destroy = ellwarp_destroy,
 };
 
@@ -330,6 +337,7 @@ const hs_spmv_ops hs_spmv_ops_ellwarp_k1rs = {
     .setup = setup_k1rs,
     .node_order = ellwarp_node_order,
     .apply_ref = ellwarp_apply_ref,
+    .apply_ref_f32 = ellwarp_apply_ref_f32,
     .destroy = ellwarp_destroy,
 };
 
@@ -341,6 +349,7 @@ const hs_spmv_ops hs_spmv_ops_ellwarp_k2 = {
     .setup = setup_k2,
     .node_order = NULL,
     .apply_ref = ellwarp_apply_ref,
+    .apply_ref_f32 = ellwarp_apply_ref_f32,
     .destroy = ellwarp_destroy,
 };
 
@@ -352,6 +361,7 @@ const hs_spmv_ops hs_spmv_ops_ellwarp_k2r = {
     .setup = setup_k2r,
     .node_order = ellwarp_node_order,
     .apply_ref = ellwarp_apply_ref,
+    .apply_ref_f32 = ellwarp_apply_ref_f32,
     .destroy = ellwarp_destroy,
 };
 
@@ -363,6 +373,7 @@ const hs_spmv_ops hs_spmv_ops_ellwarp_k2rs = {
     .setup = setup_k2rs,
     .node_order = ellwarp_node_order,
     .apply_ref = ellwarp_apply_ref,
+    .apply_ref_f32 = ellwarp_apply_ref_f32,
     .destroy = ellwarp_destroy,
 };
 

@@ -44,6 +44,7 @@ static void hs_test_spec_defaults(hs_sim_spec *s)
     s->graph = 1;
     s->persistent = -1;
     s->assembly = HS_ASSEMBLY_SPLIT;
+    s->matrix_values = HS_VALUES_AUTO;
     s->newton_tol_residual = 1e-8;
     s->newton_tol_update = 1e-8;
     s->newton_max_iter = 10;

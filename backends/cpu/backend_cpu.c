@@ -21,7 +21,7 @@ static void cpu_destroy(hs_backend *b)
     if (!c) return;
     hs_spmv_layout_destroy(&c->lay);
     free(c->phi); free(c->phi_n); free(c->ipv); free(c->ipv_n); free(c->act);
-    free(c->ke); free(c->re); free(c->km); free(c->rm); free(c->kval); free(c->rhs); free(c->du);
+    free(c->ke); free(c->re); free(c->km); free(c->rm); free(c->kval); free(c->kval32); free(c->rhs); free(c->du);
     free(c->inv_diag); free(c->res_w); free(c->stim_e); free(c->phi_h1); free(c->phi_h2);
     hs_cg_work_destroy(&c->cg);
     free(c);
@@ -117,8 +117,16 @@ hs_status hs_cpu_assemble(hs_backend *b, double *res_norm, int32_t *res_node)
         hs_assemble_k(p->map, c->ke, slot, c->kval);
         hs_assemble_r(p->map, c->re, c->rhs);
     }
+    if (c->kval32) {
+        /* float32 values: the double sums rounded once, as the cuda backend stores them; the Jacobi
+         * diagonal is the CG matrix's own (rounded) one */
+        hs_spmv_round_values(c->lay->n_slots, c->kval, c->kval32);
 #pragma omp parallel for schedule(static) if (m->n_nodes > HS_OMP_MIN)
-    for (int32_t i = 0; i < m->n_nodes; ++i) c->inv_diag[i] = 1.0 / c->kval[slot[p->map->diag[i]]];
+        for (int32_t i = 0; i < m->n_nodes; ++i) c->inv_diag[i] = 1.0 / (double)c->kval32[slot[p->map->diag[i]]];
+    } else {
+#pragma omp parallel for schedule(static) if (m->n_nodes > HS_OMP_MIN)
+        for (int32_t i = 0; i < m->n_nodes; ++i) c->inv_diag[i] = 1.0 / c->kval[slot[p->map->diag[i]]];
+    }
     *res_norm = hs_vec_norm_inf_weighted(m->n_nodes, c->rhs, c->res_w, res_node);
     c->res = *res_norm;
     c->times.assembly += hs_wtime() - t1;
@@ -129,7 +137,8 @@ void hs_cpu_matvec(void *ctx, const double *x, double *y)
 {
     cpu_impl *c = ctx;
     double t0 = hs_wtime();
-    c->lay->ops->apply_ref(c->lay, c->kval, x, y);
+    if (c->kval32) c->lay->ops->apply_ref_f32(c->lay, c->kval32, x, y);
+    else c->lay->ops->apply_ref(c->lay, c->kval, x, y);
     c->times.spmv += hs_wtime() - t0;
 }
 
@@ -281,6 +290,10 @@ static hs_status cpu_create(const hs_problem *p, hs_backend **out)
         HS_CALL_GOTO(HS_ALLOC(c->re, (size_t)ne * 4, "element residuals"), fail);
     }
     HS_CALL_GOTO(HS_ALLOC(c->kval, c->lay->n_slots, "tangent matrix values"), fail);
+    if (p->opt.values == HS_VALUES_F32) {
+        HS_CALL_GOTO(hs_spmv_check_values("solver.matrix_values", p->opt.spmv, p->opt.values), fail);
+        HS_CALL_GOTO(HS_ALLOC(c->kval32, c->lay->n_slots, "tangent matrix values (float32)"), fail);
+    }
     HS_CALL_GOTO(HS_ALLOC(c->rhs, nn, "residual"), fail);
     HS_CALL_GOTO(HS_ALLOC(c->du, nn, "Newton update"), fail);
     HS_CALL_GOTO(HS_ALLOC(c->inv_diag, nn, "Jacobi preconditioner"), fail);
@@ -299,8 +312,9 @@ static hs_status cpu_create(const hs_problem *p, hs_backend **out)
         double *f = field_ptr(b, k);
         for (size_t i = 0; i < hs_state_field_len(&b->state, k); ++i) f[i] = b->state.f[k].initial;
     }
-    snprintf(b->description, sizeof b->description, "cpu (OpenMP, %d threads, spmv %s, cg %s, %s assembly)",
-             omp_get_max_threads(), p->opt.spmv->name, hs_cg_variant_name(p->opt.cg.variant),
+    snprintf(b->description, sizeof b->description, "cpu (OpenMP, %d threads, spmv %s%s, cg %s, %s assembly)",
+             omp_get_max_threads(), p->opt.spmv->name, c->kval32 ? " float32 values" : "",
+             hs_cg_variant_name(p->opt.cg.variant),
              hs_assembly_name(p->opt.assembly));
     *out = b;
     return HS_OK;

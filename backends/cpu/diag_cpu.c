@@ -12,7 +12,8 @@ static hs_status cpu_get_system(hs_backend *b, double *kval_csr, double *rhs)
     cpu_impl *c = b->impl;
     const hs_problem *p = b->prob;
     if (kval_csr)
-        for (int32_t k = 0; k < p->pattern->nnz; ++k) kval_csr[k] = c->kval[c->lay->slot_of_nnz[k]];
+        for (int32_t k = 0; k < p->pattern->nnz; ++k)
+            kval_csr[k] = c->kval32 ? (double)c->kval32[c->lay->slot_of_nnz[k]] : c->kval[c->lay->slot_of_nnz[k]];
     if (rhs) memcpy(rhs, c->rhs, sizeof(double) * (size_t)p->mesh->n_nodes);
     return HS_OK;
 }
@@ -39,7 +40,7 @@ static hs_status cpu_bench(hs_backend *b, int reps, hs_phase_bench *out)
         te[r] = c->times.element - t0.element;
         ta[r] = c->times.assembly - t0.assembly;
         double w0 = hs_wtime();
-        c->lay->ops->apply_ref(c->lay, c->kval, c->rhs, c->du);
+        hs_cpu_matvec(c, c->rhs, c->du);
         ts[r] = hs_wtime() - w0;
         hs_cg_opts o = {0.0, 10, p->opt.cg.variant}; /* tolerance 0: exactly 10 iterations */
         hs_cg_result cr;

@@ -12,21 +12,26 @@
 #include "hs_p1.h"
 #include "hs_util.h"
 
+/* V: the stored value type (double, or float for solver.matrix_values = float32: the double sum is
+ * rounded once when stored, so the float values are the rounded float64 ones bit for bit) */
+template <typename V>
 __global__ void k_assemble_k(int32_t nnz, const int32_t *__restrict__ kptr, const int32_t *__restrict__ ksrc,
                              const int64_t *__restrict__ slot, const double *__restrict__ ke,
-                             double *__restrict__ kval)
+                             V *__restrict__ kval)
 {
     for (int32_t k = blockIdx.x * blockDim.x + threadIdx.x; k < nnz; k += gridDim.x * blockDim.x) {
         double s = 0.0;
         for (int32_t j = kptr[k]; j < kptr[k + 1]; ++j) s += ke[ksrc[j]];
-        kval[slot[k]] = s;
+        kval[slot[k]] = (V)s;
     }
 }
 
-/* R, Jacobi diagonal and the block maxima of dt |R_i| / m_i */
+/* R, Jacobi diagonal (from the stored, possibly float, diagonal: the CG's own matrix) and the block
+ * maxima of dt |R_i| / m_i */
+template <typename V>
 __global__ void k_assemble_r(int32_t nn, const int32_t *__restrict__ rptr, const int32_t *__restrict__ rsrc,
                              const double *__restrict__ re, const int32_t *__restrict__ diag,
-                             const int64_t *__restrict__ slot, const double *__restrict__ kval,
+                             const int64_t *__restrict__ slot, const V *__restrict__ kval,
                              const double *__restrict__ inv_mass, double dt, double *__restrict__ rhs,
                              double *__restrict__ dinv, double *partv, int *parti)
 {
@@ -38,7 +43,7 @@ __global__ void k_assemble_r(int32_t nn, const int32_t *__restrict__ rptr, const
         double s = 0.0;
         for (int32_t j = rptr[i]; j < rptr[i + 1]; ++j) s += re[rsrc[j]];
         rhs[i] = s;
-        dinv[i] = 1.0 / kval[slot[diag[i]]];
+        dinv[i] = 1.0 / (double)kval[slot[diag[i]]];
         double w = fabs(s) * dt * inv_mass[i];
         if (w > best || (isnan(w) && !isnan(best))) { best = w; bi = i; }
     }
@@ -69,6 +74,18 @@ hs_status hs_cu_launch_final_maxloc(cuda_impl *c, double *v, int *i)
     return HS_OK;
 }
 
+template <typename V>
+static hs_status assemble_full(cuda_impl *c, V *kval)
+{
+    k_assemble_k<V><<<nblocks(c->nnz, 256), 256, 0, c->s>>>(c->nnz, c->kptr, c->ksrc, c->slot, c->ke, kval);
+    HS_CUDA_LAUNCH_CHECK("k_assemble_k");
+    k_assemble_r<V><<<HS_RED_BLOCKS, HS_RED_THREADS, 0, c->s>>>(c->nn, c->rptr, c->rsrc, c->re, c->diag, c->slot,
+                                                                 kval, c->inv_mass, c->dt, c->rhs, c->dinv,
+                                                                 c->partA, c->parti);
+    HS_CUDA_LAUNCH_CHECK("k_assemble_r");
+    return HS_OK;
+}
+
 hs_status hs_cu_enqueue_assemble(hs_backend *b, int in_graph)
 {
     cuda_impl *c = (cuda_impl *)b->impl;
@@ -79,13 +96,10 @@ hs_status hs_cu_enqueue_assemble(hs_backend *b, int in_graph)
     HS_CALL(rec(c->ev_e1, c->s, in_graph));
     if (c->split) {
         HS_CALL(hs_cu_enqueue_split_kr(c));
+    } else if (c->f32) {
+        HS_CALL(assemble_full(c, c->kval32));
     } else {
-        k_assemble_k<<<nblocks(c->nnz, 256), 256, 0, c->s>>>(c->nnz, c->kptr, c->ksrc, c->slot, c->ke, c->kval);
-        HS_CUDA_LAUNCH_CHECK("k_assemble_k");
-        k_assemble_r<<<HS_RED_BLOCKS, HS_RED_THREADS, 0, c->s>>>(c->nn, c->rptr, c->rsrc, c->re, c->diag, c->slot,
-                                                                  c->kval, c->inv_mass, c->dt, c->rhs, c->dinv,
-                                                                  c->partA, c->parti);
-        HS_CUDA_LAUNCH_CHECK("k_assemble_r");
+        HS_CALL(assemble_full(c, c->kval));
     }
     HS_CALL(hs_cu_launch_final_maxloc(c, &c->d_sc->res, &c->d_sc->res_node));
     HS_CALL(rec(c->ev_a1, c->s, in_graph));

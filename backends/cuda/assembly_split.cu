@@ -13,24 +13,27 @@
 #include "hs_gpu_reduce.cuh"
 #include "hs_util.h"
 
+/* V: the stored value type (float for solver.matrix_values = float32: the double sum rounded once) */
+template <typename V>
 __global__ void k_split_k(int32_t np, const int32_t *__restrict__ pptr, const int32_t *__restrict__ pelem,
                           const int2 *__restrict__ pslot, const double *__restrict__ kdp,
-                          const double *__restrict__ km, double *__restrict__ kval)
+                          const double *__restrict__ km, V *__restrict__ kval)
 {
     for (int32_t p = blockIdx.x * blockDim.x + threadIdx.x; p < np; p += gridDim.x * blockDim.x) {
         double s = kdp[p];
         for (int32_t j = pptr[p]; j < pptr[p + 1]; ++j) s += km[pelem[j]];
         int2 sl = pslot[p];
-        kval[sl.x] = s;
-        kval[sl.y] = s;
+        kval[sl.x] = (V)s;
+        kval[sl.y] = (V)s;
     }
 }
 
+template <typename V>
 __global__ void k_split_r(int32_t nn, const int32_t *__restrict__ rp, const int32_t *__restrict__ col,
                           const double *__restrict__ kdc, const double *__restrict__ phi,
                           const int32_t *__restrict__ rptr, const int32_t *__restrict__ relem,
                           const double *__restrict__ rm, const int64_t *__restrict__ dslot,
-                          const double *__restrict__ kval, const double *__restrict__ inv_mass, double dt,
+                          const V *__restrict__ kval, const double *__restrict__ inv_mass, double dt,
                           double *__restrict__ rhs, double *__restrict__ dinv, double *partv, int *parti)
 {
     __shared__ double shv[HS_RED_THREADS];
@@ -43,7 +46,7 @@ __global__ void k_split_r(int32_t nn, const int32_t *__restrict__ rp, const int3
         for (int32_t j = rptr[i]; j < rptr[i + 1]; ++j) t += rm[relem[j]];
         const double r = s + t;
         rhs[i] = r;
-        dinv[i] = 1.0 / kval[dslot[i]];
+        dinv[i] = 1.0 / (double)kval[dslot[i]];
         double w = fabs(r) * dt * inv_mass[i];
         if (w > best || (isnan(w) && !isnan(best))) { best = w; bi = i; }
     }
@@ -51,17 +54,23 @@ __global__ void k_split_r(int32_t nn, const int32_t *__restrict__ rp, const int3
     if (threadIdx.x == 0) { partv[blockIdx.x] = best; parti[blockIdx.x] = bi; }
 }
 
-hs_status hs_cu_enqueue_split_kr(cuda_impl *c)
+template <typename V>
+static hs_status enqueue_split(cuda_impl *c, V *kval)
 {
-    k_split_k<<<nblocks(c->np, 256), 256, 0, c->s>>>(c->np, c->pptr, c->pelem,
-                                                      reinterpret_cast<const int2 *>(c->pslot), c->kdp, c->km,
-                                                      c->kval);
+    k_split_k<V><<<nblocks(c->np, 256), 256, 0, c->s>>>(c->np, c->pptr, c->pelem,
+                                                         reinterpret_cast<const int2 *>(c->pslot), c->kdp, c->km,
+                                                         kval);
     HS_CUDA_LAUNCH_CHECK("k_split_k");
-    k_split_r<<<HS_RED_BLOCKS, HS_RED_THREADS, 0, c->s>>>(c->nn, c->csr_rp, c->csr_col, c->kdc, c->phi, c->rptr,
-                                                          c->relem, c->rm, c->dslot, c->kval, c->inv_mass, c->dt,
-                                                          c->rhs, c->dinv, c->partA, c->parti);
+    k_split_r<V><<<HS_RED_BLOCKS, HS_RED_THREADS, 0, c->s>>>(c->nn, c->csr_rp, c->csr_col, c->kdc, c->phi, c->rptr,
+                                                             c->relem, c->rm, c->dslot, kval, c->inv_mass, c->dt,
+                                                             c->rhs, c->dinv, c->partA, c->parti);
     HS_CUDA_LAUNCH_CHECK("k_split_r");
     return HS_OK;
+}
+
+hs_status hs_cu_enqueue_split_kr(cuda_impl *c)
+{
+    return c->f32 ? enqueue_split(c, c->kval32) : enqueue_split(c, c->kval);
 }
 
 hs_status hs_cu_upload_split(cuda_impl *c, const hs_problem *p)

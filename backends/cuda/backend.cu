@@ -174,7 +174,7 @@ static void cu_destroy(hs_backend *b)
     hs_gpu_spmv_destroy(&c->spmv);
     hs_spmv_layout_destroy(&c->lay);
     void *dev[] = {c->tets, c->vol, c->kd, c->inv_mass, c->kptr, c->ksrc, c->rptr, c->rsrc, c->diag, c->slot,
-                   c->stim_elem, c->phi, c->phin, c->ipv, c->ipv_n, c->act, c->ke, c->re, c->kval, c->rhs, c->du,
+                   c->stim_elem, c->phi, c->phin, c->ipv, c->ipv_n, c->act, c->ke, c->re, c->kval, c->kval32, c->rhs, c->du,
                    c->dinv, c->stim_e, c->ph1, c->ph2, c->csr_rp, c->csr_col, c->partA, c->parti, c->d_sc,
                    c->pptr, c->pelem, c->pslot, c->relem, c->dslot, c->kdp, c->kdc, c->km, c->rm};
     for (size_t i = 0; i < sizeof dev / sizeof dev[0]; ++i) cudaFree(dev[i]);
@@ -241,10 +241,16 @@ static hs_status cuda_setup(hs_backend *b)
 
     HS_CALL(hs_spmv_layout_create(p->opt.spmv, p->pattern, &p->opt.spmv_params, &c->lay));
     HS_CALL(upload(&c->slot, c->lay->slot_of_nnz, c->nnz, "SpMV slot map"));
-    HS_CALL(HS_CUDA_ALLOC(c->kval, c->lay->n_slots, "tangent matrix values"));
     /* padding slots must read as zero: clear once, assembly only writes real slots */
-    HS_CUDA_CALL(cudaMemset(c->kval, 0, sizeof(double) * c->lay->n_slots));
-    HS_CALL(hs_gpu_spmv_create(c->lay, p->pattern, c->kval, &c->spmv));
+    c->f32 = p->opt.values == HS_VALUES_F32;
+    if (c->f32) {
+        HS_CALL(HS_CUDA_ALLOC(c->kval32, c->lay->n_slots, "tangent matrix values (float32)"));
+        HS_CUDA_CALL(cudaMemset(c->kval32, 0, sizeof(float) * c->lay->n_slots));
+    } else {
+        HS_CALL(HS_CUDA_ALLOC(c->kval, c->lay->n_slots, "tangent matrix values"));
+        HS_CUDA_CALL(cudaMemset(c->kval, 0, sizeof(double) * c->lay->n_slots));
+    }
+    HS_CALL(hs_gpu_spmv_create_values(c->lay, p->pattern, hs_cu_kvals(c), p->opt.values, &c->spmv));
     if (c->split) HS_CALL(hs_cu_upload_split(c, p));
 
     struct { double **p; size_t n; const char *what; } arrs[] = {
@@ -283,7 +289,7 @@ static hs_status cuda_setup(hs_backend *b)
         (p->opt.persistent > 0 || (p->opt.persistent < 0 && c->nn <= HS_CG_PERSISTENT_AUTO_ROWS))) {
         if (!c->csr_rp) HS_CALL(upload(&c->csr_rp, p->pattern->row_ptr, (size_t)c->nn + 1, "CSR row pointers"));
         if (!c->csr_col) HS_CALL(upload(&c->csr_col, p->pattern->col, (size_t)c->nnz, "CSR columns"));
-        HS_CALL(hs_gpu_cg_set_persistent(c->cg, c->csr_rp, c->csr_col, c->slot, c->kval));
+        HS_CALL(hs_gpu_cg_set_persistent(c->cg, c->csr_rp, c->csr_col, c->slot, hs_cu_kvals(c), c->f32));
     }
     HS_CUDA_CALL(cudaMallocHost((void **)&c->h_cg, sizeof(hs_gpu_cg_scalars)));
     HS_CUDA_CALL(cudaMallocHost((void **)&c->h_sc, sizeof(dev_scalars)));
@@ -291,8 +297,9 @@ static hs_status cuda_setup(hs_backend *b)
     HS_CUDA_CALL(cudaDeviceSynchronize());
     cudaDeviceProp prop;
     HS_CUDA_CALL(cudaGetDeviceProperties(&prop, 0));
-    snprintf(b->description, sizeof b->description, "cuda (%.120s, sm_%d%d, spmv %.40s, %s assembly, cg %s%s, %s)",
-             prop.name, prop.major, prop.minor, p->opt.spmv->name, hs_assembly_name(p->opt.assembly),
+    snprintf(b->description, sizeof b->description, "cuda (%.100s, sm_%d%d, spmv %.40s%s, %s assembly, cg %s%s, %s)",
+             prop.name, prop.major, prop.minor, p->opt.spmv->name, c->f32 ? " float32 values" : "",
+             hs_assembly_name(p->opt.assembly),
              hs_cg_variant_name(p->opt.cg.variant),
              p->opt.cg.variant == HS_CG_CHRONOPOULOS ? (c->cg->fused ? " fused with the SpMV" : " with a separate dot pass")
                                                      : "",

@@ -33,9 +33,11 @@ namespace {
 // 15.8 us. More blocks make the grid barrier dearer faster than they shorten the rows.
 constexpr int kT = HS_RED_THREADS;
 
+// V: the stored matrix value type (float for solver.matrix_values = float32, widened per product)
+template <typename V>
 __global__ void __launch_bounds__(kT)
 k_cgc_persistent(int32_t n, const int32_t *__restrict__ rp, const int32_t *__restrict__ col,
-                 const int64_t *__restrict__ slot, const double *__restrict__ val, const double *__restrict__ dinv,
+                 const int64_t *__restrict__ slot, const V *__restrict__ val, const double *__restrict__ dinv,
                  const double *__restrict__ b, double *x, double *r, double *u, double *p, double *s, double *w,
                  double *partA, double *partB, double *partD, hs_gpu_cg_scalars *sc, double cg_tol, double forcing,
                  double tol_res, const double *d_res, int max_iter)
@@ -76,7 +78,8 @@ k_cgc_persistent(int32_t n, const int32_t *__restrict__ rp, const int32_t *__res
             // tried on an H100 at 50K rows: a 4-wide batch of these loads together with warp-shuffle
             // reductions in place of hs_block_sum measured slower (13.7 against 11.0 us): reverted
             int32_t k = k0;
-            for (; k < k1; ++k) acc += __ldg(val + (slot ? __ldg(slot + k) : k)) * __ldcg(u + __ldg(col + k));
+            for (; k < k1; ++k)
+                acc += (double)__ldg(val + (slot ? __ldg(slot + k) : k)) * __ldcg(u + __ldg(col + k));
             w[i] = acc;
             d += acc * u[i];
         }
@@ -128,7 +131,7 @@ k_cgc_persistent(int32_t n, const int32_t *__restrict__ rp, const int32_t *__res
 } // namespace
 
 hs_status hs_gpu_cg_set_persistent(hs_gpu_cg *cg, const int32_t *d_row_ptr, const int32_t *d_col,
-                                   const int64_t *d_slot, const double *d_vals)
+                                   const int64_t *d_slot, const void *d_vals, int f32)
 {
     HS_CHECK(cg->variant == HS_CG_CHRONOPOULOS, HS_ERR_INTERNAL, "the persistent CG is Chronopoulos-Gear only");
     int dev = 0, sms = 0, per_sm = 0;
@@ -137,7 +140,8 @@ hs_status hs_gpu_cg_set_persistent(hs_gpu_cg *cg, const int32_t *d_row_ptr, cons
     int coop = 0;
     HS_CUDA_CALL(cudaDeviceGetAttribute(&coop, cudaDevAttrCooperativeLaunch, dev));
     HS_CHECK(coop, HS_ERR_DEVICE, "this GPU does not support cooperative launches (persistent CG)");
-    HS_CUDA_CALL(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k_cgc_persistent, kT, 0));
+    HS_CUDA_CALL(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+        &per_sm, f32 ? (const void *)k_cgc_persistent<float> : (const void *)k_cgc_persistent<double>, kT, 0));
     HS_CHECK(per_sm > 0, HS_ERR_DEVICE, "persistent CG: the kernel cannot be resident");
     // one block per 256 rows, never more than can be resident at once (a grid barrier needs every
     // block running) nor than the partial buffers hold; a function of n and the device only
@@ -149,6 +153,7 @@ hs_status hs_gpu_cg_set_persistent(hs_gpu_cg *cg, const int32_t *d_row_ptr, cons
     cg->p_col = d_col;
     cg->p_slot = d_slot;
     cg->p_vals = d_vals;
+    cg->p_f32 = f32;
     cg->persistent = 1;
     return HS_OK;
 }
@@ -159,14 +164,16 @@ hs_status hs_gpu_cg_launch_persistent(hs_gpu_cg *cg, const double *b, double *x,
     int32_t n = cg->n;
     const int32_t *rp = cg->p_rowptr, *col = cg->p_col;
     const int64_t *slot = cg->p_slot;
-    const double *val = cg->p_vals, *dinv = cg->dinv;
+    const void *val = cg->p_vals;
+    const double *dinv = cg->dinv;
     double cg_tol = t->cg_tol, forcing = t->forcing, tol_res = t->tol_res;
     const double *d_res = t->d_res;
     int max_iter = t->max_iter;
     void *args[] = {&n, (void *)&rp, (void *)&col, (void *)&slot, (void *)&val, (void *)&dinv, (void *)&b, &x,
                     &cg->r, &cg->u, &cg->p, &cg->s, &cg->w, &cg->partA, &cg->partB, &cg->partD, &cg->d_sc,
                     &cg_tol, &forcing, &tol_res, (void *)&d_res, &max_iter};
-    HS_CUDA_CALL(cudaLaunchCooperativeKernel((const void *)k_cgc_persistent, dim3(cg->pgrid), dim3(kT), args, 0, s));
+    const void *fn = cg->p_f32 ? (const void *)k_cgc_persistent<float> : (const void *)k_cgc_persistent<double>;
+    HS_CUDA_CALL(cudaLaunchCooperativeKernel(fn, dim3(cg->pgrid), dim3(kT), args, 0, s));
     HS_CUDA_LAUNCH_CHECK("k_cgc_persistent");
     return HS_OK;
 }

@@ -63,6 +63,8 @@ struct cuda_impl {
     int32_t *stim_elem;
     /* state and per-iteration arrays; ipv, ipv_n: [nv][ne] */
     double *phi, *phin, *ipv, *ipv_n, *act, *ke, *re, *kval, *rhs, *du, *dinv, *stim_e;
+    float *kval32;          /* [n_slots] the tangent's values when solver.matrix_values = float32 (kval NULL) */
+    int f32;                /* 1: kval32 holds the values (solvers/hs_spmv.h, hs_matrix_values) */
     double *ph1, *ph2;      /* phi_{n-1}, phi_{n-2}: extrapolation history (NULL when off) */
     int32_t *csr_rp, *csr_col; /* CSR pattern, only for the persistent CG */
     double *partA;
@@ -84,6 +86,10 @@ struct cuda_impl {
     double graph_dt;
     hs_phase_times t;
 };
+
+/* The tangent's value array as stored (double *kval, or float *kval32 when f32). */
+static inline void *hs_cu_kvals(cuda_impl *c) { return c->f32 ? (void *)c->kval32 : (void *)c->kval; }
+
 
 /* Blocks for n items; kernels launched with it are grid-stride, so the cap never drops work. */
 static inline int nblocks(int64_t n, int threads)

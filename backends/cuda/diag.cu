@@ -19,10 +19,15 @@ static hs_status cu_get_system(hs_backend *b, double *kval_csr, double *rhs)
     cuda_impl *c = (cuda_impl *)b->impl;
     HS_CUDA_CALL(cudaStreamSynchronize(c->s));
     if (kval_csr) {
-        double *all = NULL;
-        HS_CALL(HS_ALLOC(all, c->lay->n_slots, "K copy"));
-        cudaError_t e = cudaMemcpy(all, c->kval, sizeof(double) * c->lay->n_slots, cudaMemcpyDeviceToHost);
-        for (int32_t k = 0; e == cudaSuccess && k < c->nnz; ++k) kval_csr[k] = all[c->lay->slot_of_nnz[k]];
+        /* float32 values are widened: the matrix the CG uses, exactly */
+        const size_t w = c->f32 ? sizeof(float) : sizeof(double);
+        unsigned char *all = NULL;
+        HS_CALL(HS_ALLOC(all, w * c->lay->n_slots, "K copy"));
+        cudaError_t e = cudaMemcpy(all, hs_cu_kvals(c), w * c->lay->n_slots, cudaMemcpyDeviceToHost);
+        for (int32_t k = 0; e == cudaSuccess && k < c->nnz; ++k) {
+            const int64_t q = c->lay->slot_of_nnz[k];
+            kval_csr[k] = c->f32 ? (double)((const float *)all)[q] : ((const double *)all)[q];
+        }
         free(all);
         HS_CUDA_CALL(e);
     }
@@ -255,7 +260,7 @@ static hs_status cu_bench_cg(hs_backend *b, int iters, int reps, hs_cg_bench *ou
     if (st == HS_OK) {
         hs_gpu_cg *cg = NULL;
         st = hs_gpu_cg_create(c->nn, HS_CG_CHRONOPOULOS, c->spmv, c->dinv, &cg);
-        if (st == HS_OK) st = hs_gpu_cg_set_persistent(cg, d_rp, d_col, c->slot, c->kval);
+        if (st == HS_OK) st = hs_gpu_cg_set_persistent(cg, d_rp, d_col, c->slot, hs_cu_kvals(c), c->f32);
         if (st == HS_OK) st = time_solves(c, cg, 0, iters, reps, &out->t_persistent[0]);
         if (st == HS_OK) st = time_solves(c, cg, 1, iters, reps, &out->t_persistent[1]);
         if (st == HS_OK) st = solve_to(c, cg, 1e-8, &out->iters_persistent, xb);

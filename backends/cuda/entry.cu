@@ -3,6 +3,9 @@
  * (device 0 usable), what `solver.spmv = "auto"` means on it, and create.
  */
 #include <cstdio>
+#include <thread>
+
+#include <cuda_runtime.h>
 
 #include "hs_cuda.h"
 #include "hs_util.h"
@@ -15,6 +18,9 @@ static int cuda_probe(char *desc, size_t desc_len, char *why, size_t why_len)
 /* What auto takes without a trial on larger systems: the fastest whole step on the slab and the
  * benchmark ventricle of docs/benchmarks.md (issue 17). */
 #define HS_CUDA_AUTO_DEFAULT "cusparse_sell"
+/* the same with float32 values (solver.matrix_values), which cuSPARSE's kernels do not take with
+ * float64 vectors: the hand-written ELL-WARP K1 (docs/benchmarks.md) */
+#define HS_CUDA_AUTO_DEFAULT_F32 "ellwarp_k1"
 /* CG iterations per Newton iteration the trial weighs the SpMV with (6.6 on the ventricle, 8.5 on
  * the 1M slab: docs/benchmarks.md) */
 #define HS_CUDA_AUTO_CG_PER_NEWTON 8
@@ -46,12 +52,14 @@ static hs_status cuda_choose_spmv(const hs_csr *pattern, const hs_problem_opts *
         return HS_OK;
     }
     int candidates = 0;
-    for (int f = 0; f < hs_spmv_count(); ++f) candidates += hs_spmv_get(f)->node_order == NULL;
-    const double spmv_s = (12.0 * pattern->nnz + 20.0 * pattern->n_rows) / 2e12;
+    for (int f = 0; f < hs_spmv_count(); ++f)
+        candidates += hs_spmv_get(f)->node_order == NULL && hs_spmv_serves(hs_spmv_get(f), opt->values);
+    const char *fallback = opt->values == HS_VALUES_F32 ? HS_CUDA_AUTO_DEFAULT_F32 : HS_CUDA_AUTO_DEFAULT;
+    const double spmv_s = ((4.0 + hs_matrix_values_bytes(opt->values)) * pattern->nnz + 20.0 * pattern->n_rows) / 2e12;
     const double gain_s = 0.10 * (double)opt->steps_hint * 2 * HS_CUDA_AUTO_CG_PER_NEWTON * spmv_s;
     const double trial_s = 20e-9 * (double)pattern->nnz * candidates;
-    if (opt->steps_hint > 0 && gain_s < trial_s && hs_spmv_find(HS_CUDA_AUTO_DEFAULT)) {
-        *out = hs_spmv_find(HS_CUDA_AUTO_DEFAULT);
+    if (opt->steps_hint > 0 && gain_s < trial_s && hs_spmv_find(fallback)) {
+        *out = hs_spmv_find(fallback);
         snprintf(why, why_len, "auto -> %s without a trial: a timed trial of %d kernels would cost ~%.2f s and could "
                  "save at most ~%.2f s of this %ld-step run (set solver.spmv to a kernel to choose one; `heartsim "
                  "bench spmv` compares them)", (*out)->name, candidates, trial_s, gain_s, opt->steps_hint);
@@ -59,12 +67,27 @@ static hs_status cuda_choose_spmv(const hs_csr *pattern, const hs_problem_opts *
     }
     char times[3072];
     double t0 = hs_wtime();
-    HS_CALL(hs_gpu_spmv_trial(pattern, &opt->spmv_params, 10, with_dot, HS_CUDA_AUTO_CG_PER_NEWTON, out, times,
+    HS_CALL(hs_gpu_spmv_trial(pattern, &opt->spmv_params, opt->values, 10, with_dot, HS_CUDA_AUTO_CG_PER_NEWTON, out, times,
                               sizeof times));
     snprintf(why, why_len, "auto -> %s (timed trial on this matrix in %.1f s, medians of 10%s; formats with their own "
              "node order are not candidates; %s)", (*out)->name, hs_wtime() - t0,
              with_dot ? ", the SpMV with the CG's dot product y.x" : "", times);
     return HS_OK;
+}
+
+/* The device's primary context created on a detached thread while the host builds the mesh and the
+ * maps: the runtime serialises context creation, so the backend's own first call simply finds it
+ * made (or waits for it). Errors are left for create to meet and report. */
+static void cuda_warm_up(void)
+{
+    try {
+        std::thread([] {
+            if (cudaSetDevice(0) == cudaSuccess) cudaFree(nullptr);
+            cudaGetLastError();
+        }).detach();
+    } catch (...) {
+        /* no thread: create initialises the device itself */
+    }
 }
 
 extern "C" const hs_backend_entry hs_backend_cuda = {
@@ -74,4 +97,5 @@ extern "C" const hs_backend_entry hs_backend_cuda = {
     cuda_probe,
     cuda_choose_spmv,
     hs_backend_cuda_create,
+    cuda_warm_up,
 };

@@ -40,7 +40,8 @@ int hs_gpu_probe(char *name, size_t name_len, char *why, size_t why_len);
  * @p report gives each kernel's times. @p with_dot: the SpMV timed as Chronopoulos-Gear CG uses it
  * (with the dot product y . x, fused when the format can, else a separate pass).
  */
-hs_status hs_gpu_spmv_trial(const hs_csr *pattern, const hs_spmv_params *prm, int reps, int with_dot,
+hs_status hs_gpu_spmv_trial(const hs_csr *pattern, const hs_spmv_params *prm, hs_matrix_values values, int reps,
+                           int with_dot,
                             int cg_per_newton, const hs_spmv_ops **best, char *report, size_t report_len);
 
 /** Device facts for `heartsim bench spmv` (app/bench_spmv.c; device side backends/cuda/spmv/bench.cu). */

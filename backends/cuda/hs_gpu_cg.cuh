@@ -83,7 +83,9 @@ struct hs_gpu_cg {
     int persistent, pgrid;
     const int32_t *p_rowptr, *p_col; /**< borrowed CSR pattern [n+1], [nnz] */
     const int64_t *p_slot;           /**< borrowed slot of each CSR nonzero in p_vals (NULL: identity) */
-    const double *p_vals;            /**< borrowed matrix values in the SpMV format's slots */
+    const void *p_vals;              /**< borrowed matrix values in the SpMV format's slots (double, or
+                                          float when p_f32) */
+    int p_f32;
 };
 
 /** @brief Device CG for systems of size n with @p spmv (borrowed) and Jacobi @p d_dinv (borrowed). */
@@ -95,10 +97,11 @@ void hs_gpu_cg_destroy(hs_gpu_cg **p);
  * @brief Run every later solve of this (Chronopoulos) CG as one persistent cooperative kernel
  * (backends/cuda/cg_persistent.cu) with its own CSR SpMV through the slot map, instead of a kernel sequence:
  * for small systems, where launch latency and not bandwidth bounds an iteration. All pointers
- * borrowed. HS_ERR_DEVICE when the device cannot launch cooperative kernels.
+ * borrowed; @p d_vals holds doubles, or floats when @p f32 (solver.matrix_values = float32).
+ * HS_ERR_DEVICE when the device cannot launch cooperative kernels.
  */
 hs_status hs_gpu_cg_set_persistent(hs_gpu_cg *cg, const int32_t *d_row_ptr, const int32_t *d_col,
-                                   const int64_t *d_slot, const double *d_vals);
+                                   const int64_t *d_slot, const void *d_vals, int f32);
 /** @brief Enqueue one persistent solve (internal to backends/cuda/cg.cu's solve and capture paths). */
 hs_status hs_gpu_cg_launch_persistent(hs_gpu_cg *cg, const double *b, double *x, const hs_gpu_cg_tol *t,
                                       cudaStream_t s);

@@ -101,7 +101,7 @@ expect 0 "usage: heartsim bench step\|spmv\|cg" -- "$hs" bench --help
 # heartsim kernels: a table within 100 columns; where a kernel runs said in words
 out=$("$hs" kernels)
 [ "$(awk '{ if (length($0) > w) w = length($0) } END { print w }' <<<"$out")" -le 100 ] || { echo "FAIL: heartsim kernels is wider than 100 columns"; fails=$((fails+1)); }
-grep -qE "^csr_scalar +cpu, gpu +CSR" <<<"$out" && ! grep -qE "^[a-z_0-9]+ +only " <<<"$out" && grep -q "doi:10.1002/nme.4865" <<<"$out" ||
+grep -qE "^csr_scalar +cpu, gpu +f64, f32 +CSR" <<<"$out" && grep -qE "^pcsr_hegao +cpu, gpu +f64 +PCSR" <<<"$out" && ! grep -qE "^[a-z_0-9]+ +only " <<<"$out" && grep -q "doi:10.1002/nme.4865" <<<"$out" ||
   { echo "FAIL: heartsim kernels table:"; echo "$out" | head -4; fails=$((fails+1)); }
 if [ "$fails" -ne 0 ]; then echo "$fails check(s) failed"; exit 1; fi
 exit 0

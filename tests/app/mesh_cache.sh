@@ -39,7 +39,7 @@ expect 0 "time: .* to load the mesh from the mesh cache" -- "$hs" mesh "$lv" --s
 expect 0 "mesh: from the cache" -- run --set time.dt=0.05 --set output.interval=0.5 --out "$tmp/c"
 out=$(run --set mesh.cache=false --out "$tmp/d" 2>&1)
 grep -qE "^mesh: (from|stored in) the cache" <<<"$out" && fail "mesh.cache = false used the cache: $out"
-grep -q "  mesh: built in .* (not cached)" <<<"$out" || fail "mesh.cache = false: the summary does not say 'not cached'"
+grep -q "  mesh: built in .* not cached)" <<<"$out" || fail "mesh.cache = false: the summary does not say 'not cached'"
 
 # 2. another mesh, other fibres: meshed and stored anew
 expect 0 "mesh: stored in the cache" -- run --set mesh.h=3 --out "$tmp/e"

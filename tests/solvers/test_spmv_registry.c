@@ -155,9 +155,33 @@ static void check_lookup(void)
     hs_error_clear();
 }
 
+/* solver.matrix_values by name, and a kernel without a float32 variant refused naming those with one */
+static void check_values(void)
+{
+    hs_matrix_values v = HS_VALUES_F64;
+    HS_TEST_OK(hs_matrix_values_lookup("solver.matrix_values", "float32", &v));
+    HS_TEST_CHECK(v == HS_VALUES_F32 && hs_matrix_values_bytes(v) == 4, "float32 lookup");
+    HS_TEST_CHECK(hs_matrix_values_lookup("solver.matrix_values", "half", &v) == HS_ERR_CONFIG &&
+                      strstr(hs_error_message(), "float64") && strstr(hs_error_message(), "float32"),
+                  "unknown precision: \"%s\"", hs_error_message());
+    hs_error_clear();
+    for (int f = 0; f < hs_spmv_count(); ++f) {
+        const hs_spmv_ops *o = hs_spmv_get(f);
+        if (o->apply_ref_f32) {
+            HS_TEST_OK(hs_spmv_check_values("solver.matrix_values", o, HS_VALUES_F32));
+            continue;
+        }
+        HS_TEST_CHECK(hs_spmv_check_values("solver.matrix_values", o, HS_VALUES_F32) == HS_ERR_CONFIG &&
+                          strstr(hs_error_message(), o->name) && strstr(hs_error_message(), "csr_scalar"),
+                      "%s: refusal \"%s\"", o->name, hs_error_message());
+        hs_error_clear();
+    }
+}
+
 int main(void)
 {
     check_lookup();
+    check_values();
     const int n = 5000, max_len = 300;
     hs_csr *a = random_matrix(n, max_len, 12345u);
     double *x = malloc(sizeof(double) * n), *y = malloc(sizeof(double) * n), *yr = malloc(sizeof(double) * n);
@@ -195,6 +219,28 @@ int main(void)
             if (d > tol && d - tol > worst) worst = d - tol;
         }
         HS_TEST_CHECK(worst == 0.0, "%s: reference differs from CSR beyond the rounding bound (excess %g)", o->name, worst);
+        if (o->apply_ref_f32) {
+            /* float32 values: each is widened before its product, in apply_ref's order, so the result
+             * equals apply_ref on the widened values bit for bit */
+            float *vf = malloc(sizeof(float) * (size_t)lay->n_slots);
+            double *vw = malloc(sizeof(double) * (size_t)lay->n_slots), *y32 = malloc(sizeof(double) * n);
+            for (int64_t k = 0; k < lay->n_slots; ++k) vw[k] = v[k] / 3.0; /* not float-representable */
+            hs_spmv_round_values(lay->n_slots, vw, vf);
+            o->apply_ref(lay, vw, x, yr); /* the float64 product with the unrounded values */
+            for (int64_t k = 0; k < lay->n_slots; ++k) vw[k] = (double)vf[k];
+            o->apply_ref_f32(lay, vf, x, y32);
+            o->apply_ref(lay, vw, x, y);
+            int same = 1, moved = 0;
+            for (int i = 0; i < n; ++i) {
+                same &= y32[i] == y[i];
+                moved |= y32[i] != yr[i];
+            }
+            HS_TEST_CHECK(same, "%s: float32 reference differs from the reference on the widened values", o->name);
+            HS_TEST_CHECK(moved, "%s: float32 values changed nothing: the values were not rounded", o->name);
+            free(vf); free(vw); free(y32);
+            hs_csr_spmv(a, x, yr); /* restore the CSR product for the next format */
+        }
+        HS_TEST_CHECK(hs_spmv_serves(o, HS_VALUES_F64), "%s: does not serve float64", o->name);
         free(v);
         hs_spmv_layout_destroy(&lay);
         HS_TEST_CHECK(lay == NULL, "destroy did not clear the pointer");

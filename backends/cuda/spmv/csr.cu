@@ -23,17 +23,19 @@ struct csr_dev {
     int32_t n_rows;
     int32_t *d_row_ptr;    // [n_rows+1], owned
     int32_t *d_col;        // [nnz], owned
-    const double *d_vals;  // [nnz], borrowed: the caller refills it in place
+    const void *d_vals;    // [nnz] double, or float when f32; borrowed: the caller refills it in place
+    int f32;
 };
 
 // csr_scalar: seed 000 sec. IV-A (the one-thread-per-row CSR kernel it compares against, after
 // Bell & Garland, ref. [9] there). Thread i runs through row i in order k = row_ptr[i] ..
 // row_ptr[i+1]-1, like the CPU reference. Grid-stride, so any grid size is correct.
 // kDot: also y . x (Chronopoulos-Gear CG) into *result, in a fixed order (hs_dot_finish).
-template <bool kDot>
+// V: the stored value type (float values are widened before their product; sums stay double).
+template <bool kDot, typename V>
 __global__ void __launch_bounds__(kBlock)
 csr_scalar_kernel(int32_t n_rows, const int32_t *__restrict__ row_ptr,
-                  const int32_t *__restrict__ col, const double *__restrict__ val,
+                  const int32_t *__restrict__ col, const V *__restrict__ val,
                   const double *__restrict__ x, double *__restrict__ y, double *__restrict__ part,
                   unsigned *ticket, double *result)
 {
@@ -42,7 +44,7 @@ csr_scalar_kernel(int32_t n_rows, const int32_t *__restrict__ row_ptr,
     for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n_rows; i += stride) {
         const int32_t k0 = __ldg(row_ptr + i), k1 = __ldg(row_ptr + i + 1);
         double s = 0.0;
-        for (int32_t k = k0; k < k1; ++k) s += __ldg(val + k) * __ldg(x + __ldg(col + k));
+        for (int32_t k = k0; k < k1; ++k) s += (double)__ldg(val + k) * __ldg(x + __ldg(col + k));
         y[i] = s;
         if (kDot) dot += s * __ldg(x + i);
     }
@@ -59,9 +61,10 @@ csr_scalar_kernel(int32_t n_rows, const int32_t *__restrict__ row_ptr,
 // it. The CPU reference (solvers/spmv_csr.c) forms lane[l] + lane[l^off] at each level, the same
 // IEEE additions in the same tree. The loop bound i is uniform across the warp, so the full mask
 // is always valid.
+template <typename V>
 __global__ void __launch_bounds__(kBlock)
 csr_vector_kernel(int32_t n_rows, const int32_t *__restrict__ row_ptr,
-                  const int32_t *__restrict__ col, const double *__restrict__ val,
+                  const int32_t *__restrict__ col, const V *__restrict__ val,
                   const double *__restrict__ x, double *__restrict__ y)
 {
     const int lane = threadIdx.x & (kWarp - 1);
@@ -71,7 +74,7 @@ csr_vector_kernel(int32_t n_rows, const int32_t *__restrict__ row_ptr,
         const int64_t k0 = __ldg(row_ptr + i), k1 = __ldg(row_ptr + i + 1); // one broadcast load
         double s = 0.0;
         for (int64_t k = k0 + lane; k < k1; k += kWarp)
-            s += __ldg(val + k) * __ldg(x + __ldg(col + k));
+            s += (double)__ldg(val + k) * __ldg(x + __ldg(col + k));
 #pragma unroll
         for (int off = kWarp / 2; off > 0; off >>= 1) s += __shfl_xor_sync(kFullMask, s, off);
         if (lane == 0) y[i] = s;
@@ -87,7 +90,7 @@ void csr_destroy(void *impl)
     free(c);
 }
 
-hs_status csr_init(csr_dev *c, const hs_spmv_layout *lay, const hs_csr *pat, const double *d_vals)
+hs_status csr_init(csr_dev *c, const hs_spmv_layout *lay, const hs_csr *pat, const void *d_vals, int f32)
 {
     HS_CHECK(lay->n_slots == pat->nnz, HS_ERR_INTERNAL,
              "CSR device SpMV: layout has %lld slots but the pattern %d nonzeros",
@@ -99,6 +102,7 @@ hs_status csr_init(csr_dev *c, const hs_spmv_layout *lay, const hs_csr *pat, con
     HS_CHECK(d_vals || pat->nnz == 0, HS_ERR_INTERNAL, "CSR device SpMV: no device value array");
     c->n_rows = pat->n_rows;
     c->d_vals = d_vals;
+    c->f32 = f32;
     HS_CALL(HS_CUDA_ALLOC(c->d_row_ptr, (size_t)pat->n_rows + 1, "CSR row pointers"));
     HS_CALL(HS_CUDA_ALLOC(c->d_col, pat->nnz, "CSR column indices"));
     HS_CUDA_CALL(cudaMemcpy(c->d_row_ptr, pat->row_ptr, sizeof(int32_t) * ((size_t)pat->n_rows + 1),
@@ -108,19 +112,29 @@ hs_status csr_init(csr_dev *c, const hs_spmv_layout *lay, const hs_csr *pat, con
     return HS_OK;
 }
 
-hs_status csr_create(const hs_spmv_layout *lay, const hs_csr *pattern, const double *d_vals,
-                     void **impl)
+hs_status csr_create_any(const hs_spmv_layout *lay, const hs_csr *pattern, const void *d_vals, int f32,
+                         void **impl)
 {
     *impl = NULL;
     csr_dev *c = NULL;
     HS_CALL(HS_ALLOC(c, 1, "CSR device SpMV"));
-    hs_status st = csr_init(c, lay, pattern, d_vals);
+    hs_status st = csr_init(c, lay, pattern, d_vals, f32);
     if (st != HS_OK) {
         csr_destroy(c);
         return st;
     }
     *impl = c;
     return HS_OK;
+}
+
+hs_status csr_create(const hs_spmv_layout *lay, const hs_csr *pattern, const double *d_vals, void **impl)
+{
+    return csr_create_any(lay, pattern, d_vals, 0, impl);
+}
+
+hs_status csr_create_f32(const hs_spmv_layout *lay, const hs_csr *pattern, const float *d_vals, void **impl)
+{
+    return csr_create_any(lay, pattern, d_vals, 1, impl);
 }
 
 // Blocks so that every row (scalar) or every warp-row (vector) gets its own thread/warp; the
@@ -131,15 +145,24 @@ unsigned grid_for(int64_t threads)
     return (unsigned)(b > INT_MAX ? INT_MAX : b);
 }
 
+template <bool kDot, typename V>
+hs_status launch_scalar(const csr_dev *c, unsigned grid, const double *d_x, double *d_y, double *d_part,
+                        unsigned *d_ticket, double *d_result, cudaStream_t stream)
+{
+    csr_scalar_kernel<kDot, V><<<grid, kBlock, 0, stream>>>(c->n_rows, c->d_row_ptr, c->d_col,
+                                                            static_cast<const V *>(c->d_vals), d_x, d_y, d_part,
+                                                            d_ticket, d_result);
+    HS_CUDA_LAUNCH_CHECK(kDot ? "csr_scalar_kernel<dot>" : "csr_scalar_kernel");
+    return HS_OK;
+}
+
 hs_status csr_scalar_apply(void *impl, const double *d_x, double *d_y, cudaStream_t stream)
 {
     const csr_dev *c = static_cast<const csr_dev *>(impl);
     if (c->n_rows == 0) return HS_OK;
-    csr_scalar_kernel<false><<<grid_for(c->n_rows), kBlock, 0, stream>>>(c->n_rows, c->d_row_ptr, c->d_col,
-                                                                          c->d_vals, d_x, d_y, nullptr, nullptr,
-                                                                          nullptr);
-    HS_CUDA_LAUNCH_CHECK("csr_scalar_kernel");
-    return HS_OK;
+    const unsigned g = grid_for(c->n_rows);
+    return c->f32 ? launch_scalar<false, float>(c, g, d_x, d_y, nullptr, nullptr, nullptr, stream)
+                  : launch_scalar<false, double>(c, g, d_x, d_y, nullptr, nullptr, nullptr, stream);
 }
 
 hs_status csr_scalar_apply_dot(void *impl, const double *d_x, double *d_y, double *d_part, int max_parts,
@@ -149,9 +172,16 @@ hs_status csr_scalar_apply_dot(void *impl, const double *d_x, double *d_y, doubl
     unsigned grid = grid_for(c->n_rows);
     if (grid > (unsigned)max_parts) grid = (unsigned)max_parts;
     if (grid < 1) grid = 1;
-    csr_scalar_kernel<true><<<grid, kBlock, 0, stream>>>(c->n_rows, c->d_row_ptr, c->d_col, c->d_vals, d_x,
-                                                         d_y, d_part, d_ticket, d_result);
-    HS_CUDA_LAUNCH_CHECK("csr_scalar_kernel<dot>");
+    return c->f32 ? launch_scalar<true, float>(c, grid, d_x, d_y, d_part, d_ticket, d_result, stream)
+                  : launch_scalar<true, double>(c, grid, d_x, d_y, d_part, d_ticket, d_result, stream);
+}
+
+template <typename V>
+hs_status launch_vector(const csr_dev *c, const double *d_x, double *d_y, cudaStream_t stream)
+{
+    csr_vector_kernel<V><<<grid_for((int64_t)c->n_rows * kWarp), kBlock, 0, stream>>>(
+        c->n_rows, c->d_row_ptr, c->d_col, static_cast<const V *>(c->d_vals), d_x, d_y);
+    HS_CUDA_LAUNCH_CHECK("csr_vector_kernel");
     return HS_OK;
 }
 
@@ -159,10 +189,7 @@ hs_status csr_vector_apply(void *impl, const double *d_x, double *d_y, cudaStrea
 {
     const csr_dev *c = static_cast<const csr_dev *>(impl);
     if (c->n_rows == 0) return HS_OK;
-    csr_vector_kernel<<<grid_for((int64_t)c->n_rows * kWarp), kBlock, 0, stream>>>(
-        c->n_rows, c->d_row_ptr, c->d_col, c->d_vals, d_x, d_y);
-    HS_CUDA_LAUNCH_CHECK("csr_vector_kernel");
-    return HS_OK;
+    return c->f32 ? launch_vector<float>(c, d_x, d_y, stream) : launch_vector<double>(c, d_x, d_y, stream);
 }
 
 } // namespace
@@ -170,6 +197,6 @@ hs_status csr_vector_apply(void *impl, const double *d_x, double *d_y, cudaStrea
 // `extern` gives these const objects external linkage (a namespace-scope const is internal in C++);
 // backends/cuda/spmv/registry.cu refers to them through the X-macro list.
 extern const hs_gpu_spmv_ops hs_gpu_spmv_ops_csr_scalar = {
-    "csr_scalar", csr_create, csr_scalar_apply, csr_destroy, csr_scalar_apply_dot};
+    "csr_scalar", csr_create, csr_scalar_apply, csr_destroy, csr_scalar_apply_dot, csr_create_f32};
 extern const hs_gpu_spmv_ops hs_gpu_spmv_ops_csr_vector = {
-    "csr_vector", csr_create, csr_vector_apply, csr_destroy, nullptr};
+    "csr_vector", csr_create, csr_vector_apply, csr_destroy, nullptr, csr_create_f32};

@@ -38,7 +38,8 @@ struct ellwarp_dev {
     int4 *d_warp;          // [n_warps], owned
     int32_t *d_col;        // [n_slots], owned
     int32_t *d_perm;       // [n_rows] row_of_pos, owned; NULL when y is stored directly
-    const double *d_vals;  // [n_slots], borrowed: the caller refills it in place
+    const void *d_vals;    // [n_slots] double, or float when f32; borrowed: the caller refills it in place
+    int f32;
 };
 
 // Seed 002 Listing 2 (K1) and Listing 3 (K2), for any CSR matrix: a grid-stride loop over warps
@@ -51,10 +52,11 @@ struct ellwarp_dev {
 // kDot (Chronopoulos-Gear CG, seed 004 ch. 4): also y . x, from the lanes that store a row, summed
 // per block by hs_block_sum_any and over the blocks by the last block to finish (hs_dot_finish), in
 // a fixed order; the grid is capped at the partial buffer's size (grid-stride covers the rest).
-template <bool kSplit, bool kRemap, bool kDot>
+// V: the stored value type (float values are widened before their product; sums stay double).
+template <bool kSplit, bool kRemap, bool kDot, typename V>
 __device__ __forceinline__ void
 ellwarp_body(int32_t n_rows, int32_t n_warps, const int4 *__restrict__ warp,
-             const int32_t *__restrict__ col, const double *__restrict__ val,
+             const int32_t *__restrict__ col, const V *__restrict__ val,
              const int32_t *__restrict__ perm, const double *__restrict__ x, double *__restrict__ y,
              double *__restrict__ part, unsigned *ticket, double *result)
 {
@@ -66,7 +68,7 @@ ellwarp_body(int32_t n_rows, int32_t n_warps, const int4 *__restrict__ warp,
         const int4 W = __ldg(warp + w); // x: slot32, y: steps, z: row0, w: shift
         const size_t base = (size_t)W.x * kWarp + lane;
         const int32_t *c = col + base;
-        const double *v = val + base;
+        const V *v = val + base;
         double s = 0.0;
         int st = 0;
         // Issue kUnroll column and value loads, then the kUnroll gathers of x, then sum in order:
@@ -80,13 +82,13 @@ ellwarp_body(int32_t n_rows, int32_t n_warps, const int4 *__restrict__ warp,
 #pragma unroll
             for (int u = 0; u < kUnroll; ++u) cc[u] = __ldcs(c + u * kWarp);
 #pragma unroll
-            for (int u = 0; u < kUnroll; ++u) vv[u] = __ldcs(v + u * kWarp);
+            for (int u = 0; u < kUnroll; ++u) vv[u] = (double)__ldcs(v + u * kWarp);
 #pragma unroll
             for (int u = 0; u < kUnroll; ++u) xx[u] = __ldg(x + cc[u]);
 #pragma unroll
             for (int u = 0; u < kUnroll; ++u) s += vv[u] * xx[u];
         }
-        for (; st < W.y; ++st, c += kWarp, v += kWarp) s += __ldcs(v) * __ldg(x + __ldcs(c));
+        for (; st < W.y; ++st, c += kWarp, v += kWarp) s += (double)__ldcs(v) * __ldg(x + __ldcs(c));
 
         int64_t pos;
         bool writes;
@@ -113,26 +115,26 @@ ellwarp_body(int32_t n_rows, int32_t n_warps, const int4 *__restrict__ warp,
     }
 }
 
-template <bool kSplit, bool kRemap>
+template <bool kSplit, bool kRemap, typename V>
 __global__ void
 ellwarp_kernel(int32_t n_rows, int32_t n_warps, const int4 *__restrict__ warp,
-               const int32_t *__restrict__ col, const double *__restrict__ val,
+               const int32_t *__restrict__ col, const V *__restrict__ val,
                const int32_t *__restrict__ perm, const double *__restrict__ x, double *__restrict__ y)
 {
-    ellwarp_body<kSplit, kRemap, false>(n_rows, n_warps, warp, col, val, perm, x, y, nullptr, nullptr, nullptr);
+    ellwarp_body<kSplit, kRemap, false, V>(n_rows, n_warps, warp, col, val, perm, x, y, nullptr, nullptr, nullptr);
 }
 
 // The fused variant would take 40 registers (the dot, its row index and the reduction), which
 // lowers the resident threads from 2048 to 1536 per SM on sm_90, too few loads in flight for a
 // bandwidth-bound kernel: 2 blocks of 1024 per SM caps it at 32 registers (ptxas -v).
-template <bool kSplit, bool kRemap>
+template <bool kSplit, bool kRemap, typename V>
 __global__ void __launch_bounds__(1024, 2)
 ellwarp_dot_kernel(int32_t n_rows, int32_t n_warps, const int4 *__restrict__ warp,
-                   const int32_t *__restrict__ col, const double *__restrict__ val,
+                   const int32_t *__restrict__ col, const V *__restrict__ val,
                    const int32_t *__restrict__ perm, const double *__restrict__ x, double *__restrict__ y,
                    double *__restrict__ part, unsigned *ticket, double *result)
 {
-    ellwarp_body<kSplit, kRemap, true>(n_rows, n_warps, warp, col, val, perm, x, y, part, ticket, result);
+    ellwarp_body<kSplit, kRemap, true, V>(n_rows, n_warps, warp, col, val, perm, x, y, part, ticket, result);
 }
 
 void ellwarp_destroy(void *impl)
@@ -145,7 +147,7 @@ void ellwarp_destroy(void *impl)
     free(d);
 }
 
-hs_status ellwarp_init(ellwarp_dev *d, const hs_spmv_layout *lay, const hs_csr *pat, const double *d_vals)
+hs_status ellwarp_init(ellwarp_dev *d, const hs_spmv_layout *lay, const hs_csr *pat, const void *d_vals, int f32)
 {
     const hs_ellwarp_layout *ew = hs_ellwarp_layout_of(lay);
     HS_CHECK(ew != NULL, HS_ERR_INTERNAL, "ELL-WARP device SpMV: layout \"%s\" is not an ELL-WARP layout",
@@ -162,6 +164,7 @@ hs_status ellwarp_init(ellwarp_dev *d, const hs_spmv_layout *lay, const hs_csr *
     d->k2 = ew->var.k2;
     d->remap = ew->remap_store;
     d->d_vals = d_vals;
+    d->f32 = f32;
     HS_CALL(HS_CUDA_ALLOC(d->d_warp, ew->n_warps, "ELL-WARP warp table"));
     HS_CALL(HS_CUDA_ALLOC(d->d_col, lay->n_slots, "ELL-WARP column indices"));
     HS_CUDA_CALL(cudaMemcpy(d->d_warp, ew->warp, sizeof(int4) * (size_t)ew->n_warps, cudaMemcpyHostToDevice));
@@ -174,12 +177,13 @@ hs_status ellwarp_init(ellwarp_dev *d, const hs_spmv_layout *lay, const hs_csr *
     return HS_OK;
 }
 
-hs_status ellwarp_create(const hs_spmv_layout *lay, const hs_csr *pattern, const double *d_vals, void **impl)
+hs_status ellwarp_create_any(const hs_spmv_layout *lay, const hs_csr *pattern, const void *d_vals, int f32,
+                             void **impl)
 {
     *impl = NULL;
     ellwarp_dev *d = NULL;
     HS_CALL(HS_ALLOC(d, 1, "ELL-WARP device SpMV"));
-    hs_status st = ellwarp_init(d, lay, pattern, d_vals);
+    hs_status st = ellwarp_init(d, lay, pattern, d_vals, f32);
     if (st != HS_OK) {
         ellwarp_destroy(d);
         return st;
@@ -188,8 +192,18 @@ hs_status ellwarp_create(const hs_spmv_layout *lay, const hs_csr *pattern, const
     return HS_OK;
 }
 
-template <bool kSplit, bool kRemap, bool kDot>
-hs_status launch(const ellwarp_dev *d, const double *d_x, double *d_y, double *d_part, int max_parts,
+hs_status ellwarp_create(const hs_spmv_layout *lay, const hs_csr *pattern, const double *d_vals, void **impl)
+{
+    return ellwarp_create_any(lay, pattern, d_vals, 0, impl);
+}
+
+hs_status ellwarp_create_f32(const hs_spmv_layout *lay, const hs_csr *pattern, const float *d_vals, void **impl)
+{
+    return ellwarp_create_any(lay, pattern, d_vals, 1, impl);
+}
+
+template <bool kSplit, bool kRemap, bool kDot, typename V>
+hs_status launch_v(const ellwarp_dev *d, const double *d_x, double *d_y, double *d_part, int max_parts,
                  unsigned *d_ticket, double *d_result, cudaStream_t stream)
 {
     // one warp per layout warp; the kernel is grid-stride, so clamping drops nothing
@@ -199,15 +213,25 @@ hs_status launch(const ellwarp_dev *d, const double *d_x, double *d_y, double *d
     if (blocks < 1) blocks = 1;
     const unsigned grid = (unsigned)blocks;
     if (kDot)
-        ellwarp_dot_kernel<kSplit, kRemap><<<grid, d->block, 0, stream>>>(d->n_rows, d->n_warps, d->d_warp, d->d_col,
-                                                                           d->d_vals, d->d_perm, d_x, d_y, d_part,
+        ellwarp_dot_kernel<kSplit, kRemap, V><<<grid, d->block, 0, stream>>>(d->n_rows, d->n_warps, d->d_warp,
+                                                                              d->d_col, static_cast<const V *>(d->d_vals),
+                                                                              d->d_perm, d_x, d_y, d_part,
                                                                            d_ticket, d_result);
     else
-        ellwarp_kernel<kSplit, kRemap><<<grid, d->block, 0, stream>>>(d->n_rows, d->n_warps, d->d_warp, d->d_col,
-                                                                       d->d_vals, d->d_perm, d_x, d_y);
+        ellwarp_kernel<kSplit, kRemap, V><<<grid, d->block, 0, stream>>>(d->n_rows, d->n_warps, d->d_warp, d->d_col,
+                                                                          static_cast<const V *>(d->d_vals), d->d_perm,
+                                                                          d_x, d_y);
     HS_CUDA_LAUNCH_CHECK(kSplit ? (kRemap ? "ellwarp_kernel<K2, remapped y>" : "ellwarp_kernel<K2, direct y>")
                                 : (kRemap ? "ellwarp_kernel<K1, remapped y>" : "ellwarp_kernel<K1, direct y>"));
     return HS_OK;
+}
+
+template <bool kSplit, bool kRemap, bool kDot>
+hs_status launch(const ellwarp_dev *d, const double *d_x, double *d_y, double *d_part, int max_parts,
+                 unsigned *d_ticket, double *d_result, cudaStream_t stream)
+{
+    return d->f32 ? launch_v<kSplit, kRemap, kDot, float>(d, d_x, d_y, d_part, max_parts, d_ticket, d_result, stream)
+                  : launch_v<kSplit, kRemap, kDot, double>(d, d_x, d_y, d_part, max_parts, d_ticket, d_result, stream);
 }
 
 hs_status ellwarp_apply(void *impl, const double *d_x, double *d_y, cudaStream_t stream)
@@ -237,9 +261,9 @@ hs_status ellwarp_apply_dot(void *impl, const double *d_x, double *d_y, double *
 
 // `extern` gives these const objects external linkage; backends/cuda/spmv/registry.cu refers to them through
 // the X-macro list. The variant travels in the layout, so the six share create/apply/destroy.
-extern const hs_gpu_spmv_ops hs_gpu_spmv_ops_ellwarp_k1 = {"ellwarp_k1", ellwarp_create, ellwarp_apply, ellwarp_destroy, ellwarp_apply_dot};
-extern const hs_gpu_spmv_ops hs_gpu_spmv_ops_ellwarp_k1r = {"ellwarp_k1r", ellwarp_create, ellwarp_apply, ellwarp_destroy, ellwarp_apply_dot};
-extern const hs_gpu_spmv_ops hs_gpu_spmv_ops_ellwarp_k1rs = {"ellwarp_k1rs", ellwarp_create, ellwarp_apply, ellwarp_destroy, ellwarp_apply_dot};
-extern const hs_gpu_spmv_ops hs_gpu_spmv_ops_ellwarp_k2 = {"ellwarp_k2", ellwarp_create, ellwarp_apply, ellwarp_destroy, ellwarp_apply_dot};
-extern const hs_gpu_spmv_ops hs_gpu_spmv_ops_ellwarp_k2r = {"ellwarp_k2r", ellwarp_create, ellwarp_apply, ellwarp_destroy, ellwarp_apply_dot};
-extern const hs_gpu_spmv_ops hs_gpu_spmv_ops_ellwarp_k2rs = {"ellwarp_k2rs", ellwarp_create, ellwarp_apply, ellwarp_destroy, ellwarp_apply_dot};
+extern const hs_gpu_spmv_ops hs_gpu_spmv_ops_ellwarp_k1 = {"ellwarp_k1", ellwarp_create, ellwarp_apply, ellwarp_destroy, ellwarp_apply_dot, ellwarp_create_f32};
+extern const hs_gpu_spmv_ops hs_gpu_spmv_ops_ellwarp_k1r = {"ellwarp_k1r", ellwarp_create, ellwarp_apply, ellwarp_destroy, ellwarp_apply_dot, ellwarp_create_f32};
+extern const hs_gpu_spmv_ops hs_gpu_spmv_ops_ellwarp_k1rs = {"ellwarp_k1rs", ellwarp_create, ellwarp_apply, ellwarp_destroy, ellwarp_apply_dot, ellwarp_create_f32};
+extern const hs_gpu_spmv_ops hs_gpu_spmv_ops_ellwarp_k2 = {"ellwarp_k2", ellwarp_create, ellwarp_apply, ellwarp_destroy, ellwarp_apply_dot, ellwarp_create_f32};
+extern const hs_gpu_spmv_ops hs_gpu_spmv_ops_ellwarp_k2r = {"ellwarp_k2r", ellwarp_create, ellwarp_apply, ellwarp_destroy, ellwarp_apply_dot, ellwarp_create_f32};
+extern const hs_gpu_spmv_ops hs_gpu_spmv_ops_ellwarp_k2rs = {"ellwarp_k2rs", ellwarp_create, ellwarp_apply, ellwarp_destroy, ellwarp_apply_dot, ellwarp_create_f32};

@@ -29,6 +29,10 @@ struct hs_gpu_spmv_ops {
      *  for delta = (A u, u) (seed 004 ch. 4). */
     hs_status (*apply_dot)(void *impl, const double *d_x, double *d_y, double *d_part, int max_parts,
                            unsigned *d_ticket, double *d_result, cudaStream_t stream);
+    /** Optional (NULL: float64 values only; then the host ops' apply_ref_f32 is NULL too): create with
+     *  float32 values d_vals [lay->n_slots]; apply and apply_dot then read floats, widen each to
+     *  double and form the products and sums in double, in the order of apply_ref_f32. */
+    hs_status (*create_f32)(const hs_spmv_layout *lay, const hs_csr *pattern, const float *d_vals, void **impl);
 };
 
 /** Partials the reductions of the CG vector kernels and the separate dot pass use (their grid cap). */
@@ -44,6 +48,9 @@ struct hs_gpu_spmv {
 };
 hs_status hs_gpu_spmv_create(const hs_spmv_layout *lay, const hs_csr *pattern, const double *d_vals,
                              hs_gpu_spmv **out);
+/** @brief As hs_gpu_spmv_create with values of precision @p v in @p d_vals (double or float). */
+hs_status hs_gpu_spmv_create_values(const hs_spmv_layout *lay, const hs_csr *pattern, const void *d_vals,
+                                    hs_matrix_values v, hs_gpu_spmv **out);
 void hs_gpu_spmv_destroy(hs_gpu_spmv **p);
 static inline hs_status hs_gpu_spmv_apply(hs_gpu_spmv *s, const double *d_x, double *d_y,
                                           cudaStream_t st)

@@ -30,17 +30,27 @@ const hs_gpu_spmv_ops *hs_gpu_spmv_find(const char *name)
 hs_status hs_gpu_spmv_create(const hs_spmv_layout *lay, const hs_csr *pattern, const double *d_vals,
                              hs_gpu_spmv **out)
 {
+    return hs_gpu_spmv_create_values(lay, pattern, d_vals, HS_VALUES_F64, out);
+}
+
+hs_status hs_gpu_spmv_create_values(const hs_spmv_layout *lay, const hs_csr *pattern, const void *d_vals,
+                                    hs_matrix_values v, hs_gpu_spmv **out)
+{
     *out = NULL;
     HS_CHECK(lay && lay->ops && pattern, HS_ERR_INTERNAL, "device SpMV needs a layout and its pattern");
     const hs_gpu_spmv_ops *ops = hs_gpu_spmv_find(lay->ops->name);
     HS_CHECK(ops && ops->create && ops->apply && ops->destroy, HS_ERR_INTERNAL,
              "SpMV format \"%s\" has no device kernels in this build", lay->ops->name);
+    HS_CHECK(v == HS_VALUES_F64 || ops->create_f32, HS_ERR_CONFIG,
+             "solver.matrix_values = \"%s\": the %s kernel has no float32 variant (`heartsim kernels`)",
+             hs_matrix_values_name(v), ops->name);
     HS_CHECK(lay->n_rows == pattern->n_rows, HS_ERR_INTERNAL,
              "SpMV layout has %d rows but the pattern %d", (int)lay->n_rows, (int)pattern->n_rows);
     hs_gpu_spmv *s = NULL;
     HS_CALL(HS_ALLOC(s, 1, "device SpMV"));
     s->ops = ops;
-    hs_status st = ops->create(lay, pattern, d_vals, &s->impl);
+    hs_status st = v == HS_VALUES_F32 ? ops->create_f32(lay, pattern, (const float *)d_vals, &s->impl)
+                                      : ops->create(lay, pattern, (const double *)d_vals, &s->impl);
     if (st != HS_OK) {
         free(s); /* create cleans up its own partial impl */
         return st;

@@ -22,7 +22,8 @@
 
 namespace {
 struct trial_bufs {
-    double *vals = nullptr, *x = nullptr, *y = nullptr, *part = nullptr, *res = nullptr, *pv = nullptr;
+    void *vals = nullptr;
+    double *x = nullptr, *y = nullptr, *part = nullptr, *res = nullptr, *pv = nullptr;
     unsigned *ticket = nullptr;
     int2 *pslot = nullptr;
     ~trial_bufs()
@@ -34,14 +35,15 @@ struct trial_bufs {
 
 /* The split assembly's K-pass stores (backends/cuda/assembly_split.cu, k_split_k): one value per
  * pair, written to the pair's two slots. */
+template <typename V>
 __global__ void k_trial_scatter(int32_t np, const int2 *__restrict__ pslot, const double *__restrict__ pv,
-                                double *__restrict__ vals)
+                                V *__restrict__ vals)
 {
     for (int32_t p = blockIdx.x * blockDim.x + threadIdx.x; p < np; p += gridDim.x * blockDim.x) {
         const double s = pv[p];
         const int2 sl = pslot[p];
-        vals[sl.x] = s;
-        vals[sl.y] = s;
+        vals[sl.x] = (V)s;
+        vals[sl.y] = (V)s;
     }
 }
 
@@ -60,8 +62,8 @@ hs_status apply_as_cg(hs_gpu_spmv *sp, int with_dot, int32_t n, const double *x,
 /* Median times of one SpMV of format `o` as the CG uses it and of the assembly's stores into its
  * slots (after 3 warm-up runs each); negative when the format cannot be set up for this matrix.
  * pairs: [2 np] CSR positions of each symmetric pair's two entries (the split map's order). */
-static hs_status time_format(const hs_spmv_ops *o, const hs_csr *pat, const hs_spmv_params *prm, int reps,
-                             int with_dot, const std::vector<int32_t> &pairs, cudaStream_t s, cudaEvent_t e0,
+static hs_status time_format(const hs_spmv_ops *o, const hs_csr *pat, const hs_spmv_params *prm,
+                             hs_matrix_values values, int reps, int with_dot, const std::vector<int32_t> &pairs, cudaStream_t s, cudaEvent_t e0,
                              cudaEvent_t e1, double *sec, double *sec_store)
 {
     *sec = *sec_store = -1.0;
@@ -72,11 +74,15 @@ static hs_status time_format(const hs_spmv_ops *o, const hs_csr *pat, const hs_s
     trial_bufs b;
     hs_gpu_spmv *sp = NULL;
     const int32_t np = (int32_t)(pairs.size() / 2);
+    const int f32 = values == HS_VALUES_F32;
+    const size_t vbytes = f32 ? sizeof(float) : sizeof(double);
     std::vector<double> h((size_t)lay->n_slots + 1, 0.0), t(reps), ts(reps);
+    std::vector<float> hf;
     std::vector<int32_t> ps(pairs.size());
     for (int32_t k = 0; k < pat->nnz; ++k) h[lay->slot_of_nnz[k]] = 1.0;
+    if (f32) hf.assign(h.begin(), h.end());
     for (size_t q = 0; q < pairs.size(); ++q) ps[q] = (int32_t)lay->slot_of_nnz[pairs[q]];
-    st = HS_CUDA_ALLOC(b.vals, lay->n_slots, "trial values");
+    st = hs_cuda_alloc_(&b.vals, vbytes * (size_t)lay->n_slots, "trial values", __FILE__, __LINE__);
     if (st == HS_OK) st = HS_CUDA_ALLOC(b.x, pat->n_cols, "trial x");
     if (st == HS_OK) st = HS_CUDA_ALLOC(b.y, pat->n_rows, "trial y");
     if (st == HS_OK) st = HS_CUDA_ALLOC(b.part, hs_gpu_cg_dparts_cap(pat->n_rows), "trial partials");
@@ -86,14 +92,15 @@ static hs_status time_format(const hs_spmv_ops *o, const hs_csr *pat, const hs_s
     if (st == HS_OK) st = HS_CUDA_ALLOC(b.pv, np, "trial pair values");
     if (st == HS_OK && cudaMemset(b.ticket, 0, sizeof(unsigned)) != cudaSuccess)
         st = HS_FAIL(HS_ERR_DEVICE, "trial: memset failed");
-    if (st == HS_OK && cudaMemcpy(b.vals, h.data(), sizeof(double) * lay->n_slots, cudaMemcpyHostToDevice) != cudaSuccess)
+    if (st == HS_OK && cudaMemcpy(b.vals, f32 ? (const void *)hf.data() : (const void *)h.data(),
+                                  vbytes * lay->n_slots, cudaMemcpyHostToDevice) != cudaSuccess)
         st = HS_FAIL(HS_ERR_DEVICE, "trial: copy failed");
     if (st == HS_OK && cudaMemcpy(b.pslot, ps.data(), sizeof(int32_t) * ps.size(), cudaMemcpyHostToDevice) != cudaSuccess)
         st = HS_FAIL(HS_ERR_DEVICE, "trial: copy failed");
     if (st == HS_OK && (cudaMemset(b.x, 0, sizeof(double) * pat->n_cols) != cudaSuccess ||
                         cudaMemset(b.pv, 0, sizeof(double) * np) != cudaSuccess))
         st = HS_FAIL(HS_ERR_DEVICE, "trial: memset failed");
-    if (st == HS_OK) st = hs_gpu_spmv_create(lay, pat, b.vals, &sp);
+    if (st == HS_OK) st = hs_gpu_spmv_create_values(lay, pat, b.vals, values, &sp);
     const int32_t n = pat->n_rows;
     for (int w = 0; st == HS_OK && w < 3; ++w) st = apply_as_cg(sp, with_dot, n, b.x, b.y, &b, s);
     for (int r = 0; st == HS_OK && r < reps; ++r) {
@@ -108,7 +115,8 @@ static hs_status time_format(const hs_spmv_ops *o, const hs_csr *pat, const hs_s
     /* the stores write zeros over the ones the SpMV read: done after it */
     for (int r = -3; st == HS_OK && r < reps; ++r) {
         cudaEventRecord(e0, s);
-        k_trial_scatter<<<(np + 255) / 256, 256, 0, s>>>(np, b.pslot, b.pv, b.vals);
+        if (f32) k_trial_scatter<float><<<(np + 255) / 256, 256, 0, s>>>(np, b.pslot, b.pv, (float *)b.vals);
+        else k_trial_scatter<double><<<(np + 255) / 256, 256, 0, s>>>(np, b.pslot, b.pv, (double *)b.vals);
         cudaEventRecord(e1, s);
         if (cudaEventSynchronize(e1) != cudaSuccess) st = HS_FAIL(HS_ERR_DEVICE, "trial: stores into %s failed", o->name);
         float ms = 0.0f;
@@ -124,7 +132,8 @@ static hs_status time_format(const hs_spmv_ops *o, const hs_csr *pat, const hs_s
     return st;
 }
 
-extern "C" hs_status hs_gpu_spmv_trial(const hs_csr *pattern, const hs_spmv_params *prm, int reps, int with_dot,
+extern "C" hs_status hs_gpu_spmv_trial(const hs_csr *pattern, const hs_spmv_params *prm, hs_matrix_values values,
+                                       int reps, int with_dot,
                                        int cg_per_newton, const hs_spmv_ops **best, char *report, size_t report_len)
 {
     *best = NULL;
@@ -145,9 +154,9 @@ extern "C" hs_status hs_gpu_spmv_trial(const hs_csr *pattern, const hs_spmv_para
     hs_status st = HS_OK;
     for (int f = 0; f < hs_spmv_count() && st == HS_OK; ++f) {
         const hs_spmv_ops *o = hs_spmv_get(f);
-        if (o->node_order) continue; /* see the file comment */
+        if (o->node_order || !hs_spmv_serves(o, values)) continue; /* see the file comment */
         double t = -1.0, ts = -1.0, w0 = hs_wtime();
-        st = time_format(o, pattern, prm, reps, with_dot, pairs, s, e0, e1, &t, &ts);
+        st = time_format(o, pattern, prm, values, reps, with_dot, pairs, s, e0, e1, &t, &ts);
         if (st != HS_OK || t < 0) continue;
         const hs_gpu_spmv_ops *g = hs_gpu_spmv_find(o->name);
         const char *tag = with_dot ? (g && g->apply_dot ? ", dot fused" : ", + dot pass") : "";

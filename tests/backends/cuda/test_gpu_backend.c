@@ -46,6 +46,8 @@ static void setup_cfg(hs_sim_spec *cfg, const char *backend)
     /* parts 1 and 2 compare node by node: a kernel with its own numbering (auto may pick one) would
      * renumber the GPU's mesh; parts 3 and 4 match nodes by coordinates and set their kernels */
     cfg->spmv = hs_spmv_find("csr_scalar");
+    /* float64 on both backends: the reference comparisons (float32 values are compared explicitly) */
+    cfg->matrix_values = HS_VALUES_F64;
     if (getenv("HS_TEST_NO_GRAPH")) { /* compute-sanitizer racecheck: see scripts/gpu_suite.sh */
         cfg->graph = 0;
         cfg->persistent = 0;
@@ -62,13 +64,21 @@ static void setup_cfg(hs_sim_spec *cfg, const char *backend)
 
 /* 3. Every registered kernel on the cuda backend gives the CPU reference's result (40 steps; nodes
  * matched by coordinates because formats with their own numbering renumber the mesh). */
-static hs_test_node *run_kernel(const char *backend, const char *kernel, hs_assembly_kind am, int32_t *n_out)
+static hs_test_node *run_kernel_values(const char *backend, const char *kernel, hs_assembly_kind am,
+                                       hs_matrix_values mv, int persistent, int32_t *n_out)
 {
     static hs_sim_spec cfg;
     setup_cfg(&cfg, backend);
     cfg.spmv = hs_spmv_find(kernel);
     cfg.assembly = am;
+    cfg.matrix_values = mv;
+    cfg.persistent = persistent;
     return hs_test_run_sorted(&cfg, 40, n_out);
+}
+
+static hs_test_node *run_kernel(const char *backend, const char *kernel, hs_assembly_kind am, int32_t *n_out)
+{
+    return run_kernel_values(backend, kernel, am, HS_VALUES_F64, -1, n_out);
 }
 
 /* 4. The graph path (one CUDA graph per Newton iteration, CG loop as a WHILE node) gives the same
@@ -127,11 +137,17 @@ static void every_kernel(void)
     hs_test_node *ref = run_kernel("cpu", "csr_scalar", HS_ASSEMBLY_SPLIT, &n0);
     HS_TEST_CHECK(ref != NULL, "cpu reference run failed");
     if (!ref) return;
-    for (int fa = 0; fa < 2 * hs_spmv_count(); ++fa) {
-        const hs_spmv_ops *o = hs_spmv_get(fa / 2);
-        const hs_assembly_kind am = fa % 2 ? HS_ASSEMBLY_FULL : HS_ASSEMBLY_SPLIT;
+    /* cases 0, 1: split, full; 2, 3: float32 values (split; the persistent CG on this small mesh, and
+     * the kernel sequence), for the formats that have a float32 variant: the same bound, the Newton
+     * test being float64 (tests/sim/test_split_full.c) */
+    for (int fa = 0; fa < 4 * hs_spmv_count(); ++fa) {
+        const hs_spmv_ops *o = hs_spmv_get(fa / 4);
+        const int c = fa % 4;
+        if (c >= 2 && !o->apply_ref_f32) continue;
+        const hs_assembly_kind am = c == 1 ? HS_ASSEMBLY_FULL : HS_ASSEMBLY_SPLIT;
         int32_t n = 0;
-        hs_test_node *v = run_kernel("cuda", o->name, am, &n);
+        hs_test_node *v = run_kernel_values("cuda", o->name, am, c >= 2 ? HS_VALUES_F32 : HS_VALUES_F64,
+                                            c == 3 ? 0 : -1, &n);
         HS_TEST_CHECK(v != NULL && n == n0, "cuda/%s: run failed", o->name);
         if (!v || n != n0) { free(v); continue; }
         double d2 = 0, r2 = 0, dact = 0;
@@ -142,8 +158,9 @@ static void every_kernel(void)
             if ((v[i].act < 0) != (ref[i].act < 0)) ++mism;
             else if (v[i].act >= 0) dact = fmax(dact, fabs(v[i].act - ref[i].act));
         }
-        printf("cuda/%-14s %-5s vs cpu/csr_scalar split after 40 steps: |phi diff|/|phi| = %.2e, max activation "
-               "diff %.2e ms\n", o->name, hs_assembly_name(am), sqrt(d2 / r2), dact);
+        printf("cuda/%-14s %-5s%s vs cpu/csr_scalar split after 40 steps: |phi diff|/|phi| = %.2e, max activation "
+               "diff %.2e ms\n", o->name, hs_assembly_name(am),
+               c == 2 ? " float32 (persistent CG)" : c == 3 ? " float32 (kernel CG)" : "", sqrt(d2 / r2), dact);
         HS_TEST_CHECK(sqrt(d2 / r2) <= 40 * 1e-10, "cuda/%s: phi differs: %.3e", o->name, sqrt(d2 / r2));
         HS_TEST_CHECK(mism == 0 && dact <= 1e-6, "cuda/%s: activation: %d mismatches, max %.3e ms", o->name, mism, dact);
         free(v);
@@ -231,6 +248,23 @@ static void auto_choice(void)
         po.steps_hint = 10;
         HS_TEST_OK(cu->choose_spmv(shuffled, &po, &o, why, sizeof why));
         HS_TEST_CHECK(o && strstr(why, "without a trial"), "a 10-step run should not pay for a trial: %s", why);
+        /* float32 values: only the formats with a float32 variant are timed, and chosen */
+        po.steps_hint = 0;
+        po.values = HS_VALUES_F32;
+        HS_TEST_OK(cu->choose_spmv(shuffled, &po, &o, why, sizeof why));
+        printf("auto with float32 values: %s\n", why);
+        HS_TEST_CHECK(o && hs_spmv_serves(o, HS_VALUES_F32), "float32: auto picked %s", o ? o->name : "nothing");
+        for (int f = 0; f < hs_spmv_count(); ++f) {
+            const hs_spmv_ops *g = hs_spmv_get(f);
+            char key[80];
+            snprintf(key, sizeof key, "; %s ", g->name);
+            HS_TEST_CHECK((strstr(why, key) != NULL) == (g->node_order == NULL && g->apply_ref_f32 != NULL),
+                          "float32 trial table and %s disagree", g->name);
+        }
+        po.steps_hint = 10;
+        HS_TEST_OK(cu->choose_spmv(shuffled, &po, &o, why, sizeof why));
+        HS_TEST_CHECK(o && hs_spmv_serves(o, HS_VALUES_F32) && strstr(why, "without a trial"),
+                      "float32, 10 steps: %s", why);
     }
     hs_csr_destroy(&shuffled);
     hs_csr_destroy(&pat);
@@ -278,6 +312,7 @@ static void system_match(const hs_sim_spec *cc, const hs_sim_spec *cg)
     for (int32_t k = 0; k < nnz; ++k) kscale_max = fmax(kscale_max, fabs(kc[k]));
     for (int32_t k = 0; k < nnz; ++k) {
         double tol = 200 * DBL_EPSILON * (fabs(kc[k]) + (map->k_ptr[k + 1] - map->k_ptr[k]) * kscale_max);
+        if (cc->matrix_values == HS_VALUES_F32) tol += FLT_EPSILON * fabs(kc[k]);
         if (!(fabs(kc[k] - kg[k]) <= tol)) ++badk;
     }
     double rscale = 0.0;
@@ -286,7 +321,8 @@ static void system_match(const hs_sim_spec *cc, const hs_sim_spec *cg)
         double tol = 200 * DBL_EPSILON * (map->r_ptr[i + 1] - map->r_ptr[i]) * (rscale + kscale_max);
         if (!(fabs(rc[i] - rg[i]) <= tol)) ++badr;
     }
-    HS_TEST_CHECK(badk == 0, "%s: %d of %d K entries differ beyond the bound", hs_assembly_name(cc->assembly), badk, nnz);
+    HS_TEST_CHECK(badk == 0, "%s %s: %d of %d K entries differ beyond the bound", hs_assembly_name(cc->assembly),
+                  hs_matrix_values_name(cc->matrix_values), badk, nnz);
     HS_TEST_CHECK(badr == 0, "%s: %d of %d R entries differ beyond the bound", hs_assembly_name(cc->assembly), badr, nn);
     HS_TEST_NEAR(res_g, res_c, 1e-12 * fmax(1.0, res_c), "residual norm");
     HS_TEST_CHECK(node_c == node_g || fabs(res_c - res_g) <= 1e-12 * res_c, "argmax node %d vs %d", node_c, node_g);
@@ -307,11 +343,19 @@ int main(void)
     static hs_sim_spec cc, cg;
     setup_cfg(&cc, "cpu");
     setup_cfg(&cg, "cuda");
+    /* the reference comparisons in float64 on both sides (auto would store float32 on cuda only) */
+    cc.matrix_values = cg.matrix_values = HS_VALUES_F64;
     hs_sim sc, sg;
     for (int am = 0; am < 2; ++am) {
         cc.assembly = cg.assembly = am ? HS_ASSEMBLY_FULL : HS_ASSEMBLY_SPLIT;
         system_match(&cc, &cg);
     }
+    /* float32 values on both: each entry the rounded double sum, so within one float rounding of
+     * each other on top of the double bound */
+    cc.matrix_values = cg.matrix_values = HS_VALUES_F32;
+    cc.assembly = cg.assembly = HS_ASSEMBLY_SPLIT;
+    system_match(&cc, &cg);
+    cc.matrix_values = cg.matrix_values = HS_VALUES_F64;
     HS_TEST_OK(hs_sim_create(&cc, &sc));
     HS_TEST_OK(hs_sim_create(&cg, &sg));
     if (!sc.backend || !sg.backend) HS_TEST_RETURN();

@@ -221,7 +221,7 @@ int main()
             T_CUDA(cudaMemcpy(d_slot, d.lay->slot_of_nnz, sizeof(int64_t) * a->nnz, cudaMemcpyHostToDevice));
             hs_gpu_cg *cg = nullptr;
             HS_TEST_OK(hs_gpu_cg_create(n, HS_CG_CHRONOPOULOS, d.spmv, d.dinv, &cg));
-            if (cg) HS_TEST_OK(hs_gpu_cg_set_persistent(cg, d_rp, d_col, d_slot, d.vals));
+            if (cg) HS_TEST_OK(hs_gpu_cg_set_persistent(cg, d_rp, d_col, d_slot, d.vals, 0));
             if (cg && cg->persistent) {
                 hs_gpu_cg_tol t = {tol, 0.0, 0.0, nullptr, 5000};
                 HS_TEST_OK(hs_gpu_cg_solve_stream(cg, d.b, d.x, &t, 4, s, h));
@@ -276,7 +276,7 @@ int main()
             T_CUDA(cudaMemcpy(d_col, a->col, sizeof(int32_t) * a->nnz, cudaMemcpyHostToDevice));
             hs_gpu_cg *cg = nullptr;
             HS_TEST_OK(hs_gpu_cg_create(n, HS_CG_CHRONOPOULOS, d.spmv, d.dinv, &cg));
-            if (cg && !no_graph) HS_TEST_OK(hs_gpu_cg_set_persistent(cg, d_rp, d_col, nullptr, d.vals));
+            if (cg && !no_graph) HS_TEST_OK(hs_gpu_cg_set_persistent(cg, d_rp, d_col, nullptr, d.vals, 0));
             if (cg && cg->persistent) {
                 hs_gpu_cg_tol t = {tol, 0.0, 0.0, nullptr, 5000};
                 HS_TEST_OK(hs_gpu_cg_solve_stream(cg, d.b, d.x, &t, 4, s, h));

@@ -294,6 +294,52 @@ out:
     free(ybuf2);
 }
 
+/* solver.matrix_values = float32: a format with a float32 variant, its values rounded to float, on
+ * the device against apply_ref_f32 (the widened values' products in the same order: the same
+ * 2 gamma_m (|A||x|)_i bound, |A| of the rounded values) and y . x through apply_dot where it fuses. */
+static void run_case_f32(const hs_spmv_ops *o, const char *mat, hs_csr *a, rng *r)
+{
+    if (!o->apply_ref_f32) return;
+    const int32_t n = a->n_rows, nc = a->n_cols;
+    hs_spmv_layout *lay = NULL;
+    hs_gpu_spmv *s = NULL;
+    HS_TEST_OK(hs_spmv_layout_create(o, a, NULL, &lay));
+    if (!lay) return;
+    const size_t ns = (size_t)(lay->n_slots ? lay->n_slots : 1);
+    double *x = (double *)malloc(sizeof(double) * (size_t)nc), *vd = (double *)malloc(sizeof(double) * ns);
+    float *vf = (float *)malloc(sizeof(float) * ns);
+    double *yref = (double *)malloc(sizeof(double) * (size_t)n), *ab = (double *)malloc(sizeof(double) * (size_t)n);
+    double *y = (double *)malloc(sizeof(double) * ((size_t)n + 1));
+    float *d_vals = NULL;
+    double *d_x = NULL, *d_y = NULL;
+    for (int32_t i = 0; i < nc; ++i) x[i] = rng_sym(r);
+    for (int32_t k = 0; k < a->nnz; ++k) a->val[k] = rng_sym(r);
+    hs_spmv_layout_scatter(lay, a->nnz, a->val, vd);
+    hs_spmv_round_values((int64_t)ns, vd, vf);
+    for (int32_t k = 0; k < a->nnz; ++k) a->val[k] = (double)vf[lay->slot_of_nnz[k]]; /* |A| of what is stored */
+    o->apply_ref_f32(lay, vf, x, yref);
+    hs_csr_spmv_abs(a, x, ab);
+    T_CUDA(cudaMalloc(&d_vals, sizeof(float) * ns));
+    T_CUDA(cudaMalloc(&d_x, sizeof(double) * (size_t)(nc ? nc : 1)));
+    T_CUDA(cudaMalloc(&d_y, sizeof(double) * ((size_t)n + 1)));
+    T_CUDA(cudaMemcpy(d_vals, vf, sizeof(float) * ns, cudaMemcpyHostToDevice));
+    T_CUDA(cudaMemcpy(d_x, x, sizeof(double) * (size_t)nc, cudaMemcpyHostToDevice));
+    HS_TEST_OK(hs_gpu_spmv_create_values(lay, a, d_vals, HS_VALUES_F32, &s));
+    if (s && n > 0) {
+        HS_TEST_OK(hs_gpu_spmv_apply(s, d_x, d_y, 0));
+        T_CUDA(cudaDeviceSynchronize());
+        T_CUDA(cudaMemcpy(y, d_y, sizeof(double) * (size_t)n, cudaMemcpyDeviceToHost));
+        check_rows("float32 values", o->name, mat, a, y, yref, ab);
+    }
+out:
+    hs_gpu_spmv_destroy(&s);
+    cudaFree(d_vals);
+    cudaFree(d_x);
+    cudaFree(d_y);
+    hs_spmv_layout_destroy(&lay);
+    free(x); free(vd); free(vf); free(yref); free(ab); free(y);
+}
+
 /* Host only: every registered format has device ops under the same name. */
 static void check_registry(void)
 {
@@ -306,6 +352,8 @@ static void check_registry(void)
         if (!g) continue;
         HS_TEST_CHECK(strcmp(g->name, o->name) == 0, "device ops %s under name %s", g->name, o->name);
         HS_TEST_CHECK(g->create && g->apply && g->destroy, "%s: incomplete device ops", o->name);
+        HS_TEST_CHECK((g->create_f32 != NULL) == (o->apply_ref_f32 != NULL),
+                      "%s: a float32 variant on one side only (host apply_ref_f32 / device create_f32)", o->name);
     }
 }
 
@@ -339,6 +387,7 @@ int main(void)
         HS_TEST_CHECK(mats[m].a != NULL, "could not build matrix %s", mats[m].name);
         if (!mats[m].a) continue;
         for (int f = 0; f < hs_spmv_count(); ++f) run_case(hs_spmv_get(f), mats[m].name, mats[m].a, &r);
+        for (int f = 0; f < hs_spmv_count(); ++f) run_case_f32(hs_spmv_get(f), mats[m].name, mats[m].a, &r);
         hs_csr_destroy(&mats[m].a);
     }
     if (hs_test_failures)
