@@ -292,6 +292,11 @@ static const hs_cfg_key base_keys[] = {
      .unit = "-", AT(step),
      .meaning = "CUDA backend: kernels: the host runs the Newton loop of a step (one synchronisation per Newton iteration); graph: the first assembly and the whole Newton loop (solve, update, assembly, the Newton test) as one CUDA graph with a device-side WHILE node, one synchronisation per step. The cpu backend runs its host loop either way"},
 
+    /* ---- parallel: a run under mpirun (docs/parallel.md) --------------------------------------- */
+    {.path = "parallel.partition", .type = HS_CFG_ENUM, .choices = "metis|rows|nonzeros", .def_str = "metis",
+     .unit = "-", AT(partition),
+     .meaning = "how a distributed run (mpirun -np N heartsim run) splits the nodes over the ranks: metis = METIS k-way on the node graph, weighted by row nonzeros (fewest cut edges; needs a build with METIS); rows = equal blocks of consecutive rows (seed 001's PCSR-I); nonzeros = consecutive rows with equal nonzeros (seed 001's PCSR-II). Ignored by a serial run"},
+
     /* ---- spmv: tunables of the SpMV formats (docs/kernels.md) ------------------------------- */
     {.path = "spmv.block_size", .type = HS_CFG_INT, GE(32), .def_num = 256, .unit = "threads",
      AT(spmv_params.block_size), .meaning = "threads per block for formats that let it be chosen; a multiple of 32, at most 1024"},

@@ -87,6 +87,14 @@ static const help_entry helps[] = {
      "APD90 and peak V. Check a parameter set here before a tissue run.",
      "",
      "heartsim cell configs/lv_paced.cfg --set time.t_end=1200 --out /tmp/cell", 1},
+    {"bench scale", "mpirun -np P heartsim bench scale CONFIG [--reps N] [--warm MS] [--set ...]",
+     "Strong scaling (the config's mesh) and weak scaling (mesh.source = \"box\": the slab grown along x\n"
+     "with the rank count) over 1, 2, 4, ..., P ranks in one MPI job, distributed cpu backend: time per\n"
+     "step and per phase (element, assembly, CG, halo wait, all-reduce; maximum over the ranks), CG\n"
+     "iterations, parallel efficiency. Markdown tables on stdout (docs/parallel.md).",
+     "  --reps N      timed steps per row (default 20)\n"
+     "  --warm MS     simulated time before timing, so a front is in the tissue (default 5)\n",
+     "mpirun -np 4 heartsim bench scale configs/bench_50k.cfg", 0},
     {"kernels", "heartsim kernels",
      "List the SpMV kernels solver.spmv accepts (name, where it runs, what it does and its paper), the\n"
      "preconditioners of solver.precond and the Krylov methods of solver.krylov.", "",
@@ -99,7 +107,7 @@ static const help_entry helps[] = {
 int hs_help_print(const char *cmd, FILE *f)
 {
     if (!strcmp(cmd, "bench")) {
-        fputs("usage: heartsim bench step|spmv|cg|solve ...\n\n", f);
+        fputs("usage: heartsim bench step|spmv|cg|solve|scale ...\n\n", f);
         for (size_t i = 0; i < sizeof helps / sizeof helps[0]; ++i)
             if (!strncmp(helps[i].cmd, "bench ", 6)) fprintf(f, "  %s\n", helps[i].usage);
         fputs("\n'heartsim bench step --help' (spmv, cg) for each one's options\n", f);

@@ -17,6 +17,15 @@
  */
 hs_status hs_bench_step(const hs_config *cfg, int reps, double warm_ms, int cpu_too, int models);
 
+/**
+ * @brief `heartsim bench scale CONFIG` under mpirun -np P (app/bench_scale.c): strong scaling (the
+ * config's mesh) and weak scaling (box slabs grown along x with the ranks) over 1, 2, 4, ..., P
+ * ranks of the one job: time per step and per phase (element, assembly, CG, halo wait,
+ * all-reduce; maximum over the ranks), CG iterations, parallel efficiency. Markdown on stdout.
+ * @param steps timed steps per row; @param warm_ms simulated time before timing.
+ */
+hs_status hs_bench_scale(const hs_config *cfg, int steps, double warm_ms);
+
 /** Options of `heartsim bench spmv` (app/bench_spmv.c). */
 typedef struct hs_bench_spmv_opts {
     const hs_config *cfg; /**< the matrix of this config's mesh (one assembly on the cpu backend), or NULL */

@@ -102,6 +102,9 @@ typedef struct hs_config {
     char matrix_values[8];  /**< "float64" | "float32" (solvers/hs_matrix_values_list.h) */
     char persistent[8];     /**< "auto" | "on" | "off": persistent CG kernel (chronopoulos, cuda) */
     char step[8];           /**< "kernels" | "graph": the Newton iteration of a step on the host or the device */
+
+    /* parallel (a run under mpirun; docs/parallel.md) */
+    char partition[16];     /**< "metis" | "rows" | "nonzeros" (parallel/hs_partition_list.h) */
     double newton_tol_residual; /**< dt * max_I |R_I| / m_I (potential units) */
     double newton_tol_update;   /**< max_I |delta phi_I| */
     int newton_max_iter;

@@ -10,6 +10,7 @@
 #include "hs_cell_cmd.h"
 #include "hs_mesh_cmd.h"
 #include "hs_resume_cmd.h"
+#include "hs_par.h"
 #include "hs_run_cmd.h"
 #include "hs_spmv.h"
 #include "hs_util.h"
@@ -33,6 +34,7 @@ static const char *usage_text =
     "  bench spmv [CONFIG | --matrix FILE.mtx] [--reps N] [--kernels a,b,...] [--csv FILE] [--json FILE]\n"
     "                                                 every SpMV kernel on one matrix (GPU): checked, timed\n"
     "  bench cg CONFIG [--reps N] [--iters K] [--set ...]\n"
+    "  bench scale CONFIG [--reps N] [--warm MS] [--set ...]   (under mpirun -np P)\n"
     "                                                 Jacobi-PCG per iteration (GPU): naive cuSPARSE+cuBLAS,\n"
     "                                                 classic, Chronopoulos-Gear; stream and CUDA graph\n"
     "  bench solve [CONFIG | --matrix FILE.mtx] [--rhs FILE] [--reps N] [--tol T]\n"
@@ -56,6 +58,22 @@ static const char *usage_text =
 
 static int fail(hs_status st)
 {
+    if (hs_par_active()) {
+        /* A distributed run: an error every rank returns alike (numerical, interrupted, or agreed by
+         * the distributed backend) is printed once, by rank 0, and every rank ends normally; an
+         * error of this rank alone ends every rank through MPI_Abort after its message. */
+        const int agreed = st == HS_ERR_NUMERIC || st == HS_ERR_INTERRUPTED || hs_par_agreed() == (int)st;
+        if (!agreed || hs_par_rank() == 0) {
+            if (agreed || hs_par_size() == 1)
+                fprintf(stderr, "heartsim: error: %s\n", hs_error_message());
+            else
+                fprintf(stderr, "heartsim: error on rank %d of %d (ending every rank): %s\n", hs_par_rank(),
+                        hs_par_size(), hs_error_message());
+        }
+        if (!agreed) hs_par_abort((int)st);
+        hs_par_finalize();
+        return (int)st;
+    }
     fprintf(stderr, "heartsim: error: %s\n", hs_error_message());
     if (hs_verbosity >= 2) fprintf(stderr, "heartsim: (detected at %s)\n", hs_error_location());
     return (int)st;
@@ -90,7 +108,8 @@ int main(int argc, char **argv)
         snprintf(which, sizeof which, "%s", cmd);
         int k = 2;
         if (!strcmp(cmd, "bench") && argc > 2 && (!strcmp(argv[2], "step") || !strcmp(argv[2], "spmv") ||
-                                                   !strcmp(argv[2], "cg") || !strcmp(argv[2], "solve"))) {
+                                                   !strcmp(argv[2], "cg") || !strcmp(argv[2], "solve") ||
+                                                   !strcmp(argv[2], "scale"))) {
             snprintf(which, sizeof which, "bench %s", argv[2]);
             k = 3;
         }
@@ -106,12 +125,12 @@ int main(int argc, char **argv)
         hs_config_print_reference(stdout);
         return 0;
     }
-    int first = 2, bench = 0; /* bench: 1 step, 2 spmv, 3 cg, 4 solve */
+    int first = 2, bench = 0; /* bench: 1 step, 2 spmv, 3 cg, 4 solve, 5 scale */
     if (!strcmp(cmd, "bench")) {
         if (argc < 3 || (strcmp(argv[2], "step") && strcmp(argv[2], "spmv") && strcmp(argv[2], "cg") &&
-                         strcmp(argv[2], "solve")))
-            return usage_error("%s", "bench needs a subcommand: bench step CONFIG, bench cg CONFIG, bench spmv [CONFIG | --matrix FILE.mtx], or bench solve [CONFIG | --matrix FILE.mtx]");
-        bench = !strcmp(argv[2], "spmv") ? 2 : !strcmp(argv[2], "cg") ? 3 : !strcmp(argv[2], "solve") ? 4 : 1;
+                         strcmp(argv[2], "solve") && strcmp(argv[2], "scale")))
+            return usage_error("%s", "bench needs a subcommand: bench step CONFIG, bench cg CONFIG, bench scale CONFIG, bench spmv [CONFIG | --matrix FILE.mtx], or bench solve [CONFIG | --matrix FILE.mtx]");
+        bench = !strcmp(argv[2], "spmv") ? 2 : !strcmp(argv[2], "cg") ? 3 : !strcmp(argv[2], "solve") ? 4 : !strcmp(argv[2], "scale") ? 5 : 1;
         first = 3;
     } else if (strcmp(cmd, "run") && strcmp(cmd, "check") && strcmp(cmd, "mesh") && strcmp(cmd, "cell")) {
         return usage_error("unknown command \"%s\"", cmd);
@@ -132,7 +151,7 @@ int main(int argc, char **argv)
         if (bench && !strcmp(a, "--reps") && i + 1 < argc) {
             reps = atoi(argv[++i]);
             if (reps < 1) return usage_error("--reps needs a positive count, got \"%s\"", argv[i]);
-        } else if (bench == 1 && !strcmp(a, "--warm") && i + 1 < argc) {
+        } else if ((bench == 1 || bench == 5) && !strcmp(a, "--warm") && i + 1 < argc) {
             warm = atof(argv[++i]);
         } else if (bench == 3 && !strcmp(a, "--iters") && i + 1 < argc) {
             cg_iters = atoi(argv[++i]);
@@ -214,8 +233,15 @@ int main(int argc, char **argv)
     const int n_user_sets = n_sets; /* the --set options as given, for the resume hint */
     if (out_set[0]) sets[n_sets++] = out_set; /* --out wins over --set output.dir */
 
+    hs_status st = HS_OK;
+    if (!strcmp(cmd, "run") || bench == 5) {
+        /* under mpirun / srun: one simulation over the ranks (docs/parallel.md); only rank 0 talks */
+        st = hs_par_init(&argc, &argv);
+        if (st != HS_OK) return fail(st);
+        if (hs_par_rank() != 0) hs_verbosity = 0;
+    }
     static hs_config cfg;
-    hs_status st = hs_config_load(cfg_path, sets, n_sets, &cfg);
+    st = hs_config_load(cfg_path, sets, n_sets, &cfg);
     if (st != HS_OK) return fail(st);
     if (bench == 2) {
         hs_bench_spmv_opts bo = {&cfg, NULL, reps, csv, json, kernels};
@@ -230,6 +256,12 @@ int main(int argc, char **argv)
     if (bench == 3) {
         st = hs_bench_cg(&cfg, cg_iters, reps);
         return st == HS_OK ? 0 : fail(st);
+    }
+    if (bench == 5) {
+        st = hs_bench_scale(&cfg, reps, warm);
+        if (st != HS_OK) return fail(st);
+        hs_par_finalize();
+        return 0;
     }
     if (bench) {
         st = hs_bench_step(&cfg, reps, warm, cpu_too, models);
@@ -251,7 +283,17 @@ int main(int argc, char **argv)
     static char resume_cmd[16384];
     if (hs_resume_command(argv[0], cfg_path, sets, n_user_sets, cfg.out_dir, resume_cmd, sizeof resume_cmd) != 0)
         resume_cmd[0] = '\0'; /* too long to print usefully: the generic hint */
+    if (hs_par_active() && resume_cmd[0]) { /* continue it the way it was started */
+        char prefix[32];
+        const int np = snprintf(prefix, sizeof prefix, "mpirun -np %d ", hs_par_size());
+        const size_t len = strlen(resume_cmd);
+        if (len + (size_t)np < sizeof resume_cmd) {
+            memmove(resume_cmd + np, resume_cmd, len + 1);
+            memcpy(resume_cmd, prefix, (size_t)np);
+        }
+    }
     st = hs_run_command(&cfg, restart, resume_cmd);
     if (st != HS_OK) return fail(st);
+    hs_par_finalize();
     return 0;
 }

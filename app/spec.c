@@ -7,6 +7,7 @@
 
 #include "hs_cg.h"
 #include "hs_precond.h"
+#include "hs_par.h"
 #include "hs_series.h"
 #include "hs_util.h"
 
@@ -179,6 +180,11 @@ hs_status hs_spec_from_config(const hs_config *cfg, hs_sim_spec *s)
     s->newton_max_iter = cfg->newton_max_iter;
     s->threads = cfg->threads;
     s->dt_retry = cfg->dt_retry;
+    /* resolved here, checked for this build (METIS) only by a distributed run: a serial run ignores it */
+    s->partitioner = hs_registry_find(hs_partitioners(), cfg->partition);
+    HS_CHECK(s->partitioner != NULL, HS_ERR_CONFIG, "parallel.partition: unknown partitioner \"%s\"", cfg->partition);
+    s->distributed = hs_par_active();
+    s->rank = hs_par_rank();
 
     s->output_enabled = cfg->output_enabled;
     HS_CALL(hs_series_format_check(cfg->out_format));

@@ -19,6 +19,7 @@
 #include "hs_mesh_build.h"
 #include "hs_models.h"
 #include "hs_region.h"
+#include "hs_partition.h"
 #include "hs_stimulus.h"
 
 #ifdef __cplusplus
@@ -92,6 +93,11 @@ typedef struct hs_sim_spec {
     const char *resume_cmd;      /**< the command that continues this run, shell-quoted, without the
                                       trailing "--restart DIR" (app/resume_cmd.c); NULL: a generic hint */
     const char *resume_dir;      /**< DIR for that --restart, shell-quoted; NULL: out_dir as it is */
+
+    /* distributed run (app/ sets these when an MPI launcher started the process; docs/parallel.md) */
+    int distributed;             /**< 1: one simulation over the MPI ranks (backends/mpi), 0: serial */
+    int rank;                    /**< this process's rank; only rank 0 writes files */
+    const hs_partitioner *partitioner; /**< parallel.partition */
 } hs_sim_spec;
 
 /** Wall seconds of the set-up phases of hs_sim_create, in their order. */

@@ -6,8 +6,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hs_build_config.h"
 #include "hs_sim.h"
 #include "hs_util.h"
+#if HS_HAS_MPI
+#include "hs_backend_mpi.h"
+#endif
 
 /* The problem options of @p spec (model, diffusion, CG, Newton...); the format is chosen later. */
 static void problem_opts(const hs_sim_spec *spec, hs_problem_opts *o)
@@ -103,7 +107,15 @@ hs_status hs_sim_create(const hs_sim_spec *spec, hs_sim *sim)
     if (spec->threads > 0) omp_set_num_threads(spec->threads); /* solver.threads; 0 keeps OMP_NUM_THREADS */
     /* the backend first: a missing device is said before any meshing, and the device's own
      * initialisation (a CUDA context: ~0.3 s) runs alongside the host's set-up */
-    if (spec->backend) {
+    /* what the distributed backend does not carry yet (docs/parallel.md): per-element regions, and the
+     * samplers and beat maps, which read the state on rank 0 alone while gathering it is collective */
+    HS_CHECK_GOTO(!spec->distributed || (spec->n_regions == 0 && spec->n_probes == 0 && spec->n_electrodes == 0),
+                  fail, HS_ERR_CONFIG,
+                  "a distributed run (mpirun) does not support regions, probes or ecg yet; run this config "
+                  "serially (without mpirun) or remove those sections");
+    if (spec->distributed && !spec->backend) {
+        sim->backend_entry = hs_backends_find("cpu"); /* "auto" in a distributed run: cpu on each rank */
+    } else if (spec->backend) {
         sim->backend_entry = spec->backend;
         char desc[256], why[512];
         HS_CHECK_GOTO(spec->backend->probe(desc, sizeof desc, why, sizeof why), fail, HS_ERR_DEVICE,
@@ -147,7 +159,16 @@ hs_status hs_sim_create(const hs_sim_spec *spec, hs_sim *sim)
            sim->prob->pattern->nnz, (double)sim->prob->pattern->nnz / sim->prob->pattern->n_rows);
     double tb = hs_wtime();
     sim->setup.problem = tb - tp;
-    HS_CALL_GOTO(sim->backend_entry->create(sim->prob, &sim->backend), fail);
+    if (spec->distributed) {
+#if HS_HAS_MPI
+        HS_CHECK_GOTO(spec->partitioner, fail, HS_ERR_INTERNAL, "distributed run without a partitioner");
+        HS_CALL_GOTO(hs_backend_mpi_create(sim->prob, spec->partitioner, sim->backend_entry, &sim->backend), fail);
+#else
+        HS_CHECK_GOTO(0, fail, HS_ERR_USAGE, "a distributed run needs a build with MPI (HS_USE_MPI)");
+#endif
+    } else {
+        HS_CALL_GOTO(sim->backend_entry->create(sim->prob, &sim->backend), fail);
+    }
     sim->setup.backend = hs_wtime() - tb;
     hs_log(1, "backend: %s\n", sim->backend->description);
     hs_log(2, "set-up took %.3f s\n", hs_wtime() - t0);

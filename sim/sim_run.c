@@ -17,6 +17,7 @@
 #include "hs_maps.h"
 #include "hs_beats.h"
 #include "hs_samples.h"
+#include "hs_par.h"
 #include "hs_series.h"
 #include "hs_series_format.h"
 #include "hs_util.h"
@@ -25,9 +26,19 @@
  * loop goes on. A backend with state_copy_start (cuda) only enqueues a snapshot and its copy into
  * the writer's page-locked buffers; the writer thread waits for that copy (frame_copy_wait), so
  * neither the main thread nor the device waits for the frame. Otherwise (cpu) get_state copies. */
-static hs_status write_frame(hs_frame_writer *fw, const hs_sim *sim, double t_ms, hs_run_summary *sum)
+/* A distributed run gathers the state on every rank (a collective get_state), and only rank 0 has a
+ * writer: the others take the state into @p scratch and go on. */
+static int is_writer(const hs_sim_spec *cfg) { return !cfg->distributed || cfg->rank == 0; }
+
+static hs_status write_frame(hs_frame_writer *fw, const hs_sim *sim, double t_ms, hs_run_summary *sum,
+                             hs_state *scratch)
 {
     double t0 = hs_wtime();
+    if (!fw) { /* a rank other than 0 of a distributed run */
+        HS_CALL(sim->backend->ops->get_state(sim->backend, scratch));
+        sum->frames++;
+        return HS_OK;
+    }
     hs_frame_bufs fb;
     HS_CALL(hs_frame_writer_acquire(fw, &fb));
     if (sim->backend->ops->state_copy_start)
@@ -60,6 +71,7 @@ static hs_status write_maps(const hs_sim_spec *cfg, const hs_sim *sim, double t_
         }
     if (sim->regions) fr.mesh_fields |= HS_MESH_FIELD_REGION; /* the regions entry of each element */
     HS_CALL_GOTO(sim->backend->ops->get_state(sim->backend, &maps), done);
+    if (!is_writer(cfg)) goto done;
     HS_CALL_GOTO(hs_maps_write(cfg->out_dir, cfg->out_prefix, sim->mesh, &fr, &path), done);
     hs_log(1, "maps: %s (t = %g ms)\n", path, t_ms);
 done:
@@ -141,6 +153,10 @@ static hs_status checkpoint_now(ckpt_state *c, const hs_sim_spec *cfg, const hs_
     hs_extrap ex;
     HS_CALL(sim->backend->ops->get_history(sim->backend, &ex, c->hist[0], c->hist[1]));
     hs_checkpoint_path(cfg->out_dir, cfg->out_prefix, step, path, size);
+    if (!is_writer(cfg)) {
+        c->last_step = step;
+        return HS_OK;
+    }
     HS_CALL(hs_checkpoint_write(path, step, step * cfg->dt, cfg->dt, cfg->config_fp, sim->mesh, hs_series_count(ser),
                                 hs_series_times(ser), &c->state, &ex, c->hist));
     c->last_step = step;
@@ -335,7 +351,8 @@ hs_status hs_sim_run(const hs_sim_spec *cfg, const char *restart, const hs_run_h
 
     /* An unwritable output directory must fail before any work is done; so must a checkpoint that
      * is damaged or was written with other physics (the mesh is compared once it is built). */
-    if (cfg->output_enabled) HS_CALL_GOTO(hs_output_dir_check(cfg->out_dir), done);
+    const int writer = is_writer(cfg);
+    if (cfg->output_enabled && writer) HS_CALL_GOTO(hs_output_dir_check(cfg->out_dir), done);
     if (restart) {
         HS_CALL_GOTO(hs_checkpoint_load(restart, cfg->out_prefix, cfg->model, cfg->config_fp, cfg->dt, &ck), done);
         /* a restart that would do nothing is a mistake, not a success: say what to change */
@@ -344,7 +361,7 @@ hs_status hs_sim_run(const hs_sim_spec *cfg, const char *restart, const hs_run_h
                       "--restart: checkpoint %s is at t = %g ms (step %ld), and time.t_end = %g ms is not later: "
                       "nothing to run; set time.t_end beyond %g ms to continue the run",
                       ck.path, ck_steps * cfg->dt, ck_steps, cfg->t_end, ck_steps * cfg->dt);
-        if (cfg->output_enabled) HS_CALL_GOTO(restart_frames_present(cfg, &ck), done);
+        if (cfg->output_enabled && writer) HS_CALL_GOTO(restart_frames_present(cfg, &ck), done);
     }
     HS_CALL_GOTO(hs_sim_create(cfg, &sim), done);
     snprintf(sum->backend, sizeof sum->backend, "%s", sim.backend->description);
@@ -370,8 +387,8 @@ hs_status hs_sim_run(const hs_sim_spec *cfg, const char *restart, const hs_run_h
         hs_log(1, "restart: from %s (t = %g ms, step %ld, %lld frames written)\n", ck.path, k0 * cfg->dt, k0,
                (long long)ck.h.n_frames);
     }
-    if (cfg->output_enabled) {
-        cs.enabled = 1;
+    if (cfg->output_enabled) cs.enabled = 1; /* every rank takes part in frames and checkpoints */
+    if (cfg->output_enabled && writer) {
         HS_CALL_GOTO(checkpoints_prepare(&cs, cfg, restart ? k0 : -1), done);
         HS_CALL_GOTO(hs_series_create(cfg->out_format, cfg->out_dir, cfg->out_prefix, &ser), done);
         if (restart) HS_CALL_GOTO(hs_series_resume(ser, ck.frame_times, (int)ck.h.n_frames), done);
@@ -383,19 +400,22 @@ hs_status hs_sim_run(const hs_sim_spec *cfg, const char *restart, const hs_run_h
         hs_frame_plan plan = hs_sim_frame_plan(cfg, &sim);
         HS_CALL_GOTO(hs_frame_writer_create(ser, sim.mesh, &plan, &src, &fw), done);
         HS_CALL_GOTO(hs_samples_create(cfg, &sim, restart ? k0 * cfg->dt : -1.0, &cs.smp), done);
-        HS_CALL_GOTO(hs_beats_create(&sim, &cs.beats), done);
+        /* per-beat maps read the state on this rank alone: serial runs only (a distributed get_state
+         * is collective; sim_build refuses probes and ecg there) */
+        if (!cfg->distributed) HS_CALL_GOTO(hs_beats_create(&sim, &cs.beats), done);
     }
     sum->wall_setup = hs_wtime() - w0;
 
     const double dt = cfg->dt, eps = 1e-9 * dt;
     const long n_steps = (long)ceil(cfg->t_end / dt - 1e-9);
     const long nan_step = inject_nan_step();
+    const int out = cfg->output_enabled; /* frames are due (rank 0 writes them) */
     long next_frame = 0; /* index of the next frame: due at next_frame * interval */
     double last_frame_t = -1.0;
-    if (fw && !restart) {
-        HS_CALL_GOTO(write_frame(fw, &sim, 0.0, sum), done);
+    if (out && !restart) {
+        HS_CALL_GOTO(write_frame(fw, &sim, 0.0, sum, &cs.state), done);
         last_frame_t = 0.0;
-    } else if (fw && ck.h.n_frames > 0) {
+    } else if (out && ck.h.n_frames > 0) {
         last_frame_t = ck.frame_times[ck.h.n_frames - 1];
     }
     next_frame = next_multiple(k0 * dt, cfg->out_interval, eps);
@@ -436,10 +456,10 @@ hs_status hs_sim_run(const hs_sim_spec *cfg, const char *restart, const hs_run_h
                 sim.backend->ops->set_state(sim.backend, &pot);
             }
             hs_status s2 = HS_OK;
-            if (fw && last_frame_t < t - 1e-9 * dt) {
-                s2 = write_frame(fw, &sim, t, sum);
-                if (s2 == HS_OK) s2 = hs_frame_writer_flush(fw);
-                if (s2 == HS_OK)
+            if (out && last_frame_t < t - 1e-9 * dt) {
+                s2 = write_frame(fw, &sim, t, sum, &cs.state);
+                if (s2 == HS_OK && fw) s2 = hs_frame_writer_flush(fw);
+                if (s2 == HS_OK && fw)
                     hs_log(1, "wrote the last converged state (t = %.4g ms) as frame %d\n", t,
                            hs_series_count(ser) - 1);
             }
@@ -462,8 +482,8 @@ hs_status hs_sim_run(const hs_sim_spec *cfg, const char *restart, const hs_run_h
         sum->cg_iters += ss.cg_iters;
         sum->t_reached_ms = t1;
         HS_CALL_GOTO(hs_samples_step(cs.smp, t1), done);
-        if (fw && t1 >= next_frame * cfg->out_interval - eps) {
-            HS_CALL_GOTO(write_frame(fw, &sim, t1, sum), done);
+        if (out && t1 >= next_frame * cfg->out_interval - eps) {
+            HS_CALL_GOTO(write_frame(fw, &sim, t1, sum, &cs.state), done);
             HS_CALL_GOTO(hs_beats_update(cs.beats, &sim), done);
             last_frame_t = t1;
             while (next_frame * cfg->out_interval <= t1 + eps) ++next_frame;
@@ -473,8 +493,9 @@ hs_status hs_sim_run(const hs_sim_spec *cfg, const char *restart, const hs_run_h
             while (next_ckpt * cfg->checkpoint_interval <= t1 + eps) ++next_ckpt;
         }
         if (hooks && hooks->step_done) hooks->step_done(hooks->ctx, t1, sum->steps, ss.newton_iters, ss.cg_iters, k + 1 == n_steps);
-        if (stop_signal) {
-            int sg = stop_signal;
+        /* a distributed run stops when any rank saw the signal, all at this step */
+        const int sg = cfg->distributed ? hs_par_max_int(stop_signal) : stop_signal;
+        if (sg) {
             loop_done(hooks, &looping);
             if (cs.enabled && cs.last_step != k + 1)
                 HS_CALL_GOTO(checkpoint_now(&cs, cfg, &sim, ser, fw, k + 1, ckpt_path, sizeof ckpt_path), done);
@@ -513,7 +534,11 @@ done:
         if (st == HS_OK) st = s2;
         hs_samples_destroy(&cs.smp);
     }
-    if (ser && sim.backend && loop_ran) {
+    /* In a distributed run the maps' gather is collective: only after the run ended the same way on
+     * every rank (success, or an error all ranks agreed on: numerical, interrupted); a rank's own
+     * error (I/O on rank 0) ends every rank through MPI_Abort in app/ instead. */
+    const int maps_ok = !cfg->distributed || st == HS_OK || st == HS_ERR_NUMERIC || st == HS_ERR_INTERRUPTED;
+    if ((ser || (cfg->output_enabled && !writer)) && sim.backend && loop_ran && maps_ok) {
         /* the maps as they stand, also after a failure (the last converged state) or a signal */
         hs_status s2 = write_maps(cfg, &sim, sum->t_reached_ms);
         if (s2 == HS_OK && cs.beats) s2 = hs_beats_update(cs.beats, &sim);

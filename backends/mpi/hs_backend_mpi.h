@@ -1,0 +1,46 @@
+/**
+ * @file hs_backend_mpi.h
+ * @brief The distributed backend: one simulation over the ranks of MPI_COMM_WORLD. Every rank
+ * holds the whole problem (each builds the mesh: no scatter), partitions its nodes identically
+ * (parallel.partition), and runs an inner backend (cpu) on its local mesh: the elements touching
+ * its owned nodes, whose other nodes are ghosts. The inner backend's element pass and "K_elem . 1"
+ * assembly give complete owned rows; this wrapper makes every decision global: the Newton residual
+ * (max over owned rows, MPI_MAXLOC), the update norm, errors (the first failing rank's message goes
+ * to all), and solves with the distributed Chronopoulos-Gear PCG (parallel/hs_dist.h), then
+ * refreshes the ghosts of phi. Its state is the global one: get_state gathers onto rank 0 (other
+ * ranks' buffers are left as they are), set_state takes the global state on every rank. Every op
+ * is collective: all ranks call them in the same order (sim/sim_run.c does).
+ * No MPI type here; built when HS_HAS_MPI.
+ */
+#ifndef HS_BACKEND_MPI_H
+#define HS_BACKEND_MPI_H
+
+#include "hs_backend.h"
+#include "hs_backends.h"
+#include "hs_partition.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Distributed time per phase beyond hs_phase_times (seconds, this rank). */
+typedef struct hs_mpi_times {
+    double halo_wait, allreduce, spmv;
+    long exchanges, allreduces;
+} hs_mpi_times;
+
+/**
+ * @brief The distributed backend over @p global (borrowed, must outlive it) with the nodes
+ * partitioned by @p part; the inner backend is @p inner (only "cpu" for now). Prints the per-rank
+ * partition report on rank 0 when hs_verbosity >= 1. Collective.
+ */
+hs_status hs_backend_mpi_create(const hs_problem *global, const hs_partitioner *part, const hs_backend_entry *inner,
+                                hs_backend **out);
+
+/** @brief This rank's halo and all-reduce times of a backend made by hs_backend_mpi_create. */
+void hs_backend_mpi_times(const hs_backend *b, hs_mpi_times *t);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,117 @@
+/**
+ * @file hs_partition.h
+ * @brief Node partitions of a P1 mesh over ranks and each rank's local view (host C, no MPI).
+ *
+ * A partitioner assigns every node (a row of the symmetric CSR pattern) to one rank. A rank owns
+ * its nodes and holds every element that touches one of them, so the "K_elem . 1" gather of its
+ * owned rows of K and R is complete on the rank (no assembly communication); the other nodes of
+ * those elements are its ghosts, whose values arrive by the halo exchange. Local numbering:
+ *
+ *   [0, n_interior)            owned rows with no ghost column (SpMV while the halo is in flight)
+ *   [n_interior, n_owned)      owned rows with a ghost column (SpMV after the halo arrived)
+ *   [n_owned, n_owned+n_ghost) ghosts, grouped by owning rank (increasing), by global index within
+ *
+ * Within each of the first two groups nodes keep their global order. The send list to a neighbour
+ * q is the owned nodes that are ghosts of q, in increasing global index: the order q numbers them
+ * among its ghosts from this rank, so a message is a plain array on both sides.
+ */
+#ifndef HS_PARTITION_H
+#define HS_PARTITION_H
+
+#include <stdint.h>
+
+#include "hs_csr.h"
+#include "hs_registry.h"
+#include "hs_status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** A partitioner (one line of hs_partition_list.h). */
+typedef struct hs_partitioner {
+    const char *name;    /**< config name (parallel.partition); first member (hs_registry) */
+    const char *summary; /**< one line */
+    const char *seed;    /**< reference */
+    int available;       /**< 0: not built here (metis without METIS) */
+    /** part[i] in [0, n_parts) for each row i of the symmetric pattern; deterministic (every rank
+     *  computes the same partition from the same pattern). */
+    hs_status (*assign)(const hs_csr *pattern, int n_parts, int32_t *part);
+} hs_partitioner;
+
+/** @brief The table of partitioners (entries hs_partitioner). Static storage. */
+const hs_registry *hs_partitioners(void);
+
+/**
+ * @brief The partitioner called @p name; an unknown name is HS_ERR_CONFIG listing the names, a
+ * listed one this build lacks is HS_ERR_CONFIG saying how to get it.
+ * @param[in] key for messages ("parallel.partition"); @param[out] out the entry.
+ */
+hs_status hs_partitioner_lookup(const char *key, const char *name, const hs_partitioner **out);
+
+/**
+ * @brief Partition the nodes: part[i] = owning rank of row i. n_parts >= 1 and n_parts <= n_rows
+ * (every rank owns at least one node: HS_ERR_CONFIG otherwise).
+ * @param[in] pattern symmetric pattern (borrowed); @param[out] part [n_rows], caller's.
+ */
+hs_status hs_partition_nodes(const hs_partitioner *p, const hs_csr *pattern, int n_parts, int32_t *part);
+
+/** @brief Edges {i, j}, i < j, of the pattern's graph whose ends are on different ranks. */
+int64_t hs_partition_edge_cut(const hs_csr *pattern, const int32_t *part);
+
+/** One rank's view of a partitioned mesh. */
+typedef struct hs_part_local {
+    int rank, n_ranks;
+    int32_t n_global;   /**< nodes of the whole mesh */
+    int32_t n_interior; /**< owned rows without ghost columns */
+    int32_t n_owned;    /**< owned rows (interior first, then boundary) */
+    int32_t n_ghost;    /**< ghost nodes, after the owned ones */
+    int32_t *l2g;       /**< [n_owned + n_ghost] global index of each local node */
+    int32_t *ghost_owner; /**< [n_ghost] rank owning each ghost */
+    int32_t n_elems;    /**< elements touching an owned node */
+    int32_t *elems;     /**< [n_elems] their global indices, increasing */
+    int32_t *tets;      /**< [n_elems][4] their nodes in local numbering */
+    hs_csr *pattern;    /**< n_owned rows x (n_owned + n_ghost) columns, local column indices sorted
+                             within rows; values zeroed */
+    int n_nbrs;         /**< neighbour ranks (own a ghost of this rank, or hold an owned node as ghost) */
+    int32_t *nbr;       /**< [n_nbrs] their ranks, increasing */
+    int32_t *send_ptr;  /**< [n_nbrs+1] into send_idx */
+    int32_t *send_idx;  /**< local indices (owned, boundary) sent to nbr[k]: send_ptr[k] .. send_ptr[k+1]-1 */
+    int32_t *recv_ptr;  /**< [n_nbrs+1] ghosts from nbr[k] are local n_owned + recv_ptr[k] .. n_owned + recv_ptr[k+1]-1 */
+} hs_part_local;
+
+/**
+ * @brief Rank @p rank's view of partition @p part.
+ * @param[in] pattern global symmetric pattern of the mesh (borrowed);
+ * @param[in] n_elems, tets global elements [n_elems][4] (borrowed);
+ * @param[in] part [n_rows] owner of each node; @param[out] out new view (hs_part_local_destroy).
+ */
+hs_status hs_part_local_create(const hs_csr *pattern, int32_t n_elems, const int32_t *tets, const int32_t *part,
+                               int n_ranks, int rank, hs_part_local **out);
+/** @brief Free; accepts NULL and sets *p = NULL. */
+void hs_part_local_destroy(hs_part_local **p);
+
+/** What a rank holds and exchanges (the run's per-rank report). */
+typedef struct hs_part_stats {
+    int32_t owned, interior, ghost, elems, nbrs;
+    int64_t nnz;        /**< nonzeros of the owned rows (SpMV work) */
+    int64_t halo_bytes; /**< bytes sent plus received per halo exchange of one double vector */
+} hs_part_stats;
+
+/** @brief The stats of one rank's view. */
+hs_part_stats hs_part_local_stats(const hs_part_local *l);
+
+/** Balance of a partition over all ranks. */
+typedef struct hs_part_balance {
+    int64_t edge_cut;
+    double imbalance_nodes; /**< max over ranks of owned nodes / mean */
+    double imbalance_nnz;   /**< max over ranks of owned-row nonzeros / mean */
+} hs_part_balance;
+
+/** @brief Edge cut and imbalance of @p part (n_parts ranks) on @p pattern. */
+hs_part_balance hs_partition_balance(const hs_csr *pattern, const int32_t *part, int n_parts);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

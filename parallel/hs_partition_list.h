@@ -1,0 +1,17 @@
+/*
+ * The list of node partitioners (config key parallel.partition): one line per partitioner, expanded
+ * into the table behind hs_partitioners() (parallel/partition.c).
+ * HS_PARTITIONER(id, name, summary, seed reference). Each id has a function
+ * `static hs_status part_<id>(const hs_csr *pattern, int n_parts, int32_t *part)` in partition.c.
+ * "metis" stays listed in builds without METIS and is refused there with a message saying how to
+ * get it (HS_HAS_METIS, like output.format = "xdmf_h5" without HDF5).
+ */
+HS_PARTITIONER(metis, "metis",
+               "METIS k-way on the node graph (the CSR pattern), vertex weight = row nonzeros",
+               "Karypis & Kumar, SIAM J. Sci. Comput. 20 (1998); METIS_PartGraphKway")
+HS_PARTITIONER(rows, "rows",
+               "equal blocks of consecutive rows (PCSR-I)",
+               "seed 001 sec. 4, method (1)")
+HS_PARTITIONER(nonzeros, "nonzeros",
+               "blocks of consecutive rows with equal nonzeros (PCSR-II)",
+               "seed 001 sec. 4, method (2)")

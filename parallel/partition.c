@@ -1,0 +1,405 @@
+/* Node partitioners (METIS k-way, seed 001's PCSR-I and PCSR-II) and a rank's local view. */
+#include "hs_partition.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "hs_build_config.h"
+#include "hs_util.h"
+
+#if HS_HAS_METIS
+#include <metis.h>
+#endif
+
+/* ---- partitioners ------------------------------------------------------------------------- */
+
+/* PCSR-I (seed 001 sec. 4, method 1): rank p owns rows [p n / P, (p+1) n / P). */
+static hs_status part_rows(const hs_csr *a, int n_parts, int32_t *part)
+{
+    const int64_t n = a->n_rows;
+    for (int p = 0; p < n_parts; ++p) {
+        const int64_t lo = p * n / n_parts, hi = (p + 1) * n / n_parts;
+        for (int64_t i = lo; i < hi; ++i) part[i] = p;
+    }
+    return HS_OK;
+}
+
+/* PCSR-II (seed 001 sec. 4, method 2): consecutive rows, the cut before rank p at the row
+ * boundary nearest to p nnz / P nonzeros, so each rank's nonzeros are within one row's nonzeros of
+ * nnz / P (each cut moves by at most half a row); every rank keeps at least one row. */
+static hs_status part_nonzeros(const hs_csr *a, int n_parts, int32_t *part)
+{
+    const int32_t n = a->n_rows;
+    int32_t start = 0; /* first row of rank p */
+    int32_t i = 0;
+    for (int p = 0; p < n_parts; ++p) {
+        int32_t end = n;
+        if (p + 1 < n_parts) {
+            const double target = (double)(p + 1) * (double)a->nnz / n_parts;
+            while (i < n && (double)a->row_ptr[i + 1] <= target) ++i;
+            /* row_ptr[i] <= target < row_ptr[i+1]: cut at i or i + 1, whichever is nearer */
+            end = (i < n && target - a->row_ptr[i] > a->row_ptr[i + 1] - target) ? i + 1 : i;
+            if (end < start + 1) end = start + 1;
+            if (end > n - (n_parts - 1 - p)) end = n - (n_parts - 1 - p);
+        }
+        for (int32_t r = start; r < end; ++r) part[r] = p;
+        start = end;
+    }
+    return HS_OK;
+}
+
+/* METIS k-way on the graph of the pattern (diagonal dropped), vertex weight = the row's nonzeros
+ * (the SpMV and gather work of the row), default options but a fixed seed so every rank gets the
+ * same partition. */
+static hs_status part_metis(const hs_csr *a, int n_parts, int32_t *part)
+{
+#if HS_HAS_METIS
+    const int32_t n = a->n_rows;
+    if (n_parts == 1) {
+        memset(part, 0, (size_t)n * sizeof(*part));
+        return HS_OK;
+    }
+    hs_status st = HS_OK;
+    idx_t *xadj = NULL, *adj = NULL, *vwgt = NULL, *where = NULL;
+    HS_CALL_GOTO(HS_ALLOC(xadj, (size_t)n + 1, "METIS graph"), done);
+    HS_CALL_GOTO(HS_ALLOC(adj, (size_t)a->nnz, "METIS graph"), done);
+    HS_CALL_GOTO(HS_ALLOC(vwgt, n, "METIS weights"), done);
+    HS_CALL_GOTO(HS_ALLOC(where, n, "METIS partition"), done);
+    idx_t k = 0;
+    for (int32_t i = 0; i < n; ++i) {
+        xadj[i] = k;
+        for (int32_t j = a->row_ptr[i]; j < a->row_ptr[i + 1]; ++j)
+            if (a->col[j] != i) adj[k++] = a->col[j];
+        vwgt[i] = a->row_ptr[i + 1] - a->row_ptr[i];
+    }
+    xadj[n] = k;
+    idx_t nv = n, ncon = 1, np = n_parts, objval = 0;
+    idx_t opt[METIS_NOPTIONS];
+    METIS_SetDefaultOptions(opt);
+    opt[METIS_OPTION_SEED] = 1;
+    opt[METIS_OPTION_NUMBERING] = 0;
+    const int rc = METIS_PartGraphKway(&nv, &ncon, xadj, adj, vwgt, NULL, NULL, &np, NULL, NULL, opt,
+                                       &objval, where);
+    HS_CHECK_GOTO(rc == METIS_OK, done, rc == METIS_ERROR_MEMORY ? HS_ERR_MEMORY : HS_ERR_INTERNAL,
+                  "METIS_PartGraphKway failed (code %d) on %d nodes into %d parts", rc, (int)n, n_parts);
+    for (int32_t i = 0; i < n; ++i) part[i] = (int32_t)where[i];
+done:
+    free(xadj);
+    free(adj);
+    free(vwgt);
+    free(where);
+    return st;
+#else
+    (void)a;
+    (void)n_parts;
+    (void)part;
+    return HS_FAIL(HS_ERR_INTERNAL, "METIS is not built in");
+#endif
+}
+
+/* whether each partitioner is built here */
+#define available_metis HS_HAS_METIS
+#define available_rows 1
+#define available_nonzeros 1
+
+static const hs_partitioner partitioners[] = {
+#define HS_PARTITIONER(id, name, summary, seed) {name, summary, seed, available_##id, part_##id},
+#include "hs_partition_list.h"
+#undef HS_PARTITIONER
+};
+
+const hs_registry *hs_partitioners(void)
+{
+    static const hs_registry reg = HS_REGISTRY_INIT("partitioner", partitioners);
+    return &reg;
+}
+
+hs_status hs_partitioner_lookup(const char *key, const char *name, const hs_partitioner **out)
+{
+    const void *e = NULL;
+    HS_CALL(hs_registry_lookup(hs_partitioners(), key, name, NULL, &e));
+    const hs_partitioner *p = e;
+    HS_CHECK(p->available, HS_ERR_CONFIG,
+             "%s: partitioner \"%s\" is not in this build (it needs METIS: install libmetis-dev, "
+             "scripts/setup-debian.sh, and rebuild); available here: rows, nonzeros",
+             key, name);
+    *out = p;
+    return HS_OK;
+}
+
+hs_status hs_partition_nodes(const hs_partitioner *p, const hs_csr *pattern, int n_parts, int32_t *part)
+{
+    HS_CHECK(n_parts >= 1 && n_parts <= pattern->n_rows, HS_ERR_CONFIG,
+             "cannot partition %d nodes over %d ranks: every rank must own a node", (int)pattern->n_rows,
+             n_parts);
+    HS_CHECK(p->available, HS_ERR_CONFIG, "partitioner \"%s\" is not in this build", p->name);
+    HS_CALL(p->assign(pattern, n_parts, part));
+    /* every rank must own a node: METIS may leave a part empty on tiny graphs */
+    int32_t *count = NULL;
+    HS_CALL(HS_ALLOC(count, n_parts, "partition counts"));
+    for (int32_t i = 0; i < pattern->n_rows; ++i) {
+        if (part[i] < 0 || part[i] >= n_parts) {
+            free(count);
+            return HS_FAIL(HS_ERR_INTERNAL, "partitioner %s put node %d on rank %d of %d", p->name, (int)i,
+                           (int)part[i], n_parts);
+        }
+        ++count[part[i]];
+    }
+    for (int q = 0; q < n_parts; ++q) {
+        if (count[q] == 0) {
+            free(count);
+            return HS_FAIL(HS_ERR_CONFIG,
+                           "partitioner %s left rank %d without nodes (%d nodes over %d ranks): use fewer "
+                           "ranks or parallel.partition = \"rows\"",
+                           p->name, q, (int)pattern->n_rows, n_parts);
+        }
+    }
+    free(count);
+    return HS_OK;
+}
+
+int64_t hs_partition_edge_cut(const hs_csr *a, const int32_t *part)
+{
+    int64_t cut = 0;
+    for (int32_t i = 0; i < a->n_rows; ++i)
+        for (int32_t k = a->row_ptr[i]; k < a->row_ptr[i + 1]; ++k)
+            if (a->col[k] > i && part[a->col[k]] != part[i]) ++cut;
+    return cut;
+}
+
+hs_part_balance hs_partition_balance(const hs_csr *a, const int32_t *part, int n_parts)
+{
+    hs_part_balance b = {hs_partition_edge_cut(a, part), 0.0, 0.0};
+    int64_t *nodes = calloc((size_t)n_parts, sizeof(*nodes)), *nnz = calloc((size_t)n_parts, sizeof(*nnz));
+    if (!nodes || !nnz) {
+        free(nodes);
+        free(nnz);
+        b.imbalance_nodes = b.imbalance_nnz = -1.0; /* out of memory: unknown */
+        return b;
+    }
+    for (int32_t i = 0; i < a->n_rows; ++i) {
+        ++nodes[part[i]];
+        nnz[part[i]] += a->row_ptr[i + 1] - a->row_ptr[i];
+    }
+    int64_t max_nodes = 0, max_nnz = 0;
+    for (int q = 0; q < n_parts; ++q) {
+        if (nodes[q] > max_nodes) max_nodes = nodes[q];
+        if (nnz[q] > max_nnz) max_nnz = nnz[q];
+    }
+    b.imbalance_nodes = (double)max_nodes * n_parts / (double)a->n_rows;
+    b.imbalance_nnz = (double)max_nnz * n_parts / (double)a->nnz;
+    free(nodes);
+    free(nnz);
+    return b;
+}
+
+/* ---- a rank's local view ------------------------------------------------------------------ */
+
+void hs_part_local_destroy(hs_part_local **p)
+{
+    if (!p || !*p) return;
+    hs_part_local *l = *p;
+    free(l->l2g);
+    free(l->ghost_owner);
+    free(l->elems);
+    free(l->tets);
+    hs_csr_destroy(&l->pattern);
+    free(l->nbr);
+    free(l->send_ptr);
+    free(l->send_idx);
+    free(l->recv_ptr);
+    free(l);
+    *p = NULL;
+}
+
+hs_status hs_part_local_create(const hs_csr *a, int32_t n_elems, const int32_t *tets, const int32_t *part,
+                               int n_ranks, int rank, hs_part_local **out)
+{
+    *out = NULL;
+    hs_status st = HS_OK;
+    const int32_t n = a->n_rows;
+    hs_part_local *l = NULL;
+    int32_t *g2l = NULL; /* [n] local index, -1 = not held */
+    int32_t *nbr_of = NULL; /* [n_ranks] neighbour slot of a rank, -1 = none */
+    int32_t *mark = NULL;   /* [n_ranks] last row that counted this rank */
+    HS_CALL(HS_ALLOC(l, 1, "partition view"));
+    l->rank = rank;
+    l->n_ranks = n_ranks;
+    l->n_global = n;
+    HS_CALL_GOTO(HS_ALLOC(g2l, n, "partition map"), fail);
+    HS_CALL_GOTO(HS_ALLOC(nbr_of, n_ranks, "partition neighbours"), fail);
+    HS_CALL_GOTO(HS_ALLOC(mark, n_ranks, "partition neighbours"), fail);
+    for (int32_t i = 0; i < n; ++i) g2l[i] = -1;
+    for (int q = 0; q < n_ranks; ++q) nbr_of[q] = mark[q] = -1;
+
+    /* owned rows; a row is boundary when a column is another rank's; those columns are ghosts
+     * (g2l = -2 marks a ghost until it is numbered) */
+    int32_t n_owned = 0, n_boundary = 0, n_ghost = 0;
+    for (int32_t i = 0; i < n; ++i) {
+        if (part[i] != rank) continue;
+        ++n_owned;
+        int boundary = 0;
+        for (int32_t k = a->row_ptr[i]; k < a->row_ptr[i + 1]; ++k) {
+            const int32_t j = a->col[k];
+            if (part[j] == rank) continue;
+            boundary = 1;
+            if (g2l[j] == -1) {
+                g2l[j] = -2;
+                ++n_ghost;
+            }
+            nbr_of[part[j]] = 0; /* a neighbour; slots numbered below */
+        }
+        n_boundary += boundary;
+    }
+    l->n_owned = n_owned;
+    l->n_interior = n_owned - n_boundary;
+    l->n_ghost = n_ghost;
+    HS_CALL_GOTO(HS_ALLOC(l->l2g, (size_t)n_owned + n_ghost + 1, "partition local nodes"), fail);
+    HS_CALL_GOTO(HS_ALLOC(l->ghost_owner, (size_t)n_ghost + 1, "partition ghosts"), fail);
+
+    /* neighbours in increasing rank */
+    for (int q = 0; q < n_ranks; ++q)
+        if (nbr_of[q] == 0) ++l->n_nbrs;
+    HS_CALL_GOTO(HS_ALLOC(l->nbr, (size_t)l->n_nbrs + 1, "partition neighbours"), fail);
+    HS_CALL_GOTO(HS_ALLOC(l->send_ptr, (size_t)l->n_nbrs + 1, "partition send lists"), fail);
+    HS_CALL_GOTO(HS_ALLOC(l->recv_ptr, (size_t)l->n_nbrs + 1, "partition receive lists"), fail);
+    {
+        int k = 0;
+        for (int q = 0; q < n_ranks; ++q)
+            if (nbr_of[q] == 0) {
+                l->nbr[k] = q;
+                nbr_of[q] = k++;
+            }
+    }
+
+    /* local numbering: interior owned, boundary owned (both in global order), then ghosts grouped
+     * by owner (counting sort on the owner's slot), in global order within an owner */
+    {
+        int32_t ni = 0, nb = l->n_interior;
+        for (int32_t i = 0; i < n; ++i) {
+            if (part[i] != rank) continue;
+            int boundary = 0;
+            for (int32_t k = a->row_ptr[i]; k < a->row_ptr[i + 1] && !boundary; ++k)
+                boundary = part[a->col[k]] != rank;
+            const int32_t li = boundary ? nb++ : ni++;
+            l->l2g[li] = i;
+            g2l[i] = li;
+        }
+        for (int32_t i = 0; i < n; ++i)
+            if (g2l[i] == -2) ++l->recv_ptr[nbr_of[part[i]] + 1];
+        for (int k = 0; k < l->n_nbrs; ++k) l->recv_ptr[k + 1] += l->recv_ptr[k];
+        int32_t *fill = NULL;
+        HS_CALL_GOTO(HS_ALLOC(fill, (size_t)l->n_nbrs + 1, "partition receive lists"), fail);
+        for (int32_t i = 0; i < n; ++i) {
+            if (g2l[i] != -2) continue;
+            const int k = nbr_of[part[i]];
+            const int32_t gi = l->recv_ptr[k] + fill[k]++;
+            l->l2g[n_owned + gi] = i;
+            l->ghost_owner[gi] = part[i];
+            g2l[i] = n_owned + gi;
+        }
+        free(fill);
+    }
+
+    /* send lists: boundary rows in local (= global) order, each to every distinct rank among its
+     * columns' owners; two passes (count, fill) */
+    for (int pass = 0; pass < 2; ++pass) {
+        int32_t *fill = NULL;
+        if (pass == 1) {
+            for (int k = 0; k < l->n_nbrs; ++k) l->send_ptr[k + 1] += l->send_ptr[k];
+            HS_CALL_GOTO(HS_ALLOC(l->send_idx, (size_t)l->send_ptr[l->n_nbrs] + 1, "partition send lists"), fail);
+            HS_CALL_GOTO(HS_ALLOC(fill, (size_t)l->n_nbrs + 1, "partition send lists"), fail);
+            for (int q = 0; q < n_ranks; ++q) mark[q] = -1;
+        }
+        for (int32_t li = l->n_interior; li < n_owned; ++li) {
+            const int32_t i = l->l2g[li];
+            for (int32_t k = a->row_ptr[i]; k < a->row_ptr[i + 1]; ++k) {
+                const int32_t q = part[a->col[k]];
+                if (q == rank || mark[q] == li) continue;
+                mark[q] = li;
+                const int s = nbr_of[q];
+                if (pass == 0)
+                    ++l->send_ptr[s + 1];
+                else
+                    l->send_idx[l->send_ptr[s] + fill[s]++] = li;
+            }
+        }
+        free(fill);
+    }
+
+    /* elements touching an owned node, in global order, with local node indices */
+    for (int pass = 0; pass < 2; ++pass) {
+        int32_t m = 0;
+        for (int32_t e = 0; e < n_elems; ++e) {
+            const int32_t *t = tets + 4 * (size_t)e;
+            if (part[t[0]] != rank && part[t[1]] != rank && part[t[2]] != rank && part[t[3]] != rank) continue;
+            if (pass == 1) {
+                l->elems[m] = e;
+                for (int c = 0; c < 4; ++c) {
+                    HS_CHECK_GOTO(g2l[t[c]] >= 0, fail, HS_ERR_INTERNAL,
+                                  "element %d touches rank %d but its node %d is neither owned nor a ghost "
+                                  "(pattern and elements disagree)",
+                                  (int)e, rank, (int)t[c]);
+                    l->tets[4 * (size_t)m + c] = g2l[t[c]];
+                }
+            }
+            ++m;
+        }
+        if (pass == 0) {
+            l->n_elems = m;
+            HS_CALL_GOTO(HS_ALLOC(l->elems, (size_t)m + 1, "partition elements"), fail);
+            HS_CALL_GOTO(HS_ALLOC(l->tets, 4 * (size_t)m + 4, "partition elements"), fail);
+        }
+    }
+
+    /* local pattern: the owned rows with local columns, sorted */
+    {
+        int64_t nnz = 0;
+        for (int32_t li = 0; li < n_owned; ++li) {
+            const int32_t i = l->l2g[li];
+            nnz += a->row_ptr[i + 1] - a->row_ptr[i];
+        }
+        HS_CALL_GOTO(hs_csr_create(n_owned, n_owned + n_ghost, (int32_t)nnz, &l->pattern), fail);
+        hs_csr *b = l->pattern;
+        int32_t k = 0;
+        for (int32_t li = 0; li < n_owned; ++li) {
+            const int32_t i = l->l2g[li];
+            b->row_ptr[li] = k;
+            for (int32_t j = a->row_ptr[i]; j < a->row_ptr[i + 1]; ++j) {
+                /* insertion into the sorted row (rows hold ~15-30 entries) */
+                const int32_t c = g2l[a->col[j]];
+                int32_t p = k++;
+                while (p > b->row_ptr[li] && b->col[p - 1] > c) {
+                    b->col[p] = b->col[p - 1];
+                    --p;
+                }
+                b->col[p] = c;
+            }
+        }
+        b->row_ptr[n_owned] = k;
+    }
+    free(g2l);
+    free(nbr_of);
+    free(mark);
+    *out = l;
+    return HS_OK;
+fail:
+    free(g2l);
+    free(nbr_of);
+    free(mark);
+    hs_part_local_destroy(&l);
+    return st;
+}
+
+hs_part_stats hs_part_local_stats(const hs_part_local *l)
+{
+    hs_part_stats s;
+    s.owned = l->n_owned;
+    s.interior = l->n_interior;
+    s.ghost = l->n_ghost;
+    s.elems = l->n_elems;
+    s.nbrs = l->n_nbrs;
+    s.nnz = l->pattern->nnz;
+    s.halo_bytes = (int64_t)sizeof(double) * ((int64_t)l->n_ghost + l->send_ptr[l->n_nbrs]);
+    return s;
+}

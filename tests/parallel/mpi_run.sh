@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# mpirun -np N heartsim run = the serial run, for N = 1, 2, 3 and each partitioner (ctest label mpi).
+# Usage: mpi_run.sh MPIEXEC HAS_METIS (HEARTSIM, HS_SOURCE_DIR from ctest).
+#
+# Bound: both runs accept a step only when dt max_I |R_I| / m_I <= solver.newton_tol_residual
+# (1e-8, potential units) and the update is below newton_tol_update (1e-8); they differ only in the
+# order of sums (dot products over ranks, the rows' columns in local numbering), so each step's phi
+# differs by a small multiple of 1e-8 and after N steps by at most N * 1e-8 (the backward-Euler step
+# is a contraction at these dt; the argument of tests/sim/test_inexact_newton.c). In mV (V = 100 phi
+# - 80): 100 N 1e-8. Activation times move by |phi diff| / (dphi/dt), the upstroke slope >= 0.5 /ms
+# in the front: 2 N 1e-8 ms. N = 30 steps here.
+set -euo pipefail
+mpiexec=$1
+has_metis=$2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+export OMP_NUM_THREADS=1
+cfg=$HS_SOURCE_DIR/configs/quick_slab.cfg
+sets=(--set mesh.h=0.5 --set time.t_end=3 --set output.interval=1 --set solver.backend=cpu
+      --set 'output.fields=["V", "activation"]')
+close=$HS_SOURCE_DIR/tests/app/vtk_fields_close.py
+"$HEARTSIM" run "$cfg" "${sets[@]}" --out "$tmp/serial" -q
+tol_v=$(python3 -c 'print(100 * 30 * 1e-8)')
+tol_a=$(python3 -c 'print(2 * 30 * 1e-8)')
+parts="rows nonzeros"
+[ "$has_metis" = 1 ] && parts="metis $parts"
+for np in 1 2 3; do
+  for part in $parts; do
+    out=$tmp/np$np-$part
+    if ! timeout 120 "$mpiexec" --oversubscribe --allow-run-as-root -np "$np" "$HEARTSIM" run "$cfg" "${sets[@]}" \
+         --set parallel.partition=$part --out "$out" < /dev/null > "$out.log" 2>&1; then
+      echo "mpirun -np $np, $part: failed"; cat "$out.log"; exit 1
+    fi
+    grep -q "partition: $part over $np ranks" "$out.log" || { echo "np $np $part: no partition report"; cat "$out.log"; exit 1; }
+    # one summary: only rank 0 talks
+    [ "$(grep -c '^summary:' "$out.log")" = 1 ] || { echo "np $np $part: not one summary"; cat "$out.log"; exit 1; }
+    for f in slab_000000.vtk slab_000003.vtk; do
+      python3 "$close" "$tmp/serial/$f" "$out/$f" "V:$tol_v" "activation:$tol_a"
+    done
+    python3 "$close" "$tmp/serial/slab_maps.vtk" "$out/slab_maps.vtk" "activation:$tol_a"
+    cmp -s "$tmp/serial/slab.vtk.series" "$out/slab.vtk.series" || { echo "np $np $part: series index differs"; exit 1; }
+  done
+done
+
+# bench scale on 2 ranks: both tables, rows for 1 and 2 ranks, the weak slab twice as long
+out=$tmp/scale.md
+timeout 120 "$mpiexec" --oversubscribe --allow-run-as-root -np 2 "$HEARTSIM" bench scale "$cfg" --set mesh.h=0.5 \
+  --reps 2 --warm 0.2 -q < /dev/null > "$out" 2>&1 || { cat "$out"; echo "bench scale failed"; exit 1; }
+grep -q '^strong scaling' "$out" && grep -q '^weak scaling' "$out" || { cat "$out"; echo "bench scale: tables"; exit 1; }
+grep -q '^| 1 | 1155 | 1155 |' "$out" && grep -q '^| 2 | 1155 | 577 |' "$out" && grep -q '^| 2 | 2255 | 1127 |' "$out" \
+  || { cat "$out"; echo "bench scale: rows"; exit 1; }
