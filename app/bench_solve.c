@@ -12,6 +12,7 @@
 
 #include "bench_spmv_internal.h"
 #include "hs_bench.h"
+#include "hs_build_config.h"
 #include "hs_config.h"
 #include "hs_mtx.h"
 #include "hs_precond.h"

@@ -212,7 +212,7 @@ template <typename T>
 static hs_status up(T **d, const T *h, size_t count, const char *what)
 {
     HS_CALL(hs_cuda_alloc_((void **)d, sizeof(T) * (count ? count : 1), what, __FILE__, __LINE__));
-    if (count) HS_CUDA_CALL(cudaMemcpy(*d, h, sizeof(T) * count, cudaMemcpyHostToDevice));
+    if (count && h) HS_CUDA_CALL(cudaMemcpy(*d, h, sizeof(T) * count, cudaMemcpyHostToDevice)); /* h NULL: allocate only */
     return HS_OK;
 }
 
