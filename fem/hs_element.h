@@ -18,6 +18,18 @@
 #include "hs_model_point.h"
 #include "hs_p1.h"
 
+/** The potential at the centroid, the element's one integration point: the mean of its nodes. */
+HS_HD double hs_element_centroid(const double v[4]) { return 0.25 * (v[0] + v[1] + v[2] + v[3]); }
+
+/** The element's two scalars from the model's ionic term f and its consistent derivative df at the
+ *  centroid (u = phic, u_n = phinc): rm = V/4 ((u - u_n)/dt - f - stim), km = V/16 (1/dt - df). */
+HS_HD void hs_element_scalars(double dt, double vol, double phic, double phinc, double stim, double f, double df,
+                              double *km, double *rm)
+{
+    *rm = 0.25 * vol * ((phic - phinc) / dt - f - stim);
+    *km = vol / 16.0 * (1.0 / dt - df);
+}
+
 /**
  * @brief The element's two scalars (the "split" form, issue 17): with one integration point the
  * tangent is K_e = Kd_e + km 11^T and the residual R_e = Kd_e u_e + rm 1, so an element contributes
@@ -33,12 +45,10 @@ HS_HD int hs_element_point(const hs_model_params *p, double dt, double vol, cons
                            const double phin[4], double stim, const double *s_n, double *s, double *km,
                            double *rm)
 {
-    double phic = 0.25 * (phi[0] + phi[1] + phi[2] + phi[3]);
-    double phinc = 0.25 * (phin[0] + phin[1] + phin[2] + phin[3]);
+    double phic = hs_element_centroid(phi), phinc = hs_element_centroid(phin);
     double f = 0.0, df = 0.0;
     int it = hs_model_point(p, phinc, phic, dt, s_n, s, &f, &df);
-    *rm = 0.25 * vol * ((phic - phinc) / dt - f - stim);
-    *km = vol / 16.0 * (1.0 / dt - df);
+    hs_element_scalars(dt, vol, phic, phinc, stim, f, df, km, rm);
     return it;
 }
 

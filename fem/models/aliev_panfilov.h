@@ -20,6 +20,10 @@
 #include "hs_hd.h"
 #include "hs_model.h"
 
+/** Integration-point variables of this model (its descriptor's n_vars; the CUDA element kernel is
+ *  compiled per model with it: backends/cuda/element.cu). */
+#define HS_MODEL_NVARS_aliev_panfilov 1
+
 /** Positions of the parameters in hs_model_params.v (the order of the table below). */
 enum { HS_AP_C, HS_AP_ALPHA, HS_AP_GAMMA, HS_AP_B, HS_AP_MU1, HS_AP_MU2, HS_AP_RECOVERY, HS_AP_N_PARAMS };
 
@@ -141,7 +145,7 @@ const hs_model hs_model_aliev_panfilov = {
     .id = HS_MODEL_ID_aliev_panfilov,
     .n_params = HS_AP_N_PARAMS,
     .params = hs_ap_params,
-    .n_vars = 1,
+    .n_vars = HS_MODEL_NVARS_aliev_panfilov,
     .vars = hs_ap_vars,
     .potential_name = "phi",
     .potential_unit = "1",

@@ -49,6 +49,10 @@
 #include "hs_hd.h"
 #include "hs_model.h"
 
+/** Integration-point variables of this model (its descriptor's n_vars; the CUDA element kernel is
+ *  compiled per model with it: backends/cuda/element.cu). */
+#define HS_MODEL_NVARS_bueno_orovio 3
+
 /** Positions of the parameters in hs_model_params.v (the order of the table below). */
 enum {
     HS_BO_U_O, HS_BO_U_U, HS_BO_TH_V, HS_BO_TH_W, HS_BO_TH_VM, HS_BO_TH_O,
@@ -231,7 +235,7 @@ const hs_model hs_model_bueno_orovio = {
     .id = HS_MODEL_ID_bueno_orovio,
     .n_params = HS_BO_N_PARAMS,
     .params = hs_bo_params,
-    .n_vars = 3,
+    .n_vars = HS_MODEL_NVARS_bueno_orovio,
     .vars = hs_bo_vars,
     .potential_name = "u",
     .potential_unit = "1",

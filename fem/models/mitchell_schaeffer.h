@@ -27,6 +27,10 @@
 #include "hs_hd.h"
 #include "hs_model.h"
 
+/** Integration-point variables of this model (its descriptor's n_vars; the CUDA element kernel is
+ *  compiled per model with it: backends/cuda/element.cu). */
+#define HS_MODEL_NVARS_mitchell_schaeffer 1
+
 /** Positions of the parameters in hs_model_params.v (the order of the table below). */
 enum { HS_MS_TAU_IN, HS_MS_TAU_OUT, HS_MS_TAU_OPEN, HS_MS_TAU_CLOSE, HS_MS_V_GATE, HS_MS_N_PARAMS };
 
@@ -96,7 +100,7 @@ const hs_model hs_model_mitchell_schaeffer = {
     .id = HS_MODEL_ID_mitchell_schaeffer,
     .n_params = HS_MS_N_PARAMS,
     .params = hs_ms_params,
-    .n_vars = 1,
+    .n_vars = HS_MODEL_NVARS_mitchell_schaeffer,
     .vars = hs_ms_vars,
     .potential_name = "phi",
     .potential_unit = "1",
