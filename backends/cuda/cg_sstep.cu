@@ -339,6 +339,10 @@ __global__ void __launch_bounds__(kT) k_cg_sstep(sstep_args a)
     // one row per thread (n <= grid kT, the sizes where s-step can pay): the chunk staged for the Gram
     // matrix is the block's whole basis, which the update then reads from shared memory, not L2
     const bool single = (int64_t)G * kT >= n;
+    // ... and the powers sweep stages every level it computes into that shared chunk at once and reads
+    // the own row's previous levels from there (no L2 read-back of its own rows)
+    if (single && first >= n)
+        for (int q = 0; q < m; ++q) ysh[q * kYS + threadIdx.x] = 0.0; // no row: zeros in the Gram sums
 
     while (st.status == HS_GPU_CG_RUNNING) {
         chrono_iters(a, st, limit, al, be, tol2, bbt, sh, grid);
@@ -360,6 +364,10 @@ __global__ void __launch_bounds__(kT) k_cg_sstep(sstep_args a)
         // s-step blocks until a stop or a breakdown
         while (st.status == HS_GPU_CG_RUNNING) {
             grid.sync(); // Y0 and Y_{S+1} of every row written
+            if (single && first < n) { // the own row's levels live in the shared chunk (thread-private entries)
+                ysh[threadIdx.x] = __ldcg(a.Y + first);
+                ysh[(S + 1) * kYS + threadIdx.x] = __ldcg(a.Y + (int64_t)(S + 1) * n + first);
+            }
             // the matrix powers kernel: level j of both chains in one sweep (Chebyshev recurrence)
             for (int j = 1; j <= S; ++j) {
                 const double *pp = a.Y + (int64_t)(j - 1) * n, *up = a.Y + (int64_t)(S + j) * n;
@@ -367,16 +375,28 @@ __global__ void __launch_bounds__(kT) k_cg_sstep(sstep_args a)
                 const double *pp2 = j >= 2 ? a.Y + (int64_t)(j - 2) * n : nullptr;
                 const double *up2 = j >= 2 ? a.Y + (int64_t)(S + j - 1) * n : nullptr;
                 for (int64_t i = first; i < n; i += stride) {
+                    // one row per thread (single): the own row's previous levels from the shared chunk
+                    double *yo = ysh + threadIdx.x;
                     const double di = a.dinv[i];
                     double ap, au = 0.0;
                     if (j < S) row_dot2(a, i, pp, up, ap, au);
                     else ap = row_dot(a, i, pp);
+                    const double ppi = single ? yo[(j - 1) * kYS] : __ldcg(pp + i);
+                    const double upi = single ? yo[(S + j) * kYS] : __ldcg(up + i);
+                    double pv, uv = 0.0;
                     if (j == 1) {
-                        po[i] = (di * ap - c * __ldcg(pp + i)) / d;
-                        uo[i] = (di * au - c * __ldcg(up + i)) / d; // j = 1 < S always (S >= 2)
+                        pv = (di * ap - c * ppi) / d;
+                        uv = (di * au - c * upi) / d; // j = 1 < S always (S >= 2)
                     } else {
-                        po[i] = 2.0 / d * (di * ap - c * __ldcg(pp + i)) - __ldcg(pp2 + i);
-                        if (j < S) uo[i] = 2.0 / d * (di * au - c * __ldcg(up + i)) - __ldcg(up2 + i);
+                        pv = 2.0 / d * (di * ap - c * ppi) - (single ? yo[(j - 2) * kYS] : __ldcg(pp2 + i));
+                        if (j < S)
+                            uv = 2.0 / d * (di * au - c * upi) - (single ? yo[(S + j - 1) * kYS] : __ldcg(up2 + i));
+                    }
+                    po[i] = pv;
+                    if (j < S) uo[i] = uv;
+                    if (single) {
+                        yo[j * kYS] = pv;
+                        if (j < S) yo[(S + 1 + j) * kYS] = uv;
                     }
                 }
                 if (j < S) grid.sync(); // the last level is read only by its own rows (the Gram matrix)
@@ -387,8 +407,13 @@ __global__ void __launch_bounds__(kT) k_cg_sstep(sstep_args a)
             for (int64_t base = (int64_t)blockIdx.x * kT; base < n; base += stride) {
                 const int64_t i = base + threadIdx.x;
                 __syncthreads(); // the previous chunk is summed
-                scr[threadIdx.x] = i < n ? 1.0 / a.dinv[i] : 0.0;
-                for (int q = 0; q < m; ++q) ysh[q * kYS + threadIdx.x] = i < n ? __ldcg(a.Y + (int64_t)q * n + i) : 0.0;
+                if (single) { // the chunk is in shared memory already (the powers sweep staged it)
+                    scr[threadIdx.x] = first < n ? 1.0 / a.dinv[first] : 0.0;
+                } else {
+                    scr[threadIdx.x] = i < n ? 1.0 / a.dinv[i] : 0.0;
+                    for (int q = 0; q < m; ++q)
+                        ysh[q * kYS + threadIdx.x] = i < n ? __ldcg(a.Y + (int64_t)q * n + i) : 0.0;
+                }
                 __syncthreads();
                 if (tasked) {
                     const double *ya = ysh + ta * kYS, *yb = ysh + tb * kYS;

@@ -420,6 +420,52 @@ int main()
         free(bb); free(db); free(xb); free(xcb);
         hs_csr_destroy(&ab);
     }
+    // more rows than the grid has threads (85,184 rows; the grid holds at most 2 x 132 x 256 = 67,584 on
+    // an H100/H200 at 2 blocks per SM): the kernel's path that stages the basis from L2 chunk by chunk
+    // rather than keeping each thread's one row in shared memory; to 1e-10 as above
+    {
+        const int m2 = 44, n2 = m2 * m2 * m2;
+        hs_csr *a2 = grid_matrix(m2, sigma);
+        double *xs2 = (double *)malloc(sizeof(double) * n2), *b2 = (double *)malloc(sizeof(double) * n2);
+        double *d2 = (double *)malloc(sizeof(double) * n2), *x2 = (double *)malloc(sizeof(double) * n2);
+        double *xc2 = (double *)malloc(sizeof(double) * n2);
+        for (int i = 0; i < n2; ++i) xs2[i] = cos(0.013 * i) + 0.3 * sin(0.7 * i);
+        hs_csr_spmv(a2, xs2, b2);
+        for (int i = 0; i < n2; ++i) d2[i] = 1.0 / a2->val[hs_csr_find(a2, i, i)];
+        hs_cg_work *w2 = nullptr;
+        HS_TEST_OK(hs_cg_work_create(n2, &w2));
+        hs_cg_opts o2 = {tol, 5000, HS_CG_SSTEP, 4};
+        hs_cg_result r2;
+        HS_TEST_OK(hs_cg_solve(n2, csr_mv, a2, d2, b2, xc2, &o2, w2, &r2));
+        dev_system d;
+        if (dev_system_create("csr_scalar", a2, d2, b2, &d)) {
+            dev_pattern pat;
+            dev_pattern_create(a2, d.lay, &pat);
+            hs_gpu_cg *cg = make_sstep(n2, 4, &d, &pat);
+            if (cg) {
+                HS_TEST_CHECK((int64_t)cg->pgrid * 256 < n2, "the grid (%d blocks) covers all %d rows: the chunked path "
+                              "is not reached", cg->pgrid, n2);
+                hs_gpu_cg_tol t = {tol, 0.0, 0.0, nullptr, 5000};
+                HS_TEST_OK(hs_gpu_cg_solve_stream(cg, d.b, d.x, &t, 4, s, h));
+                hs_cg_result rg;
+                hs_gpu_cg_result_of(h, &rg);
+                T_CUDA(cudaMemcpy(x2, d.x, sizeof(double) * n2, cudaMemcpyDeviceToHost));
+                HS_TEST_CHECK(rg.outcome == HS_CG_CONVERGED && abs(rg.iters - r2.iters) <= 1 && rg.fallback_iter == 0 &&
+                                  rg.rel_res <= tol && rel_diff(n2, x2, xs2) <= cond * tol &&
+                                  rel_diff(n2, x2, xc2) <= 2 * cond * tol,
+                              "%d rows, s 4: outcome %d after %d iterations (CPU %d), fallback %d, rel_res %.3g, error "
+                              "%.3g vs x*, %.3g vs the CPU",
+                              n2, rg.outcome, rg.iters, r2.iters, rg.fallback_iter, rg.rel_res, rel_diff(n2, x2, xs2),
+                              rel_diff(n2, x2, xc2));
+            }
+            hs_gpu_cg_destroy(&cg);
+            dev_pattern_destroy(&pat);
+        }
+        dev_system_destroy(&d);
+        hs_cg_work_destroy(&w2);
+        hs_csr_destroy(&a2);
+        free(xs2); free(b2); free(d2); free(x2); free(xc2);
+    }
     cudaFreeHost(h);
     cudaStreamDestroy(s);
     hs_cg_work_destroy(&w);
