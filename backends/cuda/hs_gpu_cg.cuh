@@ -119,6 +119,15 @@ hs_status hs_gpu_cg_set_sstep(hs_gpu_cg *cg, int s, const int32_t *d_row_ptr, co
                               const int64_t *d_slot, const void *d_vals, int f32);
 /** @brief Enqueue one s-step solve (called by hs_gpu_cg_launch_persistent for HS_CG_SSTEP). */
 hs_status hs_gpu_cg_launch_sstep(hs_gpu_cg *cg, const double *b, double *x, const hs_gpu_cg_tol *t, cudaStream_t s);
+struct hs_sstep_block;
+/**
+ * @brief The s-step kernel's inner iterations on one warp (sstep_inner_warp, cg_sstep.cu) run alone on
+ * host-given G, H (m x m, m = 2s+1, row-major) and Chebyshev interval (c, d), with hs_sstep_inner's
+ * arguments; result to @p out. Synchronous; for tests (test_gpu_cg_sstep checks it against
+ * hs_sstep_inner, the CPU reference).
+ */
+hs_status hs_gpu_sstep_inner_check(int s, const double *G, const double *H, double c, double d, double rr_target,
+                                   int it0, int max_iter, double theta, struct hs_sstep_block *out);
 /** @brief Enqueue one persistent solve (internal to backends/cuda/cg.cu's solve and capture paths). */
 hs_status hs_gpu_cg_launch_persistent(hs_gpu_cg *cg, const double *b, double *x, const hs_gpu_cg_tol *t,
                                       cudaStream_t s);

@@ -15,6 +15,7 @@
 #include <cuda_runtime.h>
 
 #include "hs_cg.h"
+#include "hs_cg_sstep.h"
 #include "hs_csr.h"
 #include "hs_cuda.h"
 #include "hs_gpu_cg.cuh"
@@ -161,6 +162,93 @@ static hs_gpu_cg *make_sstep(int n, int s, dev_system *d, const dev_pattern *p)
     return cg;
 }
 
+// The kernel's inner iterations on one warp (hs_gpu_sstep_inner_check) against hs_sstep_inner (CPU) on
+// the Gram matrices of a real Chebyshev basis: the 1-D operator tridiag(-1, 2.5 + 0.5 sin, -1) (D^-1 A's
+// spectrum inside [0, 2]), p and u smooth plus noise, interval c = 1, d = 1.05. The warp sums the
+// m-term quadratic forms in a shuffle tree where the CPU sums them in order (and contracts to fma):
+// a few eps of each form's absolute-value scale per operation. Bound: 1e-9 of each coordinate vector's
+// largest entry (a host emulation of the warp's order, without fma, differs from hs_sstep_inner by at
+// most 7e-14 of it on these 28 cases, 3e-12 on a second operator; a wrong support mask, B entry or
+// shuffle lane gives O(1)); status and k must agree. Also
+// the stops: convergence inside the block, the iteration limit, and a breakdown (G_01 set so that the
+// first (p, A p) = c G_00 + d G_01 is zero up to round-off, below its level theta (|c| G_00 + |d| ...)).
+static void check_inner_warp(void)
+{
+    const int n = 3000;
+    const double c = 1.0, d = 1.05;
+    int checked = 0;
+    for (int sv = HS_CG_S_MIN; sv <= HS_CG_S_MAX; ++sv)
+        for (int mode = 0; mode < 4; ++mode) {
+            const int m = 2 * sv + 1;
+            double *Y = (double *)calloc((size_t)m * n, sizeof(double)), *Dg = (double *)malloc(sizeof(double) * n);
+            double *tmp = (double *)malloc(sizeof(double) * n);
+            for (int i = 0; i < n; ++i) {
+                Dg[i] = 2.5 + 0.5 * sin(0.3 * i);
+                Y[i] = sin(0.01 * i * (sv + 1)) + 0.1 * cos(1.7 * i * i);
+                Y[(size_t)(sv + 1) * n + i] = cos(0.007 * i) + 0.1 * sin(2.3 * i);
+            }
+            for (int ch = 0; ch < 2; ++ch) {
+                const int base = ch ? sv + 1 : 0, len = ch ? sv - 1 : sv;
+                for (int j = 1; j <= len; ++j) {
+                    const double *pv = Y + (size_t)(base + j - 1) * n;
+                    for (int i = 0; i < n; ++i)
+                        tmp[i] = (Dg[i] * pv[i] - (i ? pv[i - 1] : 0.0) - (i + 1 < n ? pv[i + 1] : 0.0)) / Dg[i];
+                    for (int i = 0; i < n; ++i) {
+                        double *o = Y + (size_t)(base + j) * n;
+                        o[i] = j == 1 ? (tmp[i] - c * pv[i]) / d
+                                      : 2.0 / d * (tmp[i] - c * pv[i]) - Y[(size_t)(base + j - 2) * n + i];
+                    }
+                }
+            }
+            double G[HS_SSTEP_MMAX * HS_SSTEP_MMAX], H[HS_SSTEP_MMAX * HS_SSTEP_MMAX], B[HS_SSTEP_MMAX * HS_SSTEP_MMAX];
+            for (int a = 0; a < m; ++a)
+                for (int bb = 0; bb < m; ++bb) {
+                    double g = 0.0, h = 0.0;
+                    for (int i = 0; i < n; ++i) {
+                        const double t = Dg[i] * Y[(size_t)a * n + i] * Y[(size_t)bb * n + i];
+                        g += t;
+                        h += Dg[i] * t;
+                    }
+                    G[a * m + bb] = g;
+                    H[a * m + bb] = h;
+                }
+            if (mode == 3) // breakdown: (p, A p) = c G_00 + d G_01 of the first iteration made zero
+                G[0 * m + 1] = G[1 * m + 0] = -c * G[0] / d;
+            hs_sstep_cheb_B(sv, c, d, B);
+            const double theta = hs_sstep_theta(sv, (double)n);
+            // mode 0: all s; 1: converged inside the block; 2: the limit after s/2; 3: breakdown
+            hs_sstep_block rc, rg;
+            const int max_iter = mode == 2 ? sv / 2 : 1000;
+            hs_sstep_inner(sv, G, H, B, 0.0, 0, max_iter, theta, &rc);
+            double target = 0.0;
+            if (mode == 1) { // a target the CPU meets after about half the block
+                hs_sstep_block half;
+                hs_sstep_inner(sv, G, H, B, 0.0, 0, (sv + 1) / 2, theta, &half);
+                target = half.rr * (1.0 + 1e-6);
+                hs_sstep_inner(sv, G, H, B, target, 0, max_iter, theta, &rc);
+            }
+            HS_TEST_OK(hs_gpu_sstep_inner_check(sv, G, H, c, d, target, 0, max_iter, theta, &rg));
+            const int want_status[4] = {HS_SSTEP_RUNNING, HS_SSTEP_CONV, HS_SSTEP_MAXIT, HS_SSTEP_BREAK};
+            HS_TEST_CHECK(rc.status == want_status[mode], "inner s %d mode %d: the CPU reference stopped with %d",
+                          sv, mode, rc.status);
+            double dx = 0, dp = 0, du = 0, sx = 0, sp = 0, su = 0;
+            for (int q = 0; q < m; ++q) {
+                dx = fmax(dx, fabs(rg.xc[q] - rc.xc[q])); sx = fmax(sx, fabs(rc.xc[q]));
+                dp = fmax(dp, fabs(rg.pc[q] - rc.pc[q])); sp = fmax(sp, fabs(rc.pc[q]));
+                du = fmax(du, fabs(rg.uc[q] - rc.uc[q])); su = fmax(su, fabs(rc.uc[q]));
+            }
+            const double bound = 1e-9;
+            HS_TEST_CHECK(rg.status == rc.status && rg.k == rc.k && dx <= bound * sx && dp <= bound * sp &&
+                              du <= bound * su && fabs(rg.rr - rc.rr) <= bound * fabs(rc.rr),
+                          "inner s %d mode %d: warp status %d k %d (CPU %d, %d), coordinate differences x %.3g p %.3g "
+                          "u %.3g (of %.3g %.3g %.3g), rr %.17g vs %.17g",
+                          sv, mode, rg.status, rg.k, rc.status, rc.k, dx, dp, du, sx, sp, su, rg.rr, rc.rr);
+            ++checked;
+            free(Y); free(Dg); free(tmp);
+        }
+    printf("test_gpu_cg_sstep: warp inner iterations checked against the CPU's in %d cases\n", checked);
+}
+
 int main()
 {
     char name[256], why[256];
@@ -174,6 +262,7 @@ int main()
         printf("test_gpu_cg_sstep: the s-step kernel is a cooperative launch: not run under HS_TEST_NO_GRAPH\n");
         return 0;
     }
+    check_inner_warp();
     const double eps = 2.220446049250313e-16;
     const int m = 24, n = m * m * m;
     const double sigma = 0.05, cond = (12 * 1.5 + 6 + sigma) / sigma; // Gershgorin bound
@@ -330,6 +419,52 @@ int main()
         dev_system_destroy(&d);
         free(bb); free(db); free(xb); free(xcb);
         hs_csr_destroy(&ab);
+    }
+    // more rows than the grid has threads (85,184 rows; the grid holds at most 2 x 132 x 256 = 67,584 on
+    // an H100/H200 at 2 blocks per SM): the kernel's path that stages the basis from L2 chunk by chunk
+    // rather than keeping each thread's one row in shared memory; to 1e-10 as above
+    {
+        const int m2 = 44, n2 = m2 * m2 * m2;
+        hs_csr *a2 = grid_matrix(m2, sigma);
+        double *xs2 = (double *)malloc(sizeof(double) * n2), *b2 = (double *)malloc(sizeof(double) * n2);
+        double *d2 = (double *)malloc(sizeof(double) * n2), *x2 = (double *)malloc(sizeof(double) * n2);
+        double *xc2 = (double *)malloc(sizeof(double) * n2);
+        for (int i = 0; i < n2; ++i) xs2[i] = cos(0.013 * i) + 0.3 * sin(0.7 * i);
+        hs_csr_spmv(a2, xs2, b2);
+        for (int i = 0; i < n2; ++i) d2[i] = 1.0 / a2->val[hs_csr_find(a2, i, i)];
+        hs_cg_work *w2 = nullptr;
+        HS_TEST_OK(hs_cg_work_create(n2, &w2));
+        hs_cg_opts o2 = {tol, 5000, HS_CG_SSTEP, 4};
+        hs_cg_result r2;
+        HS_TEST_OK(hs_cg_solve(n2, csr_mv, a2, d2, b2, xc2, &o2, w2, &r2));
+        dev_system d;
+        if (dev_system_create("csr_scalar", a2, d2, b2, &d)) {
+            dev_pattern pat;
+            dev_pattern_create(a2, d.lay, &pat);
+            hs_gpu_cg *cg = make_sstep(n2, 4, &d, &pat);
+            if (cg) {
+                HS_TEST_CHECK((int64_t)cg->pgrid * 256 < n2, "the grid (%d blocks) covers all %d rows: the chunked path "
+                              "is not reached", cg->pgrid, n2);
+                hs_gpu_cg_tol t = {tol, 0.0, 0.0, nullptr, 5000};
+                HS_TEST_OK(hs_gpu_cg_solve_stream(cg, d.b, d.x, &t, 4, s, h));
+                hs_cg_result rg;
+                hs_gpu_cg_result_of(h, &rg);
+                T_CUDA(cudaMemcpy(x2, d.x, sizeof(double) * n2, cudaMemcpyDeviceToHost));
+                HS_TEST_CHECK(rg.outcome == HS_CG_CONVERGED && abs(rg.iters - r2.iters) <= 1 && rg.fallback_iter == 0 &&
+                                  rg.rel_res <= tol && rel_diff(n2, x2, xs2) <= cond * tol &&
+                                  rel_diff(n2, x2, xc2) <= 2 * cond * tol,
+                              "%d rows, s 4: outcome %d after %d iterations (CPU %d), fallback %d, rel_res %.3g, error "
+                              "%.3g vs x*, %.3g vs the CPU",
+                              n2, rg.outcome, rg.iters, r2.iters, rg.fallback_iter, rg.rel_res, rel_diff(n2, x2, xs2),
+                              rel_diff(n2, x2, xc2));
+            }
+            hs_gpu_cg_destroy(&cg);
+            dev_pattern_destroy(&pat);
+        }
+        dev_system_destroy(&d);
+        hs_cg_work_destroy(&w2);
+        hs_csr_destroy(&a2);
+        free(xs2); free(b2); free(d2); free(x2); free(xc2);
     }
     cudaFreeHost(h);
     cudaStreamDestroy(s);
