@@ -16,4 +16,11 @@ export LSAN_OPTIONS=suppressions=$PWD/tests/fuzz/lsan.supp:print_suppressions=0
 # (killed at 4 min here), and what it exercises on the CPU (assembly, the Newton step, CG, the SpMV
 # kernels, output) runs under the sanitizers in test_assembly, test_newton, test_cg,
 # test_kernel_choice and cli_end_to_end. It still runs in the normal pass (scripts/test.sh).
-ctest --test-dir build-asan -L cpu -E '^test_wave_speed$' --output-on-failure -j"$(nproc)"
+ctest --test-dir build-asan -L cpu -LE mpi -E '^test_wave_speed$' --output-on-failure -j"$(nproc)"
+# The MPI tests (label mpi, when the build has MPI) with the memory-error checks but without
+# LeakSanitizer: Open MPI's own plugins leak at exit and are unloaded (dlclose) before the leak check,
+# so their allocations cannot be attributed or suppressed by library name.
+if ctest --test-dir build-asan -L mpi -N | grep -q "Total Tests: [1-9]"; then
+  ASAN_OPTIONS="${ASAN_OPTIONS/detect_leaks=1/detect_leaks=0}" \
+    ctest --test-dir build-asan -L mpi --output-on-failure -j"$(nproc)"
+fi
