@@ -18,7 +18,8 @@
 #                                 fsai (values every solve) and fsai reused over 10 solves: iterations
 #                                 per solve, preconditioner set-up and time per step (the break-even).
 #   scripts/gpu_suite.sh run mpi  (on the GPU machine) the Open MPI carried in .gpu-bundle/mpi launches
-#                                 heartsim: mpirun -np 1 and 2 equal the serial run (cpu backend)
+#                                 heartsim: mpirun -np 1 and 2 equal the serial run (cpu backend),
+#                                 and with solver.backend = cuda the serial GPU run (NCCL or MPI)
 #   scripts/gpu_suite.sh run compare BASE
 #                                 (on the GPU machine) `bench cg` and `bench step` at ~50K and 1M rows
 #                                 and `bench spmv` at 1M with this bundle and with BASE, another
@@ -45,7 +46,8 @@ bundle)
   # the Open MPI runtime (the GPU machine has none) for `run mpi`: docs/parallel.md
   if grep -q "HS_HAS_MPI 1" build-gpu/generated/hs_build_config.h; then
     scripts/mpi_bundle.sh .gpu-bundle/mpi build-gpu/bin/heartsim >/dev/null
-    cp tests/app/vtk_fields_close.py tests/app/hs_vtk_legacy.py .gpu-bundle/
+    cp tests/app/vtk_fields_close.py tests/app/hs_vtk_legacy.py tests/parallel/mpi_cuda_run.sh .gpu-bundle/
+    grep -q "HS_HAS_NCCL 1" build-gpu/generated/hs_build_config.h && echo 1 > .gpu-bundle/has_nccl || echo 0 > .gpu-bundle/has_nccl
   fi
   du -sh .gpu-bundle
   ;;
@@ -205,8 +207,8 @@ run)
   fi
   if [ "$what" = mpi ]; then
     # the carried Open MPI launches heartsim on this machine: mpirun -np 1 and 2 (cpu backend, the
-    # distributed path) equal the serial run within 100 N 1e-8 mV (docs/parallel.md); the cuda
-    # backend under mpirun is not distributed yet and must be refused with its message
+    # distributed path) equal the serial run within 100 N 1e-8 mV (docs/parallel.md); then the same
+    # with the cuda backend on each rank
     [ -f mpi/env.sh ] || { echo "no mpi/ in the bundle (build without MPI)"; exit 2; }
     ( source mpi/env.sh
       s=(--set solver.backend=cpu --set time.t_end=5 --set 'output.fields=["V", "activation"]')
@@ -216,8 +218,10 @@ run)
         python3 vtk_fields_close.py /tmp/hs_mpi/serial/slab_000005.vtk /tmp/hs_mpi/np$np/slab_000005.vtk \
           V:5e-5 activation:1e-6 && echo "mpirun -np $np: equals the serial run" || exit 1
       done
-      mpirun -np 1 ./heartsim run quick_slab.cfg --set solver.backend=cuda --set time.t_end=1 --out /tmp/hs_mpi/cuda 2>&1 |
-        grep -q "not yet distributed" && echo "mpirun with solver.backend = cuda: refused as documented" ) || fail=$((fail+1))
+      # the cuda backend per rank (layer 3): -np 1 (NCCL when libnccl.so.2 loads here) and -np 2 (on one
+      # GPU the two ranks share it: MPI via host buffers) equal the serial GPU run (tests/parallel/mpi_cuda_run.sh)
+      HEARTSIM=./heartsim HS_CFG=quick_slab.cfg HS_CLOSE=vtk_fields_close.py bash mpi_cuda_run.sh mpirun "$(cat has_nccl)"
+    ) || fail=$((fail+1))
   fi
   [ "$fail" -eq 0 ]
   ;;
