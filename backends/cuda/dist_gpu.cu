@@ -146,7 +146,7 @@ struct hs_dist_gpu {
 /* ---- kernels ---------------------------------------------------------------------------------- */
 
 /* y[i] = sum_j A_ij x_j for rows [r0, r1): a thread per row, columns in CSR order. */
-__global__ void k_csr_rows(int32_t r0, int32_t r1, const int32_t *__restrict__ rp, const int32_t *__restrict__ col,
+static __global__ void k_csr_rows(int32_t r0, int32_t r1, const int32_t *__restrict__ rp, const int32_t *__restrict__ col,
                            const double *__restrict__ val, const double *__restrict__ x, double *__restrict__ y)
 {
     for (int32_t i = r0 + blockIdx.x * blockDim.x + threadIdx.x; i < r1; i += gridDim.x * blockDim.x) {
@@ -156,12 +156,12 @@ __global__ void k_csr_rows(int32_t r0, int32_t r1, const int32_t *__restrict__ r
     }
 }
 
-__global__ void k_pack(int32_t n, const int32_t *__restrict__ idx, const double *__restrict__ x, double *__restrict__ buf)
+static __global__ void k_pack(int32_t n, const int32_t *__restrict__ idx, const double *__restrict__ x, double *__restrict__ buf)
 {
     for (int32_t k = blockIdx.x * blockDim.x + threadIdx.x; k < n; k += gridDim.x * blockDim.x) buf[k] = x[idx[k]];
 }
 
-__global__ void k_cg_init(int32_t n, const double *__restrict__ b, const double *__restrict__ dinv, double *x,
+static __global__ void k_cg_init(int32_t n, const double *__restrict__ b, const double *__restrict__ dinv, double *x,
                           double *r, double *u, double *p, double *s)
 {
     for (int32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
@@ -173,7 +173,7 @@ __global__ void k_cg_init(int32_t n, const double *__restrict__ b, const double 
     }
 }
 
-__global__ void k_cg_update(int32_t n, double alpha, double beta, double *x, double *r, double *u, double *p,
+static __global__ void k_cg_update(int32_t n, double alpha, double beta, double *x, double *r, double *u, double *p,
                             double *s, const double *w, const double *dinv)
 {
     double gg = 0.0, rr = 0.0; /* the sums are formed after the SpMV (k_dots3), as the host reference */
@@ -182,7 +182,7 @@ __global__ void k_cg_update(int32_t n, double alpha, double beta, double *x, dou
 }
 
 /* part[k][block] = the block's share of a_k . b_k, k = 0, 1, 2 (HS_RED_BLOCKS x HS_RED_THREADS). */
-__global__ void k_dots3(int32_t n, const double *a0, const double *b0, const double *a1, const double *b1,
+static __global__ void k_dots3(int32_t n, const double *a0, const double *b0, const double *a1, const double *b1,
                         const double *a2, const double *b2, double *part)
 {
     __shared__ double sh[HS_RED_THREADS];
@@ -203,7 +203,7 @@ __global__ void k_dots3(int32_t n, const double *a0, const double *b0, const dou
 }
 
 /* red[k] = sum of the HS_RED_BLOCKS partials of k (one block, fixed order). */
-__global__ void k_final3(const double *part, double *red)
+static __global__ void k_final3(const double *part, double *red)
 {
     __shared__ double sh[HS_RED_THREADS];
     for (int k = 0; k < 3; ++k) {
@@ -213,7 +213,7 @@ __global__ void k_final3(const double *part, double *red)
 }
 
 /* phi -= du on the owned rows when the CG converged; part[block] = the block's max |du| (NaN wins). */
-__global__ void k_update_phi(int32_t n, int conv, const double *__restrict__ du, double *__restrict__ phi, double *part)
+static __global__ void k_update_phi(int32_t n, int conv, const double *__restrict__ du, double *__restrict__ phi, double *part)
 {
     __shared__ double shv[HS_RED_THREADS];
     __shared__ int shi[HS_RED_THREADS];
@@ -223,7 +223,7 @@ __global__ void k_update_phi(int32_t n, int conv, const double *__restrict__ du,
         const double d = du[i];
         if (conv) phi[i] -= d;
         const double a = fabs(d);
-        if (!(a <= m)) m = a; /* NaN too */
+        if (isnan(a) || (!isnan(m) && a > m)) m = a; /* a NaN stays */
     }
     hs_block_maxloc(m, mi, shv, shi);
     if (threadIdx.x == 0) part[blockIdx.x] = m;
@@ -231,7 +231,7 @@ __global__ void k_update_phi(int32_t n, int conv, const double *__restrict__ du,
 
 /* The block maxima of dt |R_i| / m_i over the owned rows (the inner assembly's own norm also takes
  * the ghosts' rows, which lack other ranks' elements), into partv/parti as k_assemble_r does. */
-__global__ void k_res_owned(int32_t n, const double *__restrict__ rhs, const double *__restrict__ inv_mass, double dt,
+static __global__ void k_res_owned(int32_t n, const double *__restrict__ rhs, const double *__restrict__ inv_mass, double dt,
                             double *partv, int *parti)
 {
     __shared__ double shv[HS_RED_THREADS];
@@ -518,7 +518,7 @@ extern "C" hs_status hs_dist_gpu_solve(hs_dist_gpu *g, const hs_cg_opts *opts, h
     HS_CUDA_CALL(cudaStreamSynchronize(c->s));
     double m = 0.0;
     for (int k = 0; k < HS_RED_BLOCKS; ++k)
-        if (!(g->h_part[k] <= m)) m = g->h_part[k];
+        if (std::isnan(g->h_part[k]) || (!std::isnan(m) && g->h_part[k] > m)) m = g->h_part[k];
     *upd_local = m;
     return HS_OK;
 }

@@ -477,7 +477,11 @@ hs_status hs_backend_mpi_create(const hs_problem *g, const hs_partitioner *part,
             hs_backend_destroy(&b);
             return st;
         }
-        hs_log(2, "%s\n", desc);
+        /* every rank's device, printed by rank 0 (the other ranks are quiet) */
+        char *all = m->rank == 0 ? malloc(sizeof desc * (size_t)m->size) : NULL;
+        MPI_Gather(desc, (int)sizeof desc, MPI_CHAR, all, (int)sizeof desc, MPI_CHAR, 0, m->comm);
+        for (int q = 0; all && q < m->size; ++q) hs_log(1, "gpu: %.500s\n", all + sizeof desc * (size_t)q);
+        free(all);
         /* NCCL when every rank can load it and every rank has its own device */
         char why[300] = "";
         int nccl = hs_dist_gpu_nccl_available(why, sizeof why);
