@@ -525,6 +525,25 @@ extern "C" hs_status hs_dist_gpu_solve(hs_dist_gpu *g, const hs_cg_opts *opts, h
 
 /* ---- set-up ----------------------------------------------------------------------------------- */
 
+#if HS_HAS_NCCL
+/* The communicator: a unique id from rank 0, broadcast over MPI, then ncclCommInitRank on each. */
+static hs_status nccl_init(hs_dist_gpu *g)
+{
+    HS_CHECK(nccl_load(), HS_ERR_DEVICE, "NCCL could not be loaded: %s", nc.why);
+    ncclUniqueId id;
+    memset(&id, 0, sizeof id);
+    ncclResult_t r = g->rank == 0 ? nc.GetUniqueId(&id) : ncclSuccess;
+    HS_MPI_CALL(MPI_Bcast(&id, (int)sizeof id, MPI_BYTE, 0, g->comm)); /* always: the others wait on it */
+    HS_CHECK(r == ncclSuccess, HS_ERR_DEVICE, "ncclGetUniqueId failed: %s", nc.GetErrorString(r));
+    HS_NCCL_CALL(nc.CommInitRank(&g->nc, g->size, id, g->rank));
+    g->nccl = 1;
+    int v = 0;
+    nc.GetVersion(&v);
+    snprintf(g->transport, sizeof g->transport, "NCCL %d.%d.%d", v / 10000, v / 100 % 100, v % 100);
+    return HS_OK;
+}
+#endif
+
 static hs_status create(hs_dist_gpu *g, hs_backend *cuda, const hs_part_local *l, MPI_Comm comm, int use_nccl)
 {
     cuda_impl *c = (cuda_impl *)cuda->impl;
@@ -575,19 +594,26 @@ static hs_status create(hs_dist_gpu *g, hs_backend *cuda, const hs_part_local *l
     HS_CALL(HS_ALLOC(g->req, 2 * (size_t)l->n_nbrs + 1, "halo requests"));
     if (use_nccl) {
 #if HS_HAS_NCCL
-        HS_CHECK(nccl_load(), HS_ERR_DEVICE, "NCCL could not be loaded: %s", nc.why);
-        ncclUniqueId id;
-        if (g->rank == 0) HS_NCCL_CALL(nc.GetUniqueId(&id));
-        HS_MPI_CALL(MPI_Bcast(&id, (int)sizeof id, MPI_BYTE, 0, g->comm));
-        HS_NCCL_CALL(nc.CommInitRank(&g->nc, g->size, id, g->rank));
-        g->nccl = 1;
-        int v = 0;
-        nc.GetVersion(&v);
-        snprintf(g->transport, sizeof g->transport, "NCCL %d.%d.%d", v / 10000, v / 100 % 100, v % 100);
+        /* a communicator that cannot be made (no usable network interface for NCCL's bootstrap, ...)
+         * leaves the run on the MPI transport, agreed by every rank, rather than ending it */
+        hs_status st = nccl_init(g);
+        int ok = st == HS_OK;
+        HS_MPI_CALL(MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, g->comm));
+        if (!ok) {
+            if (g->rank == 0)
+                hs_warn("NCCL could not be set up (%s): the halo exchange and the CG's all-reduce go through MPI via "
+                        "host buffers", st != HS_OK ? hs_error_message() : "failed on another rank");
+            hs_error_clear();
+            if (g->nc) nc.CommDestroy(g->nc);
+            g->nc = NULL;
+            g->nccl = 0;
+            use_nccl = 0;
+        }
 #else
         return HS_FAIL(HS_ERR_CONFIG, "this build has no NCCL (HS_USE_NCCL): the exchange goes through MPI");
 #endif
-    } else {
+    }
+    if (!use_nccl) {
         HS_CUDA_CALL(cudaMallocHost((void **)&g->h_send, sizeof(double) * ((size_t)g->n_send + 1)));
         HS_CUDA_CALL(cudaMallocHost((void **)&g->h_recv, sizeof(double) * ((size_t)g->n_ghost + 1)));
         snprintf(g->transport, sizeof g->transport, "MPI via host buffers");
