@@ -60,6 +60,7 @@ run)
   pass=0; fail=0; skip=0
   if [ "$what" = all ] || [ "$what" = tests ]; then
   for t in ./test_gpu_*; do
+    [ "$t" = ./test_gpu_dist_cg ] && continue # an MPI program: `run mpi` launches it
     start=$(date +%s.%N)
     out=$("$t" 2>&1); rc=$?
     dur=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN{print b-a}')
@@ -75,6 +76,7 @@ run)
     # needs more than 10 minutes). cuSPARSE's own kernels are excluded: racecheck reports hazards
     # inside cusparse::csrmv_v3_kernel (vendor code we cannot change; see docs/reliability.md).
     for t in ./test_gpu_*; do
+      [ "$t" = ./test_gpu_dist_cg ] && continue
       if compute-sanitizer --tool memcheck --error-exitcode 99 "$t" >/tmp/cs.log 2>&1; then
         printf '%-24s memcheck clean\n' "$(basename "$t")"; pass=$((pass+1))
       else
@@ -85,6 +87,7 @@ run)
     # process dies under it with no hazard reported; memcheck runs them fine), so it checks the
     # same kernels launched one by one: HS_TEST_NO_GRAPH=1 (docs/reliability.md)
     for t in ./test_gpu_*; do
+      [ "$t" = ./test_gpu_dist_cg ] && continue
       if HS_TEST_QUICK=1 HS_TEST_NO_GRAPH=1 compute-sanitizer --tool racecheck --kernel-name-exclude kns=cusparse \
            --error-exitcode 99 "$t" >/tmp/cs.log 2>&1; then
         printf '%-24s racecheck clean\n' "$(basename "$t")"; pass=$((pass+1))
@@ -220,6 +223,8 @@ run)
       done
       # the cuda backend per rank (layer 3): -np 1 (NCCL when libnccl.so.2 loads here) and -np 2 (on one
       # GPU the two ranks share it: MPI via host buffers) equal the serial GPU run (tests/parallel/mpi_cuda_run.sh)
+      # the device CG against the host one (tests/backends/cuda/test_gpu_dist_cg.cu), then whole runs
+      for np in 1 2; do mpirun -np $np ./test_gpu_dist_cg || exit 1; done
       HEARTSIM=./heartsim HS_CFG=quick_slab.cfg HS_CLOSE=vtk_fields_close.py bash mpi_cuda_run.sh mpirun "$(cat has_nccl)"
     ) || fail=$((fail+1))
   fi
