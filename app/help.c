@@ -89,7 +89,8 @@ static const help_entry helps[] = {
      "heartsim cell configs/lv_paced.cfg --set time.t_end=1200 --out /tmp/cell", 1},
     {"bench scale", "mpirun -np P heartsim bench scale CONFIG [--reps N] [--warm MS] [--set ...]",
      "Strong scaling (the config's mesh) and weak scaling (mesh.source = \"box\": the slab grown along x\n"
-     "with the rank count) over 1, 2, 4, ..., P ranks in one MPI job, distributed cpu backend: time per\n"
+     "with the rank count) over 1, 2, 4, ..., P ranks in one MPI job, the distributed backend of\n"
+     "solver.backend on each rank (auto: cuda where a GPU is present, a GPU per rank): time per\n"
      "step and per phase (element, assembly, CG, halo wait, all-reduce; maximum over the ranks), CG\n"
      "iterations, parallel efficiency. Markdown tables on stdout (docs/parallel.md).",
      "  --reps N      timed steps per row (default 20)\n"

@@ -70,6 +70,10 @@ static hs_status choose_format(const hs_sim_spec *spec, hs_sim *sim, hs_problem_
     double t0 = hs_wtime();
     if (spec->spmv) {
         po->spmv = spec->spmv;
+    } else if (spec->distributed) { /* the distributed CG reads the owned rows in CSR order */
+        po->spmv = hs_spmv_find("csr_scalar");
+        HS_CHECK(po->spmv != NULL, HS_ERR_INTERNAL, "csr_scalar is not registered");
+        hs_log(1, "spmv: auto -> csr_scalar (a distributed run multiplies each rank's owned rows in CSR order)\n");
     } else {
         HS_CALL(sim->backend_entry->choose_spmv(*pattern, po, &po->spmv, why, sizeof why));
         if (why[0]) hs_log(1, "spmv: %s\n", why);
@@ -113,9 +117,7 @@ hs_status hs_sim_create(const hs_sim_spec *spec, hs_sim *sim)
                   fail, HS_ERR_CONFIG,
                   "a distributed run (mpirun) does not support regions, probes or ecg yet; run this config "
                   "serially (without mpirun) or remove those sections");
-    if (spec->distributed && !spec->backend) {
-        sim->backend_entry = hs_backends_find("cpu"); /* "auto" in a distributed run: cpu on each rank */
-    } else if (spec->backend) {
+    if (spec->backend) {
         sim->backend_entry = spec->backend;
         char desc[256], why[512];
         HS_CHECK_GOTO(spec->backend->probe(desc, sizeof desc, why, sizeof why), fail, HS_ERR_DEVICE,
@@ -124,7 +126,9 @@ hs_status hs_sim_create(const hs_sim_spec *spec, hs_sim *sim)
     } else {
         HS_CALL_GOTO(hs_backends_auto(&sim->backend_entry), fail);
     }
-    if (sim->backend_entry->warm_up) sim->backend_entry->warm_up();
+    /* not in a distributed run: each rank's device is chosen later (backends/mpi), and a context on
+     * device 0 from every rank of a node would cost each rank's memory there */
+    if (sim->backend_entry->warm_up && !spec->distributed) sim->backend_entry->warm_up();
     HS_CALL_GOTO(hs_mesh_build(&spec->mesh, &sim->mesh, &sim->mesh_info), fail); /* checked, fibres, reordered */
     sim->setup.mesh = hs_wtime() - t0;
     hs_problem_opts po;
@@ -133,7 +137,7 @@ hs_status hs_sim_create(const hs_sim_spec *spec, hs_sim *sim)
      * variant, or when "auto" chooses the kernel (then among those that have one); float64 on the cpu
      * backend, the reference (docs/benchmarks.md, issue 17) */
     if (po.values == HS_VALUES_AUTO)
-        po.values = sim->backend_entry->needs_device && (!spec->spmv || hs_spmv_serves(spec->spmv, HS_VALUES_F32))
+        po.values = sim->backend_entry->needs_device && !spec->distributed && (!spec->spmv || hs_spmv_serves(spec->spmv, HS_VALUES_F32))
                         ? HS_VALUES_F32 : HS_VALUES_F64;
     double tp = hs_wtime();
     HS_CALL_GOTO(hs_csr_from_tets(sim->mesh->n_nodes, sim->mesh->n_elems, sim->mesh->tets, &pattern), fail);

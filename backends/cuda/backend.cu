@@ -225,7 +225,7 @@ static hs_status cuda_setup(hs_backend *b)
              "model %s: %d state variables, parameters for %d", p->opt.model->name, c->nv, p->opt.model_prm.n_vars);
     const hs_gpu_spmv_ops *gops = hs_gpu_spmv_find(p->opt.spmv->name);
     HS_CHECK(gops != NULL, HS_ERR_CONFIG, "solver.spmv: kernel \"%s\" has no GPU implementation", p->opt.spmv->name);
-    HS_CUDA_CALL(cudaSetDevice(0));
+    HS_CUDA_CALL(cudaSetDevice(hs_gpu_device()));
     HS_CUDA_CALL(cudaStreamCreateWithFlags(&c->s, cudaStreamNonBlocking));
     HS_CUDA_CALL(cudaStreamCreateWithFlags(&c->s_copy, cudaStreamNonBlocking));
     cudaEvent_t *evs[] = {&c->ev_e0, &c->ev_e1, &c->ev_a1, &c->ev_s0, &c->ev_s1, &c->ev_state};
@@ -328,7 +328,7 @@ static hs_status cuda_setup(hs_backend *b)
     HS_CUDA_CALL(cudaMallocHost((void **)&c->h_state, sizeof(double) * field_offset(&b->state, b->state.n_fields)));
     HS_CUDA_CALL(cudaDeviceSynchronize());
     cudaDeviceProp prop;
-    HS_CUDA_CALL(cudaGetDeviceProperties(&prop, 0));
+    HS_CUDA_CALL(cudaGetDeviceProperties(&prop, hs_gpu_device()));
     snprintf(b->description, sizeof b->description, "cuda (%.100s, sm_%d%d, spmv %.40s%s, %s assembly, cg %s%s, %s)",
              prop.name, prop.major, prop.minor, p->opt.spmv->name, c->f32 ? " float32 values" : "",
              hs_assembly_name(p->opt.assembly),

@@ -22,3 +22,10 @@ extern "C" int hs_gpu_probe(char *name, size_t name_len, char *why, size_t why_l
              (double)p.totalGlobalMem / (1024.0 * 1024.0 * 1024.0));
     return n;
 }
+
+/* The device this process's backends use (hs_cuda.h): 0 unless a distributed run chose another. */
+static int g_device = 0;
+
+extern "C" void hs_gpu_set_device(int dev) { g_device = dev; }
+
+extern "C" int hs_gpu_device(void) { return g_device; }

@@ -89,7 +89,7 @@ static void cuda_warm_up(void)
 {
     try {
         std::thread([] {
-            if (cudaSetDevice(0) == cudaSuccess) cudaFree(nullptr);
+            if (cudaSetDevice(hs_gpu_device()) == cudaSuccess) cudaFree(nullptr);
             cudaGetLastError();
         }).detach();
     } catch (...) {

@@ -34,6 +34,12 @@ extern const hs_backend_entry hs_backend_cuda;
  */
 int hs_gpu_probe(char *name, size_t name_len, char *why, size_t why_len);
 
+/** @brief The device the CUDA backends of this process are created on (default 0): a distributed
+ *  run sets each rank's (backends/mpi: the node-local rank modulo the device count) before creating
+ *  its backend. hs_gpu_device() returns it. */
+void hs_gpu_set_device(int dev);
+int hs_gpu_device(void);
+
 /**
  * @brief `solver.spmv = "auto"` on a GPU: time the registered kernels that keep the mesh's node
  * order on @p pattern (medians of @p reps after warm-up) and return the one whose share of a Newton

@@ -15,6 +15,10 @@
 #include "hs_par.h"
 #include "hs_util.h"
 #include "hs_vec.h"
+#if HS_HAS_CUDA
+#include "hs_cuda.h"
+#include "hs_dist_gpu.h"
+#endif
 
 typedef struct mpi_impl {
     MPI_Comm comm;
@@ -35,6 +39,11 @@ typedef struct mpi_impl {
     double *gbuf;           /* [max(n_nodes, n_elems)] a gathered field nobody asked for */
     double res;             /* global Newton residual of the last assembly */
     double t_solve;
+    int on_gpu;             /* the inner backend is cuda: the CG runs on the device (gpu) */
+    int use_nccl;           /* its traffic through NCCL (else MPI through host buffers) */
+#if HS_HAS_CUDA
+    hs_dist_gpu *gpu;
+#endif
 } mpi_impl;
 
 /* Every rank returns the same status: the first failing rank's code and message go to all. */
@@ -78,8 +87,28 @@ static hs_status mpi_assemble(hs_backend *b, double *res_norm, int32_t *res_node
 {
     mpi_impl *m = b->impl;
     HS_CALL(agree(m, name_global_element(m, b->prob->mesh, m->inner->ops->assemble(m->inner, res_norm, res_node))));
-    cpu_impl *c = m->inner->impl;
     const hs_part_local *l = m->l;
+#if HS_HAS_CUDA
+    if (m->on_gpu) { /* the residual of the owned rows on the device; K stays there */
+        double v = 0.0;
+        int32_t il = 0;
+        HS_CALL(agree(m, hs_dist_gpu_residual(m->gpu, &v, &il)));
+        struct {
+            double v;
+            int i;
+        } gl, gg;
+        gl.v = v;
+        gl.i = l->l2g[il];
+        double t0 = hs_wtime();
+        MPI_Allreduce(&gl, &gg, 1, MPI_DOUBLE_INT, MPI_MAXLOC, m->comm);
+        m->dm->t.allreduce += hs_wtime() - t0;
+        *res_norm = gg.v;
+        *res_node = gg.i;
+        m->res = gg.v;
+        return HS_OK;
+    }
+#endif
+    cpu_impl *c = m->inner->impl;
     /* the owned rows only (a ghost's row misses the elements of other ranks) */
     struct {
         double v;
@@ -108,11 +137,21 @@ static hs_status mpi_solve(hs_backend *b, hs_cg_result *cg, double *upd_norm)
 {
     mpi_impl *m = b->impl;
     const hs_problem *p = b->prob;
-    cpu_impl *c = m->inner->impl;
     const int32_t n = m->l->n_owned;
     double t0 = hs_wtime();
     hs_cg_opts o = p->opt.cg;
     o.tol = hs_cg_forcing_tol(p->opt.cg.tol, p->opt.cg_forcing, p->opt.newton_tol_residual, m->res);
+#if HS_HAS_CUDA
+    if (m->on_gpu) {
+        double u = 0.0;
+        HS_CALL(agree(m, hs_dist_gpu_solve(m->gpu, &o, cg, &u)));
+        MPI_Allreduce(MPI_IN_PLACE, &u, 1, MPI_DOUBLE, MPI_MAX, m->comm);
+        *upd_norm = u;
+        m->t_solve += hs_wtime() - t0;
+        return HS_OK;
+    }
+#endif
+    cpu_impl *c = m->inner->impl;
     HS_CALL(agree(m, hs_dist_cg(m->dm, c->inv_diag, c->rhs, c->du, &o, m->cgw, cg)));
     if (cg->outcome == HS_CG_CONVERGED) {
         for (int32_t i = 0; i < n; ++i) c->phi[i] -= c->du[i];
@@ -236,6 +275,9 @@ static void mpi_destroy(hs_backend *b)
 {
     mpi_impl *m = b->impl;
     if (!m) return;
+#if HS_HAS_CUDA
+    hs_dist_gpu_destroy(&m->gpu);
+#endif
     hs_backend_destroy(&m->inner);
     hs_problem_destroy(&m->lprob);
     hs_stim_set_destroy(&m->lstim);
@@ -346,6 +388,15 @@ static hs_status create_local(mpi_impl *m, const hs_problem *g, const hs_partiti
     hs_problem_opts po = g->opt;
     po.spmv = hs_spmv_find("csr_scalar"); /* the owned rows are read in CSR order (dval) */
     HS_CHECK(po.spmv != NULL, HS_ERR_INTERNAL, "csr_scalar is not registered");
+    if (m->on_gpu) { /* the inner cuda backend assembles; the distributed CG replaces its solvers */
+        po.values = HS_VALUES_F64;
+        po.graph = 0;
+        po.step_graph = 0;
+        po.persistent = 0;
+        po.cg.variant = HS_CG_CHRONOPOULOS;
+        po.pc.precond = HS_PRECOND_JACOBI;
+        po.pc.krylov = HS_KRYLOV_CG;
+    }
     hs_csr *lpat = NULL;
     HS_CALL(hs_csr_from_tets(m->lmesh->n_nodes, m->lmesh->n_elems, m->lmesh->tets, &lpat));
     /* its owned rows are the view's rows: every element of an owned node is local */
@@ -362,6 +413,9 @@ static hs_status create_local(mpi_impl *m, const hs_problem *g, const hs_partiti
     HS_CALL(HS_ALLOC(m->dval, (size_t)vp->nnz + 1, "distributed matrix"));
     HS_CALL(hs_dist_matrix_create(l, m->comm, m->dval, &m->dm));
     HS_CALL(hs_dist_cg_work_create(l, &m->cgw));
+#if HS_HAS_CUDA
+    if (m->on_gpu) HS_CALL(hs_dist_gpu_create(m->inner, l, m->comm, m->use_nccl, &m->dm->t, &m->gpu));
+#endif
     /* element fields: each element reported by the owner of its first node */
     for (int32_t e = 0; e < l->n_elems; ++e) m->n_elem_mine += m->part[g->mesh->tets[4 * (size_t)l->elems[e]]] == m->rank;
     HS_CALL(HS_ALLOC(m->elem_mine_local, (size_t)m->n_elem_mine + 1, "element owners"));
@@ -385,10 +439,14 @@ hs_status hs_backend_mpi_create(const hs_problem *g, const hs_partitioner *part,
                                 hs_backend **out)
 {
     *out = NULL;
-    HS_CHECK(!strcmp(inner->name, "cpu"), HS_ERR_CONFIG,
-             "solver.backend: a distributed run (mpirun) uses the cpu backend on each rank; \"%s\" is not yet "
-             "distributed: use solver.backend = \"cpu\"",
+    const int on_gpu = !strcmp(inner->name, "cuda");
+    HS_CHECK(!strcmp(inner->name, "cpu") || (on_gpu && HS_HAS_CUDA), HS_ERR_CONFIG,
+             "solver.backend: a distributed run (mpirun) uses the cpu or cuda backend on each rank; \"%s\" is not "
+             "distributed: use solver.backend = \"cpu\" or \"cuda\"",
              inner->name);
+    HS_CHECK(!on_gpu || g->opt.values != HS_VALUES_F32, HS_ERR_CONFIG,
+             "solver.matrix_values: a distributed run with the cuda backend stores float64 values; use "
+             "solver.matrix_values = \"float64\" or \"auto\"");
     HS_CHECK(!g->opt.spmv || !strcmp(g->opt.spmv->name, "csr_scalar"), HS_ERR_CONFIG,
              "solver.spmv: a distributed run multiplies the owned rows in CSR order (csr_scalar); \"%s\" is not "
              "distributed: use solver.spmv = \"auto\" or \"csr_scalar\"",
@@ -409,6 +467,35 @@ hs_status hs_backend_mpi_create(const hs_problem *g, const hs_partitioner *part,
     MPI_Comm_dup(hs_par_comm(), &m->comm);
     MPI_Comm_rank(m->comm, &m->rank);
     MPI_Comm_size(m->comm, &m->size);
+    m->on_gpu = on_gpu;
+#if HS_HAS_CUDA
+    if (on_gpu) { /* each rank's device before anything touches one */
+        char desc[512] = "";
+        int shared = 0;
+        st = agree(m, hs_dist_gpu_select_device(m->comm, &shared, desc, sizeof desc));
+        if (st != HS_OK) {
+            hs_backend_destroy(&b);
+            return st;
+        }
+        /* every rank's device, printed by rank 0 (the other ranks are quiet) */
+        char *all = m->rank == 0 ? malloc(sizeof desc * (size_t)m->size) : NULL;
+        MPI_Gather(desc, (int)sizeof desc, MPI_CHAR, all, (int)sizeof desc, MPI_CHAR, 0, m->comm);
+        for (int q = 0; all && q < m->size; ++q) hs_log(1, "gpu: %.500s\n", all + sizeof desc * (size_t)q);
+        free(all);
+        /* NCCL when every rank can load it and every rank has its own device */
+        char why[300] = "";
+        int nccl = hs_dist_gpu_nccl_available(why, sizeof why);
+        MPI_Allreduce(MPI_IN_PLACE, &nccl, 1, MPI_INT, MPI_MIN, m->comm);
+        m->use_nccl = nccl && !shared;
+        if (m->rank == 0 && HS_HAS_NCCL && !nccl)
+            hs_warn("%s (on this or another rank): the halo exchange and the CG's all-reduce go through MPI and host "
+                    "buffers (correct, slower; docs/parallel.md)", why[0] ? why : "NCCL could not be loaded");
+        else if (m->rank == 0 && HS_HAS_NCCL && shared)
+            hs_warn("more ranks than GPUs on a node: ranks share a device, which one NCCL communicator does not "
+                    "allow; the halo exchange and the CG's all-reduce go through MPI and host buffers (correct, "
+                    "slower: give each rank its own GPU, docs/parallel.md)");
+    }
+#endif
     st = agree(m, create_local(m, g, part, inner));
     if (st == HS_OK) {
         const hs_part_balance bal = hs_partition_balance(g->pattern, m->part, m->size);
@@ -421,6 +508,12 @@ hs_status hs_backend_mpi_create(const hs_problem *g, const hs_partitioner *part,
     }
     snprintf(b->description, sizeof b->description, "mpi (%d ranks, %s partition) of %.200s", m->size, part->name,
              m->inner->description);
+#if HS_HAS_CUDA
+    if (m->gpu)
+        snprintf(b->description, sizeof b->description,
+                 "mpi (%d ranks, %s partition; distributed CG on the device, halo and all-reduce through %s) of %.110s",
+                 m->size, part->name, hs_dist_gpu_transport(m->gpu), m->inner->description);
+#endif
     *out = b;
     return HS_OK;
 }

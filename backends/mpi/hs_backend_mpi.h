@@ -2,14 +2,16 @@
  * @file hs_backend_mpi.h
  * @brief The distributed backend: one simulation over the ranks of MPI_COMM_WORLD. Every rank
  * holds the whole problem (each builds the mesh: no scatter), partitions its nodes identically
- * (parallel.partition), and runs an inner backend (cpu) on its local mesh: the elements touching
- * its owned nodes, whose other nodes are ghosts. The inner backend's element pass and "K_elem . 1"
- * assembly give complete owned rows; this wrapper makes every decision global: the Newton residual
- * (max over owned rows, MPI_MAXLOC), the update norm, errors (the first failing rank's message goes
- * to all), and solves with the distributed Chronopoulos-Gear PCG (parallel/hs_dist.h), then
- * refreshes the ghosts of phi. Its state is the global one: get_state gathers onto rank 0 (other
- * ranks' buffers are left as they are), set_state takes the global state on every rank. Every op
- * is collective: all ranks call them in the same order (sim/sim_run.c does).
+ * (parallel.partition), and runs an inner backend (cpu, or cuda on the rank's device) on its local
+ * mesh: the elements touching its owned nodes, whose other nodes are ghosts. The inner backend's
+ * element pass and "K_elem . 1" assembly give complete owned rows; this wrapper makes every
+ * decision global: the Newton residual (max over owned rows, MPI_MAXLOC), the update norm, errors
+ * (the first failing rank's message goes to all), and solves with the distributed
+ * Chronopoulos-Gear PCG (parallel/hs_dist.h; with cuda its device version,
+ * backends/cuda/hs_dist_gpu.h), then refreshes the ghosts of phi. Its state is the global one:
+ * get_state gathers onto rank 0 (other ranks' buffers are left as they are), set_state takes the
+ * global state on every rank. Every op is collective: all ranks call them in the same order
+ * (sim/sim_run.c does).
  * No MPI type here; built when HS_HAS_MPI.
  */
 #ifndef HS_BACKEND_MPI_H
@@ -31,7 +33,8 @@ typedef struct hs_mpi_times {
 
 /**
  * @brief The distributed backend over @p global (borrowed, must outlive it) with the nodes
- * partitioned by @p part; the inner backend is @p inner (only "cpu" for now). Prints the per-rank
+ * partitioned by @p part; the inner backend is @p inner ("cpu", or "cuda" in a build with CUDA: each
+ * rank's device chosen from its node-local rank, hs_dist_gpu_select_device). Prints the per-rank
  * partition report on rank 0 when hs_verbosity >= 1. Collective.
  */
 hs_status hs_backend_mpi_create(const hs_problem *global, const hs_partitioner *part, const hs_backend_entry *inner,

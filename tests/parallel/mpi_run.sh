@@ -49,3 +49,13 @@ timeout 120 "$mpiexec" --oversubscribe --allow-run-as-root -np 2 "$HEARTSIM" ben
 grep -q '^strong scaling' "$out" && grep -q '^weak scaling' "$out" || { cat "$out"; echo "bench scale: tables"; exit 1; }
 grep -q '^| 1 | 1155 | 1155 |' "$out" && grep -q '^| 2 | 1155 | 577 |' "$out" && grep -q '^| 2 | 2255 | 1127 |' "$out" \
   || { cat "$out"; echo "bench scale: rows"; exit 1; }
+
+# solver.backend = "auto" under mpirun: the backend auto picks here (cpu without a GPU, cuda with one)
+# on every rank, inside the distributed backend
+out=$tmp/auto.log
+timeout 120 "$mpiexec" --oversubscribe --allow-run-as-root -np 2 "$HEARTSIM" run "$cfg" --set mesh.h=0.5 \
+  --set time.t_end=0.2 --set solver.backend=auto --set parallel.partition=rows --out "$tmp/auto" < /dev/null > "$out" 2>&1 ||
+  { cat "$out"; echo "mpirun with solver.backend = auto failed"; exit 1; }
+picked=$(sed -n 's/^backend: auto -> \([a-z]*\).*/\1/p' "$out" | head -1)
+[ -n "$picked" ] && grep -q "^backend: mpi (2 ranks, rows partition.*) of $picked (" "$out" ||
+  { cat "$out"; echo "mpirun with solver.backend = auto: not the distributed $picked backend"; exit 1; }

@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# mpirun -np N heartsim run with solver.backend = "cuda" = the serial GPU run (issue 14, layer 3;
+# ctest labels gpu, mpi). Exit 77 (skipped) without a usable GPU.
+# Usage: mpi_cuda_run.sh MPIEXEC HAS_NCCL (HEARTSIM, HS_SOURCE_DIR from ctest; or HS_CFG, the
+# quick_slab config, and HS_CLOSE, tests/app/vtk_fields_close.py: scripts/gpu_suite.sh run mpi runs
+# this script from the bundle with the carried Open MPI).
+#
+# Bound (as tests/parallel/mpi_run.sh): both runs accept a step only when the Newton residual and
+# update are below 1e-8 (potential units); they differ only in the order of sums (the distributed
+# CG's dot products per rank then across ranks, its CSR SpMV against the serial run's format), so
+# after N steps phi differs by at most N 1e-8: 100 N 1e-8 mV in V, 2 N 1e-8 ms in activation times
+# (upstroke slope >= 0.5 /ms). Both runs store float64 matrix values (solver.matrix_values), the
+# precision the distributed CG keeps; N = 30 steps.
+#   -np 1: one rank, its own device: NCCL when the build has it and libnccl.so.2 loads and sets up (the log says
+#          which transport), else MPI through host buffers.
+#   -np 2: on a one-GPU machine both ranks share the device: the exchange goes through MPI (with a
+#          warning); with two GPUs each rank has its own and NCCL carries it.
+set -euo pipefail
+mpiexec=$1
+has_nccl=$2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+export OMP_NUM_THREADS=1
+cfg=${HS_CFG:-$HS_SOURCE_DIR/configs/quick_slab.cfg}
+close=${HS_CLOSE:-$HS_SOURCE_DIR/tests/app/vtk_fields_close.py}
+sets=(--set mesh.h=0.5 --set time.t_end=3 --set output.interval=1 --set solver.matrix_values=float64
+      --set 'output.fields=["V", "activation"]')
+if ! "$HEARTSIM" run "$cfg" "${sets[@]}" --set solver.backend=cuda --out "$tmp/serial" > "$tmp/serial.log" 2>&1; then
+  if grep -q "no usable cuda device" "$tmp/serial.log"; then echo "no GPU: skipped"; exit 77; fi
+  cat "$tmp/serial.log"; exit 1
+fi
+tol_v=$(python3 -c 'print(100 * 30 * 1e-8)')
+tol_a=$(python3 -c 'print(2 * 30 * 1e-8)')
+ngpu=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || true)
+for np in 1 2; do
+  for backend in cuda auto; do
+    [ "$backend" = auto ] && [ "$np" = 2 ] && continue
+    out=$tmp/np$np-$backend
+    if ! timeout 300 "$mpiexec" --oversubscribe --allow-run-as-root -np "$np" "$HEARTSIM" run "$cfg" "${sets[@]}" \
+         --set solver.backend=$backend --set parallel.partition=rows --out "$out" < /dev/null > "$out.log" 2>&1; then
+      echo "mpirun -np $np, backend $backend: failed"; cat "$out.log"; exit 1
+    fi
+    grep -E "^backend:" "$out.log" || { echo "np $np: no backend line"; cat "$out.log"; exit 1; }
+    grep -q "^backend: mpi ($np ranks, rows partition; distributed CG on the device, halo and all-reduce through .*) of cuda (" "$out.log" ||
+      { echo "np $np ($backend): not the distributed cuda backend"; cat "$out.log"; exit 1; }
+    # the transport: NCCL where each rank has its own device and NCCL is there
+    if [ "$has_nccl" = 1 ] && { [ "$np" = 1 ] || [ "${ngpu:-0}" -ge "$np" ]; } && ! grep -q "NCCL could not be" "$out.log"; then
+      grep -q "through NCCL" "$out.log" || { echo "np $np: expected the NCCL transport"; cat "$out.log"; exit 1; }
+    else
+      grep -q "through MPI via host buffers" "$out.log" || { echo "np $np: expected the MPI transport"; cat "$out.log"; exit 1; }
+    fi
+    [ "$(grep -c '^summary:' "$out.log")" = 1 ] || { echo "np $np: not one summary"; cat "$out.log"; exit 1; }
+    for f in slab_000000.vtk slab_000003.vtk; do
+      python3 "$close" "$tmp/serial/$f" "$out/$f" "V:$tol_v" "activation:$tol_a"
+    done
+    python3 "$close" "$tmp/serial/slab_maps.vtk" "$out/slab_maps.vtk" "activation:$tol_a"
+    echo "mpirun -np $np, solver.backend = $backend: equals the serial GPU run ($(grep -o 'through [A-Z][A-Za-z0-9. ]*' "$out.log" | head -1))"
+  done
+done
