@@ -46,6 +46,11 @@ bundle)
   # the Open MPI runtime (the GPU machine has none) for `run mpi`: docs/parallel.md
   if grep -q "HS_HAS_MPI 1" build-gpu/generated/hs_build_config.h; then
     scripts/mpi_bundle.sh .gpu-bundle/mpi build-gpu/bin/heartsim >/dev/null
+    # the libraries already beside heartsim need no second copy (the device tool carries 64 MiB in
+    # all; env.sh's library path ends where `run` puts the bundle itself first)
+    for f in .gpu-bundle/mpi/lib/*.so*; do
+      b=.gpu-bundle/$(basename "$f"); [ -f "$b" ] && cmp -s "$f" "$b" && rm -f "$f"
+    done
     cp tests/app/vtk_fields_close.py tests/app/hs_vtk_legacy.py tests/parallel/mpi_cuda_run.sh .gpu-bundle/
     grep -q "HS_HAS_NCCL 1" build-gpu/generated/hs_build_config.h && echo 1 > .gpu-bundle/has_nccl || echo 0 > .gpu-bundle/has_nccl
   fi
