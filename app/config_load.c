@@ -362,6 +362,27 @@ static void walk_section(load_ctx *x, hs_config *cfg, const config_setting_t *se
     }
 }
 
+/* An unknown key in entry j of a list section (stimulus, regions): the closest key of that list
+ * when one is close, else the keys such an entry has. */
+static void report_unknown_entry_key(load_ctx *x, const origin *o, const char *shown, const char *name, int j,
+                                     const char *list, const char *an_entry, const char *key_list_section,
+                                     int (*member)(const hs_cfg_key *))
+{
+    int best = -1, best_d = INT_MAX;
+    for (int q = 0; q < hs_cfg_nkeys(); ++q) {
+        if (!member(&hs_cfg_keys()[q])) continue;
+        int dd = hs_cfg_osa_distance(name, leaf_of(hs_cfg_keys()[q].path));
+        if (dd < best_d) best_d = dd, best = q;
+    }
+    char keys[512];
+    if (best >= 0 && hs_cfg_close_enough(best_d, name) && best_d < (int)strlen(name))
+        hs_cfg_report(x, o, "unknown key \"%s\"; did you mean \"%s.[%d].%s\"?", shown, list, j,
+                      leaf_of(hs_cfg_keys()[best].path));
+    else
+        hs_cfg_report(x, o, "unknown key \"%s\"; %s has: %s", shown, an_entry,
+                      hs_cfg_key_list(key_list_section, keys, sizeof keys));
+}
+
 static void walk_stimulus_group(load_ctx *x, hs_config *cfg, int j, const config_setting_t *g)
 {
     hs_stimulus_cfg *st = &cfg->stimuli[j];
@@ -383,19 +404,7 @@ static void walk_stimulus_group(load_ctx *x, hs_config *cfg, int j, const config
         snprintf(shown, sizeof shown, "stimulus.[%d].%s", j, name);
         int k = hs_cfg_stim_key_index(name);
         if (k < 0) {
-            int best = -1, best_d = INT_MAX;
-            for (int q = 0; q < hs_cfg_nkeys(); ++q) {
-                if (!is_stim(&hs_cfg_keys()[q])) continue;
-                int dd = hs_cfg_osa_distance(name, leaf_of(hs_cfg_keys()[q].path));
-                if (dd < best_d) best_d = dd, best = q;
-            }
-            char keys[512];
-            if (best >= 0 && hs_cfg_close_enough(best_d, name) && best_d < (int)strlen(name))
-                hs_cfg_report(x, &o, "unknown key \"%s\"; did you mean \"stimulus.[%d].%s\"?", shown, j,
-                              leaf_of(hs_cfg_keys()[best].path));
-            else
-                hs_cfg_report(x, &o, "unknown key \"%s\"; a stimulus has: %s", shown,
-                              hs_cfg_key_list(NULL, keys, sizeof keys));
+            report_unknown_entry_key(x, &o, shown, name, j, "stimulus", "a stimulus", NULL, is_stim);
             continue;
         }
         if (read_value(x, &hs_cfg_keys()[k], shown, s, st, &o)) so[k] = o;
@@ -514,19 +523,7 @@ static void walk_region_group(load_ctx *x, hs_config *cfg, int j, const config_s
         snprintf(shown, sizeof shown, "regions.[%d].%s", j, name);
         int k = hs_cfg_region_key_index(name);
         if (k < 0) {
-            int best = -1, best_d = INT_MAX;
-            for (int q = 0; q < hs_cfg_nkeys(); ++q) {
-                if (!is_region(&hs_cfg_keys()[q])) continue;
-                int dd = hs_cfg_osa_distance(name, leaf_of(hs_cfg_keys()[q].path));
-                if (dd < best_d) best_d = dd, best = q;
-            }
-            char keys[512];
-            if (best >= 0 && hs_cfg_close_enough(best_d, name) && best_d < (int)strlen(name))
-                hs_cfg_report(x, &o, "unknown key \"%s\"; did you mean \"regions.[%d].%s\"?", shown, j,
-                              leaf_of(hs_cfg_keys()[best].path));
-            else
-                hs_cfg_report(x, &o, "unknown key \"%s\"; a region has: %s", shown,
-                              hs_cfg_key_list("regions", keys, sizeof keys));
+            report_unknown_entry_key(x, &o, shown, name, j, "regions", "a region", "regions", is_region);
             continue;
         }
         so[k] = o;
