@@ -208,7 +208,7 @@ static const hs_cfg_key base_keys[] = {
      .def_num = -1, .def_doc = "unchanged (model.d_ani)", .unit = "mm^2/ms", AT_REG(d_ani),
      .meaning = "extra conductivity along the fibre in the region"},
     {.path = "regions.[i].model", .type = HS_CFG_GROUP, .flags = REG, .def_doc = "none", .unit = "-",
-     .meaning = "group { <parameter> = value; ... } of the selected model's parameters (the model.<parameter> keys, same ranges) set in the region"},
+     .meaning = "group { <parameter> = value; ... } of the selected model's parameters (the model.<parameter> keys, same ranges) set in the region; preset = \"name\" (model.preset's sets, e.g. the minimal model's \"endo\", \"mid\", \"epi\") sets every parameter the group does not name"},
 
     /* ---- probes and the pseudo-ECG ---------------------------------------------------------- */
     {.path = "probes.interval", .type = HS_CFG_FLOAT, GE(0), .def_num = 0.0, .unit = "ms", AT(probe_interval),

@@ -285,6 +285,17 @@ static const bad_case bad_cases[] = {
     {"electrode names twice",
      "ecg = { electrodes = ( { name = \"A\"; at = [9.0, 0.0, 0.0]; },\n { name = \"A\"; at = [-9.0, 0.0, 0.0]; } ); };\n",
      {NULL}, 2, "ecg.electrodes.[1]: name \"A\" is taken by entry [0]"},
+    {"region: unknown preset",
+     "model = { type = \"bueno_orovio\"; };\nregions = ( { select = \"attribute\"; attribute = 1;\n"
+     "  model = { preset = \"epicardium\"; }; } );\n",
+     {NULL}, 3,
+     "regions.[0].model.preset: unknown parameter set \"epicardium\" of model bueno_orovio; available: \"epi\", \"endo\", \"mid\""},
+    {"region: preset of a model without sets",
+     "regions = ( { select = \"attribute\"; attribute = 1; model = { preset = \"epi\"; }; } );\n", {NULL}, 1,
+     "regions.[0].model.preset = \"epi\": model aliev_panfilov has no published parameter sets"},
+    {"region: preset not a string",
+     "regions = ( { select = \"attribute\"; attribute = 1; model = { preset = 2; }; } );\n", {NULL}, 1,
+     "regions.[0].model.preset: expected the name of a parameter set (a string), got"},
     {"region: unknown selector", "regions = ( { select = \"cube\"; d_iso = 0.1; } );\n", {NULL}, 1,
      "regions.[0].select: unknown value \"cube\"; allowed: \"attribute\", \"box\""},
 };
@@ -615,6 +626,27 @@ static void test_preset(void)
     HS_TEST_OK(hs_spec_from_config(&cfg, &spec));
     HS_TEST_CHECK(spec.model_prm.gates == HS_GATES_RUSH_LARSEN && spec.model_prm.v[hs_model_param_index(m, "theta_v_minus")] == 0.2,
                   "spec: gates %d", spec.model_prm.gates);
+    /* a region's model.preset: the set's value of every parameter the region does not name */
+    write_file(path, "regions = ( { select = \"surface\"; label = \"epi\"; distance = 2.0;\n"
+                     "              model = { tau_fi = 0.12; preset = \"mid\"; }; } );\n"
+                     "model = { type = \"bueno_orovio\"; preset = \"endo\"; };\ntime = { dt = 0.02; };\n");
+    HS_TEST_OK(hs_config_load(path, NULL, 0, &cfg));
+    const hs_region_cfg *r = &cfg.regions[0];
+    const hs_model_preset *mid = NULL;
+    for (int q = 0; q < m->n_presets; ++q)
+        if (!strcmp(m->presets[q].name, "mid")) mid = &m->presets[q];
+    HS_TEST_CHECK(mid && r->n_params == m->n_params, "region preset: %d parameters set, %d expected", r->n_params,
+                  m->n_params);
+    int seen[HS_MODEL_MAX_PARAMS] = {0}, wrong = 0;
+    for (int q = 0; q < r->n_params && mid; ++q) {
+        int k = r->param_index[q];
+        if (k < 0 || k >= m->n_params || seen[k]++) { ++wrong; continue; }
+        double want = k == hs_model_param_index(m, "tau_fi") ? 0.12 : mid->v[k];
+        wrong += r->param_value[q] != want;
+    }
+    HS_TEST_CHECK(wrong == 0, "region preset: %d parameters differ from the mid set (tau_fi 0.12 kept)", wrong);
+    HS_TEST_CHECK(cfg.model_prm[m->id][hs_model_param_index(m, "tau_v2_minus")] == 10.0,
+                  "region preset changed the model's own (endo) values");
     unlink(path);
 }
 
