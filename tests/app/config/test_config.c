@@ -7,6 +7,7 @@
 #define _POSIX_C_SOURCE 200809L /* mkdtemp, getcwd, open_memstream */
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -296,6 +297,7 @@ static const bad_case bad_cases[] = {
     {"region: preset not a string",
      "regions = ( { select = \"attribute\"; attribute = 1; model = { preset = 2; }; } );\n", {NULL}, 1,
      "regions.[0].model.preset: expected the name of a parameter set (a string), got"},
+    {"ecg.chi not positive", "ecg = { chi = 0.0; };\n", {NULL}, 1, "ecg.chi = 0 1/cm is out of range: must be > 0"},
     {"region: unknown selector", "regions = ( { select = \"cube\"; d_iso = 0.1; } );\n", {NULL}, 1,
      "regions.[0].select: unknown value \"cube\"; allowed: \"attribute\", \"box\""},
 };
@@ -650,6 +652,29 @@ static void test_preset(void)
     unlink(path);
 }
 
+/* ecg.sigma_b (S/m) reaches the ECG in the units of D as sigma_b / (chi C_m): sigma_i = chi C_m D with
+ * chi 1/cm, C_m uF/cm^2 and D mm^2/ms gives S/m times 1e-3 (app/spec.c). */
+static void test_ecg_units(void)
+{
+    char path[600];
+    snprintf(path, sizeof path, "%s/ecg_units.cfg", g_dir);
+    write_file(path, "ecg = { sigma_b = 0.2; chi = 1000.0; c_m = 2.0; };\n");
+    hs_config cfg;
+    HS_TEST_OK(hs_config_load(path, NULL, 0, &cfg));
+    hs_sim_spec spec;
+    HS_TEST_OK(hs_spec_from_config(&cfg, &spec));
+    /* chi C_m = 1e5 /m x 0.02 F/m^2 = 2000 S s/m^3; 0.2 S/m / 2000 = 1e-4 m^2/s = 0.1 mm^2/ms */
+    HS_TEST_CHECK(fabs(spec.ecg_sigma_b - 0.1) <= 1e-15, "ecg.sigma_b 0.2 S/m -> %.17g mm^2/ms (0.1 expected)",
+                  spec.ecg_sigma_b);
+    write_file(path, "ecg = { sigma_b = 0.7; };\n");
+    HS_TEST_OK(hs_config_load(path, NULL, 0, &cfg));
+    HS_TEST_OK(hs_spec_from_config(&cfg, &spec));
+    HS_TEST_CHECK(cfg.ecg_chi == 1400.0 && cfg.ecg_c_m == 1.0 && fabs(spec.ecg_sigma_b - 0.5) <= 1e-15,
+                  "defaults chi %g /cm, C_m %g uF/cm^2: sigma_b 0.7 S/m -> %.17g mm^2/ms (0.5 expected)", cfg.ecg_chi,
+                  cfg.ecg_c_m, spec.ecg_sigma_b);
+    unlink(path);
+}
+
 static void test_overrides(void)
 {
     char path[600];
@@ -882,6 +907,7 @@ int main(void)
     test_full_and_round_trip();
     test_overrides();
     test_preset();
+    test_ecg_units();
     test_mesh_file_resolution();
     test_geometry_round_trip();
     test_reference();
