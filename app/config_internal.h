@@ -40,6 +40,9 @@ typedef struct load_ctx {
     /* regions.[i].model: the names as written and where, resolved against model.type after the walk */
     char (*reg_param)[HS_MODEL_MAX_PARAMS][64];   /* [HS_MAX_REGIONS] */
     origin (*reg_param_o)[HS_MODEL_MAX_PARAMS];   /* [HS_MAX_REGIONS] */
+    /* regions.[i].model.preset: a published parameter set of model.type ("" when none) and where */
+    char reg_preset[HS_MAX_REGIONS][32];
+    origin reg_preset_o[HS_MAX_REGIONS];
     int n_err;
     size_t len;
     char msg[4096];       /* the errors, one per line */

@@ -487,6 +487,16 @@ static void walk_region_model(load_ctx *x, hs_region_cfg *r, int j, const config
         origin o = origin_of(x, s);
         int t = config_setting_type(s);
         double v = 0.0;
+        if (!strcmp(config_setting_name(s), "preset")) {
+            /* a published parameter set (model.preset's choices), resolved with the parameters */
+            const char *ps = t == CONFIG_TYPE_STRING ? config_setting_get_string(s) : NULL;
+            if (!ps || !ps[0] || strlen(ps) >= sizeof x->reg_preset[j])
+                hs_cfg_report(x, &o, "regions.[%d].model.preset: expected the name of a parameter set (a string), got %s",
+                              j, describe(s, d, sizeof d));
+            else
+                snprintf(x->reg_preset[j], sizeof x->reg_preset[j], "%s", ps), x->reg_preset_o[j] = o;
+            continue;
+        }
         if (t == CONFIG_TYPE_FLOAT) v = config_setting_get_float(s);
         else if (t == CONFIG_TYPE_INT || t == CONFIG_TYPE_INT64) v = (double)config_setting_get_int64(s);
         else if (t == CONFIG_TYPE_BOOL) v = config_setting_get_bool(s) ? 1.0 : 0.0;
@@ -547,7 +557,8 @@ static void walk_region_group(load_ctx *x, hs_config *cfg, int j, const config_s
             hs_cfg_report(x, &og, "regions.[%d]: missing key \"%s\" (required for select = \"%s\")", j,
                           leaf_of(key->path), sel);
     }
-    if (!so[hs_cfg_region_key_index("d_iso")].set && !so[hs_cfg_region_key_index("d_ani")].set && r->n_params == 0)
+    if (!so[hs_cfg_region_key_index("d_iso")].set && !so[hs_cfg_region_key_index("d_ani")].set && r->n_params == 0 &&
+        !x->reg_preset[j][0])
         hs_cfg_report(x, &og, "regions.[%d]: sets nothing; give d_iso, d_ani or model = { <parameter> = value; }", j);
 }
 
@@ -612,6 +623,34 @@ static void resolve_region_params(load_ctx *x, hs_config *cfg)
                 hs_cfg_report(x, o, "%s: expected true or false", shown);
             else if (key.type != HS_CFG_BOOL)
                 hs_cfg_check_value(x, &key, shown, &r->param_value[q], o);
+        }
+        if (!x->reg_preset[j][0]) continue;
+        /* model.preset in a region: the set's value of every parameter the region does not name */
+        const hs_model_preset *ps = NULL;
+        char choices[256] = "";
+        size_t len = 0;
+        for (int q = 0; q < m->n_presets; ++q) {
+            int w = snprintf(choices + len, sizeof choices - len, "%s\"%s\"", q ? ", " : "", m->presets[q].name);
+            if (w > 0 && (size_t)w < sizeof choices - len) len += (size_t)w;
+            if (!strcmp(m->presets[q].name, x->reg_preset[j])) ps = &m->presets[q];
+        }
+        if (!ps) {
+            if (m->n_presets == 0)
+                hs_cfg_report(x, &x->reg_preset_o[j],
+                              "regions.[%d].model.preset = \"%s\": model %s has no published parameter sets", j,
+                              x->reg_preset[j], m->name);
+            else
+                hs_cfg_report(x, &x->reg_preset_o[j],
+                              "regions.[%d].model.preset: unknown parameter set \"%s\" of model %s; available: %s", j,
+                              x->reg_preset[j], m->name, choices);
+            continue;
+        }
+        for (int k = 0; k < m->n_params && r->n_params < HS_MODEL_MAX_PARAMS; ++k) {
+            int named = 0;
+            for (int q = 0; q < r->n_params; ++q) named |= r->param_index[q] == k;
+            if (named) continue;
+            r->param_index[r->n_params] = k;
+            r->param_value[r->n_params++] = ps->v[k];
         }
     }
 }

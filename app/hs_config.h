@@ -134,7 +134,9 @@ typedef struct hs_config {
     /* pseudo-ECG */
     hs_point_list electrodes;
     char ecg_leads[1024];        /**< "A-B, C-D": leads as differences of electrodes */
-    double ecg_sigma_b;          /**< bath conductivity, units of model.d_iso (mm^2/ms) */
+    double ecg_sigma_b;          /**< bath conductivity, S/m */
+    double ecg_chi;              /**< surface-to-volume ratio, 1/cm */
+    double ecg_c_m;              /**< membrane capacitance, uF/cm^2 */
     double ecg_interval;         /**< ms, 0 = output.interval */
 } hs_config;
 

@@ -149,7 +149,10 @@ hs_status hs_spec_from_config(const hs_config *cfg, hs_sim_spec *s)
         memcpy(s->electrode_xyz[j], cfg->electrodes.p[j].at, sizeof s->electrode_xyz[j]);
     }
     HS_CALL(parse_leads(cfg, s));
-    s->ecg_sigma_b = cfg->ecg_sigma_b;
+    /* sigma_i = chi C_m D: with chi in 1/cm (x 100 -> 1/m), C_m in uF/cm^2 (x 0.01 -> F/m^2) and D in
+     * mm^2/ms (x 1e-3 -> m^2/s), sigma_i [S/m] = 1e-3 chi C_m D; the ECG's integral of D grad V over
+     * sigma_b then takes sigma_b / (1e-3 chi C_m) in the units of D */
+    s->ecg_sigma_b = cfg->ecg_sigma_b / (1e-3 * cfg->ecg_chi * cfg->ecg_c_m);
     s->ecg_interval = cfg->ecg_interval;
 
     s->backend = NULL; /* "auto" */

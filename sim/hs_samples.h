@@ -28,6 +28,12 @@ hs_status hs_samples_create(const hs_sim_spec *spec, hs_sim *sim, double t_resta
 hs_status hs_samples_step(hs_samples *s, double t_ms);
 /** @brief Write what is buffered (the run's end, or before it stops). */
 hs_status hs_samples_flush(hs_samples *s);
+/**
+ * @brief After hs_samples_flush: each CSV (with the rows a restart kept) as a PNG beside it,
+ * PREFIX_probes.png (V(t) per probe) and PREFIX_ecg.png (each lead over time; the electrodes when
+ * no lead is defined), at most HS_PLOT_MAX_SERIES curves each (output/hs_plot.h).
+ */
+hs_status hs_samples_plot(hs_samples *s);
 /** @brief Flush and free; accepts NULL. */
 void hs_samples_destroy(hs_samples **s);
 

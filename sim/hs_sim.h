@@ -56,7 +56,7 @@ typedef struct hs_sim_spec {
     int n_leads;
     int lead[HS_SPEC_MAX_POINTS][2];          /**< electrode indices: lead = phi[lead[0]] - phi[lead[1]] */
     char lead_name[HS_SPEC_MAX_POINTS][72];
-    double ecg_sigma_b;                       /**< units of D (mm^2/ms) */
+    double ecg_sigma_b;                       /**< units of D (mm^2/ms): the bath's sigma_b / (chi C_m) (app/spec.c) */
     double ecg_interval;                      /**< ms, 0 = out_interval */
 
     /* solver */

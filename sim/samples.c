@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "hs_atomic_file.h"
+#include "hs_plot.h"
 #include "hs_util.h"
 
 typedef struct sample_stream {
@@ -22,6 +23,7 @@ typedef struct sample_stream {
     char *path;
     int n_leads;      /* ECG: lead columns after the electrodes */
     const int (*lead)[2];
+    int is_ecg;
 } sample_stream;
 
 struct hs_samples {
@@ -169,6 +171,7 @@ hs_status hs_samples_create(const hs_sim_spec *spec, hs_sim *sim, double t_resta
         fputc('\n', m);
         fclose(m);
         x->st[x->n_st].n_leads = spec->n_leads;
+        x->st[x->n_st].is_ecg = 1;
         x->st[x->n_st].lead = spec->lead;
         double iv = spec->ecg_interval > 0 ? spec->ecg_interval : spec->out_interval;
         st = stream_open(x, spec, set, "_ecg.csv", header, iv, t_restart);
@@ -203,6 +206,125 @@ hs_status hs_samples_flush(hs_samples *x)
 {
     if (!x) return HS_OK;
     for (int i = 0; i < x->n_st; ++i) HS_CALL(stream_flush(x->b, &x->st[i]));
+    return HS_OK;
+}
+
+/* A whole CSV of numbers with a header line: names [n_cols] (column 0 is t), data [n_rows][n_cols]. */
+typedef struct csv_table {
+    int n_cols;
+    int64_t n_rows;
+    char **names;
+    double *data;
+} csv_table;
+
+static void csv_table_free(csv_table *t)
+{
+    if (t->names)
+        for (int j = 0; j < t->n_cols; ++j) free(t->names[j]);
+    free(t->names);
+    free(t->data);
+    memset(t, 0, sizeof *t);
+}
+
+static hs_status csv_table_read(const char *path, csv_table *t)
+{
+    memset(t, 0, sizeof *t);
+    hs_status st = HS_OK;
+    char *line = NULL;
+    size_t cap = 0;
+    int64_t rcap = 0;
+    FILE *f = fopen(path, "r");
+    HS_CHECK(f != NULL, HS_ERR_IO, "cannot read %s: %s", path, strerror(errno));
+    ssize_t len = getline(&line, &cap, f);
+    HS_CHECK_GOTO(len > 0, done, HS_ERR_IO, "%s: no header line", path);
+    while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r')) line[--len] = 0;
+    t->n_cols = 1;
+    for (const char *c = line; *c; ++c) t->n_cols += *c == ',';
+    HS_CALL_GOTO(HS_ALLOC(t->names, t->n_cols, "CSV column names"), done);
+    {
+        char *save = NULL, *tok = strtok_r(line, ",", &save);
+        for (int j = 0; j < t->n_cols && tok; ++j, tok = strtok_r(NULL, ",", &save)) {
+            t->names[j] = strdup(tok);
+            HS_CHECK_GOTO(t->names[j] != NULL, done, HS_ERR_MEMORY, "out of memory reading %s", path);
+        }
+    }
+    while (getline(&line, &cap, f) > 0) {
+        if (t->n_rows == rcap) {
+            rcap = rcap ? 2 * rcap : 1024;
+            double *d = realloc(t->data, (size_t)rcap * (size_t)t->n_cols * sizeof *d);
+            HS_CHECK_GOTO(d != NULL, done, HS_ERR_MEMORY, "out of memory reading %s", path);
+            t->data = d;
+        }
+        double *row = t->data + (size_t)t->n_rows * (size_t)t->n_cols;
+        char *c = line;
+        int j = 0;
+        for (; j < t->n_cols; ++j) {
+            char *e = NULL;
+            row[j] = strtod(c, &e);
+            if (e == c) break;
+            c = *e == ',' ? e + 1 : e;
+        }
+        if (j == t->n_cols) ++t->n_rows; /* a short or torn row (a killed run) is left out */
+    }
+done:
+    free(line);
+    fclose(f);
+    if (st != HS_OK) csv_table_free(t);
+    return st;
+}
+
+/* The stream's CSV (every row: those kept from before a restart too) as a PNG beside it: the probes'
+ * V(t), or the ECG's leads (its electrodes when no lead is defined) over time. */
+static hs_status stream_plot(const sample_stream *s)
+{
+    csv_table t;
+    HS_CALL(csv_table_read(s->path, &t));
+    hs_status st = HS_OK;
+    double *tt = NULL, *col = NULL;
+    char *png = NULL;
+    const int nr = s->set->n_rows;
+    /* columns: t, the rows of the set, then the leads */
+    int first = 1, count = nr;
+    if (s->is_ecg && s->n_leads > 0) first = 1 + nr, count = s->n_leads;
+    HS_CHECK_GOTO(t.n_cols == 1 + nr + s->n_leads, done, HS_ERR_IO, "%s: %d columns, %d expected", s->path,
+                  t.n_cols, 1 + nr + s->n_leads);
+    if (t.n_rows == 0) goto done;
+    if (count > HS_PLOT_MAX_SERIES) {
+        hs_warn("%s: the plot shows the first %d of %d curves\n", s->path, HS_PLOT_MAX_SERIES, count);
+        count = HS_PLOT_MAX_SERIES;
+    }
+    const size_t n = (size_t)t.n_rows;
+    HS_CALL_GOTO(HS_ALLOC(tt, n, "plot times"), done);
+    HS_CALL_GOTO(HS_ALLOC(col, n * (size_t)count, "plot curves"), done);
+    hs_plot_series ser[HS_PLOT_MAX_SERIES];
+    for (size_t i = 0; i < n; ++i) tt[i] = t.data[i * (size_t)t.n_cols];
+    for (int k = 0; k < count; ++k) {
+        for (size_t i = 0; i < n; ++i) col[(size_t)k * n + i] = t.data[i * (size_t)t.n_cols + (size_t)(first + k)];
+        ser[k] = (hs_plot_series){tt, col + (size_t)k * n, (int64_t)n, t.names[first + k]};
+    }
+    size_t plen = strlen(s->path);
+    HS_CALL_GOTO(HS_ALLOC(png, plen + 1, "plot path"), done);
+    memcpy(png, s->path, plen - 4); /* the CSV's name with .png for .csv */
+    memcpy(png + plen - 4, ".png", 5);
+    hs_plot_opts o;
+    memset(&o, 0, sizeof o);
+    o.title = s->is_ecg ? (s->n_leads > 0 ? "pseudo-ECG leads" : "pseudo-ECG electrodes") : "probes";
+    o.xlabel = "t (ms)";
+    o.ylabel = s->is_ecg ? "phi_e (mV)" : "V (mV)";
+    HS_CALL_GOTO(hs_plot_png(png, &o, ser, count, NULL), done);
+    hs_log(1, "%s: %d curves\n", png, count);
+done:
+    free(png);
+    free(col);
+    free(tt);
+    csv_table_free(&t);
+    return st;
+}
+
+hs_status hs_samples_plot(hs_samples *x)
+{
+    if (!x) return HS_OK;
+    for (int i = 0; i < x->n_st; ++i) HS_CALL(stream_plot(&x->st[i]));
     return HS_OK;
 }
 

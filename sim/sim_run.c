@@ -536,6 +536,7 @@ done:
     }
     if (cs.smp) {
         hs_status s2 = hs_samples_flush(cs.smp);
+        if (s2 == HS_OK) s2 = hs_samples_plot(cs.smp); /* also after a failure: the curves so far */
         if (st == HS_OK) st = s2;
         hs_samples_destroy(&cs.smp);
     }

@@ -36,7 +36,7 @@ static void hs_test_spec_defaults(hs_sim_spec *s)
     s->t_end = 40.0;
     s->activation_threshold = -30.0;
     s->repol_threshold = -70.0;
-    s->ecg_sigma_b = 1.0;
+    s->ecg_sigma_b = 0.5; /* ecg.sigma_b 0.7 S/m over chi C_m = 1.4 S/m per mm^2/ms (app/spec.c) */
     s->backend = hs_backends_find("cpu");
     s->spmv = NULL;
     s->spmv_params = hs_spmv_params_default();

@@ -135,5 +135,16 @@ out=$("$hs" kernels)
 grep -qE "^csr_scalar +cpu, gpu +f64, f32 +CSR" <<<"$out" && grep -qE "^pcsr_hegao +cpu, gpu +f64 +PCSR" <<<"$out" && ! grep -qE "^[a-z_0-9]+ +only " <<<"$out" && grep -q "doi:10.1002/nme.4865" <<<"$out" &&
   grep -qE "^fsai +factorised sparse approximate inverse" <<<"$out" && grep -qE "^bicgstab +BiCGStab" <<<"$out" ||
   { echo "FAIL: heartsim kernels table:"; echo "$out" | head -4; fails=$((fails+1)); }
+# a run with probes and a pseudo-ECG plots them: PNG signature and 800 x 500 (IHDR) for each
+if "$hs" run "$src/configs/scar_slab.cfg" --set mesh.h=0.5 --set solver.backend=cpu --out "$tmp/scar" -q 2>"$tmp/scar.log"; then
+  for f in slab_probes slab_ecg; do
+    [ -s "$tmp/scar/$f.csv" ] || { echo "FAIL: scar_slab wrote no $f.csv"; fails=$((fails+1)); }
+    hdr=$(od -An -tx1 -N24 "$tmp/scar/$f.png" 2>/dev/null | tr -d ' \n')
+    [ "$hdr" = "89504e470d0a1a0a0000000d4948445200000320000001f4" ] ||
+      { echo "FAIL: $f.png is not an 800 x 500 PNG: $hdr"; fails=$((fails+1)); }
+  done
+else
+  echo "FAIL: scar_slab.cfg did not run:"; tail -3 "$tmp/scar.log"; fails=$((fails+1))
+fi
 if [ "$fails" -ne 0 ]; then echo "$fails check(s) failed"; exit 1; fi
 exit 0

@@ -33,3 +33,14 @@ def arrays(path):
             out[name] = struct.unpack_from(fmt, data, pos)
             pos += size * section_n * ncomp
     return out
+
+
+def points(path):
+    """The node coordinates of a heartsim legacy VTK file: a list of (x, y, z)."""
+    data = open(path, "rb").read()
+    i = data.find(b"\nPOINTS ") + 1
+    nl = data.find(b"\n", i)
+    _, n, typ = data[i:nl].decode("latin-1").split()
+    n = int(n)
+    flat = struct.unpack_from(">%d%s" % (3 * n, "d" if typ == "double" else "f"), data, nl + 1)
+    return [flat[3 * k:3 * k + 3] for k in range(n)]

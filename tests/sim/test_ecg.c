@@ -14,6 +14,10 @@
  *  3. A run with probes and electrodes: the CSV columns, a lead equal to the difference of its
  *     electrodes' columns, probes at rest at t = 0 (-80 mV), the probe at the stimulated end
  *     upstroking; a probe outside the tissue is an error naming the distance.
+ *  4. The plots of that run: t_probes.png and t_ecg.png decode (tests/hs_test_png.h) to 800 x 500
+ *     with a curve per probe / per lead in its palette colour; a run stopped at 12 ms and restarted
+ *     from its 10 ms checkpoint to 25 ms writes the same CSVs and the same PNGs byte for byte (the
+ *     plot is drawn from every row kept, not only those after the restart; the restart is exact).
  */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
@@ -22,9 +26,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "hs_plot.h"
 #include "hs_sample.h"
 #include "hs_sim.h"
 #include "hs_test.h"
+#include "hs_test_png.h"
 #include "hs_test_spec.h"
 #include "hs_util.h"
 
@@ -118,8 +124,22 @@ static void test_uniform_field(void)
     HS_TEST_CHECK(pa != 0 && pb != 0 && (pa > 0) != (pb > 0), "electrodes on both sides: %g, %g", pa, pb);
 }
 
+static char *read_all(const char *path, size_t *n)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    fseek(f, 0, SEEK_END);
+    long len = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *b = malloc((size_t)len + 1);
+    *n = b ? fread(b, 1, (size_t)len, f) : 0;
+    fclose(f);
+    return b;
+}
+
 static void test_run(void)
 {
+    char cmd0[300];
     char dir[] = "/tmp/hs_ecg_XXXXXX";
     HS_TEST_CHECK(mkdtemp(dir) != NULL, "temporary directory");
     static hs_sim_spec spec;
@@ -182,6 +202,48 @@ static void test_run(void)
     }
     HS_TEST_CHECK(rows == 251 && first[0] == -80.0 && first[1] == -80.0 && vmax[0] > 0.0,
                   "probes: %d rows, start %g %g mV, peak at the stimulated end %g mV", rows, first[0], first[1], vmax[0]);
+    /* the plots */
+    const char *png[2] = {"t_probes.png", "t_ecg.png"};
+    const int curves[2] = {2, 1};
+    for (int q = 0; q < 2; ++q) {
+        snprintf(path, sizeof path, "%s/%s", dir, png[q]);
+        image im = {0, 0, NULL};
+        HS_TEST_CHECK(decode(path, &im) == 0, "cannot decode %s", path);
+        HS_TEST_CHECK(im.w == 800 && im.h == 500, "%s: %d x %d, 800 x 500 expected", path, im.w, im.h);
+        for (int k = 0; k < curves[q] && im.rgb; ++k) {
+            unsigned char c[3];
+            hs_plot_series_color(k, c);
+            long n = count_color(&im, c);
+            /* a curve across the plot area (about 700 pixels wide) plus its legend swatch */
+            HS_TEST_CHECK(n > 300, "%s: curve %d has %ld pixels of its colour", path, k, n);
+        }
+        free(im.rgb);
+    }
+    /* the same run stopped at 12 ms, restarted from its 10 ms checkpoint: the same files */
+    char dir2[] = "/tmp/hs_ecg_rs_XXXXXX";
+    HS_TEST_CHECK(mkdtemp(dir2) != NULL, "temporary directory");
+    static hs_sim_spec sp2;
+    sp2 = spec;
+    snprintf(sp2.out_dir, sizeof sp2.out_dir, "%s", dir2);
+    sp2.checkpoint_interval = 10.0;
+    sp2.t_end = 12.0;
+    HS_TEST_OK(hs_sim_run(&sp2, NULL, NULL, &sum));
+    snprintf(path, sizeof path, "%s/t_ckpt_000000100.hsck", dir2);
+    sp2.t_end = 25.0;
+    HS_TEST_OK(hs_sim_run(&sp2, path, NULL, &sum));
+    const char *same[4] = {"t_probes.csv", "t_ecg.csv", "t_probes.png", "t_ecg.png"};
+    for (int q = 0; q < 4; ++q) {
+        char pa[256], pb[256];
+        snprintf(pa, sizeof pa, "%s/%s", dir, same[q]);
+        snprintf(pb, sizeof pb, "%s/%s", dir2, same[q]);
+        size_t na = 0, nb = 0;
+        char *a = read_all(pa, &na), *b = read_all(pb, &nb);
+        HS_TEST_CHECK(a && b && na == nb && !memcmp(a, b, na), "restart: %s differs from the uninterrupted run's", same[q]);
+        free(a);
+        free(b);
+    }
+    snprintf(cmd0, sizeof cmd0, "rm -rf %s", dir2);
+    HS_TEST_CHECK(system(cmd0) == 0, "cleanup");
     /* a probe outside the tissue */
     spec.probe_xyz[1][0] = 40.0;
     hs_status st = hs_sim_run(&spec, NULL, NULL, &sum);

@@ -7,6 +7,7 @@
 #define _POSIX_C_SOURCE 200809L /* mkdtemp, getcwd, open_memstream */
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -285,6 +286,18 @@ static const bad_case bad_cases[] = {
     {"electrode names twice",
      "ecg = { electrodes = ( { name = \"A\"; at = [9.0, 0.0, 0.0]; },\n { name = \"A\"; at = [-9.0, 0.0, 0.0]; } ); };\n",
      {NULL}, 2, "ecg.electrodes.[1]: name \"A\" is taken by entry [0]"},
+    {"region: unknown preset",
+     "model = { type = \"bueno_orovio\"; };\nregions = ( { select = \"attribute\"; attribute = 1;\n"
+     "  model = { preset = \"epicardium\"; }; } );\n",
+     {NULL}, 3,
+     "regions.[0].model.preset: unknown parameter set \"epicardium\" of model bueno_orovio; available: \"epi\", \"endo\", \"mid\""},
+    {"region: preset of a model without sets",
+     "regions = ( { select = \"attribute\"; attribute = 1; model = { preset = \"epi\"; }; } );\n", {NULL}, 1,
+     "regions.[0].model.preset = \"epi\": model aliev_panfilov has no published parameter sets"},
+    {"region: preset not a string",
+     "regions = ( { select = \"attribute\"; attribute = 1; model = { preset = 2; }; } );\n", {NULL}, 1,
+     "regions.[0].model.preset: expected the name of a parameter set (a string), got"},
+    {"ecg.chi not positive", "ecg = { chi = 0.0; };\n", {NULL}, 1, "ecg.chi = 0 1/cm is out of range: must be > 0"},
     {"region: unknown selector", "regions = ( { select = \"cube\"; d_iso = 0.1; } );\n", {NULL}, 1,
      "regions.[0].select: unknown value \"cube\"; allowed: \"attribute\", \"box\""},
 };
@@ -615,6 +628,50 @@ static void test_preset(void)
     HS_TEST_OK(hs_spec_from_config(&cfg, &spec));
     HS_TEST_CHECK(spec.model_prm.gates == HS_GATES_RUSH_LARSEN && spec.model_prm.v[hs_model_param_index(m, "theta_v_minus")] == 0.2,
                   "spec: gates %d", spec.model_prm.gates);
+    /* a region's model.preset: the set's value of every parameter the region does not name */
+    write_file(path, "regions = ( { select = \"surface\"; label = \"epi\"; distance = 2.0;\n"
+                     "              model = { tau_fi = 0.12; preset = \"mid\"; }; } );\n"
+                     "model = { type = \"bueno_orovio\"; preset = \"endo\"; };\ntime = { dt = 0.02; };\n");
+    HS_TEST_OK(hs_config_load(path, NULL, 0, &cfg));
+    const hs_region_cfg *r = &cfg.regions[0];
+    const hs_model_preset *mid = NULL;
+    for (int q = 0; q < m->n_presets; ++q)
+        if (!strcmp(m->presets[q].name, "mid")) mid = &m->presets[q];
+    HS_TEST_CHECK(mid && r->n_params == m->n_params, "region preset: %d parameters set, %d expected", r->n_params,
+                  m->n_params);
+    int seen[HS_MODEL_MAX_PARAMS] = {0}, wrong = 0;
+    for (int q = 0; q < r->n_params && mid; ++q) {
+        int k = r->param_index[q];
+        if (k < 0 || k >= m->n_params || seen[k]++) { ++wrong; continue; }
+        double want = k == hs_model_param_index(m, "tau_fi") ? 0.12 : mid->v[k];
+        wrong += r->param_value[q] != want;
+    }
+    HS_TEST_CHECK(wrong == 0, "region preset: %d parameters differ from the mid set (tau_fi 0.12 kept)", wrong);
+    HS_TEST_CHECK(cfg.model_prm[m->id][hs_model_param_index(m, "tau_v2_minus")] == 10.0,
+                  "region preset changed the model's own (endo) values");
+    unlink(path);
+}
+
+/* ecg.sigma_b (S/m) reaches the ECG in the units of D as sigma_b / (chi C_m): sigma_i = chi C_m D with
+ * chi 1/cm, C_m uF/cm^2 and D mm^2/ms gives S/m times 1e-3 (app/spec.c). */
+static void test_ecg_units(void)
+{
+    char path[600];
+    snprintf(path, sizeof path, "%s/ecg_units.cfg", g_dir);
+    write_file(path, "ecg = { sigma_b = 0.2; chi = 1000.0; c_m = 2.0; };\n");
+    hs_config cfg;
+    HS_TEST_OK(hs_config_load(path, NULL, 0, &cfg));
+    hs_sim_spec spec;
+    HS_TEST_OK(hs_spec_from_config(&cfg, &spec));
+    /* chi C_m = 1e5 /m x 0.02 F/m^2 = 2000 S s/m^3; 0.2 S/m / 2000 = 1e-4 m^2/s = 0.1 mm^2/ms */
+    HS_TEST_CHECK(fabs(spec.ecg_sigma_b - 0.1) <= 1e-15, "ecg.sigma_b 0.2 S/m -> %.17g mm^2/ms (0.1 expected)",
+                  spec.ecg_sigma_b);
+    write_file(path, "ecg = { sigma_b = 0.7; };\n");
+    HS_TEST_OK(hs_config_load(path, NULL, 0, &cfg));
+    HS_TEST_OK(hs_spec_from_config(&cfg, &spec));
+    HS_TEST_CHECK(cfg.ecg_chi == 1400.0 && cfg.ecg_c_m == 1.0 && fabs(spec.ecg_sigma_b - 0.5) <= 1e-15,
+                  "defaults chi %g /cm, C_m %g uF/cm^2: sigma_b 0.7 S/m -> %.17g mm^2/ms (0.5 expected)", cfg.ecg_chi,
+                  cfg.ecg_c_m, spec.ecg_sigma_b);
     unlink(path);
 }
 
@@ -850,6 +907,7 @@ int main(void)
     test_full_and_round_trip();
     test_overrides();
     test_preset();
+    test_ecg_units();
     test_mesh_file_resolution();
     test_geometry_round_trip();
     test_reference();
