@@ -50,31 +50,39 @@ const char *hs_cg_outcome_name(hs_cg_outcome o)
     return "?";
 }
 
+int hs_krylov_start(int32_t n, const double *b, double *x, double *r, hs_cg_result *res, double *bnorm)
+{
+    res->outcome = HS_CG_CONVERGED;
+    res->iters = 0;
+    res->rel_res = 0.0;
+    res->fallback_iter = 0;
+    *bnorm = sqrt(hs_vec_dot(n, b, b));
+#pragma omp parallel for schedule(static) if (n > HS_OMP_MIN)
+    for (int32_t i = 0; i < n; ++i) {
+        x[i] = 0.0;
+        r[i] = b[i];
+    }
+    if (!isfinite(*bnorm)) {
+        res->outcome = HS_CG_NONFINITE;
+        res->rel_res = *bnorm;
+        return 1;
+    }
+    return *bnorm == 0.0;
+}
+
 hs_status hs_cg_jacobi(int32_t n, hs_matvec_fn A, void *ctx, const double *inv_diag,
                        const double *b, double *x, const hs_cg_opts *opts, hs_cg_work *w,
                        hs_cg_result *res)
 {
     HS_CHECK(w && w->n >= n, HS_ERR_INTERNAL, "CG workspace too small (%d < %d)", w ? w->n : -1, n);
     double *r = w->r, *z = w->z, *p = w->p, *q = w->q;
-    res->outcome = HS_CG_CONVERGED;
-    res->iters = 0;
-    res->rel_res = 0.0;
-    res->fallback_iter = 0;
-
-    double bnorm = sqrt(hs_vec_dot(n, b, b));
+    double bnorm = 0.0;
+    if (hs_krylov_start(n, b, x, r, res, &bnorm)) return HS_OK;
 #pragma omp parallel for schedule(static) if (n > HS_OMP_MIN)
     for (int32_t i = 0; i < n; ++i) {
-        x[i] = 0.0;
-        r[i] = b[i];
         z[i] = inv_diag[i] * b[i];
         p[i] = z[i];
     }
-    if (!isfinite(bnorm)) {
-        res->outcome = HS_CG_NONFINITE;
-        res->rel_res = bnorm;
-        return HS_OK;
-    }
-    if (bnorm == 0.0) return HS_OK;
     double rz = hs_vec_dot(n, r, z);
     double target = opts->tol * bnorm;
     for (int it = 1; it <= opts->max_iter; ++it) {
@@ -110,26 +118,14 @@ hs_status hs_cg_chronopoulos(int32_t n, hs_matvec_fn A, void *ctx, const double 
 {
     HS_CHECK(w && w->n >= n, HS_ERR_INTERNAL, "CG workspace too small (%d < %d)", w ? w->n : -1, n);
     double *r = w->r, *u = w->z, *p = w->p, *wv = w->q, *s = w->s;
-    res->outcome = HS_CG_CONVERGED;
-    res->iters = 0;
-    res->rel_res = 0.0;
-    res->fallback_iter = 0;
-
-    double bnorm = sqrt(hs_vec_dot(n, b, b));
+    double bnorm = 0.0;
+    if (hs_krylov_start(n, b, x, r, res, &bnorm)) return HS_OK;
 #pragma omp parallel for schedule(static) if (n > HS_OMP_MIN)
     for (int32_t i = 0; i < n; ++i) {
-        x[i] = 0.0;
-        r[i] = b[i];
         u[i] = inv_diag[i] * b[i];
         p[i] = 0.0;
         s[i] = 0.0;
     }
-    if (!isfinite(bnorm)) {
-        res->outcome = HS_CG_NONFINITE;
-        res->rel_res = bnorm;
-        return HS_OK;
-    }
-    if (bnorm == 0.0) return HS_OK;
     double gamma = hs_vec_dot(n, r, u), gamma_old = 0.0, alpha = 0.0;
     double target = opts->tol * bnorm;
     for (int it = 1; it <= opts->max_iter; ++it) {

@@ -97,25 +97,13 @@ hs_status hs_cg_sstep(int32_t n, hs_matvec_fn A, void *ctx, const double *inv_di
     }
     double *Y = w->basis, *tmp = Y + (size_t)m * n, *tmp2 = tmp + n;
     double *r = w->r, *z = w->z, *p = w->p, *q = w->q;
-    res->outcome = HS_CG_CONVERGED;
-    res->iters = 0;
-    res->rel_res = 0.0;
-    res->fallback_iter = 0;
-
-    double bnorm = sqrt(hs_vec_dot(n, b, b));
+    double bnorm = 0.0;
+    if (hs_krylov_start(n, b, x, r, res, &bnorm)) return HS_OK;
 #pragma omp parallel for schedule(static) if (n > HS_OMP_MIN)
     for (int32_t i = 0; i < n; ++i) {
-        x[i] = 0.0;
-        r[i] = b[i];
         z[i] = inv_diag[i] * b[i];
         p[i] = z[i];
     }
-    if (!isfinite(bnorm)) {
-        res->outcome = HS_CG_NONFINITE;
-        res->rel_res = bnorm;
-        return HS_OK;
-    }
-    if (bnorm == 0.0) return HS_OK;
     double rz = hs_vec_dot(n, r, z);
     const double target = opts->tol * bnorm;
 

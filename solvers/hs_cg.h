@@ -82,6 +82,13 @@ hs_status hs_cg_work_create(int32_t n, hs_cg_work **out);
 void hs_cg_work_destroy(hs_cg_work **p);
 
 /**
+ * @brief The start every Krylov solve of this folder shares (x = 0): @p res cleared, x = 0, r = b,
+ * *bnorm = ||b||. @return 1 when the solve is over already (b = 0: converged in 0 iterations; b not
+ * finite: HS_CG_NONFINITE with rel_res = ||b||), else 0.
+ */
+int hs_krylov_start(int32_t n, const double *b, double *x, double *r, hs_cg_result *res, double *bnorm);
+
+/**
  * @brief Solve A x = b from x = 0 with Jacobi preconditioning M^-1 = diag(inv_diag).
  * Returns HS_OK whatever the outcome (the caller decides what a failure means and words the error
  * with its context); res tells what happened.

@@ -69,25 +69,14 @@ void hs_krylov_work_destroy(hs_krylov_work **p)
     *p = NULL;
 }
 
-static void zero_start(int32_t n, const double *b, double *x, double *r)
-{
-#pragma omp parallel for schedule(static) if (n > HS_OMP_MIN)
-    for (int32_t i = 0; i < n; ++i) x[i] = 0.0, r[i] = b[i];
-}
-
 hs_status hs_pcg(int32_t n, hs_matvec_fn A, void *actx, hs_precond_fn M, void *mctx, const double *b,
                  double *x, const hs_cg_opts *opts, hs_krylov_work *w, hs_cg_result *res)
 {
     HS_CHECK(w && w->n >= n, HS_ERR_INTERNAL, "Krylov workspace too small (%d < %d)", w ? w->n : -1, n);
     double *r = w->v[0], *u = w->v[1], *p = w->v[2], *q = w->v[3], *s = w->v[4];
     const int chrono = opts->variant == HS_CG_CHRONOPOULOS;
-    res->outcome = HS_CG_CONVERGED;
-    res->iters = 0;
-    res->rel_res = 0.0;
-    double bnorm = sqrt(hs_vec_dot(n, b, b));
-    zero_start(n, b, x, r);
-    if (!isfinite(bnorm)) { res->outcome = HS_CG_NONFINITE; res->rel_res = bnorm; return HS_OK; }
-    if (bnorm == 0.0) return HS_OK;
+    double bnorm = 0.0;
+    if (hs_krylov_start(n, b, x, r, res, &bnorm)) return HS_OK;
     M(mctx, r, u);
     double gamma = hs_vec_dot(n, r, u), gamma_old = 0.0, alpha = 0.0;
     const double target = opts->tol * bnorm;
@@ -142,13 +131,8 @@ hs_status hs_bicgstab(int32_t n, hs_matvec_fn A, void *actx, hs_precond_fn M, vo
     HS_CHECK(w && w->n >= n, HS_ERR_INTERNAL, "Krylov workspace too small (%d < %d)", w ? w->n : -1, n);
     double *r = w->v[0], *r0 = w->v[1], *p = w->v[2], *v = w->v[3], *ph = w->v[4], *s = w->v[5];
     double *sh = w->v[6], *t = w->v[7];
-    res->outcome = HS_CG_CONVERGED;
-    res->iters = 0;
-    res->rel_res = 0.0;
-    double bnorm = sqrt(hs_vec_dot(n, b, b));
-    zero_start(n, b, x, r);
-    if (!isfinite(bnorm)) { res->outcome = HS_CG_NONFINITE; res->rel_res = bnorm; return HS_OK; }
-    if (bnorm == 0.0) return HS_OK;
+    double bnorm = 0.0;
+    if (hs_krylov_start(n, b, x, r, res, &bnorm)) return HS_OK;
 #pragma omp parallel for schedule(static) if (n > HS_OMP_MIN)
     for (int32_t i = 0; i < n; ++i) r0[i] = r[i], p[i] = 0.0, v[i] = 0.0;
     double rho_old = 1.0, alpha = 1.0, omega = 1.0;
