@@ -71,8 +71,19 @@ hs_status hs_bench_cg(const hs_config *cfg0, int iters, int reps)
         double t = r.t_persistent[g];
         double bytes = r.bytes_spmv + 8.0 * r.nnz + 12.0 * vec; /* + the slot map it reads through */
         if (t > 0)
-            printf("| chronopoulos, persistent kernel | %s | %.2f | %.2f | %.1f | %.2f | %.2f |\n",
+            printf("| chronopoulos, persistent kernel, 2 barriers/iter | %s | %.2f | %.2f | %.1f | %.2f | %.2f |\n",
                    g ? "CUDA graph node" : "one cooperative launch per solve", t * 1e6, r.t_naive / t, bytes * 1e-6,
+                   bytes / t / r.copy_bw, t / floor_t);
+    }
+    for (int q = 0; q < 4; ++q) {
+        double t = r.t_p1[q];
+        /* own rows: {r,s,w,D} read and written (64 B), x, p read and written (32 B); the records of the
+         * columns (32 B each) at least once */
+        double bytes = r.bytes_spmv + 12.0 * vec + 32.0 * r.n;
+        if (t > 0)
+            printf("| chronopoulos, persistent kernel, 1 barrier/iter, %d thread%s/row%s | one cooperative launch "
+                   "per solve | %.2f | %.2f | %.1f | %.2f | %.2f |\n", r.p1_tpr[q], r.p1_tpr[q] > 1 ? "s" : "",
+                   r.p1_tpr[q] == r.p1_tpr_auto ? " (a run's choice)" : "", t * 1e6, r.t_naive / t, bytes * 1e-6,
                    bytes / t / r.copy_bw, t / floor_t);
     }
     for (int q = 0; q < 3; ++q) {
@@ -82,6 +93,11 @@ hs_status hs_bench_cg(const hs_config *cfg0, int iters, int reps)
                    r.sstep_s[q], r.fallback_sstep[q] ? " (basis broke down: classic from there)" : "", t * 1e6,
                    r.t_naive / t, t / floor_t);
     }
+    if (r.t_p1_barrier > 0)
+        printf("\nwhat bounds the 1-barrier kernel (its grid: %d blocks of %d threads, %d thread%s/row): a grid barrier "
+               "alone %.2f us per phase; with the phase's reductions (totals of the last phase's block partials, this "
+               "phase's partials) %.2f us; the rest of an iteration is the SpMV and vector update at L2 latency\n",
+               r.p1_grid, r.p1_block, r.p1_tpr_auto, r.p1_tpr_auto > 1 ? "s" : "", r.t_p1_barrier * 1e6, r.t_p1_reduce * 1e6);
     printf("\nto ||r|| <= 1e-8 ||b||: classic %d iterations, chronopoulos %d (persistent %d); ||x_classic - "
            "x_chronopoulos|| / ||x_classic|| = %.2e\n", r.iters_to_tol[0], r.iters_to_tol[1], r.iters_persistent,
            r.x_rel_diff);
@@ -93,8 +109,14 @@ hs_status hs_bench_cg(const hs_config *cfg0, int iters, int reps)
            "chronopoulos | ||x - x_classic|| / ||x_classic|| | pays at %d rows |\n", (int)r.n);
     printf("|---|---:|---:|---:|---:|---:|---|\n");
     if (r.t_tol_persistent > 0)
-        printf("| chronopoulos, persistent kernel | %d | %.2f | %.2f | 1.00 | %.2e | - |\n", r.iters_persistent,
-               r.t_tol_persistent * 1e6, r.t_naive / r.t_tol_persistent, r.x_rel_diff);
+        printf("| chronopoulos, persistent kernel, 2 barriers/iter | %d | %.2f | %.2f | 1.00 | %.2e | - |\n",
+               r.iters_persistent, r.t_tol_persistent * 1e6, r.t_naive / r.t_tol_persistent, r.x_rel_diff);
+    if (r.t_tol_p1 > 0 && r.t_tol_persistent > 0) {
+        double ratio = (r.t_tol_persistent * r.iters_persistent) / (r.t_tol_p1 * r.iters_p1);
+        printf("| chronopoulos, persistent kernel, 1 barrier/iter, %d thread%s/row | %d | %.2f | %.2f | %.2f | %.2e | "
+               "%s |\n", r.p1_tpr_auto, r.p1_tpr_auto > 1 ? "s" : "", r.iters_p1, r.t_tol_p1 * 1e6,
+               r.t_naive / r.t_tol_p1, ratio, r.x_rel_diff_p1, ratio > 1.0 ? "yes" : "no");
+    }
     for (int q = 0; q < 3; ++q)
         if (r.t_tol_sstep[q] > 0 && r.t_tol_persistent > 0) {
             /* per solve, not per iteration: s-step may take a few more iterations */

@@ -292,9 +292,9 @@ static const hs_cfg_key base_keys[] = {
      AT(sai_level), .meaning = "solver.precond = sai or fsai: the pattern of the preconditioner is that of A^sai_level (1: A, 2: A^2, denser and stronger, much dearer to build)"},
     {.path = "solver.precond_reuse", .type = HS_CFG_INT, GE(1), .def_num = 1, .unit = "solves",
      AT(precond_reuse), .meaning = "solver.precond = sai or fsai: a computed preconditioner serves this many consecutive linear solves (Newton iterations, across time steps) before its values are recomputed from the current tangent; 1 = every solve"},
-    {.path = "solver.step", .type = HS_CFG_ENUM, .choices = "kernels|graph", .def_str = "kernels",
+    {.path = "solver.step", .type = HS_CFG_ENUM, .choices = "kernels|graph|persistent", .def_str = "kernels",
      .unit = "-", AT(step),
-     .meaning = "CUDA backend: kernels: the host runs the Newton loop of a step (one synchronisation per Newton iteration); graph: the first assembly and the whole Newton loop (solve, update, assembly, the Newton test) as one CUDA graph with a device-side WHILE node, one synchronisation per step. The cpu backend runs its host loop either way"},
+     .meaning = "CUDA backend: kernels: the host runs the Newton loop of a step (one synchronisation per Newton iteration); graph: the first assembly and the whole Newton loop (solve, update, assembly, the Newton test) as one CUDA graph with a device-side WHILE node, one synchronisation per step; persistent: the steps up to the next frame, checkpoint or sample as ONE cooperative kernel (begin of step, element, assembly, Newton test, one-barrier persistent CG, update, read-outs; grid barriers instead of launches, no host round trip; split assembly and Jacobi-CG chronopoulos only). The cpu backend runs its host loop either way"},
 
     /* ---- parallel: a run under mpirun (docs/parallel.md) --------------------------------------- */
     {.path = "parallel.partition", .type = HS_CFG_ENUM, .choices = "metis|rows|nonzeros", .def_str = "metis",

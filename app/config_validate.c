@@ -466,6 +466,29 @@ void hs_cfg_validate_all(load_ctx *x, const hs_config *cfg)
                           "\"bicgstab\" with %s", pi->name, ki->name, ki->name, pi->name);
     }
 
+    /* solver.step = "persistent": what its kernel implements (split assembly, Jacobi-CG Chronopoulos-Gear
+     * with the one-barrier persistent CG inside) */
+    if (!strcmp(cfg->step, "persistent")) {
+        if (strcmp(cfg->assembly, "split") != 0)
+            hs_cfg_report(x, origin_any(x, "solver.step", "solver.assembly", NULL),
+                          "solver.step = \"persistent\" needs solver.assembly = \"split\" (its kernel assembles the "
+                          "split form), not \"%s\"; or use solver.step = \"graph\"", cfg->assembly);
+        if (strcmp(cfg->cg_variant, "chronopoulos") != 0)
+            hs_cfg_report(x, origin_any(x, "solver.step", "solver.cg", NULL),
+                          "solver.step = \"persistent\" runs Chronopoulos-Gear CG inside its kernel: solver.cg = "
+                          "\"%s\" is not available there; set solver.cg = \"chronopoulos\" or use solver.step = "
+                          "\"graph\"", cfg->cg_variant);
+        if (!strcmp(cfg->persistent, "off"))
+            hs_cfg_report(x, origin_any(x, "solver.step", "solver.persistent", NULL),
+                          "solver.step = \"persistent\" includes the persistent CG kernel: solver.persistent = "
+                          "\"off\" contradicts it; set solver.persistent = \"auto\"");
+        if ((cfg->precond[0] && strcmp(cfg->precond, "jacobi") != 0) || (cfg->krylov[0] && strcmp(cfg->krylov, "cg") != 0))
+            hs_cfg_report(x, origin_any(x, "solver.step", "solver.precond", "solver.krylov", NULL),
+                          "solver.step = \"persistent\" runs Jacobi-preconditioned CG inside its kernel: "
+                          "solver.precond = \"%s\" with solver.krylov = \"%s\" is not available there; use "
+                          "solver.step = \"kernels\"", cfg->precond, cfg->krylov);
+    }
+
     validate_mesh(x, cfg);
     validate_fibers(x, cfg);
 }

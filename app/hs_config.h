@@ -101,7 +101,8 @@ typedef struct hs_config {
     char assembly[8];       /**< "split" | "full" (fem/hs_assembly_list.h) */
     char matrix_values[8];  /**< "float64" | "float32" (solvers/hs_matrix_values_list.h) */
     char persistent[8];     /**< "auto" | "on" | "off": persistent CG kernel (chronopoulos, cuda) */
-    char step[8];           /**< "kernels" | "graph": the Newton iteration of a step on the host or the device */
+    char step[16];          /**< "kernels" | "graph" | "persistent": the Newton iteration of a step on the host or the
+                                 device, or whole steps as one kernel */
 
     /* parallel (a run under mpirun; docs/parallel.md) */
     char partition[16];     /**< "metis" | "rows" | "nonzeros" (parallel/hs_partition_list.h) */

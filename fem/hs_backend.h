@@ -54,6 +54,8 @@ typedef struct hs_newton_out {
     double res_hist[32];
 } hs_newton_out;
 
+typedef struct hs_step_stats hs_step_stats; /* below */
+
 typedef struct hs_backend_ops {
     const char *name;
     /** Start a step: phi_n = phi, r_n = r; dt in model units; stimulus amplitude of each site in
@@ -109,7 +111,17 @@ typedef struct hs_backend_ops {
     hs_status (*sample)(hs_backend *b, int set, int slot);
     /** Copy rows 0 .. n-1 of set @p set's buffer to @p dst [n][n_rows]. */
     hs_status (*sample_fetch)(hs_backend *b, int set, int n, double *dst);
+    /** Optional (NULL: steps one by one): steps k0 .. k0+n-1 of dt_ms each (t = k dt_ms) as a whole on
+     *  the device, begin_step, the Newton loop and end_step of each, with no host round trip
+     *  (solver.step = "persistent"). @p site_amp [n][n_sites]: each step's stimulus amplitudes per ms.
+     *  *done steps completed (their stats in @p stats [n]); when *done < n, step k0 + *done failed and
+     *  the backend is back at its start, to be run again by hs_time_step (which reports or retries it). */
+    hs_status (*steps_device)(hs_backend *b, long k0, double dt_ms, int n, const double *site_amp, int *done,
+                              hs_step_stats *stats);
 } hs_backend_ops;
+
+/** Steps one hs_backend_ops.steps_device call runs at most. */
+#define HS_STEPS_DEVICE_MAX 1024
 
 /** Sample sets a backend keeps: 0 the probes, 1 the pseudo-ECG. */
 #define HS_SAMPLE_SETS 2
@@ -127,14 +139,14 @@ struct hs_backend {
 void hs_backend_destroy(hs_backend **b);
 
 /** What one time step did. */
-typedef struct hs_step_stats {
+struct hs_step_stats {
     int newton_iters;    /**< linear solves in this step */
     int cg_iters;        /**< CG iterations summed over the step's solves */
     int cg_iters_max;
     double res_norm;     /**< final residual norm */
     int n_hist;
     double res_hist[32]; /**< residual norm before each Newton iteration (for convergence studies) */
-} hs_step_stats;
+};
 
 /**
  * @brief One backward-Euler step from t_ms to t_ms + dt_ms: global Newton (seed 002 Table 1).

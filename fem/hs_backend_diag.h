@@ -50,6 +50,16 @@ typedef struct hs_cg_bench {
     int iters_sstep[3];      /**< iterations to 1e-8 */
     double x_rel_diff_sstep[3]; /**< ||x_sstep - x_classic|| / ||x_classic|| at 1e-8 */
     double t_tol_persistent; /**< s per iteration, persistent Chronopoulos, solves to 1e-8 */
+    /* the one-barrier persistent kernel (backends/cuda/hs_gpu_cg1.cuh; t_persistent is the two-barrier one) */
+    int p1_tpr[4];           /**< threads per row of its rows: 1, 2, 4, 8 */
+    double t_p1[4];          /**< s per iteration, solves of `iters` iterations, one launch per solve */
+    int p1_tpr_auto;         /**< the threads per row a run takes at this size */
+    int iters_p1;            /**< iterations to 1e-8 (the run's threads per row) */
+    double t_tol_p1;         /**< s per iteration, solves to 1e-8 */
+    double x_rel_diff_p1;    /**< ||x_p1 - x_classic|| / ||x_classic|| at 1e-8 */
+    int p1_grid, p1_block;   /**< its grid and block size */
+    double t_p1_barrier;     /**< s per phase on that grid: the grid barrier alone */
+    double t_p1_reduce;      /**< s per phase: the barrier with the phase's reductions */
 } hs_cg_bench;
 
 struct hs_backend_diag_ops {

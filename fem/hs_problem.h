@@ -52,8 +52,9 @@ typedef struct hs_problem_opts {
     int persistent;             /**< cuda backend, chronopoulos: 1 one persistent kernel per CG solve, 0 never,
                                      -1 auto (up to HS_CG_PERSISTENT_AUTO_ROWS rows) */
     hs_precond_opts pc;         /**< preconditioner and Krylov method (solvers/hs_precond.h) */
-    int step_graph;             /**< solver.step = "graph": the Newton iteration of a step on the device
-                                     (hs_backend_ops.newton_device, cuda); 0: the host loop */
+    int step_graph;             /**< solver.step: 1 "graph", 2 "persistent": the Newton iteration of a step on
+                                     the device (hs_backend_ops.newton_device, cuda; 2 also whole steps,
+                                     hs_backend_ops.steps_device); 0: the host loop */
 } hs_problem_opts;
 
 typedef struct hs_problem {

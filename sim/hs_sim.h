@@ -68,7 +68,8 @@ typedef struct hs_sim_spec {
     int extrapolate;
     int graph;                   /**< 1: CUDA graph replay of a Newton iteration */
     int persistent;              /**< 1 on, 0 off, -1 auto */
-    int step_graph;              /**< solver.step: 1 "graph" (the Newton iteration on the device), 0 "kernels" */
+    int step_graph;              /**< solver.step: 0 "kernels", 1 "graph" (the Newton iteration on the device),
+                                      2 "persistent" (steps as one cooperative kernel) */
     hs_assembly_kind assembly;   /**< solver.assembly */
     hs_matrix_values matrix_values; /**< solver.matrix_values */
     double newton_tol_residual, newton_tol_update;
@@ -131,6 +132,10 @@ void hs_sim_destroy(hs_sim *sim);
 
 /** @brief Advance @p sim by one step from t_ms with the spec's stimuli (tests, benchmarks). */
 hs_status hs_sim_step(hs_sim *sim, double t_ms, double dt_ms, hs_step_stats *stats);
+/** @brief Steps k0 .. k0+n-1 (t = k dt_ms) as one device launch (hs_backend_ops.steps_device, solver.step
+ *  = "persistent"): *done steps completed, their stats in @p stats [n]; when *done < n the step k0 + *done
+ *  failed and the backend is at its start (run it with hs_sim_step to report or retry it). */
+hs_status hs_sim_steps(hs_sim *sim, long k0, double dt_ms, int n, int *done, hs_step_stats *stats);
 
 /** @brief What a frame of @p sim shows: the spec's output fields of the backend's state. */
 hs_frame_plan hs_sim_frame_plan(const hs_sim_spec *spec, const hs_sim *sim);

@@ -192,6 +192,24 @@ void hs_sim_destroy(hs_sim *sim)
     hs_mesh_destroy(&sim->mesh);
 }
 
+hs_status hs_sim_steps(hs_sim *sim, long k0, double dt_ms, int n, int *done, hs_step_stats *stats)
+{
+    hs_backend *b = sim->backend;
+    *done = 0;
+    HS_CHECK(b->ops->steps_device, HS_ERR_INTERNAL, "the %s backend cannot run steps on the device", b->ops->name);
+    const int ns = sim->stim->n_sites;
+    HS_CHECK(ns <= HS_SPEC_MAX_STIMULI, HS_ERR_INTERNAL, "too many stimulus sites");
+    double *amp = NULL;
+    HS_CALL(HS_ALLOC(amp, (size_t)n * (ns > 0 ? ns : 1), "stimulus amplitudes per step"));
+    for (int j = 0; j < n; ++j) { /* t = k dt and t + dt, as the time loop passes them to hs_sim_step */
+        const double t = (k0 + j) * dt_ms;
+        hs_stim_set_amplitudes(sim->stim, t, t + dt_ms, amp + (size_t)j * ns);
+    }
+    hs_status st = b->ops->steps_device(b, k0, dt_ms, n, amp, done, stats);
+    free(amp);
+    return st;
+}
+
 hs_status hs_sim_step(hs_sim *sim, double t_ms, double dt_ms, hs_step_stats *stats)
 {
     double amp[HS_SPEC_MAX_STIMULI + 1];

@@ -302,6 +302,23 @@ static hs_status step_with_retry(const hs_sim_spec *cfg, hs_sim *sim, ckpt_state
                    cfg->dt_retry);
 }
 
+/* solver.step = "persistent": the steps from k to the next one after which something is due (a frame,
+ * a checkpoint, the run's end) or before which the NaN hook acts, at most HS_STEPS_DEVICE_MAX: one
+ * device launch. */
+static long chunk_len(long k, long n_steps, double dt, double eps, int out, long next_frame, double out_iv,
+                      int ckpt_on, long next_ckpt, double ck_iv, long nan_step)
+{
+    long L = 0;
+    while (k + L < n_steps && L < HS_STEPS_DEVICE_MAX) {
+        const double t1 = (k + L + 1) * dt;
+        ++L;
+        if (out && t1 >= next_frame * out_iv - eps) break;
+        if (ckpt_on && t1 >= next_ckpt * ck_iv - eps) break;
+        if (nan_step > k && k + L == nan_step) break;
+    }
+    return L;
+}
+
 /* HS_INJECT_NAN_AT_STEP=k (test hook, docs/reliability.md): a NaN in phi before step k. */
 static long inject_nan_step(void)
 {
@@ -338,6 +355,7 @@ hs_status hs_sim_run(const hs_sim_spec *cfg, const char *restart, const hs_run_h
     hs_series *ser = NULL;
     hs_frame_writer *fw = NULL;
     double *clean_phi = NULL;
+    hs_step_stats *chunk = NULL; /* statistics of the steps of one device launch (solver.step = persistent) */
     hs_checkpoint ck;
     ckpt_state cs;
     saved_signals sig;
@@ -429,6 +447,10 @@ hs_status hs_sim_run(const hs_sim_spec *cfg, const char *restart, const hs_run_h
     char ckpt_path[HS_PATH_MAX + 64] = "";
     sum->t_reached_ms = k0 * dt;
     hs_step_stats ss = {0};
+    /* whole steps on the device (solver.step = "persistent"), unless something is due every step
+     * (probes, ECG) or the run is distributed */
+    if (cfg->step_graph == 2 && sim.backend->ops->steps_device && !cs.smp && !cfg->distributed)
+        HS_CALL_GOTO(HS_ALLOC(chunk, HS_STEPS_DEVICE_MAX, "step statistics"), done);
     loop_start(hooks, n_steps * dt, &looping);
     loop_ran = 1;
     for (long k = k0; k < n_steps; ++k) {
@@ -445,6 +467,35 @@ hs_status hs_sim_run(const hs_sim_spec *cfg, const char *restart, const hs_run_h
             HS_CALL_GOTO(sim.backend->ops->set_state(sim.backend, &bad), done);
             hs_log(1, "test hook HS_INJECT_NAN_AT_STEP: phi at node %d set to NaN before step %ld (t = %g ms)\n",
                    node, k, t);
+        }
+        if (chunk) {
+            const long L = chunk_len(k, n_steps, dt, eps, out, next_frame, cfg->out_interval, ckpt_on, next_ckpt,
+                                     cfg->checkpoint_interval, nan_step);
+            if (L > 1) {
+                int nd = 0;
+                HS_CALL_GOTO(hs_sim_steps(&sim, k, dt, (int)L, &nd, chunk), done);
+                /* the steps before the launch's last (or before a failed one) are accounted here, as if
+                 * run one by one; nothing was due after them */
+                const long acc = nd < L ? nd : L - 1;
+                for (long j = 0; j < acc; ++j) {
+                    const hs_step_stats *s = &chunk[j];
+                    sum->steps++;
+                    sum->newton_iters += s->newton_iters;
+                    sum->cg_iters += s->cg_iters;
+                    sum->t_reached_ms = (k + j + 1) * dt;
+                    if (hooks && hooks->step_done)
+                        hooks->step_done(hooks->ctx, (k + j + 1) * dt, sum->steps, s->newton_iters, s->cg_iters, 0);
+                }
+                k += acc;
+                t = k * dt;
+                t1 = (k + 1) * dt;
+                if (nd == L) {
+                    ss = chunk[L - 1];
+                    goto accepted;
+                }
+                /* step k failed in the launch; the backend is at its start: the one-step path below runs
+                 * it again, and reports or retries its failure as usual */
+            }
         }
         st = step_with_retry(cfg, &sim, &cs, t, dt, &ss);
         if (st != HS_OK) {
@@ -482,6 +533,7 @@ hs_status hs_sim_run(const hs_sim_spec *cfg, const char *restart, const hs_run_h
             }
             goto done;
         }
+    accepted:
         sum->steps++;
         sum->newton_iters += ss.newton_iters;
         sum->cg_iters += ss.cg_iters;
@@ -557,6 +609,7 @@ done:
     if (ser) hs_log(1, "output: %d frames, index %s\n", hs_series_count(ser), hs_series_index_path(ser));
     hs_series_destroy(&ser);
     free(clean_phi);
+    free(chunk);
     hs_state_destroy(&cs.state);
     free(cs.retry_hist[0]);
     free(cs.retry_hist[1]);

@@ -24,8 +24,10 @@ static int hs_test_node_cmp(const void *a, const void *b)
     return 0;
 }
 
-/** @brief nsteps of @p spec; the nodes sorted by (x, y, z), or NULL on failure (message printed). */
-static hs_test_node *hs_test_run_sorted(const hs_sim_spec *spec, int nsteps, int32_t *n_out)
+/** @brief nsteps of @p spec; the nodes sorted by (x, y, z), or NULL on failure (message printed).
+ *  @p chunk > 0: the steps as device launches of up to chunk steps (hs_sim_steps, solver.step =
+ * "persistent"), a step that fails in one run again by hs_sim_step; 0: one by one. */
+static hs_test_node *hs_test_run_sorted_ex(const hs_sim_spec *spec, int nsteps, int chunk, int32_t *n_out)
 {
     hs_sim sim;
     const char *be = spec->backend ? spec->backend->name : "auto", *fmt = spec->spmv ? spec->spmv->name : "auto";
@@ -35,14 +37,30 @@ static hs_test_node *hs_test_run_sorted(const hs_sim_spec *spec, int nsteps, int
         return NULL;
     }
     hs_step_stats st;
+    hs_step_stats *many = chunk > 0 ? (hs_step_stats *)malloc(sizeof(hs_step_stats) * (size_t)chunk) : NULL;
     for (int k = 0; k < nsteps; ++k) {
+        if (many) {
+            int n = nsteps - k < chunk ? nsteps - k : chunk, done = 0;
+            if (hs_sim_steps(&sim, k, spec->dt, n, &done, many) != HS_OK) {
+                fprintf(stderr, "%s/%s: steps from %d failed: %s\n", be, fmt, k, hs_error_message());
+                hs_error_clear();
+                free(many);
+                hs_sim_destroy(&sim);
+                return NULL;
+            }
+            k += done;
+            if (k >= nsteps) break;
+            if (done == n) { --k; continue; }
+        }
         if (hs_sim_step(&sim, k * spec->dt, spec->dt, &st) != HS_OK) {
             fprintf(stderr, "%s/%s: step %d failed: %s\n", be, fmt, k, hs_error_message());
             hs_error_clear();
+            free(many);
             hs_sim_destroy(&sim);
             return NULL;
         }
     }
+    free(many);
     int32_t n = sim.mesh->n_nodes;
     double *phi = (double *)malloc(sizeof(double) * n), *act = (double *)malloc(sizeof(double) * n);
     hs_test_node *v = (hs_test_node *)malloc(sizeof(hs_test_node) * n);
@@ -58,6 +76,12 @@ static hs_test_node *hs_test_run_sorted(const hs_sim_spec *spec, int nsteps, int
     hs_sim_destroy(&sim);
     *n_out = n;
     return v;
+}
+
+/** @brief hs_test_run_sorted_ex one step at a time. */
+static hs_test_node *hs_test_run_sorted(const hs_sim_spec *spec, int nsteps, int32_t *n_out)
+{
+    return hs_test_run_sorted_ex(spec, nsteps, 0, n_out);
 }
 
 #endif

@@ -183,6 +183,7 @@ static void cu_destroy(hs_backend *b)
                    c->pptr, c->pelem, c->pslot, c->relem, c->dslot, c->kdp, c->kdc, c->km, c->rm, c->rtab, c->etab};
     for (size_t i = 0; i < sizeof dev / sizeof dev[0]; ++i) cudaFree(dev[i]);
     if (c->step_exec) cudaGraphExecDestroy(c->step_exec);
+    hs_cu_pstep_free(c);
     cudaFree(c->step_ctl);
     cudaFreeHost(c->h_step_ctl);
     for (int k = 0; k < HS_SAMPLE_SETS; ++k) {
@@ -207,7 +208,7 @@ static const hs_backend_ops cuda_ops = {
     "cuda", hs_cu_begin_step, hs_cu_assemble, hs_cu_solve, hs_cu_iterate, hs_cu_end_step, hs_cu_restore_step,
     cu_get_state, cu_set_state, cu_get_history, cu_set_history, cu_state_copy_start, cu_state_copy_wait,
     cu_host_alloc, cu_host_free, cu_get_times, cu_destroy, hs_cu_newton_device, hs_cu_sample_setup, hs_cu_sample,
-    hs_cu_sample_fetch,
+    hs_cu_sample_fetch, hs_cu_steps_device,
 };
 
 /* ---- set-up --------------------------------------------------------------------------------- */
@@ -311,7 +312,8 @@ static hs_status cuda_setup(hs_backend *b)
         c->cg->sstep_reuse = 1; /* Newton's matrices of a run are close: keep the Chebyshev interval */
     }
     if (p->opt.cg.variant == HS_CG_CHRONOPOULOS &&
-        (p->opt.persistent > 0 || (p->opt.persistent < 0 && c->nn <= HS_CG_PERSISTENT_AUTO_ROWS))) {
+        (p->opt.persistent > 0 || p->opt.step_graph == 2 ||
+         (p->opt.persistent < 0 && c->nn <= HS_CG_PERSISTENT_AUTO_ROWS))) {
         if (!c->csr_rp) HS_CALL(upload(&c->csr_rp, p->pattern->row_ptr, (size_t)c->nn + 1, "CSR row pointers"));
         if (!c->csr_col) HS_CALL(upload(&c->csr_col, p->pattern->col, (size_t)c->nnz, "CSR columns"));
         HS_CALL(hs_gpu_cg_set_persistent(c->cg, c->csr_rp, c->csr_col, c->slot, hs_cu_kvals(c), c->f32));

@@ -341,7 +341,7 @@ void hs_gpu_cg_destroy(hs_gpu_cg **p)
     if (!p || !*p) return;
     hs_gpu_cg *cg = *p;
     void *dev[] = {cg->r, cg->u, cg->p, cg->w, cg->s, cg->partA, cg->partB, cg->partD, cg->d_sc,
-                   cg->sstep_Y, cg->sstep_partG, cg->sstep_gtot, cg->sstep_cheb};
+                   cg->sstep_Y, cg->sstep_partG, cg->sstep_gtot, cg->sstep_cheb, cg->p_q, cg->p_part};
     for (size_t i = 0; i < sizeof dev / sizeof dev[0]; ++i) cudaFree(dev[i]);
     if (cg->s_body) cudaStreamDestroy(cg->s_body);
     free(cg);

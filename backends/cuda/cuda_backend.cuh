@@ -30,6 +30,7 @@
 #include "hs_gpu_cg.cuh"
 #include "hs_gpu_precond.cuh"
 #include "hs_gpu_spmv.cuh"
+#include "hs_step_persistent.cuh"
 
 #define HS_CG_POLL 4 /* CG iterations launched between two reads of the device status word */
 
@@ -100,6 +101,8 @@ struct cuda_impl {
     cudaGraphExec_t step_exec;
     double step_dt;
     struct hs_newton_ctl *step_ctl, *h_step_ctl;
+    /* solver.step = "persistent" (step_persistent.cu): the step kernel's data, NULL until first used */
+    hs_pstep_dev *pstep;
     hs_phase_times t;
     /* solver.precond / solver.krylov other than Jacobi-CG (backends/cuda/precond.cu, krylov.cu): the
      * host's pattern work, the device preconditioner, K in CSR order, the Krylov work, and the solves
@@ -110,6 +113,14 @@ struct cuda_impl {
     hs_gpu_krylov *gkw;
     long pc_age;
 };
+
+/* The extrapolated first iterate w0 phi_n + w1 phi_{n-1} (+ w2 phi_{n-2}) with explicit roundings, so
+ * that the step's kernels (pointwise.cu) and the persistent step (step_persistent.cu) give the same bits. */
+__device__ __forceinline__ double hs_cu_extrap(double w0, double w1, double w2, double p0, double h1, double h2)
+{
+    const double s = __fma_rn(w1, h1, __dmul_rn(w0, p0));
+    return w2 != 0.0 ? __fma_rn(w2, h2, s) : s;
+}
 
 /* The tangent's value array as stored (double *kval, or float *kval32 when f32). */
 static inline void *hs_cu_kvals(cuda_impl *c) { return c->f32 ? (void *)c->kval32 : (void *)c->kval; }

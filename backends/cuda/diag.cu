@@ -287,12 +287,49 @@ static hs_status cu_bench_cg(hs_backend *b, int iters, int reps, hs_cg_bench *ou
         hs_gpu_cg *cg = NULL;
         st = hs_gpu_cg_create(c->nn, HS_CG_CHRONOPOULOS, c->spmv, c->dinv, &cg);
         if (st == HS_OK) st = hs_gpu_cg_set_persistent(cg, d_rp, d_col, c->slot, hs_cu_kvals(c), c->f32);
+        if (st == HS_OK) st = hs_gpu_cg_set_persistent_kind(cg, 2, 0); /* the two-barrier kernel */
         if (st == HS_OK) st = time_solves(c, cg, 0, iters, reps, &out->t_persistent[0]);
         if (st == HS_OK) st = time_solves(c, cg, 1, iters, reps, &out->t_persistent[1]);
         if (st == HS_OK) st = solve_to(c, cg, 1e-8, &out->iters_persistent, xb);
         int it_tol = 0, fb = 0;
         if (st == HS_OK) st = time_solves_tol(c, cg, 1e-8, reps, &out->t_tol_persistent, &it_tol, &fb);
         hs_gpu_cg_destroy(&cg);
+    }
+    /* the one-barrier persistent kernel: each threads-per-row choice, then the run's choice to 1e-8 */
+    for (int q = 0; q < 4; ++q) out->t_p1[q] = -1.0;
+    out->t_tol_p1 = -1.0;
+    if (st == HS_OK) {
+        hs_gpu_cg *cg = NULL;
+        double *xs = NULL;
+        st = HS_ALLOC(xs, c->nn, "bench solution");
+        if (st == HS_OK) st = hs_gpu_cg_create(c->nn, HS_CG_CHRONOPOULOS, c->spmv, c->dinv, &cg);
+        if (st == HS_OK) st = hs_gpu_cg_set_persistent(cg, d_rp, d_col, c->slot, hs_cu_kvals(c), c->f32);
+        if (st == HS_OK) out->p1_tpr_auto = cg->p_tpr;
+        for (int q = 0; q < 4 && st == HS_OK; ++q) {
+            out->p1_tpr[q] = 1 << q;
+            st = hs_gpu_cg_set_persistent_kind(cg, 1, 1 << q);
+            if (st == HS_OK) st = time_solves(c, cg, 0, iters, reps, &out->t_p1[q]);
+        }
+        if (st == HS_OK) st = hs_gpu_cg_set_persistent_kind(cg, 1, 0);
+        double fl[2] = {-1.0, -1.0};
+        if (st == HS_OK) st = hs_gpu_cg1_floor(cg, iters, reps, fl);
+        out->p1_grid = cg->p_grid1;
+        out->p1_block = cg->p_block1;
+        out->t_p1_barrier = fl[0];
+        out->t_p1_reduce = fl[1];
+        int fb = 0;
+        if (st == HS_OK) st = time_solves_tol(c, cg, 1e-8, reps, &out->t_tol_p1, &out->iters_p1, &fb);
+        if (st == HS_OK) st = solve_to(c, cg, 1e-8, &out->iters_p1, xs);
+        if (st == HS_OK) {
+            double dd = 0.0, nx = 0.0;
+            for (int32_t i = 0; i < c->nn; ++i) {
+                dd += (xs[i] - xa[i]) * (xs[i] - xa[i]);
+                nx += xa[i] * xa[i];
+            }
+            out->x_rel_diff_p1 = nx > 0 ? sqrt(dd / nx) : 0.0;
+        }
+        hs_gpu_cg_destroy(&cg);
+        free(xs);
     }
     /* s-step, s = 2, 4, 8: its persistent kernel, the interval kept across solves (as in a run) */
     for (int q = 0; q < 3 && st == HS_OK; ++q) {

@@ -43,7 +43,8 @@ static hs_status cuda_choose_spmv(const hs_csr *pattern, const hs_problem_opts *
     why[0] = '\0';
     const int with_dot = opt->cg.variant == HS_CG_CHRONOPOULOS;
     const int persistent_cg =
-        with_dot && (opt->persistent > 0 || (opt->persistent < 0 && pattern->n_rows <= HS_CG_PERSISTENT_AUTO_ROWS));
+        with_dot && (opt->persistent > 0 || opt->step_graph == 2 ||
+                     (opt->persistent < 0 && pattern->n_rows <= HS_CG_PERSISTENT_AUTO_ROWS));
     if (opt->cg.variant == HS_CG_SSTEP) { /* always its persistent kernel: the same reasoning */
         *out = hs_spmv_find("csr_scalar");
         HS_CHECK(*out != NULL, HS_ERR_INTERNAL, "the csr_scalar kernel is not registered");

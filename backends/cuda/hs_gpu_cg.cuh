@@ -87,6 +87,12 @@ struct hs_gpu_cg {
     const void *p_vals;              /**< borrowed matrix values in the SpMV format's slots (double, or
                                           float when p_f32) */
     int p_f32;
+    int p_barriers;                  /**< 1: one grid barrier per iteration (hs_gpu_cg1.cuh, the default),
+                                          2: the two-barrier kernel (kept for bench cg's comparison) */
+    int p_tpr;                       /**< one-barrier kernel: threads per row (1, 2, 4, 8) */
+    int p_grid1, p_block1;           /**< its grid and block size */
+    double4_32a *p_q;                    /**< [2][n] its {r, s, w, D^-1} records */
+    double *p_part;                  /**< [2][3][p_grid1] its block partials */
     /* s-step (variant HS_CG_SSTEP, hs_gpu_cg_set_sstep): always the persistent kernel of cg_sstep.cu */
     int sstep_s;                     /**< s (iterations per block) */
     int sstep_reuse;                 /**< keep the Chebyshev interval across solves (set by the caller) */
@@ -109,6 +115,21 @@ void hs_gpu_cg_destroy(hs_gpu_cg **p);
  */
 hs_status hs_gpu_cg_set_persistent(hs_gpu_cg *cg, const int32_t *d_row_ptr, const int32_t *d_col,
                                    const int64_t *d_slot, const void *d_vals, int f32);
+/**
+ * @brief Choose the persistent kernel after hs_gpu_cg_set_persistent: @p barriers = 1 (one grid barrier
+ * per iteration, hs_gpu_cg1.cuh; allocates 4n doubles of records) or 2 (the two-barrier kernel);
+ * @p tpr: threads per row of the one-barrier kernel (1, 2, 4, 8; 0: hs_gpu_cg1_tpr's choice).
+ */
+hs_status hs_gpu_cg_set_persistent_kind(hs_gpu_cg *cg, int barriers, int tpr);
+/** @brief What bounds the one-barrier kernel on its grid (bench cg): seconds per phase of a grid
+ *  barrier alone (out[0]) and of the barrier with the phase's reductions (out[1]); medians of @p reps
+ *  launches of @p iters phases. */
+hs_status hs_gpu_cg1_floor(hs_gpu_cg *cg, int iters, int reps, double out[2]);
+/** @brief Threads per row the one-barrier kernel takes for @p n rows when @p resident_threads (one
+ *  1024-thread block per SM) can run at once: 1 at every size measured so far (the function keeps
+ *  the place for a size-dependent choice). */
+int hs_gpu_cg1_tpr(int32_t n, int64_t resident_threads);
+
 /**
  * @brief Make this (HS_CG_SSTEP) CG an s-step one with @p s iterations per block (0: HS_CG_S_DEFAULT):
  * every solve is one persistent cooperative kernel (backends/cuda/cg_sstep.cu) with its own CSR SpMV

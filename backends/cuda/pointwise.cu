@@ -51,7 +51,7 @@ __global__ void k_extrapolate(int32_t n, double w0, double w1, double w2, const 
                               const double *__restrict__ h1, const double *__restrict__ h2, double *__restrict__ phi)
 {
     for (int32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
-        phi[i] = w0 * phin[i] + w1 * h1[i] + (w2 != 0.0 ? w2 * h2[i] : 0.0);
+        phi[i] = hs_cu_extrap(w0, w1, w2, phin[i], h1[i], w2 != 0.0 ? h2[i] : 0.0);
 }
 
 __global__ void k_fill(int64_t n, double v, double *x)

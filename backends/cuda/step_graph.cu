@@ -164,6 +164,7 @@ hs_status capture_step(hs_backend *b)
 hs_status hs_cu_newton_device(hs_backend *b, hs_newton_out *out)
 {
     cuda_impl *c = (cuda_impl *)b->impl;
+    if (b->prob->opt.step_graph == 2) return hs_cu_pstep_newton(b, out); /* solver.step = "persistent" */
     if (!c->step_ctl) {
         HS_CALL(HS_CUDA_ALLOC(c->step_ctl, 1, "Newton control block"));
         HS_CUDA_CALL(cudaMallocHost((void **)&c->h_step_ctl, sizeof(hs_newton_ctl)));

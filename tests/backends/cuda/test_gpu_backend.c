@@ -83,6 +83,71 @@ static hs_test_node *run_kernel(const char *backend, const char *kernel, hs_asse
     return run_kernel_values(backend, kernel, am, HS_VALUES_F64, -1, n_out);
 }
 
+/* solver.step = "persistent" (backends/cuda/step_persistent.cu): (1) its Newton loop of one step (after
+ * the host's begin_step) gives the kernel-sequence simulation @p a within the Newton tolerance's effect
+ * (the same arithmetic but the CG's sums in another order: N steps of 1e-10, as chronopoulos vs classic
+ * below); (2) whole steps in launches of 7 (begin and end of step inside the kernel) give (1)'s
+ * simulation within the same bound (measured on an H100: ~10% of the nodes differ in the last bits; the
+ * cause is not found yet, see docs/benchmarks.md); (3) a Newton failure in a launch stops it at the host loop's failing step
+ * @p fail_step, the state back at that step's start, and the one-step path then fails with the host
+ * loop's words @p msg. */
+static void persistent_step(int nsteps, const hs_test_node *a, int32_t n1, int fail_step, const char *msg)
+{
+    static hs_sim_spec c7, c8;
+    setup_cfg(&c7, "cuda");
+    setup_cfg(&c8, "cuda");
+    c7.step_graph = 2;
+    c8.step_graph = 2;
+    int32_t n7 = 0, n8 = 0;
+    hs_test_node *p = hs_test_run_sorted(&c7, nsteps, &n7);
+    hs_test_node *w = hs_test_run_sorted_ex(&c8, nsteps, 7, &n8);
+    HS_TEST_CHECK(p && n7 == n1 && w && n8 == n1, "runs with solver.step = persistent failed");
+    if (a && p && w && n7 == n1 && n8 == n1) {
+        double d2 = 0, r2 = 0, dact = 0, w2 = 0, wact = 0;
+        int diff = 0;
+        for (int32_t i = 0; i < n1; ++i) {
+            d2 += (a[i].phi - p[i].phi) * (a[i].phi - p[i].phi);
+            r2 += a[i].phi * a[i].phi;
+            if (a[i].act >= 0 && p[i].act >= 0) dact = fmax(dact, fabs(a[i].act - p[i].act));
+            w2 += (w[i].phi - p[i].phi) * (w[i].phi - p[i].phi);
+            if (w[i].act >= 0 && p[i].act >= 0) wact = fmax(wact, fabs(w[i].act - p[i].act));
+            diff += p[i].phi != w[i].phi || p[i].act != w[i].act;
+        }
+        printf("persistent step vs kernel sequence after %d steps: |phi diff|/|phi| = %.2e, max activation diff "
+               "%.2e ms; whole steps per launch vs one: %d nodes differ, |phi diff|/|phi| = %.2e\n", nsteps,
+               sqrt(d2 / r2), dact, diff, sqrt(w2 / r2));
+        HS_TEST_CHECK(sqrt(d2 / r2) <= nsteps * 1e-10, "persistent step vs kernel sequence: %.3e", sqrt(d2 / r2));
+        HS_TEST_CHECK(dact <= 1e-6, "persistent step vs kernel sequence: activation differs by %.3e ms", dact);
+        HS_TEST_CHECK(sqrt(w2 / r2) <= nsteps * 1e-10 && wact <= 1e-6,
+                      "whole steps per launch vs one step per launch: |phi diff|/|phi| = %.3e, activation %.3e ms",
+                      sqrt(w2 / r2), wact);
+    }
+    free(p);
+    free(w);
+    /* (3) the failure */
+    static hs_sim_spec cf;
+    setup_cfg(&cf, "cuda");
+    cf.step_graph = 2;
+    cf.newton_max_iter = 1;
+    hs_sim sim;
+    if (hs_sim_create(&cf, &sim) != HS_OK) {
+        HS_TEST_CHECK(0, "set-up: %s", hs_error_message());
+        return;
+    }
+    hs_step_stats ss[20];
+    int done = -1;
+    hs_status st = hs_sim_steps(&sim, 0, cf.dt, 20, &done, ss);
+    HS_TEST_CHECK(st == HS_OK && done == fail_step, "a launch of 20 steps with newton_max_iter = 1: %d done (status %d), "
+                  "the host loop fails at step %d", done, (int)st, fail_step);
+    if (st == HS_OK && done == fail_step) {
+        st = hs_sim_step(&sim, done * cf.dt, cf.dt, &ss[0]);
+        HS_TEST_CHECK(st != HS_OK && !strcmp(hs_error_message(), msg), "the failed step again: \"%s\", the host loop: "
+                      "\"%s\"", st != HS_OK ? hs_error_message() : "(no failure)", msg);
+        hs_error_clear();
+    }
+    hs_sim_destroy(&sim);
+}
+
 /* 4. The graph path (one CUDA graph per Newton iteration, CG loop as a WHILE node) gives the same
  * simulation as kernels launched one by one, bit for bit: the same kernels in the same order (the
  * stream path only adds SpMVs after convergence that nothing reads). And Chronopoulos-Gear gives
@@ -169,6 +234,7 @@ static void graph_and_variants(int nsteps)
         HS_TEST_CHECK(fail_step[0] >= 0 && fail_step[0] == fail_step[1] && !strcmp(msg[0], msg[1]),
                       "Newton failure: host loop at step %d (\"%s\"), device loop at step %d (\"%s\")", fail_step[0],
                       msg[0], fail_step[1], msg[1]);
+        persistent_step(nsteps, a, n1, fail_step[0], msg[0]);
     }
     HS_TEST_CHECK(a && b && c && n1 == n2 && n1 == n3, "graph/stream/classic runs failed");
     if (a && b && c && n1 == n2 && n1 == n3) {

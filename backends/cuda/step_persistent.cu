@@ -1,0 +1,663 @@
+// solver.step = "persistent": time steps as ONE cooperative kernel (issue 18). Every block stays
+// resident; phases are separated by grid barriers instead of kernel boundaries, and the Newton and CG
+// decisions are taken by every block alike from the same fixed-order sums, so no host round trip and
+// no launch is left inside a step, nor between the steps of one launch:
+//
+//   per step: [begin: phi_n = phi, r_n = r, the extrapolated first iterate, the stimulus] | element |
+//             assembly (K, R, D^-1, the residual's block maxima) | Newton test -> CG (hs_gpu_cg1.cuh:
+//             one barrier per iteration) -> phi -= du (the update's maxima) | element | assembly | ...
+//             [end: activation read-outs, extrapolation history]
+//
+// Two uses (backends/cuda/step_graph.cu's hs_cu_newton_device and hs_cu_steps_device below):
+//  - the Newton loop of one step, after the host's begin_step (begin_end = 0): as solver.step = graph
+//    but without the graph's kernel boundaries;
+//  - up to HS_PSTEP_MAX whole steps per launch (begin_end = 1), the steps up to the next frame,
+//    checkpoint or end of the run (sim/sim_run.c). A step that fails stops the launch with the state
+//    at that step's start restorable (phi_n, r_n); the host then runs that step again on the one-step
+//    path, which fails the same way (the arithmetic is the same) and reports or retries it as usual.
+// The arithmetic is that of the kernel-sequence step (element_point_ct, the split sums in the same
+// order, hs_readout_update, the extrapolation weights from the host), so the simulation is the same
+// up to the CG's summation order (test_gpu_backend compares them). Split assembly, Jacobi-CG
+// (Chronopoulos-Gear) only: sim_build refuses the rest by name.
+#include <cooperative_groups.h>
+
+#include <climits>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+
+#include "cuda_backend.cuh"
+#include "hs_element_ct.cuh"
+#include "hs_gpu_cg1.cuh"
+#include "hs_readout.h"
+#include "hs_step_persistent.cuh"
+#include "hs_util.h"
+
+namespace cgrp = cooperative_groups;
+
+namespace {
+
+// 512 threads per block, two blocks per SM (64 registers a thread): the gathers of the element and
+// assembly passes are latency-bound, and a first version with 256-thread blocks at 128 registers (512
+// threads per SM) ran a 50K-node step in 0.51 ms against 0.19 ms for the kernel sequence
+constexpr int kTP = 512;
+constexpr int kTPR = 4; // threads per node in the assembly's node pass
+
+struct pstep_args {
+    int32_t nn, ne;
+    int32_t np;
+    hs_model_params prm;
+    const hs_region_row *rtab;
+    const uint16_t *etab;
+    const int32_t *tets;
+    const double *vol, *inv_mass;
+    const int32_t *pptr, *pelem;
+    const int2 *pslot;
+    const double *kdp, *kdc;
+    const int32_t *rp, *col, *rptr, *relem, *dpair;
+    double *phi, *phin, *ipv, *ipv_n, *act, *ph1, *ph2, *km, *rm, *stim_e, *rhs, *dinv;
+    void *kval;
+    int n_selem, n_sites;
+    const int32_t *selem, *sptr, *ssite;
+    const double *amp;  /* [nsteps][n_sites] per model time */
+    const double *wext; /* [nsteps][4]: w0, w1, w2, used (0: phi stays) */
+    double dt, dt_ms, k0;
+    int nsteps, begin_end;
+    double tol_res, tol_upd, cg_tol, forcing, act_thr, rep_thr;
+    int newton_max, cg_max;
+    hs_cg1_ctx cg;
+    double *mv; /* [2][G] block maxima: 0 the residual, 1 the update */
+    int *mi;
+    int *bad;   /* smallest failed element, 0x7f7f7f7f: none (set by the host before the launch) */
+    hs_pstep_ctl *ctl;
+};
+
+/* larger v wins, then the smaller index; NaN counts as largest (hs_block_maxloc's order, so any
+ * order of combination gives the same pair) */
+__device__ __forceinline__ void maxloc_take(double &v, int &i, double b, int ib)
+{
+    const bool take_b = (isnan(b) && !isnan(v)) || b > v || (b == v && ib < i) || (isnan(v) && isnan(b) && ib < i);
+    if (take_b) { v = b; i = ib; }
+}
+
+__device__ __forceinline__ void warp_maxloc(double &v, int &i)
+{
+#pragma unroll
+    for (int off = 16; off > 0; off >>= 1) {
+        const double b = __shfl_xor_sync(0xffffffffu, v, off);
+        const int ib = __shfl_xor_sync(0xffffffffu, i, off);
+        maxloc_take(v, i, b, ib);
+    }
+}
+
+/* the block's maximum pair into mv[blockIdx.x], mi[blockIdx.x]; every thread calls it */
+__device__ void put_maxloc(double v, int i, double *mv, int *mi, double *shv, int *shi)
+{
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5, nw = blockDim.x >> 5;
+    warp_maxloc(v, i);
+    if (lane == 0) { shv[warp] = v; shi[warp] = i; }
+    __syncthreads();
+    if (warp == 0) {
+        v = lane < nw ? shv[lane] : 0.0;
+        i = lane < nw ? shi[lane] : INT_MAX;
+        warp_maxloc(v, i);
+        if (lane == 0) { mv[blockIdx.x] = v; mi[blockIdx.x] = i; }
+    }
+    __syncthreads();
+}
+
+/* the maximum over all blocks' pairs, the same in every thread */
+__device__ void total_maxloc(const double *mv, const int *mi, double &v, int &i, double *shv, int *shi)
+{
+    const int lane = threadIdx.x & 31, G = gridDim.x;
+    if (threadIdx.x < 32) {
+        v = 0.0;
+        i = INT_MAX;
+        for (int p = lane; p < G; p += 32) maxloc_take(v, i, __ldcg(mv + p), __ldcg(mi + p));
+        warp_maxloc(v, i);
+        if (lane == 0) { shv[0] = v; shi[0] = i; }
+    }
+    __syncthreads();
+    v = shv[0];
+    i = shi[0];
+    __syncthreads();
+}
+
+/* element pass (k_element_split's body): km, rm, the model's variables; failures to *bad */
+template <int NV, int ID>
+__device__ void element_pass(const pstep_args &a, int64_t tid, int64_t nth)
+{
+    const int32_t ne = a.ne;
+    for (int64_t e = tid; e < ne; e += nth) {
+        const int4 t = reinterpret_cast<const int4 *>(a.tets)[e];
+        const double ph[4] = {__ldcg(a.phi + t.x), __ldcg(a.phi + t.y), __ldcg(a.phi + t.z), __ldcg(a.phi + t.w)};
+        const double pn[4] = {__ldcg(a.phin + t.x), __ldcg(a.phin + t.y), __ldcg(a.phin + t.z), __ldcg(a.phin + t.w)};
+        double sn[NV > 0 ? NV : 1], sv[NV > 0 ? NV : 1];
+#pragma unroll
+        for (int k = 0; k < NV; ++k) {
+            sn[k] = a.ipv_n[(int64_t)k * ne + e];
+            sv[k] = a.ipv[(int64_t)k * ne + e];
+        }
+        double kme = 0.0, rme = 0.0;
+        int it;
+        const double stim = __ldcg(a.stim_e + e);
+        if (a.etab) {
+            const hs_region_row *row = &a.rtab[a.etab[e]];
+            if (row->conducting) {
+                it = element_point_ct<ID>(&row->prm, a.dt, a.vol[e], ph, pn, stim, sn, sv, &kme, &rme);
+            } else {
+                it = 0;
+#pragma unroll
+                for (int k = 0; k < NV; ++k) sv[k] = sn[k];
+            }
+        } else {
+            it = element_point_ct<ID>(&a.prm, a.dt, a.vol[e], ph, pn, stim, sn, sv, &kme, &rme);
+        }
+        if (it < 0) atomicMin(a.bad, (int)e);
+#pragma unroll
+        for (int k = 0; k < NV; ++k) a.ipv[(int64_t)k * ne + e] = sv[k];
+        a.km[e] = kme;
+        a.rm[e] = rme;
+    }
+}
+
+/* assembly (k_split_k and k_split_r's bodies): K's pairs; R, D^-1 (the diagonal summed here from its
+ * own pair, as k_split_k sums it) and the residual's block maximum */
+template <typename V>
+__device__ void assembly_pass(const pstep_args &a, int64_t tid, int64_t nth, double *shv, int *shi)
+{
+    V *kval = static_cast<V *>(a.kval);
+    for (int64_t p = tid; p < a.np; p += nth) {
+        double s = a.kdp[p];
+        for (int32_t j = a.pptr[p]; j < a.pptr[p + 1]; ++j) s += __ldcg(a.km + a.pelem[j]);
+        const int2 sl = a.pslot[p];
+        kval[sl.x] = (V)s;
+        kval[sl.y] = (V)s;
+    }
+    /* the node pass: kTPR lanes per node share its three gathers (K_D phi, the elements' rm, the
+     * diagonal's km) and sum them by a shuffle butterfly: a fixed order, not k_split_r's sequential one */
+    double best = 0.0;
+    int bi = INT_MAX;
+    const int lane = (int)(tid % kTPR);
+    for (int64_t i = tid / kTPR; i < a.nn; i += nth / kTPR) {
+        double s = 0.0, t = 0.0, d = 0.0;
+        for (int32_t k = a.rp[i] + lane; k < a.rp[i + 1]; k += kTPR) s += a.kdc[k] * __ldcg(a.phi + a.col[k]);
+        for (int32_t j = a.rptr[i] + lane; j < a.rptr[i + 1]; j += kTPR) t += __ldcg(a.rm + a.relem[j]);
+        const int32_t dp = a.dpair[i];
+        for (int32_t j = a.pptr[dp] + lane; j < a.pptr[dp + 1]; j += kTPR) d += __ldcg(a.km + a.pelem[j]);
+        s = hs_cg1_group_sum<kTPR>(s);
+        t = hs_cg1_group_sum<kTPR>(t);
+        d = hs_cg1_group_sum<kTPR>(d);
+        if (lane == 0) {
+            const double r = s + t;
+            a.rhs[i] = r;
+            a.dinv[i] = 1.0 / (double)(V)(a.kdp[dp] + d);
+            const double w = fabs(r) * a.dt * a.inv_mass[i];
+            maxloc_take(best, bi, w, (int)i);
+        }
+    }
+    put_maxloc(best, bi, a.mv, a.mi, shv, shi);
+}
+
+__device__ __forceinline__ unsigned long long gtimer()
+{
+    unsigned long long t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    return t;
+}
+
+template <typename V, int NV, int ID>
+__global__ void __launch_bounds__(kTP, 2) k_pstep(pstep_args a)
+{
+    cgrp::grid_group grid = cgrp::this_grid();
+    __shared__ double sh[99];
+    __shared__ double shv[32];
+    __shared__ int shi[32];
+    const int G = gridDim.x;
+    const int64_t tid = (int64_t)blockIdx.x * blockDim.x + threadIdx.x, nth = (int64_t)G * blockDim.x;
+    const bool writer = blockIdx.x == 0 && threadIdx.x == 0;
+    int done = 0, stop = HS_NEWTON_CONVERGED;
+    unsigned long long ns[5] = {0, 0, 0, 0, 0}, t0 = writer ? gtimer() : 0;
+    /* block 0's phase clock: the time since the last mark goes to phase q */
+#define HS_MARK(q)                                                                                                     \
+    if (writer) {                                                                                                      \
+        const unsigned long long t1_ = gtimer();                                                                       \
+        ns[q] += t1_ - t0;                                                                                             \
+        t0 = t1_;                                                                                                      \
+    }
+    for (int j = 0; j < a.nsteps; ++j) {
+        if (a.begin_end) { /* hs_cu_begin_step: phi_n, r_n, the first iterate, the element stimulus */
+            const double *w = a.wext + 4 * j;
+            for (int64_t i = tid; i < a.nn; i += nth) {
+                const double p0 = a.phi[i];
+                a.phin[i] = p0;
+                if (w[3] > 0.0) a.phi[i] = hs_cu_extrap(w[0], w[1], w[2], p0, a.ph1[i], w[2] != 0.0 ? a.ph2[i] : 0.0);
+            }
+            for (int64_t e = tid; e < (int64_t)a.ne * NV; e += nth) a.ipv_n[e] = a.ipv[e];
+            const double *amp = a.amp + (int64_t)j * a.n_sites;
+            for (int64_t u = tid; u < a.n_selem; u += nth) {
+                double s = 0.0; /* k_stim_add's order: the sites in turn, from zero */
+                for (int32_t q = a.sptr[u]; q < a.sptr[u + 1]; ++q) {
+                    const double v = amp[a.ssite[q]];
+                    if (v != 0.0) s += v;
+                }
+                a.stim_e[a.selem[u]] = s;
+            }
+            grid.sync();
+            HS_MARK(0)
+        }
+        element_pass<NV, ID>(a, tid, nth);
+        grid.sync();
+        HS_MARK(1)
+        assembly_pass<V>(a, tid, nth, shv, shi);
+        grid.sync();
+        HS_MARK(2)
+        int k = 0, solves = 0, cg_sum = 0, cg_max = 0, res_node = 0, node_before = 0, bad = 0x7f7f7f7f;
+        double res = 0.0, upd = INFINITY, res_before = 0.0;
+        hs_cg1_out o = {};
+        int n_hist = 0;
+        for (;;) { /* the Newton test of fem/newton.c, in every thread alike */
+            total_maxloc(a.mv, a.mi, res, res_node, shv, shi);
+            bad = __ldcg(a.bad);
+            if (writer && n_hist < 32) a.ctl->hist[n_hist] = res;
+            ++n_hist;
+            if (bad != 0x7f7f7f7f) { stop = HS_NEWTON_ELEMENT; break; }
+            if (!isfinite(res)) { stop = HS_NEWTON_NONFINITE; break; }
+            if (res <= a.tol_res && (k == 0 || upd <= a.tol_upd)) { stop = HS_NEWTON_CONVERGED; break; }
+            if (k == a.newton_max) { stop = HS_NEWTON_MAXIT; break; }
+            const double tol = hs_cg_forcing_tol(a.cg_tol, a.forcing, a.tol_res, res);
+            HS_MARK(4)
+            hs_cg1_solve<V, 1>(a.cg, tol, a.cg_max, grid, sh, &o);
+            HS_MARK(3)
+            ++solves;
+            const int it = o.status == HS_GPU_CG_BREAK || o.status == HS_GPU_CG_NONFINITE
+                               ? (o.fail_iter > o.iters ? o.fail_iter : o.iters) : o.iters;
+            cg_sum += it;
+            if (it > cg_max) cg_max = it;
+            if (o.status != HS_GPU_CG_CONV) {
+                stop = HS_NEWTON_CG;
+                res_before = res;
+                node_before = res_node;
+                break;
+            }
+            /* phi -= du, the update's maximum */
+            double best = 0.0;
+            int bi = INT_MAX;
+            for (int64_t i = tid; i < a.nn; i += nth) {
+                const double d = a.cg.x[i];
+                a.phi[i] -= d;
+                maxloc_take(best, bi, fabs(d), (int)i);
+            }
+            put_maxloc(best, bi, a.mv + G, a.mi + G, shv, shi);
+            grid.sync();
+            int un;
+            total_maxloc(a.mv + G, a.mi + G, upd, un, shv, shi);
+            ++k;
+            HS_MARK(4)
+            element_pass<NV, ID>(a, tid, nth);
+            grid.sync();
+            HS_MARK(1)
+            assembly_pass<V>(a, tid, nth, shv, shi);
+            grid.sync();
+            HS_MARK(2)
+        }
+        HS_MARK(4)
+        if (writer) {
+            hs_pstep_ctl *c = a.ctl;
+            c->solves[j] = solves;
+            c->cg_iters[j] = cg_sum;
+            c->cg_iters_max[j] = cg_max;
+            c->res[j] = res;
+            c->k = k;
+            c->res_last = res;
+            c->upd = upd;
+            c->res_node = res_node;
+            c->res_before = res_before;
+            c->node_before = node_before;
+            c->bad_elem = bad;
+            c->n_hist = n_hist < 32 ? n_hist : 32;
+            c->cg.status = o.status;
+            c->cg.iters = o.iters;
+            c->cg.fail_iter = o.fail_iter;
+            c->cg.bb = o.bb;
+            c->cg.rr = o.rr;
+            c->cg.fallback_iter = 0;
+        }
+        if (stop != HS_NEWTON_CONVERGED) break;
+        if (a.begin_end) { /* hs_cu_end_step: read-outs, extrapolation history (in place) */
+            const double t_prev = (a.k0 + j) * a.dt_ms;
+            const int64_t n = a.nn;
+            for (int64_t i = tid; i < n; i += nth) {
+                const double pn = a.phin[i];
+                hs_readout_update(pn, a.phi[i], a.act_thr, a.rep_thr, t_prev, a.dt_ms, a.act + i, a.act + n + i,
+                                  a.act + 2 * n + i, a.act + 3 * n + i);
+                if (a.ph1) {
+                    a.ph2[i] = a.ph1[i];
+                    a.ph1[i] = pn;
+                }
+            }
+        }
+        HS_MARK(0)
+        ++done;
+    }
+#undef HS_MARK
+    if (writer) {
+        a.ctl->done = done;
+        a.ctl->stop = stop;
+        a.ctl->ns_begin = ns[0];
+        a.ctl->ns_element = ns[1];
+        a.ctl->ns_assembly = ns[2];
+        a.ctl->ns_cg = ns[3];
+        a.ctl->ns_update = ns[4];
+    }
+}
+
+template <typename V, int NV, int ID>
+const void *pstep_fn()
+{
+    return (const void *)k_pstep<V, NV, ID>;
+}
+
+const void *pstep_kernel(int id, int f32)
+{
+    switch (id) {
+#define HS_MODEL(mid)                                                                                          \
+    case HS_MODEL_ID_##mid:                                                                                    \
+        return f32 ? pstep_fn<float, HS_MODEL_NVARS_##mid, (int)HS_MODEL_ID_##mid>()                           \
+                   : pstep_fn<double, HS_MODEL_NVARS_##mid, (int)HS_MODEL_ID_##mid>();
+#include "hs_model_list.h"
+#undef HS_MODEL
+    default: return nullptr;
+    }
+}
+
+/* The diagonal pair of each node and the stimulated elements with their sites (host, once). */
+hs_status pstep_setup(hs_backend *b)
+{
+    cuda_impl *c = (cuda_impl *)b->impl;
+    const hs_problem *p = b->prob;
+    hs_pstep_dev *d = c->pstep;
+    const hs_split_map *sm = p->split;
+    const int32_t *rp = p->pattern->row_ptr;
+    int32_t *rowof = NULL, *dpair = NULL;
+    hs_status st = HS_ALLOC(rowof, (size_t)c->nnz, "row of each nonzero");
+    if (st == HS_OK) st = HS_ALLOC(dpair, (size_t)c->nn, "diagonal pairs");
+    if (st == HS_OK) {
+        for (int32_t i = 0; i < c->nn; ++i) {
+            dpair[i] = -1;
+            for (int32_t k = rp[i]; k < rp[i + 1]; ++k) rowof[k] = i;
+        }
+        for (int32_t q = 0; q < sm->n_pairs; ++q)
+            if (sm->p_pos[2 * (int64_t)q] == sm->p_pos[2 * (int64_t)q + 1]) dpair[rowof[sm->p_pos[2 * (int64_t)q]]] = q;
+        for (int32_t i = 0; i < c->nn && st == HS_OK; ++i)
+            if (dpair[i] < 0) st = HS_FAIL(HS_ERR_INTERNAL, "persistent step: node %d has no diagonal pair", i);
+    }
+    if (st == HS_OK) st = upload(&d->dpair, dpair, (size_t)c->nn, "diagonal pairs");
+    free(rowof);
+    free(dpair);
+    HS_CALL(st);
+    /* stimulated elements: each once, its sites in increasing order */
+    const hs_stim_set *ss = p->stim;
+    const int ns = ss ? ss->n_sites : 0;
+    d->n_sites = ns;
+    d->n_selem = 0;
+    if (ns > 0) {
+        int32_t *cnt = NULL, *sel = NULL, *sptr = NULL, *ssite = NULL;
+        const int64_t tot = ss->elem_ptr[ns];
+        st = HS_ALLOC(cnt, (size_t)c->ne, "stimulus counts");
+        if (st == HS_OK) st = HS_ALLOC(sel, (size_t)(tot > 0 ? tot : 1), "stimulated elements");
+        if (st == HS_OK) st = HS_ALLOC(sptr, (size_t)tot + 1, "stimulus site lists");
+        if (st == HS_OK) st = HS_ALLOC(ssite, (size_t)(tot > 0 ? tot : 1), "stimulus sites");
+        if (st == HS_OK) {
+            memset(cnt, 0, sizeof(int32_t) * (size_t)c->ne);
+            for (int k = 0; k < ns; ++k)
+                for (int32_t q = ss->elem_ptr[k]; q < ss->elem_ptr[k + 1]; ++q) cnt[ss->elem[q]]++;
+            int32_t nu = 0;
+            sptr[0] = 0;
+            for (int32_t e = 0; e < c->ne; ++e)
+                if (cnt[e]) {
+                    sel[nu] = e;
+                    sptr[nu + 1] = sptr[nu] + cnt[e];
+                    cnt[e] = sptr[nu]; /* now the next free place of e's site list */
+                    ++nu;
+                }
+            /* element -> its index among the stimulated is not kept: fill the site lists by site */
+            int32_t *slot = NULL;
+            st = HS_ALLOC(slot, (size_t)c->ne, "stimulus element index");
+            if (st == HS_OK) {
+                for (int32_t u = 0; u < nu; ++u) slot[sel[u]] = cnt[sel[u]];
+                for (int k = 0; k < ns; ++k)
+                    for (int32_t q = ss->elem_ptr[k]; q < ss->elem_ptr[k + 1]; ++q) ssite[slot[ss->elem[q]]++] = k;
+            }
+            free(slot);
+            d->n_selem = nu;
+            if (st == HS_OK && nu > 0) st = upload(&d->selem, sel, (size_t)nu, "stimulated elements");
+            if (st == HS_OK && nu > 0) st = upload(&d->sptr, sptr, (size_t)nu + 1, "stimulus site lists");
+            if (st == HS_OK && nu > 0) st = upload(&d->ssite, ssite, (size_t)sptr[nu], "stimulus sites");
+        }
+        free(cnt);
+        free(sel);
+        free(sptr);
+        free(ssite);
+        HS_CALL(st);
+    }
+    const int nsa = ns > 0 ? ns : 1;
+    HS_CALL(HS_CUDA_ALLOC(d->amp, (size_t)HS_PSTEP_MAX * nsa, "stimulus amplitudes per step"));
+    HS_CALL(HS_CUDA_ALLOC(d->wext, (size_t)HS_PSTEP_MAX * 4, "extrapolation weights per step"));
+    HS_CUDA_CALL(cudaMallocHost((void **)&d->h_amp, sizeof(double) * (size_t)HS_PSTEP_MAX * nsa));
+    HS_CUDA_CALL(cudaMallocHost((void **)&d->h_wext, sizeof(double) * (size_t)HS_PSTEP_MAX * 4));
+    HS_CALL(HS_CUDA_ALLOC(d->ctl, 1, "persistent step control"));
+    HS_CUDA_CALL(cudaMallocHost((void **)&d->h_ctl, sizeof(hs_pstep_ctl)));
+    HS_CALL(HS_CUDA_ALLOC(d->bad, 1, "element failure flag"));
+    HS_CALL(HS_CUDA_ALLOC(d->mv, 2 * HS_CG1_MAXG, "step maxima"));
+    HS_CALL(HS_CUDA_ALLOC(d->mi, 2 * HS_CG1_MAXG, "step maxima"));
+    /* the grid: kTP-thread blocks, as many per SM as are resident up to HS_PSTEP_BLOCKS_PER_SM */
+    int dev = 0, sms = 0, per_sm = 0, coop = 0;
+    HS_CUDA_CALL(cudaGetDevice(&dev));
+    HS_CUDA_CALL(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    HS_CUDA_CALL(cudaDeviceGetAttribute(&coop, cudaDevAttrCooperativeLaunch, dev));
+    HS_CHECK(coop, HS_ERR_DEVICE, "solver.step = \"persistent\": this GPU cannot launch cooperative kernels");
+    const void *fn = pstep_kernel((int)p->opt.model_prm.id, c->f32);
+    HS_CHECK(fn, HS_ERR_INTERNAL, "persistent step: model id %d is not in this build", (int)p->opt.model_prm.id);
+    HS_CUDA_CALL(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fn, kTP, 0));
+    HS_CHECK(per_sm > 0, HS_ERR_DEVICE, "solver.step = \"persistent\": the step kernel cannot be resident");
+    int bps = HS_PSTEP_BLOCKS_PER_SM;
+    const char *e = getenv("HS_PSTEP_BLOCKS_PER_SM"); /* benchmarking only (docs/benchmarks.md) */
+    if (e && atoi(e) > 0) bps = atoi(e);
+    if (bps > per_sm) bps = per_sm;
+    int64_t g = (int64_t)sms * bps;
+    if (g > HS_CG1_MAXG) g = HS_CG1_MAXG;
+    d->grid = (int)g;
+    d->fn = fn;
+    return HS_OK;
+}
+
+hs_status pstep_launch(hs_backend *b, int nsteps, int begin_end, long k0, double dt_ms)
+{
+    cuda_impl *c = (cuda_impl *)b->impl;
+    const hs_problem *p = b->prob;
+    const hs_problem_opts *o = &p->opt;
+    hs_pstep_dev *d = c->pstep;
+    hs_gpu_cg *cg = c->cg;
+    HS_CHECK(cg->persistent && cg->p_barriers == 1 && cg->p_q, HS_ERR_INTERNAL,
+             "persistent step: the CG is not the one-barrier persistent kernel");
+    pstep_args a;
+    memset(&a, 0, sizeof a);
+    a.nn = c->nn;
+    a.ne = c->ne;
+    a.np = c->np;
+    a.prm = o->model_prm;
+    a.rtab = c->rtab;
+    a.etab = c->etab;
+    a.tets = c->tets;
+    a.vol = c->vol;
+    a.inv_mass = c->inv_mass;
+    a.pptr = c->pptr;
+    a.pelem = c->pelem;
+    a.pslot = reinterpret_cast<const int2 *>(c->pslot);
+    a.kdp = c->kdp;
+    a.kdc = c->kdc;
+    a.rp = c->csr_rp;
+    a.col = c->csr_col;
+    a.rptr = c->rptr;
+    a.relem = c->relem;
+    a.dpair = d->dpair;
+    a.phi = c->phi;
+    a.phin = c->phin;
+    a.ipv = c->ipv;
+    a.ipv_n = c->ipv_n;
+    a.act = c->act;
+    a.ph1 = c->ph1;
+    a.ph2 = c->ph2;
+    a.km = c->km;
+    a.rm = c->rm;
+    a.stim_e = c->stim_e;
+    a.rhs = c->rhs;
+    a.dinv = c->dinv;
+    a.kval = hs_cu_kvals(c);
+    a.n_selem = d->n_selem;
+    a.n_sites = d->n_sites > 0 ? d->n_sites : 1;
+    a.selem = d->selem;
+    a.sptr = d->sptr;
+    a.ssite = d->ssite;
+    a.amp = d->amp;
+    a.wext = d->wext;
+    a.dt = c->dt;
+    a.dt_ms = dt_ms;
+    a.k0 = (double)k0;
+    a.nsteps = nsteps;
+    a.begin_end = begin_end;
+    a.tol_res = o->newton_tol_residual;
+    a.tol_upd = o->newton_tol_update;
+    a.cg_tol = o->cg.tol;
+    a.forcing = o->cg_forcing;
+    a.act_thr = o->activation_phi;
+    a.rep_thr = o->repol_phi;
+    a.newton_max = o->newton_max_iter;
+    a.cg_max = o->cg.max_iter;
+    a.cg = {c->nn, c->csr_rp, c->csr_col, c->slot, hs_cu_kvals(c), c->dinv, c->rhs, c->du, cg->p,
+            {cg->p_q, cg->p_q + c->nn}, cg->p_part};
+    a.mv = d->mv;
+    a.mi = d->mi;
+    a.bad = d->bad;
+    a.ctl = d->ctl;
+    HS_CUDA_CALL(cudaMemsetAsync(d->bad, 0x7f, sizeof(int), c->s));
+    void *args[] = {&a};
+    HS_CUDA_CALL(cudaEventRecord(c->ev_s0, c->s));
+    HS_CUDA_CALL(cudaLaunchCooperativeKernel(d->fn, dim3(d->grid), dim3(kTP), args, 0, c->s));
+    HS_CUDA_LAUNCH_CHECK("k_pstep");
+    HS_CUDA_CALL(cudaEventRecord(c->ev_s1, c->s));
+    HS_CUDA_CALL(cudaMemcpyAsync(d->h_ctl, d->ctl, sizeof(hs_pstep_ctl), cudaMemcpyDeviceToHost, c->s));
+    HS_CUDA_CALL(cudaStreamSynchronize(c->s));
+    /* the phases by block 0's clock inside the launch; the launch itself, the begin and end of steps
+     * and the Newton tests count as solve, so the three add up to the launch's events */
+    const hs_pstep_ctl *h = d->h_ctl;
+    const double total = 1e-3 * elapsed_ms(c->ev_s0, c->ev_s1);
+    const double el = 1e-9 * (double)h->ns_element, as = 1e-9 * (double)h->ns_assembly;
+    c->t.element += el;
+    c->t.assembly += as;
+    c->t.solve += total - el - as > 0.0 ? total - el - as : 0.0;
+    d->ns[0] += h->ns_begin;
+    d->ns[1] += h->ns_element;
+    d->ns[2] += h->ns_assembly;
+    d->ns[3] += h->ns_cg;
+    d->ns[4] += h->ns_update;
+    d->launches++;
+    return HS_OK;
+}
+
+} // namespace
+
+hs_status hs_cu_pstep_prepare(hs_backend *b)
+{
+    cuda_impl *c = (cuda_impl *)b->impl;
+    if (c->pstep) return HS_OK;
+    HS_CHECK(c->split, HS_ERR_CONFIG, "solver.step = \"persistent\" needs solver.assembly = \"split\"");
+    c->pstep = (hs_pstep_dev *)calloc(1, sizeof(hs_pstep_dev));
+    HS_CHECK(c->pstep, HS_ERR_MEMORY, "persistent step: out of memory");
+    return pstep_setup(b);
+}
+
+void hs_cu_pstep_free(cuda_impl *c)
+{
+    hs_pstep_dev *d = c->pstep;
+    if (!d) return;
+    if (d->launches > 0)
+        hs_log(1, "persistent step: %ld launches; inside them (block 0's clock) begin and end of steps %.3f s, element "
+                  "%.3f s, assembly %.3f s, CG %.3f s, update and Newton tests %.3f s\n", d->launches, 1e-9 * d->ns[0],
+               1e-9 * d->ns[1], 1e-9 * d->ns[2], 1e-9 * d->ns[3], 1e-9 * d->ns[4]);
+    void *dev[] = {d->dpair, d->selem, d->sptr, d->ssite, d->amp, d->wext, d->ctl, d->bad, d->mv, d->mi};
+    for (size_t i = 0; i < sizeof dev / sizeof dev[0]; ++i) cudaFree(dev[i]);
+    cudaFreeHost(d->h_amp);
+    cudaFreeHost(d->h_wext);
+    cudaFreeHost(d->h_ctl);
+    free(d);
+    c->pstep = NULL;
+}
+
+hs_status hs_cu_pstep_newton(hs_backend *b, hs_newton_out *out)
+{
+    cuda_impl *c = (cuda_impl *)b->impl;
+    HS_CALL(hs_cu_pstep_prepare(b));
+    HS_CALL(pstep_launch(b, 1, 0, 0, 0.0));
+    const hs_pstep_ctl *h = c->pstep->h_ctl;
+    out->stop = h->stop;
+    out->k = h->k;
+    out->solves = h->solves[0];
+    out->cg_iters = h->cg_iters[0];
+    out->cg_iters_max = h->cg_iters_max[0];
+    out->res = h->res_last;
+    out->upd = h->upd;
+    out->res_node = h->res_node;
+    out->res_before = h->res_before;
+    out->node_before = h->node_before;
+    out->n_hist = h->n_hist;
+    for (int k = 0; k < h->n_hist && k < 32; ++k) out->res_hist[k] = h->hist[k];
+    if (h->solves[0] > 0) hs_gpu_cg_result_of(&h->cg, &out->cg);
+    if (h->stop == HS_NEWTON_ELEMENT) return hs_cu_element_error(b, h->bad_elem);
+    return HS_OK;
+}
+
+hs_status hs_cu_steps_device(hs_backend *b, long k0, double dt_ms, int n, const double *site_amp, int *done,
+                             hs_step_stats *stats)
+{
+    cuda_impl *c = (cuda_impl *)b->impl;
+    const hs_problem *p = b->prob;
+    *done = 0;
+    HS_CHECK(n >= 1 && n <= HS_PSTEP_MAX, HS_ERR_INTERNAL, "persistent step: %d steps per launch", n);
+    HS_CALL(hs_cu_pstep_prepare(b));
+    hs_pstep_dev *d = c->pstep;
+    const double T = p->opt.time_unit, dt = dt_ms / T;
+    const int ns = d->n_sites;
+    for (int j = 0; j < n; ++j)
+        for (int k = 0; k < ns; ++k) d->h_amp[(size_t)j * ns + k] = site_amp[(size_t)j * ns + k] * T;
+    /* the extrapolation weights each step will use: the history as the host path would advance it */
+    hs_extrap ex = c->ex;
+    for (int j = 0; j < n; ++j) {
+        double w[3] = {0.0, 0.0, 0.0};
+        const int used = c->ph1 ? hs_extrap_weights(&ex, dt, w) : 0;
+        d->h_wext[4 * j] = w[0];
+        d->h_wext[4 * j + 1] = w[1];
+        d->h_wext[4 * j + 2] = used > 1 ? w[2] : 0.0;
+        d->h_wext[4 * j + 3] = used > 0 ? 1.0 : 0.0;
+        if (c->ph1) hs_extrap_accept(&ex, dt);
+    }
+    c->dt = dt;
+    if (ns > 0)
+        HS_CUDA_CALL(cudaMemcpyAsync(d->amp, d->h_amp, sizeof(double) * (size_t)n * ns, cudaMemcpyHostToDevice, c->s));
+    HS_CUDA_CALL(cudaMemcpyAsync(d->wext, d->h_wext, sizeof(double) * 4 * (size_t)n, cudaMemcpyHostToDevice, c->s));
+    HS_CALL(pstep_launch(b, n, 1, k0, dt_ms));
+    const hs_pstep_ctl *h = d->h_ctl;
+    for (int j = 0; j < h->done; ++j) {
+        memset(&stats[j], 0, sizeof stats[j]);
+        stats[j].newton_iters = h->solves[j];
+        stats[j].cg_iters = h->cg_iters[j];
+        stats[j].cg_iters_max = h->cg_iters_max[j];
+        stats[j].res_norm = h->res[j];
+        if (c->ph1) hs_extrap_accept(&c->ex, dt);
+    }
+    c->stim_was_on = 1; /* stim_e was written: the host path's next begin_step clears it */
+    *done = h->done;
+    if (h->done < n) HS_CALL(hs_cu_restore_step(b)); /* the failed step's start */
+    return HS_OK;
+}
