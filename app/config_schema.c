@@ -281,7 +281,7 @@ static const hs_cfg_key base_keys[] = {
      .unit = "-", AT(matrix_values),
      .meaning = "precision the CG's matrix values are stored in; float32 halves their bytes (kernels with a float32 variant: `heartsim kernels`), while vectors, the residual and the Newton test stay float64, so the answer moves only within the Newton tolerance; auto: float32 on cuda when the kernel has a float32 variant (measured faster: docs/benchmarks.md), float64 otherwise and on cpu"},
     {.path = "solver.persistent", .type = HS_CFG_ENUM, .choices = "auto|on|off", .def_str = "auto",
-     .unit = "-", AT(persistent), .meaning = "CUDA backend, solver.cg = chronopoulos: run each CG solve as one persistent cooperative kernel (two grid barriers per iteration); auto: for systems up to 262,144 rows, where launch latency bounds an iteration"},
+     .unit = "-", AT(persistent), .meaning = "CUDA backend, solver.cg = chronopoulos: run each CG solve as one persistent cooperative kernel (one grid barrier per iteration); auto: for systems up to 262,144 rows, where launch latency bounds an iteration"},
     {.path = "solver.precond", .type = HS_CFG_STRING, .flags = HS_CFG_NONEMPTY, .def_str = "jacobi",
      .unit = "-", AT(precond),
      .meaning = "preconditioner by registry name (`heartsim kernels`): jacobi (diag(A)^-1), sai (sparse approximate inverse on the pattern of A^k, not symmetric: bicgstab only) or fsai (factorised G^T G, symmetric: cg or bicgstab); seed 004 ch. 5"},

@@ -121,6 +121,8 @@ typedef struct hs_sim {
     hs_backend *backend;
     const hs_backend_entry *backend_entry;
     hs_mesh_build_info mesh_info; /**< how the mesh was made (built or from the mesh cache) */
+    double *step_amp;           /**< hs_sim_steps' stimulus amplitudes [HS_STEPS_DEVICE_MAX][n_sites] (on
+                                     first use) */
 } hs_sim;
 
 /**

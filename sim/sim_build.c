@@ -185,6 +185,8 @@ fail:
 
 void hs_sim_destroy(hs_sim *sim)
 {
+    free(sim->step_amp);
+    sim->step_amp = NULL;
     hs_region_set_destroy(&sim->regions);
     hs_backend_destroy(&sim->backend);
     hs_problem_destroy(&sim->prob);
@@ -199,15 +201,15 @@ hs_status hs_sim_steps(hs_sim *sim, long k0, double dt_ms, int n, int *done, hs_
     HS_CHECK(b->ops->steps_device, HS_ERR_INTERNAL, "the %s backend cannot run steps on the device", b->ops->name);
     const int ns = sim->stim->n_sites;
     HS_CHECK(ns <= HS_SPEC_MAX_STIMULI, HS_ERR_INTERNAL, "too many stimulus sites");
-    double *amp = NULL;
-    HS_CALL(HS_ALLOC(amp, (size_t)n * (ns > 0 ? ns : 1), "stimulus amplitudes per step"));
+    HS_CHECK(n >= 1 && n <= HS_STEPS_DEVICE_MAX, HS_ERR_INTERNAL, "%d steps in one launch", n);
+    if (!sim->step_amp)
+        HS_CALL(HS_ALLOC(sim->step_amp, (size_t)HS_STEPS_DEVICE_MAX * (ns > 0 ? ns : 1), "stimulus amplitudes per step"));
+    double *amp = sim->step_amp;
     for (int j = 0; j < n; ++j) { /* t = k dt and t + dt, as the time loop passes them to hs_sim_step */
         const double t = (k0 + j) * dt_ms;
         hs_stim_set_amplitudes(sim->stim, t, t + dt_ms, amp + (size_t)j * ns);
     }
-    hs_status st = b->ops->steps_device(b, k0, dt_ms, n, amp, done, stats);
-    free(amp);
-    return st;
+    return b->ops->steps_device(b, k0, dt_ms, n, amp, done, stats);
 }
 
 hs_status hs_sim_step(hs_sim *sim, double t_ms, double dt_ms, hs_step_stats *stats)

@@ -231,15 +231,6 @@ hs_status hs_gpu_cg1_floor(hs_gpu_cg *cg, int iters, int reps, double out[2])
     return st;
 }
 
-int hs_gpu_cg1_tpr(int32_t n, int64_t resident_threads)
-{
-    /* measured on an H100 (bench cg): one thread per row beats 2, 4 and 8 at 50K rows (9.2 against
-     * 10.2-13.2 us per iteration) and at 1M rows (182 against 203-279 us) */
-    (void)n;
-    (void)resident_threads;
-    return 1;
-}
-
 hs_status hs_gpu_cg_set_persistent_kind(hs_gpu_cg *cg, int barriers, int tpr)
 {
     HS_CHECK(cg->persistent && cg->variant == HS_CG_CHRONOPOULOS, HS_ERR_INTERNAL,
@@ -252,7 +243,9 @@ hs_status hs_gpu_cg_set_persistent_kind(hs_gpu_cg *cg, int barriers, int tpr)
     int dev = 0, sms = 0, per_sm = 0;
     HS_CUDA_CALL(cudaGetDevice(&dev));
     HS_CUDA_CALL(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-    if (tpr == 0) tpr = hs_gpu_cg1_tpr(cg->n, (int64_t)sms * kT1);
+    /* tpr 0: one thread per row, which beat 2, 4 and 8 on an H100 (bench cg) at 50K rows (8.97 against
+     * 9.6-13.2 us per iteration) and at 1M rows (181 against 202-278 us) */
+    if (tpr == 0) tpr = 1;
     /* the block: the rows' threads spread over one block per SM (a multiple of 32, at least 256), or
      * kT1-thread blocks, as many as are resident, when they do not fit */
     const int64_t T = (int64_t)cg->n * tpr;

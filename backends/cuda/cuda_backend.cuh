@@ -8,6 +8,8 @@
  *   assembly_split.cu  the split assembly (K_D once, two scalars per element): its passes and upload
  *   pointwise.cu  begin_step, end_step, restore_step and the phi update: one thread per node/element
  *   graph.cu      a Newton iteration: the stream path (solve) and one CUDA graph (iterate)
+ *   step_graph.cu a step's Newton loop as one CUDA graph (solver.step = "graph")
+ *   step_persistent.cu  steps as one cooperative kernel (solver.step = "persistent")
  *   diag.cu       benchmarks and diagnostics: hs_cu_diag_ops (b->diag)
  *   entry.cu      the registry entry hs_backend_cuda (probe, choose_spmv, create)
  *

@@ -118,17 +118,13 @@ hs_status hs_gpu_cg_set_persistent(hs_gpu_cg *cg, const int32_t *d_row_ptr, cons
 /**
  * @brief Choose the persistent kernel after hs_gpu_cg_set_persistent: @p barriers = 1 (one grid barrier
  * per iteration, hs_gpu_cg1.cuh; allocates 4n doubles of records) or 2 (the two-barrier kernel);
- * @p tpr: threads per row of the one-barrier kernel (1, 2, 4, 8; 0: hs_gpu_cg1_tpr's choice).
+ * @p tpr: threads per row of the one-barrier kernel (1, 2, 4, 8; 0: the default, 1).
  */
 hs_status hs_gpu_cg_set_persistent_kind(hs_gpu_cg *cg, int barriers, int tpr);
 /** @brief What bounds the one-barrier kernel on its grid (bench cg): seconds per phase of a grid
  *  barrier alone (out[0]) and of the barrier with the phase's reductions (out[1]); medians of @p reps
  *  launches of @p iters phases. */
 hs_status hs_gpu_cg1_floor(hs_gpu_cg *cg, int iters, int reps, double out[2]);
-/** @brief Threads per row the one-barrier kernel takes for @p n rows when @p resident_threads (one
- *  1024-thread block per SM) can run at once: 1 at every size measured so far (the function keeps
- *  the place for a size-dependent choice). */
-int hs_gpu_cg1_tpr(int32_t n, int64_t resident_threads);
 
 /**
  * @brief Make this (HS_CG_SSTEP) CG an s-step one with @p s iterations per block (0: HS_CG_S_DEFAULT):

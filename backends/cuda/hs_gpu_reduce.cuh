@@ -25,7 +25,18 @@ __device__ inline double hs_block_sum(double v, double *sh)
     return r;
 }
 
-/** Max of (v, i) pairs (larger v wins, then smaller i; NaN counts as largest); valid in thread 0. */
+/** (v, i) = the larger of (v, i) and (b, ib): larger value wins, then the smaller index; NaN counts as
+ *  largest. A total order, so any order of combination gives the same pair. */
+__device__ __forceinline__ void hs_maxloc_take(double &v, int &i, double b, int ib)
+{
+    const bool take_b = (isnan(b) && !isnan(v)) || b > v || (b == v && ib < i) || (isnan(v) && isnan(b) && ib < i);
+    if (take_b) {
+        v = b;
+        i = ib;
+    }
+}
+
+/** Max of (v, i) pairs (hs_maxloc_take's order); valid in thread 0. */
 __device__ inline void hs_block_maxloc(double &v, int &i, double *shv, int *shi)
 {
     shv[threadIdx.x] = v;
@@ -33,14 +44,11 @@ __device__ inline void hs_block_maxloc(double &v, int &i, double *shv, int *shi)
     __syncthreads();
     for (int s = HS_RED_THREADS / 2; s > 0; s >>= 1) {
         if (threadIdx.x < s) {
-            double a = shv[threadIdx.x], b = shv[threadIdx.x + s];
-            int ia = shi[threadIdx.x], ib = shi[threadIdx.x + s];
-            bool take_b = (isnan(b) && !isnan(a)) || b > a || (b == a && ib < ia) ||
-                          (isnan(a) && isnan(b) && ib < ia);
-            if (take_b) {
-                shv[threadIdx.x] = b;
-                shi[threadIdx.x] = ib;
-            }
+            double a = shv[threadIdx.x];
+            int ia = shi[threadIdx.x];
+            hs_maxloc_take(a, ia, shv[threadIdx.x + s], shi[threadIdx.x + s]);
+            shv[threadIdx.x] = a;
+            shi[threadIdx.x] = ia;
         }
         __syncthreads();
     }

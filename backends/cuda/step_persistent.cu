@@ -29,6 +29,7 @@
 #include "cuda_backend.cuh"
 #include "hs_element_ct.cuh"
 #include "hs_gpu_cg1.cuh"
+#include "hs_gpu_reduce.cuh"
 #include "hs_readout.h"
 #include "hs_step_persistent.cuh"
 #include "hs_util.h"
@@ -72,21 +73,13 @@ struct pstep_args {
     hs_pstep_ctl *ctl;
 };
 
-/* larger v wins, then the smaller index; NaN counts as largest (hs_block_maxloc's order, so any
- * order of combination gives the same pair) */
-__device__ __forceinline__ void maxloc_take(double &v, int &i, double b, int ib)
-{
-    const bool take_b = (isnan(b) && !isnan(v)) || b > v || (b == v && ib < i) || (isnan(v) && isnan(b) && ib < i);
-    if (take_b) { v = b; i = ib; }
-}
-
 __device__ __forceinline__ void warp_maxloc(double &v, int &i)
 {
 #pragma unroll
     for (int off = 16; off > 0; off >>= 1) {
         const double b = __shfl_xor_sync(0xffffffffu, v, off);
         const int ib = __shfl_xor_sync(0xffffffffu, i, off);
-        maxloc_take(v, i, b, ib);
+        hs_maxloc_take(v, i, b, ib);
     }
 }
 
@@ -113,7 +106,7 @@ __device__ void total_maxloc(const double *mv, const int *mi, double &v, int &i,
     if (threadIdx.x < 32) {
         v = 0.0;
         i = INT_MAX;
-        for (int p = lane; p < G; p += 32) maxloc_take(v, i, __ldcg(mv + p), __ldcg(mi + p));
+        for (int p = lane; p < G; p += 32) hs_maxloc_take(v, i, __ldcg(mv + p), __ldcg(mi + p));
         warp_maxloc(v, i);
         if (lane == 0) { shv[0] = v; shi[0] = i; }
     }
@@ -193,7 +186,7 @@ __device__ void assembly_pass(const pstep_args &a, int64_t tid, int64_t nth, dou
             a.rhs[i] = r;
             a.dinv[i] = 1.0 / (double)(V)(a.kdp[dp] + d);
             const double w = fabs(r) * a.dt * a.inv_mass[i];
-            maxloc_take(best, bi, w, (int)i);
+            hs_maxloc_take(best, bi, w, (int)i);
         }
     }
     put_maxloc(best, bi, a.mv, a.mi, shv, shi);
@@ -286,7 +279,7 @@ __global__ void __launch_bounds__(kTP, 2) k_pstep(pstep_args a)
             for (int64_t i = tid; i < a.nn; i += nth) {
                 const double d = a.cg.x[i];
                 a.phi[i] -= d;
-                maxloc_take(best, bi, fabs(d), (int)i);
+                hs_maxloc_take(best, bi, fabs(d), (int)i);
             }
             put_maxloc(best, bi, a.mv + G, a.mi + G, shv, shi);
             grid.sync();
