@@ -61,8 +61,15 @@ typedef struct hs_backend_ops {
     /** Start a step: phi_n = phi, r_n = r; dt in model units; stimulus amplitude of each site in
      *  model units (per model time). */
     hs_status (*begin_step)(hs_backend *b, double dt_model, const double *site_amp);
-    /** Element pass and assembly at the current phi. res_norm = dt max_I |R_I| / m_I, res_node = argmax. */
+    /** Element pass and assembly at the current phi. res_norm = dt max_I |R_I| / m_I, res_node = argmax.
+     *  With solver.assembly = "split" the tangent K and its Jacobi diagonal are left to `tangent`,
+     *  which solve calls first: the Newton test that ends a step never pays for a matrix it does not
+     *  use. */
     hs_status (*assemble)(hs_backend *b, double *res_norm, int32_t *res_node);
+    /** Form K and its Jacobi diagonal from the last element pass, if assemble left them out (a no-op
+     *  otherwise, or when formed already). For whoever reads the matrix other than solve: the mpi
+     *  backend's distributed solve, benchmarks, get_system. */
+    hs_status (*tangent)(hs_backend *b);
     /** Solve K du = R with Jacobi-PCG (variant and inexact-Newton tolerance from prob->opt and the
      *  last assembly's residual), phi -= du when CG converged; upd_norm = max |du|. */
     hs_status (*solve)(hs_backend *b, hs_cg_result *cg, double *upd_norm);

@@ -108,6 +108,29 @@ static int32_t element_pass(cpu_impl *c, const hs_problem *p)
     return bad;
 }
 
+/* K from the last element pass (the split pairs or the full gather), float32 rounding, the Jacobi
+ * diagonal */
+static void form_k(hs_backend *b)
+{
+    cpu_impl *c = b->impl;
+    const hs_problem *p = b->prob;
+    const int32_t nn = p->mesh->n_nodes;
+    const int64_t *slot = c->lay->slot_of_nnz;
+    if (p->split) hs_split_assemble_k(p->split, c->km, slot, c->kval);
+    else hs_assemble_k(p->map, c->ke, slot, c->kval);
+    if (c->kval32) {
+        /* float32 values: the double sums rounded once, as the cuda backend stores them; the Jacobi
+         * diagonal is the CG matrix's own (rounded) one */
+        hs_spmv_round_values(c->lay->n_slots, c->kval, c->kval32);
+#pragma omp parallel for schedule(static) if (nn > HS_OMP_MIN)
+        for (int32_t i = 0; i < nn; ++i) c->inv_diag[i] = 1.0 / (double)c->kval32[slot[p->map->diag[i]]];
+    } else {
+#pragma omp parallel for schedule(static) if (nn > HS_OMP_MIN)
+        for (int32_t i = 0; i < nn; ++i) c->inv_diag[i] = 1.0 / c->kval[slot[p->map->diag[i]]];
+    }
+    c->k_stale = 0;
+}
+
 hs_status hs_cpu_assemble(hs_backend *b, double *res_norm, int32_t *res_node)
 {
     cpu_impl *c = b->impl;
@@ -133,27 +156,26 @@ hs_status hs_cpu_assemble(hs_backend *b, double *res_norm, int32_t *res_node)
         return HS_FAIL(HS_ERR_NUMERIC, "the local update of the %s model failed in element %d (%s at its centroid %.6g%s)",
                        model->name, bad, model->potential_name, uc, vars);
     }
-    const int64_t *slot = c->lay->slot_of_nnz;
-    if (p->split) {
-        hs_split_assemble_k(p->split, c->km, slot, c->kval);
+    if (p->split) { /* K waits for a solve (cpu_tangent) */
         hs_split_assemble_r(p->split, p->pattern, p->map, c->phi, c->rm, c->rhs);
+        c->k_stale = 1;
     } else {
-        hs_assemble_k(p->map, c->ke, slot, c->kval);
         hs_assemble_r(p->map, c->re, c->rhs);
-    }
-    if (c->kval32) {
-        /* float32 values: the double sums rounded once, as the cuda backend stores them; the Jacobi
-         * diagonal is the CG matrix's own (rounded) one */
-        hs_spmv_round_values(c->lay->n_slots, c->kval, c->kval32);
-#pragma omp parallel for schedule(static) if (m->n_nodes > HS_OMP_MIN)
-        for (int32_t i = 0; i < m->n_nodes; ++i) c->inv_diag[i] = 1.0 / (double)c->kval32[slot[p->map->diag[i]]];
-    } else {
-#pragma omp parallel for schedule(static) if (m->n_nodes > HS_OMP_MIN)
-        for (int32_t i = 0; i < m->n_nodes; ++i) c->inv_diag[i] = 1.0 / c->kval[slot[p->map->diag[i]]];
+        form_k(b);
     }
     *res_norm = hs_vec_norm_inf_weighted(m->n_nodes, c->rhs, c->res_w, res_node);
     c->res = *res_norm;
     c->times.assembly += hs_wtime() - t1;
+    return HS_OK;
+}
+
+static hs_status cpu_tangent(hs_backend *b)
+{
+    cpu_impl *c = b->impl;
+    if (!c->k_stale) return HS_OK;
+    double t0 = hs_wtime();
+    form_k(b);
+    c->times.assembly += hs_wtime() - t0;
     return HS_OK;
 }
 
@@ -172,6 +194,7 @@ static hs_status cpu_solve(hs_backend *b, hs_cg_result *cg, double *upd_norm)
     const hs_problem *p = b->prob;
     int32_t n = p->mesh->n_nodes;
     double t0 = hs_wtime();
+    HS_CALL(cpu_tangent(b));
     hs_cg_opts o = p->opt.cg;
     o.tol = hs_cg_forcing_tol(p->opt.cg.tol, p->opt.cg_forcing, p->opt.newton_tol_residual, c->res);
     if (!c->pc) {
@@ -321,6 +344,7 @@ static const hs_backend_ops cpu_ops = {
     .name = "cpu",
     .begin_step = cpu_begin_step,
     .assemble = hs_cpu_assemble,
+    .tangent = cpu_tangent,
     .solve = cpu_solve,
     .end_step = cpu_end_step,
     .restore_step = cpu_restore_step,

@@ -23,6 +23,8 @@ typedef struct cpu_impl {
     double *ke, *re;      /* full assembly: [n_elems][16], [n_elems][4] */
     double *km, *rm;      /* split assembly: [n_elems] each (hs_element_point) */
     double *kval;         /* [n_slots] K in the SpMV format's slots */
+    int k_stale;          /* split assembly: kval, kval32 and inv_diag are not yet those of the last
+                             element pass (formed by the tangent op, which solve calls first) */
     float *kval32;        /* [n_slots] K rounded to float32 (solver.matrix_values = float32), else NULL */
     double *rhs, *du;     /* [n_nodes] */
     double *inv_diag;     /* [n_nodes] Jacobi */

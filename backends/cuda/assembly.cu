@@ -98,7 +98,8 @@ hs_status hs_cu_enqueue_assemble(hs_backend *b, int in_graph)
     HS_CALL(hs_cu_launch_element(c, &p->opt.model_prm));
     if (timed) HS_CALL(rec(c->ev_e1, c->s, in_graph));
     if (c->split) {
-        HS_CALL(hs_cu_enqueue_split_kr(c));
+        HS_CALL(hs_cu_enqueue_split_r(c));
+        c->k_stale = 1;
     } else if (c->f32) {
         HS_CALL(assemble_full(c, c->kval32));
     } else {
@@ -107,6 +108,35 @@ hs_status hs_cu_enqueue_assemble(hs_backend *b, int in_graph)
     HS_CALL(hs_cu_launch_final_maxloc(c, &c->d_sc->res, &c->d_sc->res_node));
     if (timed) HS_CALL(rec(c->ev_a1, c->s, in_graph));
     if (timed) HS_CUDA_CALL(cudaMemcpyAsync(c->h_sc, c->d_sc, sizeof(dev_scalars), cudaMemcpyDeviceToHost, c->s));
+    return HS_OK;
+}
+
+hs_status hs_cu_enqueue_tangent(cuda_impl *c, int in_graph)
+{
+    if (!c->split) return HS_OK; /* the full assembly formed K and D^-1 with R */
+    const int timed = in_graph < 2;
+    if (timed) HS_CALL(rec(c->ev_k0, c->s, in_graph));
+    HS_CALL(hs_cu_enqueue_split_k(c));
+    if (timed) HS_CALL(rec(c->ev_k1, c->s, in_graph));
+    c->k_timed = timed;
+    c->k_stale = 0;
+    return HS_OK;
+}
+
+void hs_cu_finish_tangent(cuda_impl *c)
+{
+    if (!c->k_timed) return;
+    c->t.assembly += 1e-3 * elapsed_ms(c->ev_k0, c->ev_k1);
+    c->k_timed = 0;
+}
+
+hs_status hs_cu_tangent(hs_backend *b)
+{
+    cuda_impl *c = (cuda_impl *)b->impl;
+    if (!c->k_stale) return HS_OK;
+    HS_CALL(hs_cu_enqueue_tangent(c, 0));
+    HS_CUDA_CALL(cudaStreamSynchronize(c->s));
+    hs_cu_finish_tangent(c);
     return HS_OK;
 }
 

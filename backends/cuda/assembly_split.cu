@@ -1,9 +1,10 @@
 /*
  * The split assembly on the CUDA backend (fem/hs_assembly.h): K = K_D + sum_e km_e 11^T and
- * R = K_D phi + sum_e rm_e 1, with K_D uploaded once. One thread per symmetric pair {i, j} sums km
- * over the pair's elements and writes both format slots; one thread per node forms R, the Jacobi
- * diagonal and the block maxima of the weighted residual. No atomics, fixed order: the same sums
- * in the same order as the CPU reference (hs_split_assemble_k / _r), up to the device's fused
+ * R = K_D phi + sum_e rm_e 1, with K_D uploaded once. One thread per node forms R and the block
+ * maxima of the weighted residual (every Newton test); one thread per symmetric pair {i, j} sums km
+ * over the pair's elements and writes both format slots, or for a diagonal pair its slot and the
+ * Jacobi diagonal's inverse (only before a solve: the tangent op). No atomics, fixed order: the same
+ * sums in the same order as the CPU reference (hs_split_assemble_k / _r), up to the device's fused
  * multiply-adds in K_D phi.
  */
 #include <climits>
@@ -13,28 +14,29 @@
 #include "hs_gpu_reduce.cuh"
 #include "hs_util.h"
 
-/* V: the stored value type (float for solver.matrix_values = float32: the double sum rounded once) */
+/* V: the stored value type (float for solver.matrix_values = float32: the double sum rounded once);
+ * pslot[p] = {slot of (i,j), slot of (j,i)}, or {slot, ~i} for the diagonal pair of node i */
 template <typename V>
 __global__ void k_split_k(int32_t np, const int32_t *__restrict__ pptr, const int32_t *__restrict__ pelem,
                           const int2 *__restrict__ pslot, const double *__restrict__ kdp,
-                          const double *__restrict__ km, V *__restrict__ kval)
+                          const double *__restrict__ km, V *__restrict__ kval, double *__restrict__ dinv)
 {
     for (int32_t p = blockIdx.x * blockDim.x + threadIdx.x; p < np; p += gridDim.x * blockDim.x) {
         double s = kdp[p];
         for (int32_t j = pptr[p]; j < pptr[p + 1]; ++j) s += km[pelem[j]];
-        int2 sl = pslot[p];
-        kval[sl.x] = (V)s;
-        kval[sl.y] = (V)s;
+        const int2 sl = pslot[p];
+        const V v = (V)s;
+        kval[sl.x] = v;
+        if (sl.y >= 0) kval[sl.y] = v;
+        else dinv[~sl.y] = 1.0 / (double)v; /* the CG matrix's own (possibly rounded) diagonal */
     }
 }
 
-template <typename V>
 __global__ void k_split_r(int32_t nn, const int32_t *__restrict__ rp, const int32_t *__restrict__ col,
                           const double *__restrict__ kdc, const double *__restrict__ phi,
                           const int32_t *__restrict__ rptr, const int32_t *__restrict__ relem,
-                          const double *__restrict__ rm, const int64_t *__restrict__ dslot,
-                          const V *__restrict__ kval, const double *__restrict__ inv_mass, double dt,
-                          double *__restrict__ rhs, double *__restrict__ dinv, double *partv, int *parti)
+                          const double *__restrict__ rm, const double *__restrict__ inv_mass, double dt,
+                          double *__restrict__ rhs, double *partv, int *parti)
 {
     __shared__ double shv[HS_RED_THREADS];
     __shared__ int shi[HS_RED_THREADS];
@@ -46,7 +48,6 @@ __global__ void k_split_r(int32_t nn, const int32_t *__restrict__ rp, const int3
         for (int32_t j = rptr[i]; j < rptr[i + 1]; ++j) t += rm[relem[j]];
         const double r = s + t;
         rhs[i] = r;
-        dinv[i] = 1.0 / (double)kval[dslot[i]];
         double w = fabs(r) * dt * inv_mass[i];
         if (w > best || (isnan(w) && !isnan(best))) { best = w; bi = i; }
     }
@@ -54,23 +55,26 @@ __global__ void k_split_r(int32_t nn, const int32_t *__restrict__ rp, const int3
     if (threadIdx.x == 0) { partv[blockIdx.x] = best; parti[blockIdx.x] = bi; }
 }
 
-template <typename V>
-static hs_status enqueue_split(cuda_impl *c, V *kval)
+hs_status hs_cu_enqueue_split_r(cuda_impl *c)
 {
-    k_split_k<V><<<nblocks(c->np, 256), 256, 0, c->s>>>(c->np, c->pptr, c->pelem,
-                                                         reinterpret_cast<const int2 *>(c->pslot), c->kdp, c->km,
-                                                         kval);
-    HS_CUDA_LAUNCH_CHECK("k_split_k");
-    k_split_r<V><<<HS_RED_BLOCKS, HS_RED_THREADS, 0, c->s>>>(c->nn, c->csr_rp, c->csr_col, c->kdc, c->phi, c->rptr,
-                                                             c->relem, c->rm, c->dslot, kval, c->inv_mass, c->dt,
-                                                             c->rhs, c->dinv, c->partA, c->parti);
+    k_split_r<<<HS_RED_BLOCKS, HS_RED_THREADS, 0, c->s>>>(c->nn, c->csr_rp, c->csr_col, c->kdc, c->phi, c->rptr,
+                                                          c->relem, c->rm, c->inv_mass, c->dt, c->rhs, c->partA,
+                                                          c->parti);
     HS_CUDA_LAUNCH_CHECK("k_split_r");
     return HS_OK;
 }
 
-hs_status hs_cu_enqueue_split_kr(cuda_impl *c)
+hs_status hs_cu_enqueue_split_k(cuda_impl *c)
 {
-    return c->f32 ? enqueue_split(c, c->kval32) : enqueue_split(c, c->kval);
+    const int2 *ps = reinterpret_cast<const int2 *>(c->pslot);
+    if (c->f32)
+        k_split_k<float><<<nblocks(c->np, 256), 256, 0, c->s>>>(c->np, c->pptr, c->pelem, ps, c->kdp, c->km,
+                                                                c->kval32, c->dinv);
+    else
+        k_split_k<double><<<nblocks(c->np, 256), 256, 0, c->s>>>(c->np, c->pptr, c->pelem, ps, c->kdp, c->km,
+                                                                 c->kval, c->dinv);
+    HS_CUDA_LAUNCH_CHECK("k_split_k");
+    return HS_OK;
 }
 
 hs_status hs_cu_upload_split(cuda_impl *c, const hs_problem *p)
@@ -89,17 +93,30 @@ hs_status hs_cu_upload_split(cuda_impl *c, const hs_problem *p)
     int32_t *t = NULL;
     size_t nt = 2 * (size_t)c->np > (size_t)c->ne * 4 ? 2 * (size_t)c->np : (size_t)c->ne * 4;
     HS_CALL(HS_ALLOC(t, nt, "split map staging"));
-    for (int64_t q = 0; q < 2 * (int64_t)c->np; ++q) t[q] = (int32_t)slot[sm->p_pos[q]];
-    hs_status st = upload(&c->pslot, t, 2 * (size_t)c->np, "split map slots");
+    const int32_t *rp = p->pattern->row_ptr;
+    int32_t n_diag = 0;
+    for (int32_t q = 0; q < c->np; ++q) {
+        const int64_t u = sm->p_pos[2 * (int64_t)q], l = sm->p_pos[2 * (int64_t)q + 1];
+        t[2 * (int64_t)q] = (int32_t)slot[u];
+        if (u != l) {
+            t[2 * (int64_t)q + 1] = (int32_t)slot[l];
+            continue;
+        }
+        int32_t lo = 0, hi = c->nn - 1; /* the diagonal's row: rp[lo] <= u < rp[lo + 1] */
+        while (lo < hi) {
+            const int32_t mid = lo + (hi - lo + 1) / 2;
+            if (rp[mid] <= u) lo = mid;
+            else hi = mid - 1;
+        }
+        t[2 * (int64_t)q + 1] = ~lo;
+        ++n_diag;
+    }
+    hs_status st = n_diag == c->nn ? HS_OK
+                                   : HS_FAIL(HS_ERR_INTERNAL, "split map: %d diagonal pairs for %d nodes", n_diag, c->nn);
+    if (st == HS_OK) st = upload(&c->pslot, t, 2 * (size_t)c->np, "split map slots");
     for (int64_t j = 0; st == HS_OK && j < (int64_t)c->ne * 4; ++j) t[j] = map->r_src[j] / 4;
     if (st == HS_OK) st = upload(&c->relem, t, (size_t)c->ne * 4, "R element lists");
     free(t);
-    HS_CALL(st);
-    int64_t *d = NULL;
-    HS_CALL(HS_ALLOC(d, c->nn, "diagonal slots"));
-    for (int32_t i = 0; i < c->nn; ++i) d[i] = slot[map->diag[i]];
-    st = upload(&c->dslot, d, c->nn, "diagonal slots");
-    free(d);
     HS_CALL(st);
     HS_CALL(upload(&c->csr_rp, p->pattern->row_ptr, (size_t)c->nn + 1, "CSR row pointers"));
     HS_CALL(upload(&c->csr_col, p->pattern->col, (size_t)c->nnz, "CSR columns"));

@@ -180,7 +180,7 @@ static void cu_destroy(hs_backend *b)
     void *dev[] = {c->tets, c->vol, c->kd, c->inv_mass, c->kptr, c->ksrc, c->rptr, c->rsrc, c->diag, c->slot,
                    c->stim_elem, c->phi, c->phin, c->ipv, c->ipv_n, c->act, c->ke, c->re, c->kval, c->kval32, c->rhs, c->du,
                    c->dinv, c->stim_e, c->ph1, c->ph2, c->csr_rp, c->csr_col, c->partA, c->parti, c->d_sc,
-                   c->pptr, c->pelem, c->pslot, c->relem, c->dslot, c->kdp, c->kdc, c->km, c->rm, c->rtab, c->etab};
+                   c->pptr, c->pelem, c->pslot, c->relem, c->kdp, c->kdc, c->km, c->rm, c->rtab, c->etab};
     for (size_t i = 0; i < sizeof dev / sizeof dev[0]; ++i) cudaFree(dev[i]);
     if (c->step_exec) cudaGraphExecDestroy(c->step_exec);
     hs_cu_pstep_free(c);
@@ -195,7 +195,7 @@ static void cu_destroy(hs_backend *b)
     cudaFreeHost(c->h_sc);
     cudaFreeHost(c->h_cg);
     cudaFreeHost(c->h_state);
-    cudaEvent_t evs[] = {c->ev_e0, c->ev_e1, c->ev_a1, c->ev_s0, c->ev_s1, c->ev_state};
+    cudaEvent_t evs[] = {c->ev_e0, c->ev_e1, c->ev_a1, c->ev_s0, c->ev_s1, c->ev_state, c->ev_k0, c->ev_k1};
     for (size_t i = 0; i < sizeof evs / sizeof evs[0]; ++i)
         if (evs[i]) cudaEventDestroy(evs[i]);
     if (c->s) cudaStreamDestroy(c->s);
@@ -205,7 +205,7 @@ static void cu_destroy(hs_backend *b)
 }
 
 static const hs_backend_ops cuda_ops = {
-    "cuda", hs_cu_begin_step, hs_cu_assemble, hs_cu_solve, hs_cu_iterate, hs_cu_end_step, hs_cu_restore_step,
+    "cuda", hs_cu_begin_step, hs_cu_assemble, hs_cu_tangent, hs_cu_solve, hs_cu_iterate, hs_cu_end_step, hs_cu_restore_step,
     cu_get_state, cu_set_state, cu_get_history, cu_set_history, cu_state_copy_start, cu_state_copy_wait,
     cu_host_alloc, cu_host_free, cu_get_times, cu_destroy, hs_cu_newton_device, hs_cu_sample_setup, hs_cu_sample,
     hs_cu_sample_fetch, hs_cu_steps_device,
@@ -229,7 +229,7 @@ static hs_status cuda_setup(hs_backend *b)
     HS_CUDA_CALL(cudaSetDevice(hs_gpu_device()));
     HS_CUDA_CALL(cudaStreamCreateWithFlags(&c->s, cudaStreamNonBlocking));
     HS_CUDA_CALL(cudaStreamCreateWithFlags(&c->s_copy, cudaStreamNonBlocking));
-    cudaEvent_t *evs[] = {&c->ev_e0, &c->ev_e1, &c->ev_a1, &c->ev_s0, &c->ev_s1, &c->ev_state};
+    cudaEvent_t *evs[] = {&c->ev_e0, &c->ev_e1, &c->ev_a1, &c->ev_s0, &c->ev_s1, &c->ev_state, &c->ev_k0, &c->ev_k1};
     for (size_t i = 0; i < sizeof evs / sizeof evs[0]; ++i) HS_CUDA_CALL(cudaEventCreate(evs[i]));
 
     HS_CALL(upload(&c->tets, m->tets, (size_t)c->ne * 4, "element connectivity"));

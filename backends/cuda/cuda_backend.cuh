@@ -46,7 +46,7 @@ struct dev_scalars {
 
 struct cuda_impl {
     cudaStream_t s, s_copy;
-    cudaEvent_t ev_e0, ev_e1, ev_a1, ev_s0, ev_s1, ev_state;
+    cudaEvent_t ev_e0, ev_e1, ev_a1, ev_s0, ev_s1, ev_state, ev_k0, ev_k1;
     hs_spmv_layout *lay;
     hs_gpu_spmv *spmv;
     int32_t nn, ne, nnz;
@@ -57,13 +57,15 @@ struct cuda_impl {
     int32_t *kptr, *ksrc, *rptr, *rsrc, *diag;
     int64_t *slot;
     /* split assembly (fem/hs_assembly.h; split = 1): pairs, their element lists and format slots
-     * (int2: (i,j), (j,i)), K_D per pair and in CSR order, the elements of each node (relem, in the
-     * R list's order), the format slot of each diagonal, and the elements' two scalars */
+     * (int2: (i,j), (j,i); a diagonal pair's is (i,i), ~i), K_D per pair and in CSR order, the
+     * elements of each node (relem, in the R list's order), and the elements' two scalars. K and D^-1
+     * are formed only before a solve (hs_cu_enqueue_tangent): k_stale says the last element pass's are
+     * not formed yet, k_timed that ev_k0 .. ev_k1 time a formation not yet added to t.assembly */
     int split;
     int32_t np;
     int32_t *pptr, *pelem, *pslot, *relem;
-    int64_t *dslot;
     double *kdp, *kdc, *km, *rm;
+    int k_stale, k_timed;
     int32_t *stim_elem;
     /* heterogeneous tissue (fem/hs_region.h): the region table and each element's row; both NULL
      * for uniform tissue (the kernels then take the uniform parameters, as before) */
@@ -168,7 +170,8 @@ hs_status hs_cu_sample_fetch(hs_backend *b, int set, int n, double *dst);
 /* ---- assembly.cu ---- */
 /** Final max-location over the HS_RED_BLOCKS block partials in c->partA/c->parti into (*v, *i). */
 hs_status hs_cu_launch_final_maxloc(cuda_impl *c, double *v, int *i);
-/** Element pass, assembly, residual norm; ends with the scalars copied to pinned memory. */
+/** Element pass, assembly (split: R only, the tangent is left to hs_cu_enqueue_tangent), residual
+ *  norm; ends with the scalars copied to pinned memory. */
 hs_status hs_cu_enqueue_assemble(hs_backend *b, int in_graph);
 /** The error an element failure (dev_scalars.bad_elem = @p e) is reported as. */
 hs_status hs_cu_element_error(const hs_backend *b, int e);
@@ -183,8 +186,17 @@ hs_status hs_cu_assemble(hs_backend *b, double *res_norm, int32_t *res_node);
 hs_status hs_cu_upload_soa(double **d, const double *h, int32_t n, int w, const char *what);
 /** The host gather maps ([ne][16], [ne][4] sources) re-encoded for ke [10][ne] and re [4][ne]. */
 hs_status hs_cu_remap_gather_maps(cuda_impl *c, const hs_assembly_map *map);
-/** Enqueue the split assembly's K and R passes (after the element kernel). */
-hs_status hs_cu_enqueue_split_kr(cuda_impl *c);
+/** Enqueue the split assembly's R pass and residual block maxima (after the element kernel). */
+hs_status hs_cu_enqueue_split_r(cuda_impl *c);
+/** Enqueue the split assembly's K pass and Jacobi diagonal (the tangent, before a solve). */
+hs_status hs_cu_enqueue_split_k(cuda_impl *c);
+/** Enqueue the tangent (split: K and D^-1 from the last element pass; full: nothing, assemble formed
+ *  it); in_graph as hs_cu_enqueue_assemble's (below 2: timed by ev_k0, ev_k1). */
+hs_status hs_cu_enqueue_tangent(cuda_impl *c, int in_graph);
+/** After the stream synchronised: the tangent's time into t.assembly (once per enqueue). */
+void hs_cu_finish_tangent(cuda_impl *c);
+/** The tangent op: enqueue it if the last assembly left it out, synchronise, finish. */
+hs_status hs_cu_tangent(hs_backend *b);
 /** Upload what the split assembly reads (c->split set): pairs, slots, K_D, CSR pattern, R lists. */
 hs_status hs_cu_upload_split(cuda_impl *c, const hs_problem *p);
 

@@ -35,6 +35,7 @@ static void warn_fallback(const hs_backend *b, const hs_cg_result *cg)
 hs_status hs_cu_solve(hs_backend *b, hs_cg_result *cg, double *upd_norm)
 {
     cuda_impl *c = (cuda_impl *)b->impl;
+    if (c->k_stale) HS_CALL(hs_cu_enqueue_tangent(c, 0));
     if (c->gpc) return hs_cu_solve_general(b, cg, upd_norm);
     HS_CUDA_CALL(cudaEventRecord(c->ev_s0, c->s));
     hs_gpu_cg_tol t = solve_tol(b);
@@ -44,6 +45,7 @@ hs_status hs_cu_solve(hs_backend *b, hs_cg_result *cg, double *upd_norm)
     HS_CUDA_CALL(cudaMemcpyAsync(&c->h_sc->upd, &c->d_sc->upd, sizeof(double), cudaMemcpyDeviceToHost, c->s));
     HS_CUDA_CALL(cudaStreamSynchronize(c->s));
     c->t.solve += 1e-3 * elapsed_ms(c->ev_s0, c->ev_s1);
+    hs_cu_finish_tangent(c);
     hs_gpu_cg_result_of(c->h_cg, cg);
     warn_fallback(b, cg);
     *upd_norm = c->h_sc->upd;
@@ -68,6 +70,7 @@ hs_status hs_cu_solve_general(hs_backend *b, hs_cg_result *cg, double *upd_norm)
 {
     cuda_impl *c = (cuda_impl *)b->impl;
     const hs_problem_opts *o = &b->prob->opt;
+    if (c->k_stale) HS_CALL(hs_cu_enqueue_tangent(c, 0));
     HS_CUDA_CALL(cudaEventRecord(c->ev_s0, c->s));
     if (c->pc_age % o->pc.reuse == 0 || o->pc.precond == HS_PRECOND_JACOBI) {
         double t0 = hs_wtime();
@@ -94,12 +97,13 @@ hs_status hs_cu_solve_general(hs_backend *b, hs_cg_result *cg, double *upd_norm)
     HS_CUDA_CALL(cudaMemcpyAsync(&c->h_sc->upd, &c->d_sc->upd, sizeof(double), cudaMemcpyDeviceToHost, c->s));
     HS_CUDA_CALL(cudaStreamSynchronize(c->s));
     c->t.solve += 1e-3 * elapsed_ms(c->ev_s0, c->ev_s1);
+    hs_cu_finish_tangent(c);
     *upd_norm = c->h_sc->upd;
     return HS_OK;
 }
 
-/* Capture one Newton iteration after the first assembly: solve (init + WHILE loop), update,
- * element, assembly, scalars to the host. */
+/* Capture one Newton iteration after the first assembly: the tangent (split), solve (init + WHILE
+ * loop), update, element, assembly, scalars to the host. */
 static hs_status capture_iteration(hs_backend *b)
 {
     cuda_impl *c = (cuda_impl *)b->impl;
@@ -109,7 +113,8 @@ static hs_status capture_iteration(hs_backend *b)
     }
     HS_CUDA_CALL(cudaStreamBeginCapture(c->s, cudaStreamCaptureModeThreadLocal));
     hs_gpu_cg_tol t = solve_tol(b);
-    hs_status st = rec(c->ev_s0, c->s, 1);
+    hs_status st = hs_cu_enqueue_tangent(c, 1);
+    if (st == HS_OK) st = rec(c->ev_s0, c->s, 1);
     if (st == HS_OK) st = hs_gpu_cg_capture_solve(c->cg, c->rhs, c->du, &t, c->s);
     if (st == HS_OK) st = hs_cu_enqueue_update(c);
     if (st == HS_OK) st = rec(c->ev_s1, c->s, 1);
@@ -146,6 +151,9 @@ hs_status hs_cu_iterate(hs_backend *b, hs_cg_result *cg, double *upd_norm, doubl
     HS_CUDA_CALL(cudaGraphLaunch(c->gexec, c->s));
     HS_CUDA_CALL(cudaStreamSynchronize(c->s));
     c->t.solve += 1e-3 * elapsed_ms(c->ev_s0, c->ev_s1);
+    if (c->split) c->t.assembly += 1e-3 * elapsed_ms(c->ev_k0, c->ev_k1); /* the graph's tangent */
+    c->k_stale = c->split; /* the graph ends with an assembly */
+    c->k_timed = 0;
     hs_gpu_cg_result_of(c->h_cg, cg);
     warn_fallback(b, cg);
     *upd_norm = c->h_sc->upd;

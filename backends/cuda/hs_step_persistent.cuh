@@ -12,7 +12,7 @@
 #include "hs_gpu_cg.cuh"
 
 #define HS_PSTEP_MAX HS_STEPS_DEVICE_MAX /* steps per launch at most (frames usually end one sooner) */
-#define HS_PSTEP_BLOCKS_PER_SM 2   /* 512-thread blocks per SM of the step kernel (step_persistent.cu) */
+#define HS_PSTEP_BLOCKS_PER_SM 1   /* 512-thread blocks per SM of the step kernel (step_persistent.cu) */
 
 /** What a launch reports (written by block 0, copied to pinned host memory as one block). */
 struct hs_pstep_ctl {
@@ -27,12 +27,11 @@ struct hs_pstep_ctl {
     hs_gpu_cg_scalars cg;       /**< its last solve */
     /* block 0's clock (globaltimer, ns) between the barriers that close each phase, summed over the
      * launch: begin of step, element, assembly, CG, update (with the Newton tests), end of step */
-    unsigned long long ns_begin, ns_element, ns_assembly, ns_cg, ns_update;
+    unsigned long long ns_begin, ns_element, ns_assembly, ns_cg, ns_update, ns_tangent;
 };
 
 /** The step kernel's own device data (the rest is cuda_impl's). */
 struct hs_pstep_dev {
-    int32_t *dpair;             /**< [nn] the split map's pair of each diagonal */
     int n_selem, n_sites;
     int32_t *selem, *sptr, *ssite; /**< stimulated elements, each with its sites [sptr[u], sptr[u+1]) */
     double *amp, *h_amp;        /**< [HS_PSTEP_MAX][n_sites] site amplitudes per step (h_: pinned staging) */
@@ -43,7 +42,8 @@ struct hs_pstep_dev {
     int *mi;
     const void *fn;             /**< the kernel for this model and value type */
     int grid;
-    unsigned long long ns[5];   /**< the launches' phase clocks summed (hs_pstep_ctl's ns_*) */
+    int cg_tpr;                 /**< the CG's threads per row in the step (1, 2, 4, 8) */
+    unsigned long long ns[6];   /**< the launches' phase clocks summed (hs_pstep_ctl's ns_*) */
     long launches;
 };
 

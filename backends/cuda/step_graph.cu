@@ -1,8 +1,9 @@
 // solver.step = "graph": the Newton iteration of a time step as one CUDA graph with device-side control
 // (hs_backend_ops.newton_device, called by hs_time_step in fem/newton.c after begin_step).
 //
-//   first assembly -> k_newton_check(first) -> WHILE (cond) { CG solve (its own WHILE node, or the
-//   persistent kernel), phi -= du, element + assembly, k_newton_check } -> control block to the host
+//   first assembly -> k_newton_check(first) -> WHILE (cond) { tangent (split: K, D^-1), CG solve (its
+//   own WHILE node, or the persistent kernel), phi -= du, element + assembly, k_newton_check } ->
+//   control block to the host
 //
 // k_newton_check is the host loop's Newton test (fem/newton.c) on one thread: CG failure, element
 // failure, non-finite residual, convergence (res <= tol_res and, after the first iteration, upd <=
@@ -137,7 +138,8 @@ hs_status capture_step(hs_backend *b)
         cudaStreamBeginCaptureToGraph(c->s, body, NULL, NULL, 0, cudaStreamCaptureModeThreadLocal) != cudaSuccess)
         st = HS_FAIL(HS_ERR_DEVICE, "solver.step = graph: cannot capture the Newton iteration");
     else if (st == HS_OK) {
-        st = hs_gpu_cg_capture_solve(c->cg, c->rhs, c->du, &t, c->s);
+        st = hs_cu_enqueue_tangent(c, 2);
+        if (st == HS_OK) st = hs_gpu_cg_capture_solve(c->cg, c->rhs, c->du, &t, c->s);
         if (st == HS_OK) st = hs_cu_enqueue_update(c);
         if (st == HS_OK) st = hs_cu_enqueue_assemble(b, 2);
         if (st == HS_OK) st = launch_check(c, p, 0, h);
@@ -175,6 +177,7 @@ hs_status hs_cu_newton_device(hs_backend *b, hs_newton_out *out)
     HS_CUDA_CALL(cudaEventRecord(c->ev_s1, c->s));
     HS_CUDA_CALL(cudaStreamSynchronize(c->s));
     c->t.solve += 1e-3 * elapsed_ms(c->ev_s0, c->ev_s1); /* the whole Newton loop: not split by phase */
+    c->k_stale = c->split; /* the loop ends with an assembly (its tangent formed only if a solve followed) */
     const hs_newton_ctl *h = c->h_step_ctl;
     out->stop = h->stop;
     out->k = h->k;

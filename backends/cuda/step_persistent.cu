@@ -4,8 +4,8 @@
 // no launch is left inside a step, nor between the steps of one launch:
 //
 //   per step: [begin: phi_n = phi, r_n = r, the extrapolated first iterate, the stimulus] | element |
-//             assembly (K, R, D^-1, the residual's block maxima) | Newton test -> CG (hs_gpu_cg1.cuh:
-//             one barrier per iteration) -> phi -= du (the update's maxima) | element | assembly | ...
+//             R (the residual's block maxima) | Newton test -> tangent (K, D^-1) | CG (hs_gpu_cg1.cuh:
+//             one barrier per iteration) -> phi -= du (the update's maxima) | element | R | ...
 //             [end: activation read-outs, extrapolation history]
 //
 // Two uses (backends/cuda/step_graph.cu's hs_cu_newton_device and hs_cu_steps_device below):
@@ -38,10 +38,16 @@ namespace cgrp = cooperative_groups;
 
 namespace {
 
-// 512 threads per block, two blocks per SM (64 registers a thread): the gathers of the element and
-// assembly passes are latency-bound, and a first version with 256-thread blocks at 128 registers (512
-// threads per SM) ran a 50K-node step in 0.51 ms against 0.19 ms for the kernel sequence
-constexpr int kTP = 512;
+// 512 threads per block, one block per SM, up to 128 registers a thread: measured on an H100 (1 s of
+// bench_50k / lv_ellipsoid) against two 512-thread blocks per SM at 64 registers (which spill) and one
+// 768-thread block at 80: 2.05 / 1.17 s against 2.20 / 1.83 and 1.80 / 1.40. The CG gains most from the
+// spill-free registers; the gathers of the assembly, latency-bound with fewer threads, issue their loads
+// in batches (gather_sum) instead.
+#ifndef HS_PSTEP_TP /* overridable for benchmarking builds only */
+#define HS_PSTEP_TP 512
+#define HS_PSTEP_MINB 1
+#endif
+constexpr int kTP = HS_PSTEP_TP;
 constexpr int kTPR = 4; // threads per node in the assembly's node pass
 
 struct pstep_args {
@@ -55,7 +61,7 @@ struct pstep_args {
     const int32_t *pptr, *pelem;
     const int2 *pslot;
     const double *kdp, *kdc;
-    const int32_t *rp, *col, *rptr, *relem, *dpair;
+    const int32_t *rp, *col, *rptr, *relem;
     double *phi, *phin, *ipv, *ipv_n, *act, *ph1, *ph2, *km, *rm, *stim_e, *rhs, *dinv;
     void *kval;
     int n_selem, n_sites;
@@ -67,6 +73,7 @@ struct pstep_args {
     double tol_res, tol_upd, cg_tol, forcing, act_thr, rep_thr;
     int newton_max, cg_max;
     hs_cg1_ctx cg;
+    int cg_tpr; /* the CG's threads per row: 1, 2, 4 or 8 */
     double *mv; /* [2][G] block maxima: 0 the residual, 1 the update */
     int *mi;
     int *bad;   /* smallest failed element, 0x7f7f7f7f: none (set by the host before the launch) */
@@ -117,14 +124,19 @@ __device__ void total_maxloc(const double *mv, const int *mi, double &v, int &i,
 }
 
 /* element pass (k_element_split's body): km, rm, the model's variables; failures to *bad */
+/* The passes below read what earlier phases wrote (phi, km, rm, the stimulus) through L1 (__ldca):
+ * each array a pass reads was written before the grid barrier that opened the pass, whose acquire
+ * makes it visible, L1 included (as the CG's records, hs_gpu_cg1.cuh), and no pass writes what it
+ * reads. Neighbouring elements and rows share nodes, so most of these gathers hit L1. __ldg's
+ * non-coherent path would not be safe. */
 template <int NV, int ID>
 __device__ void element_pass(const pstep_args &a, int64_t tid, int64_t nth)
 {
     const int32_t ne = a.ne;
     for (int64_t e = tid; e < ne; e += nth) {
         const int4 t = reinterpret_cast<const int4 *>(a.tets)[e];
-        const double ph[4] = {__ldcg(a.phi + t.x), __ldcg(a.phi + t.y), __ldcg(a.phi + t.z), __ldcg(a.phi + t.w)};
-        const double pn[4] = {__ldcg(a.phin + t.x), __ldcg(a.phin + t.y), __ldcg(a.phin + t.z), __ldcg(a.phin + t.w)};
+        const double ph[4] = {__ldca(a.phi + t.x), __ldca(a.phi + t.y), __ldca(a.phi + t.z), __ldca(a.phi + t.w)};
+        const double pn[4] = {__ldca(a.phin + t.x), __ldca(a.phin + t.y), __ldca(a.phin + t.z), __ldca(a.phin + t.w)};
         double sn[NV > 0 ? NV : 1], sv[NV > 0 ? NV : 1];
 #pragma unroll
         for (int k = 0; k < NV; ++k) {
@@ -133,7 +145,7 @@ __device__ void element_pass(const pstep_args &a, int64_t tid, int64_t nth)
         }
         double kme = 0.0, rme = 0.0;
         int it;
-        const double stim = __ldcg(a.stim_e + e);
+        const double stim = __ldca(a.stim_e + e);
         if (a.etab) {
             const hs_region_row *row = &a.rtab[a.etab[e]];
             if (row->conducting) {
@@ -154,37 +166,59 @@ __device__ void element_pass(const pstep_args &a, int64_t tid, int64_t nth)
     }
 }
 
-/* assembly (k_split_k and k_split_r's bodies): K's pairs; R, D^-1 (the diagonal summed here from its
- * own pair, as k_split_k sums it) and the residual's block maximum */
+/* s + sum of w[j] v[idx[j]] (W; else v[idx[j]]) over j = j0, j0 + S, ... < j1, added in that order
+ * (fused multiply-adds when W). The gathers are latency-bound (a few hundred threads per SM, each
+ * with a chain of index and value loads): the loads of 4 entries are all issued before their adds. */
+template <int S, bool W>
+__device__ __forceinline__ double gather_sum(double s, const double *w, const int32_t *idx, const double *v,
+                                             int32_t j0, int32_t j1)
+{
+    for (int32_t j = j0; j < j1; j += 4 * S) {
+        double t[4], c[4];
+#pragma unroll
+        for (int q = 0; q < 4; ++q) {
+            const int32_t jq = j + q * S;
+            t[q] = jq < j1 ? __ldca(v + idx[jq]) : 0.0;
+            c[q] = W && jq < j1 ? w[jq] : 1.0;
+        }
+#pragma unroll
+        for (int q = 0; q < 4; ++q)
+            if (j + q * S < j1) s = W ? __fma_rn(c[q], t[q], s) : s + t[q];
+    }
+    return s;
+}
+
+/* the tangent (k_split_k's body, before a solve): K's pairs, D^-1 from the diagonal pairs */
 template <typename V>
-__device__ void assembly_pass(const pstep_args &a, int64_t tid, int64_t nth, double *shv, int *shi)
+__device__ void pair_pass(const pstep_args &a, int64_t tid, int64_t nth)
 {
     V *kval = static_cast<V *>(a.kval);
     for (int64_t p = tid; p < a.np; p += nth) {
-        double s = a.kdp[p];
-        for (int32_t j = a.pptr[p]; j < a.pptr[p + 1]; ++j) s += __ldcg(a.km + a.pelem[j]);
+        const double s = gather_sum<1, false>(a.kdp[p], nullptr, a.pelem, a.km, a.pptr[p], a.pptr[p + 1]);
         const int2 sl = a.pslot[p];
-        kval[sl.x] = (V)s;
-        kval[sl.y] = (V)s;
+        const V v = (V)s;
+        kval[sl.x] = v;
+        if (sl.y >= 0) kval[sl.y] = v;
+        else a.dinv[~sl.y] = 1.0 / (double)v;
     }
-    /* the node pass: kTPR lanes per node share its three gathers (K_D phi, the elements' rm, the
-     * diagonal's km) and sum them by a shuffle butterfly: a fixed order, not k_split_r's sequential one */
+}
+
+/* R and the residual's block maximum (k_split_r's body, every Newton test): kTPR lanes per node
+ * share its two gathers (K_D phi, the elements' rm) and sum them by a shuffle butterfly: a fixed
+ * order, not k_split_r's sequential one */
+__device__ void node_pass(const pstep_args &a, int64_t tid, int64_t nth, double *shv, int *shi)
+{
     double best = 0.0;
     int bi = INT_MAX;
     const int lane = (int)(tid % kTPR);
     for (int64_t i = tid / kTPR; i < a.nn; i += nth / kTPR) {
-        double s = 0.0, t = 0.0, d = 0.0;
-        for (int32_t k = a.rp[i] + lane; k < a.rp[i + 1]; k += kTPR) s += a.kdc[k] * __ldcg(a.phi + a.col[k]);
-        for (int32_t j = a.rptr[i] + lane; j < a.rptr[i + 1]; j += kTPR) t += __ldcg(a.rm + a.relem[j]);
-        const int32_t dp = a.dpair[i];
-        for (int32_t j = a.pptr[dp] + lane; j < a.pptr[dp + 1]; j += kTPR) d += __ldcg(a.km + a.pelem[j]);
+        double s = gather_sum<kTPR, true>(0.0, a.kdc, a.col, a.phi, a.rp[i] + lane, a.rp[i + 1]);
+        double t = gather_sum<kTPR, false>(0.0, nullptr, a.relem, a.rm, a.rptr[i] + lane, a.rptr[i + 1]);
         s = hs_cg1_group_sum<kTPR>(s);
         t = hs_cg1_group_sum<kTPR>(t);
-        d = hs_cg1_group_sum<kTPR>(d);
         if (lane == 0) {
             const double r = s + t;
             a.rhs[i] = r;
-            a.dinv[i] = 1.0 / (double)(V)(a.kdp[dp] + d);
             const double w = fabs(r) * a.dt * a.inv_mass[i];
             hs_maxloc_take(best, bi, w, (int)i);
         }
@@ -200,7 +234,7 @@ __device__ __forceinline__ unsigned long long gtimer()
 }
 
 template <typename V, int NV, int ID>
-__global__ void __launch_bounds__(kTP, 2) k_pstep(pstep_args a)
+__global__ void __launch_bounds__(kTP, HS_PSTEP_MINB) k_pstep(pstep_args a)
 {
     cgrp::grid_group grid = cgrp::this_grid();
     __shared__ double sh[99];
@@ -210,7 +244,7 @@ __global__ void __launch_bounds__(kTP, 2) k_pstep(pstep_args a)
     const int64_t tid = (int64_t)blockIdx.x * blockDim.x + threadIdx.x, nth = (int64_t)G * blockDim.x;
     const bool writer = blockIdx.x == 0 && threadIdx.x == 0;
     int done = 0, stop = HS_NEWTON_CONVERGED;
-    unsigned long long ns[5] = {0, 0, 0, 0, 0}, t0 = writer ? gtimer() : 0;
+    unsigned long long ns[6] = {0, 0, 0, 0, 0, 0}, t0 = writer ? gtimer() : 0;
     /* block 0's phase clock: the time since the last mark goes to phase q */
 #define HS_MARK(q)                                                                                                     \
     if (writer) {                                                                                                      \
@@ -242,7 +276,7 @@ __global__ void __launch_bounds__(kTP, 2) k_pstep(pstep_args a)
         element_pass<NV, ID>(a, tid, nth);
         grid.sync();
         HS_MARK(1)
-        assembly_pass<V>(a, tid, nth, shv, shi);
+        node_pass(a, tid, nth, shv, shi);
         grid.sync();
         HS_MARK(2)
         int k = 0, solves = 0, cg_sum = 0, cg_max = 0, res_node = 0, node_before = 0, bad = 0x7f7f7f7f;
@@ -260,7 +294,15 @@ __global__ void __launch_bounds__(kTP, 2) k_pstep(pstep_args a)
             if (k == a.newton_max) { stop = HS_NEWTON_MAXIT; break; }
             const double tol = hs_cg_forcing_tol(a.cg_tol, a.forcing, a.tol_res, res);
             HS_MARK(4)
-            hs_cg1_solve<V, 1>(a.cg, tol, a.cg_max, grid, sh, &o);
+            pair_pass<V>(a, tid, nth); /* the tangent, only now that a solve needs it */
+            grid.sync();
+            HS_MARK(5)
+            switch (a.cg_tpr) { /* the same in every block */
+            case 8: hs_cg1_solve<V, 8>(a.cg, tol, a.cg_max, grid, sh, &o); break;
+            case 4: hs_cg1_solve<V, 4>(a.cg, tol, a.cg_max, grid, sh, &o); break;
+            case 2: hs_cg1_solve<V, 2>(a.cg, tol, a.cg_max, grid, sh, &o); break;
+            default: hs_cg1_solve<V, 1>(a.cg, tol, a.cg_max, grid, sh, &o);
+            }
             HS_MARK(3)
             ++solves;
             const int it = o.status == HS_GPU_CG_BREAK || o.status == HS_GPU_CG_NONFINITE
@@ -290,7 +332,7 @@ __global__ void __launch_bounds__(kTP, 2) k_pstep(pstep_args a)
             element_pass<NV, ID>(a, tid, nth);
             grid.sync();
             HS_MARK(1)
-            assembly_pass<V>(a, tid, nth, shv, shi);
+            node_pass(a, tid, nth, shv, shi);
             grid.sync();
             HS_MARK(2)
         }
@@ -342,6 +384,7 @@ __global__ void __launch_bounds__(kTP, 2) k_pstep(pstep_args a)
         a.ctl->ns_assembly = ns[2];
         a.ctl->ns_cg = ns[3];
         a.ctl->ns_update = ns[4];
+        a.ctl->ns_tangent = ns[5];
     }
 }
 
@@ -364,31 +407,13 @@ const void *pstep_kernel(int id, int f32)
     }
 }
 
-/* The diagonal pair of each node and the stimulated elements with their sites (host, once). */
+/* The stimulated elements with their sites, buffers, the grid (host, once). */
 hs_status pstep_setup(hs_backend *b)
 {
     cuda_impl *c = (cuda_impl *)b->impl;
     const hs_problem *p = b->prob;
     hs_pstep_dev *d = c->pstep;
-    const hs_split_map *sm = p->split;
-    const int32_t *rp = p->pattern->row_ptr;
-    int32_t *rowof = NULL, *dpair = NULL;
-    hs_status st = HS_ALLOC(rowof, (size_t)c->nnz, "row of each nonzero");
-    if (st == HS_OK) st = HS_ALLOC(dpair, (size_t)c->nn, "diagonal pairs");
-    if (st == HS_OK) {
-        for (int32_t i = 0; i < c->nn; ++i) {
-            dpair[i] = -1;
-            for (int32_t k = rp[i]; k < rp[i + 1]; ++k) rowof[k] = i;
-        }
-        for (int32_t q = 0; q < sm->n_pairs; ++q)
-            if (sm->p_pos[2 * (int64_t)q] == sm->p_pos[2 * (int64_t)q + 1]) dpair[rowof[sm->p_pos[2 * (int64_t)q]]] = q;
-        for (int32_t i = 0; i < c->nn && st == HS_OK; ++i)
-            if (dpair[i] < 0) st = HS_FAIL(HS_ERR_INTERNAL, "persistent step: node %d has no diagonal pair", i);
-    }
-    if (st == HS_OK) st = upload(&d->dpair, dpair, (size_t)c->nn, "diagonal pairs");
-    free(rowof);
-    free(dpair);
-    HS_CALL(st);
+    hs_status st = HS_OK;
     /* stimulated elements: each once, its sites in increasing order */
     const hs_stim_set *ss = p->stim;
     const int ns = ss ? ss->n_sites : 0;
@@ -462,6 +487,13 @@ hs_status pstep_setup(hs_backend *b)
     if (g > HS_CG1_MAXG) g = HS_CG1_MAXG;
     d->grid = (int)g;
     d->fn = fn;
+    /* the CG's threads per row: as many as keep every row in one pass of the grid (small meshes are
+     * latency-bound: a row's gather split over lanes is a shorter chain), at most 8 */
+    int tpr = 1;
+    while (tpr < 8 && (int64_t)c->nn * tpr * 2 <= g * kTP) tpr *= 2;
+    const char *et = getenv("HS_PSTEP_CG_TPR"); /* benchmarking only (docs/benchmarks.md) */
+    if (et && (atoi(et) == 1 || atoi(et) == 2 || atoi(et) == 4 || atoi(et) == 8)) tpr = atoi(et);
+    d->cg_tpr = tpr;
     return HS_OK;
 }
 
@@ -494,7 +526,6 @@ hs_status pstep_launch(hs_backend *b, int nsteps, int begin_end, long k0, double
     a.col = c->csr_col;
     a.rptr = c->rptr;
     a.relem = c->relem;
-    a.dpair = d->dpair;
     a.phi = c->phi;
     a.phin = c->phin;
     a.ipv = c->ipv;
@@ -530,6 +561,7 @@ hs_status pstep_launch(hs_backend *b, int nsteps, int begin_end, long k0, double
     a.cg_max = o->cg.max_iter;
     a.cg = {c->nn, c->csr_rp, c->csr_col, c->slot, hs_cu_kvals(c), c->dinv, c->rhs, c->du, cg->p,
             {cg->p_q, cg->p_q + c->nn}, cg->p_part};
+    a.cg_tpr = d->cg_tpr;
     a.mv = d->mv;
     a.mi = d->mi;
     a.bad = d->bad;
@@ -542,11 +574,12 @@ hs_status pstep_launch(hs_backend *b, int nsteps, int begin_end, long k0, double
     HS_CUDA_CALL(cudaEventRecord(c->ev_s1, c->s));
     HS_CUDA_CALL(cudaMemcpyAsync(d->h_ctl, d->ctl, sizeof(hs_pstep_ctl), cudaMemcpyDeviceToHost, c->s));
     HS_CUDA_CALL(cudaStreamSynchronize(c->s));
+    c->k_stale = 1; /* a launch ends with an R pass; its tangent is formed only before a solve */
     /* the phases by block 0's clock inside the launch; the launch itself, the begin and end of steps
      * and the Newton tests count as solve, so the three add up to the launch's events */
     const hs_pstep_ctl *h = d->h_ctl;
     const double total = 1e-3 * elapsed_ms(c->ev_s0, c->ev_s1);
-    const double el = 1e-9 * (double)h->ns_element, as = 1e-9 * (double)h->ns_assembly;
+    const double el = 1e-9 * (double)h->ns_element, as = 1e-9 * (double)(h->ns_assembly + h->ns_tangent);
     c->t.element += el;
     c->t.assembly += as;
     c->t.solve += total - el - as > 0.0 ? total - el - as : 0.0;
@@ -555,6 +588,7 @@ hs_status pstep_launch(hs_backend *b, int nsteps, int begin_end, long k0, double
     d->ns[2] += h->ns_assembly;
     d->ns[3] += h->ns_cg;
     d->ns[4] += h->ns_update;
+    d->ns[5] += h->ns_tangent;
     d->launches++;
     return HS_OK;
 }
@@ -576,10 +610,10 @@ void hs_cu_pstep_free(cuda_impl *c)
     hs_pstep_dev *d = c->pstep;
     if (!d) return;
     if (d->launches > 0)
-        hs_log(1, "persistent step: %ld launches; inside them (block 0's clock) begin and end of steps %.3f s, element "
-                  "%.3f s, assembly %.3f s, CG %.3f s, update and Newton tests %.3f s\n", d->launches, 1e-9 * d->ns[0],
-               1e-9 * d->ns[1], 1e-9 * d->ns[2], 1e-9 * d->ns[3], 1e-9 * d->ns[4]);
-    void *dev[] = {d->dpair, d->selem, d->sptr, d->ssite, d->amp, d->wext, d->ctl, d->bad, d->mv, d->mi};
+        hs_log(1, "persistent step: %ld launches of %d x %d threads (CG %d per row); inside them (block 0's clock) "
+                  "begin and end of steps %.3f s, element %.3f s, R %.3f s, tangent %.3f s, CG %.3f s, update and "
+                  "Newton tests %.3f s\n", d->launches, d->grid, kTP, d->cg_tpr, 1e-9 * d->ns[0], 1e-9 * d->ns[1], 1e-9 * d->ns[2], 1e-9 * d->ns[5], 1e-9 * d->ns[3], 1e-9 * d->ns[4]);
+    void *dev[] = {d->selem, d->sptr, d->ssite, d->amp, d->wext, d->ctl, d->bad, d->mv, d->mi};
     for (size_t i = 0; i < sizeof dev / sizeof dev[0]; ++i) cudaFree(dev[i]);
     cudaFreeHost(d->h_amp);
     cudaFreeHost(d->h_wext);

@@ -128,8 +128,21 @@ static hs_status mpi_assemble(hs_backend *b, double *res_norm, int32_t *res_node
     *res_norm = glob.v;
     *res_node = glob.i;
     m->res = glob.v;
+    return HS_OK;
+}
+
+/* The inner backend's K and Jacobi diagonal (solve's first act; the cpu's values copied to the
+ * distributed matrix's) */
+static hs_status mpi_tangent(hs_backend *b)
+{
+    mpi_impl *m = b->impl;
+    HS_CALL(agree(m, m->inner->ops->tangent(m->inner)));
+#if HS_HAS_CUDA
+    if (m->on_gpu) return HS_OK; /* K stays on the device */
+#endif
+    const cpu_impl *c = m->inner->impl;
     const int64_t *slot = c->lay->slot_of_nnz;
-    for (int32_t k = 0; k < l->pattern->nnz; ++k) m->dval[k] = c->kval[slot[k]];
+    for (int32_t k = 0; k < m->l->pattern->nnz; ++k) m->dval[k] = c->kval[slot[k]];
     return HS_OK;
 }
 
@@ -139,6 +152,7 @@ static hs_status mpi_solve(hs_backend *b, hs_cg_result *cg, double *upd_norm)
     const hs_problem *p = b->prob;
     const int32_t n = m->l->n_owned;
     double t0 = hs_wtime();
+    HS_CALL(mpi_tangent(b));
     hs_cg_opts o = p->opt.cg;
     o.tol = hs_cg_forcing_tol(p->opt.cg.tol, p->opt.cg_forcing, p->opt.newton_tol_residual, m->res);
 #if HS_HAS_CUDA
@@ -303,6 +317,7 @@ static const hs_backend_ops mpi_ops = {
     .name = "mpi",
     .begin_step = mpi_begin_step,
     .assemble = mpi_assemble,
+    .tangent = mpi_tangent,
     .solve = mpi_solve,
     .end_step = mpi_end_step,
     .restore_step = mpi_restore_step,
