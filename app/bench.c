@@ -18,11 +18,23 @@ typedef struct bench_row {
     hs_phase_bench pb;
     double step;       /* median wall time of a whole time step */
     double step_other; /* the same with the other solver.step (NAN: the backend has one way only) */
-    int step_graph;    /* the configured solver.step: 1 graph */
+    int step_graph;    /* the configured solver.step: 1 graph, 2 persistent */
+    double step_launch; /* the same with solver.step = persistent's whole-step launches (NAN: not measured) */
+    int launch_len;    /* steps per launch there */
     double newton, cg; /* per step, over the measured steps */
     double frame;      /* median time to fetch and write one frame */
     int32_t nodes, elems, nnz;
 } bench_row;
+
+/* Whether solver.step = "persistent" can run this problem: split assembly, Jacobi-CG Chronopoulos-Gear
+ * with the persistent CG (on, or auto at this size) */
+static int persistent_step_fits(const hs_problem *p)
+{
+    const hs_problem_opts *o = &p->opt;
+    return p->split && o->cg.variant == HS_CG_CHRONOPOULOS && o->pc.precond == HS_PRECOND_JACOBI &&
+           o->pc.krylov == HS_KRYLOV_CG &&
+           (o->persistent == 1 || (o->persistent == -1 && p->pattern->n_rows <= HS_CG_PERSISTENT_AUTO_ROWS));
+}
 
 /* @p model: NULL for the configured model, else that model with its defaults (dt lowered to half its
  * tangent bound where the configured one is above) and no frame output: the --models table. */
@@ -45,6 +57,8 @@ static hs_status bench_backend(const hs_config *cfg, const char *backend, int re
     double *amp = NULL, *steps = NULL;
     hs_state state = {0};
     hs_series *ser = NULL;
+    double *runs = NULL;
+    hs_step_stats *lstats = NULL;
     snprintf(row->backend, sizeof row->backend, "%s", sim.backend->description);
     row->nodes = sim.mesh->n_nodes;
     row->elems = sim.mesh->n_elems;
@@ -83,6 +97,30 @@ static hs_status bench_backend(const hs_config *cfg, const char *backend, int re
         row->step_other = hs_median(steps, nsteps_meas);
         sim.prob->opt.step_graph = row->step_graph;
     }
+    /* solver.step = persistent as a run launches it: the steps up to the next frame (or 100 without
+     * output) per launch, when this configuration has it (what config_validate.c asks of it) */
+    row->step_launch = NAN;
+    if (sim.backend->ops->steps_device && persistent_step_fits(sim.prob)) {
+        const int len = spec.output_enabled && spec.out_interval > 0.0 ? (int)lround(spec.out_interval / dt) : 100;
+        row->launch_len = len < 1 ? 1 : len > HS_STEPS_DEVICE_MAX ? HS_STEPS_DEVICE_MAX : len;
+        HS_CALL_GOTO(HS_ALLOC(runs, nsteps_meas, "step timings"), done);
+        HS_CALL_GOTO(HS_ALLOC(lstats, row->launch_len, "step statistics"), done);
+        sim.prob->opt.step_graph = 2;
+        for (int q = -1; q < nsteps_meas; ++q) { /* q = -1: the first launch sets up the kernel */
+            double w0 = hs_wtime();
+            int done_n = 0;
+            HS_CALL_GOTO(hs_sim_steps(&sim, k, dt, row->launch_len, &done_n, lstats), done);
+            k += done_n;
+            if (done_n < row->launch_len) { /* that step again on the one-step path, as a run does */
+                HS_CALL_GOTO(hs_sim_step(&sim, k * dt, dt, &ss), done);
+                ++k;
+                ++done_n;
+            }
+            if (q >= 0) runs[q] = (hs_wtime() - w0) / done_n;
+        }
+        row->step_launch = hs_median(runs, nsteps_meas);
+        sim.prob->opt.step_graph = row->step_graph;
+    }
     double res;
     int32_t node;
     HS_CALL_GOTO(sim.backend->ops->begin_step(sim.backend, dt / spec.time_unit, amp), done);
@@ -112,6 +150,8 @@ done:
     hs_series_destroy(&ser);
     free(amp);
     free(steps);
+    free(runs);
+    free(lstats);
     hs_state_destroy(&state);
     hs_sim_destroy(&sim);
     return st;
@@ -146,13 +186,17 @@ static void print_row(const bench_row *b, double out_interval, double dt)
                p->naive_cg_iter / p->cg_iter);
     }
     printf("| %-22s | %12.1f | %10s | %12s | %8s | %10s |\n", "time step", 1e6 * b->step, "-", "-", "-", "-");
-    printf("  (a step: %.2f Newton iterations, %.1f CG iterations; solver.step = %s)\n", b->newton, b->cg,
-           b->step_graph ? "graph" : "kernels");
+    printf("  (a step: %.2f Newton iterations, %.1f CG iterations; solver.step = %s, one step per call)\n", b->newton,
+           b->cg, b->step_graph == 2 ? "persistent" : b->step_graph ? "graph" : "kernels");
     if (isfinite(b->step_other))
         printf("| %-22s | %12.1f | %10s | %12s | %8s | %10s |\n  (the next steps with solver.step = %s: %s)\n",
                "time step, other way", 1e6 * b->step_other, "-", "-", "-", "-", b->step_graph ? "kernels" : "graph",
                b->step_graph ? "the host runs the Newton loop, one synchronisation per Newton iteration"
                              : "the whole Newton loop as one CUDA graph, one synchronisation per step");
+    if (isfinite(b->step_launch))
+        printf("| %-22s | %12.1f | %10s | %12s | %8s | %10s |\n  (the next steps with solver.step = persistent as a "
+               "run launches them: %d steps per cooperative kernel, median over launches)\n",
+               "time step, persistent", 1e6 * b->step_launch, "-", "-", "-", "-", b->launch_len);
     if (isfinite(b->frame))
         printf("| %-22s | %12.1f | %10s | %12s | %8s | %10s |\n  (fetched and written synchronously; one frame per "
                "%g ms would be %.1f%% of the step time if nothing overlapped: `heartsim run` copies and writes "
