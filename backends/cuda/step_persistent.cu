@@ -48,6 +48,9 @@ namespace {
 #define HS_PSTEP_MINB 1
 #endif
 constexpr int kTP = HS_PSTEP_TP;
+#ifndef HS_PSTEP_BATCH /* overridable for benchmarking builds only */
+#define HS_PSTEP_BATCH 8
+#endif
 constexpr int kTPR = 4; // threads per node in the assembly's node pass
 
 struct pstep_args {
@@ -166,32 +169,53 @@ __device__ void element_pass(const pstep_args &a, int64_t tid, int64_t nth)
     }
 }
 
-/* s + sum of w[j] v[idx[j]] (W; else v[idx[j]]) over j = j0, j0 + S, ... < j1, added in that order
- * (fused multiply-adds when W), so the batch size changes the schedule, not the bits. The gathers are
- * latency-bound (512 threads per SM, each with a chain of index and value loads): the loads of
- * HS_PSTEP_BATCH entries are all issued before their adds. H100, 1 s runs: 8 against 4 gave
- * lv_ellipsoid 0.628 against 0.659 s, bench_50k 1.404 against 1.408; without batches 1.17 and 2.05. */
-#ifndef HS_PSTEP_BATCH /* overridable for benchmarking builds only */
-#define HS_PSTEP_BATCH 8
-#endif
-template <int S, bool W>
-__device__ __forceinline__ double gather_sum(double s, const double *w, const int32_t *idx, const double *v,
-                                             int32_t j0, int32_t j1)
+/* s + sum of v[idx[j]] over j = j0, j0 + S, ... < j1, added in that order, so the batch size changes
+ * the schedule, not the bits. The gathers are latency-bound (512 threads per SM, each with a chain of
+ * index and value loads): the loads of HS_PSTEP_BATCH entries are all issued before their adds.
+ * H100, 1 s runs: 8 against 4 gave lv_ellipsoid 0.628 against 0.659 s, bench_50k 1.404 against
+ * 1.408; without batches 1.17 and 2.05. Tried and dropped (same calls): two elements per thread in
+ * the element pass (spills; bench_50k 1.67 s), the CG's columns in batches of 2 (1.49 s) and two
+ * pairs per thread in the tangent (its phase 0.28-0.29 against 0.27 s). */
+template <int S>
+__device__ __forceinline__ double gather_sum(double s, const int32_t *idx, const double *v, int32_t j0, int32_t j1)
 {
     constexpr int B = HS_PSTEP_BATCH;
     for (int32_t j = j0; j < j1; j += B * S) {
-        double t[B], c[B];
+        double t[B];
+#pragma unroll
+        for (int q = 0; q < B; ++q) t[q] = j + q * S < j1 ? __ldca(v + idx[j + q * S]) : 0.0;
+#pragma unroll
+        for (int q = 0; q < B; ++q)
+            if (j + q * S < j1) s += t[q];
+    }
+    return s;
+}
+
+/* s + sum of w[j] va[ia[j]] (fused multiply-adds) and t + sum of vb[ib[j]], each over its own list in
+ * its order as gather_sum, with both lists' loads in flight together. The R pass: bench_50k's R phase
+ * 0.215 against 0.267 s as two gather_sums, the 1 s run 1.36 against 1.41 s (same bits). */
+template <int S>
+__device__ __forceinline__ void gather_two(double &s, double &t, const double *w, const int32_t *ia, const double *va,
+                                           int32_t a0, int32_t a1, const int32_t *ib, const double *vb, int32_t b0,
+                                           int32_t b1)
+{
+    constexpr int B = HS_PSTEP_BATCH;
+    for (; a0 < a1 || b0 < b1; a0 += B * S, b0 += B * S) {
+        double ta[B], ca[B], tb[B];
 #pragma unroll
         for (int q = 0; q < B; ++q) {
-            const int32_t jq = j + q * S;
-            t[q] = jq < j1 ? __ldca(v + idx[jq]) : 0.0;
-            c[q] = W && jq < j1 ? w[jq] : 1.0;
+            const int32_t ja = a0 + q * S, jb = b0 + q * S;
+            ta[q] = ja < a1 ? __ldca(va + ia[ja]) : 0.0;
+            ca[q] = ja < a1 ? w[ja] : 0.0;
+            tb[q] = jb < b1 ? __ldca(vb + ib[jb]) : 0.0;
         }
 #pragma unroll
         for (int q = 0; q < B; ++q)
-            if (j + q * S < j1) s = W ? __fma_rn(c[q], t[q], s) : s + t[q];
+            if (a0 + q * S < a1) s = __fma_rn(ca[q], ta[q], s);
+#pragma unroll
+        for (int q = 0; q < B; ++q)
+            if (b0 + q * S < b1) t += tb[q];
     }
-    return s;
 }
 
 /* the tangent (k_split_k's body, before a solve): K's pairs, D^-1 from the diagonal pairs */
@@ -200,7 +224,7 @@ __device__ void pair_pass(const pstep_args &a, int64_t tid, int64_t nth)
 {
     V *kval = static_cast<V *>(a.kval);
     for (int64_t p = tid; p < a.np; p += nth) {
-        const double s = gather_sum<1, false>(a.kdp[p], nullptr, a.pelem, a.km, a.pptr[p], a.pptr[p + 1]);
+        const double s = gather_sum<1>(a.kdp[p], a.pelem, a.km, a.pptr[p], a.pptr[p + 1]);
         const int2 sl = a.pslot[p];
         const V v = (V)s;
         kval[sl.x] = v;
@@ -210,16 +234,17 @@ __device__ void pair_pass(const pstep_args &a, int64_t tid, int64_t nth)
 }
 
 /* R and the residual's block maximum (k_split_r's body, every Newton test): kTPR lanes per node
- * share its two gathers (K_D phi, the elements' rm) and sum them by a shuffle butterfly: a fixed
- * order, not k_split_r's sequential one */
+ * share its two gathers (K_D phi, the elements' rm, in flight together) and sum them by a shuffle
+ * butterfly: a fixed order, not k_split_r's sequential one */
 __device__ void node_pass(const pstep_args &a, int64_t tid, int64_t nth, double *shv, int *shi)
 {
     double best = 0.0;
     int bi = INT_MAX;
     const int lane = (int)(tid % kTPR);
     for (int64_t i = tid / kTPR; i < a.nn; i += nth / kTPR) {
-        double s = gather_sum<kTPR, true>(0.0, a.kdc, a.col, a.phi, a.rp[i] + lane, a.rp[i + 1]);
-        double t = gather_sum<kTPR, false>(0.0, nullptr, a.relem, a.rm, a.rptr[i] + lane, a.rptr[i + 1]);
+        double s = 0.0, t = 0.0;
+        gather_two<kTPR>(s, t, a.kdc, a.col, a.phi, a.rp[i] + lane, a.rp[i + 1], a.relem, a.rm, a.rptr[i] + lane,
+                         a.rptr[i + 1]);
         s = hs_cg1_group_sum<kTPR>(s);
         t = hs_cg1_group_sum<kTPR>(t);
         if (lane == 0) {
