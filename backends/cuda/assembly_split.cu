@@ -82,42 +82,65 @@ hs_status hs_cu_upload_split(cuda_impl *c, const hs_problem *p)
     const hs_split_map *sm = p->split;
     const hs_assembly_map *map = p->map;
     const int64_t *slot = c->lay->slot_of_nnz;
+    const int32_t *rp = p->pattern->row_ptr;
     HS_CHECK(c->lay->n_slots <= INT32_MAX, HS_ERR_CONFIG,
              "solver.assembly = \"split\": the %s format has %lld value slots, more than its 32-bit slot map "
              "holds; use solver.assembly = \"full\"", p->opt.spmv->name, (long long)c->lay->n_slots);
     c->np = sm->n_pairs;
-    HS_CALL(upload(&c->pptr, sm->p_ptr, (size_t)c->np + 1, "split map pointers"));
-    HS_CALL(upload(&c->pelem, sm->p_elem, (size_t)sm->p_ptr[c->np], "split gather map"));
-    HS_CALL(upload(&c->kdp, sm->kd_pair, (size_t)c->np, "diffusion matrix pairs"));
-    HS_CALL(upload(&c->kdc, sm->kd_csr, (size_t)c->nnz, "diffusion matrix"));
-    int32_t *t = NULL;
-    size_t nt = 2 * (size_t)c->np > (size_t)c->ne * 4 ? 2 * (size_t)c->np : (size_t)c->ne * 4;
-    HS_CALL(HS_ALLOC(t, nt, "split map staging"));
-    const int32_t *rp = p->pattern->row_ptr;
-    int32_t n_diag = 0;
-    for (int32_t q = 0; q < c->np; ++q) {
-        const int64_t u = sm->p_pos[2 * (int64_t)q], l = sm->p_pos[2 * (int64_t)q + 1];
-        t[2 * (int64_t)q] = (int32_t)slot[u];
-        if (u != l) {
-            t[2 * (int64_t)q + 1] = (int32_t)slot[l];
-            continue;
-        }
+    /* the device's pair order: the off-diagonal pairs in the map's order, then node i's diagonal pair
+     * at np_off + i (the persistent step sums the diagonals in its R pass and the rest before a solve;
+     * each pair's sum is independent of where it sits) */
+    int32_t *order = NULL, *ptr = NULL, *elem = NULL, *t = NULL;
+    double *kdp = NULL;
+    const size_t nt = 2 * (size_t)c->np > (size_t)c->ne * 4 ? 2 * (size_t)c->np : (size_t)c->ne * 4;
+    hs_status st = HS_ALLOC(order, (size_t)c->np, "split map order");
+    if (st == HS_OK) st = HS_ALLOC(ptr, (size_t)c->np + 1, "split map pointers");
+    if (st == HS_OK) st = HS_ALLOC(elem, (size_t)sm->p_ptr[c->np] + 1, "split gather map");
+    if (st == HS_OK) st = HS_ALLOC(kdp, (size_t)c->np, "diffusion matrix pairs");
+    if (st == HS_OK) st = HS_ALLOC(t, nt, "split map staging");
+    int32_t n_off = 0, n_diag = 0;
+    for (int32_t q = 0; st == HS_OK && q < c->np; ++q)
+        if (sm->p_pos[2 * (int64_t)q] != sm->p_pos[2 * (int64_t)q + 1]) order[n_off++] = q;
+    c->np_off = n_off;
+    for (int32_t q = 0; st == HS_OK && q < c->np; ++q) {
+        const int64_t u = sm->p_pos[2 * (int64_t)q];
+        if (u != sm->p_pos[2 * (int64_t)q + 1]) continue;
         int32_t lo = 0, hi = c->nn - 1; /* the diagonal's row: rp[lo] <= u < rp[lo + 1] */
         while (lo < hi) {
             const int32_t mid = lo + (hi - lo + 1) / 2;
             if (rp[mid] <= u) lo = mid;
             else hi = mid - 1;
         }
-        t[2 * (int64_t)q + 1] = ~lo;
+        if (n_off + lo < c->np) order[n_off + lo] = q;
         ++n_diag;
     }
-    hs_status st = n_diag == c->nn ? HS_OK
-                                   : HS_FAIL(HS_ERR_INTERNAL, "split map: %d diagonal pairs for %d nodes", n_diag, c->nn);
+    if (st == HS_OK && (n_diag != c->nn || n_off + n_diag != c->np))
+        st = HS_FAIL(HS_ERR_INTERNAL, "split map: %d diagonal pairs for %d nodes", n_diag, c->nn);
+    if (st == HS_OK) {
+        ptr[0] = 0;
+        for (int32_t k = 0; k < c->np; ++k) {
+            const int32_t q = order[k], n = sm->p_ptr[q + 1] - sm->p_ptr[q];
+            for (int32_t j = 0; j < n; ++j) elem[ptr[k] + j] = sm->p_elem[sm->p_ptr[q] + j];
+            ptr[k + 1] = ptr[k] + n;
+            kdp[k] = sm->kd_pair[q];
+            const int64_t u = sm->p_pos[2 * (int64_t)q], l = sm->p_pos[2 * (int64_t)q + 1];
+            t[2 * (int64_t)k] = (int32_t)slot[u];
+            t[2 * (int64_t)k + 1] = k < n_off ? (int32_t)slot[l] : ~(k - n_off); /* {slot, ~node}: a diagonal */
+        }
+    }
+    if (st == HS_OK) st = upload(&c->pptr, ptr, (size_t)c->np + 1, "split map pointers");
+    if (st == HS_OK) st = upload(&c->pelem, elem, (size_t)ptr[c->np], "split gather map");
+    if (st == HS_OK) st = upload(&c->kdp, kdp, (size_t)c->np, "diffusion matrix pairs");
     if (st == HS_OK) st = upload(&c->pslot, t, 2 * (size_t)c->np, "split map slots");
     for (int64_t j = 0; st == HS_OK && j < (int64_t)c->ne * 4; ++j) t[j] = map->r_src[j] / 4;
     if (st == HS_OK) st = upload(&c->relem, t, (size_t)c->ne * 4, "R element lists");
+    free(order);
+    free(ptr);
+    free(elem);
+    free(kdp);
     free(t);
     HS_CALL(st);
+    HS_CALL(upload(&c->kdc, sm->kd_csr, (size_t)c->nnz, "diffusion matrix"));
     HS_CALL(upload(&c->csr_rp, p->pattern->row_ptr, (size_t)c->nn + 1, "CSR row pointers"));
     HS_CALL(upload(&c->csr_col, p->pattern->col, (size_t)c->nnz, "CSR columns"));
     HS_CALL(HS_CUDA_ALLOC(c->km, c->ne, "element tangent scalars"));

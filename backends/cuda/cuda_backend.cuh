@@ -62,7 +62,7 @@ struct cuda_impl {
      * are formed only before a solve (hs_cu_enqueue_tangent): k_stale says the last element pass's are
      * not formed yet, k_timed that ev_k0 .. ev_k1 time a formation not yet added to t.assembly */
     int split;
-    int32_t np;
+    int32_t np, np_off;     /* pairs; the first np_off are off-diagonal, node i's diagonal is np_off + i */
     int32_t *pptr, *pelem, *pslot, *relem;
     double *kdp, *kdc, *km, *rm;
     int k_stale, k_timed;

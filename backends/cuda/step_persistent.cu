@@ -55,7 +55,7 @@ constexpr int kTPR = 4; // threads per node in the assembly's node pass
 
 struct pstep_args {
     int32_t nn, ne;
-    int32_t np;
+    int32_t np, np_off; /* pairs; the off-diagonal ones first (cuda_impl.np_off) */
     hs_model_params prm;
     const hs_region_row *rtab;
     const uint16_t *etab;
@@ -116,7 +116,19 @@ __device__ void total_maxloc(const double *mv, const int *mi, double &v, int &i,
     if (threadIdx.x < 32) {
         v = 0.0;
         i = INT_MAX;
-        for (int p = lane; p < G; p += 32) hs_maxloc_take(v, i, __ldcg(mv + p), __ldcg(mi + p));
+        /* a lane's first 8 pairs loaded at once (every grid up to 256 blocks), then the rest: the
+         * Newton test and the update wait on this chain, 3 times per Newton iteration */
+        double vv[8];
+        int ii[8];
+#pragma unroll
+        for (int q = 0; q < 8; ++q) {
+            const int p = lane + 32 * q;
+            vv[q] = p < G ? __ldcg(mv + p) : 0.0;
+            ii[q] = p < G ? __ldcg(mi + p) : INT_MAX;
+        }
+#pragma unroll
+        for (int q = 0; q < 8; ++q) hs_maxloc_take(v, i, vv[q], ii[q]);
+        for (int p = lane + 256; p < G; p += 32) hs_maxloc_take(v, i, __ldcg(mv + p), __ldcg(mi + p));
         warp_maxloc(v, i);
         if (lane == 0) { shv[0] = v; shi[0] = i; }
     }
@@ -136,8 +148,11 @@ template <int NV, int ID>
 __device__ void element_pass(const pstep_args &a, int64_t tid, int64_t nth)
 {
     const int32_t ne = a.ne;
+    const int4 *tets = reinterpret_cast<const int4 *>(a.tets);
+    int4 tn = tid < ne ? tets[tid] : make_int4(0, 0, 0, 0); /* the next element's nodes, loaded a turn early */
     for (int64_t e = tid; e < ne; e += nth) {
-        const int4 t = reinterpret_cast<const int4 *>(a.tets)[e];
+        const int4 t = tn;
+        if (e + nth < ne) tn = tets[e + nth];
         const double ph[4] = {__ldca(a.phi + t.x), __ldca(a.phi + t.y), __ldca(a.phi + t.z), __ldca(a.phi + t.w)};
         const double pn[4] = {__ldca(a.phin + t.x), __ldca(a.phin + t.y), __ldca(a.phin + t.z), __ldca(a.phin + t.w)};
         double sn[NV > 0 ? NV : 1], sv[NV > 0 ? NV : 1];
@@ -191,65 +206,82 @@ __device__ __forceinline__ double gather_sum(double s, const int32_t *idx, const
     return s;
 }
 
-/* s + sum of w[j] va[ia[j]] (fused multiply-adds) and t + sum of vb[ib[j]], each over its own list in
- * its order as gather_sum, with both lists' loads in flight together. The R pass: bench_50k's R phase
- * 0.215 against 0.267 s as two gather_sums, the 1 s run 1.36 against 1.41 s (same bits). */
+/* The R pass's gathers for one node, all loads of a batch in flight together: s + sum of w[j] va[ia[j]]
+ * over list A (fused multiply-adds), and over list B t + sum of vb[ib[j]] and d + sum of vd[ib[j]]
+ * (one index load for both), each sum in its list's order as gather_sum. Both lists at once against two
+ * gather_sums: bench_50k's R phase 0.215 against 0.267 s, the 1 s run 1.36 against 1.41 s (same bits). */
 template <int S>
-__device__ __forceinline__ void gather_two(double &s, double &t, const double *w, const int32_t *ia, const double *va,
-                                           int32_t a0, int32_t a1, const int32_t *ib, const double *vb, int32_t b0,
-                                           int32_t b1)
+__device__ __forceinline__ void gather_node(double &s, double &t, double &d, const double *w, const int32_t *ia,
+                                            const double *va, int32_t a0, int32_t a1, const int32_t *ib,
+                                            const double *vb, const double *vd, int32_t b0, int32_t b1)
 {
     constexpr int B = HS_PSTEP_BATCH;
     for (; a0 < a1 || b0 < b1; a0 += B * S, b0 += B * S) {
-        double ta[B], ca[B], tb[B];
+        double ta[B], ca[B], tb[B], td[B];
 #pragma unroll
         for (int q = 0; q < B; ++q) {
             const int32_t ja = a0 + q * S, jb = b0 + q * S;
             ta[q] = ja < a1 ? __ldca(va + ia[ja]) : 0.0;
             ca[q] = ja < a1 ? w[ja] : 0.0;
-            tb[q] = jb < b1 ? __ldca(vb + ib[jb]) : 0.0;
+            const int32_t e = jb < b1 ? ib[jb] : 0;
+            tb[q] = jb < b1 ? __ldca(vb + e) : 0.0;
+            td[q] = jb < b1 ? __ldca(vd + e) : 0.0;
         }
 #pragma unroll
         for (int q = 0; q < B; ++q)
             if (a0 + q * S < a1) s = __fma_rn(ca[q], ta[q], s);
 #pragma unroll
         for (int q = 0; q < B; ++q)
-            if (b0 + q * S < b1) t += tb[q];
+            if (b0 + q * S < b1) {
+                t += tb[q];
+                d += td[q];
+            }
     }
 }
 
-/* the tangent (k_split_k's body, before a solve): K's pairs, D^-1 from the diagonal pairs */
+/* the tangent (k_split_k's body, before a solve) without the diagonals, which the R pass formed */
 template <typename V>
 __device__ void pair_pass(const pstep_args &a, int64_t tid, int64_t nth)
 {
     V *kval = static_cast<V *>(a.kval);
-    for (int64_t p = tid; p < a.np; p += nth) {
+    for (int64_t p = tid; p < a.np_off; p += nth) {
         const double s = gather_sum<1>(a.kdp[p], a.pelem, a.km, a.pptr[p], a.pptr[p + 1]);
         const int2 sl = a.pslot[p];
         const V v = (V)s;
         kval[sl.x] = v;
-        if (sl.y >= 0) kval[sl.y] = v;
-        else a.dinv[~sl.y] = 1.0 / (double)v;
+        kval[sl.y] = v;
     }
 }
 
-/* R and the residual's block maximum (k_split_r's body, every Newton test): kTPR lanes per node
- * share its two gathers (K_D phi, the elements' rm, in flight together) and sum them by a shuffle
- * butterfly: a fixed order, not k_split_r's sequential one */
+/* R, the residual's block maximum (k_split_r's body) and the tangent's diagonal with D^-1, every Newton
+ * test: kTPR lanes per node share its gathers (K_D phi; the elements' rm and km, one element list) and
+ * sum them by a shuffle butterfly: a fixed order, not k_split_r's and k_split_k's sequential ones. The
+ * diagonal comes here, where its element list is read anyway, so the pair pass before a solve is left
+ * with the short off-diagonal lists. */
+template <typename V>
 __device__ void node_pass(const pstep_args &a, int64_t tid, int64_t nth, double *shv, int *shi)
 {
     double best = 0.0;
     int bi = INT_MAX;
     const int lane = (int)(tid % kTPR);
     for (int64_t i = tid / kTPR; i < a.nn; i += nth / kTPR) {
-        double s = 0.0, t = 0.0;
-        gather_two<kTPR>(s, t, a.kdc, a.col, a.phi, a.rp[i] + lane, a.rp[i + 1], a.relem, a.rm, a.rptr[i] + lane,
-                         a.rptr[i + 1]);
+        /* the diagonal's K_D and slot, loaded before the gathers so that they wait together */
+        const double kd_ii = a.kdp[a.np_off + i];
+        const int32_t d_slot = a.pslot[a.np_off + i].x;
+        double s = 0.0, t = 0.0, d = 0.0;
+        gather_node<kTPR>(s, t, d, a.kdc, a.col, a.phi, a.rp[i] + lane, a.rp[i + 1], a.relem, a.rm, a.km,
+                          a.rptr[i] + lane, a.rptr[i + 1]);
         s = hs_cg1_group_sum<kTPR>(s);
         t = hs_cg1_group_sum<kTPR>(t);
+        d = hs_cg1_group_sum<kTPR>(d);
         if (lane == 0) {
             const double r = s + t;
             a.rhs[i] = r;
+            /* the diagonal of the tangent (its pair sits at np_off + i): K_D's plus the node's
+             * elements' km, the same elements as R's */
+            const V kv = (V)(kd_ii + d);
+            static_cast<V *>(a.kval)[d_slot] = kv;
+            a.dinv[i] = 1.0 / (double)kv;
             const double w = fabs(r) * a.dt * a.inv_mass[i];
             hs_maxloc_take(best, bi, w, (int)i);
         }
@@ -307,7 +339,7 @@ __global__ void __launch_bounds__(kTP, HS_PSTEP_MINB) k_pstep(pstep_args a)
         element_pass<NV, ID>(a, tid, nth);
         grid.sync();
         HS_MARK(1)
-        node_pass(a, tid, nth, shv, shi);
+        node_pass<V>(a, tid, nth, shv, shi);
         grid.sync();
         HS_MARK(2)
         int k = 0, solves = 0, cg_sum = 0, cg_max = 0, res_node = 0, node_before = 0, bad = 0x7f7f7f7f;
@@ -363,7 +395,7 @@ __global__ void __launch_bounds__(kTP, HS_PSTEP_MINB) k_pstep(pstep_args a)
             element_pass<NV, ID>(a, tid, nth);
             grid.sync();
             HS_MARK(1)
-            node_pass(a, tid, nth, shv, shi);
+            node_pass<V>(a, tid, nth, shv, shi);
             grid.sync();
             HS_MARK(2)
         }
@@ -542,6 +574,7 @@ hs_status pstep_launch(hs_backend *b, int nsteps, int begin_end, long k0, double
     a.nn = c->nn;
     a.ne = c->ne;
     a.np = c->np;
+    a.np_off = c->np_off;
     a.prm = o->model_prm;
     a.rtab = c->rtab;
     a.etab = c->etab;
