@@ -28,6 +28,7 @@
 
 #include <cooperative_groups.h>
 
+
 #include <cmath>
 
 #include "hs_gpu_cg.cuh"
@@ -56,13 +57,23 @@ __device__ __forceinline__ double hs_cg1_r_next(double r, double s, double w, do
     return __fma_rn(-alpha, __fma_rn(beta, s, w), r);
 }
 
-/* Through L1: the records a phase reads were written before the grid barrier that opened it (whose
- * acquire makes them visible, L1 included) and are not written during it, and a row's record is read
- * by ~15 rows, mostly of the same block. (__ldg's non-coherent path would not be safe.) */
+/* A load of data written before the last grid barrier (whose acquire makes it visible, L1 included):
+ * a plain load, which caches in L1 (ld.global's default) and which the compiler may schedule with the
+ * others, unlike __ldca's volatile asm (H100, the persistent step: bench_50k 1 s 1.12 against 1.19 s,
+ * the ventricle 0.52 against 0.63; the standalone CG 8.9 us either way). Not __ldg: the non-coherent
+ * path may serve values from before the barrier. */
+template <typename T>
+__device__ __forceinline__ T hs_ld_l1(const T *p)
+{
+    return *p;
+}
+
+/* Through L1 (hs_ld_l1): the records a phase reads were written before the grid barrier that opened it
+ * and are not written during it, and a row's record is read by ~15 rows, mostly of the same block. */
 __device__ __forceinline__ double4_32a hs_cg1_load(const double4_32a *q, int64_t i)
 {
     const double2 *a = reinterpret_cast<const double2 *>(q + i);
-    const double2 lo = __ldca(a), hi = __ldca(a + 1);
+    const double2 lo = hs_ld_l1(a), hi = hs_ld_l1(a + 1);
     return make_double4_32a(lo.x, lo.y, hi.x, hi.y);
 }
 
@@ -158,13 +169,13 @@ __device__ __forceinline__ void hs_cg1_totals3(const double *part, double &a, do
     // sh[0..95] is free again (hs_cg1_put3 of this phase), sh[96..98] is written again only after a barrier
 }
 
-/* The values through the coherent L1 path, not __ldg's non-coherent one: inside the persistent time
- * step the assembly rewrites them between solves of one kernel, and the non-coherent path may then
- * serve the previous values. */
+/* The values with hs_ld_l1, not __ldg's non-coherent path: inside the persistent time step the
+ * assembly rewrites them between solves of one kernel, and the non-coherent path may then serve the
+ * previous values. */
 template <typename V>
 __device__ __forceinline__ double hs_cg1_val(const hs_cg1_ctx &a, int32_t k)
 {
-    return (double)__ldca(static_cast<const V *>(a.val) + (a.slot ? __ldg(a.slot + k) : (int64_t)k));
+    return (double)hs_ld_l1(static_cast<const V *>(a.val) + (a.slot ? __ldg(a.slot + k) : (int64_t)k));
 }
 
 /**

@@ -51,7 +51,7 @@ constexpr int kTP = HS_PSTEP_TP;
 #ifndef HS_PSTEP_BATCH /* overridable for benchmarking builds only */
 #define HS_PSTEP_BATCH 8
 #endif
-constexpr int kTPR = 4; // threads per node in the assembly's node pass
+constexpr int kTPR = 4; // threads per node in the R pass (2 measured 2x slower at 50K nodes)
 
 struct pstep_args {
     int32_t nn, ne;
@@ -138,12 +138,12 @@ __device__ void total_maxloc(const double *mv, const int *mi, double &v, int &i,
     __syncthreads();
 }
 
-/* element pass (k_element_split's body): km, rm, the model's variables; failures to *bad */
-/* The passes below read what earlier phases wrote (phi, km, rm, the stimulus) through L1 (__ldca):
+/* The passes below read what earlier phases wrote (phi, km, rm, the stimulus) with hs_ld_l1:
  * each array a pass reads was written before the grid barrier that opened the pass, whose acquire
  * makes it visible, L1 included (as the CG's records, hs_gpu_cg1.cuh), and no pass writes what it
  * reads. Neighbouring elements and rows share nodes, so most of these gathers hit L1. __ldg's
  * non-coherent path would not be safe. */
+/* element pass (k_element_split's body): km, rm, the model's variables; failures to *bad */
 template <int NV, int ID>
 __device__ void element_pass(const pstep_args &a, int64_t tid, int64_t nth)
 {
@@ -153,8 +153,8 @@ __device__ void element_pass(const pstep_args &a, int64_t tid, int64_t nth)
     for (int64_t e = tid; e < ne; e += nth) {
         const int4 t = tn;
         if (e + nth < ne) tn = tets[e + nth];
-        const double ph[4] = {__ldca(a.phi + t.x), __ldca(a.phi + t.y), __ldca(a.phi + t.z), __ldca(a.phi + t.w)};
-        const double pn[4] = {__ldca(a.phin + t.x), __ldca(a.phin + t.y), __ldca(a.phin + t.z), __ldca(a.phin + t.w)};
+        const double ph[4] = {hs_ld_l1(a.phi + t.x), hs_ld_l1(a.phi + t.y), hs_ld_l1(a.phi + t.z), hs_ld_l1(a.phi + t.w)};
+        const double pn[4] = {hs_ld_l1(a.phin + t.x), hs_ld_l1(a.phin + t.y), hs_ld_l1(a.phin + t.z), hs_ld_l1(a.phin + t.w)};
         double sn[NV > 0 ? NV : 1], sv[NV > 0 ? NV : 1];
 #pragma unroll
         for (int k = 0; k < NV; ++k) {
@@ -163,7 +163,7 @@ __device__ void element_pass(const pstep_args &a, int64_t tid, int64_t nth)
         }
         double kme = 0.0, rme = 0.0;
         int it;
-        const double stim = __ldca(a.stim_e + e);
+        const double stim = hs_ld_l1(a.stim_e + e);
         if (a.etab) {
             const hs_region_row *row = &a.rtab[a.etab[e]];
             if (row->conducting) {
@@ -198,7 +198,7 @@ __device__ __forceinline__ double gather_sum(double s, const int32_t *idx, const
     for (int32_t j = j0; j < j1; j += B * S) {
         double t[B];
 #pragma unroll
-        for (int q = 0; q < B; ++q) t[q] = j + q * S < j1 ? __ldca(v + idx[j + q * S]) : 0.0;
+        for (int q = 0; q < B; ++q) t[q] = j + q * S < j1 ? hs_ld_l1(v + idx[j + q * S]) : 0.0;
 #pragma unroll
         for (int q = 0; q < B; ++q)
             if (j + q * S < j1) s += t[q];
@@ -221,11 +221,11 @@ __device__ __forceinline__ void gather_node(double &s, double &t, double &d, con
 #pragma unroll
         for (int q = 0; q < B; ++q) {
             const int32_t ja = a0 + q * S, jb = b0 + q * S;
-            ta[q] = ja < a1 ? __ldca(va + ia[ja]) : 0.0;
+            ta[q] = ja < a1 ? hs_ld_l1(va + ia[ja]) : 0.0;
             ca[q] = ja < a1 ? w[ja] : 0.0;
             const int32_t e = jb < b1 ? ib[jb] : 0;
-            tb[q] = jb < b1 ? __ldca(vb + e) : 0.0;
-            td[q] = jb < b1 ? __ldca(vd + e) : 0.0;
+            tb[q] = jb < b1 ? hs_ld_l1(vb + e) : 0.0;
+            td[q] = jb < b1 ? hs_ld_l1(vd + e) : 0.0;
         }
 #pragma unroll
         for (int q = 0; q < B; ++q)
