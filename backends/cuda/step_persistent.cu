@@ -244,8 +244,12 @@ template <typename V>
 __device__ void pair_pass(const pstep_args &a, int64_t tid, int64_t nth)
 {
     V *kval = static_cast<V *>(a.kval);
+    int32_t j0n = 0, j1n = 0; /* the next pair's list bounds, loaded a turn early (phase 0.096 against 0.105 s) */
+    if (tid < a.np_off) j0n = a.pptr[tid], j1n = a.pptr[tid + 1];
     for (int64_t p = tid; p < a.np_off; p += nth) {
-        const double s = gather_sum<1>(a.kdp[p], a.pelem, a.km, a.pptr[p], a.pptr[p + 1]);
+        const int32_t j0 = j0n, j1 = j1n;
+        if (p + nth < a.np_off) j0n = a.pptr[p + nth], j1n = a.pptr[p + nth + 1];
+        const double s = gather_sum<1>(a.kdp[p], a.pelem, a.km, j0, j1);
         const int2 sl = a.pslot[p];
         const V v = (V)s;
         kval[sl.x] = v;
@@ -265,7 +269,8 @@ __device__ void node_pass(const pstep_args &a, int64_t tid, int64_t nth, double 
     int bi = INT_MAX;
     const int lane = (int)(tid % kTPR);
     for (int64_t i = tid / kTPR; i < a.nn; i += nth / kTPR) {
-        /* the diagonal's K_D and slot, loaded before the gathers so that they wait together */
+        /* the diagonal's K_D and slot, loaded before the gathers so that they wait together (the list
+         * bounds of the next node loaded a turn early measured slower: R phase 0.265 against 0.251 s) */
         const double kd_ii = a.kdp[a.np_off + i];
         const int32_t d_slot = a.pslot[a.np_off + i].x;
         double s = 0.0, t = 0.0, d = 0.0;
