@@ -489,6 +489,15 @@ void hs_cfg_validate_all(load_ctx *x, const hs_config *cfg)
                           "solver.step = \"kernels\"", cfg->precond, cfg->krylov);
     }
 
+    /* solver.step = "graph" captures the Jacobi-CG solve (backends/cuda/step_graph.cu): another
+     * preconditioner or Krylov method would silently not be the one run */
+    if (!strcmp(cfg->step, "graph") &&
+        ((cfg->precond[0] && strcmp(cfg->precond, "jacobi") != 0) || (cfg->krylov[0] && strcmp(cfg->krylov, "cg") != 0)))
+        hs_cfg_report(x, origin_any(x, "solver.step", "solver.precond", "solver.krylov", NULL),
+                      "solver.step = \"graph\" captures the Jacobi-preconditioned CG solve in its graph: "
+                      "solver.precond = \"%s\" with solver.krylov = \"%s\" is not available there; use "
+                      "solver.step = \"kernels\"", cfg->precond, cfg->krylov);
+
     validate_mesh(x, cfg);
     validate_fibers(x, cfg);
 }

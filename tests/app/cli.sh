@@ -28,6 +28,12 @@ expect 2 "cannot read config file \"$tmp/none.cfg\"" -- "$hs" run "$tmp/none.cfg
 expect 2 "unknown key \"model.alhpa\"; did you mean \"model.alpha\"" -- "$hs" check "$quick" --set model.alhpa=0.1
 expect 2 "solver.spmv: unknown kernel \"ellwarp\"; available: auto, csr_scalar" -- "$hs" check "$quick" --set solver.spmv=ellwarp
 expect 2 "time.dt = 6 ms makes the Newton tangent indefinite" -- "$hs" check "$quick" --set time.dt=6
+# the device's Newton loops run Jacobi-CG only: another solver is refused by name, not swapped silently
+expect 2 "solver.step = \"graph\" captures the Jacobi-preconditioned CG" -- "$hs" check "$quick" \
+  --set solver.step=graph --set solver.precond=fsai
+expect 2 "solver.step = \"persistent\" runs Jacobi-preconditioned CG" -- "$hs" check "$quick" \
+  --set solver.step=persistent --set solver.krylov=bicgstab --set solver.precond=sai
+expect 0 "is valid" -- "$hs" check "$quick" --set solver.step=graph --set solver.precond=jacobi
 # an unwritable output directory is found before any work (a path below a regular file)
 touch "$tmp/file"
 expect 4 "$tmp/file/out" -- "$hs" run "$quick" --out "$tmp/file/out" -q
