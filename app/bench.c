@@ -18,7 +18,8 @@ typedef struct bench_row {
     hs_phase_bench pb;
     double step;       /* median wall time of a whole time step */
     double step_other; /* the same with the other solver.step (NAN: the backend has one way only) */
-    int step_graph;    /* the configured solver.step: 1 graph, 2 persistent */
+    int step_graph;    /* the run's solver.step (auto resolved): 0 kernels, 1 graph, 2 persistent */
+    int other_graph;   /* the one step_other measured */
     double step_launch; /* the same with solver.step = persistent's whole-step launches (NAN: not measured) */
     int launch_len;    /* steps per launch there */
     double newton, cg; /* per step, over the measured steps */
@@ -83,11 +84,15 @@ static hs_status bench_backend(const hs_config *cfg, const char *backend, int re
     row->step = hs_median(steps, nsteps_meas);
     row->newton = (double)newton / nsteps_meas;
     row->cg = (double)cg / nsteps_meas;
-    /* the other solver.step beside it (the backend reads the option at every step) */
+    /* the other solver.step beside it (the backend reads the option at every step): kernels beside
+     * graph, graph beside kernels or persistent (Jacobi-CG only: the device's Newton loops run it) */
     row->step_graph = sim.prob->opt.step_graph;
     row->step_other = NAN;
-    if (sim.backend->ops->newton_device) {
-        sim.prob->opt.step_graph = !row->step_graph;
+    row->other_graph = row->step_graph == 1 ? 0 : 1;
+    const hs_precond_opts *pc = &sim.prob->opt.pc;
+    if (sim.backend->ops->newton_device &&
+        (!row->other_graph || (pc->precond == HS_PRECOND_JACOBI && pc->krylov == HS_KRYLOV_CG))) {
+        sim.prob->opt.step_graph = row->other_graph;
         for (int q = 0; q < 2; ++q, ++k) HS_CALL_GOTO(hs_sim_step(&sim, k * dt, dt, &ss), done); /* capture */
         for (int q = 0; q < nsteps_meas; ++q, ++k) {
             double w0 = hs_wtime();
@@ -190,9 +195,9 @@ static void print_row(const bench_row *b, double out_interval, double dt)
            b->cg, b->step_graph == 2 ? "persistent" : b->step_graph ? "graph" : "kernels");
     if (isfinite(b->step_other))
         printf("| %-22s | %12.1f | %10s | %12s | %8s | %10s |\n  (the next steps with solver.step = %s: %s)\n",
-               "time step, other way", 1e6 * b->step_other, "-", "-", "-", "-", b->step_graph ? "kernels" : "graph",
-               b->step_graph ? "the host runs the Newton loop, one synchronisation per Newton iteration"
-                             : "the whole Newton loop as one CUDA graph, one synchronisation per step");
+               "time step, other way", 1e6 * b->step_other, "-", "-", "-", "-", b->other_graph ? "graph" : "kernels",
+               b->other_graph ? "the whole Newton loop as one CUDA graph, one synchronisation per step"
+                              : "the host runs the Newton loop, one synchronisation per Newton iteration");
     if (isfinite(b->step_launch))
         printf("| %-22s | %12.1f | %10s | %12s | %8s | %10s |\n  (the next steps with solver.step = persistent as a "
                "run launches them: %d steps per cooperative kernel, median over launches)\n",

@@ -177,7 +177,8 @@ hs_status hs_spec_from_config(const hs_config *cfg, hs_sim_spec *s)
     HS_CALL(hs_matrix_values_lookup("solver.matrix_values", cfg->matrix_values, &s->matrix_values));
     if (s->spmv) HS_CALL(hs_spmv_check_values("solver.matrix_values", s->spmv, s->matrix_values));
     s->persistent = !strcmp(cfg->persistent, "on") ? 1 : !strcmp(cfg->persistent, "off") ? 0 : -1;
-    s->step_graph = !strcmp(cfg->step, "graph") ? 1 : !strcmp(cfg->step, "persistent") ? 2 : 0;
+    s->step_graph = !strcmp(cfg->step, "graph") ? 1 : !strcmp(cfg->step, "persistent") ? 2
+                  : !strcmp(cfg->step, "auto") ? -1 : 0;
     s->newton_tol_residual = cfg->newton_tol_residual;
     s->newton_tol_update = cfg->newton_tol_update;
     s->newton_max_iter = cfg->newton_max_iter;

@@ -26,6 +26,11 @@ extern "C" {
  *  above it the kernel sequence streams at full bandwidth: measured in docs/benchmarks.md). */
 #define HS_CG_PERSISTENT_AUTO_ROWS 262144
 
+/** solver.step = "auto": the persistent step for meshes up to this many nodes, where it beat the graph
+ *  step on an H100 (docs/benchmarks.md, issue 18: the crossover lies between 132,651 nodes, even, and
+ *  389,017, 1.9x slower). */
+#define HS_STEP_PERSISTENT_AUTO_ROWS 131072
+
 /** Physics and solver settings of a run (units as in docs/config.md). */
 typedef struct hs_problem_opts {
     const hs_model *model;      /**< the ionic model (fem/models/) */
@@ -54,8 +59,16 @@ typedef struct hs_problem_opts {
     hs_precond_opts pc;         /**< preconditioner and Krylov method (solvers/hs_precond.h) */
     int step_graph;             /**< solver.step: 1 "graph", 2 "persistent": the Newton iteration of a step on
                                      the device (hs_backend_ops.newton_device, cuda; 2 also whole steps,
-                                     hs_backend_ops.steps_device); 0: the host loop */
+                                     hs_backend_ops.steps_device); 0: the host loop; -1 "auto" until
+                                     hs_sim_create resolves it (hs_step_auto) */
 } hs_problem_opts;
+
+/**
+ * @brief solver.step = "auto" for a device backend: 2 (persistent) when its kernel runs these settings
+ * (split assembly, Jacobi-CG Chronopoulos-Gear with the persistent CG) on at most
+ * HS_STEP_PERSISTENT_AUTO_ROWS rows, else 1 (graph) with Jacobi-CG, else 0 (kernels). @p why says why.
+ */
+int hs_step_auto(const hs_problem_opts *o, int split, int32_t n_rows, const char **why);
 
 typedef struct hs_problem {
     hs_problem_opts opt;

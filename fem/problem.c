@@ -88,3 +88,22 @@ void hs_problem_destroy(hs_problem **p)
     free(*p);
     *p = NULL;
 }
+
+int hs_step_auto(const hs_problem_opts *o, int split, int32_t n_rows, const char **why)
+{
+    const int jacobi_cg = o->pc.precond == HS_PRECOND_JACOBI && o->pc.krylov == HS_KRYLOV_CG;
+    if (!jacobi_cg) {
+        *why = "the device's Newton loops run Jacobi-CG only";
+        return 0;
+    }
+    const int persistent_cg = o->persistent == 1 || (o->persistent == -1 && n_rows <= HS_CG_PERSISTENT_AUTO_ROWS);
+    if (!split) *why = "the persistent step assembles the split form only";
+    else if (o->cg.variant != HS_CG_CHRONOPOULOS) *why = "the persistent step runs Chronopoulos-Gear CG only";
+    else if (!persistent_cg) *why = "the persistent step needs the persistent CG (solver.persistent)";
+    else if (n_rows > HS_STEP_PERSISTENT_AUTO_ROWS) *why = "above 131072 nodes the persistent step is slower";
+    else {
+        *why = "at most 131072 nodes, split assembly, Jacobi-CG Chronopoulos-Gear";
+        return 2;
+    }
+    return 1;
+}

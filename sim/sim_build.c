@@ -161,6 +161,13 @@ hs_status hs_sim_create(const hs_sim_spec *spec, hs_sim *sim)
     HS_CALL_GOTO(hs_problem_create(sim->mesh, sim->stim, &po, &pattern, &sim->prob), fail);
     hs_log(1, "matrix: %d rows, %d nonzeros (%.1f per row)\n", sim->prob->pattern->n_rows,
            sim->prob->pattern->nnz, (double)sim->prob->pattern->nnz / sim->prob->pattern->n_rows);
+    if (sim->prob->opt.step_graph < 0) { /* solver.step = "auto": only a serial device backend has the choice */
+        const char *why = "";
+        const int dev = sim->backend_entry->needs_device && !spec->distributed;
+        const int sg = dev ? hs_step_auto(&sim->prob->opt, sim->prob->split != NULL, sim->prob->pattern->n_rows, &why) : 0;
+        sim->prob->opt.step_graph = sg;
+        if (dev) hs_log(1, "step: auto -> %s (%s)\n", sg == 2 ? "persistent" : sg ? "graph" : "kernels", why);
+    }
     double tb = hs_wtime();
     sim->setup.problem = tb - tp;
     if (spec->distributed) {

@@ -46,7 +46,7 @@ static void hs_test_spec_defaults(hs_sim_spec *s)
     s->graph = 1;
     s->persistent = -1;
     s->pc = hs_precond_opts_default();
-    s->step_graph = 0;
+    s->step_graph = 0; /* kernels, the reference (a run's default is auto: test_spec_defaults) */
     s->assembly = HS_ASSEMBLY_SPLIT;
     s->matrix_values = HS_VALUES_AUTO;
     s->newton_tol_residual = 1e-8;

@@ -1,7 +1,7 @@
 /*
  * tests/hs_test_spec.h (the spec that tests of fem/, backends/ and sim/ start from, without app/)
  * equals what app/ makes of an empty config, except where it says it differs on purpose: backend
- * cpu instead of auto, output off, no config path. So the two sources of defaults cannot drift.
+ * cpu instead of auto, output off, no config path, solver.step kernels instead of auto. So the two sources of defaults cannot drift.
  */
 #include <string.h>
 
@@ -19,6 +19,10 @@ int main(void)
     /* the intended differences */
     HS_TEST_CHECK(a.backend == NULL && b.backend == hs_backends_find("cpu"), "backend: auto vs cpu");
     HS_TEST_CHECK(a.output_enabled == 1 && b.output_enabled == 0, "output");
+    /* tests start from the kernel sequence (solver.step = kernels), the reference every device step is
+     * compared against; a run's default is auto (fem/hs_problem.h, hs_step_auto) */
+    HS_TEST_CHECK(a.step_graph == -1 && b.step_graph == 0, "solver.step: auto vs kernels");
+    a.step_graph = b.step_graph;
     a.backend = b.backend;
     a.output_enabled = b.output_enabled;
     a.config_path = b.config_path;
