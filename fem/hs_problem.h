@@ -26,10 +26,10 @@ extern "C" {
  *  above it the kernel sequence streams at full bandwidth: measured in docs/benchmarks.md). */
 #define HS_CG_PERSISTENT_AUTO_ROWS 262144
 
-/** solver.step = "auto": the persistent step for meshes up to this many nodes, where it beat the graph
- *  step on an H100 (docs/benchmarks.md, issue 18: the crossover lies between 132,651 nodes, even, and
- *  389,017, 1.9x slower). */
-#define HS_STEP_PERSISTENT_AUTO_ROWS 131072
+/** solver.step = "auto": the persistent step for meshes up to this many nodes (the persistent CG's own
+ *  limit), where it beat the graph step on an H100 (docs/benchmarks.md, issue 18: 21% faster at 50,653
+ *  nodes, 15% at 226,981; 1.4x slower at 389,017, where the graph step's CG is the classic one). */
+#define HS_STEP_PERSISTENT_AUTO_ROWS HS_CG_PERSISTENT_AUTO_ROWS
 
 /** Physics and solver settings of a run (units as in docs/config.md). */
 typedef struct hs_problem_opts {

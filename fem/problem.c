@@ -96,13 +96,12 @@ int hs_step_auto(const hs_problem_opts *o, int split, int32_t n_rows, const char
         *why = "the device's Newton loops run Jacobi-CG only";
         return 0;
     }
-    const int persistent_cg = o->persistent == 1 || (o->persistent == -1 && n_rows <= HS_CG_PERSISTENT_AUTO_ROWS);
     if (!split) *why = "the persistent step assembles the split form only";
     else if (o->cg.variant != HS_CG_CHRONOPOULOS) *why = "the persistent step runs Chronopoulos-Gear CG only";
-    else if (!persistent_cg) *why = "the persistent step needs the persistent CG (solver.persistent)";
-    else if (n_rows > HS_STEP_PERSISTENT_AUTO_ROWS) *why = "above 131072 nodes the persistent step is slower";
+    else if (n_rows > HS_STEP_PERSISTENT_AUTO_ROWS) *why = "above 262144 nodes the persistent step is slower";
+    else if (o->persistent == 0) *why = "the persistent step runs the persistent CG, and solver.persistent = off";
     else {
-        *why = "at most 131072 nodes, split assembly, Jacobi-CG Chronopoulos-Gear";
+        *why = "at most 262144 nodes, split assembly, Jacobi-CG Chronopoulos-Gear";
         return 2;
     }
     return 1;

@@ -44,7 +44,7 @@ int main(void)
     expect(&o, 1, 50653, 1, "solver.persistent = off");
     o.persistent = 1;
     expect(&o, 1, 50653, 2, "solver.persistent = on");
-    expect(&o, 1, 200000, 1, "solver.persistent = on above the crossover");
+    expect(&o, 1, 300000, 1, "solver.persistent = on above the crossover");
     o = defaults();
     o.pc.precond = HS_PRECOND_FSAI;
     expect(&o, 1, 50653, 0, "FSAI-PCG");
