@@ -366,10 +366,10 @@ __global__ void __launch_bounds__(kTP, HS_PSTEP_MINB) k_pstep(pstep_args a)
             grid.sync();
             HS_MARK(5)
             switch (a.cg_tpr) { /* the same in every block */
-            case 8: hs_cg1_solve<V, 8>(a.cg, tol, a.cg_max, grid, sh, &o); break;
-            case 4: hs_cg1_solve<V, 4>(a.cg, tol, a.cg_max, grid, sh, &o); break;
-            case 2: hs_cg1_solve<V, 2>(a.cg, tol, a.cg_max, grid, sh, &o); break;
-            default: hs_cg1_solve<V, 1>(a.cg, tol, a.cg_max, grid, sh, &o);
+            case 8: hs_cg1_solve<V, 8, true>(a.cg, tol, a.cg_max, grid, sh, &o); break;
+            case 4: hs_cg1_solve<V, 4, true>(a.cg, tol, a.cg_max, grid, sh, &o); break;
+            case 2: hs_cg1_solve<V, 2, true>(a.cg, tol, a.cg_max, grid, sh, &o); break;
+            default: hs_cg1_solve<V, 1, true>(a.cg, tol, a.cg_max, grid, sh, &o);
             }
             HS_MARK(3)
             ++solves;
