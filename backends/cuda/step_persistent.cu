@@ -143,9 +143,11 @@ __device__ void total_maxloc(const double *mv, const int *mi, double &v, int &i,
  * makes it visible, L1 included (as the CG's records, hs_gpu_cg1.cuh), and no pass writes what it
  * reads. Neighbouring elements and rows share nodes, so most of these gathers hit L1. __ldg's
  * non-coherent path would not be safe. */
-/* element pass (k_element_split's body): km, rm, the model's variables; failures to *bad */
+/* element pass (k_element_split's body): km, rm, the model's variables; failures to *bad. @p first:
+ * the first pass of a step begun in this kernel, which also saves the variables of the step's start
+ * (ipv_n = ipv, hs_cu_begin_step's copy, done here where they are loaded anyway) */
 template <int NV, int ID>
-__device__ void element_pass(const pstep_args &a, int64_t tid, int64_t nth)
+__device__ void element_pass(const pstep_args &a, int64_t tid, int64_t nth, bool first)
 {
     const int32_t ne = a.ne;
     const int4 *tets = reinterpret_cast<const int4 *>(a.tets);
@@ -158,8 +160,9 @@ __device__ void element_pass(const pstep_args &a, int64_t tid, int64_t nth)
         double sn[NV > 0 ? NV : 1], sv[NV > 0 ? NV : 1];
 #pragma unroll
         for (int k = 0; k < NV; ++k) {
-            sn[k] = a.ipv_n[(int64_t)k * ne + e];
             sv[k] = a.ipv[(int64_t)k * ne + e];
+            if (first) a.ipv_n[(int64_t)k * ne + e] = sv[k];
+            sn[k] = first ? sv[k] : a.ipv_n[(int64_t)k * ne + e];
         }
         double kme = 0.0, rme = 0.0;
         int it;
@@ -321,14 +324,13 @@ __global__ void __launch_bounds__(kTP, HS_PSTEP_MINB) k_pstep(pstep_args a)
         t0 = t1_;                                                                                                      \
     }
     for (int j = 0; j < a.nsteps; ++j) {
-        if (a.begin_end) { /* hs_cu_begin_step: phi_n, r_n, the first iterate, the element stimulus */
+        if (a.begin_end) { /* hs_cu_begin_step: phi_n, the first iterate, the element stimulus (r_n: the first element pass) */
             const double *w = a.wext + 4 * j;
             for (int64_t i = tid; i < a.nn; i += nth) {
                 const double p0 = a.phi[i];
                 a.phin[i] = p0;
                 if (w[3] > 0.0) a.phi[i] = hs_cu_extrap(w[0], w[1], w[2], p0, a.ph1[i], w[2] != 0.0 ? a.ph2[i] : 0.0);
             }
-            for (int64_t e = tid; e < (int64_t)a.ne * NV; e += nth) a.ipv_n[e] = a.ipv[e];
             const double *amp = a.amp + (int64_t)j * a.n_sites;
             for (int64_t u = tid; u < a.n_selem; u += nth) {
                 double s = 0.0; /* k_stim_add's order: the sites in turn, from zero */
@@ -341,7 +343,7 @@ __global__ void __launch_bounds__(kTP, HS_PSTEP_MINB) k_pstep(pstep_args a)
             grid.sync();
             HS_MARK(0)
         }
-        element_pass<NV, ID>(a, tid, nth);
+        element_pass<NV, ID>(a, tid, nth, a.begin_end != 0); /* with the begin's ipv_n = ipv */
         grid.sync();
         HS_MARK(1)
         node_pass<V>(a, tid, nth, shv, shi);
@@ -397,7 +399,7 @@ __global__ void __launch_bounds__(kTP, HS_PSTEP_MINB) k_pstep(pstep_args a)
             total_maxloc(a.mv + G, a.mi + G, upd, un, shv, shi);
             ++k;
             HS_MARK(4)
-            element_pass<NV, ID>(a, tid, nth);
+            element_pass<NV, ID>(a, tid, nth, false);
             grid.sync();
             HS_MARK(1)
             node_pass<V>(a, tid, nth, shv, shi);
