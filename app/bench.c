@@ -202,6 +202,11 @@ static void print_row(const bench_row *b, double out_interval, double dt)
         printf("| %-22s | %12.1f | %10s | %12s | %8s | %10s |\n  (the next steps with solver.step = persistent as a "
                "run launches them: %d steps per cooperative kernel, median over launches)\n",
                "time step, persistent", 1e6 * b->step_launch, "-", "-", "-", "-", b->launch_len);
+    if (isfinite(b->step_launch) && isfinite(b->step_other) && b->other_graph)
+        printf("  (persistent against graph at %d rows: %.2fx the time, so it %s here; solver.step = auto takes it up "
+               "to %d rows, the crossover measured on an H100: docs/benchmarks.md)\n", b->nodes,
+               b->step_launch / b->step_other, b->step_launch < b->step_other ? "pays" : "does not pay",
+               HS_STEP_PERSISTENT_AUTO_ROWS);
     if (isfinite(b->frame))
         printf("| %-22s | %12.1f | %10s | %12s | %8s | %10s |\n  (fetched and written synchronously; one frame per "
                "%g ms would be %.1f%% of the step time if nothing overlapped: `heartsim run` copies and writes "
