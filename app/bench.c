@@ -27,16 +27,6 @@ typedef struct bench_row {
     int32_t nodes, elems, nnz;
 } bench_row;
 
-/* Whether solver.step = "persistent" can run this problem: split assembly, Jacobi-CG Chronopoulos-Gear
- * with the persistent CG (on, or auto at this size) */
-static int persistent_step_fits(const hs_problem *p)
-{
-    const hs_problem_opts *o = &p->opt;
-    return p->split && o->cg.variant == HS_CG_CHRONOPOULOS && o->pc.precond == HS_PRECOND_JACOBI &&
-           o->pc.krylov == HS_KRYLOV_CG &&
-           (o->persistent == 1 || (o->persistent == -1 && p->pattern->n_rows <= HS_CG_PERSISTENT_AUTO_ROWS));
-}
-
 /* @p model: NULL for the configured model, else that model with its defaults (dt lowered to half its
  * tangent bound where the configured one is above) and no frame output: the --models table. */
 static hs_status bench_backend(const hs_config *cfg, const char *backend, int reps, double warm_ms,
@@ -105,7 +95,8 @@ static hs_status bench_backend(const hs_config *cfg, const char *backend, int re
     /* solver.step = persistent as a run launches it: the steps up to the next frame (or 100 without
      * output) per launch, when this configuration has it (what config_validate.c asks of it) */
     row->step_launch = NAN;
-    if (sim.backend->ops->steps_device && persistent_step_fits(sim.prob)) {
+    if (sim.backend->ops->steps_device &&
+        !hs_step_persistent_refusal(&sim.prob->opt, sim.prob->split != NULL, sim.prob->pattern->n_rows)) {
         const int len = spec.output_enabled && spec.out_interval > 0.0 ? (int)lround(spec.out_interval / dt) : 100;
         row->launch_len = len < 1 ? 1 : len > HS_STEPS_DEVICE_MAX ? HS_STEPS_DEVICE_MAX : len;
         HS_CALL_GOTO(HS_ALLOC(runs, nsteps_meas, "step timings"), done);

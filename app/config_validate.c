@@ -482,21 +482,17 @@ void hs_cfg_validate_all(load_ctx *x, const hs_config *cfg)
             hs_cfg_report(x, origin_any(x, "solver.step", "solver.persistent", NULL),
                           "solver.step = \"persistent\" includes the persistent CG kernel: solver.persistent = "
                           "\"off\" contradicts it; set solver.persistent = \"auto\"");
-        if ((cfg->precond[0] && strcmp(cfg->precond, "jacobi") != 0) || (cfg->krylov[0] && strcmp(cfg->krylov, "cg") != 0))
-            hs_cfg_report(x, origin_any(x, "solver.step", "solver.precond", "solver.krylov", NULL),
-                          "solver.step = \"persistent\" runs Jacobi-preconditioned CG inside its kernel: "
-                          "solver.precond = \"%s\" with solver.krylov = \"%s\" is not available there; use "
-                          "solver.step = \"kernels\"", cfg->precond, cfg->krylov);
     }
 
-    /* solver.step = "graph" captures the Jacobi-CG solve (backends/cuda/step_graph.cu): another
-     * preconditioner or Krylov method would silently not be the one run */
-    if (!strcmp(cfg->step, "graph") &&
+    /* the device's Newton loops (solver.step = "graph": the captured solve, backends/cuda/step_graph.cu;
+     * "persistent": its kernel) run Jacobi-CG only: another preconditioner or Krylov method would not be
+     * the one run */
+    if ((!strcmp(cfg->step, "graph") || !strcmp(cfg->step, "persistent")) &&
         ((cfg->precond[0] && strcmp(cfg->precond, "jacobi") != 0) || (cfg->krylov[0] && strcmp(cfg->krylov, "cg") != 0)))
         hs_cfg_report(x, origin_any(x, "solver.step", "solver.precond", "solver.krylov", NULL),
-                      "solver.step = \"graph\" captures the Jacobi-preconditioned CG solve in its graph: "
+                      "solver.step = \"%s\" runs Jacobi-preconditioned CG inside its device Newton loop: "
                       "solver.precond = \"%s\" with solver.krylov = \"%s\" is not available there; use "
-                      "solver.step = \"kernels\"", cfg->precond, cfg->krylov);
+                      "solver.step = \"kernels\"", cfg->step, cfg->precond, cfg->krylov);
 
     validate_mesh(x, cfg);
     validate_fibers(x, cfg);

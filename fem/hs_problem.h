@@ -69,6 +69,8 @@ typedef struct hs_problem_opts {
  * HS_STEP_PERSISTENT_AUTO_ROWS rows, else 1 (graph) with Jacobi-CG, else 0 (kernels). @p why says why.
  */
 int hs_step_auto(const hs_problem_opts *o, int split, int32_t n_rows, const char **why);
+/** @brief Why the persistent step's kernel cannot run these settings (NULL: it can, at any size). */
+const char *hs_step_persistent_refusal(const hs_problem_opts *o, int split, int32_t n_rows);
 
 typedef struct hs_problem {
     hs_problem_opts opt;

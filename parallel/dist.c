@@ -9,17 +9,6 @@
 #include "hs_util.h"
 #include "hs_vec.h"
 
-#define HS_MPI_CALL(expr)                                                                          \
-    do {                                                                                           \
-        int hs_mpi_rc_ = (expr);                                                                   \
-        if (hs_mpi_rc_ != MPI_SUCCESS) {                                                           \
-            char hs_mpi_msg_[MPI_MAX_ERROR_STRING];                                                \
-            int hs_mpi_len_ = 0;                                                                   \
-            MPI_Error_string(hs_mpi_rc_, hs_mpi_msg_, &hs_mpi_len_);                               \
-            return HS_FAIL(HS_ERR_INTERNAL, "%s failed: %s", #expr, hs_mpi_msg_);                  \
-        }                                                                                          \
-    } while (0)
-
 /* one tag for halo messages: a rank has at most one exchange in flight per communicator */
 #define HS_HALO_TAG 1401
 

@@ -24,6 +24,18 @@
 extern "C" {
 #endif
 
+/** Call an MPI function; on failure return HS_FAIL (hs_util.h) with MPI's own message. */
+#define HS_MPI_CALL(expr)                                                                          \
+    do {                                                                                           \
+        int hs_mpi_rc_ = (expr);                                                                   \
+        if (hs_mpi_rc_ != MPI_SUCCESS) {                                                           \
+            char hs_mpi_msg_[MPI_MAX_ERROR_STRING];                                                \
+            int hs_mpi_len_ = 0;                                                                   \
+            MPI_Error_string(hs_mpi_rc_, hs_mpi_msg_, &hs_mpi_len_);                               \
+            return HS_FAIL(HS_ERR_INTERNAL, "%s failed: %s", #expr, hs_mpi_msg_);                  \
+        }                                                                                          \
+    } while (0)
+
 /** @brief The communicator distributed objects are made on: MPI_COMM_WORLD, or the ranks of
  *  hs_par_subset_begin (hs_par.h). */
 MPI_Comm hs_par_comm(void);

@@ -107,17 +107,6 @@ extern "C" int hs_dist_gpu_nccl_available(char *why, size_t why_len)
     return 0;
 }
 
-#define HS_MPI_CALL(expr)                                                                          \
-    do {                                                                                           \
-        int hs_mpi_rc_ = (expr);                                                                   \
-        if (hs_mpi_rc_ != MPI_SUCCESS) {                                                           \
-            char hs_mpi_msg_[MPI_MAX_ERROR_STRING];                                                \
-            int hs_mpi_len_ = 0;                                                                   \
-            MPI_Error_string(hs_mpi_rc_, hs_mpi_msg_, &hs_mpi_len_);                               \
-            return HS_FAIL(HS_ERR_INTERNAL, "%s failed: %s", #expr, hs_mpi_msg_);                  \
-        }                                                                                          \
-    } while (0)
-
 #define HS_GPU_HALO_TAG 1403
 
 struct hs_dist_gpu {

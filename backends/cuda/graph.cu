@@ -70,8 +70,7 @@ hs_status hs_cu_solve_general(hs_backend *b, hs_cg_result *cg, double *upd_norm)
 {
     cuda_impl *c = (cuda_impl *)b->impl;
     const hs_problem_opts *o = &b->prob->opt;
-    if (c->k_stale) HS_CALL(hs_cu_enqueue_tangent(c, 0));
-    HS_CUDA_CALL(cudaEventRecord(c->ev_s0, c->s));
+    HS_CUDA_CALL(cudaEventRecord(c->ev_s0, c->s)); /* the tangent is enqueued (hs_cu_solve) */
     if (c->pc_age % o->pc.reuse == 0 || o->pc.precond == HS_PRECOND_JACOBI) {
         double t0 = hs_wtime();
         if (c->f32) k_gather_csr<<<nblocks(c->nnz, 256), 256, 0, c->s>>>(c->nnz, c->slot, c->kval32, c->kcsr);

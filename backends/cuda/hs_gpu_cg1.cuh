@@ -28,7 +28,6 @@
 
 #include <cooperative_groups.h>
 
-
 #include <cmath>
 
 #include "hs_gpu_cg.cuh"

@@ -26,7 +26,8 @@ struct hs_pstep_ctl {
     double hist[32];
     hs_gpu_cg_scalars cg;       /**< its last solve */
     /* block 0's clock (globaltimer, ns) between the barriers that close each phase, summed over the
-     * launch: begin of step, element, assembly, CG, update (with the Newton tests), end of step */
+     * launch: begin and end of steps, element, R (ns_assembly), CG, update (with the Newton tests),
+     * the tangent's off-diagonal pairs */
     unsigned long long ns_begin, ns_element, ns_assembly, ns_cg, ns_update, ns_tangent;
 };
 

@@ -3,10 +3,11 @@
 // decisions are taken by every block alike from the same fixed-order sums, so no host round trip and
 // no launch is left inside a step, nor between the steps of one launch:
 //
-//   per step: [begin: phi_n = phi, r_n = r, the extrapolated first iterate, the stimulus] | element |
-//             R (the residual's block maxima) | Newton test -> tangent (K, D^-1) | CG (hs_gpu_cg1.cuh:
-//             one barrier per iteration) -> phi -= du (the update's maxima) | element | R | ...
-//             [end: activation read-outs, extrapolation history]
+//   per step: [begin: phi_n = phi, the extrapolated first iterate, the stimulus] | element (the first
+//             also r_n = r) | R (the residual's block maxima; K's diagonal, D^-1) | Newton test ->
+//             tangent (K's off-diagonal pairs) | CG (hs_gpu_cg1.cuh: one barrier per iteration) ->
+//             phi -= du (the update's maxima) | element | R | ... [end: activation read-outs,
+//             extrapolation history]
 //
 // Two uses (backends/cuda/step_graph.cu's hs_cu_newton_device and hs_cu_steps_device below):
 //  - the Newton loop of one step, after the host's begin_step (begin_end = 0): as solver.step = graph
@@ -142,8 +143,9 @@ __device__ void total_maxloc(const double *mv, const int *mi, double &v, int &i,
  * each array a pass reads was written before the grid barrier that opened the pass, whose acquire
  * makes it visible, L1 included (as the CG's records, hs_gpu_cg1.cuh), and no pass writes what it
  * reads. Neighbouring elements and rows share nodes, so most of these gathers hit L1. __ldg's
- * non-coherent path would not be safe. */
-/* element pass (k_element_split's body): km, rm, the model's variables; failures to *bad. @p first:
+ * non-coherent path would not be safe.
+ *
+ * element pass (k_element_split's body): km, rm, the model's variables; failures to *bad. @p first:
  * the first pass of a step begun in this kernel, which also saves the variables of the step's start
  * (ipv_n = ipv, hs_cu_begin_step's copy, done here where they are loaded anyway) */
 template <int NV, int ID>
@@ -187,32 +189,32 @@ __device__ void element_pass(const pstep_args &a, int64_t tid, int64_t nth, bool
     }
 }
 
-/* s + sum of v[idx[j]] over j = j0, j0 + S, ... < j1, added in that order, so the batch size changes
+/* s + sum of v[idx[j]] over j = j0 .. j1 - 1, added in that order, so the batch size changes
  * the schedule, not the bits. The gathers are latency-bound (512 threads per SM, each with a chain of
  * index and value loads): the loads of HS_PSTEP_BATCH entries are all issued before their adds.
  * H100, 1 s runs: 8 against 4 gave lv_ellipsoid 0.628 against 0.659 s, bench_50k 1.404 against
  * 1.408; without batches 1.17 and 2.05. Tried and dropped (same calls): two elements per thread in
  * the element pass (spills; bench_50k 1.67 s), the CG's columns in batches of 2 (1.49 s) and two
  * pairs per thread in the tangent (its phase 0.28-0.29 against 0.27 s). */
-template <int S>
 __device__ __forceinline__ double gather_sum(double s, const int32_t *idx, const double *v, int32_t j0, int32_t j1)
 {
     constexpr int B = HS_PSTEP_BATCH;
-    for (int32_t j = j0; j < j1; j += B * S) {
+    for (int32_t j = j0; j < j1; j += B) {
         double t[B];
 #pragma unroll
-        for (int q = 0; q < B; ++q) t[q] = j + q * S < j1 ? hs_ld_l1(v + idx[j + q * S]) : 0.0;
+        for (int q = 0; q < B; ++q) t[q] = j + q < j1 ? hs_ld_l1(v + idx[j + q]) : 0.0;
 #pragma unroll
         for (int q = 0; q < B; ++q)
-            if (j + q * S < j1) s += t[q];
+            if (j + q < j1) s += t[q];
     }
     return s;
 }
 
-/* The R pass's gathers for one node, all loads of a batch in flight together: s + sum of w[j] va[ia[j]]
- * over list A (fused multiply-adds), and over list B t + sum of vb[ib[j]] and d + sum of vd[ib[j]]
- * (one index load for both), each sum in its list's order as gather_sum. Both lists at once against two
- * gather_sums: bench_50k's R phase 0.215 against 0.267 s, the 1 s run 1.36 against 1.41 s (same bits). */
+/* The R pass's gathers for one node's lane (every S-th entry), all loads of a batch in flight together:
+ * s + sum of w[j] va[ia[j]] over list A (fused multiply-adds), and over list B t + sum of vb[ib[j]]
+ * and d + sum of vd[ib[j]] (one index load for both), each sum in its list's order as gather_sum.
+ * Both lists at once against two gather_sums: bench_50k's R phase 0.215 against 0.267 s, the 1 s run
+ * 1.36 against 1.41 s (same bits). */
 template <int S>
 __device__ __forceinline__ void gather_node(double &s, double &t, double &d, const double *w, const int32_t *ia,
                                             const double *va, int32_t a0, int32_t a1, const int32_t *ib,
@@ -252,7 +254,7 @@ __device__ void pair_pass(const pstep_args &a, int64_t tid, int64_t nth)
     for (int64_t p = tid; p < a.np_off; p += nth) {
         const int32_t j0 = j0n, j1 = j1n;
         if (p + nth < a.np_off) j0n = a.pptr[p + nth], j1n = a.pptr[p + nth + 1];
-        const double s = gather_sum<1>(a.kdp[p], a.pelem, a.km, j0, j1);
+        const double s = gather_sum(a.kdp[p], a.pelem, a.km, j0, j1);
         const int2 sl = a.pslot[p];
         const V v = (V)s;
         kval[sl.x] = v;

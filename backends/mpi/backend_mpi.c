@@ -83,6 +83,21 @@ static hs_status name_global_element(const mpi_impl *m, const hs_mesh *global, h
     return hs_error_set(st, __FILE__, __LINE__, __func__, "%s", text);
 }
 
+/* The Newton residual over the ranks: the largest of each rank's (value, global node), MPI_MAXLOC */
+static void residual_maxloc(mpi_impl *m, double v, int32_t node, double *res_norm, int32_t *res_node)
+{
+    struct {
+        double v;
+        int i;
+    } loc = {v, (int)node}, glob;
+    double t0 = hs_wtime();
+    MPI_Allreduce(&loc, &glob, 1, MPI_DOUBLE_INT, MPI_MAXLOC, m->comm);
+    m->dm->t.allreduce += hs_wtime() - t0;
+    *res_norm = glob.v;
+    *res_node = glob.i;
+    m->res = glob.v;
+}
+
 static hs_status mpi_assemble(hs_backend *b, double *res_norm, int32_t *res_node)
 {
     mpi_impl *m = b->impl;
@@ -93,41 +108,23 @@ static hs_status mpi_assemble(hs_backend *b, double *res_norm, int32_t *res_node
         double v = 0.0;
         int32_t il = 0;
         HS_CALL(agree(m, hs_dist_gpu_residual(m->gpu, &v, &il)));
-        struct {
-            double v;
-            int i;
-        } gl, gg;
-        gl.v = v;
-        gl.i = l->l2g[il];
-        double t0 = hs_wtime();
-        MPI_Allreduce(&gl, &gg, 1, MPI_DOUBLE_INT, MPI_MAXLOC, m->comm);
-        m->dm->t.allreduce += hs_wtime() - t0;
-        *res_norm = gg.v;
-        *res_node = gg.i;
-        m->res = gg.v;
+        residual_maxloc(m, v, l->l2g[il], res_norm, res_node);
         return HS_OK;
     }
 #endif
     cpu_impl *c = m->inner->impl;
     /* the owned rows only (a ghost's row misses the elements of other ranks) */
-    struct {
-        double v;
-        int i;
-    } loc = {-1.0, 0}, glob;
+    double best = -1.0;
+    int32_t at = 0;
     for (int32_t i = 0; i < l->n_owned; ++i) {
         double v = fabs(c->rhs[i]) * c->res_w[i];
         if (!(v <= INFINITY)) v = INFINITY; /* NaN: reported as non-finite */
-        if (v > loc.v) {
-            loc.v = v;
-            loc.i = l->l2g[i];
+        if (v > best) {
+            best = v;
+            at = l->l2g[i];
         }
     }
-    double t0 = hs_wtime();
-    MPI_Allreduce(&loc, &glob, 1, MPI_DOUBLE_INT, MPI_MAXLOC, m->comm);
-    m->dm->t.allreduce += hs_wtime() - t0;
-    *res_norm = glob.v;
-    *res_node = glob.i;
-    m->res = glob.v;
+    residual_maxloc(m, best, at, res_norm, res_node);
     return HS_OK;
 }
 

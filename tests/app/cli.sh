@@ -29,7 +29,7 @@ expect 2 "unknown key \"model.alhpa\"; did you mean \"model.alpha\"" -- "$hs" ch
 expect 2 "solver.spmv: unknown kernel \"ellwarp\"; available: auto, csr_scalar" -- "$hs" check "$quick" --set solver.spmv=ellwarp
 expect 2 "time.dt = 6 ms makes the Newton tangent indefinite" -- "$hs" check "$quick" --set time.dt=6
 # the device's Newton loops run Jacobi-CG only: another solver is refused by name, not swapped silently
-expect 2 "solver.step = \"graph\" captures the Jacobi-preconditioned CG" -- "$hs" check "$quick" \
+expect 2 "solver.step = \"graph\" runs Jacobi-preconditioned CG" -- "$hs" check "$quick" \
   --set solver.step=graph --set solver.precond=fsai
 expect 2 "solver.step = \"persistent\" runs Jacobi-preconditioned CG" -- "$hs" check "$quick" \
   --set solver.step=persistent --set solver.krylov=bicgstab --set solver.precond=sai

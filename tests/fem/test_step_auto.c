@@ -52,5 +52,15 @@ int main(void)
     o.pc.krylov = HS_KRYLOV_BICGSTAB;
     o.pc.precond = HS_PRECOND_SAI;
     expect(&o, 1, 50653, 0, "SAI-BiCGStab");
+    /* what the persistent kernel runs, at any size (bench step's row) */
+    o = defaults();
+    HS_TEST_CHECK(!hs_step_persistent_refusal(&o, 1, 50653), "the defaults refused");
+    HS_TEST_CHECK(hs_step_persistent_refusal(&o, 1, HS_CG_PERSISTENT_AUTO_ROWS + 1) != NULL,
+                  "solver.persistent = auto above its limit accepted");
+    o.persistent = 1;
+    HS_TEST_CHECK(!hs_step_persistent_refusal(&o, 1, 1030301), "solver.persistent = on at 1M refused");
+    HS_TEST_CHECK(hs_step_persistent_refusal(&o, 0, 50653) != NULL, "full assembly accepted");
+    o.cg.variant = HS_CG_CLASSIC;
+    HS_TEST_CHECK(hs_step_persistent_refusal(&o, 1, 50653) != NULL, "classic CG accepted");
     HS_TEST_RETURN();
 }
