@@ -417,9 +417,8 @@ hs_status hs_sim_run(const hs_sim_spec *cfg, const char *restart, const hs_run_h
         }
         hs_frame_plan plan = hs_sim_frame_plan(cfg, &sim);
         HS_CALL_GOTO(hs_frame_writer_create(ser, sim.mesh, &plan, &src, &fw), done);
-        HS_CALL_GOTO(hs_samples_create(cfg, &sim, restart ? k0 * cfg->dt : -1.0, &cs.smp), done);
         /* per-beat maps read the state on this rank alone: serial runs only (a distributed get_state
-         * is collective; sim_build refuses probes and ecg there); and only for a protocol that can give
+         * is collective); and only for a protocol that can give
          * more than one beat (a stimulus with count > 1, or several entries): their update copies the
          * read-outs at every frame, a synchronisation a one-beat run does not need (issue 17: 1.3 s of
          * a 500 ms beat on the benchmark ventricle) */
@@ -427,6 +426,8 @@ hs_status hs_sim_run(const hs_sim_spec *cfg, const char *restart, const hs_run_h
         for (int i = 0; i < cfg->n_stimuli; ++i) multi |= cfg->stimuli[i].count > 1;
         if (!cfg->distributed && multi) HS_CALL_GOTO(hs_beats_create(&sim, &cs.beats), done);
     }
+    /* probes and ECG on every rank: each samples the nodes it owns, the rows are summed, rank 0 writes */
+    HS_CALL_GOTO(hs_samples_create(cfg, &sim, restart ? k0 * cfg->dt : -1.0, &cs.smp), done);
     sum->wall_setup = hs_wtime() - w0;
 
     const double dt = cfg->dt, eps = 1e-9 * dt;
@@ -587,7 +588,9 @@ done:
         hs_frame_writer_destroy(&fw);
     }
     if (cs.smp) {
-        hs_status s2 = hs_samples_flush(cs.smp);
+        /* the fetch is collective in a distributed run: only when every rank ended alike (as the maps) */
+        const int smp_ok = !cfg->distributed || st == HS_OK || st == HS_ERR_NUMERIC || st == HS_ERR_INTERRUPTED;
+        hs_status s2 = smp_ok ? hs_samples_flush(cs.smp) : HS_OK;
         if (s2 == HS_OK) s2 = hs_samples_plot(cs.smp); /* also after a failure: the curves so far */
         if (st == HS_OK) st = s2;
         hs_samples_destroy(&cs.smp);

@@ -26,6 +26,9 @@ typedef struct mpi_impl {
     int32_t *part;          /* [n_global] owner of each node */
     hs_part_local *l;
     hs_mesh *lmesh;         /* local mesh: local nodes (owned, ghosts), local elements */
+    hs_region_set *lreg;    /* the regions of the local elements and nodes (NULL: uniform tissue) */
+    hs_sample_set *lsmp[HS_SAMPLE_SETS]; /* the sample sets restricted to the owned nodes, local columns */
+    double *sbuf[HS_SAMPLE_SETS];        /* [cap][n_rows] this rank's partial samples */
     hs_stim_set *lstim;
     hs_problem *lprob;
     hs_backend *inner;      /* cpu on the local problem */
@@ -264,6 +267,90 @@ static hs_status mpi_set_history(hs_backend *b, const hs_extrap *ex, const doubl
     return agree(m, m->inner->ops->set_history(m->inner, ex, phi1 ? m->lh1 : NULL, phi2 ? m->lh2 : NULL));
 }
 
+/* Probes and ECG: row j of a set is a linear functional of phi over the global nodes. Each rank
+ * keeps the entries of the nodes it owns (local columns, ascending), the inner backend applies them,
+ * and the partial rows are summed over the ranks: a probe's one entry lives on one rank (the others
+ * add an exact 0), an electrode's weights are summed per rank then across (round-off). */
+typedef struct col_val {
+    int32_t col;
+    double val;
+} col_val;
+
+static int cmp_col(const void *a, const void *b)
+{
+    int32_t x = ((const col_val *)a)->col, y = ((const col_val *)b)->col;
+    return (x > y) - (x < y);
+}
+
+static hs_status local_sample_set(const mpi_impl *m, const hs_sample_set *g, hs_sample_set **out)
+{
+    *out = NULL;
+    const hs_part_local *l = m->l;
+    hs_status st = HS_OK;
+    int32_t *g2l = NULL;
+    col_val *cv = NULL;
+    hs_sample_set *s = NULL;
+    HS_CALL(HS_ALLOC(g2l, (size_t)l->n_global + 1, "sample columns"));
+    for (int32_t i = 0; i < l->n_global; ++i) g2l[i] = -1;
+    for (int32_t i = 0; i < l->n_owned; ++i) g2l[l->l2g[i]] = i;
+    int64_t nnz = 0;
+    for (int64_t k = 0; k < g->row_ptr[g->n_rows]; ++k) nnz += g2l[g->col[k]] >= 0;
+    HS_CALL_GOTO(HS_ALLOC(s, 1, "local sample set"), done);
+    s->n_rows = g->n_rows;
+    HS_CALL_GOTO(HS_ALLOC(s->row_ptr, (size_t)g->n_rows + 1, "local sample set"), done);
+    HS_CALL_GOTO(HS_ALLOC(s->col, (size_t)nnz + 1, "local sample set"), done);
+    HS_CALL_GOTO(HS_ALLOC(s->val, (size_t)nnz + 1, "local sample set"), done);
+    HS_CALL_GOTO(HS_ALLOC(s->offset, (size_t)g->n_rows + 1, "local sample set"), done); /* zero: added by sim */
+    HS_CALL_GOTO(HS_ALLOC(cv, (size_t)nnz + 1, "local sample set"), done);
+    int64_t q = 0;
+    for (int j = 0; j < g->n_rows; ++j) {
+        const int64_t q0 = q;
+        for (int64_t k = g->row_ptr[j]; k < g->row_ptr[j + 1]; ++k)
+            if (g2l[g->col[k]] >= 0) cv[q++] = (col_val){g2l[g->col[k]], g->val[k]};
+        qsort(cv + q0, (size_t)(q - q0), sizeof *cv, cmp_col);
+        for (int64_t k = q0; k < q; ++k) s->col[k] = cv[k].col, s->val[k] = cv[k].val;
+        s->row_ptr[j + 1] = q;
+    }
+    *out = s;
+    s = NULL;
+done:
+    hs_sample_set_destroy(&s);
+    free(cv);
+    free(g2l);
+    return st;
+}
+
+static hs_status mpi_sample_setup(hs_backend *b, int set, const hs_sample_set *s, int cap)
+{
+    mpi_impl *m = b->impl;
+    const hs_backend_ops *in = m->inner->ops;
+    HS_CHECK(in->sample_setup && in->sample && in->sample_fetch, HS_ERR_INTERNAL, "backend %s cannot sample",
+             in->name);
+    HS_CHECK(set >= 0 && set < HS_SAMPLE_SETS && cap > 0, HS_ERR_INTERNAL, "sample set %d, %d rows", set, cap);
+    hs_sample_set_destroy(&m->lsmp[set]);
+    free(m->sbuf[set]);
+    m->sbuf[set] = NULL;
+    hs_status st = local_sample_set(m, s, &m->lsmp[set]);
+    if (st == HS_OK) st = HS_ALLOC(m->sbuf[set], (size_t)cap * (size_t)s->n_rows + 1, "sample buffer");
+    if (st == HS_OK) st = in->sample_setup(m->inner, set, m->lsmp[set], cap);
+    return agree(m, st);
+}
+
+static hs_status mpi_sample(hs_backend *b, int set, int slot)
+{
+    mpi_impl *m = b->impl;
+    return agree(m, m->inner->ops->sample(m->inner, set, slot));
+}
+
+static hs_status mpi_sample_fetch(hs_backend *b, int set, int n, double *dst)
+{
+    mpi_impl *m = b->impl;
+    HS_CALL(agree(m, m->inner->ops->sample_fetch(m->inner, set, n, m->sbuf[set])));
+    const int count = n * m->lsmp[set]->n_rows;
+    HS_MPI_CALL(MPI_Allreduce(m->sbuf[set], dst, count, MPI_DOUBLE, MPI_SUM, m->comm));
+    return HS_OK;
+}
+
 static void mpi_get_times(const hs_backend *b, hs_phase_times *t)
 {
     const mpi_impl *m = b->impl;
@@ -291,6 +378,11 @@ static void mpi_destroy(hs_backend *b)
 #endif
     hs_backend_destroy(&m->inner);
     hs_problem_destroy(&m->lprob);
+    hs_region_set_destroy(&m->lreg);
+    for (int k = 0; k < HS_SAMPLE_SETS; ++k) {
+        hs_sample_set_destroy(&m->lsmp[k]);
+        free(m->sbuf[k]);
+    }
     hs_stim_set_destroy(&m->lstim);
     hs_mesh_destroy(&m->lmesh);
     hs_dist_cg_work_destroy(&m->cgw);
@@ -324,6 +416,9 @@ static const hs_backend_ops mpi_ops = {
     .set_history = mpi_set_history,
     .get_times = mpi_get_times,
     .destroy = mpi_destroy,
+    .sample_setup = mpi_sample_setup,
+    .sample = mpi_sample,
+    .sample_fetch = mpi_sample_fetch,
 };
 
 static int cmp_i32(const void *a, const void *b)
@@ -356,6 +451,48 @@ static hs_status local_mesh(const hs_mesh *g, const hs_part_local *l, hs_mesh **
     }
     *out = lm;
     return HS_OK;
+}
+
+/* The regions of the local elements (their table rows and entries) and nodes (decoupled: every
+ * element of an owned node is local, so an owned node is decoupled here exactly when it is in the
+ * mesh; a ghost's row is not solved on this rank). The table itself is copied. */
+static hs_status local_regions(const hs_region_set *g, const hs_part_local *l, hs_region_set **out)
+{
+    *out = NULL;
+    if (!g) return HS_OK;
+    hs_status st = HS_OK;
+    hs_region_set *r = NULL;
+    const int32_t ne = l->n_elems, nl = l->n_owned + l->n_ghost;
+    HS_CALL(HS_ALLOC(r, 1, "local regions"));
+    r->n_entries = g->n_entries;
+    r->n_rows = g->n_rows;
+    HS_CALL_GOTO(HS_ALLOC(r->tab, (size_t)g->n_rows + 1, "local regions"), fail);
+    memcpy(r->tab, g->tab, sizeof *r->tab * (size_t)g->n_rows);
+    HS_CALL_GOTO(HS_ALLOC(r->entry_count, (size_t)g->n_entries + 1, "local regions"), fail);
+    HS_CALL_GOTO(HS_ALLOC(r->entry_volume, (size_t)g->n_entries + 1, "local regions"), fail);
+    if (g->elem_entry) {
+        HS_CALL_GOTO(HS_ALLOC(r->elem_entry, (size_t)ne + 1, "local regions"), fail);
+        for (int32_t e = 0; e < ne; ++e) r->elem_entry[e] = g->elem_entry[l->elems[e]];
+    }
+    if (g->elem_tab) {
+        HS_CALL_GOTO(HS_ALLOC(r->elem_tab, (size_t)ne + 1, "local regions"), fail);
+        for (int32_t e = 0; e < ne; ++e) {
+            r->elem_tab[e] = g->elem_tab[l->elems[e]];
+            r->n_passive += !r->tab[r->elem_tab[e]].conducting;
+        }
+    }
+    if (g->decoupled) {
+        HS_CALL_GOTO(HS_ALLOC(r->decoupled, (size_t)nl + 1, "local regions"), fail);
+        for (int32_t i = 0; i < nl; ++i) {
+            r->decoupled[i] = g->decoupled[l->l2g[i]];
+            r->n_decoupled += r->decoupled[i];
+        }
+    }
+    *out = r;
+    return HS_OK;
+fail:
+    hs_region_set_destroy(&r);
+    return st;
 }
 
 /* The global sites restricted to the local elements (sites may be empty on a rank). */
@@ -397,7 +534,9 @@ static hs_status create_local(mpi_impl *m, const hs_problem *g, const hs_partiti
     const hs_part_local *l = m->l;
     HS_CALL(local_mesh(g->mesh, l, &m->lmesh));
     HS_CALL(local_stim(g->stim, l, &m->lstim));
+    HS_CALL(local_regions(g->opt.regions, l, &m->lreg));
     hs_problem_opts po = g->opt;
+    po.regions = m->lreg;
     po.spmv = hs_spmv_find("csr_scalar"); /* the owned rows are read in CSR order (dval) */
     HS_CHECK(po.spmv != NULL, HS_ERR_INTERNAL, "csr_scalar is not registered");
     if (m->on_gpu) { /* the inner cuda backend assembles; the distributed CG replaces its solvers */
@@ -447,10 +586,9 @@ static hs_status create_local(mpi_impl *m, const hs_problem *g, const hs_partiti
     return HS_OK;
 }
 
-hs_status hs_backend_mpi_create(const hs_problem *g, const hs_partitioner *part, const hs_backend_entry *inner,
-                                hs_backend **out)
+/* What a distributed run refuses, from the config alone: every rank finds the same. */
+static hs_status refusal(const hs_problem *g, const hs_backend_entry *inner)
 {
-    *out = NULL;
     const int on_gpu = !strcmp(inner->name, "cuda");
     HS_CHECK(!strcmp(inner->name, "cpu") || (on_gpu && HS_HAS_CUDA), HS_ERR_CONFIG,
              "solver.backend: a distributed run (mpirun) uses the cpu or cuda backend on each rank; \"%s\" is not "
@@ -463,6 +601,22 @@ hs_status hs_backend_mpi_create(const hs_problem *g, const hs_partitioner *part,
              "solver.spmv: a distributed run multiplies the owned rows in CSR order (csr_scalar); \"%s\" is not "
              "distributed: use solver.spmv = \"auto\" or \"csr_scalar\"",
              g->opt.spmv->name);
+    return HS_OK;
+}
+
+hs_status hs_backend_mpi_create(const hs_problem *g, const hs_partitioner *part, const hs_backend_entry *inner,
+                                hs_backend **out)
+{
+    *out = NULL;
+    const int on_gpu = !strcmp(inner->name, "cuda");
+    {
+        /* alike on every rank: printed once, by rank 0 (app/main.c), with no MPI_Abort */
+        const hs_status rs = refusal(g, inner);
+        if (rs != HS_OK) {
+            hs_par_set_agreed((int)rs);
+            return rs;
+        }
+    }
     hs_backend *b = NULL;
     mpi_impl *m = NULL;
     HS_CALL(HS_ALLOC(b, 1, "backend"));
