@@ -1,6 +1,7 @@
 /*
- * The distributed backend (hs_backend_mpi.h): an inner cpu backend on each rank's local mesh,
- * global Newton decisions, the distributed CG, gathered state.
+ * The distributed backend (hs_backend_mpi.h): an inner backend on each rank's local mesh, composed
+ * through its ops (hs_backend_ops) and its partition ops (hs_backend_part_ops: the owned rows'
+ * residual, the distributed solve), never its fields; global Newton decisions, gathered state.
  */
 #include "hs_backend_mpi.h"
 
@@ -10,20 +11,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../cpu/cpu_backend.h"
 #include "hs_dist.h"
 #include "hs_par.h"
 #include "hs_util.h"
-#include "hs_vec.h"
-#if HS_HAS_CUDA
-#include "hs_cuda.h"
-#include "hs_dist_gpu.h"
-#endif
 
 typedef struct mpi_impl {
     MPI_Comm comm;
     int rank, size;
-    int32_t *part;          /* [n_global] owner of each node */
+    int32_t *owner;         /* [n_global] owner of each node */
     hs_part_local *l;
     hs_mesh *lmesh;         /* local mesh: local nodes (owned, ghosts), local elements */
     hs_region_set *lreg;    /* the regions of the local elements and nodes (NULL: uniform tissue) */
@@ -31,10 +26,10 @@ typedef struct mpi_impl {
     double *sbuf[HS_SAMPLE_SETS];        /* [cap][n_rows] this rank's partial samples */
     hs_stim_set *lstim;
     hs_problem *lprob;
-    hs_backend *inner;      /* cpu on the local problem */
-    double *dval;           /* [owned nnz] K's owned rows in the local pattern's order */
-    hs_dist_matrix *dm;
-    hs_dist_cg_work *cgw;
+    hs_backend *inner;      /* the rank's backend on the local problem */
+    const hs_backend_part_ops *pops; /* its partition ops */
+    hs_backend_part *part;  /* its distributed solver */
+    hs_dist_times t;        /* this wrapper's own all-reduces (residual, update norm) */
     int32_t n_elem_mine;    /* elements this rank reports in gathers (owner of the element's first node) */
     int32_t *elem_mine_local, *elem_mine_global;
     hs_state lstate;        /* local copy of every field, for get/set_state */
@@ -42,11 +37,7 @@ typedef struct mpi_impl {
     double *gbuf;           /* [max(n_nodes, n_elems)] a gathered field nobody asked for */
     double res;             /* global Newton residual of the last assembly */
     double t_solve;
-    int on_gpu;             /* the inner backend is cuda: the CG runs on the device (gpu) */
-    int use_nccl;           /* its traffic through NCCL (else MPI through host buffers) */
-#if HS_HAS_CUDA
-    hs_dist_gpu *gpu;
-#endif
+    int fast;               /* the inner backend's own transport (prepare's answer: NCCL), else MPI */
 } mpi_impl;
 
 /* Every rank returns the same status: the first failing rank's code and message go to all. */
@@ -95,7 +86,8 @@ static void residual_maxloc(mpi_impl *m, double v, int32_t node, double *res_nor
     } loc = {v, (int)node}, glob;
     double t0 = hs_wtime();
     MPI_Allreduce(&loc, &glob, 1, MPI_DOUBLE_INT, MPI_MAXLOC, m->comm);
-    m->dm->t.allreduce += hs_wtime() - t0;
+    m->t.allreduce += hs_wtime() - t0;
+    m->t.allreduces++;
     *res_norm = glob.v;
     *res_node = glob.i;
     m->res = glob.v;
@@ -105,77 +97,35 @@ static hs_status mpi_assemble(hs_backend *b, double *res_norm, int32_t *res_node
 {
     mpi_impl *m = b->impl;
     HS_CALL(agree(m, name_global_element(m, b->prob->mesh, m->inner->ops->assemble(m->inner, res_norm, res_node))));
-    const hs_part_local *l = m->l;
-#if HS_HAS_CUDA
-    if (m->on_gpu) { /* the residual of the owned rows on the device; K stays there */
-        double v = 0.0;
-        int32_t il = 0;
-        HS_CALL(agree(m, hs_dist_gpu_residual(m->gpu, &v, &il)));
-        residual_maxloc(m, v, l->l2g[il], res_norm, res_node);
-        return HS_OK;
-    }
-#endif
-    cpu_impl *c = m->inner->impl;
     /* the owned rows only (a ghost's row misses the elements of other ranks) */
-    double best = -1.0;
-    int32_t at = 0;
-    for (int32_t i = 0; i < l->n_owned; ++i) {
-        double v = fabs(c->rhs[i]) * c->res_w[i];
-        if (!(v <= INFINITY)) v = INFINITY; /* NaN: reported as non-finite */
-        if (v > best) {
-            best = v;
-            at = l->l2g[i];
-        }
-    }
-    residual_maxloc(m, best, at, res_norm, res_node);
+    double v = 0.0;
+    int32_t il = 0;
+    HS_CALL(agree(m, m->pops->residual(m->part, &v, &il)));
+    residual_maxloc(m, v, m->l->l2g[il], res_norm, res_node);
     return HS_OK;
 }
 
-/* The inner backend's K and Jacobi diagonal (solve's first act; the cpu's values copied to the
- * distributed matrix's) */
+/* The inner backend's K and Jacobi diagonal (solve's first act) */
 static hs_status mpi_tangent(hs_backend *b)
 {
     mpi_impl *m = b->impl;
-    HS_CALL(agree(m, m->inner->ops->tangent(m->inner)));
-#if HS_HAS_CUDA
-    if (m->on_gpu) return HS_OK; /* K stays on the device */
-#endif
-    const cpu_impl *c = m->inner->impl;
-    const int64_t *slot = c->lay->slot_of_nnz;
-    for (int32_t k = 0; k < m->l->pattern->nnz; ++k) m->dval[k] = c->kval[slot[k]];
-    return HS_OK;
+    return agree(m, m->inner->ops->tangent(m->inner));
 }
 
 static hs_status mpi_solve(hs_backend *b, hs_cg_result *cg, double *upd_norm)
 {
     mpi_impl *m = b->impl;
     const hs_problem *p = b->prob;
-    const int32_t n = m->l->n_owned;
     double t0 = hs_wtime();
     HS_CALL(mpi_tangent(b));
     hs_cg_opts o = p->opt.cg;
     o.tol = hs_cg_forcing_tol(p->opt.cg.tol, p->opt.cg_forcing, p->opt.newton_tol_residual, m->res);
-#if HS_HAS_CUDA
-    if (m->on_gpu) {
-        double u = 0.0;
-        HS_CALL(agree(m, hs_dist_gpu_solve(m->gpu, &o, cg, &u)));
-        MPI_Allreduce(MPI_IN_PLACE, &u, 1, MPI_DOUBLE, MPI_MAX, m->comm);
-        *upd_norm = u;
-        m->t_solve += hs_wtime() - t0;
-        return HS_OK;
-    }
-#endif
-    cpu_impl *c = m->inner->impl;
-    HS_CALL(agree(m, hs_dist_cg(m->dm, c->inv_diag, c->rhs, c->du, &o, m->cgw, cg)));
-    if (cg->outcome == HS_CG_CONVERGED) {
-        for (int32_t i = 0; i < n; ++i) c->phi[i] -= c->du[i];
-        /* the ghosts of phi from their owners */
-        hs_status st = hs_halo_start(m->dm->halo, c->phi);
-        if (st == HS_OK) st = hs_halo_finish(m->dm->halo);
-        HS_CALL(agree(m, st));
-    }
-    double u = hs_vec_norm_inf(n, c->du, NULL);
+    double u = 0.0;
+    HS_CALL(agree(m, m->pops->solve(m->part, &o, cg, &u)));
+    const double ta = hs_wtime();
     MPI_Allreduce(MPI_IN_PLACE, &u, 1, MPI_DOUBLE, MPI_MAX, m->comm);
+    m->t.allreduce += hs_wtime() - ta;
+    m->t.allreduces++;
     *upd_norm = u;
     m->t_solve += hs_wtime() - t0;
     return HS_OK;
@@ -354,28 +304,31 @@ static hs_status mpi_sample_fetch(hs_backend *b, int set, int n, double *dst)
 static void mpi_get_times(const hs_backend *b, hs_phase_times *t)
 {
     const mpi_impl *m = b->impl;
+    hs_dist_times d;
+    m->pops->times(m->part, &d);
     m->inner->ops->get_times(m->inner, t);
     t->solve = m->t_solve;
-    t->spmv = m->dm->t.spmv;
+    t->spmv = d.spmv;
 }
 
 void hs_backend_mpi_times(const hs_backend *b, hs_mpi_times *t)
 {
     const mpi_impl *m = b->impl;
-    t->halo_wait = m->dm->t.halo_wait;
-    t->allreduce = m->dm->t.allreduce;
-    t->spmv = m->dm->t.spmv;
-    t->exchanges = m->dm->t.exchanges;
-    t->allreduces = m->dm->t.allreduces;
+    hs_dist_times d;
+    m->pops->times(m->part, &d);
+    /* the CG's (the inner backend's) and this wrapper's Newton residual and update norm */
+    t->halo_wait = d.halo_wait;
+    t->allreduce = d.allreduce + m->t.allreduce;
+    t->spmv = d.spmv;
+    t->exchanges = d.exchanges;
+    t->allreduces = d.allreduces + m->t.allreduces;
 }
 
 static void mpi_destroy(hs_backend *b)
 {
     mpi_impl *m = b->impl;
     if (!m) return;
-#if HS_HAS_CUDA
-    hs_dist_gpu_destroy(&m->gpu);
-#endif
+    if (m->pops) m->pops->unbind(&m->part);
     hs_backend_destroy(&m->inner);
     hs_problem_destroy(&m->lprob);
     hs_region_set_destroy(&m->lreg);
@@ -385,12 +338,9 @@ static void mpi_destroy(hs_backend *b)
     }
     hs_stim_set_destroy(&m->lstim);
     hs_mesh_destroy(&m->lmesh);
-    hs_dist_cg_work_destroy(&m->cgw);
-    hs_dist_matrix_destroy(&m->dm);
     hs_part_local_destroy(&m->l);
     hs_state_destroy(&m->lstate);
-    free(m->part);
-    free(m->dval);
+    free(m->owner);
     free(m->elem_mine_local);
     free(m->elem_mine_global);
     free(m->lh1);
@@ -527,27 +477,19 @@ fail:
 static hs_status create_local(mpi_impl *m, const hs_problem *g, const hs_partitioner *part, const hs_backend_entry *inner)
 {
     const int32_t n = g->mesh->n_nodes;
-    HS_CALL(HS_ALLOC(m->part, n, "partition"));
+    HS_CALL(HS_ALLOC(m->owner, n, "partition"));
     double t0 = hs_wtime();
-    HS_CALL(hs_partition_nodes(part, g->pattern, m->size, m->part));
-    HS_CALL(hs_part_local_create(g->pattern, g->mesh->n_elems, g->mesh->tets, m->part, m->size, m->rank, &m->l));
+    HS_CALL(hs_partition_nodes(part, g->pattern, m->size, m->owner));
+    HS_CALL(hs_part_local_create(g->pattern, g->mesh->n_elems, g->mesh->tets, m->owner, m->size, m->rank, &m->l));
     const hs_part_local *l = m->l;
     HS_CALL(local_mesh(g->mesh, l, &m->lmesh));
     HS_CALL(local_stim(g->stim, l, &m->lstim));
     HS_CALL(local_regions(g->opt.regions, l, &m->lreg));
     hs_problem_opts po = g->opt;
     po.regions = m->lreg;
-    po.spmv = hs_spmv_find("csr_scalar"); /* the owned rows are read in CSR order (dval) */
+    po.spmv = hs_spmv_find("csr_scalar"); /* the distributed CG reads the owned rows in CSR order */
     HS_CHECK(po.spmv != NULL, HS_ERR_INTERNAL, "csr_scalar is not registered");
-    if (m->on_gpu) { /* the inner cuda backend assembles; the distributed CG replaces its solvers */
-        po.values = HS_VALUES_F64;
-        po.graph = 0;
-        po.step_graph = 0;
-        po.persistent = 0;
-        po.cg.variant = HS_CG_CHRONOPOULOS;
-        po.pc.precond = HS_PRECOND_JACOBI;
-        po.pc.krylov = HS_KRYLOV_CG;
-    }
+    if (m->pops->local_opts) HS_CALL(m->pops->local_opts(&po)); /* checked already (refusal) */
     hs_csr *lpat = NULL;
     HS_CALL(hs_csr_from_tets(m->lmesh->n_nodes, m->lmesh->n_elems, m->lmesh->tets, &lpat));
     /* its owned rows are the view's rows: every element of an owned node is local */
@@ -561,18 +503,13 @@ static hs_status create_local(mpi_impl *m, const hs_problem *g, const hs_partiti
     }
     HS_CALL(hs_problem_create(m->lmesh, m->lstim, &po, &lpat, &m->lprob));
     HS_CALL(inner->create(m->lprob, &m->inner));
-    HS_CALL(HS_ALLOC(m->dval, (size_t)vp->nnz + 1, "distributed matrix"));
-    HS_CALL(hs_dist_matrix_create(l, m->comm, m->dval, &m->dm));
-    HS_CALL(hs_dist_cg_work_create(l, &m->cgw));
-#if HS_HAS_CUDA
-    if (m->on_gpu) HS_CALL(hs_dist_gpu_create(m->inner, l, m->comm, m->use_nccl, &m->dm->t, &m->gpu));
-#endif
+    HS_CALL(m->pops->bind(m->inner, l, &m->comm, m->fast, &m->part));
     /* element fields: each element reported by the owner of its first node */
-    for (int32_t e = 0; e < l->n_elems; ++e) m->n_elem_mine += m->part[g->mesh->tets[4 * (size_t)l->elems[e]]] == m->rank;
+    for (int32_t e = 0; e < l->n_elems; ++e) m->n_elem_mine += m->owner[g->mesh->tets[4 * (size_t)l->elems[e]]] == m->rank;
     HS_CALL(HS_ALLOC(m->elem_mine_local, (size_t)m->n_elem_mine + 1, "element owners"));
     HS_CALL(HS_ALLOC(m->elem_mine_global, (size_t)m->n_elem_mine + 1, "element owners"));
     for (int32_t e = 0, k = 0; e < l->n_elems; ++e)
-        if (m->part[g->mesh->tets[4 * (size_t)l->elems[e]]] == m->rank) {
+        if (m->owner[g->mesh->tets[4 * (size_t)l->elems[e]]] == m->rank) {
             m->elem_mine_local[k] = e;
             m->elem_mine_global[k++] = l->elems[e];
         }
@@ -589,18 +526,23 @@ static hs_status create_local(mpi_impl *m, const hs_problem *g, const hs_partiti
 /* What a distributed run refuses, from the config alone: every rank finds the same. */
 static hs_status refusal(const hs_problem *g, const hs_backend_entry *inner)
 {
-    const int on_gpu = !strcmp(inner->name, "cuda");
-    HS_CHECK(!strcmp(inner->name, "cpu") || (on_gpu && HS_HAS_CUDA), HS_ERR_CONFIG,
-             "solver.backend: a distributed run (mpirun) uses the cpu or cuda backend on each rank; \"%s\" is not "
-             "distributed: use solver.backend = \"cpu\" or \"cuda\"",
-             inner->name);
-    HS_CHECK(!on_gpu || g->opt.values != HS_VALUES_F32, HS_ERR_CONFIG,
-             "solver.matrix_values: a distributed run with the cuda backend stores float64 values; use "
-             "solver.matrix_values = \"float64\" or \"auto\"");
+    if (!inner->part) { /* the backends that run on a partition, from the registry */
+        char names[256] = "";
+        size_t o = 0;
+        const hs_registry *reg = hs_backends_registry();
+        for (size_t i = 0; i < reg->count && o < sizeof names; ++i) {
+            const hs_backend_entry *e = hs_backends_find(hs_registry_name(reg, i));
+            if (e && e->part) o += (size_t)snprintf(names + o, sizeof names - o, "%s\"%s\"", o ? " or " : "", e->name);
+        }
+        return HS_FAIL(HS_ERR_CONFIG, "solver.backend: a distributed run (mpirun) needs a backend that runs on a "
+                       "partition; \"%s\" does not: use solver.backend = %s", inner->name, names);
+    }
     HS_CHECK(!g->opt.spmv || !strcmp(g->opt.spmv->name, "csr_scalar"), HS_ERR_CONFIG,
              "solver.spmv: a distributed run multiplies the owned rows in CSR order (csr_scalar); \"%s\" is not "
              "distributed: use solver.spmv = \"auto\" or \"csr_scalar\"",
              g->opt.spmv->name);
+    hs_problem_opts po = g->opt; /* the inner backend's own (solver.matrix_values with cuda) */
+    if (inner->part->local_opts) HS_CALL(inner->part->local_opts(&po));
     return HS_OK;
 }
 
@@ -608,7 +550,6 @@ hs_status hs_backend_mpi_create(const hs_problem *g, const hs_partitioner *part,
                                 hs_backend **out)
 {
     *out = NULL;
-    const int on_gpu = !strcmp(inner->name, "cuda");
     {
         /* alike on every rank: printed once, by rank 0 (app/main.c), with no MPI_Abort */
         const hs_status rs = refusal(g, inner);
@@ -633,38 +574,25 @@ hs_status hs_backend_mpi_create(const hs_problem *g, const hs_partitioner *part,
     MPI_Comm_dup(hs_par_comm(), &m->comm);
     MPI_Comm_rank(m->comm, &m->rank);
     MPI_Comm_size(m->comm, &m->size);
-    m->on_gpu = on_gpu;
-#if HS_HAS_CUDA
-    if (on_gpu) { /* each rank's device before anything touches one */
+    m->pops = inner->part;
+    if (m->pops->prepare) { /* e.g. each rank's device, before anything touches one */
         char desc[512] = "";
-        int shared = 0;
-        st = agree(m, hs_dist_gpu_select_device(m->comm, &shared, desc, sizeof desc));
+        st = agree(m, m->pops->prepare(&m->comm, desc, sizeof desc, &m->fast));
         if (st != HS_OK) {
             hs_backend_destroy(&b);
             return st;
         }
-        /* every rank's device, printed by rank 0 (the other ranks are quiet) */
+        /* every rank's, printed by rank 0 (the other ranks are quiet) */
         char *all = m->rank == 0 ? malloc(sizeof desc * (size_t)m->size) : NULL;
         MPI_Gather(desc, (int)sizeof desc, MPI_CHAR, all, (int)sizeof desc, MPI_CHAR, 0, m->comm);
-        for (int q = 0; all && q < m->size; ++q) hs_log(1, "gpu: %.500s\n", all + sizeof desc * (size_t)q);
+        for (int q = 0; all && q < m->size; ++q)
+            if (all[sizeof desc * (size_t)q])
+                hs_log(1, "%s: %.500s\n", inner->needs_device ? "gpu" : inner->name, all + sizeof desc * (size_t)q);
         free(all);
-        /* NCCL when every rank can load it and every rank has its own device */
-        char why[300] = "";
-        int nccl = hs_dist_gpu_nccl_available(why, sizeof why);
-        MPI_Allreduce(MPI_IN_PLACE, &nccl, 1, MPI_INT, MPI_MIN, m->comm);
-        m->use_nccl = nccl && !shared;
-        if (m->rank == 0 && HS_HAS_NCCL && !nccl)
-            hs_warn("%s (on this or another rank): the halo exchange and the CG's all-reduce go through MPI and host "
-                    "buffers (correct, slower; docs/parallel.md)", why[0] ? why : "NCCL could not be loaded");
-        else if (m->rank == 0 && HS_HAS_NCCL && shared)
-            hs_warn("more ranks than GPUs on a node: ranks share a device, which one NCCL communicator does not "
-                    "allow; the halo exchange and the CG's all-reduce go through MPI and host buffers (correct, "
-                    "slower: give each rank its own GPU, docs/parallel.md)");
     }
-#endif
     st = agree(m, create_local(m, g, part, inner));
     if (st == HS_OK) {
-        const hs_part_balance bal = hs_partition_balance(g->pattern, m->part, m->size);
+        const hs_part_balance bal = hs_partition_balance(g->pattern, m->owner, m->size);
         /* collective; rank 0 prints it unless quiet (the other ranks are quiet) */
         st = agree(m, hs_dist_report(m->l, m->comm, part->name, &bal, hs_verbosity >= 1 ? stderr : NULL));
     }
@@ -672,14 +600,13 @@ hs_status hs_backend_mpi_create(const hs_problem *g, const hs_partitioner *part,
         hs_backend_destroy(&b);
         return st;
     }
-    snprintf(b->description, sizeof b->description, "mpi (%d ranks, %s partition) of %.200s", m->size, part->name,
-             m->inner->description);
-#if HS_HAS_CUDA
-    if (m->gpu)
-        snprintf(b->description, sizeof b->description,
-                 "mpi (%d ranks, %s partition; distributed CG on the device, halo and all-reduce through %s) of %.110s",
-                 m->size, part->name, hs_dist_gpu_transport(m->gpu), m->inner->description);
-#endif
+    const char *what = m->pops->describe ? m->pops->describe(m->part) : NULL;
+    if (what)
+        snprintf(b->description, sizeof b->description, "mpi (%d ranks, %s partition; %.100s) of %.110s", m->size,
+                 part->name, what, m->inner->description);
+    else
+        snprintf(b->description, sizeof b->description, "mpi (%d ranks, %s partition) of %.200s", m->size, part->name,
+                 m->inner->description);
     *out = b;
     return HS_OK;
 }
