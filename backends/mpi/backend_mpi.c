@@ -7,6 +7,7 @@
 
 #include <math.h>
 #include <mpi.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,7 +32,10 @@ typedef struct mpi_impl {
     hs_backend_part *part;  /* its distributed solver */
     hs_dist_times t;        /* this wrapper's own all-reduces (residual, update norm) */
     int32_t n_elem_mine;    /* elements this rank reports in gathers (owner of the element's first node) */
-    int32_t *elem_mine_local, *elem_mine_global;
+    int32_t *elem_mine_local;
+    int64_t *elem_mine_global;
+    MPI_Datatype res_type;  /* (double, int64) for the residual's maxloc */
+    MPI_Op res_op;
     hs_state lstate;        /* local copy of every field, for get/set_state */
     double *lh1, *lh2, *buf; /* local history, owned-value buffer */
     double *gbuf;           /* [max(n_nodes, n_elems)] a gathered field nobody asked for */
@@ -72,25 +76,53 @@ static hs_status name_global_element(const mpi_impl *m, const hs_mesh *global, h
     if (!p || sscanf(p + 8, "%d", &le) != 1 || le < 0 || le >= m->l->n_elems) return st;
     char text[2048];
     snprintf(text, sizeof text, "%s [rank %d's element %d is element %lld of the mesh]", msg, m->rank, le,
-             hs_mesh_elem_name(global, m->l->elems[le]));
+             hs_mesh_elem_name(global, (int32_t)m->l->elems[le]));
     hs_error_clear();
     return hs_error_set(st, __FILE__, __LINE__, __func__, "%s", text);
 }
 
-/* The Newton residual over the ranks: the largest of each rank's (value, global node), MPI_MAXLOC */
-static void residual_maxloc(mpi_impl *m, double v, int32_t node, double *res_norm, int32_t *res_node)
+/* (value, 64-bit global node): MPI_MAXLOC's rule (the larger value, then the smaller node), which
+ * MPI defines for an int index only. Values are never NaN (the ranks report NaN as +inf). */
+typedef struct res_loc {
+    double v;
+    int64_t i;
+} res_loc;
+
+static void res_maxloc_op(void *in, void *inout, int *len, MPI_Datatype *type)
 {
-    struct {
-        double v;
-        int i;
-    } loc = {v, (int)node}, glob;
+    (void)type;
+    const res_loc *a = in;
+    res_loc *b = inout;
+    for (int k = 0; k < *len; ++k)
+        if (a[k].v > b[k].v || (a[k].v == b[k].v && a[k].i < b[k].i)) b[k] = a[k];
+}
+
+static hs_status res_maxloc_create(mpi_impl *m)
+{
+    const int len[2] = {1, 1};
+    const MPI_Aint at[2] = {offsetof(res_loc, v), offsetof(res_loc, i)};
+    const MPI_Datatype types[2] = {MPI_DOUBLE, MPI_INT64_T};
+    MPI_Datatype t = MPI_DATATYPE_NULL;
+    HS_MPI_CALL(MPI_Type_create_struct(2, len, at, types, &t));
+    HS_MPI_CALL(MPI_Type_create_resized(t, 0, sizeof(res_loc), &m->res_type));
+    MPI_Type_free(&t);
+    HS_MPI_CALL(MPI_Type_commit(&m->res_type));
+    HS_MPI_CALL(MPI_Op_create(res_maxloc_op, 1, &m->res_op));
+    return HS_OK;
+}
+
+/* The Newton residual over the ranks: the largest of each rank's (value, global node) */
+static hs_status residual_maxloc(mpi_impl *m, double v, int64_t node, double *res_norm, int32_t *res_node)
+{
+    res_loc loc = {v, node}, glob;
     double t0 = hs_wtime();
-    MPI_Allreduce(&loc, &glob, 1, MPI_DOUBLE_INT, MPI_MAXLOC, m->comm);
+    HS_MPI_CALL(MPI_Allreduce(&loc, &glob, 1, m->res_type, m->res_op, m->comm));
     m->t.allreduce += hs_wtime() - t0;
     m->t.allreduces++;
     *res_norm = glob.v;
-    *res_node = glob.i;
+    *res_node = (int32_t)glob.i; /* the Newton loop names the mesh's node (hs_mesh numbers them in 32 bits) */
     m->res = glob.v;
+    return HS_OK;
 }
 
 static hs_status mpi_assemble(hs_backend *b, double *res_norm, int32_t *res_node)
@@ -101,8 +133,7 @@ static hs_status mpi_assemble(hs_backend *b, double *res_norm, int32_t *res_node
     double v = 0.0;
     int32_t il = 0;
     HS_CALL(agree(m, m->pops->residual(m->part, &v, &il)));
-    residual_maxloc(m, v, m->l->l2g[il], res_norm, res_node);
-    return HS_OK;
+    return residual_maxloc(m, v, m->l->l2g[il], res_norm, res_node);
 }
 
 /* The inner backend's K and Jacobi diagonal (solve's first act) */
@@ -144,7 +175,7 @@ static hs_status mpi_restore_step(hs_backend *b)
 }
 
 /* The field's values this rank reports, into m->buf: owned nodes, or its elements. */
-static const double *mine_of(mpi_impl *m, const hs_state_desc *d, int k, int32_t *n, const int32_t **idx)
+static const double *mine_of(mpi_impl *m, const hs_state_desc *d, int k, int32_t *n, const int64_t **idx)
 {
     const double *f = m->lstate.field[k];
     if (d->f[k].where == HS_AT_NODE) {
@@ -169,9 +200,9 @@ static hs_status mpi_get_state(hs_backend *b, hs_state *dst)
     HS_CALL(agree(m, m->inner->ops->get_state(m->inner, &want)));
     for (int k = 0; k < b->state.n_fields; ++k) {
         int32_t n = 0;
-        const int32_t *idx = NULL;
+        const int64_t *idx = NULL;
         const double *v = mine_of(m, &m->inner->state, k, &n, &idx);
-        HS_CALL(hs_dist_gather_idx(m->comm, -1, n, idx, v, (int32_t)hs_state_field_len(&b->state, k),
+        HS_CALL(hs_dist_gather_idx(m->comm, -1, n, idx, v, (int64_t)hs_state_field_len(&b->state, k),
                                    dst->field[k] ? dst->field[k] : m->gbuf));
     }
     return HS_OK;
@@ -241,7 +272,7 @@ static hs_status local_sample_set(const mpi_impl *m, const hs_sample_set *g, hs_
     col_val *cv = NULL;
     hs_sample_set *s = NULL;
     HS_CALL(HS_ALLOC(g2l, (size_t)l->n_global + 1, "sample columns"));
-    for (int32_t i = 0; i < l->n_global; ++i) g2l[i] = -1;
+    for (int64_t i = 0; i < l->n_global; ++i) g2l[i] = -1;
     for (int32_t i = 0; i < l->n_owned; ++i) g2l[l->l2g[i]] = i;
     int64_t nnz = 0;
     for (int64_t k = 0; k < g->row_ptr[g->n_rows]; ++k) nnz += g2l[g->col[k]] >= 0;
@@ -347,6 +378,8 @@ static void mpi_destroy(hs_backend *b)
     free(m->lh2);
     free(m->buf);
     free(m->gbuf);
+    if (m->res_op != MPI_OP_NULL) MPI_Op_free(&m->res_op);
+    if (m->res_type != MPI_DATATYPE_NULL) MPI_Type_free(&m->res_type);
     if (m->comm != MPI_COMM_NULL) MPI_Comm_free(&m->comm);
     free(m);
     b->impl = NULL;
@@ -371,9 +404,9 @@ static const hs_backend_ops mpi_ops = {
     .sample_fetch = mpi_sample_fetch,
 };
 
-static int cmp_i32(const void *a, const void *b)
+static int cmp_i64(const void *a, const void *b)
 {
-    int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
     return (x > y) - (x < y);
 }
 
@@ -386,7 +419,7 @@ static hs_status local_mesh(const hs_mesh *g, const hs_part_local *l, hs_mesh **
     HS_CALL(hs_mesh_alloc(nl, l->n_elems, &lm));
     for (int32_t i = 0; i < nl; ++i) {
         memcpy(lm->xyz + 3 * (size_t)i, g->xyz + 3 * (size_t)l->l2g[i], 3 * sizeof(double));
-        lm->node_orig[i] = g->node_orig ? g->node_orig[l->l2g[i]] : l->l2g[i];
+        lm->node_orig[i] = g->node_orig ? g->node_orig[l->l2g[i]] : (int32_t)l->l2g[i];
     }
     memcpy(lm->tets, l->tets, 4 * sizeof(int32_t) * (size_t)l->n_elems);
     for (int32_t e = 0; e < l->n_elems; ++e) lm->region[e] = g->region[l->elems[e]];
@@ -462,7 +495,8 @@ static hs_status local_stim(const hs_stim_set *g, const hs_part_local *l, hs_sti
         s->site[q] = g->site[q];
         s->elem_ptr[q] = k;
         for (int32_t j = g->elem_ptr[q]; j < g->elem_ptr[q + 1]; ++j) {
-            const int32_t *hit = bsearch(&g->elem[j], l->elems, (size_t)l->n_elems, sizeof(int32_t), cmp_i32);
+            const int64_t key = g->elem[j];
+            const int64_t *hit = bsearch(&key, l->elems, (size_t)l->n_elems, sizeof(int64_t), cmp_i64);
             if (hit) s->elem[k++] = (int32_t)(hit - l->elems); /* ascending: elems is sorted */
         }
     }
@@ -571,10 +605,17 @@ hs_status hs_backend_mpi_create(const hs_problem *g, const hs_partitioner *part,
     }
     b->impl = m;
     m->comm = MPI_COMM_NULL;
+    m->res_type = MPI_DATATYPE_NULL;
+    m->res_op = MPI_OP_NULL;
     MPI_Comm_dup(hs_par_comm(), &m->comm);
     MPI_Comm_rank(m->comm, &m->rank);
     MPI_Comm_size(m->comm, &m->size);
     m->pops = inner->part;
+    st = agree(m, res_maxloc_create(m));
+    if (st != HS_OK) {
+        hs_backend_destroy(&b);
+        return st;
+    }
     if (m->pops->prepare) { /* e.g. each rank's device, before anything touches one */
         char desc[512] = "";
         st = agree(m, m->pops->prepare(&m->comm, desc, sizeof desc, &m->fast));
