@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # A study under mpirun -np 2, 3 (regions with a non-conducting scar, probes, pseudo-ECG:
 # configs/scar_slab.cfg, 10 ms) = the serial run: frames, maps, probes and ECG files; per-beat maps
-# of a two-beat run on 2 ranks = the serial ones; and a refusal
+# of a two-beat run on 2 ranks = the serial ones; a study restarted from 2 on 3 ranks; and a refusal
 # under mpirun is printed once, by rank 0, naming the config key, without MPI_Abort (ctest label mpi).
 # Usage: mpi_study.sh MPIEXEC HAS_METIS (HEARTSIM, HS_SOURCE_DIR from ctest).
 #
@@ -54,6 +54,20 @@ for r in $runs; do
   done
   cmp -s "$tmp/serial/slab.vtk.series" "$out/slab.vtk.series" || { echo "np $np $part: series index differs"; exit 1; }
 done
+
+# a study restarted on another rank count: 2 ranks to 5 ms (a checkpoint), then 3 ranks to 10 ms; the
+# CSVs keep their rows up to the checkpoint and continue as the serial run's (the same bounds)
+rs=$tmp/restart
+timeout 120 "$mpiexec" --oversubscribe --allow-run-as-root -np 2 "$HEARTSIM" run "$cfg" --set solver.backend=cpu \
+  --set time.t_end=5 --set output.checkpoint_interval=5 --out "$rs" < /dev/null > "$rs.1.log" 2>&1 ||
+  { cat "$rs.1.log"; echo "study to 5 ms on 2 ranks: failed"; exit 1; }
+timeout 120 "$mpiexec" --oversubscribe --allow-run-as-root -np 3 "$HEARTSIM" run "$cfg" "${sets[@]}" \
+  --set output.checkpoint_interval=5 --out "$rs" --restart "$rs" < /dev/null > "$rs.2.log" 2>&1 ||
+  { cat "$rs.2.log"; echo "study restarted on 3 ranks: failed"; exit 1; }
+grep -q "^restart: from .*t = 5 ms" "$rs.2.log" || { cat "$rs.2.log"; echo "no restart from 5 ms"; exit 1; }
+python3 "$here/csv_close.py" "$tmp/serial/slab_probes.csv" "$rs/slab_probes.csv" "$tol_v"
+python3 "$here/csv_close.py" "$tmp/serial/slab_ecg.csv" "$rs/slab_ecg.csv" 0 "${ecg_tols[@]}"
+python3 "$close" "$tmp/serial/slab_000005.vtk" "$rs/slab_000005.vtk" "V:$tol_v" "activation:$tol_a" "region:0"
 
 # per-beat maps (sim/beats.c: read from the gathered state on every rank, written by rank 0): the slab
 # of tests/sim/test_readouts.c stimulated at 0 and 450 ms, 1800 steps; activation within 2 N 1e-8 ms
