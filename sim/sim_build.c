@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "hs_build_config.h"
+#include "hs_par.h"
 #include "hs_sim.h"
 #include "hs_util.h"
 #if HS_HAS_MPI
@@ -114,9 +115,13 @@ hs_status hs_sim_create(const hs_sim_spec *spec, hs_sim *sim)
     if (spec->backend) {
         sim->backend_entry = spec->backend;
         char desc[256], why[512];
-        HS_CHECK_GOTO(spec->backend->probe(desc, sizeof desc, why, sizeof why), fail, HS_ERR_DEVICE,
-                      "solver.backend = \"%s\" but no usable %s device: %s. Use solver.backend = \"cpu\" (or \"auto\")",
-                      spec->backend->name, spec->backend->name, why);
+        const hs_status ps = spec->backend->probe(desc, sizeof desc, why, sizeof why)
+                                 ? HS_OK
+                                 : HS_FAIL(HS_ERR_DEVICE, "solver.backend = \"%s\" but no usable %s device: %s. Use "
+                                           "solver.backend = \"cpu\" (or \"auto\")",
+                                           spec->backend->name, spec->backend->name, why);
+        /* a distributed run: one rank without a device stops every rank, said once (by rank 0) */
+        HS_CALL_GOTO(spec->distributed ? hs_par_agree(ps) : ps, fail);
     } else {
         HS_CALL_GOTO(hs_backends_auto(&sim->backend_entry), fail);
     }

@@ -95,3 +95,19 @@ timeout 120 "$mpiexec" --oversubscribe --allow-run-as-root -np 2 "$HEARTSIM" run
 [ "$(grep -c '^heartsim: error' "$out")" = 1 ] && grep -q '^heartsim: error: solver.spmv: ' "$out" ||
   { cat "$out"; echo "refusal: not one message from rank 0 naming solver.spmv"; exit 1; }
 ! grep -q 'MPI_ABORT' "$out" || { cat "$out"; echo "refusal: MPI_Abort"; exit 1; }
+# the same for an error in the config (time.dt) and for a backend this build or machine cannot run
+# (solver.backend = "cuda": not built, exit 2, or no device, exit 6)
+for set in time.dt=-1 solver.backend=cuda; do
+  key=${set%%=*}
+  rc=0
+  timeout 120 "$mpiexec" --oversubscribe --allow-run-as-root -np 2 "$HEARTSIM" run "$cfg" --set time.t_end=1 \
+    --set "$set" --out "$tmp/refusal2" < /dev/null > "$out" 2>&1 || rc=$?
+  case "$key:$rc" in
+    time.dt:2 | solver.backend:2 | solver.backend:6 | solver.backend:0) ;;
+    *) cat "$out"; echo "$set: mpirun exit $rc"; exit 1 ;;
+  esac
+  [ "$rc" = 0 ] && continue # a machine with a GPU runs it
+  [ "$(grep -c '^heartsim: error' "$out")" = 1 ] && grep -q "^heartsim: error: .*$key" "$out" ||
+    { cat "$out"; echo "$set: not one message from rank 0 naming $key"; exit 1; }
+  ! grep -q 'MPI_ABORT' "$out" || { cat "$out"; echo "$set: MPI_Abort"; exit 1; }
+done
