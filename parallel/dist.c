@@ -71,6 +71,80 @@ hs_status hs_halo_finish(hs_halo *h)
     return HS_OK;
 }
 
+/* ---- the comm of a rank's view (hs_comm.h) ---------------------------------------------------- */
+
+typedef struct comm_mpi {
+    hs_comm pub; /* first: the hs_comm handed out is this struct */
+    MPI_Comm comm;
+    hs_halo *halo;
+    hs_dist_times t;
+} comm_mpi;
+
+static hs_status comm_halo_start(void *impl, double *x)
+{
+    comm_mpi *c = impl;
+    ++c->t.exchanges;
+    return hs_halo_start(c->halo, x);
+}
+
+static hs_status comm_halo_finish(void *impl)
+{
+    comm_mpi *c = impl;
+    const double t0 = hs_wtime();
+    const hs_status st = hs_halo_finish(c->halo);
+    c->t.halo_wait += hs_wtime() - t0;
+    return st;
+}
+
+static hs_status comm_reduce(comm_mpi *c, double *v, int n, MPI_Op op)
+{
+    const double t0 = hs_wtime();
+    HS_MPI_CALL(MPI_Allreduce(MPI_IN_PLACE, v, n, MPI_DOUBLE, op, c->comm));
+    c->t.allreduce += hs_wtime() - t0;
+    ++c->t.allreduces;
+    return HS_OK;
+}
+
+static hs_status comm_sum(void *impl, double *v, int n) { return comm_reduce(impl, v, n, MPI_SUM); }
+static hs_status comm_max(void *impl, double *v, int n) { return comm_reduce(impl, v, n, MPI_MAX); }
+
+static const hs_comm_ops k_comm_mpi_ops = {comm_halo_start, comm_halo_finish, comm_sum, comm_max};
+
+hs_status hs_comm_mpi_create(const hs_part_local *l, MPI_Comm comm, hs_comm **out)
+{
+    *out = NULL;
+    comm_mpi *c = NULL;
+    HS_CALL(HS_ALLOC(c, 1, "distributed comm"));
+    const hs_status st = hs_halo_create(l, comm, &c->halo);
+    if (st != HS_OK) {
+        free(c);
+        return st;
+    }
+    c->comm = comm;
+    c->pub.ops = &k_comm_mpi_ops;
+    c->pub.impl = c;
+    c->pub.n_owned = l->n_owned;
+    c->pub.n_interior = l->n_interior;
+    c->pub.n_local = l->n_owned + l->n_ghost;
+    c->pub.err = HS_OK;
+    *out = &c->pub;
+    return HS_OK;
+}
+
+void hs_comm_mpi_destroy(hs_comm **p)
+{
+    if (!p || !*p) return;
+    comm_mpi *c = (comm_mpi *)(*p)->impl;
+    hs_halo_destroy(&c->halo);
+    free(c);
+    *p = NULL;
+}
+
+void hs_comm_mpi_times(const hs_comm *p, hs_dist_times *t)
+{
+    *t = ((const comm_mpi *)p->impl)->t;
+}
+
 hs_status hs_dist_matrix_create(const hs_part_local *l, MPI_Comm comm, const double *val, hs_dist_matrix **out)
 {
     *out = NULL;

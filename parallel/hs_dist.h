@@ -18,6 +18,7 @@
 #include <stdio.h>
 
 #include "hs_cg.h"
+#include "hs_comm.h"
 #include "hs_partition.h"
 
 #ifdef __cplusplus
@@ -47,6 +48,18 @@ typedef struct hs_dist_times {
     double allreduce; /**< MPI_Allreduce in the CG */
     long exchanges, allreduces;
 } hs_dist_times;
+
+/**
+ * @brief The comm of rank view @p l on @p comm (both borrowed, must outlive it; solvers/hs_comm.h):
+ * n_owned, n_interior and n_local from the view, the halo exchange of hs_halo (MPI_Isend/Irecv,
+ * ghosts grouped by owner land in place), sums and maxima by MPI_Allreduce. What a backend's solver
+ * calls on a partition; its times in hs_comm_mpi_times. Free with hs_comm_mpi_destroy.
+ */
+hs_status hs_comm_mpi_create(const hs_part_local *l, MPI_Comm comm, hs_comm **out);
+/** @brief Free a comm of hs_comm_mpi_create; accepts NULL, sets *c = NULL. */
+void hs_comm_mpi_destroy(hs_comm **c);
+/** @brief The halo wait and all-reduce times and counts of @p c so far (spmv: 0, the operator's). */
+void hs_comm_mpi_times(const hs_comm *c, hs_dist_times *t);
 
 /** Halo exchange of one local vector: post (start), overlap, wait (finish). */
 typedef struct hs_halo hs_halo;
