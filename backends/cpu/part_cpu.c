@@ -7,6 +7,7 @@
  * runs with the no-op comm.
  */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,6 +24,20 @@ typedef struct cpu_part {
 /* What the serial cpu run offers and a partition does not: refused by name (every rank alike). */
 static hs_status cpu_part_local_opts(hs_problem_opts *po)
 {
+    const hs_spmv_ops *f = po->spmv;
+    const int f32 = po->values == HS_VALUES_F32;
+    if (!f || !(f32 ? f->apply_rows_ref_f32 != NULL : f->apply_rows_ref != NULL)) { /* the formats that split, from the list */
+        char names[256] = "";
+        size_t o = 0;
+        for (int i = 0; i < hs_spmv_count() && o < sizeof names; ++i) {
+            const hs_spmv_ops *g = hs_spmv_get(i);
+            if (!g->needs_device && (f32 ? g->apply_rows_ref_f32 != NULL : g->apply_rows_ref != NULL))
+                o += (size_t)snprintf(names + o, sizeof names - o, "%s\"%s\"", o ? ", " : "", g->name);
+        }
+        return HS_FAIL(HS_ERR_CONFIG, "solver.spmv: a distributed run multiplies a rank's interior rows while the "
+                       "halo travels, then its boundary rows; \"%s\" multiplies whole matrices only: use one of %s",
+                       f ? f->name : "(none)", names);
+    }
     HS_CHECK(po->pc.krylov == HS_KRYLOV_CG, HS_ERR_CONFIG,
              "solver.krylov: a distributed run solves with CG; \"%s\" runs on one rank only: use solver.krylov = "
              "\"cg\"", hs_krylov_name(po->pc.krylov));
@@ -55,9 +70,8 @@ static hs_status cpu_bind(hs_backend *b, const hs_part_local *l, const void *com
              "the cpu backend has %d nodes, the view %d owned + %d ghosts", b->prob->mesh->n_nodes, l->n_owned,
              l->n_ghost);
     const hs_spmv_ops *f = c->lay->ops;
-    HS_CHECK(c->kval32 ? f->apply_rows_ref_f32 != NULL : f->apply_rows_ref != NULL, HS_ERR_CONFIG,
-             "solver.spmv: \"%s\" multiplies whole matrices and cannot run on a partition (its rows split at the "
-             "interior/boundary line); use \"csr_scalar\"", f->name);
+    HS_CHECK(c->kval32 ? f->apply_rows_ref_f32 != NULL : f->apply_rows_ref != NULL, HS_ERR_INTERNAL,
+             "\"%s\" cannot split its rows (cpu_part_local_opts refuses it)", f->name);
     HS_CHECK(!c->pc, HS_ERR_INTERNAL, "a preconditioner other than Jacobi on a partition");
     cpu_part *q = NULL;
     HS_CALL(HS_ALLOC(q, 1, "distributed cpu solver"));

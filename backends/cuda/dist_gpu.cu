@@ -675,6 +675,10 @@ static hs_status cuda_part_prepare(const void *comm, char *desc, size_t desc_len
  * persistent or s-step CG), and its slots are the CSR nonzeros in float64. */
 static hs_status cuda_part_local_opts(hs_problem_opts *po)
 {
+    HS_CHECK(po->spmv && !strcmp(po->spmv->name, "csr_scalar"), HS_ERR_CONFIG,
+             "solver.spmv: a distributed run with the cuda backend multiplies the owned rows in CSR order "
+             "(csr_scalar); \"%s\" is not distributed there: use solver.spmv = \"auto\" or \"csr_scalar\"",
+             po->spmv ? po->spmv->name : "(none)");
     HS_CHECK(po->values != HS_VALUES_F32, HS_ERR_CONFIG,
              "solver.matrix_values: a distributed run with the cuda backend stores float64 values; use "
              "solver.matrix_values = \"float64\" or \"auto\"");
