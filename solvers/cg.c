@@ -206,10 +206,7 @@ hs_status hs_cg_solve(int32_t n, hs_matvec_fn A, void *ctx, const double *inv_di
 {
     if (opts->variant == HS_CG_CHRONOPOULOS)
         return hs_cg_chronopoulos(n, A, ctx, inv_diag, b, x, opts, work, res);
-    if (opts->variant == HS_CG_SSTEP) {
-        HS_CHECK(!hs_comm_distributed(work->comm), HS_ERR_INTERNAL, "the s-step CG runs on one rank only");
-        return hs_cg_sstep(n, A, ctx, inv_diag, b, x, opts, work, res);
-    }
+    if (opts->variant == HS_CG_SSTEP) return hs_cg_sstep(n, A, ctx, inv_diag, b, x, opts, work, res);
     return hs_cg_jacobi(n, A, ctx, inv_diag, b, x, opts, work, res);
 }
 

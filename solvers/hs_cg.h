@@ -76,11 +76,11 @@ typedef struct hs_cg_work {
                             start-up iterations; a breakdown drops it. 0 (default): estimate it in every solve */
     double sstep_c, sstep_d; /**< the kept interval: centre, half-width (valid when sstep_d > 0) */
     hs_comm *comm;     /**< borrowed, set by the caller: the rank's partition and communication (hs_comm.h);
-                            NULL (default) or hs_comm_serial: one rank. With a distributed comm, classic and
-                            Chronopoulos-Gear solve on the owned rows (n = comm->n_owned): inner products
-                            over them, then one hs_comm_sum; the operator exchanges the halo of its input
-                            (whose vectors have n_local entries: create the work with n_local). The s-step
-                            variant runs on one rank only. */
+                            NULL (default) or hs_comm_serial: one rank. With a distributed comm, every variant
+                            solves on the owned rows (n = comm->n_owned): inner products over them, then
+                            hs_comm_sum (the s-step Gram matrices in one); the operator exchanges the halo
+                            of its input (whose vectors have n_local entries: create the work with n_local;
+                            x too has n_local entries for the s-step variant's fallback). */
 } hs_cg_work;
 
 /** @brief Allocate work for systems of size n. */

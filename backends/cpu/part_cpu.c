@@ -44,8 +44,6 @@ static hs_status cpu_part_local_opts(hs_problem_opts *po)
     HS_CHECK(po->pc.precond == HS_PRECOND_JACOBI, HS_ERR_CONFIG,
              "solver.precond: a distributed run preconditions with \"jacobi\"; \"%s\" runs on one rank only: use "
              "solver.precond = \"jacobi\"", hs_precond_name(po->pc.precond));
-    HS_CHECK(po->cg.variant != HS_CG_SSTEP, HS_ERR_CONFIG,
-             "solver.cg: \"sstep\" runs on one rank only; a distributed run offers \"classic\" and \"chronopoulos\"");
     return HS_OK;
 }
 
