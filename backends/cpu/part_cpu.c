@@ -26,7 +26,8 @@ static hs_status cpu_part_local_opts(hs_problem_opts *po)
 {
     const hs_spmv_ops *f = po->spmv;
     const int f32 = po->values == HS_VALUES_F32;
-    if (!f || !(f32 ? f->apply_rows_ref_f32 != NULL : f->apply_rows_ref != NULL)) { /* the formats that split, from the list */
+    if (!f || !(f32 ? f->apply_rows_ref_f32 != NULL : f->apply_rows_ref != NULL)) {
+        /* the formats that split their rows, from the list */
         char names[256] = "";
         size_t o = 0;
         for (int i = 0; i < hs_spmv_count() && o < sizeof names; ++i) {
