@@ -6,8 +6,9 @@
  *   "persistent"). It knows nothing of frames, checkpoints, probes or signals: the protocol
  *   scheduler (hs_protocol.h) says how far it may go, and sim/sim_run.c composes the two.
  *
- * A new way to advance (an operator-splitting scheme, say) is one more branch of
- * hs_step_driver_advance with its own hs_step_driver_max_steps; the protocol does not change.
+ * A new way to advance (an operator-splitting scheme, say) is one more mode in step_driver.c: its
+ * advance function, the most steps it takes at once, and where hs_step_driver_create picks it; the
+ * protocol does not change.
  */
 #ifndef HS_STEP_DRIVER_H
 #define HS_STEP_DRIVER_H

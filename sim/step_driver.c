@@ -6,50 +6,25 @@
 
 #include "hs_util.h"
 
+typedef struct driver_mode driver_mode;
+
 struct hs_step_driver {
     const hs_sim_spec *spec;
     hs_sim *sim;
+    const driver_mode *mode;
     hs_state *start;        /* borrowed: the state at the start of a retried step */
     hs_extrap start_ex;     /* the extrapolation history there ... */
     double *start_hist[2];  /* ... and its vectors (allocated on the first retry) */
-    hs_step_stats *stats;   /* [max]: the statistics of one advance's steps */
-    long max;               /* steps one advance takes at most */
+    hs_step_stats *stats;   /* [mode->max_steps]: the statistics of one advance's steps */
     int redo;               /* the last launch stopped at a failed step: run it by itself next */
 };
 
-hs_status hs_step_driver_create(const hs_sim_spec *spec, hs_sim *sim, hs_state *scratch, hs_step_driver **out)
-{
-    *out = NULL;
-    hs_step_driver *d = NULL;
-    HS_CALL(HS_ALLOC(d, 1, "step driver"));
-    d->spec = spec;
-    d->sim = sim;
-    d->start = scratch;
-    /* whole steps on the device (solver.step = "persistent"), unless the run is distributed; the
-     * protocol asks for one step at a time when something is due every step (probes, ECG) */
-    const int launches = sim->prob->opt.step_graph == 2 && sim->backend->ops->steps_device && !spec->distributed;
-    d->max = launches ? HS_STEPS_DEVICE_MAX : 1;
-    hs_status st = HS_ALLOC(d->stats, d->max, "step statistics");
-    if (st != HS_OK) {
-        hs_step_driver_destroy(&d);
-        return st;
-    }
-    *out = d;
-    return HS_OK;
-}
-
-void hs_step_driver_destroy(hs_step_driver **p)
-{
-    if (!p || !*p) return;
-    hs_step_driver *d = *p;
-    free(d->start_hist[0]);
-    free(d->start_hist[1]);
-    free(d->stats);
-    free(d);
-    *p = NULL;
-}
-
-long hs_step_driver_max_steps(const hs_step_driver *d) { return d->max; }
+/* A way to advance: hs_step_driver_create picks one of the modes below. */
+struct driver_mode {
+    const char *name;
+    long max_steps; /* steps one advance takes at most */
+    hs_status (*advance)(hs_step_driver *d, long k, long n, hs_advance *adv);
+};
 
 /* One step from t, retried as 2, 4, ... 2^solver.dt_retry substeps when it does not converge. */
 static hs_status step_with_retry(hs_step_driver *d, double t, double dt, hs_step_stats *ss)
@@ -100,21 +75,70 @@ static hs_status step_with_retry(hs_step_driver *d, double t, double dt, hs_step
                    cfg->dt_retry);
 }
 
-hs_status hs_step_driver_advance(hs_step_driver *d, long k, long n, hs_advance *adv)
+/* One step, retried in substeps when it does not converge. */
+static hs_status advance_one(hs_step_driver *d, long k, long n, hs_advance *adv)
 {
-    *adv = (hs_advance){0, d->stats, 0, 0};
-    HS_CHECK(n >= 1 && n <= d->max, HS_ERR_INTERNAL, "an advance of %ld steps (at most %ld)", n, d->max);
-    const double dt = d->spec->dt;
-    if (n > 1 && !d->redo) { /* one device launch */
-        int nd = 0;
-        HS_CALL(hs_sim_steps(d->sim, k, dt, (int)n, &nd, d->stats));
-        adv->done = nd;
-        adv->partial = d->redo = nd < n;
-        return HS_OK;
-    }
+    (void)n;
     d->redo = 0;
-    hs_status st = step_with_retry(d, k * dt, dt, &d->stats[0]);
+    hs_status st = step_with_retry(d, k * d->spec->dt, d->spec->dt, &d->stats[0]);
     adv->failed = st != HS_OK;
     adv->done = !adv->failed;
     return st;
+}
+
+/* n steps as one device launch (hs_sim_steps); a launch that stopped at a failed step leaves that
+ * step to the next advance, which runs it by itself to report or retry it */
+static hs_status advance_launch(hs_step_driver *d, long k, long n, hs_advance *adv)
+{
+    if (n == 1 || d->redo) return advance_one(d, k, 1, adv);
+    int nd = 0;
+    HS_CALL(hs_sim_steps(d->sim, k, d->spec->dt, (int)n, &nd, d->stats));
+    adv->done = nd;
+    adv->partial = d->redo = nd < n;
+    return HS_OK;
+}
+
+static const driver_mode mode_one = {"one step at a time", 1, advance_one};
+static const driver_mode mode_launch = {"device launches", HS_STEPS_DEVICE_MAX, advance_launch};
+
+hs_status hs_step_driver_create(const hs_sim_spec *spec, hs_sim *sim, hs_state *scratch, hs_step_driver **out)
+{
+    *out = NULL;
+    hs_step_driver *d = NULL;
+    HS_CALL(HS_ALLOC(d, 1, "step driver"));
+    d->spec = spec;
+    d->sim = sim;
+    d->start = scratch;
+    /* whole steps on the device (solver.step = "persistent"), unless the run is distributed; the
+     * protocol asks for one step at a time when something is due every step (probes, ECG) */
+    const int launches = sim->prob->opt.step_graph == 2 && sim->backend->ops->steps_device && !spec->distributed;
+    d->mode = launches ? &mode_launch : &mode_one;
+    hs_status st = HS_ALLOC(d->stats, d->mode->max_steps, "step statistics");
+    if (st != HS_OK) {
+        hs_step_driver_destroy(&d);
+        return st;
+    }
+    *out = d;
+    return HS_OK;
+}
+
+void hs_step_driver_destroy(hs_step_driver **p)
+{
+    if (!p || !*p) return;
+    hs_step_driver *d = *p;
+    free(d->start_hist[0]);
+    free(d->start_hist[1]);
+    free(d->stats);
+    free(d);
+    *p = NULL;
+}
+
+long hs_step_driver_max_steps(const hs_step_driver *d) { return d->mode->max_steps; }
+
+hs_status hs_step_driver_advance(hs_step_driver *d, long k, long n, hs_advance *adv)
+{
+    *adv = (hs_advance){0, d->stats, 0, 0};
+    HS_CHECK(n >= 1 && n <= d->mode->max_steps, HS_ERR_INTERNAL, "an advance of %ld steps (%s: at most %ld)", n,
+             d->mode->name, d->mode->max_steps);
+    return d->mode->advance(d, k, n, adv);
 }
