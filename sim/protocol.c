@@ -32,11 +32,12 @@ struct hs_protocol {
 
 /* ---- the events ------------------------------------------------------------------------------- */
 
-/* When an event is due, and what it may change:
- * - BEFORE_STEP: due(k) before step k runs; a device launch ends before that step.
- * - AFTER_STEP: due(k1) after the step that reached k1; a device launch ends at that step.
+/* When an event acts:
+ * - BEFORE_STEP: when due(k), before step k runs; a device launch ends before that step.
+ * - AFTER_STEP: when due(k1), after the step that reached k1; a device launch ends at that step
+ *   (hs_protocol_next), so inside a launch none is due.
  * - AFTER_EACH_STEP: after every accepted step, also inside a launch (no due).
- * - AFTER_ADVANCE: after the last step of each full advance (no due; does not end a launch). */
+ * - AFTER_ADVANCE: after the last step of each full advance (no due; it does not end a launch). */
 typedef enum { BEFORE_STEP, AFTER_STEP, AFTER_EACH_STEP, AFTER_ADVANCE } event_when;
 
 typedef struct protocol_event {
