@@ -449,7 +449,7 @@ hs_status hs_sim_run(const hs_sim_spec *cfg, const char *restart, const hs_run_h
     hs_step_stats ss = {0};
     /* whole steps on the device (solver.step = "persistent"), unless something is due every step
      * (probes, ECG) or the run is distributed */
-    if (sim.prob->opt.step_graph == 2 && sim.backend->ops->steps_device && !cs.smp && !cfg->distributed)
+    if (sim.prob->opt.exec.step == HS_STEP_PERSISTENT && sim.backend->ops->steps_device && !cs.smp && !cfg->distributed)
         HS_CALL_GOTO(HS_ALLOC(chunk, HS_STEPS_DEVICE_MAX, "step statistics"), done);
     loop_start(hooks, n_steps * dt, &looping);
     loop_ran = 1;

@@ -546,7 +546,7 @@ static hs_status create(hs_dist_gpu *g, hs_backend *cuda, const hs_part_local *l
     for (int64_t k = 0; k < vp->nnz; ++k)
         HS_CHECK(c->lay->slot_of_nnz[k] == k, HS_ERR_INTERNAL,
                  "the inner cuda backend's SpMV slots are not the CSR nonzeros (solver.spmv = %s)",
-                 cuda->prob->opt.spmv->name);
+                 cuda->prob->opt.exec.spmv->name);
     g->c = c;
     g->l = l;
     g->n_int = l->n_interior;

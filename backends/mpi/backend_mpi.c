@@ -398,13 +398,12 @@ static hs_status create_local(mpi_impl *m, const hs_problem *g, const hs_partiti
     HS_CALL(local_mesh(g->mesh, l, &m->lmesh));
     HS_CALL(local_stim(g->stim, l, &m->lstim));
     hs_problem_opts po = g->opt;
-    po.spmv = hs_spmv_find("csr_scalar"); /* the owned rows are read in CSR order (dval) */
-    HS_CHECK(po.spmv != NULL, HS_ERR_INTERNAL, "csr_scalar is not registered");
+    po.exec.spmv = &hs_spmv_ops_csr_scalar; /* the owned rows are read in CSR order (dval) */
     if (m->on_gpu) { /* the inner cuda backend assembles; the distributed CG replaces its solvers */
-        po.values = HS_VALUES_F64;
+        po.exec.values = HS_VALUES_F64;
         po.graph = 0;
-        po.step_graph = 0;
-        po.persistent = 0;
+        po.exec.step = HS_STEP_KERNELS;
+        po.exec.persistent_cg = 0;
         po.cg.variant = HS_CG_CHRONOPOULOS;
         po.pc.precond = HS_PRECOND_JACOBI;
         po.pc.krylov = HS_KRYLOV_CG;
@@ -456,13 +455,13 @@ hs_status hs_backend_mpi_create(const hs_problem *g, const hs_partitioner *part,
              "solver.backend: a distributed run (mpirun) uses the cpu or cuda backend on each rank; \"%s\" is not "
              "distributed: use solver.backend = \"cpu\" or \"cuda\"",
              inner->name);
-    HS_CHECK(!on_gpu || g->opt.values != HS_VALUES_F32, HS_ERR_CONFIG,
+    HS_CHECK(!on_gpu || g->opt.exec.values != HS_VALUES_F32, HS_ERR_CONFIG,
              "solver.matrix_values: a distributed run with the cuda backend stores float64 values; use "
              "solver.matrix_values = \"float64\" or \"auto\"");
-    HS_CHECK(!g->opt.spmv || !strcmp(g->opt.spmv->name, "csr_scalar"), HS_ERR_CONFIG,
+    HS_CHECK(g->opt.exec.spmv == &hs_spmv_ops_csr_scalar, HS_ERR_CONFIG,
              "solver.spmv: a distributed run multiplies the owned rows in CSR order (csr_scalar); \"%s\" is not "
              "distributed: use solver.spmv = \"auto\" or \"csr_scalar\"",
-             g->opt.spmv->name);
+             g->opt.exec.spmv->name);
     hs_backend *b = NULL;
     mpi_impl *m = NULL;
     HS_CALL(HS_ALLOC(b, 1, "backend"));
