@@ -64,9 +64,18 @@ static hs_status report_regions(const hs_sim_spec *spec, hs_sim *sim)
  * what its "auto"s mean. What it refuses of named choices, the distributed backend says. */
 static void distributed_plan(hs_exec_plan *p)
 {
-    if (p->step == HS_STEP_AUTO) p->step = HS_STEP_KERNELS; /* the host loop, as on every rank's backend */
-    if (p->persistent_cg == HS_PERSISTENT_AUTO) p->persistent_cg = 0;
-    if (p->values == HS_VALUES_AUTO) p->values = HS_VALUES_F64;
+    if (p->step == HS_STEP_AUTO) {
+        p->step = HS_STEP_KERNELS;
+        snprintf(p->why_step, sizeof p->why_step, "a distributed run's Newton decisions are global, on the host");
+    }
+    if (p->persistent_cg == HS_PERSISTENT_AUTO) {
+        p->persistent_cg = 0;
+        snprintf(p->why_persistent, sizeof p->why_persistent, "a distributed run solves with its own distributed CG");
+    }
+    if (p->values == HS_VALUES_AUTO) {
+        p->values = HS_VALUES_F64;
+        snprintf(p->why_values, sizeof p->why_values, "a distributed run stores float64 values");
+    }
     if (!p->spmv) {
         p->spmv = &hs_spmv_ops_csr_scalar;
         snprintf(p->why_spmv, sizeof p->why_spmv, "a distributed run multiplies each rank's owned rows in CSR order");
