@@ -45,8 +45,9 @@ void hs_cuda_plan_rules(const hs_problem_opts *o, int32_t n_rows, hs_exec_plan *
     if (o->cg.variant != HS_CG_CHRONOPOULOS) {
         plan->persistent_cg = 0;
         if (persistent == HS_PERSISTENT_AUTO)
-            snprintf(plan->why_persistent, sizeof plan->why_persistent, "the persistent CG kernel is Chronopoulos-Gear's, "
-                     "and solver.cg = \"%s\"", hs_cg_variant_name(o->cg.variant));
+            snprintf(plan->why_persistent, sizeof plan->why_persistent,
+                     "the persistent CG kernel is Chronopoulos-Gear's, and solver.cg = \"%s\"",
+                     hs_cg_variant_name(o->cg.variant));
     } else if (plan->step == HS_STEP_PERSISTENT) {
         plan->persistent_cg = 1;
         if (persistent == HS_PERSISTENT_AUTO)
