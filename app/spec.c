@@ -174,10 +174,9 @@ hs_status hs_spec_from_config(const hs_config *cfg, hs_sim_spec *s)
     s->graph = strcmp(cfg->graph, "off") != 0; /* auto and on: graphs (the cuda backend's choice) */
     HS_CALL(hs_assembly_lookup("solver.assembly", cfg->assembly, &s->assembly));
     HS_CALL(hs_matrix_values_lookup("solver.matrix_values", cfg->matrix_values, &s->matrix_values));
-    if (s->spmv) HS_CALL(hs_spmv_check_values("solver.matrix_values", s->spmv, s->matrix_values));
-    s->persistent = !strcmp(cfg->persistent, "on") ? 1 : !strcmp(cfg->persistent, "off") ? 0 : -1;
-    s->step_graph = !strcmp(cfg->step, "graph") ? 1 : !strcmp(cfg->step, "persistent") ? 2
-                  : !strcmp(cfg->step, "auto") ? -1 : 0;
+    /* the kernel and the precision are checked together once, in the execution plan (hs_sim_create) */
+    s->persistent = !strcmp(cfg->persistent, "on") ? 1 : !strcmp(cfg->persistent, "off") ? 0 : HS_PERSISTENT_AUTO;
+    HS_CALL(hs_step_mode_lookup("solver.step", cfg->step, &s->step));
     s->newton_tol_residual = cfg->newton_tol_residual;
     s->newton_tol_update = cfg->newton_tol_update;
     s->newton_max_iter = cfg->newton_max_iter;

@@ -111,7 +111,7 @@ hs_status hs_step_driver_create(const hs_sim_spec *spec, hs_sim *sim, hs_state *
     d->start = scratch;
     /* whole steps on the device (solver.step = "persistent"), unless the run is distributed; the
      * protocol asks for one step at a time when something is due every step (probes, ECG) */
-    const int launches = sim->prob->opt.step_graph == 2 && sim->backend->ops->steps_device && !spec->distributed;
+    const int launches = sim->prob->opt.exec.step == HS_STEP_PERSISTENT && sim->backend->ops->steps_device && !spec->distributed;
     d->mode = launches ? &mode_launch : &mode_one;
     hs_status st = HS_ALLOC(d->stats, d->mode->max_steps, "step statistics");
     if (st != HS_OK) {

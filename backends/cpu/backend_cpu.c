@@ -367,10 +367,10 @@ static hs_status cpu_create(const hs_problem *p, hs_backend **out)
     hs_backend *b = NULL;
     cpu_impl *c = NULL;
     int32_t nn = p->mesh->n_nodes, ne = p->mesh->n_elems;
-    HS_CHECK(p->opt.spmv != NULL, HS_ERR_INTERNAL, "no SpMV format selected");
-    HS_CHECK(!p->opt.spmv->needs_device, HS_ERR_CONFIG,
+    HS_CHECK(p->opt.exec.spmv != NULL, HS_ERR_INTERNAL, "no SpMV format selected");
+    HS_CHECK(!p->opt.exec.spmv->needs_device, HS_ERR_CONFIG,
              "solver.spmv: kernel \"%s\" runs only on the cuda backend (see `heartsim kernels`)",
-             p->opt.spmv->name);
+             p->opt.exec.spmv->name);
     HS_CALL(HS_ALLOC(b, 1, "backend"));
     b->ops = &cpu_ops;
     b->diag = &hs_cpu_diag_ops;
@@ -378,7 +378,7 @@ static hs_status cpu_create(const hs_problem *p, hs_backend **out)
     hs_state_desc_init(&b->state, p->opt.model, nn, ne);
     HS_CALL_GOTO(HS_ALLOC(c, 1, "cpu backend"), fail);
     b->impl = c;
-    HS_CALL_GOTO(hs_spmv_layout_create(p->opt.spmv, p->pattern, &p->opt.spmv_params, &c->lay), fail);
+    HS_CALL_GOTO(hs_spmv_layout_create(p->opt.exec.spmv, p->pattern, &p->opt.spmv_params, &c->lay), fail);
     HS_CALL_GOTO(HS_ALLOC(c->phi, nn, "phi"), fail);
     HS_CALL_GOTO(HS_ALLOC(c->phi_n, nn, "phi_n"), fail);
     const size_t nip = hs_state_ip_len(&b->state);
@@ -393,10 +393,8 @@ static hs_status cpu_create(const hs_problem *p, hs_backend **out)
         HS_CALL_GOTO(HS_ALLOC(c->re, (size_t)ne * 4, "element residuals"), fail);
     }
     HS_CALL_GOTO(HS_ALLOC(c->kval, c->lay->n_slots, "tangent matrix values"), fail);
-    if (p->opt.values == HS_VALUES_F32) {
-        HS_CALL_GOTO(hs_spmv_check_values("solver.matrix_values", p->opt.spmv, p->opt.values), fail);
+    if (p->opt.exec.values == HS_VALUES_F32) /* the plan's kernel serves it (checked once: hs_sim_create) */
         HS_CALL_GOTO(HS_ALLOC(c->kval32, c->lay->n_slots, "tangent matrix values (float32)"), fail);
-    }
     HS_CALL_GOTO(HS_ALLOC(c->rhs, nn, "residual"), fail);
     HS_CALL_GOTO(HS_ALLOC(c->du, nn, "Newton update"), fail);
     HS_CALL_GOTO(HS_ALLOC(c->inv_diag, nn, "Jacobi preconditioner"), fail);
@@ -433,7 +431,7 @@ static hs_status cpu_create(const hs_problem *p, hs_backend **out)
     else
         snprintf(solver, sizeof solver, "%s, %s", hs_krylov_name(p->opt.pc.krylov), hs_precond_name(p->opt.pc.precond));
     snprintf(b->description, sizeof b->description, "cpu (OpenMP, %d threads, spmv %s%s, %s, %s assembly)",
-             omp_get_max_threads(), p->opt.spmv->name, c->kval32 ? " float32 values" : "", solver,
+             omp_get_max_threads(), p->opt.exec.spmv->name, c->kval32 ? " float32 values" : "", solver,
              hs_assembly_name(p->opt.assembly));
     *out = b;
     return HS_OK;
@@ -442,16 +440,27 @@ fail:
     return st;
 }
 
-/* `solver.spmv = "auto"` on the CPU: csr_scalar, the plain CSR reference (the other formats'
- * references emulate their device's order and are slower on a CPU by design). */
-static hs_status cpu_choose_spmv(const hs_csr *pattern, const hs_problem_opts *opt, const hs_spmv_ops **out,
-                                 char *why, size_t why_len)
+/* The execution plan on the CPU: the host loop (solver.step names the cuda backend's device loops),
+ * no persistent CG, float64 values for "auto" (the reference; float32 runs when named, with a kernel
+ * that has a float32 reference), and for `solver.spmv = "auto"` csr_scalar, the plain CSR reference
+ * (the other formats' references emulate their device's order and are slower on a CPU by design). */
+static hs_status cpu_resolve_plan(const hs_csr *pattern, const hs_problem_opts *opt, hs_exec_plan *plan)
 {
     (void)pattern;
     (void)opt;
-    *out = hs_spmv_find("csr_scalar");
-    HS_CHECK(*out != NULL, HS_ERR_INTERNAL, "csr_scalar is not registered");
-    snprintf(why, why_len, "auto -> csr_scalar (cpu backend: the plain row loop)");
+    if (plan->step != HS_STEP_KERNELS) {
+        snprintf(plan->why_step, sizeof plan->why_step, "the cpu backend runs the Newton loop of a step on the host");
+        plan->step = HS_STEP_KERNELS;
+    }
+    plan->persistent_cg = 0; /* a kernel of the cuda backend: nothing to say */
+    if (plan->values == HS_VALUES_AUTO) {
+        plan->values = HS_VALUES_F64;
+        snprintf(plan->why_values, sizeof plan->why_values, "the cpu backend is the reference");
+    }
+    if (!plan->spmv) {
+        plan->spmv = &hs_spmv_ops_csr_scalar;
+        snprintf(plan->why_spmv, sizeof plan->why_spmv, "cpu backend: the plain row loop");
+    }
     return HS_OK;
 }
 
@@ -467,7 +476,7 @@ const hs_backend_entry hs_backend_cpu = {
     .summary = "OpenMP on the host: the reference every other backend is tested against",
     .needs_device = 0,
     .probe = cpu_probe,
-    .choose_spmv = cpu_choose_spmv,
+    .resolve_plan = cpu_resolve_plan,
     .create = cpu_create,
 #if HS_HAS_MPI
     .part = &hs_cpu_part_ops,

@@ -521,8 +521,7 @@ static hs_status create_local(mpi_impl *m, const hs_problem *g, const hs_partiti
     HS_CALL(local_regions(g->opt.regions, l, &m->lreg));
     hs_problem_opts po = g->opt;
     po.regions = m->lreg;
-    po.spmv = hs_spmv_find("csr_scalar"); /* the distributed CG reads the owned rows in CSR order */
-    HS_CHECK(po.spmv != NULL, HS_ERR_INTERNAL, "csr_scalar is not registered");
+    po.exec.spmv = &hs_spmv_ops_csr_scalar; /* the distributed CG reads the owned rows in CSR order */
     if (m->pops->local_opts) HS_CALL(m->pops->local_opts(&po)); /* checked already (refusal) */
     hs_csr *lpat = NULL;
     HS_CALL(hs_csr_from_tets(m->lmesh->n_nodes, m->lmesh->n_elems, m->lmesh->tets, &lpat));
@@ -571,10 +570,10 @@ static hs_status refusal(const hs_problem *g, const hs_backend_entry *inner)
         return HS_FAIL(HS_ERR_CONFIG, "solver.backend: a distributed run (mpirun) needs a backend that runs on a "
                        "partition; \"%s\" does not: use solver.backend = %s", inner->name, names);
     }
-    HS_CHECK(!g->opt.spmv || !strcmp(g->opt.spmv->name, "csr_scalar"), HS_ERR_CONFIG,
+    HS_CHECK(g->opt.exec.spmv == &hs_spmv_ops_csr_scalar, HS_ERR_CONFIG,
              "solver.spmv: a distributed run multiplies the owned rows in CSR order (csr_scalar); \"%s\" is not "
              "distributed: use solver.spmv = \"auto\" or \"csr_scalar\"",
-             g->opt.spmv->name);
+             g->opt.exec.spmv->name);
     hs_problem_opts po = g->opt; /* the inner backend's own (solver.matrix_values with cuda) */
     if (inner->part->local_opts) HS_CALL(inner->part->local_opts(&po));
     return HS_OK;
