@@ -18,6 +18,7 @@
 #include "hs_beats.h"
 #include "hs_samples.h"
 #include "hs_par.h"
+#include "hs_run_lock.h"
 #include "hs_series.h"
 #include "hs_series_format.h"
 #include "hs_util.h"
@@ -354,6 +355,7 @@ hs_status hs_sim_run(const hs_sim_spec *cfg, const char *restart, const hs_run_h
     hs_sim sim;
     hs_series *ser = NULL;
     hs_frame_writer *fw = NULL;
+    hs_run_lock *lock = NULL; /* output.dir's, held to the end (output/hs_run_lock.h) */
     double *clean_phi = NULL;
     hs_step_stats *chunk = NULL; /* statistics of the steps of one device launch (solver.step = persistent) */
     hs_checkpoint ck;
@@ -371,6 +373,7 @@ hs_status hs_sim_run(const hs_sim_spec *cfg, const char *restart, const hs_run_h
      * is damaged or was written with other physics (the mesh is compared once it is built). */
     const int writer = is_writer(cfg);
     if (cfg->output_enabled && writer) HS_CALL_GOTO(hs_output_dir_check(cfg->out_dir), done);
+    if (cfg->output_enabled && writer) HS_CALL_GOTO(hs_run_lock_acquire(cfg->out_dir, &lock), done); /* one run per dir */
     if (restart) {
         HS_CALL_GOTO(hs_checkpoint_load(restart, cfg->out_prefix, cfg->model, cfg->config_fp, cfg->dt, &ck), done);
         /* a restart that would do nothing is a mistake, not a success: say what to change */
@@ -619,6 +622,7 @@ done:
     hs_checkpoint_free(&ck);
     hs_beats_destroy(&cs.beats);
     hs_sim_destroy(&sim);
+    hs_run_lock_release(&lock);
     signals_restore(&sig);
     return st;
 }

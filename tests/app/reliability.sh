@@ -138,6 +138,19 @@ expect 2 "time.t_end = 1 ms is not later" -- run --set time.t_end=1 --out "$tmp/
 expect 2 "time.t_end / time.dt = 30 / 1e-20 ms is 3e\+21 steps: at most 999999999 steps" -- run --set time.dt=1e-20 --out "$tmp/x"
 expect 2 "time.t_end / output.interval = 30 / 1e-05 ms is 3e\+06 frames" -- run --set output.interval=1e-5 --set time.dt=1e-5 --out "$tmp/x"
 
+# one run per output directory: a second run into it is refused before any work (exit 4), naming the
+# running one; the lock dies with its process, so after SIGKILL the directory can be used again
+"$hs" run "$q" --set mesh.h=0.5 --set solver.backend=cpu --set time.t_end=300 --out "$tmp/busy" -q & pid=$!
+for _ in $(seq 50); do [ -e "$tmp/busy/slab_000000.vtk" ] && break; sleep 0.1; done
+out=$(run --set time.t_end=1 --out "$tmp/busy" 2>&1); rc=$?
+[ "$rc" -eq 4 ] || fail "second run into a busy directory: exit $rc, want 4"
+grep -qE "output.dir $tmp/busy is in use by another heartsim run: pid $pid on host .*, started .* UTC, command: .*quick_slab.cfg .*--out $tmp/busy" <<<"$out" \
+  || { fail "the refusal does not name the running run:"; echo "$out" | tail -3; }
+grep -q "^backend:" <<<"$out" && fail "the refused run built its simulation before refusing"
+kill -KILL "$pid"; wait "$pid" 2>/dev/null
+expect 0 "output: 2 frames" -- run --set time.t_end=1 --out "$tmp/busy"
+[ -e "$tmp/busy/.heartsim.lock" ] && fail "a finished run left its lock file"
+
 # 4. an injected NaN: exit 5 naming step, iteration and element/node; checkpoint of the last good step
 expect 5 "step 25: at t = 2.5 ms \(step to 2.6 ms\), Newton iteration 0: .*(element|node) [0-9]+.*checkpoint .*slab_ckpt_000000025.hsck" -- \
   env HS_INJECT_NAN_AT_STEP=25 "$hs" run "$q" --set mesh.h=0.5 --set solver.backend=cpu --set time.t_end=4 --out "$tmp/nan"
