@@ -34,6 +34,14 @@ hs_status hs_run_command(const hs_config *cfg, const char *restart, const char *
     HS_CALL(hs_spec_from_config(cfg, &spec));
     spec.resume_cmd = resume_cmd;
     spec.resume_dir = hs_shell_quote(cfg->out_dir, resume_dir, sizeof resume_dir);
+    /* what a kill would cost and what the checkpoints take on disk, before the run starts */
+    if (cfg->output_enabled && cfg->checkpoint_interval > 0)
+        hs_log(1, "checkpoints: every %g ms of simulated time and at the end, the newest %d kept in %s "
+                  "(output.checkpoint_interval, output.checkpoint_keep; 0 turns them off)\n",
+               cfg->checkpoint_interval, cfg->checkpoint_keep, cfg->out_dir);
+    else if (cfg->output_enabled)
+        hs_log(1, "checkpoints: none (output.checkpoint_interval = 0): a killed run starts again from the "
+                  "beginning (a signal or a failed step still writes one)\n");
     progress_ctx prog = {.dt = cfg->dt};
     hs_run_hooks hooks = {progress_start, progress_step, progress_done, &prog};
     hs_run_summary sum;
