@@ -71,7 +71,7 @@ static int32_t element_pass(cpu_impl *c, const hs_problem *p)
     const hs_region_set *rg = p->opt.regions;
     const uint16_t *etab = rg ? rg->elem_tab : NULL;
     int32_t bad = -1;
-#pragma omp parallel for schedule(static) if (m->n_elems > HS_OMP_MIN)
+#pragma omp parallel for schedule(static) if (m->n_elems >= HS_CPU_OMP_MIN_ELEMS)
     for (int32_t e = 0; e < m->n_elems; ++e) {
         const int32_t *t = m->tets + 4 * (int64_t)e;
         double ph[4] = {c->phi[t[0]], c->phi[t[1]], c->phi[t[2]], c->phi[t[3]]};
@@ -361,6 +361,32 @@ static const hs_backend_ops cpu_ops = {
     .sample_fetch = cpu_sample_fetch,
 };
 
+void hs_cpu_omp_text(int threads, int64_t n_elems, int64_t n_rows, char *buf, size_t size)
+{
+    if (threads <= 1) {
+        snprintf(buf, size, "1 thread");
+        return;
+    }
+    struct { const char *what; int on; char limit[48]; } pass[3] = {
+        {"element pass", n_elems >= HS_CPU_OMP_MIN_ELEMS, ""},
+        {"assembly", n_elems >= HS_OMP_MIN_ASSEMBLY_ELEMS, ""},
+        {"CG", n_rows > HS_OMP_MIN, ""}};
+    snprintf(pass[0].limit, sizeof pass[0].limit, "< %d elements", HS_CPU_OMP_MIN_ELEMS);
+    snprintf(pass[1].limit, sizeof pass[1].limit, "< %d elements", HS_OMP_MIN_ASSEMBLY_ELEMS);
+    snprintf(pass[2].limit, sizeof pass[2].limit, "<= %d rows", HS_OMP_MIN);
+    size_t o = (size_t)snprintf(buf, size, "%d threads", threads);
+    for (int on = 1; on >= 0; --on) { /* the parallel passes, then those serial on this mesh and why */
+        int first = 1;
+        for (int k = 0; k < 3 && o < size; ++k) {
+            if (pass[k].on != on) continue;
+            o += (size_t)snprintf(buf + o, size - o, "%s%s", first ? (on ? "; parallel: " : "; serial here: ") : ", ",
+                                  pass[k].what);
+            if (!on && o < size) o += (size_t)snprintf(buf + o, size - o, " (%s)", pass[k].limit);
+            first = 0;
+        }
+    }
+}
+
 static hs_status cpu_create(const hs_problem *p, hs_backend **out)
 {
     *out = NULL;
@@ -433,9 +459,10 @@ static hs_status cpu_create(const hs_problem *p, hs_backend **out)
         snprintf(solver, sizeof solver, "cg %s, %s", hs_cg_variant_name(p->opt.cg.variant), hs_precond_name(p->opt.pc.precond));
     else
         snprintf(solver, sizeof solver, "%s, %s", hs_krylov_name(p->opt.pc.krylov), hs_precond_name(p->opt.pc.precond));
-    snprintf(b->description, sizeof b->description, "cpu (OpenMP, %d threads, spmv %s%s, %s, %s assembly)",
-             omp_get_max_threads(), p->opt.spmv->name, c->kval32 ? " float32 values" : "", solver,
-             hs_assembly_name(p->opt.assembly));
+    char omp[112];
+    hs_cpu_omp_text(omp_get_max_threads(), ne, nn, omp, sizeof omp);
+    snprintf(b->description, sizeof b->description, "cpu (OpenMP, %s; spmv %s%s, %s, %s assembly)", omp,
+             p->opt.spmv->name, c->kval32 ? " float32 values" : "", solver, hs_assembly_name(p->opt.assembly));
     *out = b;
     return HS_OK;
 fail:

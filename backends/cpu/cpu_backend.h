@@ -14,6 +14,20 @@
 #include "hs_precond.h"
 #include "hs_spmv.h"
 
+/* The element pass runs on OpenMP threads from this many elements, serial below (a local Newton
+ * iteration and the element's share of K and R: ~17 ns an element on one core, so two threads pay
+ * from ~150-250 elements; measured on the 2-core development machine, issue 30, docs/benchmarks.md
+ * "OpenMP thresholds"). The gathers of K and R: HS_OMP_MIN_ASSEMBLY_ELEMS (fem/hs_fem.h); CG's
+ * vector operations and the SpMV: HS_OMP_MIN rows (common/hs_util.h). */
+#define HS_CPU_OMP_MIN_ELEMS 256
+
+/**
+ * @brief What of a step runs on OpenMP threads on a mesh of @p n_elems elements and @p n_rows rows
+ * with @p threads threads, for the backend's description: "2 threads; parallel: element pass,
+ * assembly; serial here: CG (<= 16384 rows)", or "1 thread".
+ */
+void hs_cpu_omp_text(int threads, int64_t n_elems, int64_t n_rows, char *buf, size_t size);
+
 typedef struct cpu_impl {
     hs_spmv_layout *lay;
     double *phi, *phi_n;  /* [n_nodes] */
