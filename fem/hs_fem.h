@@ -58,7 +58,8 @@ typedef struct hs_assembly_map {
  * threads costs more than they save. Measured on the 2-core development machine (issue 30,
  * docs/benchmarks.md "OpenMP thresholds"): two threads first beat one at 624-780 elements (split and
  * full). Decided by the mesh's elements, the unit of the gathers' work (16 + 4 terms per element full,
- * 10 + 4 split), not by a node or nonzero count.
+ * 10 + 4 split), not by a node or nonzero count. (The cpu backend runs them on one thread below
+ * HS_OMP_MIN elements when the machine's cores are busy: backends/cpu/cpu_backend.h.)
  */
 #define HS_OMP_MIN_ASSEMBLY_ELEMS 1024
 
