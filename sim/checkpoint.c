@@ -341,8 +341,10 @@ hs_status hs_checkpoint_load(const char *arg, const char *prefix, const hs_model
     long *steps = NULL;
     int n = 0;
     HS_CALL(hs_checkpoint_list(arg, prefix, &steps, &n));
-    hs_status st = HS_FAIL(HS_ERR_IO, "--restart %s: no checkpoint %s_ckpt_*.hsck in that directory", arg,
-                           prefix);
+    hs_status st = HS_FAIL(HS_ERR_IO, "--restart %s: no checkpoint %s_ckpt_*.hsck in that directory (a run writes "
+                           "one every output.checkpoint_interval ms of simulated time and at its end, unless "
+                           "output.checkpoint_interval = 0 or output.enabled = false; a signal or a failed step "
+                           "writes one too)", arg, prefix);
     for (int i = n - 1; i >= 0; --i) {
         char path[HS_PATH_MAX + 64];
         hs_checkpoint_path(arg, prefix, steps[i], path, sizeof path);

@@ -13,6 +13,7 @@
 
 #include "hs_checkpoint.h"
 #include "hs_protocol.h"
+#include "hs_run_lock.h"
 #include "hs_run_output.h"
 #include "hs_series_format.h"
 #include "hs_step_driver.h"
@@ -156,6 +157,7 @@ hs_status hs_sim_run(const hs_sim_spec *cfg, const char *restart, const hs_run_h
     hs_run_output out;
     hs_step_driver *drv = NULL;
     hs_protocol *p = NULL;
+    hs_run_lock *lock = NULL; /* output.dir's, held to the end (output/hs_run_lock.h) */
     hs_advance adv = {0};
     saved_signals sig;
     int loop_ran = 0;      /* the time loop started: the state is the run's (for the maps file) */
@@ -168,6 +170,8 @@ hs_status hs_sim_run(const hs_sim_spec *cfg, const char *restart, const hs_run_h
     /* An unwritable output directory must fail before any work is done; so must a checkpoint that
      * is damaged or was written with other physics (the mesh is compared once it is built). */
     if (cfg->output_enabled && hs_run_output_is_writer(cfg)) HS_CALL_GOTO(hs_output_dir_check(cfg->out_dir), done);
+    if (cfg->output_enabled && hs_run_output_is_writer(cfg))
+        HS_CALL_GOTO(hs_run_lock_acquire(cfg->out_dir, &lock), done); /* one run per directory */
     if (restart) HS_CALL_GOTO(restart_load(cfg, restart, &ck), done);
     HS_CALL_GOTO(hs_sim_create(cfg, &sim), done);
     summary_setup(sum, &sim);
@@ -199,6 +203,7 @@ done:
     hs_state_destroy(&scratch);
     hs_checkpoint_free(&ck);
     hs_sim_destroy(&sim);
+    hs_run_lock_release(&lock);
     signals_restore(&sig);
     return st;
 }

@@ -57,6 +57,7 @@ static void hs_test_spec_defaults(hs_sim_spec *s)
     snprintf(s->out_dir, sizeof s->out_dir, "output");
     snprintf(s->out_prefix, sizeof s->out_prefix, "heartsim");
     s->out_interval = 1.0;
+    s->checkpoint_interval = 100.0;
     s->checkpoint_keep = 2;
     s->config_path = "(test)";
 }
