@@ -132,24 +132,27 @@ hs_status hs_surface_read_vtp(const char *path, double scale, hs_surface **out);
  */
 hs_status hs_surface_check(hs_surface *s, const char *path, hs_surface_report *rep);
 
-/** Nodes above which hs_surface_size_check refuses (5.5e7 tetrahedra: about 11 GB and 5 minutes
+/** Nodes above which hs_surface_size_check refuses (5e7 tetrahedra: about 11 GB and 5 minutes
  *  in TetGen, measured at 1.1 kB and 30 us per node). */
 #define HS_SURFACE_MAX_NODES 1e7
 /** Facets with a corner angle below this (degrees) are reported as slivers. */
 #define HS_SURFACE_SLIVER_DEG 5.0
 
 /**
- * @brief Nodes of a TetGen quality mesh of @p volume mm^3 at edge length @p h mm (2 tetrahedra
- * per h^3/(6 sqrt 2), 5.5 tetrahedra per node, as measured); 0 when either is not positive.
- * @p volume is hs_surface_report.volume (the enclosed volume by the divergence theorem).
+ * @brief Nodes of heartsim's TetGen quality mesh of a checked surface at edge length @p h mm:
+ * 1.95 V/h^3 + 5.4 A/h^2 + 1.7 n_points (volume, area and used points of @p rep), calibrated on
+ * real surfaces to within a factor 1.8 (surface_size.c, docs/meshes.md); 0 when @p rep is NULL
+ * or h or the volume is not positive.
  */
-double hs_surface_estimate_nodes(double volume, double h);
+double hs_surface_estimate_nodes(const hs_surface_report *rep, double h);
 
 /**
- * @brief Refuse (HS_ERR_MESH, naming @p path, the estimate, and the mesh.h that would fit) when the
- * estimate exceeds @p max_nodes (<= 0: HS_SURFACE_MAX_NODES), before TetGen is started.
+ * @brief Refuse (HS_ERR_MESH, naming @p path, the estimate, and the mesh.h that would fit, or
+ * saying that the surface itself has too many points) when the estimate exceeds @p max_nodes
+ * (<= 0: HS_SURFACE_MAX_NODES), before TetGen is started. @param[in] rep hs_surface_check's report.
  */
-hs_status hs_surface_size_check(const char *path, double volume, double h, double max_nodes);
+hs_status hs_surface_size_check(const char *path, const hs_surface_report *rep, double h,
+                                double max_nodes);
 
 typedef struct hs_surface_slivers_info {
     int32_t n_slivers;       /**< facets with a corner angle below the threshold */

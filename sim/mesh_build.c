@@ -67,9 +67,9 @@ static hs_status build_surface(const hs_mesh_spec *cfg, hs_mesh **out, hs_mesh_b
                 cfg->file, (int)sl.n_slivers, (int)s->n_facets, HS_SURFACE_SLIVER_DEG,
                 sl.worst_angle_deg, (int)sl.worst_facet, p[0], p[1], p[2]);
     }
-    HS_CALL_GOTO(hs_surface_size_check(cfg->file, rep.volume, cfg->box.h, 0.0), done);
+    HS_CALL_GOTO(hs_surface_size_check(cfg->file, &rep, cfg->box.h, 0.0), done);
     hs_log(1, "surface: about %.3g nodes expected at mesh.h = %g mm\n",
-           hs_surface_estimate_nodes(rep.volume, cfg->box.h), cfg->box.h);
+           hs_surface_estimate_nodes(&rep, cfg->box.h), cfg->box.h);
     hs_tetgen_opts o;
     memset(&o, 0, sizeof o);
     o.radius_edge = cfg->box.tetgen_radius_edge;
