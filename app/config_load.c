@@ -708,6 +708,43 @@ static int abs_dir(const char *path, char *out, size_t n)
     return w < 0 || (size_t)w >= n ? -1 : 0;
 }
 
+/* libconfig 1.5 reports a missing @include only as "cannot open include file" at the line of the
+ * directive: read that line back to name the file and where it was looked for (libconfig resolves
+ * every @include, nested ones too, against the include directory, the main file's). @p out gets
+ * "FILE:LINE: @include \"x.cfg\": cannot open DIR/x.cfg: REASON" (FILE as found), or "" when the line cannot be read. */
+static void include_error(const char *file, int line, const char *dir, char *out, size_t n)
+{
+    out[0] = '\0';
+    if (!file) return;
+    /* an included file is named as its @include wrote it: relative to the include directory */
+    char fpath[2 * HS_PATH_MAX + 2];
+    if (file[0] == '/' || !dir || !dir[0] || hs_cfg_readable(file) == 0)
+        snprintf(fpath, sizeof fpath, "%.*s", HS_PATH_MAX, file);
+    else
+        snprintf(fpath, sizeof fpath, "%.*s/%.*s", HS_PATH_MAX, dir, HS_PATH_MAX, file);
+    FILE *f = fopen(fpath, "r");
+    if (!f) return;
+    char buf[4096];
+    int ln = 0;
+    while (fgets(buf, sizeof buf, f))
+        if (++ln == line) break;
+    fclose(f);
+    if (ln != line) return;
+    const char *at = strstr(buf, "@include");
+    const char *q0 = at ? strchr(at, '"') : NULL;
+    const char *q1 = q0 ? strchr(q0 + 1, '"') : NULL;
+    if (!q1) return;
+    char name[HS_PATH_MAX], full[2 * HS_PATH_MAX + 2];
+    snprintf(name, sizeof name, "%.*s", (int)(q1 - q0 - 1), q0 + 1);
+    if (name[0] == '/' || !dir || !dir[0])
+        snprintf(full, sizeof full, "%s", name);
+    else
+        snprintf(full, sizeof full, "%s/%s", dir, name);
+    const int er = hs_cfg_readable(full);
+    snprintf(out, n, "%.*s:%d: @include \"%.*s\": cannot open %.*s: %s", HS_PATH_MAX, fpath, line, HS_PATH_MAX,
+             name, HS_PATH_MAX, full, er ? strerror(er) : "unreadable as a config file");
+}
+
 /* Make a CONFIG_PATH value absolute: relative to the config file's directory when it came from
  * the file, to the cwd when it came from --set, so the printed configuration loads the same files
  * from anywhere. @p shown names the key in messages. */
@@ -834,10 +871,18 @@ hs_status hs_config_load(const char *path, const char *const *overrides, int n_o
             const char *text = config_error_text(&c) ? config_error_text(&c) : "unknown error";
             HS_CHECK_GOTO(config_error_type(&c) != CONFIG_ERR_FILE_IO, done, HS_ERR_CONFIG,
                           "cannot read config file \"%s\": %s", path, text);
+            const char *efile = config_error_file(&c) ? config_error_file(&c) : path;
+            if (strstr(text, "cannot open include file")) {
+                char why[4 * HS_PATH_MAX];
+                include_error(efile, config_error_line(&c), x->dir, why, sizeof why);
+                if (why[0]) {
+                    st = HS_FAIL(HS_ERR_CONFIG, "%s", why);
+                    goto done;
+                }
+            }
             int same = !strcmp(text, "syntax error");
             st = HS_FAIL(HS_ERR_CONFIG, "%s:%d: syntax error%s%s%s",
-                         config_error_file(&c) ? config_error_file(&c) : path,
-                         config_error_line(&c), same ? "" : ": ", same ? "" : text,
+                         efile, config_error_line(&c), same ? "" : ": ", same ? "" : text,
                          strstr(text, "mismatched element type")
                              ? " (an array holds one type: write [1.0, 0.0, 0.0], not [1, 0.0, 0])"
                              : "");

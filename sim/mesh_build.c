@@ -76,7 +76,11 @@ static hs_status build_surface(const hs_mesh_spec *cfg, hs_mesh **out, hs_mesh_b
     o.min_dihedral_deg = cfg->min_dihedral;
     o.max_volume = hs_tetgen_volume_for_edge(cfg->box.h);
     o.verbose = hs_verbosity >= 2;
-    HS_CALL_GOTO(hs_tetgen_mesh_surface(s, &o, out), done);
+    st = hs_tetgen_mesh_surface(s, &o, out);
+    if (st != HS_OK) {
+        hs_error_prefix("%s: ", cfg->file); /* TetGen's refusals (self-intersection, ...) name the surface */
+        goto done;
+    }
     if (info) {
         info->have_surface = 1;
         info->surface = rep;
