@@ -83,15 +83,31 @@ typedef struct hs_surface_report {
  */
 hs_status hs_surface_read(const char *path, double scale, double weld_tol, hs_surface **out);
 
-/** A surface reader as listed: reads @p path (a file name with the reader's extension); weld_tol is
- *  as for hs_surface_read (formats other than STL ignore it). */
-typedef hs_status hs_surface_reader_fn(const char *path, double scale, double weld_tol, hs_surface **out);
+/** How to read a surface, beyond its path and scale. Zero-initialised: the defaults. */
+typedef struct hs_surface_read_opts {
+    double weld_tol;         /**< STL: as for hs_surface_read; other formats ignore it */
+    const char *label_array; /**< formats with named cell arrays (.vtp): the CellData array holding the
+                                  facet labels (mesh.label_array); NULL or "": the usual region names */
+} hs_surface_read_opts;
+
+/**
+ * @brief hs_surface_read with options: @p o->label_array names the cell array of facet labels; a
+ * format without named arrays refuses a name (HS_ERR_CONFIG naming mesh.label_array), and the .vtp
+ * reader refuses one it does not find, listing the arrays the file has. @p o may be NULL.
+ */
+hs_status hs_surface_read_with(const char *path, double scale, const hs_surface_read_opts *o, hs_surface **out);
+
+/** A surface reader as listed: reads @p path (a file name with the reader's extension) with @p o
+ *  (never NULL here). */
+typedef hs_status hs_surface_reader_fn(const char *path, double scale, const hs_surface_read_opts *o,
+                                       hs_surface **out);
 
 /** An entry of the surface reader table (one per line of meshes/hs_surface_reader_list.h). */
 typedef struct hs_surface_reader {
     const char *name;          /**< extension with its dot, lower case: ".stl" (first member: hs_registry) */
     hs_surface_reader_fn *read;
     const char *summary;       /**< the format, one line */
+    int label_arrays;          /**< 1: facet labels from the cell array o->label_array names */
 } hs_surface_reader;
 
 /** @brief The table of surface readers by extension (entries hs_surface_reader), static storage;
@@ -111,8 +127,15 @@ hs_status hs_surface_read_off(const char *path, double scale, hs_surface **out);
 hs_status hs_surface_read_ply(const char *path, double scale, hs_surface **out);
 /** @brief TetGen .poly (points inline or in a .node beside it) or .smesh, chosen by extension. */
 hs_status hs_surface_read_poly(const char *path, double scale, hs_surface **out);
-/** @brief XML VTK PolyData (.vtp): Polys as facets, a region-named CellData array as markers. */
-hs_status hs_surface_read_vtp(const char *path, double scale, hs_surface **out);
+/**
+ * @brief XML VTK PolyData (.vtp): Polys as facets; the facet markers from the CellData array named
+ * @p label_array (NULL or "": the first 1-component integral array with a region name: region,
+ * regions, tag, material, elemTag, gmsh:physical, CellEntityIds). A named array that is missing,
+ * has several components or is not integral is an error listing the file's CellData arrays; without
+ * a name, CellData arrays none of which is taken are warned about (hs_warn), naming them and the
+ * names read (or mesh.label_array).
+ */
+hs_status hs_surface_read_vtp(const char *path, double scale, const char *label_array, hs_surface **out);
 
 /**
  * @brief Check that the surface can bound a volume, and fix what is safe to fix.

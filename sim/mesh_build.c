@@ -39,7 +39,8 @@ static hs_status build_surface(const hs_mesh_spec *cfg, hs_mesh **out, hs_mesh_b
     hs_surface_report rep;
     memset(&rep, 0, sizeof rep);
     hs_status st = HS_OK;
-    HS_CALL(hs_surface_read(cfg->file, cfg->scale, cfg->weld_tol, &s));
+    const hs_surface_read_opts ro = {.weld_tol = cfg->weld_tol, .label_array = cfg->label_array};
+    HS_CALL(hs_surface_read_with(cfg->file, cfg->scale, &ro, &s));
     HS_CALL_GOTO(hs_surface_check(s, cfg->file, &rep), done);
     hs_log(1, "surface: %s: %d points, %d facets, %d shell%s, area %.4g mm^2, enclosed volume %.4g mm^3, "
               "box [%.4g, %.4g, %.4g] - [%.4g, %.4g, %.4g] mm\n",

@@ -73,6 +73,7 @@ hs_status hs_mesh_cache_key(const hs_mesh_spec *s, uint64_t *key)
     h = h_i(h, s->box.use_tetgen), h = h_d(h, s->box.tetgen_radius_edge);
     h = h_d(h, s->min_dihedral);
     h = h_s(h, s->file), h = h_d(h, s->scale), h = h_d(h, s->weld_tol), h = h_i(h, s->linearize);
+    if (s->label_array[0]) h = h_s(h, s->label_array); /* hashed only when set: earlier keys stay valid */
     if (s->source && s->source->reads_file && s->file[0]) {
         if (!strcmp(s->source->name, "tetgen")) {
             char p[HS_PATH_MAX + 8];
