@@ -22,8 +22,8 @@ static int utf8_len(const unsigned char *p)
 
 /* A message may quote bytes of a file that is not what it claims (a binary or corrupt mesh). A
  * message with a control character (other than newline and tab) or a byte that is not valid UTF-8
- * has every byte outside printable ASCII written as "\xNN" (garbage that happens to form valid UTF-8
- * shows escaped too), so a garbage file cannot write escape sequences or raw bytes to the terminal;
+ * has every byte outside printable ASCII but the newline written as "\xNN" (tabs and garbage that
+ * happens to form valid UTF-8 show escaped too), so a garbage file cannot write escape sequences or raw bytes to the terminal;
  * a clean message, UTF-8 paths included, stays as it is. */
 static void escape_unprintable(char *msg, size_t cap)
 {
@@ -43,7 +43,7 @@ static void escape_unprintable(char *msg, size_t cap)
     char out[HS_MSG_MAX];
     size_t o = 0;
     for (const unsigned char *p = (const unsigned char *)msg; *p && o + 5 < sizeof out && o + 5 < cap; ++p) {
-        if ((*p >= 0x20 && *p < 0x7f) || *p == '\n' || *p == '\t')
+        if ((*p >= 0x20 && *p < 0x7f) || *p == '\n')
             out[o++] = (char)*p;
         else
             o += (size_t)snprintf(out + o, sizeof out - o, "\\x%02x", *p);

@@ -7,7 +7,8 @@
 #    nodes were "dropped" as if the file were broken);
 #  - config-reference names a model's parameter once ("bueno_orovio: bueno_orovio:" was printed);
 #  - a .vtp whose labels are in an array of another name ("class") says which arrays it found and
-#    which names are read; mesh.label_array names the array; a wrong name lists the arrays.
+#    which names are read; mesh.label_array names the array; a wrong name lists the arrays;
+#  - an ECG electrode inside the tissue is refused, naming its key and depth (item 3).
 # Environment: HEARTSIM (the binary), HS_SOURCE_DIR (the source tree).
 set -u
 hs=${HEARTSIM:?}
@@ -55,8 +56,10 @@ expect 3 "heartsim: error: $tmp/two.off: the surface intersects itself" -- "$hs"
 
 # a garbage .vtk: the message quotes it escaped, and nothing but printable ASCII reaches the terminal
 printf '# vtk DataFile Version 3.0\n\x01\x02\xff\xfe garbage \x1b[31m red\nASCII\nDATASET \x89PNG\x1b[2J\n' > "$tmp/garbage.vtk"
-head -c 200 /dev/urandom | tr -d '\n#' | sed '1s/^/\x1b]0;x\x07/' > "$tmp/random.vtk"
-for g in garbage random; do
+# a PNG image renamed (the 8-byte signature, an IHDR chunk, a tab and a terminal title sequence)
+printf '\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x1b]0;x\x07\t\xc3\xa9\xff' > "$tmp/png.vtk"
+printf '\xe2\x94\x80 \x1b[1m\tbold\xc0\xaf' > "$tmp/utf8.vtk"
+for g in garbage png utf8; do
   printf 'mesh = { source = "file"; file = "%s.vtk"; };\n%s\n' "$g" "$base" > "$tmp/$g.cfg"
   out=$("$hs" mesh "$tmp/$g.cfg" --out "$tmp/g" -q 2>&1); rc=$?
   [ $rc -eq 3 ] || fail "$g.vtk: exit $rc, expected 3: $out"
@@ -116,4 +119,7 @@ expect 2 "mesh.label_array = \"class\": $tmp/two.off is a .off file, which has n
   "$hs" mesh "$tmp/si.cfg" --set 'mesh.label_array="class"' --out "$tmp/v" -q
 expect 2 "mesh.label_array = \"class\" applies to .vtp surfaces (mesh.source = \"surface\"); this mesh is \"box\"" -- \
   "$hs" check "$tmp/vtp.cfg" --set 'mesh.source="box"' --set 'mesh.label_array="class"'
+# an ECG electrode inside the tissue (issue 30, item 3): refused before the run, by its key and depth
+expect 2 "heartsim: error: ecg.electrodes.[0].at: electrode \"E_right\" at [5, 2.5, 0.25] mm lies inside the tissue, 0.25 mm from its surface" -- \
+  "$hs" run "$src/configs/scar_slab.cfg" --set 'ecg.electrodes.[0].at=[5.0, 2.5, 0.25]' --set time.t_end=1 --out "$tmp/ecg" -q
 exit $((fails > 0))

@@ -21,9 +21,9 @@ int main(void)
                   "kept: %s", hs_error_message());
     hs_error_clear();
     /* a lone continuation byte or a truncated sequence marks the message as garbage: every
-     * non-ASCII byte is escaped, the valid-looking ones too */
-    (void)HS_FAIL(HS_ERR_MESH, "\xea\xad\xb1 \x80 \xe2\x82");
-    HS_TEST_CHECK(strcmp(hs_error_message(), "\\xea\\xad\\xb1 \\x80 \\xe2\\x82") == 0, "dirty: %s",
+     * non-ASCII byte is escaped, the valid-looking ones and tabs too (a newline stays) */
+    (void)HS_FAIL(HS_ERR_MESH, "\xea\xad\xb1\t\x80 \xe2\x82\nz");
+    HS_TEST_CHECK(strcmp(hs_error_message(), "\\xea\\xad\\xb1\\x09\\x80 \\xe2\\x82\nz") == 0, "dirty: %s",
                   hs_error_message());
     hs_error_clear();
     /* a long garbage message stays within the slot and ends cleanly */
