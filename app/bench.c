@@ -123,7 +123,7 @@ static hs_status bench_backend(const hs_config *cfg, const char *backend, int re
     HS_CALL_GOTO(sim.backend->ops->assemble(sim.backend, &res, &node), done);
     HS_CALL_GOTO(sim.backend->diag->bench(sim.backend, reps, &row->pb), done);
     /* one frame in output.format: fetch from the backend and write, median of 3 (the run overlaps
-     * both with the time loop: sim/sim_run.c write_frame) */
+     * both with the time loop: sim/run_output.c hs_run_output_frame) */
     row->frame = NAN;
     if (spec.output_enabled) {
         char dir[HS_PATH_MAX + 16];

@@ -61,19 +61,7 @@ static void store_default(const hs_cfg_key *k, void *base)
             *(int *)p = hs_cfg_choice_index(k->choices, k->def_str);
         break;
     case HS_CFG_VEC3: memcpy(p, k->def_vec, sizeof k->def_vec); break;
-    case HS_CFG_STRLIST: {
-        int bits = 0;
-        char one[64];
-        for (const char *s = k->def_str; s && *s;) {
-            size_t len = strcspn(s, ",");
-            snprintf(one, sizeof one, "%.*s", (int)len, s);
-            int i = hs_cfg_choice_index(k->choices, one);
-            if (i >= 0) bits |= 1 << i;
-            s += len + (s[len] == ',');
-        }
-        *(int *)p = bits;
-        break;
-    }
+    case HS_CFG_STRLIST: *(hs_cfg_names *)p = hs_cfg_names_parse(k->def_str); break;
     case HS_CFG_GROUPLIST:
     case HS_CFG_GROUP: break;
     }
@@ -235,7 +223,9 @@ static int read_value(load_ctx *x, const hs_cfg_key *k, const char *shown,
                           describe(s, d, sizeof d));
             return 0;
         }
-        int bits = 0, ok = 1;
+        hs_cfg_names names;
+        memset(&names, 0, sizeof names);
+        int ok = 1;
         for (int i = 0, n = config_setting_length(s); i < n; ++i) {
             const config_setting_t *e = config_setting_get_elem(s, (unsigned)i);
             if (config_setting_type(e) != CONFIG_TYPE_STRING) {
@@ -250,13 +240,15 @@ static int read_value(load_ctx *x, const hs_cfg_key *k, const char *shown,
                 hs_cfg_report(x, o, "%s: unknown value \"%s\"; allowed: %s", shown, v,
                               hs_cfg_choices_list(k->choices, 1, list, sizeof list));
                 ok = 0;
-            } else if (bits & (1 << c)) {
+            } else if (hs_cfg_names_find(&names, v) >= 0) {
                 hs_cfg_report(x, o, "%s: \"%s\" is listed twice", shown, v);
                 ok = 0;
+            } else if (!hs_cfg_names_add(&names, v)) {
+                hs_cfg_report(x, o, "%s: more than %d names", shown, HS_CFG_LIST_MAX);
+                ok = 0;
             }
-            if (c >= 0) bits |= 1 << c;
         }
-        if (ok) *(int *)p = bits;
+        if (ok) *(hs_cfg_names *)p = names;
         return ok;
     }
     case HS_CFG_GROUPLIST:

@@ -242,6 +242,7 @@ int main(int argc, char **argv)
     }
     static hs_config cfg;
     st = hs_config_load(cfg_path, sets, n_sets, &cfg);
+    st = hs_par_agree(st); /* under mpirun every rank reads the same files: an error is said once */
     if (st != HS_OK) return fail(st);
     if (bench == 2) {
         hs_bench_spmv_opts bo = {&cfg, NULL, reps, csv, json, kernels};

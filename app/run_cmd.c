@@ -3,6 +3,7 @@
 #include <string.h>
 
 
+#include "hs_par.h"
 #include "hs_progress.h"
 #include "hs_resume_cmd.h"
 #include "hs_spec.h"
@@ -21,7 +22,7 @@ hs_status hs_run_command(const hs_config *cfg, const char *restart, const char *
 {
     static hs_sim_spec spec; /* large (paths): not on the stack */
     static char resume_dir[2 * HS_PATH_MAX + 8];
-    HS_CALL(hs_spec_from_config(cfg, &spec));
+    HS_CALL(hs_par_agree(hs_spec_from_config(cfg, &spec))); /* alike on every rank: said once under mpirun */
     spec.resume_cmd = resume_cmd;
     spec.resume_dir = hs_shell_quote(cfg->out_dir, resume_dir, sizeof resume_dir);
     hs_progress prog;

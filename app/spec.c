@@ -53,19 +53,18 @@ static hs_status out_fields(const hs_config *cfg, hs_sim_spec *s)
 {
     hs_state_desc d;
     hs_state_desc_init(&d, s->model, 0, 0);
-    s->out_state = 0;
+    s->out_state.n = 0;
     s->out_mv = 0;
     s->out_mesh_fields = 0;
-    for (int i = 0; i < 31 && hs_config_out_field(i); ++i) {
-        if (!(cfg->out_fields & (1 << i))) continue;
-        const char *name = hs_config_out_field(i);
+    for (int j = 0; j < cfg->out_fields.n; ++j) {
+        const char *name = cfg->out_fields.name[j];
         int k = hs_state_find(&d, name);
-        if (k >= 0) s->out_state |= 1u << k;
+        if (k >= 0) (void)hs_field_list_add(&s->out_state, k); /* listed once (config_load) */
         else if (!strcmp(name, "V")) s->out_mv = 1;
         else if (!strcmp(name, "fiber")) s->out_mesh_fields |= HS_MESH_FIELD_FIBER;
         else if (!strcmp(name, "region")) s->out_mesh_fields |= HS_MESH_FIELD_REGION;
         else {
-            char avail[512];
+            char avail[HS_STATE_MAX_FIELDS * HS_MODEL_NAME_LEN];
             size_t o = 0;
             for (int q = 0; q < d.n_fields && o < sizeof avail; ++q)
                 o += (size_t)snprintf(avail + o, sizeof avail - o, "%s, ", d.f[q].name);

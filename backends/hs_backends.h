@@ -36,6 +36,9 @@ typedef struct hs_backend_entry {
      *  overlaps the host's set-up (meshing, maps); called once the backend is chosen. Errors are
      *  not reported here: create meets them. */
     void (*warm_up)(void);
+    /** Optional (NULL: not in a distributed run): how it runs on one rank's partition (hs_backend.h;
+     *  built with MPI). */
+    const hs_backend_part_ops *part;
 } hs_backend_entry;
 
 /** @brief The backends as a registry (what = "backend"). */

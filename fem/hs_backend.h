@@ -10,6 +10,7 @@
 #ifndef HS_BACKEND_H
 #define HS_BACKEND_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "hs_cg.h"
@@ -126,6 +127,52 @@ typedef struct hs_backend_ops {
     hs_status (*steps_device)(hs_backend *b, long k0, double dt_ms, int n, const double *site_amp, int *done,
                               hs_step_stats *stats);
 } hs_backend_ops;
+
+/* ---- a backend on one rank's partition of a distributed run ------------------------------------ */
+
+typedef struct hs_part_local hs_part_local; /* parallel/hs_partition.h: a rank's view */
+typedef struct hs_dist_times hs_dist_times; /* parallel/hs_dist.h: halo and all-reduce times */
+/** A backend's state for one partition (its distributed solver: halo lists, matrix, work vectors,
+ *  transport); opaque, each backend defines its own. */
+typedef struct hs_backend_part hs_backend_part;
+
+/**
+ * How a backend runs on one rank's partition (hs_backend_entry.part; NULL: it does not run
+ * distributed). The distributed backend (backends/mpi) composes a rank's backend through these and
+ * its hs_backend_ops, never its fields (PETSc's MPIAIJ over SeqAIJ): the rank's backend is created
+ * on the local problem (owned nodes first, interior then boundary, ghosts after: hs_partition.h),
+ * runs its element pass and assembly with its own ops, and these give the owned rows' residual and
+ * the distributed solve, whose halo exchange and global reductions are the backend's own (the cpu
+ * backend's on the host through MPI, parallel/hs_dist.h; the cuda backend's on the device through
+ * NCCL or MPI, backends/cuda/hs_dist_gpu.h). @p comm is an MPI_Comm passed by address (no MPI type
+ * in this header), borrowed: it outlives the part. Every op is collective over it.
+ */
+typedef struct hs_backend_part_ops {
+    /** Optional (NULL: nothing): before the backend is created on this rank; a device backend picks
+     *  the rank's device (@p desc: one line naming it) and its transport (*fast = 1: the device's
+     *  own, e.g. NCCL, agreed by every rank; 0: MPI through the host). Collective. */
+    hs_status (*prepare)(const void *comm, char *desc, size_t desc_len, int *fast);
+    /** Optional (NULL: as they are): check and adjust the local problem's options (e.g. the solver
+     *  paths the distributed solve replaces). A refusal is HS_ERR_CONFIG naming the config key. */
+    hs_status (*local_opts)(hs_problem_opts *opt);
+    /** The distributed solver of backend @p b (created on the local problem of view @p l, both
+     *  borrowed). @p fast: prepare's answer (0 without prepare). Collective. */
+    hs_status (*bind)(hs_backend *b, const hs_part_local *l, const void *comm, int fast, hs_backend_part **out);
+    /** After the backend's assemble: max over the owned rows of dt |R_i| / m_i (NaN: +inf) and its
+     *  local row, this rank only. */
+    hs_status (*residual)(hs_backend_part *p, double *v, int32_t *row);
+    /** After the backend's tangent: solve K du = R over the ranks (Jacobi-PCG from du = 0, @p o's
+     *  tolerance already forced), then, when it converged, phi -= du on the owned rows and the ghosts
+     *  of phi from their owners. @p upd_local: max |du| over the owned rows, this rank. Collective. */
+    hs_status (*solve)(hs_backend_part *p, const hs_cg_opts *o, hs_cg_result *cg, double *upd_local);
+    /** The halo and all-reduce times so far (this rank). */
+    void (*times)(const hs_backend_part *p, hs_dist_times *t);
+    /** Optional: what the backend line adds (e.g. "distributed CG on the device, halo and all-reduce
+     *  through NCCL 2.28.9"), or NULL. */
+    const char *(*describe)(const hs_backend_part *p);
+    /** Free; accepts NULL, sets *p = NULL. Before the backend is destroyed. */
+    void (*unbind)(hs_backend_part **p);
+} hs_backend_part_ops;
 
 /** Steps one hs_backend_ops.steps_device call runs at most. */
 #define HS_STEPS_DEVICE_MAX 1024

@@ -2,6 +2,7 @@
  * report (hs_dist.h). */
 #include "hs_dist.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -235,19 +236,22 @@ hs_status hs_dist_cg(hs_dist_matrix *a, const double *inv_diag, const double *b,
     return HS_OK;
 }
 
-hs_status hs_dist_gather_idx(MPI_Comm comm, int root, int32_t n_mine, const int32_t *idx_mine, const double *v,
-                             int32_t n_global, double *out)
+hs_status hs_dist_gather_idx(MPI_Comm comm, int root, int32_t n_mine, const int64_t *idx_mine, const double *v,
+                             int64_t n_global, double *out)
 {
+    /* MPI's counts and displacements are int: a gather onto one rank holds at most INT_MAX values */
+    HS_CHECK(n_global <= INT_MAX, HS_ERR_CONFIG, "gathering %lld values onto one rank: MPI counts stop at %d "
+             "(docs/parallel.md, known limitations)", (long long)n_global, INT_MAX);
     if (root < 0) { /* every rank: gather on 0, then broadcast */
         HS_CALL(hs_dist_gather_idx(comm, 0, n_mine, idx_mine, v, n_global, out));
-        HS_MPI_CALL(MPI_Bcast(out, n_global, MPI_DOUBLE, 0, comm));
+        HS_MPI_CALL(MPI_Bcast(out, (int)n_global, MPI_DOUBLE, 0, comm));
         return HS_OK;
     }
     int rank = 0, size = 1;
     HS_MPI_CALL(MPI_Comm_rank(comm, &rank));
     HS_MPI_CALL(MPI_Comm_size(comm, &size));
     int *counts = NULL, *displs = NULL;
-    int32_t *idx = NULL;
+    int64_t *idx = NULL;
     double *vals = NULL;
     hs_status st = HS_OK;
     if (rank == root) {
@@ -267,16 +271,16 @@ hs_status hs_dist_gather_idx(MPI_Comm comm, int root, int32_t n_mine, const int3
             displs[q] = displs[q - 1] + counts[q - 1];
             total += counts[q];
         }
-        HS_CHECK_GOTO(total == n_global, done, HS_ERR_INTERNAL, "gather: %lld values for %d entries",
-                      (long long)total, (int)n_global);
+        HS_CHECK_GOTO(total == n_global, done, HS_ERR_INTERNAL, "gather: %lld values for %lld entries",
+                      (long long)total, (long long)n_global);
     }
-    if (MPI_Gatherv(idx_mine, mine, MPI_INT32_T, idx, counts, displs, MPI_INT32_T, root, comm) != MPI_SUCCESS ||
+    if (MPI_Gatherv(idx_mine, mine, MPI_INT64_T, idx, counts, displs, MPI_INT64_T, root, comm) != MPI_SUCCESS ||
         MPI_Gatherv(v, mine, MPI_DOUBLE, vals, counts, displs, MPI_DOUBLE, root, comm) != MPI_SUCCESS) {
         st = HS_FAIL(HS_ERR_INTERNAL, "MPI_Gatherv of owned values failed");
         goto done;
     }
     if (rank == root)
-        for (int32_t k = 0; k < n_global; ++k) out[idx[k]] = vals[k];
+        for (int64_t k = 0; k < n_global; ++k) out[idx[k]] = vals[k];
 done:
     free(counts);
     free(displs);
@@ -305,8 +309,8 @@ hs_status hs_dist_report(const hs_part_local *l, MPI_Comm comm, const char *part
         return HS_FAIL(HS_ERR_INTERNAL, "MPI_Gather of the partition report failed");
     }
     if (rank == 0 && f) {
-        fprintf(f, "partition: %s over %d ranks, %d nodes; edge cut %lld, imbalance %.3f (nodes) %.3f (nonzeros)\n",
-                partitioner, size, (int)l->n_global, (long long)bal->edge_cut, bal->imbalance_nodes,
+        fprintf(f, "partition: %s over %d ranks, %lld nodes; edge cut %lld, imbalance %.3f (nodes) %.3f (nonzeros)\n",
+                partitioner, size, (long long)l->n_global, (long long)bal->edge_cut, bal->imbalance_nodes,
                 bal->imbalance_nnz);
         fprintf(f, "  rank     owned  interior     ghost  elements   nonzeros  nbrs  halo bytes\n");
         for (int q = 0; q < size; ++q) {

@@ -106,10 +106,12 @@ hs_status hs_dist_gather(const hs_part_local *l, MPI_Comm comm, int root, const 
 /**
  * @brief Gather values held once over the ranks into global numbering on @p root: out[idx_mine[k]]
  * = v[k]; the ranks' index sets must partition [0, n_global) (checked on root). Collective.
+ * Global indices travel as int64; what one rank receives is limited by MPI's int counts (2^31 - 1
+ * values: HS_ERR_CONFIG beyond).
  * root < 0: on every rank (gathered on 0, then broadcast); out [n_global] on every rank then.
  */
-hs_status hs_dist_gather_idx(MPI_Comm comm, int root, int32_t n_mine, const int32_t *idx_mine, const double *v,
-                             int32_t n_global, double *out);
+hs_status hs_dist_gather_idx(MPI_Comm comm, int root, int32_t n_mine, const int64_t *idx_mine, const double *v,
+                             int64_t n_global, double *out);
 
 /**
  * @brief The per-rank partition report, printed by rank 0 on @p f: owned, interior, ghost,

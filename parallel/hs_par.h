@@ -46,6 +46,13 @@ void hs_par_max_doubles(double *v, int n);
 void hs_par_set_agreed(int st);
 /** @brief The last error recorded by hs_par_set_agreed (0 when none). */
 int hs_par_agreed(void);
+/**
+ * @brief In a distributed run, every rank returns the first failing rank's error (code and message,
+ * recorded as agreed: app/ prints it once, from rank 0, without MPI_Abort), or HS_OK when none
+ * failed; @p st itself otherwise. Collective: for a phase every rank goes through alike (the config
+ * read from the same files, the spec made from it).
+ */
+hs_status hs_par_agree(hs_status st);
 /** @brief The maximum of @p v over the ranks (v itself when not active): a flag every rank must
  *  agree on (a stop signal seen by one rank stops all at the same step). */
 int hs_par_max_int(int v);

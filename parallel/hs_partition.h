@@ -62,14 +62,15 @@ int64_t hs_partition_edge_cut(const hs_csr *pattern, const int32_t *part);
 /** One rank's view of a partitioned mesh. */
 typedef struct hs_part_local {
     int rank, n_ranks;
-    int32_t n_global;   /**< nodes of the whole mesh */
+    int64_t n_global;   /**< nodes of the whole mesh */
     int32_t n_interior; /**< owned rows without ghost columns */
     int32_t n_owned;    /**< owned rows (interior first, then boundary) */
     int32_t n_ghost;    /**< ghost nodes, after the owned ones */
-    int32_t *l2g;       /**< [n_owned + n_ghost] global index of each local node */
+    int64_t *l2g;       /**< [n_owned + n_ghost] global index of each local node (64-bit: global ids
+                             cross ranks; local indices, what the kernels read, stay 32-bit) */
     int32_t *ghost_owner; /**< [n_ghost] rank owning each ghost */
     int32_t n_elems;    /**< elements touching an owned node */
-    int32_t *elems;     /**< [n_elems] their global indices, increasing */
+    int64_t *elems;     /**< [n_elems] their global indices, increasing (64-bit) */
     int32_t *tets;      /**< [n_elems][4] their nodes in local numbering */
     hs_csr *pattern;    /**< n_owned rows x (n_owned + n_ghost) columns, local column indices sorted
                              within rows; values zeroed */

@@ -312,7 +312,7 @@ hs_status hs_part_local_create(const hs_csr *a, int32_t n_elems, const int32_t *
             for (int q = 0; q < n_ranks; ++q) mark[q] = -1;
         }
         for (int32_t li = l->n_interior; li < n_owned; ++li) {
-            const int32_t i = l->l2g[li];
+            const int32_t i = (int32_t)l->l2g[li]; /* the global pattern is 32-bit */
             for (int32_t k = a->row_ptr[i]; k < a->row_ptr[i + 1]; ++k) {
                 const int32_t q = part[a->col[k]];
                 if (q == rank || mark[q] == li) continue;
@@ -356,14 +356,14 @@ hs_status hs_part_local_create(const hs_csr *a, int32_t n_elems, const int32_t *
     {
         int64_t nnz = 0;
         for (int32_t li = 0; li < n_owned; ++li) {
-            const int32_t i = l->l2g[li];
+            const int32_t i = (int32_t)l->l2g[li];
             nnz += a->row_ptr[i + 1] - a->row_ptr[i];
         }
         HS_CALL_GOTO(hs_csr_create(n_owned, n_owned + n_ghost, (int32_t)nnz, &l->pattern), fail);
         hs_csr *b = l->pattern;
         int32_t k = 0;
         for (int32_t li = 0; li < n_owned; ++li) {
-            const int32_t i = l->l2g[li];
+            const int32_t i = (int32_t)l->l2g[li];
             b->row_ptr[li] = k;
             for (int32_t j = a->row_ptr[i]; j < a->row_ptr[i + 1]; ++j) {
                 /* insertion into the sorted row (rows hold ~15-30 entries) */

@@ -3,7 +3,8 @@
  * @brief What a run samples besides frames: the probes (V at points, PREFIX_probes.csv) and the
  * pseudo-ECG (electrodes and leads, PREFIX_ecg.csv), on their own intervals. The backend computes
  * the samples where it keeps the potential (fem/hs_sample.h; on the GPU into a device buffer) and
- * they are copied to the host in batches of HS_SAMPLE_BATCH.
+ * they are copied to the host in batches of HS_SAMPLE_BATCH. In a distributed run every rank calls
+ * these (the sampling ops and the fetch are collective) and rank 0 alone writes the CSVs and plots.
  */
 #ifndef HS_SAMPLES_H
 #define HS_SAMPLES_H

@@ -84,7 +84,7 @@ typedef struct hs_sim_spec {
     char out_dir[HS_PATH_MAX];
     char out_prefix[64];
     double out_interval;         /**< ms between frames */
-    unsigned out_state;          /**< state fields in frames: bit k = field k of the state descriptor */
+    hs_field_list out_state;     /**< state fields in frames: indices into the state descriptor */
     int out_mv;                  /**< the potential in mV ("V") */
     unsigned out_mesh_fields;    /**< the mesh's arrays in frames: HS_MESH_FIELD_FIBER | HS_MESH_FIELD_REGION */
     double checkpoint_interval;  /**< ms, 0 = off */

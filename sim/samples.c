@@ -31,6 +31,7 @@ struct hs_samples {
     sample_stream st[HS_SAMPLE_SETS];
     int n_st;
     double eps;
+    int writer; /* 1: this process writes the CSVs (a serial run, or rank 0 of a distributed one) */
 };
 
 /* Keep the header and the rows with t <= t_keep (a restart), or write a fresh header. */
@@ -65,9 +66,13 @@ static hs_status csv_prepare(const char *path, const char *header, double t_keep
     return HS_OK;
 }
 
-static hs_status stream_write(sample_stream *s)
+static hs_status stream_write(sample_stream *s, int writer)
 {
     if (s->n == 0) return HS_OK;
+    if (!writer) { /* a rank other than 0: it took part in the fetch (a reduction), rank 0 writes */
+        s->n = 0;
+        return HS_OK;
+    }
     const int nr = s->set->n_rows;
     FILE *f = fopen(s->path, "a");
     HS_CHECK(f != NULL, HS_ERR_IO, "cannot append to %s: %s", s->path, strerror(errno));
@@ -84,18 +89,19 @@ static hs_status stream_write(sample_stream *s)
     return HS_OK;
 }
 
-static hs_status stream_flush(hs_backend *b, sample_stream *s)
+/* Collective in a distributed run: every rank fetches (its partial rows are summed), rank 0 writes. */
+static hs_status stream_flush(hs_samples *x, sample_stream *s)
 {
     if (s->n == 0) return HS_OK;
-    HS_CALL(b->ops->sample_fetch(b, s->id, s->n, s->rows));
-    return stream_write(s);
+    HS_CALL(x->b->ops->sample_fetch(x->b, s->id, s->n, s->rows));
+    return stream_write(s, x->writer);
 }
 
-static hs_status stream_take(hs_backend *b, sample_stream *s, double t)
+static hs_status stream_take(hs_samples *x, sample_stream *s, double t)
 {
-    HS_CALL(b->ops->sample(b, s->id, s->n));
+    HS_CALL(x->b->ops->sample(x->b, s->id, s->n));
     s->times[s->n++] = t;
-    if (s->n == HS_SAMPLE_BATCH) HS_CALL(stream_flush(b, s));
+    if (s->n == HS_SAMPLE_BATCH) HS_CALL(stream_flush(x, s));
     return HS_OK;
 }
 
@@ -111,12 +117,12 @@ static hs_status stream_open(hs_samples *x, const hs_sim_spec *spec, hs_sample_s
     char name[128];
     snprintf(name, sizeof name, "%s%s", spec->out_prefix, suffix);
     HS_CALL(hs_path_join(spec->out_dir, name, &s->path));
-    HS_CALL(csv_prepare(s->path, header, t_restart));
+    if (x->writer) HS_CALL(csv_prepare(s->path, header, t_restart));
     HS_CALL(x->b->ops->sample_setup(x->b, s->id, set, HS_SAMPLE_BATCH));
     x->n_st++;
     double t0 = t_restart < 0 ? 0.0 : t_restart;
     s->next = (long)floor(t0 / interval + 1e-9) + 1;
-    if (t_restart < 0) HS_CALL(stream_take(x->b, s, 0.0));
+    if (t_restart < 0) HS_CALL(stream_take(x, s, 0.0));
     hs_log(1, "%s: %d columns every %g ms\n", s->path, set->n_rows + s->n_leads, interval);
     return HS_OK;
 }
@@ -135,6 +141,7 @@ hs_status hs_samples_create(const hs_sim_spec *spec, hs_sim *sim, double t_resta
     HS_CALL(HS_ALLOC(x, 1, "samples"));
     x->b = b;
     x->eps = 1e-9 * spec->dt;
+    x->writer = !spec->distributed || spec->rank == 0;
     const char *names[HS_SPEC_MAX_POINTS];
     if (spec->n_probes > 0) {
         hs_sample_set *set = NULL;
@@ -167,6 +174,11 @@ hs_status hs_samples_create(const hs_sim_spec *spec, hs_sim *sim, double t_resta
         HS_CHECK_GOTO(m != NULL, fail, HS_ERR_MEMORY, "out of memory for a CSV header");
         fputs("t_ms", m);
         for (int j = 0; j < spec->n_electrodes; ++j) fprintf(m, ",%s", names[j]);
+        for (int j = 0; j < spec->n_electrodes; ++j) { /* |phi_e(u) - phi_e(u')| <= this * max |u - u'| */
+            double w1 = 0.0;
+            for (int64_t k = set->row_ptr[j]; k < set->row_ptr[j + 1]; ++k) w1 += fabs(set->val[k]);
+            hs_log(2, "electrode %s: weights' 1-norm %.6g mV per model unit\n", names[j], w1);
+        }
         for (int l = 0; l < spec->n_leads; ++l) fprintf(m, ",%s", spec->lead_name[l]);
         fputc('\n', m);
         fclose(m);
@@ -196,7 +208,7 @@ hs_status hs_samples_step(hs_samples *x, double t_ms)
     for (int i = 0; i < x->n_st; ++i) {
         sample_stream *s = &x->st[i];
         if (t_ms < s->next * s->interval - x->eps) continue;
-        HS_CALL(stream_take(x->b, s, t_ms));
+        HS_CALL(stream_take(x, s, t_ms));
         while (s->next * s->interval <= t_ms + x->eps) ++s->next;
     }
     return HS_OK;
@@ -205,7 +217,7 @@ hs_status hs_samples_step(hs_samples *x, double t_ms)
 hs_status hs_samples_flush(hs_samples *x)
 {
     if (!x) return HS_OK;
-    for (int i = 0; i < x->n_st; ++i) HS_CALL(stream_flush(x->b, &x->st[i]));
+    for (int i = 0; i < x->n_st; ++i) HS_CALL(stream_flush(x, &x->st[i]));
     return HS_OK;
 }
 
@@ -323,7 +335,7 @@ done:
 
 hs_status hs_samples_plot(hs_samples *x)
 {
-    if (!x) return HS_OK;
+    if (!x || !x->writer) return HS_OK;
     for (int i = 0; i < x->n_st; ++i) HS_CALL(stream_plot(&x->st[i]));
     return HS_OK;
 }

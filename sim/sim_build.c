@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "hs_build_config.h"
+#include "hs_par.h"
 #include "hs_sim.h"
 #include "hs_util.h"
 #if HS_HAS_MPI
@@ -111,18 +112,16 @@ hs_status hs_sim_create(const hs_sim_spec *spec, hs_sim *sim)
     if (spec->threads > 0) omp_set_num_threads(spec->threads); /* solver.threads; 0 keeps OMP_NUM_THREADS */
     /* the backend first: a missing device is said before any meshing, and the device's own
      * initialisation (a CUDA context: ~0.3 s) runs alongside the host's set-up */
-    /* what the distributed backend does not carry yet (docs/parallel.md): per-element regions, and the
-     * samplers and beat maps, which read the state on rank 0 alone while gathering it is collective */
-    HS_CHECK_GOTO(!spec->distributed || (spec->n_regions == 0 && spec->n_probes == 0 && spec->n_electrodes == 0),
-                  fail, HS_ERR_CONFIG,
-                  "a distributed run (mpirun) does not support regions, probes or ecg yet; run this config "
-                  "serially (without mpirun) or remove those sections");
     if (spec->backend) {
         sim->backend_entry = spec->backend;
         char desc[256], why[512];
-        HS_CHECK_GOTO(spec->backend->probe(desc, sizeof desc, why, sizeof why), fail, HS_ERR_DEVICE,
-                      "solver.backend = \"%s\" but no usable %s device: %s. Use solver.backend = \"cpu\" (or \"auto\")",
-                      spec->backend->name, spec->backend->name, why);
+        const hs_status ps = spec->backend->probe(desc, sizeof desc, why, sizeof why)
+                                 ? HS_OK
+                                 : HS_FAIL(HS_ERR_DEVICE, "solver.backend = \"%s\" but no usable %s device: %s. Use "
+                                           "solver.backend = \"cpu\" (or \"auto\")",
+                                           spec->backend->name, spec->backend->name, why);
+        /* a distributed run: one rank without a device stops every rank, said once (by rank 0) */
+        HS_CALL_GOTO(spec->distributed ? hs_par_agree(ps) : ps, fail);
     } else {
         HS_CALL_GOTO(hs_backends_auto(&sim->backend_entry), fail);
     }

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cpu_backend.h"
+#include "hs_build_config.h"
 #include "hs_element.h"
 #include "hs_readout.h"
 #include "hs_util.h"
@@ -468,4 +469,7 @@ const hs_backend_entry hs_backend_cpu = {
     .probe = cpu_probe,
     .choose_spmv = cpu_choose_spmv,
     .create = cpu_create,
+#if HS_HAS_MPI
+    .part = &hs_cpu_part_ops,
+#endif
 };

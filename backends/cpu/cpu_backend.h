@@ -54,5 +54,7 @@ hs_status hs_cpu_assemble(hs_backend *b, double *res_norm, int32_t *res_node);
 void hs_cpu_matvec(void *ctx, const double *x, double *y);
 
 extern const hs_backend_diag_ops hs_cpu_diag_ops;
+/** On one rank's partition (part_cpu.c, built with MPI). */
+extern const hs_backend_part_ops hs_cpu_part_ops;
 
 #endif

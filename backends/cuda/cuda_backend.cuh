@@ -204,6 +204,11 @@ hs_status hs_cu_upload_split(cuda_impl *c, const hs_problem *p);
 hs_status hs_cu_begin_step(hs_backend *b, double dt, const double *amp);
 /** phi -= du (if CG converged) and max |du| into d_sc->upd. */
 hs_status hs_cu_enqueue_update(cuda_impl *c);
+/** phi -= du on rows [0, n) when converged (cg's device status, or @p conv when cg is NULL), block
+ *  maxima of |du| into partv [HS_RED_BLOCKS] and their rows into parti (NULL: not wanted); the serial
+ *  update (hs_cu_enqueue_update) and the distributed one (dist_gpu.cu) (pointwise.cu). */
+hs_status hs_cu_launch_update_phi(cudaStream_t s, int32_t n, const hs_gpu_cg_scalars *cg, int conv, double *phi,
+                                  const double *du, double *partv, int *parti);
 hs_status hs_cu_end_step(hs_backend *b, double t_prev, double dt_ms);
 hs_status hs_cu_restore_step(hs_backend *b);
 /** x[0..n) = v on the default stream (set-up). */

@@ -201,23 +201,6 @@ static __global__ void k_final3(const double *part, double *red)
     }
 }
 
-/* phi -= du on the owned rows when the CG converged; part[block] = the block's max |du| (NaN wins). */
-static __global__ void k_update_phi(int32_t n, int conv, const double *__restrict__ du, double *__restrict__ phi, double *part)
-{
-    __shared__ double shv[HS_RED_THREADS];
-    __shared__ int shi[HS_RED_THREADS];
-    double m = 0.0;
-    int mi = 0;
-    for (int32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
-        const double d = du[i];
-        if (conv) phi[i] -= d;
-        const double a = fabs(d);
-        if (isnan(a) || (!isnan(m) && a > m)) m = a; /* a NaN stays */
-    }
-    hs_block_maxloc(m, mi, shv, shi);
-    if (threadIdx.x == 0) part[blockIdx.x] = m;
-}
-
 /* The block maxima of dt |R_i| / m_i over the owned rows (the inner assembly's own norm also takes
  * the ghosts' rows, which lack other ranks' elements), into partv/parti as k_assemble_r does. */
 static __global__ void k_res_owned(int32_t n, const double *__restrict__ rhs, const double *__restrict__ inv_mass, double dt,
@@ -497,8 +480,8 @@ extern "C" hs_status hs_dist_gpu_solve(hs_dist_gpu *g, const hs_cg_opts *opts, h
     cuda_impl *c = g->c;
     HS_CALL(dist_cg(g, opts, res));
     const int conv = res->outcome == HS_CG_CONVERGED;
-    k_update_phi<<<HS_RED_BLOCKS, HS_RED_THREADS, 0, c->s>>>(g->n_own, conv, c->du, c->phi, g->part);
-    HS_CUDA_LAUNCH_CHECK("k_update_phi");
+    /* the serial backend's update kernel on the owned rows, the decision taken on the host */
+    HS_CALL(hs_cu_launch_update_phi(c->s, g->n_own, NULL, conv, c->phi, c->du, g->part, NULL));
     HS_CUDA_CALL(cudaMemcpyAsync(g->h_part, g->part, sizeof(double) * HS_RED_BLOCKS, cudaMemcpyDeviceToHost, c->s));
     if (conv) { /* the ghosts of phi from their owners */
         HS_CALL(halo_start(g, c->phi));
@@ -506,8 +489,8 @@ extern "C" hs_status hs_dist_gpu_solve(hs_dist_gpu *g, const hs_cg_opts *opts, h
     }
     HS_CUDA_CALL(cudaStreamSynchronize(c->s));
     double m = 0.0;
-    for (int k = 0; k < HS_RED_BLOCKS; ++k)
-        if (std::isnan(g->h_part[k]) || (!std::isnan(m) && g->h_part[k] > m)) m = g->h_part[k];
+    for (int k = 0; k < HS_RED_BLOCKS; ++k) /* the kernel's order: NaN largest */
+        if ((std::isnan(g->h_part[k]) && !std::isnan(m)) || g->h_part[k] > m) m = g->h_part[k];
     *upd_local = m;
     return HS_OK;
 }
@@ -652,3 +635,106 @@ extern "C" void hs_dist_gpu_destroy(hs_dist_gpu **pg)
     free(g);
     *pg = NULL;
 }
+
+/* ---- the cuda backend on one rank's partition (hs_backend_part_ops, hs_backend.h) ----------------- */
+
+namespace {
+struct cuda_part {
+    hs_dist_gpu *g;
+    hs_dist_times t;
+    char what[160];
+};
+} // namespace
+
+/* The rank's device, then the transport: NCCL when every rank can load it and every rank has its own
+ * device. Every collective runs on every rank, with or without a device (the error after them). */
+static hs_status cuda_part_prepare(const void *comm, char *desc, size_t desc_len, int *fast)
+{
+    const MPI_Comm c = *(const MPI_Comm *)comm;
+    int rank = 0, shared = 0;
+    HS_MPI_CALL(MPI_Comm_rank(c, &rank));
+    *fast = 0;
+    const hs_status st = hs_dist_gpu_select_device(c, &shared, desc, desc_len);
+    char why[300] = "";
+    int nccl = st == HS_OK && hs_dist_gpu_nccl_available(why, sizeof why);
+    HS_MPI_CALL(MPI_Allreduce(MPI_IN_PLACE, &nccl, 1, MPI_INT, MPI_MIN, c));
+    HS_CALL(st);
+    *fast = nccl && !shared;
+    if (rank == 0 && HS_HAS_NCCL && !nccl)
+        hs_warn("%s (on this or another rank): the halo exchange and the CG's all-reduce go through MPI and host "
+                "buffers (correct, slower; docs/parallel.md)", why[0] ? why : "NCCL could not be loaded");
+    else if (rank == 0 && HS_HAS_NCCL && shared)
+        hs_warn("more ranks than GPUs on a node: ranks share a device, which one NCCL communicator does not "
+                "allow; the halo exchange and the CG's all-reduce go through MPI and host buffers (correct, "
+                "slower: give each rank its own GPU, docs/parallel.md)");
+    return HS_OK;
+}
+
+/* The inner backend assembles on the device; the distributed CG replaces its solvers (no graph, no
+ * persistent or s-step CG), and its slots are the CSR nonzeros in float64. */
+static hs_status cuda_part_local_opts(hs_problem_opts *po)
+{
+    HS_CHECK(po->values != HS_VALUES_F32, HS_ERR_CONFIG,
+             "solver.matrix_values: a distributed run with the cuda backend stores float64 values; use "
+             "solver.matrix_values = \"float64\" or \"auto\"");
+    po->values = HS_VALUES_F64;
+    po->graph = 0;
+    po->step_graph = 0;
+    po->persistent = 0;
+    po->cg.variant = HS_CG_CHRONOPOULOS;
+    po->pc.precond = HS_PRECOND_JACOBI;
+    po->pc.krylov = HS_KRYLOV_CG;
+    return HS_OK;
+}
+
+static void cuda_part_unbind(hs_backend_part **pp)
+{
+    if (!pp || !*pp) return;
+    cuda_part *q = reinterpret_cast<cuda_part *>(*pp);
+    hs_dist_gpu_destroy(&q->g);
+    free(q);
+    *pp = NULL;
+}
+
+static hs_status cuda_part_bind(hs_backend *b, const hs_part_local *l, const void *comm, int fast,
+                                hs_backend_part **out)
+{
+    *out = NULL;
+    cuda_part *q = (cuda_part *)calloc(1, sizeof *q);
+    HS_CHECK(q != NULL, HS_ERR_MEMORY, "out of memory for the distributed device solver");
+    const hs_status st = hs_dist_gpu_create(b, l, *(const MPI_Comm *)comm, fast, &q->t, &q->g);
+    if (st != HS_OK) {
+        hs_backend_part *p = reinterpret_cast<hs_backend_part *>(q);
+        cuda_part_unbind(&p);
+        return st;
+    }
+    snprintf(q->what, sizeof q->what, "distributed CG on the device, halo and all-reduce through %s",
+             hs_dist_gpu_transport(q->g));
+    *out = reinterpret_cast<hs_backend_part *>(q);
+    return HS_OK;
+}
+
+static hs_status cuda_part_residual(hs_backend_part *p, double *v, int32_t *row)
+{
+    return hs_dist_gpu_residual(reinterpret_cast<cuda_part *>(p)->g, v, row);
+}
+
+static hs_status cuda_part_solve(hs_backend_part *p, const hs_cg_opts *o, hs_cg_result *cg, double *upd_local)
+{
+    return hs_dist_gpu_solve(reinterpret_cast<cuda_part *>(p)->g, o, cg, upd_local);
+}
+
+static void cuda_part_times(const hs_backend_part *p, hs_dist_times *t)
+{
+    *t = reinterpret_cast<const cuda_part *>(p)->t;
+}
+
+static const char *cuda_part_describe(const hs_backend_part *p)
+{
+    return reinterpret_cast<const cuda_part *>(p)->what;
+}
+
+extern "C" const hs_backend_part_ops hs_cuda_part_ops = {
+    cuda_part_prepare, cuda_part_local_opts, cuda_part_bind, cuda_part_residual,
+    cuda_part_solve,   cuda_part_times,      cuda_part_describe, cuda_part_unbind,
+};

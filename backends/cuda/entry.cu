@@ -7,6 +7,7 @@
 
 #include <cuda_runtime.h>
 
+#include "hs_build_config.h"
 #include "hs_cuda.h"
 #include "hs_util.h"
 
@@ -98,6 +99,10 @@ static void cuda_warm_up(void)
     }
 }
 
+#if HS_HAS_MPI
+extern "C" const hs_backend_part_ops hs_cuda_part_ops;
+#endif
+
 extern "C" const hs_backend_entry hs_backend_cuda = {
     "cuda",
     "the whole time step resident on one NVIDIA GPU (device 0): element, assembly, Jacobi-PCG kernels",
@@ -106,4 +111,9 @@ extern "C" const hs_backend_entry hs_backend_cuda = {
     cuda_choose_spmv,
     hs_backend_cuda_create,
     cuda_warm_up,
+#if HS_HAS_MPI
+    &hs_cuda_part_ops, /* dist_gpu.cu */
+#else
+    NULL,
+#endif
 };

@@ -69,6 +69,11 @@ hs_status hs_dist_gpu_residual(hs_dist_gpu *g, double *v, int32_t *i_local);
 hs_status hs_dist_gpu_solve(hs_dist_gpu *g, const hs_cg_opts *opts, hs_cg_result *res, double *upd_local);
 void hs_dist_gpu_destroy(hs_dist_gpu **g);
 
+/** The cuda backend on one rank's partition (hs_backend.h), over the functions above: prepare picks
+ *  the device and the transport, local_opts refuses float32 values and turns off the solver paths
+ *  the distributed CG replaces. hs_backend_cuda.part points here. */
+extern const hs_backend_part_ops hs_cuda_part_ops;
+
 #ifdef __cplusplus
 }
 #endif

@@ -10,23 +10,42 @@
 #include "hs_gpu_reduce.cuh"
 #include "hs_readout.h"
 
-/* phi -= du when the CG converged (read on the device), block maxima of |du| */
-__global__ void k_update_phi(int32_t n, const hs_gpu_cg_scalars *cg, double *__restrict__ phi,
+/* phi -= du on rows [0, n) when the CG converged - the device CG's status when @p cg is given, else
+ * @p conv (the distributed CG decides on the host, backends/cuda/dist_gpu.cu) - and the block maxima
+ * of |du| with their rows (parti may be NULL) in hs_maxloc_take's total order: NaN largest, so a
+ * non-finite update is reported as such whatever the other rows hold, then the smallest row. One
+ * kernel for both (issue 30): the serial one kept its first NaN's row, the distributed one let any NaN
+ * win without a row; the values agree, and the total order makes the pair independent of the grid. */
+__global__ void k_update_phi(int32_t n, const hs_gpu_cg_scalars *cg, int conv, double *__restrict__ phi,
                              const double *__restrict__ du, double *partv, int *parti)
 {
     __shared__ double shv[HS_RED_THREADS];
     __shared__ int shi[HS_RED_THREADS];
-    const int apply = cg->status == HS_GPU_CG_CONV;
+    const int apply = cg ? cg->status == HS_GPU_CG_CONV : conv;
     double best = 0.0;
     int bi = INT_MAX;
     for (int32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
-        double d = du[i];
+        const double d = du[i];
         if (apply) phi[i] -= d;
-        double a = fabs(d);
-        if (a > best || (isnan(a) && !isnan(best))) { best = a; bi = i; }
+        const double a = fabs(d);
+        if (a > best || (isnan(a) && !isnan(best))) { /* rows ascend: hs_maxloc_take's order */
+            best = a;
+            bi = i;
+        }
     }
     hs_block_maxloc(best, bi, shv, shi);
-    if (threadIdx.x == 0) { partv[blockIdx.x] = best; parti[blockIdx.x] = bi; }
+    if (threadIdx.x == 0) {
+        partv[blockIdx.x] = best;
+        if (parti) parti[blockIdx.x] = bi;
+    }
+}
+
+hs_status hs_cu_launch_update_phi(cudaStream_t s, int32_t n, const hs_gpu_cg_scalars *cg, int conv, double *phi,
+                                  const double *du, double *partv, int *parti)
+{
+    k_update_phi<<<HS_RED_BLOCKS, HS_RED_THREADS, 0, s>>>(n, cg, conv, phi, du, partv, parti);
+    HS_CUDA_LAUNCH_CHECK("k_update_phi");
+    return HS_OK;
 }
 
 __global__ void k_stim_add(int32_t count, const int32_t *__restrict__ elem, double amp, double *stim_e)
@@ -98,9 +117,7 @@ hs_status hs_cu_begin_step(hs_backend *b, double dt, const double *amp)
 
 hs_status hs_cu_enqueue_update(cuda_impl *c)
 {
-    const int RB = HS_RED_BLOCKS, RT = HS_RED_THREADS;
-    k_update_phi<<<RB, RT, 0, c->s>>>(c->nn, c->cg->d_sc, c->phi, c->du, c->partA, c->parti);
-    HS_CUDA_LAUNCH_CHECK("k_update_phi");
+    HS_CALL(hs_cu_launch_update_phi(c->s, c->nn, c->cg->d_sc, 0, c->phi, c->du, c->partA, c->parti));
     HS_CALL(hs_cu_launch_final_maxloc(c, &c->d_sc->upd, &c->d_sc->upd_node));
     return HS_OK;
 }

@@ -1,49 +1,47 @@
 /*
- * The distributed backend (hs_backend_mpi.h): an inner cpu backend on each rank's local mesh,
- * global Newton decisions, the distributed CG, gathered state.
+ * The distributed backend (hs_backend_mpi.h): an inner backend on each rank's local mesh, composed
+ * through its ops (hs_backend_ops) and its partition ops (hs_backend_part_ops: the owned rows'
+ * residual, the distributed solve), never its fields; global Newton decisions, gathered state.
  */
 #include "hs_backend_mpi.h"
 
 #include <math.h>
 #include <mpi.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../cpu/cpu_backend.h"
 #include "hs_dist.h"
 #include "hs_par.h"
 #include "hs_util.h"
-#include "hs_vec.h"
-#if HS_HAS_CUDA
-#include "hs_cuda.h"
-#include "hs_dist_gpu.h"
-#endif
 
 typedef struct mpi_impl {
     MPI_Comm comm;
     int rank, size;
-    int32_t *part;          /* [n_global] owner of each node */
+    int32_t *owner;         /* [n_global] owner of each node */
     hs_part_local *l;
     hs_mesh *lmesh;         /* local mesh: local nodes (owned, ghosts), local elements */
+    hs_region_set *lreg;    /* the regions of the local elements and nodes (NULL: uniform tissue) */
+    hs_sample_set *lsmp[HS_SAMPLE_SETS]; /* the sample sets restricted to the owned nodes, local columns */
+    double *sbuf[HS_SAMPLE_SETS];        /* [cap][n_rows] this rank's partial samples */
     hs_stim_set *lstim;
     hs_problem *lprob;
-    hs_backend *inner;      /* cpu on the local problem */
-    double *dval;           /* [owned nnz] K's owned rows in the local pattern's order */
-    hs_dist_matrix *dm;
-    hs_dist_cg_work *cgw;
+    hs_backend *inner;      /* the rank's backend on the local problem */
+    const hs_backend_part_ops *pops; /* its partition ops */
+    hs_backend_part *part;  /* its distributed solver */
+    hs_dist_times t;        /* this wrapper's own all-reduces (residual, update norm) */
     int32_t n_elem_mine;    /* elements this rank reports in gathers (owner of the element's first node) */
-    int32_t *elem_mine_local, *elem_mine_global;
+    int32_t *elem_mine_local;
+    int64_t *elem_mine_global;
+    MPI_Datatype res_type;  /* (double, int64) for the residual's maxloc */
+    MPI_Op res_op;
     hs_state lstate;        /* local copy of every field, for get/set_state */
     double *lh1, *lh2, *buf; /* local history, owned-value buffer */
     double *gbuf;           /* [max(n_nodes, n_elems)] a gathered field nobody asked for */
     double res;             /* global Newton residual of the last assembly */
     double t_solve;
-    int on_gpu;             /* the inner backend is cuda: the CG runs on the device (gpu) */
-    int use_nccl;           /* its traffic through NCCL (else MPI through host buffers) */
-#if HS_HAS_CUDA
-    hs_dist_gpu *gpu;
-#endif
+    int fast;               /* the inner backend's own transport (prepare's answer: NCCL), else MPI */
 } mpi_impl;
 
 /* Every rank returns the same status: the first failing rank's code and message go to all. */
@@ -78,101 +76,87 @@ static hs_status name_global_element(const mpi_impl *m, const hs_mesh *global, h
     if (!p || sscanf(p + 8, "%d", &le) != 1 || le < 0 || le >= m->l->n_elems) return st;
     char text[2048];
     snprintf(text, sizeof text, "%s [rank %d's element %d is element %lld of the mesh]", msg, m->rank, le,
-             hs_mesh_elem_name(global, m->l->elems[le]));
+             hs_mesh_elem_name(global, (int32_t)m->l->elems[le]));
     hs_error_clear();
     return hs_error_set(st, __FILE__, __LINE__, __func__, "%s", text);
 }
 
-/* The Newton residual over the ranks: the largest of each rank's (value, global node), MPI_MAXLOC */
-static void residual_maxloc(mpi_impl *m, double v, int32_t node, double *res_norm, int32_t *res_node)
+/* (value, 64-bit global node): MPI_MAXLOC's rule (the larger value, then the smaller node), which
+ * MPI defines for an int index only. Values are never NaN (the ranks report NaN as +inf). */
+typedef struct res_loc {
+    double v;
+    int64_t i;
+} res_loc;
+
+static void res_maxloc_op(void *in, void *inout, int *len, MPI_Datatype *type)
 {
-    struct {
-        double v;
-        int i;
-    } loc = {v, (int)node}, glob;
+    (void)type;
+    const res_loc *a = in;
+    res_loc *b = inout;
+    for (int k = 0; k < *len; ++k)
+        if (a[k].v > b[k].v || (a[k].v == b[k].v && a[k].i < b[k].i)) b[k] = a[k];
+}
+
+static hs_status res_maxloc_create(mpi_impl *m)
+{
+    const int len[2] = {1, 1};
+    const MPI_Aint at[2] = {offsetof(res_loc, v), offsetof(res_loc, i)};
+    const MPI_Datatype types[2] = {MPI_DOUBLE, MPI_INT64_T};
+    MPI_Datatype t = MPI_DATATYPE_NULL;
+    HS_MPI_CALL(MPI_Type_create_struct(2, len, at, types, &t));
+    HS_MPI_CALL(MPI_Type_create_resized(t, 0, sizeof(res_loc), &m->res_type));
+    MPI_Type_free(&t);
+    HS_MPI_CALL(MPI_Type_commit(&m->res_type));
+    HS_MPI_CALL(MPI_Op_create(res_maxloc_op, 1, &m->res_op));
+    return HS_OK;
+}
+
+/* The Newton residual over the ranks: the largest of each rank's (value, global node) */
+static hs_status residual_maxloc(mpi_impl *m, double v, int64_t node, double *res_norm, int32_t *res_node)
+{
+    res_loc loc = {v, node}, glob;
     double t0 = hs_wtime();
-    MPI_Allreduce(&loc, &glob, 1, MPI_DOUBLE_INT, MPI_MAXLOC, m->comm);
-    m->dm->t.allreduce += hs_wtime() - t0;
+    HS_MPI_CALL(MPI_Allreduce(&loc, &glob, 1, m->res_type, m->res_op, m->comm));
+    m->t.allreduce += hs_wtime() - t0;
+    m->t.allreduces++;
     *res_norm = glob.v;
-    *res_node = glob.i;
+    *res_node = (int32_t)glob.i; /* the Newton loop names the mesh's node (hs_mesh numbers them in 32 bits) */
     m->res = glob.v;
+    return HS_OK;
 }
 
 static hs_status mpi_assemble(hs_backend *b, double *res_norm, int32_t *res_node)
 {
     mpi_impl *m = b->impl;
     HS_CALL(agree(m, name_global_element(m, b->prob->mesh, m->inner->ops->assemble(m->inner, res_norm, res_node))));
-    const hs_part_local *l = m->l;
-#if HS_HAS_CUDA
-    if (m->on_gpu) { /* the residual of the owned rows on the device; K stays there */
-        double v = 0.0;
-        int32_t il = 0;
-        HS_CALL(agree(m, hs_dist_gpu_residual(m->gpu, &v, &il)));
-        residual_maxloc(m, v, l->l2g[il], res_norm, res_node);
-        return HS_OK;
-    }
-#endif
-    cpu_impl *c = m->inner->impl;
     /* the owned rows only (a ghost's row misses the elements of other ranks) */
-    double best = -1.0;
-    int32_t at = 0;
-    for (int32_t i = 0; i < l->n_owned; ++i) {
-        double v = fabs(c->rhs[i]) * c->res_w[i];
-        if (!(v <= INFINITY)) v = INFINITY; /* NaN: reported as non-finite */
-        if (v > best) {
-            best = v;
-            at = l->l2g[i];
-        }
-    }
-    residual_maxloc(m, best, at, res_norm, res_node);
-    return HS_OK;
+    double v = 0.0;
+    int32_t il = 0;
+    HS_CALL(agree(m, m->pops->residual(m->part, &v, &il)));
+    return residual_maxloc(m, v, m->l->l2g[il], res_norm, res_node);
 }
 
-/* The inner backend's K and Jacobi diagonal (solve's first act; the cpu's values copied to the
- * distributed matrix's) */
+/* The inner backend's K and Jacobi diagonal (solve's first act) */
 static hs_status mpi_tangent(hs_backend *b)
 {
     mpi_impl *m = b->impl;
-    HS_CALL(agree(m, m->inner->ops->tangent(m->inner)));
-#if HS_HAS_CUDA
-    if (m->on_gpu) return HS_OK; /* K stays on the device */
-#endif
-    const cpu_impl *c = m->inner->impl;
-    const int64_t *slot = c->lay->slot_of_nnz;
-    for (int32_t k = 0; k < m->l->pattern->nnz; ++k) m->dval[k] = c->kval[slot[k]];
-    return HS_OK;
+    return agree(m, m->inner->ops->tangent(m->inner));
 }
 
 static hs_status mpi_solve(hs_backend *b, hs_cg_result *cg, double *upd_norm)
 {
     mpi_impl *m = b->impl;
     const hs_problem *p = b->prob;
-    const int32_t n = m->l->n_owned;
     double t0 = hs_wtime();
     HS_CALL(mpi_tangent(b));
     hs_cg_opts o = p->opt.cg;
     o.tol = hs_cg_forcing_tol(p->opt.cg.tol, p->opt.cg_forcing, p->opt.newton_tol_residual, m->res);
-#if HS_HAS_CUDA
-    if (m->on_gpu) {
-        double u = 0.0;
-        HS_CALL(agree(m, hs_dist_gpu_solve(m->gpu, &o, cg, &u)));
-        MPI_Allreduce(MPI_IN_PLACE, &u, 1, MPI_DOUBLE, MPI_MAX, m->comm);
-        *upd_norm = u;
-        m->t_solve += hs_wtime() - t0;
-        return HS_OK;
-    }
-#endif
-    cpu_impl *c = m->inner->impl;
-    HS_CALL(agree(m, hs_dist_cg(m->dm, c->inv_diag, c->rhs, c->du, &o, m->cgw, cg)));
-    if (cg->outcome == HS_CG_CONVERGED) {
-        for (int32_t i = 0; i < n; ++i) c->phi[i] -= c->du[i];
-        /* the ghosts of phi from their owners */
-        hs_status st = hs_halo_start(m->dm->halo, c->phi);
-        if (st == HS_OK) st = hs_halo_finish(m->dm->halo);
-        HS_CALL(agree(m, st));
-    }
-    double u = hs_vec_norm_inf(n, c->du, NULL);
+    double u = 0.0;
+    HS_CALL(agree(m, m->pops->solve(m->part, &o, cg, &u)));
+    const double ta = hs_wtime();
     MPI_Allreduce(MPI_IN_PLACE, &u, 1, MPI_DOUBLE, MPI_MAX, m->comm);
+    m->t.allreduce += hs_wtime() - ta;
+    m->t.allreduces++;
     *upd_norm = u;
     m->t_solve += hs_wtime() - t0;
     return HS_OK;
@@ -191,7 +175,7 @@ static hs_status mpi_restore_step(hs_backend *b)
 }
 
 /* The field's values this rank reports, into m->buf: owned nodes, or its elements. */
-static const double *mine_of(mpi_impl *m, const hs_state_desc *d, int k, int32_t *n, const int32_t **idx)
+static const double *mine_of(mpi_impl *m, const hs_state_desc *d, int k, int32_t *n, const int64_t **idx)
 {
     const double *f = m->lstate.field[k];
     if (d->f[k].where == HS_AT_NODE) {
@@ -216,9 +200,9 @@ static hs_status mpi_get_state(hs_backend *b, hs_state *dst)
     HS_CALL(agree(m, m->inner->ops->get_state(m->inner, &want)));
     for (int k = 0; k < b->state.n_fields; ++k) {
         int32_t n = 0;
-        const int32_t *idx = NULL;
+        const int64_t *idx = NULL;
         const double *v = mine_of(m, &m->inner->state, k, &n, &idx);
-        HS_CALL(hs_dist_gather_idx(m->comm, -1, n, idx, v, (int32_t)hs_state_field_len(&b->state, k),
+        HS_CALL(hs_dist_gather_idx(m->comm, -1, n, idx, v, (int64_t)hs_state_field_len(&b->state, k),
                                    dst->field[k] ? dst->field[k] : m->gbuf));
     }
     return HS_OK;
@@ -264,47 +248,138 @@ static hs_status mpi_set_history(hs_backend *b, const hs_extrap *ex, const doubl
     return agree(m, m->inner->ops->set_history(m->inner, ex, phi1 ? m->lh1 : NULL, phi2 ? m->lh2 : NULL));
 }
 
+/* Probes and ECG: row j of a set is a linear functional of phi over the global nodes. Each rank
+ * keeps the entries of the nodes it owns (local columns, ascending), the inner backend applies them,
+ * and the partial rows are summed over the ranks: a probe's one entry lives on one rank (the others
+ * add an exact 0), an electrode's weights are summed per rank then across (round-off). */
+typedef struct col_val {
+    int32_t col;
+    double val;
+} col_val;
+
+static int cmp_col(const void *a, const void *b)
+{
+    int32_t x = ((const col_val *)a)->col, y = ((const col_val *)b)->col;
+    return (x > y) - (x < y);
+}
+
+static hs_status local_sample_set(const mpi_impl *m, const hs_sample_set *g, hs_sample_set **out)
+{
+    *out = NULL;
+    const hs_part_local *l = m->l;
+    hs_status st = HS_OK;
+    int32_t *g2l = NULL;
+    col_val *cv = NULL;
+    hs_sample_set *s = NULL;
+    HS_CALL(HS_ALLOC(g2l, (size_t)l->n_global + 1, "sample columns"));
+    for (int64_t i = 0; i < l->n_global; ++i) g2l[i] = -1;
+    for (int32_t i = 0; i < l->n_owned; ++i) g2l[l->l2g[i]] = i;
+    int64_t nnz = 0;
+    for (int64_t k = 0; k < g->row_ptr[g->n_rows]; ++k) nnz += g2l[g->col[k]] >= 0;
+    HS_CALL_GOTO(HS_ALLOC(s, 1, "local sample set"), done);
+    s->n_rows = g->n_rows;
+    HS_CALL_GOTO(HS_ALLOC(s->row_ptr, (size_t)g->n_rows + 1, "local sample set"), done);
+    HS_CALL_GOTO(HS_ALLOC(s->col, (size_t)nnz + 1, "local sample set"), done);
+    HS_CALL_GOTO(HS_ALLOC(s->val, (size_t)nnz + 1, "local sample set"), done);
+    HS_CALL_GOTO(HS_ALLOC(s->offset, (size_t)g->n_rows + 1, "local sample set"), done); /* zero: added by sim */
+    HS_CALL_GOTO(HS_ALLOC(cv, (size_t)nnz + 1, "local sample set"), done);
+    int64_t q = 0;
+    for (int j = 0; j < g->n_rows; ++j) {
+        const int64_t q0 = q;
+        for (int64_t k = g->row_ptr[j]; k < g->row_ptr[j + 1]; ++k)
+            if (g2l[g->col[k]] >= 0) cv[q++] = (col_val){g2l[g->col[k]], g->val[k]};
+        qsort(cv + q0, (size_t)(q - q0), sizeof *cv, cmp_col);
+        for (int64_t k = q0; k < q; ++k) s->col[k] = cv[k].col, s->val[k] = cv[k].val;
+        s->row_ptr[j + 1] = q;
+    }
+    *out = s;
+    s = NULL;
+done:
+    hs_sample_set_destroy(&s);
+    free(cv);
+    free(g2l);
+    return st;
+}
+
+static hs_status mpi_sample_setup(hs_backend *b, int set, const hs_sample_set *s, int cap)
+{
+    mpi_impl *m = b->impl;
+    const hs_backend_ops *in = m->inner->ops;
+    HS_CHECK(in->sample_setup && in->sample && in->sample_fetch, HS_ERR_INTERNAL, "backend %s cannot sample",
+             in->name);
+    HS_CHECK(set >= 0 && set < HS_SAMPLE_SETS && cap > 0, HS_ERR_INTERNAL, "sample set %d, %d rows", set, cap);
+    hs_sample_set_destroy(&m->lsmp[set]);
+    free(m->sbuf[set]);
+    m->sbuf[set] = NULL;
+    hs_status st = local_sample_set(m, s, &m->lsmp[set]);
+    if (st == HS_OK) st = HS_ALLOC(m->sbuf[set], (size_t)cap * (size_t)s->n_rows + 1, "sample buffer");
+    if (st == HS_OK) st = in->sample_setup(m->inner, set, m->lsmp[set], cap);
+    return agree(m, st);
+}
+
+static hs_status mpi_sample(hs_backend *b, int set, int slot)
+{
+    mpi_impl *m = b->impl;
+    return agree(m, m->inner->ops->sample(m->inner, set, slot));
+}
+
+static hs_status mpi_sample_fetch(hs_backend *b, int set, int n, double *dst)
+{
+    mpi_impl *m = b->impl;
+    HS_CALL(agree(m, m->inner->ops->sample_fetch(m->inner, set, n, m->sbuf[set])));
+    const int count = n * m->lsmp[set]->n_rows;
+    HS_MPI_CALL(MPI_Allreduce(m->sbuf[set], dst, count, MPI_DOUBLE, MPI_SUM, m->comm));
+    return HS_OK;
+}
+
 static void mpi_get_times(const hs_backend *b, hs_phase_times *t)
 {
     const mpi_impl *m = b->impl;
+    hs_dist_times d;
+    m->pops->times(m->part, &d);
     m->inner->ops->get_times(m->inner, t);
     t->solve = m->t_solve;
-    t->spmv = m->dm->t.spmv;
+    t->spmv = d.spmv;
 }
 
 void hs_backend_mpi_times(const hs_backend *b, hs_mpi_times *t)
 {
     const mpi_impl *m = b->impl;
-    t->halo_wait = m->dm->t.halo_wait;
-    t->allreduce = m->dm->t.allreduce;
-    t->spmv = m->dm->t.spmv;
-    t->exchanges = m->dm->t.exchanges;
-    t->allreduces = m->dm->t.allreduces;
+    hs_dist_times d;
+    m->pops->times(m->part, &d);
+    /* the CG's (the inner backend's) and this wrapper's Newton residual and update norm */
+    t->halo_wait = d.halo_wait;
+    t->allreduce = d.allreduce + m->t.allreduce;
+    t->spmv = d.spmv;
+    t->exchanges = d.exchanges;
+    t->allreduces = d.allreduces + m->t.allreduces;
 }
 
 static void mpi_destroy(hs_backend *b)
 {
     mpi_impl *m = b->impl;
     if (!m) return;
-#if HS_HAS_CUDA
-    hs_dist_gpu_destroy(&m->gpu);
-#endif
+    if (m->pops) m->pops->unbind(&m->part);
     hs_backend_destroy(&m->inner);
     hs_problem_destroy(&m->lprob);
+    hs_region_set_destroy(&m->lreg);
+    for (int k = 0; k < HS_SAMPLE_SETS; ++k) {
+        hs_sample_set_destroy(&m->lsmp[k]);
+        free(m->sbuf[k]);
+    }
     hs_stim_set_destroy(&m->lstim);
     hs_mesh_destroy(&m->lmesh);
-    hs_dist_cg_work_destroy(&m->cgw);
-    hs_dist_matrix_destroy(&m->dm);
     hs_part_local_destroy(&m->l);
     hs_state_destroy(&m->lstate);
-    free(m->part);
-    free(m->dval);
+    free(m->owner);
     free(m->elem_mine_local);
     free(m->elem_mine_global);
     free(m->lh1);
     free(m->lh2);
     free(m->buf);
     free(m->gbuf);
+    if (m->res_op != MPI_OP_NULL) MPI_Op_free(&m->res_op);
+    if (m->res_type != MPI_DATATYPE_NULL) MPI_Type_free(&m->res_type);
     if (m->comm != MPI_COMM_NULL) MPI_Comm_free(&m->comm);
     free(m);
     b->impl = NULL;
@@ -324,11 +399,14 @@ static const hs_backend_ops mpi_ops = {
     .set_history = mpi_set_history,
     .get_times = mpi_get_times,
     .destroy = mpi_destroy,
+    .sample_setup = mpi_sample_setup,
+    .sample = mpi_sample,
+    .sample_fetch = mpi_sample_fetch,
 };
 
-static int cmp_i32(const void *a, const void *b)
+static int cmp_i64(const void *a, const void *b)
 {
-    int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
     return (x > y) - (x < y);
 }
 
@@ -341,7 +419,7 @@ static hs_status local_mesh(const hs_mesh *g, const hs_part_local *l, hs_mesh **
     HS_CALL(hs_mesh_alloc(nl, l->n_elems, &lm));
     for (int32_t i = 0; i < nl; ++i) {
         memcpy(lm->xyz + 3 * (size_t)i, g->xyz + 3 * (size_t)l->l2g[i], 3 * sizeof(double));
-        lm->node_orig[i] = g->node_orig ? g->node_orig[l->l2g[i]] : l->l2g[i];
+        lm->node_orig[i] = g->node_orig ? g->node_orig[l->l2g[i]] : (int32_t)l->l2g[i];
     }
     memcpy(lm->tets, l->tets, 4 * sizeof(int32_t) * (size_t)l->n_elems);
     for (int32_t e = 0; e < l->n_elems; ++e) lm->region[e] = g->region[l->elems[e]];
@@ -356,6 +434,48 @@ static hs_status local_mesh(const hs_mesh *g, const hs_part_local *l, hs_mesh **
     }
     *out = lm;
     return HS_OK;
+}
+
+/* The regions of the local elements (their table rows and entries) and nodes (decoupled: every
+ * element of an owned node is local, so an owned node is decoupled here exactly when it is in the
+ * mesh; a ghost's row is not solved on this rank). The table itself is copied. */
+static hs_status local_regions(const hs_region_set *g, const hs_part_local *l, hs_region_set **out)
+{
+    *out = NULL;
+    if (!g) return HS_OK;
+    hs_status st = HS_OK;
+    hs_region_set *r = NULL;
+    const int32_t ne = l->n_elems, nl = l->n_owned + l->n_ghost;
+    HS_CALL(HS_ALLOC(r, 1, "local regions"));
+    r->n_entries = g->n_entries;
+    r->n_rows = g->n_rows;
+    HS_CALL_GOTO(HS_ALLOC(r->tab, (size_t)g->n_rows + 1, "local regions"), fail);
+    memcpy(r->tab, g->tab, sizeof *r->tab * (size_t)g->n_rows);
+    HS_CALL_GOTO(HS_ALLOC(r->entry_count, (size_t)g->n_entries + 1, "local regions"), fail);
+    HS_CALL_GOTO(HS_ALLOC(r->entry_volume, (size_t)g->n_entries + 1, "local regions"), fail);
+    if (g->elem_entry) {
+        HS_CALL_GOTO(HS_ALLOC(r->elem_entry, (size_t)ne + 1, "local regions"), fail);
+        for (int32_t e = 0; e < ne; ++e) r->elem_entry[e] = g->elem_entry[l->elems[e]];
+    }
+    if (g->elem_tab) {
+        HS_CALL_GOTO(HS_ALLOC(r->elem_tab, (size_t)ne + 1, "local regions"), fail);
+        for (int32_t e = 0; e < ne; ++e) {
+            r->elem_tab[e] = g->elem_tab[l->elems[e]];
+            r->n_passive += !r->tab[r->elem_tab[e]].conducting;
+        }
+    }
+    if (g->decoupled) {
+        HS_CALL_GOTO(HS_ALLOC(r->decoupled, (size_t)nl + 1, "local regions"), fail);
+        for (int32_t i = 0; i < nl; ++i) {
+            r->decoupled[i] = g->decoupled[l->l2g[i]];
+            r->n_decoupled += r->decoupled[i];
+        }
+    }
+    *out = r;
+    return HS_OK;
+fail:
+    hs_region_set_destroy(&r);
+    return st;
 }
 
 /* The global sites restricted to the local elements (sites may be empty on a rank). */
@@ -375,7 +495,8 @@ static hs_status local_stim(const hs_stim_set *g, const hs_part_local *l, hs_sti
         s->site[q] = g->site[q];
         s->elem_ptr[q] = k;
         for (int32_t j = g->elem_ptr[q]; j < g->elem_ptr[q + 1]; ++j) {
-            const int32_t *hit = bsearch(&g->elem[j], l->elems, (size_t)l->n_elems, sizeof(int32_t), cmp_i32);
+            const int64_t key = g->elem[j];
+            const int64_t *hit = bsearch(&key, l->elems, (size_t)l->n_elems, sizeof(int64_t), cmp_i64);
             if (hit) s->elem[k++] = (int32_t)(hit - l->elems); /* ascending: elems is sorted */
         }
     }
@@ -390,25 +511,19 @@ fail:
 static hs_status create_local(mpi_impl *m, const hs_problem *g, const hs_partitioner *part, const hs_backend_entry *inner)
 {
     const int32_t n = g->mesh->n_nodes;
-    HS_CALL(HS_ALLOC(m->part, n, "partition"));
+    HS_CALL(HS_ALLOC(m->owner, n, "partition"));
     double t0 = hs_wtime();
-    HS_CALL(hs_partition_nodes(part, g->pattern, m->size, m->part));
-    HS_CALL(hs_part_local_create(g->pattern, g->mesh->n_elems, g->mesh->tets, m->part, m->size, m->rank, &m->l));
+    HS_CALL(hs_partition_nodes(part, g->pattern, m->size, m->owner));
+    HS_CALL(hs_part_local_create(g->pattern, g->mesh->n_elems, g->mesh->tets, m->owner, m->size, m->rank, &m->l));
     const hs_part_local *l = m->l;
     HS_CALL(local_mesh(g->mesh, l, &m->lmesh));
     HS_CALL(local_stim(g->stim, l, &m->lstim));
+    HS_CALL(local_regions(g->opt.regions, l, &m->lreg));
     hs_problem_opts po = g->opt;
-    po.spmv = hs_spmv_find("csr_scalar"); /* the owned rows are read in CSR order (dval) */
+    po.regions = m->lreg;
+    po.spmv = hs_spmv_find("csr_scalar"); /* the distributed CG reads the owned rows in CSR order */
     HS_CHECK(po.spmv != NULL, HS_ERR_INTERNAL, "csr_scalar is not registered");
-    if (m->on_gpu) { /* the inner cuda backend assembles; the distributed CG replaces its solvers */
-        po.values = HS_VALUES_F64;
-        po.graph = 0;
-        po.step_graph = 0;
-        po.persistent = 0;
-        po.cg.variant = HS_CG_CHRONOPOULOS;
-        po.pc.precond = HS_PRECOND_JACOBI;
-        po.pc.krylov = HS_KRYLOV_CG;
-    }
+    if (m->pops->local_opts) HS_CALL(m->pops->local_opts(&po)); /* checked already (refusal) */
     hs_csr *lpat = NULL;
     HS_CALL(hs_csr_from_tets(m->lmesh->n_nodes, m->lmesh->n_elems, m->lmesh->tets, &lpat));
     /* its owned rows are the view's rows: every element of an owned node is local */
@@ -422,18 +537,13 @@ static hs_status create_local(mpi_impl *m, const hs_problem *g, const hs_partiti
     }
     HS_CALL(hs_problem_create(m->lmesh, m->lstim, &po, &lpat, &m->lprob));
     HS_CALL(inner->create(m->lprob, &m->inner));
-    HS_CALL(HS_ALLOC(m->dval, (size_t)vp->nnz + 1, "distributed matrix"));
-    HS_CALL(hs_dist_matrix_create(l, m->comm, m->dval, &m->dm));
-    HS_CALL(hs_dist_cg_work_create(l, &m->cgw));
-#if HS_HAS_CUDA
-    if (m->on_gpu) HS_CALL(hs_dist_gpu_create(m->inner, l, m->comm, m->use_nccl, &m->dm->t, &m->gpu));
-#endif
+    HS_CALL(m->pops->bind(m->inner, l, &m->comm, m->fast, &m->part));
     /* element fields: each element reported by the owner of its first node */
-    for (int32_t e = 0; e < l->n_elems; ++e) m->n_elem_mine += m->part[g->mesh->tets[4 * (size_t)l->elems[e]]] == m->rank;
+    for (int32_t e = 0; e < l->n_elems; ++e) m->n_elem_mine += m->owner[g->mesh->tets[4 * (size_t)l->elems[e]]] == m->rank;
     HS_CALL(HS_ALLOC(m->elem_mine_local, (size_t)m->n_elem_mine + 1, "element owners"));
     HS_CALL(HS_ALLOC(m->elem_mine_global, (size_t)m->n_elem_mine + 1, "element owners"));
     for (int32_t e = 0, k = 0; e < l->n_elems; ++e)
-        if (m->part[g->mesh->tets[4 * (size_t)l->elems[e]]] == m->rank) {
+        if (m->owner[g->mesh->tets[4 * (size_t)l->elems[e]]] == m->rank) {
             m->elem_mine_local[k] = e;
             m->elem_mine_global[k++] = l->elems[e];
         }
@@ -447,22 +557,41 @@ static hs_status create_local(mpi_impl *m, const hs_problem *g, const hs_partiti
     return HS_OK;
 }
 
-hs_status hs_backend_mpi_create(const hs_problem *g, const hs_partitioner *part, const hs_backend_entry *inner,
-                                hs_backend **out)
+/* What a distributed run refuses, from the config alone: every rank finds the same. */
+static hs_status refusal(const hs_problem *g, const hs_backend_entry *inner)
 {
-    *out = NULL;
-    const int on_gpu = !strcmp(inner->name, "cuda");
-    HS_CHECK(!strcmp(inner->name, "cpu") || (on_gpu && HS_HAS_CUDA), HS_ERR_CONFIG,
-             "solver.backend: a distributed run (mpirun) uses the cpu or cuda backend on each rank; \"%s\" is not "
-             "distributed: use solver.backend = \"cpu\" or \"cuda\"",
-             inner->name);
-    HS_CHECK(!on_gpu || g->opt.values != HS_VALUES_F32, HS_ERR_CONFIG,
-             "solver.matrix_values: a distributed run with the cuda backend stores float64 values; use "
-             "solver.matrix_values = \"float64\" or \"auto\"");
+    if (!inner->part) { /* the backends that run on a partition, from the registry */
+        char names[256] = "";
+        size_t o = 0;
+        const hs_registry *reg = hs_backends_registry();
+        for (size_t i = 0; i < reg->count && o < sizeof names; ++i) {
+            const hs_backend_entry *e = hs_backends_find(hs_registry_name(reg, i));
+            if (e && e->part) o += (size_t)snprintf(names + o, sizeof names - o, "%s\"%s\"", o ? " or " : "", e->name);
+        }
+        return HS_FAIL(HS_ERR_CONFIG, "solver.backend: a distributed run (mpirun) needs a backend that runs on a "
+                       "partition; \"%s\" does not: use solver.backend = %s", inner->name, names);
+    }
     HS_CHECK(!g->opt.spmv || !strcmp(g->opt.spmv->name, "csr_scalar"), HS_ERR_CONFIG,
              "solver.spmv: a distributed run multiplies the owned rows in CSR order (csr_scalar); \"%s\" is not "
              "distributed: use solver.spmv = \"auto\" or \"csr_scalar\"",
              g->opt.spmv->name);
+    hs_problem_opts po = g->opt; /* the inner backend's own (solver.matrix_values with cuda) */
+    if (inner->part->local_opts) HS_CALL(inner->part->local_opts(&po));
+    return HS_OK;
+}
+
+hs_status hs_backend_mpi_create(const hs_problem *g, const hs_partitioner *part, const hs_backend_entry *inner,
+                                hs_backend **out)
+{
+    *out = NULL;
+    {
+        /* alike on every rank: printed once, by rank 0 (app/main.c), with no MPI_Abort */
+        const hs_status rs = refusal(g, inner);
+        if (rs != HS_OK) {
+            hs_par_set_agreed((int)rs);
+            return rs;
+        }
+    }
     hs_backend *b = NULL;
     mpi_impl *m = NULL;
     HS_CALL(HS_ALLOC(b, 1, "backend"));
@@ -476,41 +605,35 @@ hs_status hs_backend_mpi_create(const hs_problem *g, const hs_partitioner *part,
     }
     b->impl = m;
     m->comm = MPI_COMM_NULL;
+    m->res_type = MPI_DATATYPE_NULL;
+    m->res_op = MPI_OP_NULL;
     MPI_Comm_dup(hs_par_comm(), &m->comm);
     MPI_Comm_rank(m->comm, &m->rank);
     MPI_Comm_size(m->comm, &m->size);
-    m->on_gpu = on_gpu;
-#if HS_HAS_CUDA
-    if (on_gpu) { /* each rank's device before anything touches one */
+    m->pops = inner->part;
+    st = agree(m, res_maxloc_create(m));
+    if (st != HS_OK) {
+        hs_backend_destroy(&b);
+        return st;
+    }
+    if (m->pops->prepare) { /* e.g. each rank's device, before anything touches one */
         char desc[512] = "";
-        int shared = 0;
-        st = agree(m, hs_dist_gpu_select_device(m->comm, &shared, desc, sizeof desc));
+        st = agree(m, m->pops->prepare(&m->comm, desc, sizeof desc, &m->fast));
         if (st != HS_OK) {
             hs_backend_destroy(&b);
             return st;
         }
-        /* every rank's device, printed by rank 0 (the other ranks are quiet) */
+        /* every rank's, printed by rank 0 (the other ranks are quiet) */
         char *all = m->rank == 0 ? malloc(sizeof desc * (size_t)m->size) : NULL;
         MPI_Gather(desc, (int)sizeof desc, MPI_CHAR, all, (int)sizeof desc, MPI_CHAR, 0, m->comm);
-        for (int q = 0; all && q < m->size; ++q) hs_log(1, "gpu: %.500s\n", all + sizeof desc * (size_t)q);
+        for (int q = 0; all && q < m->size; ++q)
+            if (all[sizeof desc * (size_t)q])
+                hs_log(1, "%s: %.500s\n", inner->needs_device ? "gpu" : inner->name, all + sizeof desc * (size_t)q);
         free(all);
-        /* NCCL when every rank can load it and every rank has its own device */
-        char why[300] = "";
-        int nccl = hs_dist_gpu_nccl_available(why, sizeof why);
-        MPI_Allreduce(MPI_IN_PLACE, &nccl, 1, MPI_INT, MPI_MIN, m->comm);
-        m->use_nccl = nccl && !shared;
-        if (m->rank == 0 && HS_HAS_NCCL && !nccl)
-            hs_warn("%s (on this or another rank): the halo exchange and the CG's all-reduce go through MPI and host "
-                    "buffers (correct, slower; docs/parallel.md)", why[0] ? why : "NCCL could not be loaded");
-        else if (m->rank == 0 && HS_HAS_NCCL && shared)
-            hs_warn("more ranks than GPUs on a node: ranks share a device, which one NCCL communicator does not "
-                    "allow; the halo exchange and the CG's all-reduce go through MPI and host buffers (correct, "
-                    "slower: give each rank its own GPU, docs/parallel.md)");
     }
-#endif
     st = agree(m, create_local(m, g, part, inner));
     if (st == HS_OK) {
-        const hs_part_balance bal = hs_partition_balance(g->pattern, m->part, m->size);
+        const hs_part_balance bal = hs_partition_balance(g->pattern, m->owner, m->size);
         /* collective; rank 0 prints it unless quiet (the other ranks are quiet) */
         st = agree(m, hs_dist_report(m->l, m->comm, part->name, &bal, hs_verbosity >= 1 ? stderr : NULL));
     }
@@ -518,14 +641,13 @@ hs_status hs_backend_mpi_create(const hs_problem *g, const hs_partitioner *part,
         hs_backend_destroy(&b);
         return st;
     }
-    snprintf(b->description, sizeof b->description, "mpi (%d ranks, %s partition) of %.200s", m->size, part->name,
-             m->inner->description);
-#if HS_HAS_CUDA
-    if (m->gpu)
-        snprintf(b->description, sizeof b->description,
-                 "mpi (%d ranks, %s partition; distributed CG on the device, halo and all-reduce through %s) of %.110s",
-                 m->size, part->name, hs_dist_gpu_transport(m->gpu), m->inner->description);
-#endif
+    const char *what = m->pops->describe ? m->pops->describe(m->part) : NULL;
+    if (what)
+        snprintf(b->description, sizeof b->description, "mpi (%d ranks, %s partition; %.100s) of %.110s", m->size,
+                 part->name, what, m->inner->description);
+    else
+        snprintf(b->description, sizeof b->description, "mpi (%d ranks, %s partition) of %.200s", m->size, part->name,
+                 m->inner->description);
     *out = b;
     return HS_OK;
 }

@@ -2,13 +2,16 @@
  * @file hs_backend_mpi.h
  * @brief The distributed backend: one simulation over the ranks of MPI_COMM_WORLD. Every rank
  * holds the whole problem (each builds the mesh: no scatter), partitions its nodes identically
- * (parallel.partition), and runs an inner backend (cpu, or cuda on the rank's device) on its local
- * mesh: the elements touching its owned nodes, whose other nodes are ghosts. The inner backend's
- * element pass and "K_elem . 1" assembly give complete owned rows; this wrapper makes every
- * decision global: the Newton residual (max over owned rows, MPI_MAXLOC), the update norm, errors
- * (the first failing rank's message goes to all), and solves with the distributed
- * Chronopoulos-Gear PCG (parallel/hs_dist.h; with cuda its device version,
- * backends/cuda/hs_dist_gpu.h), then refreshes the ghosts of phi. Its state is the global one:
+ * (parallel.partition), and runs an inner backend (any with partition ops, hs_backend_entry.part:
+ * cpu, or cuda on the rank's device) on its local mesh: the elements touching its owned nodes
+ * (with their regions), whose other nodes are ghosts. The inner backend is reached through its ops
+ * only (hs_backend_ops, hs_backend_part_ops), never its fields. Its element pass and "K_elem . 1"
+ * assembly give complete owned rows; this wrapper makes every decision global: the Newton residual
+ * (max over owned rows with a 64-bit global node), the update norm, errors (the first failing
+ * rank's message goes to all), and solves with the inner backend's distributed CG (its partition
+ * ops' solve: the host one of parallel/hs_dist.h, or the device one of backends/cuda/hs_dist_gpu.h),
+ * which refreshes the ghosts of phi. Probes and ECG: each rank applies the sample sets' entries of
+ * its owned nodes, the fetch sums the ranks' rows on every rank. Its state is the global one:
  * get_state gathers onto rank 0 (other ranks' buffers are left as they are), set_state takes the
  * global state on every rank. Every op is collective: all ranks call them in the same order
  * (sim/sim_run.c does).

@@ -89,9 +89,9 @@ int main(int argc, char **argv)
         double *lx = malloc((no + 1) * sizeof(double)), *lin = malloc((nl + 1) * sizeof(double));
         double *ly = malloc((no + 1) * sizeof(double));
         for (int32_t li = 0; li < no; ++li) {
-            const int32_t g = l->l2g[li];
+            const int32_t g = (int32_t)l->l2g[li]; /* 64-bit global id of a 32-bit test mesh */
             for (int32_t k = l->pattern->row_ptr[li]; k < l->pattern->row_ptr[li + 1]; ++k)
-                val[k] = a->val[hs_csr_find(a, g, l->l2g[l->pattern->col[k]])];
+                val[k] = a->val[hs_csr_find(a, g, (int32_t)l->l2g[l->pattern->col[k]])];
             lb[li] = b[g];
             ld[li] = inv_diag[g];
             lin[li] = xg[g];
@@ -154,6 +154,16 @@ int main(int argc, char **argv)
         free(lin);
         free(ly);
         hs_part_local_destroy(&l);
+    }
+    /* global ids are 64-bit: a gather names an index past 2^31, and refuses (before any allocation or
+     * message, alike on every rank) a total one rank cannot receive through MPI's int counts */
+    {
+        const int64_t big = (int64_t)INT32_MAX + 2, idx = big - 1;
+        const double v = 1.0;
+        hs_status st = hs_dist_gather_idx(MPI_COMM_WORLD, 0, 1, &idx, &v, big, NULL);
+        HS_TEST_CHECK(st == HS_ERR_CONFIG && strstr(hs_error_message(), "MPI counts"), "gather of %lld values: %s",
+                      (long long)big, hs_error_message());
+        hs_error_clear();
     }
     /* every rank's verdict decides the exit status */
     int fails = hs_test_failures, all = 0;

@@ -50,7 +50,7 @@ static void check_views(const hs_mesh *m, const hs_csr *a, const int32_t *part, 
     for (int r = 0; r < P; ++r) {
         const hs_part_local *l = v[r];
         for (int32_t li = 0; li < l->n_owned; ++li) {
-            const int32_t g = l->l2g[li];
+            const int32_t g = (int32_t)l->l2g[li]; /* 64-bit global id of a 32-bit test mesh */
             HS_TEST_CHECK(owned_by[g] == -1 && part[g] == r, "%s P=%d: node %d owned twice or by the wrong rank",
                           name, P, (int)g);
             owned_by[g] = r;
@@ -72,7 +72,7 @@ static void check_views(const hs_mesh *m, const hs_csr *a, const int32_t *part, 
         /* rows: same columns as the global row; interior rows have no ghost, boundary rows one */
         int32_t cols[64];
         for (int32_t li = 0; li < l->n_owned; ++li) {
-            const int32_t g = l->l2g[li];
+            const int32_t g = (int32_t)l->l2g[li]; /* 64-bit global id of a 32-bit test mesh */
             const int32_t len = l->pattern->row_ptr[li + 1] - l->pattern->row_ptr[li];
             HS_TEST_CHECK(len == a->row_ptr[g + 1] - a->row_ptr[g] && len <= 64, "%s: row %d length", name, (int)g);
             if (len != a->row_ptr[g + 1] - a->row_ptr[g] || len > 64) continue;
@@ -81,7 +81,7 @@ static void check_views(const hs_mesh *m, const hs_csr *a, const int32_t *part, 
                 const int32_t c = l->pattern->col[l->pattern->row_ptr[li] + q];
                 if (q > 0) HS_TEST_CHECK(c > l->pattern->col[l->pattern->row_ptr[li] + q - 1], "%s: sorted", name);
                 has_ghost |= c >= l->n_owned;
-                cols[q] = l->l2g[c];
+                cols[q] = (int32_t)l->l2g[c];
             }
             qsort(cols, (size_t)len, sizeof(int32_t), cmp_i32);
             HS_TEST_CHECK(memcmp(cols, a->col + a->row_ptr[g], (size_t)len * sizeof(int32_t)) == 0,

@@ -27,7 +27,7 @@ int main(void)
     a.output_enabled = b.output_enabled;
     a.config_path = b.config_path;
     memset(a.config_fp, 0, sizeof a.config_fp);
-    a.out_state = b.out_state = 0, a.out_mv = b.out_mv = 0, a.out_mesh_fields = b.out_mesh_fields = 0;
+    a.out_state.n = b.out_state.n = 0, a.out_mv = b.out_mv = 0, a.out_mesh_fields = b.out_mesh_fields = 0;
     /* the rest field by field (the struct has padding, so no memcmp of the whole) */
     HS_TEST_CHECK(a.mesh.source == b.mesh.source, "mesh.source");
     HS_TEST_CHECK(a.mesh.box.lx == b.mesh.box.lx && a.mesh.box.ly == b.mesh.box.ly && a.mesh.box.lz == b.mesh.box.lz &&

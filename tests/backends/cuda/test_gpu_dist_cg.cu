@@ -106,9 +106,9 @@ int main(int argc, char **argv)
     const int32_t no = l->n_owned, nl = l->n_owned + l->n_ghost, nnz = l->pattern->nnz;
     std::vector<double> val(nnz), lb(no), ld(no), lx(no);
     for (int32_t li = 0; li < no; ++li) {
-        const int32_t g = l->l2g[li];
+        const int32_t g = (int32_t)l->l2g[li]; /* 64-bit global id of a 32-bit test mesh */
         for (int32_t k = l->pattern->row_ptr[li]; k < l->pattern->row_ptr[li + 1]; ++k)
-            val[k] = a->val[hs_csr_find(a, g, l->l2g[l->pattern->col[k]])];
+            val[k] = a->val[hs_csr_find(a, g, (int32_t)l->l2g[l->pattern->col[k]])];
         lb[li] = b[g];
         ld[li] = inv_diag[g];
     }
