@@ -71,9 +71,11 @@ static const hs_cfg_key base_keys[] = {
     {.path = "mesh.weld_tolerance", .type = HS_CFG_FLOAT, GE(0), .def_num = 0.0, .unit = "mm",
      AT(mesh_weld_tol),
      .meaning = "STL surfaces: corners closer than this (after mesh.scale) are one point; 0 = 1e-6 of the bounding-box diagonal"},
+    {.path = "mesh.label_array", .type = HS_CFG_STRING, .def_str = "", .unit = "-", AT(mesh_label_array),
+     .meaning = ".vtp surfaces: the CellData array holding the facet labels (one integer per polygon), e.g. \"class\"; \"\" = the first 1-component array named region, regions, tag, material, elemTag, gmsh:physical or CellEntityIds"},
     {.path = "mesh.quadratic", .type = HS_CFG_ENUM, .choices = "refuse|linearize", .def_str = "refuse",
      .unit = "-", AT(mesh_quadratic),
-     .meaning = "10-node tetrahedra in mesh.file: an error, or keep their corner nodes (mid-edge nodes dropped)"},
+     .meaning = "10-node tetrahedra in mesh.file: an error, or read each as the linear tetrahedron of its 4 corner nodes (the mid-edge nodes are not part of the linear mesh)"},
     {.path = "mesh.reorder", .type = HS_CFG_ENUM, .choices = "rcm|sfc|none", .def_str = "rcm",
      .unit = "-", AT(mesh_reorder),
      .meaning = "node renumbering for locality: reverse Cuthill-McKee (small bandwidth), a Hilbert space-filling curve, or none"},
@@ -381,7 +383,12 @@ static hs_cfg_key param_key(const hs_model *m, int k, char *path, size_t n, char
 {
     const hs_model_param *q = &m->params[k];
     snprintf(path, n, "model.%s", q->name);
-    snprintf(meaning, mn, "%s: %s", m->name, q->meaning); /* whose parameter it is */
+    /* whose parameter it is, said once: a model's own text may already start with "name: " */
+    const size_t nl = strlen(m->name);
+    if (!strncmp(q->meaning, m->name, nl) && q->meaning[nl] == ':')
+        snprintf(meaning, mn, "%s", q->meaning);
+    else
+        snprintf(meaning, mn, "%s: %s", m->name, q->meaning);
     hs_cfg_key key = {.path = path, .unit = q->unit, .meaning = meaning, .def_num = q->def};
     key.type = q->kind == HS_PARAM_SWITCH ? HS_CFG_BOOL : HS_CFG_FLOAT;
     key.flags = HS_CFG_DOUBLE | (q->bounds & HS_PARAM_MIN_CLOSED ? HS_CFG_MIN_CLOSED : 0) |

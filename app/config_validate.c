@@ -204,6 +204,10 @@ static void validate_mesh(load_ctx *x, const hs_config *cfg)
                       "mesh.scale = %s applies to meshes read from files (mesh.source = \"tetgen\", \"file\" or "
                       "\"surface\"); the %s mesh is built in mm from its own size keys",
                       hs_cfg_fmt_num(cfg->mesh_scale, a, sizeof a), src);
+    if (strcmp(src, "surface") != 0 && cfg->mesh_label_array[0])
+        hs_cfg_report(x, origin_any(x, "mesh.label_array", "mesh.source", NULL),
+                      "mesh.label_array = \"%s\" applies to .vtp surfaces (mesh.source = \"surface\"); this mesh is "
+                      "\"%s\"", cfg->mesh_label_array, src);
     if (!strcmp(src, "ellipsoid_lv")) {
         const hs_lv_params *p = &cfg->lv;
         if (p->rs_epi <= p->rs_endo)

@@ -65,6 +65,7 @@ typedef struct hs_config {
     char mesh_file[HS_PATH_MAX]; /**< mesh.file, absolute after loading (tetgen: the prefix) */
     double mesh_scale;      /**< file coordinates times this = mm */
     double mesh_weld_tol;   /**< STL welding distance, mm; 0 = automatic */
+    char mesh_label_array[64]; /**< mesh.label_array: the .vtp CellData array of facet labels ("": the usual names) */
     char mesh_quadratic[16]; /**< "refuse" | "linearize" */
     char mesh_reorder[16];  /**< "rcm" | "sfc" | "none" */
     int mesh_cache;         /**< mesh.cache: reuse meshes TetGen built (sim/hs_mesh_cache.h) */

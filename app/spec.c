@@ -22,6 +22,7 @@ hs_status hs_mesh_spec_from_config(const hs_config *cfg, hs_mesh_spec *m)
     snprintf(m->file, sizeof m->file, "%s", cfg->mesh_file);
     m->scale = cfg->mesh_scale;
     m->weld_tol = cfg->mesh_weld_tol;
+    snprintf(m->label_array, sizeof m->label_array, "%s", cfg->mesh_label_array);
     m->linearize = strcmp(cfg->mesh_quadratic, "linearize") == 0;
     m->reorder = !strcmp(cfg->mesh_reorder, "rcm") ? HS_REORDER_RCM
                  : !strcmp(cfg->mesh_reorder, "sfc") ? HS_REORDER_SFC : HS_REORDER_NONE;

@@ -11,21 +11,12 @@
 #include <sys/stat.h>
 
 #include "hs_atomic_file.h"
+#include "hs_hash.h"
 #include "hs_util.h"
 
 _Static_assert(sizeof(hs_ckpt_header) == 20 * 8, "checkpoint header has no padding");
 
 static const char ckpt_magic[8] = {'H', 'S', 'C', 'K', 'P', 'T', '1', '\n'};
-
-uint64_t hs_fnv1a64(uint64_t h, const void *data, size_t n)
-{
-    const unsigned char *p = data;
-    for (size_t i = 0; i < n; ++i) {
-        h ^= p[i];
-        h *= 0x100000001b3ull;
-    }
-    return h;
-}
 
 uint64_t hs_mesh_fingerprint(const hs_mesh *m)
 {

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "hs_checkpoint.h"
+#include "hs_hash.h"
 #include "hs_test.h"
 #include "hs_util.h"
 
