@@ -7,6 +7,7 @@
 
 #include "hs_backend_diag.h"
 #include "hs_build_config.h"
+#include "hs_cuda_policy.h" /* the cuda backend's policy: what its persistent step runs */
 #include "hs_frame_writer.h"
 #include "hs_models.h"
 #include "hs_spec.h"
@@ -18,8 +19,8 @@ typedef struct bench_row {
     hs_phase_bench pb;
     double step;       /* median wall time of a whole time step */
     double step_other; /* the same with the other solver.step (NAN: the backend has one way only) */
-    int step_graph;    /* the run's solver.step (auto resolved): 0 kernels, 1 graph, 2 persistent */
-    int other_graph;   /* the one step_other measured */
+    hs_step_mode step_mode;  /* the run's solver.step (auto resolved) */
+    hs_step_mode other_mode; /* the one step_other measured: kernels or graph */
     double step_launch; /* the same with solver.step = persistent's whole-step launches (NAN: not measured) */
     int launch_len;    /* steps per launch there */
     double newton, cg; /* per step, over the measured steps */
@@ -76,13 +77,14 @@ static hs_status bench_backend(const hs_config *cfg, const char *backend, int re
     row->cg = (double)cg / nsteps_meas;
     /* the other solver.step beside it (the backend reads the option at every step): kernels beside
      * graph, graph beside kernels or persistent (Jacobi-CG only: the device's Newton loops run it) */
-    row->step_graph = sim.prob->opt.step_graph;
+    hs_exec_plan *plan = &sim.prob->opt.exec;
+    row->step_mode = plan->step;
     row->step_other = NAN;
-    row->other_graph = row->step_graph == 1 ? 0 : 1;
+    row->other_mode = row->step_mode == HS_STEP_GRAPH ? HS_STEP_KERNELS : HS_STEP_GRAPH;
     const hs_precond_opts *pc = &sim.prob->opt.pc;
-    if (sim.backend->ops->newton_device &&
-        (!row->other_graph || (pc->precond == HS_PRECOND_JACOBI && pc->krylov == HS_KRYLOV_CG))) {
-        sim.prob->opt.step_graph = row->other_graph;
+    if (sim.backend->ops->newton_device && (row->other_mode == HS_STEP_KERNELS ||
+                                            (pc->precond == HS_PRECOND_JACOBI && pc->krylov == HS_KRYLOV_CG))) {
+        plan->step = row->other_mode;
         for (int q = 0; q < 2; ++q, ++k) HS_CALL_GOTO(hs_sim_step(&sim, k * dt, dt, &ss), done); /* capture */
         for (int q = 0; q < nsteps_meas; ++q, ++k) {
             double w0 = hs_wtime();
@@ -90,18 +92,18 @@ static hs_status bench_backend(const hs_config *cfg, const char *backend, int re
             steps[q] = hs_wtime() - w0;
         }
         row->step_other = hs_median(steps, nsteps_meas);
-        sim.prob->opt.step_graph = row->step_graph;
+        plan->step = row->step_mode;
     }
     /* solver.step = persistent as a run launches it: the steps up to the next frame (or 100 without
      * output) per launch, when this configuration has it (what config_validate.c asks of it) */
     row->step_launch = NAN;
     if (sim.backend->ops->steps_device &&
-        !hs_step_persistent_refusal(&sim.prob->opt, sim.prob->split != NULL, sim.prob->pattern->n_rows)) {
+        !hs_cuda_step_persistent_refusal(&sim.prob->opt, spec.persistent, sim.prob->pattern->n_rows)) {
         const int len = spec.output_enabled && spec.out_interval > 0.0 ? (int)lround(spec.out_interval / dt) : 100;
         row->launch_len = len < 1 ? 1 : len > HS_STEPS_DEVICE_MAX ? HS_STEPS_DEVICE_MAX : len;
         HS_CALL_GOTO(HS_ALLOC(runs, nsteps_meas, "step timings"), done);
         HS_CALL_GOTO(HS_ALLOC(lstats, row->launch_len, "step statistics"), done);
-        sim.prob->opt.step_graph = 2;
+        plan->step = HS_STEP_PERSISTENT;
         for (int q = -1; q < nsteps_meas; ++q) { /* q = -1: the first launch sets up the kernel */
             double w0 = hs_wtime();
             int done_n = 0;
@@ -115,7 +117,7 @@ static hs_status bench_backend(const hs_config *cfg, const char *backend, int re
             if (q >= 0) runs[q] = (hs_wtime() - w0) / done_n;
         }
         row->step_launch = hs_median(runs, nsteps_meas);
-        sim.prob->opt.step_graph = row->step_graph;
+        plan->step = row->step_mode;
     }
     double res;
     int32_t node;
@@ -123,7 +125,7 @@ static hs_status bench_backend(const hs_config *cfg, const char *backend, int re
     HS_CALL_GOTO(sim.backend->ops->assemble(sim.backend, &res, &node), done);
     HS_CALL_GOTO(sim.backend->diag->bench(sim.backend, reps, &row->pb), done);
     /* one frame in output.format: fetch from the backend and write, median of 3 (the run overlaps
-     * both with the time loop: sim/sim_run.c write_frame) */
+     * both with the time loop: sim/run_output.c hs_run_output_frame) */
     row->frame = NAN;
     if (spec.output_enabled) {
         char dir[HS_PATH_MAX + 16];
@@ -183,21 +185,21 @@ static void print_row(const bench_row *b, double out_interval, double dt)
     }
     printf("| %-22s | %12.1f | %10s | %12s | %8s | %10s |\n", "time step", 1e6 * b->step, "-", "-", "-", "-");
     printf("  (a step: %.2f Newton iterations, %.1f CG iterations; solver.step = %s, one step per call)\n", b->newton,
-           b->cg, b->step_graph == 2 ? "persistent" : b->step_graph ? "graph" : "kernels");
+           b->cg, hs_step_mode_name(b->step_mode));
     if (isfinite(b->step_other))
         printf("| %-22s | %12.1f | %10s | %12s | %8s | %10s |\n  (the next steps with solver.step = %s: %s)\n",
-               "time step, other way", 1e6 * b->step_other, "-", "-", "-", "-", b->other_graph ? "graph" : "kernels",
-               b->other_graph ? "the whole Newton loop as one CUDA graph, one synchronisation per step"
+               "time step, other way", 1e6 * b->step_other, "-", "-", "-", "-", hs_step_mode_name(b->other_mode),
+               b->other_mode == HS_STEP_GRAPH ? "the whole Newton loop as one CUDA graph, one synchronisation per step"
                               : "the host runs the Newton loop, one synchronisation per Newton iteration");
     if (isfinite(b->step_launch))
         printf("| %-22s | %12.1f | %10s | %12s | %8s | %10s |\n  (the next steps with solver.step = persistent as a "
                "run launches them: %d steps per cooperative kernel, median over launches)\n",
                "time step, persistent", 1e6 * b->step_launch, "-", "-", "-", "-", b->launch_len);
-    if (isfinite(b->step_launch) && isfinite(b->step_other) && b->other_graph)
+    if (isfinite(b->step_launch) && isfinite(b->step_other) && b->other_mode == HS_STEP_GRAPH)
         printf("  (persistent against graph at %d rows: %.2fx the time, so it %s here; solver.step = auto takes it up "
                "to %d rows, the crossover measured on an H100: docs/benchmarks.md)\n", b->nodes,
                b->step_launch / b->step_other, b->step_launch < b->step_other ? "pays" : "does not pay",
-               HS_STEP_PERSISTENT_AUTO_ROWS);
+               HS_CUDA_STEP_PERSISTENT_AUTO_ROWS);
     if (isfinite(b->frame))
         printf("| %-22s | %12.1f | %10s | %12s | %8s | %10s |\n  (fetched and written synchronously; one frame per "
                "%g ms would be %.1f%% of the step time if nothing overlapped: `heartsim run` copies and writes "

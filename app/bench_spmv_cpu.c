@@ -20,7 +20,7 @@ hs_status hs_bench_matrix_from_config(const hs_config *cfg, hs_csr **out)
     static hs_sim_spec spec; /* large (paths): not on the stack */
     HS_CALL(hs_spec_from_config(cfg, &spec));
     spec.backend = hs_backends_find("cpu");
-    spec.spmv = hs_spmv_find("csr_scalar");
+    spec.spmv = &hs_spmv_ops_csr_scalar;
     hs_sim sim;
     HS_CALL(hs_sim_create(&spec, &sim));
     hs_status st = HS_OK;

@@ -155,6 +155,37 @@ const char *hs_cfg_choices_list(const char *choices, int quote, char *buf, size_
     return buf;
 }
 
+int hs_cfg_names_find(const hs_cfg_names *l, const char *s)
+{
+    for (int j = 0; j < l->n; ++j)
+        if (!strcmp(l->name[j], s)) return j;
+    return -1;
+}
+
+int hs_cfg_names_add(hs_cfg_names *l, const char *s)
+{
+    if (l->n < 0 || l->n >= HS_CFG_LIST_MAX || strlen(s) >= sizeof l->name[0]) return 0;
+    snprintf(l->name[l->n++], sizeof l->name[0], "%s", s);
+    return 1;
+}
+
+hs_cfg_names hs_cfg_names_parse(const char *csv)
+{
+    hs_cfg_names l;
+    memset(&l, 0, sizeof l);
+    char one[sizeof l.name[0]];
+    for (const char *c = csv; c && *c;) {
+        size_t len = strcspn(c, ",");
+        if (len > 0 && len < sizeof one) { /* empty names dropped */
+            memcpy(one, c, len);
+            one[len] = '\0';
+            (void)hs_cfg_names_add(&l, one);
+        }
+        c += len + (c[len] == ',');
+    }
+    return l;
+}
+
 /* How stimulus key @p k serves a site of shape @p shape: 2 required, 1 allowed (keys of every shape,
  * and a shape's optional keys), 0 not allowed. */
 int hs_cfg_shape_use(const hs_cfg_key *k, const char *shape)

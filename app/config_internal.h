@@ -135,6 +135,15 @@ const char *hs_cfg_choice_at(const char *choices, int i, char *buf, size_t n);
 /** "a, b, c" (with quotes when @p quote) from the choices. */
 const char *hs_cfg_choices_list(const char *choices, int quote, char *buf, size_t n);
 
+/* ---- a STRLIST key's value: hs_cfg_names (config_common.c) ---- */
+
+/** Position of @p s in @p l, or -1. */
+int hs_cfg_names_find(const hs_cfg_names *l, const char *s);
+/** Append @p s (no check against the key's choices); 0 when the list is full or the name too long. */
+int hs_cfg_names_add(hs_cfg_names *l, const char *s);
+/** The list of the comma-separated names @p csv (a key's def_str); empty names and names that do not fit are dropped. */
+hs_cfg_names hs_cfg_names_parse(const char *csv);
+
 /* ---- formatting and files (config_common.c) ---- */
 
 /** Shortest "%g" that reads back exactly, without an exponent from 1e-4 to 1e16. */

@@ -61,19 +61,7 @@ static void store_default(const hs_cfg_key *k, void *base)
             *(int *)p = hs_cfg_choice_index(k->choices, k->def_str);
         break;
     case HS_CFG_VEC3: memcpy(p, k->def_vec, sizeof k->def_vec); break;
-    case HS_CFG_STRLIST: {
-        int bits = 0;
-        char one[64];
-        for (const char *s = k->def_str; s && *s;) {
-            size_t len = strcspn(s, ",");
-            snprintf(one, sizeof one, "%.*s", (int)len, s);
-            int i = hs_cfg_choice_index(k->choices, one);
-            if (i >= 0) bits |= 1 << i;
-            s += len + (s[len] == ',');
-        }
-        *(int *)p = bits;
-        break;
-    }
+    case HS_CFG_STRLIST: *(hs_cfg_names *)p = hs_cfg_names_parse(k->def_str); break;
     case HS_CFG_GROUPLIST:
     case HS_CFG_GROUP: break;
     }
@@ -235,7 +223,9 @@ static int read_value(load_ctx *x, const hs_cfg_key *k, const char *shown,
                           describe(s, d, sizeof d));
             return 0;
         }
-        int bits = 0, ok = 1;
+        hs_cfg_names names;
+        memset(&names, 0, sizeof names);
+        int ok = 1;
         for (int i = 0, n = config_setting_length(s); i < n; ++i) {
             const config_setting_t *e = config_setting_get_elem(s, (unsigned)i);
             if (config_setting_type(e) != CONFIG_TYPE_STRING) {
@@ -250,13 +240,15 @@ static int read_value(load_ctx *x, const hs_cfg_key *k, const char *shown,
                 hs_cfg_report(x, o, "%s: unknown value \"%s\"; allowed: %s", shown, v,
                               hs_cfg_choices_list(k->choices, 1, list, sizeof list));
                 ok = 0;
-            } else if (bits & (1 << c)) {
+            } else if (hs_cfg_names_find(&names, v) >= 0) {
                 hs_cfg_report(x, o, "%s: \"%s\" is listed twice", shown, v);
                 ok = 0;
+            } else if (!hs_cfg_names_add(&names, v)) {
+                hs_cfg_report(x, o, "%s: more than %d names", shown, HS_CFG_LIST_MAX);
+                ok = 0;
             }
-            if (c >= 0) bits |= 1 << c;
         }
-        if (ok) *(int *)p = bits;
+        if (ok) *(hs_cfg_names *)p = names;
         return ok;
     }
     case HS_CFG_GROUPLIST:
@@ -383,53 +375,85 @@ static void report_unknown_entry_key(load_ctx *x, const origin *o, const char *s
                       hs_cfg_key_list(key_list_section, keys, sizeof keys));
 }
 
-static void walk_stimulus_group(load_ctx *x, hs_config *cfg, int j, const config_setting_t *g)
+/* A list section whose entries are groups chosen by a selector key (stimulus: shape; regions: select). */
+typedef struct list_kind {
+    const char *list;             /* "stimulus" */
+    const char *an_entry;         /* "a stimulus", in "unknown key ...; a stimulus has: ..." */
+    const char *key_list_section; /* hs_cfg_key_list's section for that list */
+    const char *selector;         /* the key that says which other keys apply */
+    const char *example;          /* the group's shape in messages */
+    int (*member)(const hs_cfg_key *);
+    int (*key_index)(const char *leaf);
+    /* a key of type HS_CFG_GROUP (regions.[j].model) */
+    void (*walk_group)(load_ctx *x, void *entry, int j, const config_setting_t *g);
+} list_kind;
+
+/* Entry j of a list section into @p entry: every key read and checked by its own key (origins in
+ * @p so), then against the entry's selector: a key of another selector refused, a required one
+ * missing reported. @p og: the group's origin. 1 when its keys were read without error (the
+ * selector checks may still have reported), so the caller's own checks of it may follow. */
+static int walk_list_entry(load_ctx *x, const list_kind *lk, int j, const config_setting_t *g, void *entry,
+                           origin *so, const origin *og)
 {
-    hs_stimulus_cfg *st = &cfg->stimuli[j];
-    origin *so = &x->stim[(size_t)j * (size_t)hs_cfg_nkeys()];
     char shown[128], d[128];
-    origin og = origin_of(x, g);
-    x->stim_group[j] = og;
-    stimulus_defaults(st);
     if (config_setting_type(g) != CONFIG_TYPE_GROUP) {
-        hs_cfg_report(x, &og, "stimulus.[%d]: expected a group { shape = \"box\"; ... }, got %s", j,
+        hs_cfg_report(x, og, "%s.[%d]: expected a group %s, got %s", lk->list, j, lk->example,
                       describe(g, d, sizeof d));
-        return;
+        return 0;
     }
     int errs = x->n_err;
     for (int i = 0, n = config_setting_length(g); i < n; ++i) {
         const config_setting_t *s = config_setting_get_elem(g, (unsigned)i);
         const char *name = config_setting_name(s);
         origin o = origin_of(x, s);
-        snprintf(shown, sizeof shown, "stimulus.[%d].%s", j, name);
-        int k = hs_cfg_stim_key_index(name);
+        snprintf(shown, sizeof shown, "%s.[%d].%s", lk->list, j, name);
+        int k = lk->key_index(name);
         if (k < 0) {
-            report_unknown_entry_key(x, &o, shown, name, j, "stimulus", "a stimulus", NULL, is_stim);
+            report_unknown_entry_key(x, &o, shown, name, j, lk->list, lk->an_entry, lk->key_list_section,
+                                     lk->member);
             continue;
         }
-        if (read_value(x, &hs_cfg_keys()[k], shown, s, st, &o)) so[k] = o;
+        if (hs_cfg_keys()[k].type == HS_CFG_GROUP && lk->walk_group) {
+            so[k] = o;
+            lk->walk_group(x, entry, j, s);
+        } else if (read_value(x, &hs_cfg_keys()[k], shown, s, entry, &o)) {
+            so[k] = o;
+        }
     }
-    if (x->n_err != errs) return; /* the shape itself may be what is wrong */
+    if (x->n_err != errs) return 0; /* the selector itself may be what is wrong */
 
-    /* Keys of some shapes only: required (or optional) for them, refused for the others. */
-    char shape[32];
-    int ks = hs_cfg_stim_key_index("shape");
-    hs_cfg_choice_at(hs_cfg_keys()[ks].choices, (int)st->shape, shape, sizeof shape);
+    /* Keys of some selector values only: required (or optional) for them, refused for the others. */
+    char sel[32];
+    const hs_cfg_key *ks = &hs_cfg_keys()[lk->key_index(lk->selector)];
+    hs_cfg_choice_at(ks->choices, *(const int *)((const char *)entry + ks->off), sel, sizeof sel);
     for (int k = 0; k < hs_cfg_nkeys(); ++k) {
         const hs_cfg_key *key = &hs_cfg_keys()[k];
-        if (!is_stim(key) || !key->shape) continue;
+        if (!lk->member(key) || !key->shape) continue;
         const char *leaf = leaf_of(key->path);
-        int use = hs_cfg_shape_use(key, shape);
+        int use = hs_cfg_shape_use(key, sel);
         if (use == 0 && so[k].set) {
             char also[64] = "";
             if (key->shape_opt) snprintf(also, sizeof also, " or \"%s\"", key->shape_opt);
-            hs_cfg_report(x, &so[k], "stimulus.[%d].%s is only used by shape = \"%s\"%s; this one is \"%s\"",
-                          j, leaf, key->shape, also, shape);
+            hs_cfg_report(x, &so[k], "%s.[%d].%s is only used by %s = \"%s\"%s; this one is \"%s\"", lk->list, j,
+                          leaf, lk->selector, key->shape, also, sel);
         } else if (use == 2 && !so[k].set) {
-            hs_cfg_report(x, &og, "stimulus.[%d]: missing key \"%s\" (required for shape = \"%s\")", j,
-                          leaf, shape);
+            hs_cfg_report(x, og, "%s.[%d]: missing key \"%s\" (required for %s = \"%s\")", lk->list, j, leaf,
+                          lk->selector, sel);
         }
     }
+    return 1;
+}
+
+static const list_kind stimulus_kind = {"stimulus", "a stimulus", NULL, "shape", "{ shape = \"box\"; ... }",
+                                        is_stim, hs_cfg_stim_key_index, NULL};
+
+static void walk_stimulus_group(load_ctx *x, hs_config *cfg, int j, const config_setting_t *g)
+{
+    hs_stimulus_cfg *st = &cfg->stimuli[j];
+    origin *so = &x->stim[(size_t)j * (size_t)hs_cfg_nkeys()];
+    x->stim_group[j] = origin_of(x, g);
+    stimulus_defaults(st);
+    if (!walk_list_entry(x, &stimulus_kind, j, g, st, so, &x->stim_group[j])) return;
     /* a surface site's restricting sphere needs both of its keys */
     int kc = hs_cfg_stim_key_index("center"), kr = hs_cfg_stim_key_index("radius");
     if (st->shape == HS_STIM_SURFACE && so[kc].set != so[kr].set)
@@ -512,54 +536,24 @@ static void walk_region_model(load_ctx *x, hs_region_cfg *r, int j, const config
     }
 }
 
+static void walk_region_model_entry(load_ctx *x, void *entry, int j, const config_setting_t *g)
+{
+    walk_region_model(x, (hs_region_cfg *)entry, j, g);
+}
+
+static const list_kind region_kind = {"regions", "a region", "regions", "select", "{ select = \"box\"; ... }",
+                                      is_region, hs_cfg_region_key_index, walk_region_model_entry};
+
 static void walk_region_group(load_ctx *x, hs_config *cfg, int j, const config_setting_t *g)
 {
     hs_region_cfg *r = &cfg->regions[j];
     origin *so = &x->reg[(size_t)j * (size_t)hs_cfg_nkeys()];
-    char shown[128], d[128];
-    origin og = origin_of(x, g);
-    x->reg_group[j] = og;
+    x->reg_group[j] = origin_of(x, g);
     hs_config_region_defaults(r);
-    if (config_setting_type(g) != CONFIG_TYPE_GROUP) {
-        hs_cfg_report(x, &og, "regions.[%d]: expected a group { select = \"box\"; ... }, got %s", j,
-                      describe(g, d, sizeof d));
-        return;
-    }
-    int errs = x->n_err;
-    for (int i = 0, n = config_setting_length(g); i < n; ++i) {
-        const config_setting_t *s = config_setting_get_elem(g, (unsigned)i);
-        const char *name = config_setting_name(s);
-        origin o = origin_of(x, s);
-        snprintf(shown, sizeof shown, "regions.[%d].%s", j, name);
-        int k = hs_cfg_region_key_index(name);
-        if (k < 0) {
-            report_unknown_entry_key(x, &o, shown, name, j, "regions", "a region", "regions", is_region);
-            continue;
-        }
-        so[k] = o;
-        if (hs_cfg_keys()[k].type == HS_CFG_GROUP)
-            walk_region_model(x, r, j, s);
-        else if (!read_value(x, &hs_cfg_keys()[k], shown, s, r, &o))
-            so[k].set = 0;
-    }
-    if (x->n_err != errs) return;
-    /* keys of some selectors only: required for them, refused for the others */
-    char sel[32];
-    hs_cfg_choice_at(hs_cfg_keys()[hs_cfg_region_key_index("select")].choices, (int)r->select, sel, sizeof sel);
-    for (int k = 0; k < hs_cfg_nkeys(); ++k) {
-        const hs_cfg_key *key = &hs_cfg_keys()[k];
-        if (!is_region(key) || !key->shape) continue;
-        int use = hs_cfg_shape_use(key, sel);
-        if (use == 0 && so[k].set)
-            hs_cfg_report(x, &so[k], "regions.[%d].%s is only used by select = \"%s\"; this one is \"%s\"", j,
-                          leaf_of(key->path), key->shape, sel);
-        else if (use == 2 && !so[k].set)
-            hs_cfg_report(x, &og, "regions.[%d]: missing key \"%s\" (required for select = \"%s\")", j,
-                          leaf_of(key->path), sel);
-    }
+    if (!walk_list_entry(x, &region_kind, j, g, r, so, &x->reg_group[j])) return;
     if (!so[hs_cfg_region_key_index("d_iso")].set && !so[hs_cfg_region_key_index("d_ani")].set && r->n_params == 0 &&
         !x->reg_preset[j][0])
-        hs_cfg_report(x, &og, "regions.[%d]: sets nothing; give d_iso, d_ani or model = { <parameter> = value; }", j);
+        hs_cfg_report(x, &x->reg_group[j], "regions.[%d]: sets nothing; give d_iso, d_ani or model = { <parameter> = value; }", j);
 }
 
 static void walk_regions(load_ctx *x, hs_config *cfg, const config_setting_t *s, int k)
@@ -708,6 +702,43 @@ static int abs_dir(const char *path, char *out, size_t n)
     return w < 0 || (size_t)w >= n ? -1 : 0;
 }
 
+/* libconfig 1.5 reports a missing @include only as "cannot open include file" at the line of the
+ * directive: read that line back to name the file and where it was looked for (libconfig resolves
+ * every @include, nested ones too, against the include directory, the main file's). @p out gets
+ * "FILE:LINE: @include \"x.cfg\": cannot open DIR/x.cfg: REASON" (FILE as found), or "" when the line cannot be read. */
+static void include_error(const char *file, int line, const char *dir, char *out, size_t n)
+{
+    out[0] = '\0';
+    if (!file) return;
+    /* an included file is named as its @include wrote it: relative to the include directory */
+    char fpath[2 * HS_PATH_MAX + 2];
+    if (file[0] == '/' || !dir || !dir[0] || hs_cfg_readable(file) == 0)
+        snprintf(fpath, sizeof fpath, "%.*s", HS_PATH_MAX, file);
+    else
+        snprintf(fpath, sizeof fpath, "%.*s/%.*s", HS_PATH_MAX, dir, HS_PATH_MAX, file);
+    FILE *f = fopen(fpath, "r");
+    if (!f) return;
+    char buf[4096];
+    int ln = 0;
+    while (fgets(buf, sizeof buf, f))
+        if (++ln == line) break;
+    fclose(f);
+    if (ln != line) return;
+    const char *at = strstr(buf, "@include");
+    const char *q0 = at ? strchr(at, '"') : NULL;
+    const char *q1 = q0 ? strchr(q0 + 1, '"') : NULL;
+    if (!q1) return;
+    char name[HS_PATH_MAX], full[2 * HS_PATH_MAX + 2];
+    snprintf(name, sizeof name, "%.*s", (int)(q1 - q0 - 1), q0 + 1);
+    if (name[0] == '/' || !dir || !dir[0])
+        snprintf(full, sizeof full, "%s", name);
+    else
+        snprintf(full, sizeof full, "%s/%s", dir, name);
+    const int er = hs_cfg_readable(full);
+    snprintf(out, n, "%.*s:%d: @include \"%.*s\": cannot open %.*s: %s", HS_PATH_MAX, fpath, line, HS_PATH_MAX,
+             name, HS_PATH_MAX, full, er ? strerror(er) : "unreadable as a config file");
+}
+
 /* Make a CONFIG_PATH value absolute: relative to the config file's directory when it came from
  * the file, to the cwd when it came from --set, so the printed configuration loads the same files
  * from anywhere. @p shown names the key in messages. */
@@ -834,10 +865,18 @@ hs_status hs_config_load(const char *path, const char *const *overrides, int n_o
             const char *text = config_error_text(&c) ? config_error_text(&c) : "unknown error";
             HS_CHECK_GOTO(config_error_type(&c) != CONFIG_ERR_FILE_IO, done, HS_ERR_CONFIG,
                           "cannot read config file \"%s\": %s", path, text);
+            const char *efile = config_error_file(&c) ? config_error_file(&c) : path;
+            if (strstr(text, "cannot open include file")) {
+                char why[4 * HS_PATH_MAX];
+                include_error(efile, config_error_line(&c), x->dir, why, sizeof why);
+                if (why[0]) {
+                    st = HS_FAIL(HS_ERR_CONFIG, "%s", why);
+                    goto done;
+                }
+            }
             int same = !strcmp(text, "syntax error");
             st = HS_FAIL(HS_ERR_CONFIG, "%s:%d: syntax error%s%s%s",
-                         config_error_file(&c) ? config_error_file(&c) : path,
-                         config_error_line(&c), same ? "" : ": ", same ? "" : text,
+                         efile, config_error_line(&c), same ? "" : ": ", same ? "" : text,
                          strstr(text, "mismatched element type")
                              ? " (an array holds one type: write [1.0, 0.0, 0.0], not [1, 0.0, 0])"
                              : "");

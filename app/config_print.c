@@ -62,13 +62,11 @@ static void put_value(FILE *f, const hs_cfg_key *k, const void *base)
         break;
     }
     case HS_CFG_STRLIST: {
-        int bits = *(const int *)p, first = 1;
+        const hs_cfg_names *l = (const hs_cfg_names *)p;
         fputc('[', f);
-        for (int i = 0, n = hs_cfg_choice_count(k->choices); i < n; ++i) {
-            if (!(bits & (1 << i))) continue;
-            if (!first) fputs(", ", f);
-            put_string(f, hs_cfg_choice_at(k->choices, i, one, sizeof one));
-            first = 0;
+        for (int j = 0; j < l->n; ++j) {
+            if (j) fputs(", ", f);
+            put_string(f, l->name[j]);
         }
         fputc(']', f);
         break;

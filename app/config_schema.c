@@ -8,7 +8,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "config_internal.h"
 #include "hs_config.h"
+#include "hs_model_sizes.h"
 #include "hs_models.h"
 #include "hs_series.h"
 
@@ -69,9 +71,11 @@ static const hs_cfg_key base_keys[] = {
     {.path = "mesh.weld_tolerance", .type = HS_CFG_FLOAT, GE(0), .def_num = 0.0, .unit = "mm",
      AT(mesh_weld_tol),
      .meaning = "STL surfaces: corners closer than this (after mesh.scale) are one point; 0 = 1e-6 of the bounding-box diagonal"},
+    {.path = "mesh.label_array", .type = HS_CFG_STRING, .def_str = "", .unit = "-", AT(mesh_label_array),
+     .meaning = ".vtp surfaces: the CellData array holding the facet labels (one integer per polygon), e.g. \"class\"; \"\" = the first 1-component array named region, regions, tag, material, elemTag, gmsh:physical or CellEntityIds"},
     {.path = "mesh.quadratic", .type = HS_CFG_ENUM, .choices = "refuse|linearize", .def_str = "refuse",
      .unit = "-", AT(mesh_quadratic),
-     .meaning = "10-node tetrahedra in mesh.file: an error, or keep their corner nodes (mid-edge nodes dropped)"},
+     .meaning = "10-node tetrahedra in mesh.file: an error, or read each as the linear tetrahedron of its 4 corner nodes (the mid-edge nodes are not part of the linear mesh)"},
     {.path = "mesh.reorder", .type = HS_CFG_ENUM, .choices = "rcm|sfc|none", .def_str = "rcm",
      .unit = "-", AT(mesh_reorder),
      .meaning = "node renumbering for locality: reverse Cuthill-McKee (small bandwidth), a Hilbert space-filling curve, or none"},
@@ -329,10 +333,10 @@ static const hs_cfg_key base_keys[] = {
     {.path = "output.fields", .type = HS_CFG_STRLIST,
      .choices = NULL /* generated: the state fields of every model, V, fiber, region */,
      .def_str = NULL /* generated: the default model's hs_config_default_fields */,
-     .unit = "-", AT_INT(out_fields), .meaning = "arrays written to each frame"},
-    {.path = "output.checkpoint_interval", .type = HS_CFG_FLOAT, GE(0), .def_num = 0.0,
+     .unit = "-", AT(out_fields), .meaning = "arrays written to each frame"},
+    {.path = "output.checkpoint_interval", .type = HS_CFG_FLOAT, GE(0), .def_num = 100.0,
      .unit = "ms", AT(checkpoint_interval),
-     .meaning = "simulated time between checkpoints DIR/PREFIX_ckpt_STEP.hsck (restart: run --restart); 0 = none (a signal or a failed step still writes one)"},
+     .meaning = "simulated time between checkpoints DIR/PREFIX_ckpt_STEP.hsck, and one at the end (restart: run --restart); only the newest output.checkpoint_keep stay, so the disk they take is bounded; 0 = none (a signal or a failed step still writes one)"},
     {.path = "output.checkpoint_keep", .type = HS_CFG_INT, GE(1), .def_num = 2, .unit = "-",
      AT(checkpoint_keep),
      .meaning = "checkpoints kept; an older one is deleted only after a newer one is complete"},
@@ -351,10 +355,16 @@ enum { N_BASE = sizeof base_keys / sizeof base_keys[0] };
  * from the model's table), stored in hs_config.model_prm[model][k]. The choices of model.type and
  * output.fields come from the model registry. Built once, on first use. */
 
-static hs_cfg_key keys[N_BASE + HS_MODEL_COUNT * HS_MODEL_MAX_PARAMS];
+/* Sized by the models of this build (hs_model_sizes.h: the sum of their parameters, of their
+ * variables), not by HS_MODEL_MAX_PARAMS: a key per parameter, its path and its meaning. Names are
+ * shorter than HS_MODEL_NAME_LEN (tests/fem/models/test_models.c). */
+static hs_cfg_key keys[N_BASE + HS_MODELS_N_PARAMS];
 static int n_keys;
-static char model_choices[512], field_choices[512], field_default[512], format_choices[256], paths[HS_MODEL_COUNT * HS_MODEL_MAX_PARAMS][64];
-static char meanings[HS_MODEL_COUNT * HS_MODEL_MAX_PARAMS][320];
+static char model_choices[HS_MODEL_COUNT * HS_MODEL_NAME_LEN + 1], format_choices[256];
+/* output.fields: each model's potential and variables, V, the four read-outs, fiber, region */
+static char field_choices[(HS_MODEL_COUNT + HS_MODELS_N_VARS + 7) * HS_MODEL_NAME_LEN + 1];
+static char field_default[(HS_MODEL_MAX_VARS + 4) * HS_MODEL_NAME_LEN + 1];
+static char paths[HS_MODELS_N_PARAMS][64], meanings[HS_MODELS_N_PARAMS][320];
 
 static void append_choice(char *buf, size_t n, const char *name)
 {
@@ -373,7 +383,12 @@ static hs_cfg_key param_key(const hs_model *m, int k, char *path, size_t n, char
 {
     const hs_model_param *q = &m->params[k];
     snprintf(path, n, "model.%s", q->name);
-    snprintf(meaning, mn, "%s: %s", m->name, q->meaning); /* whose parameter it is */
+    /* whose parameter it is, said once: a model's own text may already start with "name: " */
+    const size_t nl = strlen(m->name);
+    if (!strncmp(q->meaning, m->name, nl) && q->meaning[nl] == ':')
+        snprintf(meaning, mn, "%s", q->meaning);
+    else
+        snprintf(meaning, mn, "%s: %s", m->name, q->meaning);
     hs_cfg_key key = {.path = path, .unit = q->unit, .meaning = meaning, .def_num = q->def};
     key.type = q->kind == HS_PARAM_SWITCH ? HS_CFG_BOOL : HS_CFG_FLOAT;
     key.flags = HS_CFG_DOUBLE | (q->bounds & HS_PARAM_MIN_CLOSED ? HS_CFG_MIN_CLOSED : 0) |
@@ -404,8 +419,7 @@ static void build(void)
         const hs_model *m = hs_models_at(i);
         append_choice(model_choices, sizeof model_choices, m->name);
     }
-    /* output.fields: the potential(s), V, activation, the models' variables, fiber, region (the
-     * stored bits follow this order) */
+    /* output.fields: the potential(s), V, activation, the models' variables, fiber, region */
     for (int i = 0; i < hs_models_count(); ++i) append_choice(field_choices, sizeof field_choices, hs_models_at(i)->potential_name);
     append_choice(field_choices, sizeof field_choices, "V");
     append_choice(field_choices, sizeof field_choices, "activation");
@@ -437,40 +451,22 @@ static void build(void)
         if (strcmp(base_keys[b].path, "model.type") != 0) continue;
         for (int i = 0; i < hs_models_count(); ++i) {
             const hs_model *m = hs_models_at(i);
-            for (int k = 0; k < m->n_params; ++k, ++np)
+            for (int k = 0; k < m->n_params && np < HS_MODELS_N_PARAMS; ++k, ++np) /* n_params: test_models */
                 keys[n_keys++] = param_key(m, k, paths[np], sizeof paths[np], meanings[np], sizeof meanings[np]);
         }
     }
 }
 
-int hs_config_default_fields(const hs_model *m)
+hs_cfg_names hs_config_default_fields(const hs_model *m)
 {
-    char names[512];
-    default_fields(m, names, sizeof names);
-    int bits = 0;
-    for (const char *c = names; *c;) {
-        size_t l = strcspn(c, ",");
-        for (int i = 0; hs_config_out_field(i); ++i)
-            if (strlen(hs_config_out_field(i)) == l && !strncmp(hs_config_out_field(i), c, l)) bits |= 1 << i;
-        c += l + (c[l] ? 1 : 0);
-    }
-    return bits;
-}
-
-const char *hs_config_out_field(int i)
-{
-    if (!n_keys) build();
-    static char one[64];
-    const char *c = field_choices;
-    for (int q = 0; *c; ++q) {
-        size_t l = strcspn(c, "|");
-        if (q == i) {
-            snprintf(one, sizeof one, "%.*s", (int)l, c);
-            return one;
-        }
-        c += l + (c[l] ? 1 : 0);
-    }
-    return NULL;
+    hs_cfg_names l;
+    memset(&l, 0, sizeof l);
+    (void)hs_cfg_names_add(&l, m->potential_name);
+    (void)hs_cfg_names_add(&l, "V");
+    (void)hs_cfg_names_add(&l, "activation");
+    for (int v = 0; v < m->n_vars; ++v) (void)hs_cfg_names_add(&l, m->vars[v].name);
+    (void)hs_cfg_names_add(&l, "fiber");
+    return l;
 }
 
 const hs_cfg_key *hs_cfg_keys(void)

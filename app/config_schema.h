@@ -23,7 +23,7 @@ typedef enum hs_cfg_type {
     HS_CFG_STRING,   /**< char[size] */
     HS_CFG_ENUM,     /**< string among `choices`; char[size], or the choice index as int when size == 0 */
     HS_CFG_VEC3,     /**< double[3]; an array [x, y, z] or a list (x, y, z) of numbers */
-    HS_CFG_STRLIST,  /**< list of strings among `choices`, stored as int bits (bit i = choice i) */
+    HS_CFG_STRLIST,  /**< list of strings among `choices`, each once, stored as hs_cfg_names (in the order given) */
     HS_CFG_GROUPLIST, /**< a list of groups (stimulus, regions): ( { ... }, { ... } ) */
     HS_CFG_GROUP     /**< a group of named values read by its own code (regions.[i].model) */
 } hs_cfg_type;

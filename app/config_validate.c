@@ -115,8 +115,21 @@ void hs_cfg_check_value(load_ctx *x, const hs_cfg_key *k, const char *shown, con
         break;
     }
     case HS_CFG_STRLIST: {
-        int v = *(const int *)p, all = (1 << hs_cfg_choice_count(k->choices)) - 1;
-        if (v & ~all) hs_cfg_report(x, o, "%s: invalid bits 0x%x", shown, (unsigned)(v & ~all));
+        const hs_cfg_names *l = (const hs_cfg_names *)p;
+        if (l->n < 0 || l->n > HS_CFG_LIST_MAX) {
+            hs_cfg_report(x, o, "%s: %d names; at most %d", shown, l->n, HS_CFG_LIST_MAX);
+            break;
+        }
+        for (int j = 0; j < l->n; ++j) {
+            const char *v = l->name[j];
+            if (!memchr(v, '\0', sizeof l->name[j]) || hs_cfg_choice_index(k->choices, v) < 0) {
+                char list[2048];
+                hs_cfg_report(x, o, "%s: unknown value \"%.*s\"; allowed: %s", shown, (int)sizeof l->name[j], v,
+                              hs_cfg_choices_list(k->choices, 1, list, sizeof list));
+            } else if (hs_cfg_names_find(l, v) < j) {
+                hs_cfg_report(x, o, "%s: \"%s\" is listed twice", shown, v);
+            }
+        }
         break;
     }
     case HS_CFG_GROUPLIST:
@@ -191,6 +204,10 @@ static void validate_mesh(load_ctx *x, const hs_config *cfg)
                       "mesh.scale = %s applies to meshes read from files (mesh.source = \"tetgen\", \"file\" or "
                       "\"surface\"); the %s mesh is built in mm from its own size keys",
                       hs_cfg_fmt_num(cfg->mesh_scale, a, sizeof a), src);
+    if (strcmp(src, "surface") != 0 && cfg->mesh_label_array[0])
+        hs_cfg_report(x, origin_any(x, "mesh.label_array", "mesh.source", NULL),
+                      "mesh.label_array = \"%s\" applies to .vtp surfaces (mesh.source = \"surface\"); this mesh is "
+                      "\"%s\"", cfg->mesh_label_array, src);
     if (!strcmp(src, "ellipsoid_lv")) {
         const hs_lv_params *p = &cfg->lv;
         if (p->rs_epi <= p->rs_endo)

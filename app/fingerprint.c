@@ -1,6 +1,7 @@
 /* Checkpoint fingerprints of the config (hs_spec.h): a restart must compute the same physics. */
 #include <string.h>
 
+#include "hs_hash.h"
 #include "hs_spec.h"
 
 /* Values are hashed one by one (never the struct: padding bytes are undefined). */

@@ -15,6 +15,7 @@
 #include "hs_model.h"
 #include "hs_region.h"
 #include "hs_spmv.h"
+#include "hs_state.h"
 #include "hs_stimulus.h"
 #include "hs_status.h"
 #include "hs_util.h"
@@ -26,6 +27,16 @@ extern "C" {
 #define HS_MAX_STIMULI 64
 #define HS_MAX_POINTS 64
 #define HS_POINT_NAME_LEN 32
+
+/** Most names of a string-list key (output.fields): every field of one model's state, V, fiber, region. */
+#define HS_CFG_LIST_MAX (HS_STATE_MAX_FIELDS + 3)
+
+/** The value of a string-list key (HS_CFG_STRLIST: output.fields): names among the key's choices, in
+ *  the order given, each once. A list, not a bit mask over the choices, so their number has no limit. */
+typedef struct hs_cfg_names {
+    int n;
+    char name[HS_CFG_LIST_MAX][HS_MODEL_NAME_LEN];
+} hs_cfg_names;
 
 /** A named point (a probe, an electrode). */
 typedef struct hs_point_cfg {
@@ -54,6 +65,7 @@ typedef struct hs_config {
     char mesh_file[HS_PATH_MAX]; /**< mesh.file, absolute after loading (tetgen: the prefix) */
     double mesh_scale;      /**< file coordinates times this = mm */
     double mesh_weld_tol;   /**< STL welding distance, mm; 0 = automatic */
+    char mesh_label_array[64]; /**< mesh.label_array: the .vtp CellData array of facet labels ("": the usual names) */
     char mesh_quadratic[16]; /**< "refuse" | "linearize" */
     char mesh_reorder[16];  /**< "rcm" | "sfc" | "none" */
     int mesh_cache;         /**< mesh.cache: reuse meshes TetGen built (sim/hs_mesh_cache.h) */
@@ -123,7 +135,7 @@ typedef struct hs_config {
     char out_dir[HS_PATH_MAX];
     char out_prefix[64];
     double out_interval;    /**< ms between frames */
-    int out_fields;         /**< bit i: choice i of output.fields (hs_config_out_field) */
+    hs_cfg_names out_fields; /**< output.fields: state fields of the model, V, fiber, region */
     double checkpoint_interval;  /**< ms between checkpoints, 0 = off */
     int checkpoint_keep;         /**< checkpoints kept */
     double activation_threshold; /**< mV */
@@ -163,11 +175,8 @@ hs_status hs_config_validate(const hs_config *cfg);
 /** @brief Print the fully resolved configuration in libconfig syntax (loadable again). */
 void hs_config_print(const hs_config *cfg, FILE *f);
 
-/** @brief Name of output.fields choice @p i (bit i of out_fields), or NULL past the last. */
-const char *hs_config_out_field(int i);
-
 /** @brief output.fields when not given, for model @p m: its potential, V, activation, its variables, fiber. */
-int hs_config_default_fields(const hs_model *m);
+hs_cfg_names hs_config_default_fields(const hs_model *m);
 
 /** @brief Print the key reference (markdown table: key, type, unit, default, range, meaning). */
 void hs_config_print_reference(FILE *f);

@@ -284,16 +284,22 @@ int main(int argc, char **argv)
     static char resume_cmd[16384];
     if (hs_resume_command(argv[0], cfg_path, sets, n_user_sets, cfg.out_dir, resume_cmd, sizeof resume_cmd) != 0)
         resume_cmd[0] = '\0'; /* too long to print usefully: the generic hint */
-    if (hs_par_active() && resume_cmd[0]) { /* continue it the way it was started */
-        char prefix[32];
-        const int np = snprintf(prefix, sizeof prefix, "mpirun -np %d ", hs_par_size());
-        const size_t len = strlen(resume_cmd);
-        if (len + (size_t)np < sizeof resume_cmd) {
-            memmove(resume_cmd + np, resume_cmd, len + 1);
-            memcpy(resume_cmd, prefix, (size_t)np);
-        }
+    char resume_note[1024] = "";
+    if (hs_par_active() && resume_cmd[0]) { /* continue it the way it was started: the launcher's own words */
+        static char lbuf[16384];
+        const char *lwords[512];
+        char fallback[128];
+        const int ln = hs_launcher_argv(lbuf, sizeof lbuf, lwords, 512);
+        hs_resume_fallback_launcher(hs_par_size(), fallback, sizeof fallback);
+        hs_resume_with_launcher(lwords, ln, argv[0], fallback, resume_cmd, sizeof resume_cmd, resume_note,
+                                sizeof resume_note);
     }
     st = hs_run_command(&cfg, restart, resume_cmd);
+    if (st == HS_ERR_INTERRUPTED && resume_note[0] && hs_par_rank() == 0) {
+        const int rc = fail(st);
+        fprintf(stderr, "heartsim: note: %s\n", resume_note);
+        return rc;
+    }
     if (st != HS_OK) return fail(st);
     hs_par_finalize();
     return 0;

@@ -9,14 +9,24 @@
 #include "hs_spec.h"
 #include "hs_util.h"
 
+/* the hooks' context: the progress line and time.dt, the simulated time of each step it counts */
+typedef struct progress_ctx {
+    hs_progress line;
+    double dt;
+} progress_ctx;
+
 static void progress_step(void *ctx, double t_ms, long steps, int newton, int cg, int last)
 {
-    hs_progress_update(ctx, t_ms, steps, newton, cg, last);
+    hs_progress_update(&((progress_ctx *)ctx)->line, t_ms, steps, newton, cg, last);
 }
 
-static void progress_start(void *ctx, double t_end_ms) { hs_progress_init(ctx, stderr, t_end_ms, hs_verbosity >= 1); }
+static void progress_start(void *ctx, double t_end_ms)
+{
+    progress_ctx *c = ctx;
+    hs_progress_init(&c->line, stderr, t_end_ms, c->dt, hs_verbosity >= 1);
+}
 
-static void progress_done(void *ctx) { hs_progress_finish(ctx); }
+static void progress_done(void *ctx) { hs_progress_finish(&((progress_ctx *)ctx)->line); }
 
 hs_status hs_run_command(const hs_config *cfg, const char *restart, const char *resume_cmd)
 {
@@ -25,7 +35,15 @@ hs_status hs_run_command(const hs_config *cfg, const char *restart, const char *
     HS_CALL(hs_par_agree(hs_spec_from_config(cfg, &spec))); /* alike on every rank: said once under mpirun */
     spec.resume_cmd = resume_cmd;
     spec.resume_dir = hs_shell_quote(cfg->out_dir, resume_dir, sizeof resume_dir);
-    hs_progress prog;
+    /* what a kill would cost and what the checkpoints take on disk, before the run starts */
+    if (cfg->output_enabled && cfg->checkpoint_interval > 0)
+        hs_log(1, "checkpoints: every %g ms of simulated time and at the end, the newest %d kept in %s "
+                  "(output.checkpoint_interval, output.checkpoint_keep; 0 turns them off)\n",
+               cfg->checkpoint_interval, cfg->checkpoint_keep, cfg->out_dir);
+    else if (cfg->output_enabled)
+        hs_log(1, "checkpoints: none (output.checkpoint_interval = 0): a killed run starts again from the "
+                  "beginning (a signal or a failed step still writes one)\n");
+    progress_ctx prog = {.dt = cfg->dt};
     hs_run_hooks hooks = {progress_start, progress_step, progress_done, &prog};
     hs_run_summary sum;
     hs_status st = hs_sim_run(&spec, restart, &hooks, &sum);

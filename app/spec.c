@@ -22,6 +22,7 @@ hs_status hs_mesh_spec_from_config(const hs_config *cfg, hs_mesh_spec *m)
     snprintf(m->file, sizeof m->file, "%s", cfg->mesh_file);
     m->scale = cfg->mesh_scale;
     m->weld_tol = cfg->mesh_weld_tol;
+    snprintf(m->label_array, sizeof m->label_array, "%s", cfg->mesh_label_array);
     m->linearize = strcmp(cfg->mesh_quadratic, "linearize") == 0;
     m->reorder = !strcmp(cfg->mesh_reorder, "rcm") ? HS_REORDER_RCM
                  : !strcmp(cfg->mesh_reorder, "sfc") ? HS_REORDER_SFC : HS_REORDER_NONE;
@@ -52,19 +53,18 @@ static hs_status out_fields(const hs_config *cfg, hs_sim_spec *s)
 {
     hs_state_desc d;
     hs_state_desc_init(&d, s->model, 0, 0);
-    s->out_state = 0;
+    s->out_state.n = 0;
     s->out_mv = 0;
     s->out_mesh_fields = 0;
-    for (int i = 0; i < 31 && hs_config_out_field(i); ++i) {
-        if (!(cfg->out_fields & (1 << i))) continue;
-        const char *name = hs_config_out_field(i);
+    for (int j = 0; j < cfg->out_fields.n; ++j) {
+        const char *name = cfg->out_fields.name[j];
         int k = hs_state_find(&d, name);
-        if (k >= 0) s->out_state |= 1u << k;
+        if (k >= 0) (void)hs_field_list_add(&s->out_state, k); /* listed once (config_load) */
         else if (!strcmp(name, "V")) s->out_mv = 1;
         else if (!strcmp(name, "fiber")) s->out_mesh_fields |= HS_MESH_FIELD_FIBER;
         else if (!strcmp(name, "region")) s->out_mesh_fields |= HS_MESH_FIELD_REGION;
         else {
-            char avail[512];
+            char avail[HS_STATE_MAX_FIELDS * HS_MODEL_NAME_LEN];
             size_t o = 0;
             for (int q = 0; q < d.n_fields && o < sizeof avail; ++q)
                 o += (size_t)snprintf(avail + o, sizeof avail - o, "%s, ", d.f[q].name);
@@ -175,10 +175,9 @@ hs_status hs_spec_from_config(const hs_config *cfg, hs_sim_spec *s)
     s->graph = strcmp(cfg->graph, "off") != 0; /* auto and on: graphs (the cuda backend's choice) */
     HS_CALL(hs_assembly_lookup("solver.assembly", cfg->assembly, &s->assembly));
     HS_CALL(hs_matrix_values_lookup("solver.matrix_values", cfg->matrix_values, &s->matrix_values));
-    if (s->spmv) HS_CALL(hs_spmv_check_values("solver.matrix_values", s->spmv, s->matrix_values));
-    s->persistent = !strcmp(cfg->persistent, "on") ? 1 : !strcmp(cfg->persistent, "off") ? 0 : -1;
-    s->step_graph = !strcmp(cfg->step, "graph") ? 1 : !strcmp(cfg->step, "persistent") ? 2
-                  : !strcmp(cfg->step, "auto") ? -1 : 0;
+    /* the kernel and the precision are checked together once, in the execution plan (hs_sim_create) */
+    s->persistent = !strcmp(cfg->persistent, "on") ? 1 : !strcmp(cfg->persistent, "off") ? 0 : HS_PERSISTENT_AUTO;
+    HS_CALL(hs_step_mode_lookup("solver.step", cfg->step, &s->step));
     s->newton_tol_residual = cfg->newton_tol_residual;
     s->newton_tol_update = cfg->newton_tol_update;
     s->newton_max_iter = cfg->newton_max_iter;

@@ -55,11 +55,10 @@ hs_status hs_backends_auto(const hs_backend_entry **out)
             return HS_OK;
         }
         if (o < sizeof reasons)
-            o += (size_t)snprintf(reasons + o, sizeof reasons - o, "%sno usable %s device: %s", o ? "; " : "", e->name,
-                                  why);
+            o += (size_t)snprintf(reasons + o, sizeof reasons - o, "%s%s", o ? "; " : "", why);
     }
     HS_CHECK(host != NULL, HS_ERR_INTERNAL, "no host backend is registered");
-    if (o) hs_log(1, "backend: auto -> %s (%s)\n", host->name, reasons);
+    if (o) hs_log(1, "backend: auto -> %s: %s; the %s backend runs\n", host->name, reasons, host->name);
     else hs_log(1, "backend: auto -> %s (this build has no CUDA backend)\n", host->name);
     *out = host;
     return HS_OK;

@@ -1,7 +1,8 @@
 /**
  * @file hs_backends.h
  * @brief The registry of backends (backends/hs_backend_list.h) and what sim/ asks of each: can it
- * run here, which SpMV format does `solver.spmv = "auto"` mean for it, and create it for a problem.
+ * run here, what do the "auto" choices of the execution plan (step mode, SpMV kernel, value precision,
+ * persistent CG: fem/hs_exec_plan.h) mean on it, and create it for a problem.
  */
 #ifndef HS_BACKENDS_H
 #define HS_BACKENDS_H
@@ -24,12 +25,15 @@ typedef struct hs_backend_entry {
     /** 1 when it can run on this machine (desc: e.g. the GPU's name); 0 with the reason in why. */
     int (*probe)(char *desc, size_t desc_len, char *why, size_t why_len);
     /**
-     * `solver.spmv = "auto"` on this backend: the format for a system with pattern @p pattern
-     * (the run's matrix before any format renumbers it), solved with the CG of @p opt; @p why gets
-     * one line saying how it was chosen (a trial's times, a rule).
+     * The backend's execution policy, asked once at set-up (hs_sim_create): resolve every "auto" of
+     * @p plan (on entry the config's requests: fem/hs_exec_plan.h) for a system with pattern
+     * @p pattern (the run's matrix before any format renumbers it), solved with the CG,
+     * preconditioner, assembly and steps_hint of @p opt (its exec is not read); each choice it makes
+     * gets its reason in plan->why_* (a trial's times, a rule). Named choices stay, or change only
+     * where the backend cannot run them otherwise (then with the reason). sim/ checks the result
+     * once (hs_spmv_check_values) and the backend then reads it from hs_problem_opts.exec.
      */
-    hs_status (*choose_spmv)(const hs_csr *pattern, const hs_problem_opts *opt, const hs_spmv_ops **out,
-                             char *why, size_t why_len);
+    hs_status (*resolve_plan)(const hs_csr *pattern, const hs_problem_opts *opt, hs_exec_plan *plan);
     /** Create it for @p prob (borrowed: must outlive the backend). */
     hs_status (*create)(const hs_problem *prob, hs_backend **out);
     /** Optional (NULL: nothing to do): start initialising the device in the background, so that it

@@ -34,6 +34,9 @@ const char *hs_status_name(hs_status s);
 
 /**
  * @brief Record an error (keeps the first one until hs_error_clear) and return @p code.
+ * A message with control characters other than newline and tab, or bytes that are not valid UTF-8,
+ * is stored with every byte outside printable ASCII (but the newline) as "\xNN" (a message may quote
+ * a corrupt file), here and in hs_error_prefix.
  * @param[in] code status to record; @param[in] file,line,func source location; @param[in] fmt message.
  */
 hs_status hs_error_set(hs_status code, const char *file, int line, const char *func,

@@ -89,7 +89,7 @@ void hs_assembly_map_destroy(hs_assembly_map **p)
 
 void hs_assemble_k(const hs_assembly_map *map, const double *ke, const int64_t *slot, double *kval)
 {
-#pragma omp parallel for schedule(static) if (map->nnz > HS_OMP_MIN)
+#pragma omp parallel for schedule(static) if (map->n_elems >= HS_OMP_MIN_ASSEMBLY_ELEMS)
     for (int32_t k = 0; k < map->nnz; ++k) {
         double s = 0.0;
         for (int32_t j = map->k_ptr[k]; j < map->k_ptr[k + 1]; ++j) s += ke[map->k_src[j]];
@@ -99,7 +99,7 @@ void hs_assemble_k(const hs_assembly_map *map, const double *ke, const int64_t *
 
 void hs_assemble_r(const hs_assembly_map *map, const double *re, double *r)
 {
-#pragma omp parallel for schedule(static) if (map->n_nodes > HS_OMP_MIN)
+#pragma omp parallel for schedule(static) if (map->n_elems >= HS_OMP_MIN_ASSEMBLY_ELEMS)
     for (int32_t i = 0; i < map->n_nodes; ++i) {
         double s = 0.0;
         for (int32_t j = map->r_ptr[i]; j < map->r_ptr[i + 1]; ++j) s += re[map->r_src[j]];

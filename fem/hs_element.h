@@ -52,6 +52,21 @@ HS_HD int hs_element_point(const hs_model_params *p, double dt, double vol, cons
     return it;
 }
 
+/** The full element from its two scalars: Ke = Kd_e + km 11^T, Re = Kd_e phi + rm 1.
+ *  @param[in] kd [10] packed; @param[in] phi [4]; @param[out] ke [4][4] row-major; @param[out] re [4]. */
+HS_HD void hs_element_full(double km, double rm, const double kd[10], const double phi[4], double ke[16], double re[4])
+{
+    for (int a = 0; a < 4; ++a) {
+        double acc = rm;
+        for (int b = 0; b < 4; ++b) {
+            double kab = kd[hs_sym4_index(a, b)];
+            acc += kab * phi[b];
+            ke[4 * a + b] = kab + km;
+        }
+        re[a] = acc;
+    }
+}
+
 /**
  * @brief Evaluate one element: its full matrix and residual (the "full" assembly, seed 002).
  * @param[in] kd [10] packed diffusion stiffness; @param[out] ke [4][4] row-major; @param[out] re
@@ -64,15 +79,7 @@ HS_HD int hs_element_eval(const hs_model_params *p, double dt, double vol, const
 {
     double km = 0.0, rm = 0.0;
     int it = hs_element_point(p, dt, vol, phi, phin, stim, s_n, s, &km, &rm);
-    for (int a = 0; a < 4; ++a) {
-        double acc = rm;
-        for (int b = 0; b < 4; ++b) {
-            double kab = kd[hs_sym4_index(a, b)];
-            acc += kab * phi[b];
-            ke[4 * a + b] = kab + km;
-        }
-        re[a] = acc;
-    }
+    hs_element_full(km, rm, kd, phi, ke, re);
     return it;
 }
 

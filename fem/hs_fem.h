@@ -52,6 +52,17 @@ typedef struct hs_assembly_map {
     int32_t *diag;  /**< [n_nodes] CSR position of (i,i) */
 } hs_assembly_map;
 
+/**
+ * The gathers of K and R (hs_assemble_k/r, hs_split_assemble_k/r) run on OpenMP threads from this
+ * many elements, serial below: the work is a few additions per element, so below it starting the
+ * threads costs more than they save. Measured on the 2-core development machine (issue 30,
+ * docs/benchmarks.md "OpenMP thresholds"): two threads first beat one at 624-780 elements (split and
+ * full). Decided by the mesh's elements, the unit of the gathers' work (16 + 4 terms per element full,
+ * 10 + 4 split), not by a node or nonzero count. (The cpu backend runs them on one thread below
+ * HS_OMP_MIN elements when the machine's cores are busy: backends/cpu/cpu_backend.h.)
+ */
+#define HS_OMP_MIN_ASSEMBLY_ELEMS 1024
+
 /** @brief Build the gather maps of @p m against its CSR @p pattern. */
 hs_status hs_assembly_map_create(const hs_mesh *m, const hs_csr *pattern, hs_assembly_map **out);
 void hs_assembly_map_destroy(hs_assembly_map **p);

@@ -10,6 +10,7 @@
 #include "hs_assembly.h"
 #include "hs_cg.h"
 #include "hs_csr.h"
+#include "hs_exec_plan.h"
 #include "hs_fem.h"
 #include "hs_mesh.h"
 #include "hs_model.h"
@@ -21,15 +22,6 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/** solver.persistent = "auto": the persistent CG for systems up to this many rows (latency-bound;
- *  above it the kernel sequence streams at full bandwidth: measured in docs/benchmarks.md). */
-#define HS_CG_PERSISTENT_AUTO_ROWS 262144
-
-/** solver.step = "auto": the persistent step for meshes up to this many nodes (the persistent CG's own
- *  limit), where it beat the graph step on an H100 (docs/benchmarks.md, issue 18: 21% faster at 50,653
- *  nodes, 15% at 226,981; 1.4x slower at 389,017, where the graph step's CG is the classic one). */
-#define HS_STEP_PERSISTENT_AUTO_ROWS HS_CG_PERSISTENT_AUTO_ROWS
 
 /** Physics and solver settings of a run (units as in docs/config.md). */
 typedef struct hs_problem_opts {
@@ -45,32 +37,17 @@ typedef struct hs_problem_opts {
     double newton_tol_update;   /**< on max_I |delta phi_I| */
     int newton_max_iter;
     hs_assembly_kind assembly;  /**< split (default) or full (fem/hs_assembly.h) */
-    hs_matrix_values values;    /**< precision of the CG matrix's stored values (solvers/hs_spmv.h) */
-    const hs_spmv_ops *spmv;    /**< SpMV format for the CG */
-    hs_spmv_params spmv_params; /**< its tunables */
+    hs_exec_plan exec;          /**< how the backend executes it: step mode, SpMV kernel, value precision,
+                                     persistent CG, all resolved (fem/hs_exec_plan.h; hs_sim_create) */
+    hs_spmv_params spmv_params; /**< the SpMV kernel's tunables */
     double activation_phi;      /**< activation threshold on phi */
     double repol_phi;           /**< repolarisation threshold on phi (fem/hs_readout.h) */
     double cg_forcing;          /**< inexact Newton forcing cap (hs_cg_forcing_tol); 0 = fixed cg.tol */
     int extrapolate;            /**< initial Newton iterate: 0 phi_n, 1 linear, 2 quadratic in time */
     int graph;                  /**< cuda backend: 1 replay Newton iterations as CUDA graphs, 0 launch kernels */
     long steps_hint;            /**< time steps the run will take (0: unknown): what an "auto" trial may cost */
-    int persistent;             /**< cuda backend, chronopoulos: 1 one persistent kernel per CG solve, 0 never,
-                                     -1 auto (up to HS_CG_PERSISTENT_AUTO_ROWS rows) */
     hs_precond_opts pc;         /**< preconditioner and Krylov method (solvers/hs_precond.h) */
-    int step_graph;             /**< solver.step: 1 "graph", 2 "persistent": the Newton iteration of a step on
-                                     the device (hs_backend_ops.newton_device, cuda; 2 also whole steps,
-                                     hs_backend_ops.steps_device); 0: the host loop; -1 "auto" until
-                                     hs_sim_create resolves it (hs_step_auto) */
 } hs_problem_opts;
-
-/**
- * @brief solver.step = "auto" for a device backend: 2 (persistent) when its kernel runs these settings
- * (split assembly, Jacobi-CG Chronopoulos-Gear with the persistent CG) on at most
- * HS_STEP_PERSISTENT_AUTO_ROWS rows, else 1 (graph) with Jacobi-CG, else 0 (kernels). @p why says why.
- */
-int hs_step_auto(const hs_problem_opts *o, int split, int32_t n_rows, const char **why);
-/** @brief Why the persistent step's kernel cannot run these settings (NULL: it can, at any size). */
-const char *hs_step_persistent_refusal(const hs_problem_opts *o, int split, int32_t n_rows);
 
 typedef struct hs_problem {
     hs_problem_opts opt;

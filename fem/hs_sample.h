@@ -46,7 +46,9 @@ hs_status hs_sample_probes_create(const hs_problem *p, const double *xyz, const 
 /**
  * @brief Pseudo-ECG weights (mV per model unit of u) of @p n electrodes at @p xyz [n][3] mm, bath
  * conductivity @p sigma_b in the units of D (mm^2/ms), D per element from the problem (regions
- * included). An electrode closer to an element centroid than half that element's size warns (the
+ * included). An electrode inside the tissue deeper than a quarter of its element's longest edge is
+ * refused (HS_ERR_CONFIG naming ecg.electrodes.[j].at, the electrode and its depth: the integral is
+ * singular there); one closer to an element centroid than half that element's size warns (the
  * one-point rule of 1/r^2 is poor there); one farther than 100 times the mesh's extent warns with
  * the distance (its signal is ~1e-4 of a near one).
  */

@@ -33,6 +33,7 @@ extern "C" {
 
 /** Node read-outs after the model's variables: activation, repolarisation, apd, beats. */
 #define HS_STATE_READOUTS 4
+/** Most fields of a state: the potential, HS_MODEL_MAX_VARS variables, the read-outs (69). */
 #define HS_STATE_MAX_FIELDS (HS_MODEL_MAX_VARS + 1 + HS_STATE_READOUTS)
 /** Index of the potential in every state. */
 #define HS_STATE_POTENTIAL 0
@@ -52,6 +53,32 @@ typedef struct hs_state_desc {
     int32_t n_nodes, n_elems;
     int activation;    /**< index of "activation" (n_fields - HS_STATE_READOUTS), the first read-out */
 } hs_state_desc;
+
+/** Some fields of a state descriptor by index (what a frame shows): a list, not a bit mask, so any
+ *  count of fields fits. Build with hs_field_list_add; indices stay increasing (descriptor order). */
+typedef struct hs_field_list {
+    int n;
+    int16_t k[HS_STATE_MAX_FIELDS]; /**< [n] field indices, increasing, each once */
+} hs_field_list;
+
+/** @brief Whether field @p k is in @p l. */
+static inline int hs_field_list_has(const hs_field_list *l, int k)
+{
+    for (int j = 0; j < l->n; ++j)
+        if (l->k[j] == k) return 1;
+    return 0;
+}
+
+/** @brief Add field @p k (0 <= k < HS_STATE_MAX_FIELDS) in its place; 0 when it was there already. */
+static inline int hs_field_list_add(hs_field_list *l, int k)
+{
+    int j = l->n;
+    if (hs_field_list_has(l, k) || j >= HS_STATE_MAX_FIELDS) return 0;
+    for (; j > 0 && l->k[j - 1] > k; --j) l->k[j] = l->k[j - 1];
+    l->k[j] = (int16_t)k;
+    l->n++;
+    return 1;
+}
 
 /** @brief The state of @p model on a mesh of @p n_nodes nodes and @p n_elems elements. The model's
  *  variables live at integration points (HS_AT_IP) and number at most HS_MODEL_MAX_VARS: every model

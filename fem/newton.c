@@ -30,9 +30,9 @@ hs_status hs_time_step(hs_backend *b, double t_ms, double dt_ms, const double *s
     int32_t node = 0;
     hs_status st = HS_OK;
     char hist[512];
-    if (p->opt.step_graph && b->ops->newton_device) {
-        /* the whole Newton loop on the device (solver.step = "graph"): the same tests, reported here
-         * with the host loop's words */
+    if (p->opt.exec.step != HS_STEP_KERNELS && b->ops->newton_device) {
+        /* the whole Newton loop on the device (solver.step = "graph" or "persistent"): the same
+         * tests, reported here with the host loop's words */
         hs_newton_out o;
         memset(&o, 0, sizeof o);
         st = b->ops->newton_device(b, &o);

@@ -6,7 +6,7 @@ void hs_phase_bytes(const hs_problem *p, int64_t n_slots, hs_phase_bench *pb)
 {
     double nn = p->mesh->n_nodes, ne = p->mesh->n_elems, nnz = p->pattern->nnz, ns = (double)n_slots;
     double nv = p->opt.model_prm.n_vars;
-    double vb = hs_matrix_values_bytes(p->opt.values); /* bytes per stored matrix value: 8, or 4 for float32 */
+    double vb = hs_matrix_values_bytes(p->opt.exec.values); /* bytes per stored matrix value: 8, or 4 for float32 */
     if (p->split) {
         double np = p->split->n_pairs;
         /* element: tets 16, vol 8, stimulus 8, the model's variables (last step 8, iterate read + write

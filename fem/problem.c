@@ -88,31 +88,3 @@ void hs_problem_destroy(hs_problem **p)
     free(*p);
     *p = NULL;
 }
-
-const char *hs_step_persistent_refusal(const hs_problem_opts *o, int split, int32_t n_rows)
-{
-    if (o->pc.precond != HS_PRECOND_JACOBI || o->pc.krylov != HS_KRYLOV_CG)
-        return "the device's Newton loops run Jacobi-CG only";
-    if (!split) return "the persistent step assembles the split form only";
-    if (o->cg.variant != HS_CG_CHRONOPOULOS) return "the persistent step runs Chronopoulos-Gear CG only";
-    if (o->persistent == 0) return "the persistent step runs the persistent CG, and solver.persistent = off";
-    if (o->persistent == -1 && n_rows > HS_CG_PERSISTENT_AUTO_ROWS)
-        return "the persistent CG (solver.persistent = auto) stops at 262144 rows";
-    return NULL;
-}
-
-int hs_step_auto(const hs_problem_opts *o, int split, int32_t n_rows, const char **why)
-{
-    if (o->pc.precond != HS_PRECOND_JACOBI || o->pc.krylov != HS_KRYLOV_CG) {
-        *why = "the device's Newton loops run Jacobi-CG only";
-        return 0;
-    }
-    const char *no = hs_step_persistent_refusal(o, split, n_rows);
-    if (n_rows > HS_STEP_PERSISTENT_AUTO_ROWS) *why = "above 262144 nodes the persistent step is slower";
-    else if (no) *why = no;
-    else {
-        *why = "at most 262144 nodes, split assembly, Jacobi-CG Chronopoulos-Gear";
-        return 2;
-    }
-    return 1;
-}

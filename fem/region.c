@@ -185,6 +185,22 @@ static int row_equal(const hs_region_row *a, const hs_region_row *b)
     return memcmp(a->prm.v, b->prm.v, sizeof a->prm.v) == 0 && a->d_iso == b->d_iso && a->d_ani == b->d_ani;
 }
 
+/* The index of a row equal to @p r in rows[0..*n), appending it when there is none; -1: out of memory. */
+static int row_find_or_add(hs_region_row **rows, int *n, int *cap, const hs_region_row *r)
+{
+    for (int k = 0; k < *n; ++k)
+        if (row_equal(&(*rows)[k], r)) return k;
+    if (*n == *cap) {
+        int c = *cap ? 2 * *cap : 4;
+        hs_region_row *t = realloc(*rows, sizeof *t * (size_t)c);
+        if (!t) return -1;
+        *rows = t;
+        *cap = c;
+    }
+    (*rows)[*n] = *r;
+    return (*n)++;
+}
+
 hs_status hs_region_set_create(const hs_mesh *m, const hs_region_cfg *cfg, int n, const hs_model_params *base,
                                double d_iso, double d_ani, hs_region_set **out)
 {
@@ -192,7 +208,12 @@ hs_status hs_region_set_create(const hs_mesh *m, const hs_region_cfg *cfg, int n
     hs_status st = HS_OK;
     hs_region_set *s = NULL;
     unsigned char *mark = NULL;
-    hs_region_row *elem_row = NULL; /* [n_elems] each element's values while building */
+    /* While building: the distinct rows met so far (rows[0] = the unchanged values) and each element's
+     * row, not a row per element (a row is 2 KB: hs_model_params holds HS_MODEL_MAX_PARAMS values). */
+    hs_region_row *rows = NULL;
+    int n_rows = 0, cap_rows = 0;
+    int32_t *erow = NULL;  /* [n_elems] */
+    int32_t *remap = NULL; /* [n_rows at an entry's start] the row an entry makes of each row, -1 unseen */
     HS_CHECK(n >= 0 && n <= HS_MAX_REGIONS, HS_ERR_CONFIG, "regions: %d entries; at most %d", n, HS_MAX_REGIONS);
     HS_CALL(HS_ALLOC(s, 1, "regions"));
     s->n_entries = n;
@@ -203,38 +224,50 @@ hs_status hs_region_set_create(const hs_mesh *m, const hs_region_cfg *cfg, int n
     HS_CALL_GOTO(HS_ALLOC(mark, (size_t)ne + 1, "region selection"), fail);
     hs_region_row r0 = {.prm = *base, .d_iso = d_iso, .d_ani = d_ani};
     r0.conducting = !(d_iso == 0.0 && d_ani == 0.0);
-    if (n > 0) {
-        HS_CALL_GOTO(HS_ALLOC(elem_row, (size_t)ne + 1, "element parameters"), fail);
-        for (int32_t e = 0; e < ne; ++e) elem_row[e] = r0;
-    }
+    HS_CHECK_GOTO(row_find_or_add(&rows, &n_rows, &cap_rows, &r0) == 0, fail, HS_ERR_MEMORY,
+                  "out of memory for the region table");
+    if (n > 0) HS_CALL_GOTO(HS_ALLOC(erow, (size_t)ne + 1, "element rows"), fail); /* zeroed: row 0 */
     for (int i = 0; i < n; ++i) {
         const hs_region_cfg *q = &cfg[i];
         char who[96];
         hs_region_entry_name(q, i, who, sizeof who);
         HS_CALL_GOTO(select_entry(m, q, who, mark), fail);
+        free(remap);
+        remap = malloc(sizeof *remap * (size_t)n_rows);
+        HS_CHECK_GOTO(remap != NULL, fail, HS_ERR_MEMORY, "out of memory for the region table");
+        for (int k = 0; k < n_rows; ++k) remap[k] = -1;
         for (int32_t e = 0; e < ne; ++e) {
             if (!mark[e]) continue;
             s->elem_entry[e] = i + 1;
             s->entry_count[i]++;
             s->entry_volume[i] += hs_mesh_elem_volume(m, e);
-            hs_region_row *r = &elem_row[e];
-            if (q->d_iso >= 0.0) r->d_iso = q->d_iso;
-            if (q->d_ani >= 0.0) r->d_ani = q->d_ani;
-            for (int k = 0; k < q->n_params; ++k) r->prm.v[q->param_index[k]] = q->param_value[k];
+            const int32_t from = erow[e];
+            if (remap[from] < 0) { /* the entry's values over this row's, once per row */
+                hs_region_row r = rows[from];
+                if (q->d_iso >= 0.0) r.d_iso = q->d_iso;
+                if (q->d_ani >= 0.0) r.d_ani = q->d_ani;
+                for (int k = 0; k < q->n_params; ++k) r.prm.v[q->param_index[k]] = q->param_value[k];
+                remap[from] = row_find_or_add(&rows, &n_rows, &cap_rows, &r);
+                HS_CHECK_GOTO(remap[from] >= 0, fail, HS_ERR_MEMORY, "out of memory for the region table");
+            }
+            erow[e] = remap[from];
         }
         if (s->entry_count[i] == 0) hs_warn("%s selects no element; it has no effect", who);
     }
-    /* the distinct rows, in order of first appearance (row 0 = the first element's) */
+    /* the distinct rows the elements use, in order of first appearance (row 0 = the first element's) */
     int cap = 1;
     s->n_rows = 1;
     HS_CALL_GOTO(HS_ALLOC(s->tab, 1, "region table"), fail);
-    s->tab[0] = n > 0 && ne > 0 ? elem_row[0] : r0;
+    s->tab[0] = n > 0 && ne > 0 ? rows[erow[0]] : r0;
     if (n > 0) {
         HS_CALL_GOTO(HS_ALLOC(s->elem_tab, (size_t)ne + 1, "element rows"), fail);
+        free(remap); /* now: a building row's place in the table, -1 not yet */
+        remap = malloc(sizeof *remap * (size_t)n_rows);
+        HS_CHECK_GOTO(remap != NULL, fail, HS_ERR_MEMORY, "out of memory for the region table");
+        for (int k = 0; k < n_rows; ++k) remap[k] = -1;
+        if (ne > 0) remap[erow[0]] = 0;
         for (int32_t e = 0; e < ne; ++e) {
-            int k = 0;
-            while (k < s->n_rows && !row_equal(&s->tab[k], &elem_row[e])) ++k;
-            if (k == s->n_rows) {
+            if (remap[erow[e]] < 0) {
                 HS_CHECK_GOTO(s->n_rows < HS_REGION_MAX_ROWS, fail, HS_ERR_CONFIG,
                               "regions: more than %d distinct parameter combinations", HS_REGION_MAX_ROWS);
                 if (s->n_rows == cap) {
@@ -243,9 +276,10 @@ hs_status hs_region_set_create(const hs_mesh *m, const hs_region_cfg *cfg, int n
                     HS_CHECK_GOTO(t != NULL, fail, HS_ERR_MEMORY, "out of memory for the region table");
                     s->tab = t;
                 }
-                s->tab[s->n_rows++] = elem_row[e];
+                remap[erow[e]] = s->n_rows;
+                s->tab[s->n_rows++] = rows[erow[e]];
             }
-            s->elem_tab[e] = (uint16_t)k;
+            s->elem_tab[e] = (uint16_t)remap[erow[e]];
         }
     }
     for (int k = 0; k < s->n_rows; ++k) s->tab[k].conducting = !(s->tab[k].d_iso == 0.0 && s->tab[k].d_ani == 0.0);
@@ -266,12 +300,16 @@ hs_status hs_region_set_create(const hs_mesh *m, const hs_region_cfg *cfg, int n
         for (int32_t i = 0; i < m->n_nodes; ++i) s->n_decoupled += s->decoupled[i];
     }
     free(mark);
-    free(elem_row);
+    free(rows);
+    free(erow);
+    free(remap);
     *out = s;
     return HS_OK;
 fail:
     free(mark);
-    free(elem_row);
+    free(rows);
+    free(erow);
+    free(remap);
     hs_region_set_destroy(&s);
     return st;
 }

@@ -92,6 +92,28 @@ hs_status hs_sample_probes_create(const hs_problem *p, const double *xyz, const 
     return HS_OK;
 }
 
+/* An electrode inside the tissue (deeper than HS_ECG_SURFACE_TOL of the element it is in) is refused:
+ * 1/|x - y| is singular there, the one-point rule cannot integrate it, and the docs ask for
+ * electrodes outside or on the tissue. Closer to the boundary it counts as on it (a point given on a
+ * curved surface may sit a chord's sagitta inside the polyhedral one). */
+#define HS_ECG_SURFACE_TOL 0.25
+
+static hs_status check_electrodes_outside(const hs_mesh *m, const double *xyz, const char *const *names, int n)
+{
+    for (int j = 0; j < n; ++j) {
+        const double *x = xyz + 3 * j;
+        hs_mesh_point_place pl;
+        HS_CALL(hs_mesh_point_depth(m, x, &pl));
+        HS_CHECK(pl.elem < 0 || pl.depth <= HS_ECG_SURFACE_TOL * pl.elem_size, HS_ERR_CONFIG,
+                 "ecg.electrodes.[%d].at: electrode \"%s\" at [%g, %g, %g] mm lies inside the tissue, %.4g mm "
+                 "from its surface (in element %d, %.3g mm across): the pseudo-ECG integral is singular at an "
+                 "electrode inside the tissue; put it outside or on the surface (within %.3g mm here)",
+                 j, names[j], x[0], x[1], x[2], pl.depth, (int)pl.elem, pl.elem_size,
+                 HS_ECG_SURFACE_TOL * pl.elem_size);
+    }
+    return HS_OK;
+}
+
 hs_status hs_sample_ecg_create(const hs_problem *p, const double *xyz, const char *const *names, int n, double sigma_b,
                                hs_sample_set **out)
 {
@@ -101,6 +123,7 @@ hs_status hs_sample_ecg_create(const hs_problem *p, const double *xyz, const cha
     const hs_region_set *rg = p->opt.regions;
     hs_sample_set *s = NULL;
     HS_CHECK(sigma_b > 0, HS_ERR_CONFIG, "ecg.sigma_b = %g: must be > 0", sigma_b);
+    HS_CALL(check_electrodes_outside(m, xyz, names, n));
     HS_CALL(set_alloc(n, (int64_t)n * nn, 0, &s));
     double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
     for (int32_t i = 0; i < nn; ++i)

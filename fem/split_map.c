@@ -63,7 +63,8 @@ void hs_split_map_destroy(hs_split_map **p)
 
 void hs_split_assemble_k(const hs_split_map *sm, const double *km, const int64_t *slot, double *kval)
 {
-#pragma omp parallel for schedule(static) if (sm->n_pairs > HS_OMP_MIN)
+    const int32_t ne = sm->p_ptr[sm->n_pairs] / 10; /* p_elem: 10 entries per element (6 edges, 4 diagonal) */
+#pragma omp parallel for schedule(static) if (ne >= HS_OMP_MIN_ASSEMBLY_ELEMS)
     for (int32_t p = 0; p < sm->n_pairs; ++p) {
         double s = sm->kd_pair[p];
         for (int32_t j = sm->p_ptr[p]; j < sm->p_ptr[p + 1]; ++j) s += km[sm->p_elem[j]];
@@ -76,7 +77,7 @@ void hs_split_assemble_k(const hs_split_map *sm, const double *km, const int64_t
 void hs_split_assemble_r(const hs_split_map *sm, const hs_csr *pat, const hs_assembly_map *map, const double *phi,
                          const double *rm, double *r)
 {
-#pragma omp parallel for schedule(static) if (pat->n_rows > HS_OMP_MIN)
+#pragma omp parallel for schedule(static) if (map->n_elems >= HS_OMP_MIN_ASSEMBLY_ELEMS)
     for (int32_t i = 0; i < pat->n_rows; ++i) {
         double s = 0.0, t = 0.0;
         for (int32_t k = pat->row_ptr[i]; k < pat->row_ptr[i + 1]; ++k) s += sm->kd_csr[k] * phi[pat->col[k]];

@@ -144,6 +144,20 @@ int64_t hs_mesh_bandwidth(const hs_mesh *m);
 /** @brief Total volume (mm^3) and min/mean/max edge length (mm). */
 void hs_mesh_stats(const hs_mesh *m, double *volume, double *h_min, double *h_mean, double *h_max);
 
+/** Where a point lies with respect to a mesh (hs_mesh_point_depth). */
+typedef struct hs_mesh_point_place {
+    int32_t elem;     /**< 0-based element containing the point (on its faces included); -1: outside */
+    double depth;     /**< inside: distance to the nearest boundary face of the mesh, mm; 0 outside */
+    double elem_size; /**< inside: the longest edge of that element, mm */
+} hs_mesh_point_place;
+
+/**
+ * @brief Whether @p x lies in the mesh and, if so, how deep: the containing element (brute force,
+ * O(n_elems)) and the distance to the nearest boundary face (faces of one element only, O(n_elems
+ * log n_elems)). A point on the boundary is inside at depth 0. @param[out] out its place.
+ */
+hs_status hs_mesh_point_depth(const hs_mesh *m, const double x[3], hs_mesh_point_place *out);
+
 /** @brief Free the mesh; accepts NULL and sets *m = NULL. */
 void hs_mesh_destroy(hs_mesh **m);
 

@@ -83,15 +83,31 @@ typedef struct hs_surface_report {
  */
 hs_status hs_surface_read(const char *path, double scale, double weld_tol, hs_surface **out);
 
-/** A surface reader as listed: reads @p path (a file name with the reader's extension); weld_tol is
- *  as for hs_surface_read (formats other than STL ignore it). */
-typedef hs_status hs_surface_reader_fn(const char *path, double scale, double weld_tol, hs_surface **out);
+/** How to read a surface, beyond its path and scale. Zero-initialised: the defaults. */
+typedef struct hs_surface_read_opts {
+    double weld_tol;         /**< STL: as for hs_surface_read; other formats ignore it */
+    const char *label_array; /**< formats with named cell arrays (.vtp): the CellData array holding the
+                                  facet labels (mesh.label_array); NULL or "": the usual region names */
+} hs_surface_read_opts;
+
+/**
+ * @brief hs_surface_read with options: @p o->label_array names the cell array of facet labels; a
+ * format without named arrays refuses a name (HS_ERR_CONFIG naming mesh.label_array), and the .vtp
+ * reader refuses one it does not find, listing the arrays the file has. @p o may be NULL.
+ */
+hs_status hs_surface_read_with(const char *path, double scale, const hs_surface_read_opts *o, hs_surface **out);
+
+/** A surface reader as listed: reads @p path (a file name with the reader's extension) with @p o
+ *  (never NULL here). */
+typedef hs_status hs_surface_reader_fn(const char *path, double scale, const hs_surface_read_opts *o,
+                                       hs_surface **out);
 
 /** An entry of the surface reader table (one per line of meshes/hs_surface_reader_list.h). */
 typedef struct hs_surface_reader {
     const char *name;          /**< extension with its dot, lower case: ".stl" (first member: hs_registry) */
     hs_surface_reader_fn *read;
     const char *summary;       /**< the format, one line */
+    int label_arrays;          /**< 1: facet labels from the cell array o->label_array names */
 } hs_surface_reader;
 
 /** @brief The table of surface readers by extension (entries hs_surface_reader), static storage;
@@ -111,8 +127,15 @@ hs_status hs_surface_read_off(const char *path, double scale, hs_surface **out);
 hs_status hs_surface_read_ply(const char *path, double scale, hs_surface **out);
 /** @brief TetGen .poly (points inline or in a .node beside it) or .smesh, chosen by extension. */
 hs_status hs_surface_read_poly(const char *path, double scale, hs_surface **out);
-/** @brief XML VTK PolyData (.vtp): Polys as facets, a region-named CellData array as markers. */
-hs_status hs_surface_read_vtp(const char *path, double scale, hs_surface **out);
+/**
+ * @brief XML VTK PolyData (.vtp): Polys as facets; the facet markers from the CellData array named
+ * @p label_array (NULL or "": the first 1-component integral array with a region name: region,
+ * regions, tag, material, elemTag, gmsh:physical, CellEntityIds). A named array that is missing,
+ * has several components or is not integral is an error listing the file's CellData arrays; without
+ * a name, CellData arrays none of which is taken are warned about (hs_warn), naming them and the
+ * names read (or mesh.label_array).
+ */
+hs_status hs_surface_read_vtp(const char *path, double scale, const char *label_array, hs_surface **out);
 
 /**
  * @brief Check that the surface can bound a volume, and fix what is safe to fix.
@@ -132,24 +155,27 @@ hs_status hs_surface_read_vtp(const char *path, double scale, hs_surface **out);
  */
 hs_status hs_surface_check(hs_surface *s, const char *path, hs_surface_report *rep);
 
-/** Nodes above which hs_surface_size_check refuses (5.5e7 tetrahedra: about 11 GB and 5 minutes
+/** Nodes above which hs_surface_size_check refuses (5e7 tetrahedra: about 11 GB and 5 minutes
  *  in TetGen, measured at 1.1 kB and 30 us per node). */
 #define HS_SURFACE_MAX_NODES 1e7
 /** Facets with a corner angle below this (degrees) are reported as slivers. */
 #define HS_SURFACE_SLIVER_DEG 5.0
 
 /**
- * @brief Nodes of a TetGen quality mesh of @p volume mm^3 at edge length @p h mm (2 tetrahedra
- * per h^3/(6 sqrt 2), 5.5 tetrahedra per node, as measured); 0 when either is not positive.
- * @p volume is hs_surface_report.volume (the enclosed volume by the divergence theorem).
+ * @brief Nodes of heartsim's TetGen quality mesh of a checked surface at edge length @p h mm:
+ * 1.95 V/h^3 + 5.4 A/h^2 + 1.7 n_points (volume, area and used points of @p rep), calibrated on
+ * real surfaces to within a factor 1.8 (surface_size.c, docs/meshes.md); 0 when @p rep is NULL
+ * or h or the volume is not positive.
  */
-double hs_surface_estimate_nodes(double volume, double h);
+double hs_surface_estimate_nodes(const hs_surface_report *rep, double h);
 
 /**
- * @brief Refuse (HS_ERR_MESH, naming @p path, the estimate, and the mesh.h that would fit) when the
- * estimate exceeds @p max_nodes (<= 0: HS_SURFACE_MAX_NODES), before TetGen is started.
+ * @brief Refuse (HS_ERR_MESH, naming @p path, the estimate, and the mesh.h that would fit, or
+ * saying that the surface itself has too many points) when the estimate exceeds @p max_nodes
+ * (<= 0: HS_SURFACE_MAX_NODES), before TetGen is started. @param[in] rep hs_surface_check's report.
  */
-hs_status hs_surface_size_check(const char *path, double volume, double h, double max_nodes);
+hs_status hs_surface_size_check(const char *path, const hs_surface_report *rep, double h,
+                                double max_nodes);
 
 typedef struct hs_surface_slivers_info {
     int32_t n_slivers;       /**< facets with a corner angle below the threshold */

@@ -151,7 +151,14 @@ hs_status hs_mesh_parts_finish(hs_mesh_parts *p, hs_mesh **out)
         /* j <= i: moving forward in place never overwrites a node still to be moved. */
         memmove(p->xyz + 3 * (size_t)j, p->xyz + 3 * i, 3 * sizeof(double));
     }
-    if ((size_t)n_used < p->n_nodes)
+    if ((size_t)n_used < p->n_nodes && p->n_linearized > 0)
+        hs_log(1, "%s: %zu quadratic tetrahedra read as linear ones on their corners (mesh.quadratic = "
+                  "\"linearize\"): the linear mesh uses %d of the %zu nodes; the other %zu are the mid-edge "
+                  "nodes (and any node no tetrahedron uses), not part of a linear mesh; the corners are "
+                  "renumbered in file order\n",
+               p->numbering_path ? p->numbering_path : path, p->n_linearized, (int)n_used, p->n_nodes,
+               p->n_nodes - (size_t)n_used);
+    else if ((size_t)n_used < p->n_nodes)
         hs_log(1, "%s: %zu of %zu nodes belong to no tetrahedron and were dropped (an unused node "
                   "would leave an empty row in the FEM system); the others are renumbered in "
                   "file order\n",

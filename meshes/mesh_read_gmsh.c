@@ -487,6 +487,7 @@ static hs_status add_element(gmsh *g, long long elem, long long type, long long 
              g->path, g->r.line, elem, t->name, t->nodes + extra, t->nodes);
     if (t->type == 4 || t->type == 11) {
         HS_CALL(hs_mesh_parts_add_tet(&g->p, v, (int32_t)phys));
+        if (t->type == 11) ++g->p.n_linearized;
         return hs_mesh_parts_tet_id(&g->p, elem);
     }
     if (t->type == 2 || t->type == 9) {

@@ -56,6 +56,9 @@ typedef struct hs_mesh_parts {
     int64_t *node_id;          /**< [n_nodes] the file's number of each node, or NULL (k + base) */
     int64_t *elem_id;          /**< [n_elems] the file's number of each tetrahedron, or NULL */
     size_t n_node_id, n_elem_id, cap_node_id, cap_elem_id; /* entries filled so far */
+    size_t n_linearized;       /**< quadratic (10-node) tetrahedra read as their 4 corners
+                                    (mesh.quadratic = "linearize"): the note on unused nodes says
+                                    they are the mid-edge nodes, not a defect of the file */
 } hs_mesh_parts;
 
 /** @brief Append a node (file order). */

@@ -841,6 +841,7 @@ static hs_status build(vtk *v)
         }
         HS_CALL(hs_mesh_parts_add_tet(&v->p, q, region));
         HS_CALL(hs_mesh_parts_tet_id(&v->p, (int64_t)c));
+        if (t == VTK_QUADRATIC_TETRA) ++v->p.n_linearized;
         if (v->cell_fiber) {
             double *f = v->cell_fiber + 3 * c;
             HS_CHECK(hs_unit_vector(f), HS_ERR_MESH,

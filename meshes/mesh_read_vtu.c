@@ -121,6 +121,7 @@ hs_status hs_mesh_read_vtu(const char *path, const hs_mesh_read_opts *o, hs_mesh
         }
         HS_CALL_GOTO(hs_mesh_parts_add_tet(&p, v, (int32_t)rg), done);
         HS_CALL_GOTO(hs_mesh_parts_tet_id(&p, c), done);
+        if (t == HS_VTK_QUADRATIC_TETRA) ++p.n_linearized;
         if (fiber.n) {
             double fv[3] = {hs_vtkx_get(&fiber, 3 * (size_t)c), hs_vtkx_get(&fiber, 3 * (size_t)c + 1),
                             hs_vtkx_get(&fiber, 3 * (size_t)c + 2)};

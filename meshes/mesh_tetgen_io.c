@@ -142,6 +142,7 @@ typedef struct ele_data {
     int32_t n;
     int32_t *tets;   /* [n][4], 0-based */
     int32_t *region; /* [n] */
+    int quadratic;   /* the file's tetrahedra have 10 nodes (read as their 4 corners) */
 } ele_data;
 
 static hs_status read_ele(const char *path, const char *node_path, const node_data *nd,
@@ -239,6 +240,7 @@ static hs_status read_ele(const char *path, const char *node_path, const node_da
                   "%s:%ld: unexpected data after the %lld tetrahedra announced in the header",
                   path, r.line, ne);
     ed->n = (int32_t)ne;
+    ed->quadratic = npt == 10;
 done:
     hs_text_reader_close(&r);
     if (st != HS_OK) {
@@ -256,7 +258,7 @@ hs_status hs_mesh_read_tetgen_opts(const char *node_path, const char *ele_path,
     *out = NULL;
     HS_CHECK(node_path && ele_path, HS_ERR_MESH, "TetGen mesh: .node or .ele path is missing");
     node_data nd = {0, 0, NULL};
-    ele_data ed = {0, NULL, NULL};
+    ele_data ed = {0, NULL, NULL, 0};
     hs_status st = HS_OK;
     HS_CALL(read_node(node_path, &nd));
     HS_CALL_GOTO(read_ele(ele_path, node_path, &nd, o && o->linearize, &ed), done);
@@ -277,6 +279,7 @@ hs_status hs_mesh_read_tetgen_opts(const char *node_path, const char *ele_path,
     p.node_base = nd.base;
     p.elem_base = nd.base;
     p.numbering = nd.base ? "TetGen indices, 1-based" : "TetGen indices, 0-based";
+    p.n_linearized = ed.quadratic ? (size_t)ed.n : 0;
     st = hs_mesh_parts_finish(&p, out);
 done:
     free(nd.xyz);

@@ -168,7 +168,7 @@ hs_status hs_surface_check_scale(const char *path, double scale)
 /* ---- dispatch ---- */
 
 static const hs_surface_reader k_readers[] = {
-#define HS_SURFACE_READER(ext, read, summary) {ext, read, summary},
+#define HS_SURFACE_READER(ext, read, label_arrays, summary) {ext, read, summary, label_arrays},
 #include "hs_surface_reader_list.h"
 #undef HS_SURFACE_READER
 };
@@ -179,6 +179,14 @@ const hs_registry *hs_surface_readers(void) { return &k_registry; }
 
 hs_status hs_surface_read(const char *path, double scale, double weld_tol, hs_surface **out)
 {
+    const hs_surface_read_opts o = {.weld_tol = weld_tol, .label_array = NULL};
+    return hs_surface_read_with(path, scale, &o, out);
+}
+
+hs_status hs_surface_read_with(const char *path, double scale, const hs_surface_read_opts *o, hs_surface **out)
+{
+    const hs_surface_read_opts none = {0.0, NULL};
+    if (!o) o = &none;
     HS_CHECK(out != NULL, HS_ERR_INTERNAL, "hs_surface_read: out is NULL");
     *out = NULL;
     HS_CHECK(path != NULL && path[0] != '\0', HS_ERR_MESH, "surface file path is empty");
@@ -188,7 +196,13 @@ hs_status hs_surface_read(const char *path, double scale, double weld_tol, hs_su
              "%s: cannot tell the surface format: the file name has no extension (known: %s)",
              path, hs_registry_names(&k_registry, known, sizeof known));
     const hs_surface_reader *r = hs_registry_find_ext(&k_registry, path);
-    if (r) return r->read(path, scale, weld_tol, out);
+    if (r) {
+        HS_CHECK(!(o->label_array && o->label_array[0]) || r->label_arrays, HS_ERR_CONFIG,
+                 "mesh.label_array = \"%s\": %s is a %s file, which has no named cell arrays (facet labels "
+                 "come from named arrays in .vtp surfaces only; .poly/.smesh carry facet markers); remove the key",
+                 o->label_array, path, r->name);
+        return r->read(path, scale, o, out);
+    }
     return HS_FAIL(HS_ERR_MESH, "%s: unknown surface format '%s' (known: %s)", path, dot,
                    hs_registry_names(&k_registry, known, sizeof known));
 }

@@ -30,9 +30,9 @@ hs_status hs_surface_builder_region(hs_surface_builder *b, const double r[5]);
 /* Hand the arrays over (shrunk to size) as a new surface; b is left empty. */
 hs_status hs_surface_builder_finish(hs_surface_builder *b, hs_surface **out);
 
-/* Every listed reader (meshes/hs_surface_reader_list.h), each defined in its format's file; STL's is
- * the public hs_surface_read_stl, the others wrap their public reader (which has no weld_tol). */
-#define HS_SURFACE_READER(ext, read, summary) hs_surface_reader_fn read;
+/* Every listed reader (meshes/hs_surface_reader_list.h), each defined in its format's file, wrapping
+ * its public reader (which takes only the options its format uses). */
+#define HS_SURFACE_READER(ext, read, label_arrays, summary) hs_surface_reader_fn read;
 #include "hs_surface_reader_list.h"
 #undef HS_SURFACE_READER
 

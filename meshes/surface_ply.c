@@ -417,8 +417,8 @@ done:
 }
 
 /* The listed reader (hs_surface_reader_list.h). */
-hs_status hs_surface_reader_ply(const char *path, double scale, double weld_tol, hs_surface **out)
+hs_status hs_surface_reader_ply(const char *path, double scale, const hs_surface_read_opts *o, hs_surface **out)
 {
-    (void)weld_tol; /* only STL stores each facet's corners separately */
+    (void)o; /* only STL stores each facet's corners separately; no named cell arrays */
     return hs_surface_read_ply(path, scale, out);
 }

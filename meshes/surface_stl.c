@@ -364,3 +364,9 @@ done:
     hs_surface_builder_free(&b);
     return st;
 }
+
+/* The listed reader (hs_surface_reader_list.h). */
+hs_status hs_surface_reader_stl(const char *path, double scale, const hs_surface_read_opts *o, hs_surface **out)
+{
+    return hs_surface_read_stl(path, scale, o->weld_tol, out);
+}

@@ -3,7 +3,8 @@
  * either byte order). Polys (any polygon of >= 3 points) become facets; Verts and Lines are skipped;
  * Strips are refused (ParaView: Filters > Triangulate, then save again). A CellData array named as
  * the volume readers' region arrays (region, tag, material, CellEntityIds, ...; 1 integral
- * component) gives the facets' markers, which become boundary labels of the volume mesh; VTK
+ * component), or the one mesh.label_array names, gives the facets' markers, which become boundary
+ * labels of the volume mesh; CellData arrays none of which is taken are warned about, by name. VTK
  * numbers cell data over Verts, Lines, Polys, Strips in that order. Point indices are 0-based as in
  * the file. */
 #define _POSIX_C_SOURCE 200809L
@@ -21,7 +22,57 @@ static int is_region(const char *s) { return hs_vtk_is_region_name(s); }
 
 static long long count_or_zero(long long n) { return n < 0 ? 0 : n; }
 
-hs_status hs_surface_read_vtp(const char *path, double scale, hs_surface **out)
+/* The CellData arrays for messages: "class" (Int32, 1 component), "normals" (Float32, 3 components) */
+static const char *cell_arrays(const hs_vtkx_file *f, char *buf, size_t n)
+{
+    size_t o = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < f->n_arr && o < n; ++i) {
+        const hs_vtkx_array *a = &f->arr[i];
+        if (a->section != HS_VTKX_CELL_DATA) continue;
+        o += (size_t)snprintf(buf + o, n - o, "%s\"%s\" (%s, %d component%s)", o ? ", " : "", a->name,
+                              hs_vtkx_type_name(a->type), a->ncomp, a->ncomp == 1 ? "" : "s");
+    }
+    return buf[0] ? buf : "none";
+}
+
+/* The array of facet markers: the one @p name names, else the first 1-component region-named one. */
+static hs_status marker_array(const hs_vtkx_file *f, const char *path, const char *name, const hs_vtkx_array **out)
+{
+    char found[1024];
+    *out = NULL;
+    if (name && name[0]) {
+        const hs_vtkx_array *a = hs_vtkx_find_name(f, HS_VTKX_CELL_DATA, name);
+        HS_CHECK(a != NULL, HS_ERR_MESH,
+                 "%s: mesh.label_array = \"%s\": the file has no CellData array of that name; its CellData "
+                 "arrays: %s",
+                 path, name, cell_arrays(f, found, sizeof found));
+        HS_CHECK(a->ncomp == 1, HS_ERR_MESH,
+                 "%s:%ld: mesh.label_array = \"%s\": the array has %d components; facet labels are one integer "
+                 "per polygon",
+                 path, a->line, name, a->ncomp);
+        *out = a;
+        return HS_OK;
+    }
+    const hs_vtkx_array *a = hs_vtkx_find(f, HS_VTKX_CELL_DATA, is_region);
+    if (a && a->ncomp == 1) {
+        *out = a;
+        return HS_OK;
+    }
+    if (!hs_vtkx_find(f, HS_VTKX_CELL_DATA, NULL)) return HS_OK; /* a plain surface: nothing to say */
+    const char *example = NULL; /* the first array that could hold labels */
+    for (size_t i = 0; i < f->n_arr && !example; ++i)
+        if (f->arr[i].section == HS_VTKX_CELL_DATA && f->arr[i].ncomp == 1 && f->arr[i].name[0])
+            example = f->arr[i].name;
+    char hint[128] = "";
+    if (example) snprintf(hint, sizeof hint, " (e.g. mesh.label_array = \"%.64s\")", example);
+    hs_warn("%s: no facet labels read: its CellData arrays are %s; labels are read from a 1-component integer "
+            "array named %s (any case), or from the one mesh.label_array names%s",
+            path, cell_arrays(f, found, sizeof found), hs_vtk_region_names(), hint);
+    return HS_OK;
+}
+
+hs_status hs_surface_read_vtp(const char *path, double scale, const char *label_array, hs_surface **out)
 {
     HS_CHECK(out != NULL, HS_ERR_INTERNAL, "hs_surface_read_vtp: out is NULL");
     *out = NULL;
@@ -56,8 +107,9 @@ hs_status hs_surface_read_vtp(const char *path, double scale, hs_surface **out)
         HS_CALL_GOTO(hs_surface_builder_point(&b, scale * x, scale * y, scale * z), done);
     }
     HS_CALL_GOTO(hs_vtkx_cells(f, HS_VTKX_POLYS, "Polys", npoly, &conn, &off), done);
-    const hs_vtkx_array *am = hs_vtkx_find(f, HS_VTKX_CELL_DATA, is_region);
-    if (am && am->ncomp == 1) HS_CALL_GOTO(hs_vtkx_decode_int(f, am, nv + nl + npoly + ns, &marker), done);
+    const hs_vtkx_array *am = NULL;
+    HS_CALL_GOTO(marker_array(f, path, label_array, &am), done);
+    if (am) HS_CALL_GOTO(hs_vtkx_decode_int(f, am, nv + nl + npoly + ns, &marker), done);
     const hs_vtkx_array *aoff = hs_vtkx_find_name(f, HS_VTKX_POLYS, "offsets");
     for (long long c = 0; c < npoly; ++c) {
         const int64_t start = c ? off.i[c - 1] : 0, n = off.i[c] - start;
@@ -85,8 +137,8 @@ done:
 }
 
 /* The listed reader (hs_surface_reader_list.h). */
-hs_status hs_surface_reader_vtp(const char *path, double scale, double weld_tol, hs_surface **out)
+hs_status hs_surface_reader_vtp(const char *path, double scale, const hs_surface_read_opts *o, hs_surface **out)
 {
-    (void)weld_tol; /* points are shared by the polygons, nothing to weld */
-    return hs_surface_read_vtp(path, scale, out);
+    /* points are shared by the polygons, nothing to weld */
+    return hs_surface_read_vtp(path, scale, o->label_array, out);
 }

@@ -3,6 +3,7 @@
  * hold region markers and fibres. */
 #define _POSIX_C_SOURCE 200809L
 #include <stddef.h>
+#include <stdio.h>
 #include <strings.h>
 
 #include "vtk_xml.h"
@@ -60,13 +61,25 @@ const char *hs_vtk_cell_type_name(long long t)
 }
 
 /* Cell arrays kept, by name (case-insensitive). */
+static const char *const region_names[] = {"region", "regions",       "tag",          "material",
+                                           "elemTag", "gmsh:physical", "CellEntityIds"};
+
 int hs_vtk_is_region_name(const char *s)
 {
-    static const char *names[] = {"region", "regions",      "tag",          "material",
-                                  "elemTag", "gmsh:physical", "CellEntityIds"};
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; ++i)
-        if (strcasecmp(s, names[i]) == 0) return 1;
+    for (size_t i = 0; i < sizeof region_names / sizeof region_names[0]; ++i)
+        if (strcasecmp(s, region_names[i]) == 0) return 1;
     return 0;
+}
+
+const char *hs_vtk_region_names(void)
+{
+    static char list[160];
+    if (!list[0]) {
+        size_t o = 0;
+        for (size_t i = 0; i < sizeof region_names / sizeof region_names[0] && o < sizeof list; ++i)
+            o += (size_t)snprintf(list + o, sizeof list - o, "%s%s", i ? ", " : "", region_names[i]);
+    }
+    return list;
 }
 
 int hs_vtk_is_fiber_name(const char *s)

@@ -42,6 +42,8 @@
 const char *hs_vtk_cell_type_name(long long t);
 /** @brief 1 when a cell array of this name holds region markers (region, tag, material, ...). */
 int hs_vtk_is_region_name(const char *s);
+/** @brief Those names as one comma-separated list, for messages (static storage). */
+const char *hs_vtk_region_names(void);
 /** @brief 1 when a cell array of this name holds fibres (fiber, fibers, fibre, fibres). */
 int hs_vtk_is_fiber_name(const char *s);
 

@@ -15,7 +15,9 @@
 extern "C" {
 #endif
 
-enum { HS_FRAME_MAX_FIELDS = 16 };
+/** Most arrays of a frame: every field of a state (fem/hs_state.h: 69 for a model of 64 variables) and
+ *  V (sim/frame_writer.c asserts it), with room to spare. */
+enum { HS_FRAME_MAX_FIELDS = 80 };
 
 /** The mesh's own arrays a frame carries (hs_frame.mesh_fields); skipped when the mesh has none. */
 enum {

@@ -88,8 +88,8 @@ hs_status hs_series_resume(hs_series *s, const double *times, int n_frames);
 /** @brief Free the series; accepts NULL and sets *s = NULL. Files stay. */
 void hs_series_destroy(hs_series **s);
 
-/** @brief Check DIR can be created and written (creates it with its parents, writes and removes
- * a probe file); HS_ERR_IO naming DIR otherwise. */
+/** @brief Check DIR can be created and written: hs_dir_create (common/hs_fs.h) naming it the
+ * "output directory"; HS_ERR_IO naming DIR otherwise. */
 hs_status hs_output_dir_check(const char *dir);
 
 #ifdef __cplusplus

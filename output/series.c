@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "hs_atomic_file.h"
+#include "hs_fs.h"
 #include "hs_series_format.h"
 #include "hs_util.h"
 
@@ -71,75 +72,7 @@ hs_status hs_series_check(const char *format, const char *prefix)
 
 /* ---- output directory ----------------------------------------------------------------------- */
 
-/* mkdir -p: create each missing component with mode 0777 (the umask then applies). */
-static hs_status mkdir_parents(const char *dir)
-{
-    hs_status st = HS_OK;
-    char *buf = NULL;
-    size_t len = strlen(dir);
-    HS_CALL(HS_ALLOC(buf, len + 1, "directory name"));
-    memcpy(buf, dir, len + 1);
-    /* i starts at 1 so an absolute path does not try mkdir(""); each '/' ends one component. */
-    for (size_t i = 1; i <= len; ++i) {
-        if (buf[i] != '/' && buf[i] != '\0') continue;
-        if (buf[i - 1] == '/') continue; /* "a//b": the empty component is the same directory */
-        char saved = buf[i];
-        buf[i] = '\0';
-        if (mkdir(buf, 0777) != 0 && errno != EEXIST) {
-            int err = errno;
-            st = HS_FAIL(HS_ERR_IO, "output directory %s cannot be created: mkdir %s: %s", dir, buf,
-                         strerror(err));
-            goto done;
-        }
-        buf[i] = saved;
-    }
-    struct stat sb;
-    if (stat(dir, &sb) != 0) {
-        int err = errno;
-        st = HS_FAIL(HS_ERR_IO, "output directory %s cannot be created: %s", dir, strerror(err));
-    } else if (!S_ISDIR(sb.st_mode)) {
-        st = HS_FAIL(HS_ERR_IO, "output directory %s exists but is not a directory", dir);
-    }
-done:
-    free(buf);
-    return st;
-}
-
-hs_status hs_output_dir_check(const char *dir)
-{
-    HS_CHECK(dir && *dir, HS_ERR_IO, "output directory name is empty");
-    HS_CALL(mkdir_parents(dir));
-
-    /* A probe file catches what mkdir cannot: a read-only mount, a directory owned by someone
-     * else, no space for even one inode. The pid keeps concurrent runs apart. */
-    char name[64];
-    snprintf(name, sizeof name, ".heartsim_probe_%ld", (long)getpid());
-    char *probe = NULL;
-    HS_CALL(hs_path_join(dir, name, &probe));
-    hs_status st = HS_OK;
-    FILE *fp = fopen(probe, "wb");
-    int err = errno;
-    if (!fp) {
-        st = HS_FAIL(HS_ERR_IO, "output directory %s is not writable: %s", dir, strerror(err));
-    } else {
-        errno = 0;
-        int bad = fputs("heartsim probe\n", fp) < 0;
-        bad |= fflush(fp) != 0;
-        err = errno;
-        bad |= fclose(fp) != 0;
-        if (!err) err = errno;
-        if (bad)
-            st = HS_FAIL(HS_ERR_IO, "output directory %s is not writable: %s", dir,
-                         err ? strerror(err) : "short write");
-        if (unlink(probe) != 0 && st == HS_OK) {
-            err = errno;
-            st = HS_FAIL(HS_ERR_IO, "output directory %s: cannot remove probe file %s: %s", dir,
-                         probe, strerror(err));
-        }
-    }
-    free(probe);
-    return st;
-}
+hs_status hs_output_dir_check(const char *dir) { return hs_dir_create(dir, "output directory"); }
 
 /* ---- the series ----------------------------------------------------------------------------- */
 

@@ -2,21 +2,67 @@
 # Build the libFuzzer harnesses (tests/fuzz/fuzz_main.c, one per entry point of
 # tests/fuzz/fuzz_targets.h; clang, CPU only, ASan+UBSan) and run each for SECONDS (default 60),
 # starting from the committed seed corpus and, where tests/fuzz/dict/<target>.dict exists, with
-# that dictionary of the format's keywords.
-#   scripts/fuzz.sh [SECONDS] [TARGET...]
-#   targets: config tetgen mtx stl off ply poly vtk gmsh opencarp vtu vtp (default: all)
-# Environment: FUZZ_JOBS (targets run at once, default: number of cores, at most 3; use 1 on a
-# shared machine), FUZZ_BUILD (build directory, default build-fuzz), FUZZ_OUT (default fuzz-out).
-# Output under fuzz-out/ (git-ignored): <target>/corpus/ (the grown corpus), <target>/crashes/
-# (crash-*, leak-*, timeout-*, oom-* inputs) and <target>/log. A found input is fixed in the
-# reader and then copied to tests/fuzz/regressions/<target>/, which ctest replays in every build
-# (test_fuzz_regressions). Exit status: 1 when any target found something.
+# that dictionary of the format's keywords. `scripts/fuzz.sh --help` prints the usage.
+# The targets are read from HS_FUZZ_TARGETS in tests/fuzz/fuzz_targets.h, the one list (CMake
+# reads it too). Output under fuzz-out/ (git-ignored): <target>/corpus/ (the grown corpus),
+# <target>/crashes/ (crash-*, leak-*, timeout-*, oom-* inputs) and <target>/log. A found input is
+# fixed in the reader and then copied to tests/fuzz/regressions/<target>/, which ctest replays in
+# every build (test_fuzz_regressions). Exit status: 1 when any target found something, 2 on a
+# usage error or a missing clang.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-secs=${1:-60}
-shift || true
+# X(name) entries between "#define HS_FUZZ_TARGETS(X)" and the first line without a backslash
+all_targets=($(sed -n '/^#define HS_FUZZ_TARGETS(X)/,/[^\\]$/p' tests/fuzz/fuzz_targets.h |
+               grep -o 'X([a-z_0-9]*)' | sed 's/^X(//; s/)$//'))
+
+usage() {
+  cat <<USAGE
+usage: scripts/fuzz.sh [SECONDS] [TARGET...]
+
+Build the libFuzzer harnesses (clang, ASan+UBSan, in \$FUZZ_BUILD, default build-fuzz) and fuzz
+each TARGET for SECONDS (a positive whole number, default 60), starting from the seed corpus in
+tests/fuzz/corpus/TARGET; findings go to \$FUZZ_OUT/TARGET/crashes (default fuzz-out).
+
+targets (default: all): ${all_targets[*]}
+
+environment: FUZZ_JOBS (targets run at once, default the number of cores, at most 3; use 1 on a
+shared machine), FUZZ_BUILD, FUZZ_OUT.
+exit status: 0 nothing found, 1 findings, 2 usage error or no clang with libFuzzer.
+
+example: FUZZ_JOBS=1 scripts/fuzz.sh 120 vtk vtu
+USAGE
+}
+
+for a in "$@"; do
+  case $a in -h|--help) usage; exit 0 ;; esac
+done
+if [ ${#all_targets[@]} -eq 0 ]; then
+  echo "fuzz.sh: no targets found in tests/fuzz/fuzz_targets.h (HS_FUZZ_TARGETS)" >&2
+  exit 2
+fi
+secs=60
+if [ $# -gt 0 ]; then
+  if [[ $1 =~ ^[0-9]+$ ]] && [ "$1" -gt 0 ]; then
+    secs=$1
+    shift
+  elif [[ $1 == -* || $1 =~ ^[0-9.+-] ]]; then
+    echo "fuzz.sh: SECONDS must be a positive whole number of seconds, not \"$1\" (scripts/fuzz.sh --help)" >&2
+    exit 2
+  fi
+fi
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(config tetgen mtx stl off ply poly vtk gmsh opencarp vtu vtp)
+for t in ${targets[@]+"${targets[@]}"}; do
+  case " ${all_targets[*]} " in
+    *" $t "*) ;;
+    *) echo "fuzz.sh: unknown target \"$t\"; available: ${all_targets[*]} (scripts/fuzz.sh --help)" >&2
+       exit 2 ;;
+  esac
+done
+[ ${#targets[@]} -gt 0 ] || targets=("${all_targets[@]}")
+if [ -n "${FUZZ_JOBS:-}" ] && ! [[ $FUZZ_JOBS =~ ^[1-9][0-9]*$ ]]; then
+  echo "fuzz.sh: FUZZ_JOBS must be a positive whole number, not \"$FUZZ_JOBS\"" >&2
+  exit 2
+fi
 build=${FUZZ_BUILD:-build-fuzz}
 outdir=${FUZZ_OUT:-fuzz-out}
 

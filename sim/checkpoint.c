@@ -11,21 +11,12 @@
 #include <sys/stat.h>
 
 #include "hs_atomic_file.h"
+#include "hs_hash.h"
 #include "hs_util.h"
 
 _Static_assert(sizeof(hs_ckpt_header) == 20 * 8, "checkpoint header has no padding");
 
 static const char ckpt_magic[8] = {'H', 'S', 'C', 'K', 'P', 'T', '1', '\n'};
-
-uint64_t hs_fnv1a64(uint64_t h, const void *data, size_t n)
-{
-    const unsigned char *p = data;
-    for (size_t i = 0; i < n; ++i) {
-        h ^= p[i];
-        h *= 0x100000001b3ull;
-    }
-    return h;
-}
 
 uint64_t hs_mesh_fingerprint(const hs_mesh *m)
 {
@@ -341,8 +332,10 @@ hs_status hs_checkpoint_load(const char *arg, const char *prefix, const hs_model
     long *steps = NULL;
     int n = 0;
     HS_CALL(hs_checkpoint_list(arg, prefix, &steps, &n));
-    hs_status st = HS_FAIL(HS_ERR_IO, "--restart %s: no checkpoint %s_ckpt_*.hsck in that directory", arg,
-                           prefix);
+    hs_status st = HS_FAIL(HS_ERR_IO, "--restart %s: no checkpoint %s_ckpt_*.hsck in that directory (a run writes "
+                           "one every output.checkpoint_interval ms of simulated time and at its end, unless "
+                           "output.checkpoint_interval = 0 or output.enabled = false; a signal or a failed step "
+                           "writes one too)", arg, prefix);
     for (int i = n - 1; i >= 0; --i) {
         char path[HS_PATH_MAX + 64];
         hs_checkpoint_path(arg, prefix, steps[i], path, sizeof path);

@@ -39,9 +39,12 @@ void hs_frame_plan_frame(const hs_frame_plan *p, const hs_state *state, double t
     fr->mesh_fields = (int)p->mesh_fields;
     /* in descriptor order; the series writes point fields first, then cell fields (hs_frame.h).
      * Every field and V fit (static assert above), so hs_frame_add cannot fail here. */
-    for (int k = 0; k < d->n_fields; ++k) {
+    for (int j = 0, k = 0; k < d->n_fields; ++k) {
         const int cell = d->f[k].where != HS_AT_NODE;
-        if (p->fields & (1u << k)) (void)hs_frame_add(fr, d->f[k].name, cell, state->field[k]);
+        if (j < p->fields.n && p->fields.k[j] == k) { /* the list is increasing */
+            (void)hs_frame_add(fr, d->f[k].name, cell, state->field[k]);
+            ++j;
+        }
         if (k == HS_STATE_POTENTIAL && p->mv)
             (void)hs_frame_add_mapped(fr, "V", 0, state->field[k], p->mv_scale, p->mv_offset);
     }
@@ -115,12 +118,11 @@ hs_status hs_frame_writer_create(hs_series *ser, const hs_mesh *mesh, const hs_f
     pthread_cond_init(&w->cv, NULL);
     hs_status st = HS_OK;
     /* buffers for the fields a frame shows (V is computed from the potential) */
-    unsigned need = plan->fields | (plan->mv ? 1u << HS_STATE_POTENTIAL : 0u);
     for (int s = 0; s < 2 && st == HS_OK; ++s) {
         w->buf[s].slot = s;
         w->buf[s].state.desc = plan->desc;
         for (int k = 0; k < plan->desc->n_fields && st == HS_OK; ++k)
-            if (need & (1u << k))
+            if (hs_field_list_has(&plan->fields, k) || (k == HS_STATE_POTENTIAL && plan->mv))
                 st = buf_alloc(w, &w->buf[s].state.field[k], hs_state_field_len(plan->desc, k), plan->desc->f[k].name);
     }
     if (st == HS_OK && pthread_create(&w->th, NULL, writer_main, w) != 0)

@@ -76,9 +76,6 @@ typedef struct hs_checkpoint {
     char path[HS_PATH_MAX]; /**< the file it was read from */
 } hs_checkpoint;
 
-/** @brief FNV-1a 64 of @p n bytes, continuing from @p h (start with HS_FNV_OFFSET). */
-#define HS_FNV_OFFSET 0xcbf29ce484222325ull
-uint64_t hs_fnv1a64(uint64_t h, const void *data, size_t n);
 
 /** @brief Fingerprint of the mesh as the run numbers it: n_nodes, n_elems, xyz, tets, fibres. */
 uint64_t hs_mesh_fingerprint(const hs_mesh *m);

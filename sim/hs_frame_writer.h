@@ -21,7 +21,7 @@ typedef struct hs_frame_writer hs_frame_writer;
 /** What a frame shows: state fields by descriptor index, the potential in mV, mesh arrays. */
 typedef struct hs_frame_plan {
     const hs_state_desc *desc; /**< borrowed */
-    unsigned fields;           /**< bit k: state field k is written (its name, point or cell data) */
+    hs_field_list fields;      /**< the state fields written (each by its name, as point or cell data) */
     int mv;                    /**< also the potential in mV, as "V", right after the potential */
     double mv_scale, mv_offset; /**< V = mv_scale u + mv_offset (the model's map) */
     unsigned mesh_fields;      /**< HS_MESH_FIELD_FIBER | HS_MESH_FIELD_REGION */

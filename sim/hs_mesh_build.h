@@ -70,6 +70,7 @@ struct hs_mesh_spec {
     char file[HS_PATH_MAX];  /**< input file (tetgen: the prefix of .node/.ele) */
     double scale;                 /**< file units times this = mm */
     double weld_tol;              /**< STL welding distance, mm; 0 = automatic */
+    char label_array[64];         /**< .vtp: the CellData array of facet labels ("": the usual names) */
     int linearize;                /**< quadratic tetrahedra: 1 linearise, 0 refuse */
     hs_reorder_kind reorder;
     hs_lv_params lv;              /**< LV geometry and helix angles (h, radius_edge, min dihedral from above) */

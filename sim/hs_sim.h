@@ -61,17 +61,16 @@ typedef struct hs_sim_spec {
 
     /* solver */
     const hs_backend_entry *backend; /**< NULL: "auto" (the first device backend that answers, else cpu) */
-    const hs_spmv_ops *spmv;     /**< NULL: "auto" (the backend's choice: hs_backend_entry.choose_spmv) */
+    const hs_spmv_ops *spmv;     /**< NULL: "auto" (the backend's choice: hs_backend_entry.resolve_plan) */
     hs_spmv_params spmv_params;
     hs_cg_opts cg;               /**< tolerance, iteration cap, variant */
     double cg_forcing;
     int extrapolate;
     int graph;                   /**< 1: CUDA graph replay of a Newton iteration */
-    int persistent;              /**< 1 on, 0 off, -1 auto */
-    int step_graph;              /**< solver.step: 0 "kernels", 1 "graph" (the Newton iteration on the device),
-                                      2 "persistent" (steps as one cooperative kernel) */
+    int persistent;              /**< solver.persistent: 1 on, 0 off, HS_PERSISTENT_AUTO */
+    hs_step_mode step;           /**< solver.step (fem/hs_step_mode_list.h), HS_STEP_AUTO: the backend's policy */
     hs_assembly_kind assembly;   /**< solver.assembly */
-    hs_matrix_values matrix_values; /**< solver.matrix_values */
+    hs_matrix_values matrix_values; /**< solver.matrix_values, HS_VALUES_AUTO: the backend's policy */
     double newton_tol_residual, newton_tol_update;
     int newton_max_iter;
     int threads;                 /**< OpenMP threads, 0: keep OMP_NUM_THREADS */
@@ -84,7 +83,7 @@ typedef struct hs_sim_spec {
     char out_dir[HS_PATH_MAX];
     char out_prefix[64];
     double out_interval;         /**< ms between frames */
-    unsigned out_state;          /**< state fields in frames: bit k = field k of the state descriptor */
+    hs_field_list out_state;     /**< state fields in frames: indices into the state descriptor */
     int out_mv;                  /**< the potential in mV ("V") */
     unsigned out_mesh_fields;    /**< the mesh's arrays in frames: HS_MESH_FIELD_FIBER | HS_MESH_FIELD_REGION */
     double checkpoint_interval;  /**< ms, 0 = off */
@@ -105,7 +104,7 @@ typedef struct hs_sim_spec {
 typedef struct hs_setup_times {
     double mesh;     /**< build or read the mesh, fibres, checks, the mesh's own reordering */
     double pattern;  /**< the CSR pattern */
-    double trial;    /**< the SpMV format choice ("auto": the backend's timed trial) */
+    double trial;    /**< the execution plan (solver.spmv = "auto": the backend's timed trial) */
     double reorder;  /**< the format's own node numbering (mesh and pattern renumbered) */
     double problem;  /**< stimulus sites, element geometry, gather maps, K_D */
     double backend;  /**< the backend: allocation and upload */

@@ -39,7 +39,8 @@ static hs_status build_surface(const hs_mesh_spec *cfg, hs_mesh **out, hs_mesh_b
     hs_surface_report rep;
     memset(&rep, 0, sizeof rep);
     hs_status st = HS_OK;
-    HS_CALL(hs_surface_read(cfg->file, cfg->scale, cfg->weld_tol, &s));
+    const hs_surface_read_opts ro = {.weld_tol = cfg->weld_tol, .label_array = cfg->label_array};
+    HS_CALL(hs_surface_read_with(cfg->file, cfg->scale, &ro, &s));
     HS_CALL_GOTO(hs_surface_check(s, cfg->file, &rep), done);
     hs_log(1, "surface: %s: %d points, %d facets, %d shell%s, area %.4g mm^2, enclosed volume %.4g mm^3, "
               "box [%.4g, %.4g, %.4g] - [%.4g, %.4g, %.4g] mm\n",
@@ -67,16 +68,20 @@ static hs_status build_surface(const hs_mesh_spec *cfg, hs_mesh **out, hs_mesh_b
                 cfg->file, (int)sl.n_slivers, (int)s->n_facets, HS_SURFACE_SLIVER_DEG,
                 sl.worst_angle_deg, (int)sl.worst_facet, p[0], p[1], p[2]);
     }
-    HS_CALL_GOTO(hs_surface_size_check(cfg->file, rep.volume, cfg->box.h, 0.0), done);
+    HS_CALL_GOTO(hs_surface_size_check(cfg->file, &rep, cfg->box.h, 0.0), done);
     hs_log(1, "surface: about %.3g nodes expected at mesh.h = %g mm\n",
-           hs_surface_estimate_nodes(rep.volume, cfg->box.h), cfg->box.h);
+           hs_surface_estimate_nodes(&rep, cfg->box.h), cfg->box.h);
     hs_tetgen_opts o;
     memset(&o, 0, sizeof o);
     o.radius_edge = cfg->box.tetgen_radius_edge;
     o.min_dihedral_deg = cfg->min_dihedral;
     o.max_volume = hs_tetgen_volume_for_edge(cfg->box.h);
     o.verbose = hs_verbosity >= 2;
-    HS_CALL_GOTO(hs_tetgen_mesh_surface(s, &o, out), done);
+    st = hs_tetgen_mesh_surface(s, &o, out);
+    if (st != HS_OK) {
+        hs_error_prefix("%s: ", cfg->file); /* TetGen's refusals (self-intersection, ...) name the surface */
+        goto done;
+    }
     if (info) {
         info->have_surface = 1;
         info->surface = rep;

@@ -11,8 +11,8 @@
 
 #include "hs_atomic_file.h"
 #include "hs_build_config.h"
-#include "hs_checkpoint.h" /* hs_fnv1a64 */
-#include "hs_series.h"     /* hs_output_dir_check: the directory created with its parents */
+#include "hs_fs.h"   /* hs_dir_create */
+#include "hs_hash.h" /* hs_fnv1a64 */
 #include "hs_util.h"
 
 static const char cache_magic[8] = {'H', 'S', 'M', 'E', 'S', 'H', '1', '\n'};
@@ -73,6 +73,7 @@ hs_status hs_mesh_cache_key(const hs_mesh_spec *s, uint64_t *key)
     h = h_i(h, s->box.use_tetgen), h = h_d(h, s->box.tetgen_radius_edge);
     h = h_d(h, s->min_dihedral);
     h = h_s(h, s->file), h = h_d(h, s->scale), h = h_d(h, s->weld_tol), h = h_i(h, s->linearize);
+    if (s->label_array[0]) h = h_s(h, s->label_array); /* hashed only when set: earlier keys stay valid */
     if (s->source && s->source->reads_file && s->file[0]) {
         if (!strcmp(s->source->name, "tetgen")) {
             char p[HS_PATH_MAX + 8];
@@ -130,7 +131,7 @@ static uint64_t header_sum(const cache_header *h) { return hs_fnv1a64(HS_FNV_OFF
 hs_status hs_mesh_cache_store(const char *dir, uint64_t key, const hs_mesh *m0, const hs_mesh_build_info *info)
 {
     HS_CHECK(m0->node_orig && m0->region, HS_ERR_INTERNAL, "mesh cache: a mesh without node_orig or region");
-    HS_CALL(hs_output_dir_check(dir));
+    HS_CALL(hs_dir_create(dir, "mesh cache directory"));
     char path[HS_PATH_MAX + 64];
     hs_mesh_cache_path(dir, key, path, sizeof path);
     hs_mesh *m = (hs_mesh *)m0; /* parts_of takes non-const pointers; nothing is written through them here */
@@ -204,6 +205,12 @@ hs_status hs_mesh_cache_load(const char *dir, uint64_t key, hs_mesh **out, hs_me
     hs_mesh *m = NULL;
     struct stat sb;
     long long size = fstat(fileno(fp), &sb) == 0 ? (long long)sb.st_size : -1;
+    if (size >= 0 && !S_ISREG(sb.st_mode)) {
+        /* fopen succeeds on a directory; its size (4096) is no statement about a cache entry */
+        st = BAD("mesh cache entry %s is %s, not a file: remove it (the mesh cannot be stored there either)", path,
+                 S_ISDIR(sb.st_mode) ? "a directory" : "a special file");
+        goto fail;
+    }
     cache_header h;
     if (fread(&h, 1, sizeof h, fp) != sizeof h) {
         st = BAD("mesh cache entry %s is truncated: %lld bytes, shorter than its header", path, size);

@@ -1,5 +1,6 @@
-/* Building a simulation from its spec (hs_sim.h), in one order: mesh -> backend and SpMV format
- * -> node order -> stimulus sites -> problem (pattern and gather maps, built once) -> backend. */
+/* Building a simulation from its spec (hs_sim.h), in one order: backend -> mesh -> execution plan
+ * (step mode, SpMV kernel, value precision, persistent CG: the backend's policy, once) -> the
+ * kernel's node order -> stimulus sites -> problem (pattern and gather maps, built once) -> backend. */
 #include <math.h>
 #include <omp.h>
 #include <stdio.h>
@@ -14,7 +15,8 @@
 #include "hs_backend_mpi.h"
 #endif
 
-/* The problem options of @p spec (model, diffusion, CG, Newton...); the format is chosen later. */
+/* The problem options of @p spec (model, diffusion, CG, Newton...); the execution plan is resolved
+ * later (resolve_plan). */
 static void problem_opts(const hs_sim_spec *spec, hs_problem_opts *o)
 {
     memset(o, 0, sizeof *o);
@@ -27,10 +29,7 @@ static void problem_opts(const hs_sim_spec *spec, hs_problem_opts *o)
     o->cg_forcing = spec->cg_forcing;
     o->extrapolate = spec->extrapolate;
     o->graph = spec->graph;
-    o->persistent = spec->persistent;
-    o->step_graph = spec->step_graph;
     o->assembly = spec->assembly;
-    o->values = spec->matrix_values; /* "auto" is resolved in hs_sim_create, once the backend is known */
     o->steps_hint = spec->dt > 0 ? (long)ceil(spec->t_end / spec->dt - 1e-9) : 0;
     o->newton_tol_residual = spec->newton_tol_residual;
     o->newton_tol_update = spec->newton_tol_update;
@@ -61,43 +60,88 @@ static hs_status report_regions(const hs_sim_spec *spec, hs_sim *sim)
     return HS_OK;
 }
 
-/* The SpMV format: the spec's, or "auto" as the backend decides it on this matrix. A format with
- * its own node numbering (ELL-WARP "r" variants) renumbers the mesh, and the pattern with it, so
- * everything built afterwards lives in that numbering. *pattern is the pattern of the final
- * numbering on return (owned by the caller). */
-static hs_status choose_format(const hs_sim_spec *spec, hs_sim *sim, hs_problem_opts *po, hs_csr **pattern)
+/* A distributed run's choices (a partition's solve, the cpu backend's own through the rank's comm or
+ * the cuda backend's distributed CG of dist_gpu.cu, reads each rank's owned rows in CSR order with
+ * float64 values unless named otherwise; the host runs the Newton loop):
+ * what its "auto"s mean. What it refuses of named choices, the distributed backend says. */
+static void distributed_plan(hs_exec_plan *p)
 {
-    char why[4096] = "";
-    double t0 = hs_wtime();
-    if (spec->spmv) {
-        po->spmv = spec->spmv;
-    } else if (spec->distributed) { /* the distributed CG reads the owned rows in CSR order */
-        po->spmv = hs_spmv_find("csr_scalar");
-        HS_CHECK(po->spmv != NULL, HS_ERR_INTERNAL, "csr_scalar is not registered");
-        hs_log(1, "spmv: auto -> csr_scalar (a distributed run multiplies each rank's owned rows in CSR order)\n");
-    } else {
-        HS_CALL(sim->backend_entry->choose_spmv(*pattern, po, &po->spmv, why, sizeof why));
-        if (why[0]) hs_log(1, "spmv: %s\n", why);
+    if (p->step == HS_STEP_AUTO) {
+        p->step = HS_STEP_KERNELS;
+        snprintf(p->why_step, sizeof p->why_step, "a distributed run's Newton decisions are global, on the host");
     }
-    HS_CHECK(sim->backend_entry->needs_device || !po->spmv->needs_device, HS_ERR_CONFIG,
+    if (p->persistent_cg == HS_PERSISTENT_AUTO) {
+        p->persistent_cg = 0;
+        snprintf(p->why_persistent, sizeof p->why_persistent, "a distributed run solves with its own distributed CG");
+    }
+    if (p->values == HS_VALUES_AUTO) {
+        p->values = HS_VALUES_F64;
+        snprintf(p->why_values, sizeof p->why_values, "a distributed run stores float64 values");
+    }
+    if (!p->spmv) {
+        p->spmv = &hs_spmv_ops_csr_scalar;
+        snprintf(p->why_spmv, sizeof p->why_spmv, "a distributed run multiplies each rank's owned rows in CSR order");
+    }
+}
+
+/* One line per choice the policy made, with its reason: "<key>: <asked> -> <chosen> (<why>)". */
+static void log_plan(const hs_sim_spec *spec, const hs_exec_plan *p)
+{
+    static const char *const onoff[] = {"auto", "off", "on"}; /* solver.persistent: -1, 0, 1 */
+    if (p->why_spmv[0])
+        hs_log(1, "spmv: %s -> %s (%s)\n", spec->spmv ? spec->spmv->name : "auto", p->spmv->name, p->why_spmv);
+    if (p->why_values[0])
+        hs_log(1, "matrix_values: %s -> %s (%s)\n", hs_matrix_values_name(spec->matrix_values),
+               hs_matrix_values_name(p->values), p->why_values);
+    if (p->why_persistent[0])
+        hs_log(1, "persistent: %s -> %s (%s)\n", onoff[spec->persistent < 0 ? 0 : spec->persistent ? 2 : 1],
+               onoff[p->persistent_cg ? 2 : 1], p->why_persistent);
+    if (p->why_step[0])
+        hs_log(1, "step: %s -> %s (%s)\n", hs_step_mode_name(spec->step), hs_step_mode_name(p->step), p->why_step);
+}
+
+/* The execution plan (fem/hs_exec_plan.h): the spec's requests, every "auto" resolved once by the
+ * backend's policy (hs_backend_entry.resolve_plan; a distributed run: distributed_plan) on the
+ * pattern before any format renumbers it, checked once, logged once with its reasons, and kept in
+ * po->exec, where the backend reads it. */
+static hs_status resolve_plan(const hs_sim_spec *spec, hs_sim *sim, const hs_csr *pattern, hs_problem_opts *po)
+{
+    double t0 = hs_wtime();
+    hs_exec_plan plan = hs_exec_plan_request(spec->step, spec->persistent, spec->matrix_values, spec->spmv);
+    if (spec->distributed) distributed_plan(&plan);
+    else HS_CALL(sim->backend_entry->resolve_plan(pattern, po, &plan));
+    HS_CHECK(hs_exec_plan_resolved(&plan), HS_ERR_INTERNAL, "the %s backend left a choice of the execution plan open",
+             sim->backend_entry->name);
+    HS_CHECK(sim->backend_entry->needs_device || !plan.spmv->needs_device, HS_ERR_CONFIG,
              "solver.spmv: kernel \"%s\" runs only on a device backend, and this run uses the %s "
              "backend; use solver.spmv = \"auto\" or a kernel that `heartsim kernels` lists for cpu",
-             po->spmv->name, sim->backend_entry->name);
-    HS_CALL(hs_spmv_check_values("solver.matrix_values", po->spmv, po->values));
+             plan.spmv->name, sim->backend_entry->name);
+    HS_CALL(hs_spmv_check_values("solver.matrix_values", plan.spmv, plan.values));
+    log_plan(spec, &plan);
+    po->exec = plan;
+    sim->setup.trial = hs_wtime() - t0;
+    return HS_OK;
+}
+
+/* A format with its own node numbering (ELL-WARP "r" variants) renumbers the mesh, and the pattern
+ * with it, so everything built afterwards lives in that numbering. *pattern is the pattern of the
+ * final numbering on return (owned by the caller). */
+static hs_status format_order(hs_sim *sim, const hs_problem_opts *po, hs_csr **pattern)
+{
+    const hs_spmv_ops *f = po->exec.spmv;
+    if (!f->node_order) return HS_OK;
     double t1 = hs_wtime();
-    sim->setup.trial = t1 - t0;
-    if (!po->spmv->node_order) return HS_OK;
     int32_t *perm = NULL;
     hs_csr *renumbered = NULL;
     hs_status st = HS_ALLOC(perm, sim->mesh->n_nodes, "format numbering");
-    if (st == HS_OK) st = po->spmv->node_order(*pattern, &po->spmv_params, perm);
+    if (st == HS_OK) st = f->node_order(*pattern, &po->spmv_params, perm);
     if (st == HS_OK) st = hs_mesh_renumber(sim->mesh, perm);
     if (st == HS_OK) st = hs_csr_permute(*pattern, perm, &renumbered);
     free(perm);
     HS_CALL(st);
     hs_csr_destroy(pattern);
     *pattern = renumbered;
-    hs_log(1, "reorder: nodes renumbered in the order %s needs (node bandwidth now %lld)\n", po->spmv->name,
+    hs_log(1, "reorder: nodes renumbered in the order %s needs (node bandwidth now %lld)\n", f->name,
            (long long)hs_mesh_bandwidth(sim->mesh));
     sim->setup.reorder = hs_wtime() - t1;
     return HS_OK;
@@ -132,16 +176,11 @@ hs_status hs_sim_create(const hs_sim_spec *spec, hs_sim *sim)
     sim->setup.mesh = hs_wtime() - t0;
     hs_problem_opts po;
     problem_opts(spec, &po);
-    /* solver.matrix_values = "auto": float32 on a device backend when the named kernel has a float32
-     * variant, or when "auto" chooses the kernel (then among those that have one); float64 on the cpu
-     * backend, the reference (docs/benchmarks.md, issue 17) */
-    if (po.values == HS_VALUES_AUTO)
-        po.values = sim->backend_entry->needs_device && !spec->distributed && (!spec->spmv || hs_spmv_serves(spec->spmv, HS_VALUES_F32))
-                        ? HS_VALUES_F32 : HS_VALUES_F64;
     double tp = hs_wtime();
     HS_CALL_GOTO(hs_csr_from_tets(sim->mesh->n_nodes, sim->mesh->n_elems, sim->mesh->tets, &pattern), fail);
     sim->setup.pattern = hs_wtime() - tp;
-    HS_CALL_GOTO(choose_format(spec, sim, &po, &pattern), fail);
+    HS_CALL_GOTO(resolve_plan(spec, sim, pattern, &po), fail);
+    HS_CALL_GOTO(format_order(sim, &po, &pattern), fail);
     tp = hs_wtime();
     /* stimulus sites hold element indices: only now is the element numbering final */
     HS_CALL_GOTO(hs_stim_set_create(sim->mesh, spec->stimuli, spec->n_stimuli, &sim->stim), fail);
@@ -160,13 +199,6 @@ hs_status hs_sim_create(const hs_sim_spec *spec, hs_sim *sim)
     HS_CALL_GOTO(hs_problem_create(sim->mesh, sim->stim, &po, &pattern, &sim->prob), fail);
     hs_log(1, "matrix: %d rows, %d nonzeros (%.1f per row)\n", sim->prob->pattern->n_rows,
            sim->prob->pattern->nnz, (double)sim->prob->pattern->nnz / sim->prob->pattern->n_rows);
-    if (sim->prob->opt.step_graph < 0) { /* solver.step = "auto": only a serial device backend has the choice */
-        const char *why = "";
-        const int dev = sim->backend_entry->needs_device && !spec->distributed;
-        const int sg = dev ? hs_step_auto(&sim->prob->opt, sim->prob->split != NULL, sim->prob->pattern->n_rows, &why) : 0;
-        sim->prob->opt.step_graph = sg;
-        if (dev) hs_log(1, "step: auto -> %s (%s)\n", sg == 2 ? "persistent" : sg ? "graph" : "kernels", why);
-    }
     double tb = hs_wtime();
     sim->setup.problem = tb - tp;
     if (spec->distributed) {

@@ -111,6 +111,13 @@ void hs_spmv_round_values(int64_t n, const double *v, float *out);
 int hs_spmv_count(void);
 /** @brief i-th registered format (0 <= i < hs_spmv_count()), in list order. */
 const hs_spmv_ops *hs_spmv_get(int i);
+/** The CSR reference kernel (solvers/spmv_csr.c), an entry of every build's registry: what "auto"
+ *  resolves to where the rows are read in CSR order (the cpu backend, the persistent CG, a
+ *  distributed run); code that means this kernel names the entry, not its name. */
+extern const hs_spmv_ops hs_spmv_ops_csr_scalar;
+/** @brief Position of @p ops in the list (hs_spmv_get(i) == ops), or -1 when it is no registered entry:
+ *  what tables expanded from the same list (the device kernels) are indexed by. */
+int hs_spmv_index(const hs_spmv_ops *ops);
 /** @brief Format by name (exact match), or NULL; no error recorded. "auto" is no format: each
  *  backend resolves it itself (cpu: csr_scalar; cuda: a timed trial). */
 const hs_spmv_ops *hs_spmv_find(const char *name);

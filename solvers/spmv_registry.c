@@ -31,6 +31,13 @@ const hs_spmv_ops *hs_spmv_get(int i)
     return (i >= 0 && i < hs_spmv_count()) ? k_formats[i].entry : NULL;
 }
 
+int hs_spmv_index(const hs_spmv_ops *ops)
+{
+    for (int i = 0; i < hs_spmv_count(); ++i)
+        if (k_formats[i].entry == ops) return i;
+    return -1;
+}
+
 const hs_spmv_ops *hs_spmv_find(const char *name)
 {
     return hs_registry_find_ref(&k_registry, name);

@@ -44,9 +44,9 @@ static void hs_test_spec_defaults(hs_sim_spec *s)
     s->cg_forcing = 0.1;
     s->extrapolate = 2;
     s->graph = 1;
-    s->persistent = -1;
+    s->persistent = HS_PERSISTENT_AUTO;
     s->pc = hs_precond_opts_default();
-    s->step_graph = 0; /* kernels, the reference (a run's default is auto: test_spec_defaults) */
+    s->step = HS_STEP_KERNELS; /* the reference (a run's default is auto: test_spec_defaults) */
     s->assembly = HS_ASSEMBLY_SPLIT;
     s->matrix_values = HS_VALUES_AUTO;
     s->newton_tol_residual = 1e-8;
@@ -57,6 +57,7 @@ static void hs_test_spec_defaults(hs_sim_spec *s)
     snprintf(s->out_dir, sizeof s->out_dir, "output");
     snprintf(s->out_prefix, sizeof s->out_prefix, "heartsim");
     s->out_interval = 1.0;
+    s->checkpoint_interval = 100.0;
     s->checkpoint_keep = 2;
     s->config_path = "(test)";
 }

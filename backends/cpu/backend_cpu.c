@@ -1,3 +1,4 @@
+#define _DEFAULT_SOURCE /* getloadavg */
 /*
  * The CPU backend (OpenMP): the reference implementation of every primitive of hs_backend_ops
  * (the step and the state). The element pass and the gather-map assembly are the same algorithm
@@ -72,7 +73,7 @@ static int32_t element_pass(cpu_impl *c, const hs_problem *p)
     const hs_region_set *rg = p->opt.regions;
     const uint16_t *etab = rg ? rg->elem_tab : NULL;
     int32_t bad = -1;
-#pragma omp parallel for schedule(static) if (m->n_elems > HS_OMP_MIN)
+#pragma omp parallel for schedule(static) if (m->n_elems >= c->min_elem)
     for (int32_t e = 0; e < m->n_elems; ++e) {
         const int32_t *t = m->tets + 4 * (int64_t)e;
         double ph[4] = {c->phi[t[0]], c->phi[t[1]], c->phi[t[2]], c->phi[t[3]]};
@@ -107,6 +108,22 @@ static int32_t element_pass(cpu_impl *c, const hs_problem *p)
         }
     }
     return bad;
+}
+
+/* The gathers of K and R (fem/) decide by their own small-mesh threshold; where this run keeps them
+ * serial above it (cores busy: hs_cpu_omp_cores_free), they run with a team of one. Returns the
+ * thread count to restore, 0 when nothing was changed. */
+static int gathers_begin(const cpu_impl *c, int64_t ne)
+{
+    if (ne >= c->min_asm || ne < HS_OMP_MIN_ASSEMBLY_ELEMS) return 0;
+    const int nt = omp_get_max_threads();
+    omp_set_num_threads(1);
+    return nt;
+}
+
+static void gathers_end(int nt)
+{
+    if (nt) omp_set_num_threads(nt);
 }
 
 /* K from the last element pass (the split pairs or the full gather), float32 rounding, the Jacobi
@@ -157,6 +174,7 @@ hs_status hs_cpu_assemble(hs_backend *b, double *res_norm, int32_t *res_node)
         return HS_FAIL(HS_ERR_NUMERIC, "the local update of the %s model failed in element %d (%s at its centroid %.6g%s)",
                        model->name, bad, model->potential_name, uc, vars);
     }
+    const int nt = gathers_begin(c, ne);
     if (p->split) { /* K waits for a solve (cpu_tangent) */
         hs_split_assemble_r(p->split, p->pattern, p->map, c->phi, c->rm, c->rhs);
         c->k_stale = 1;
@@ -164,6 +182,7 @@ hs_status hs_cpu_assemble(hs_backend *b, double *res_norm, int32_t *res_node)
         hs_assemble_r(p->map, c->re, c->rhs);
         form_k(b);
     }
+    gathers_end(nt);
     *res_norm = hs_vec_norm_inf_weighted(m->n_nodes, c->rhs, c->res_w, res_node);
     c->res = *res_norm;
     c->times.assembly += hs_wtime() - t1;
@@ -175,7 +194,9 @@ static hs_status cpu_tangent(hs_backend *b)
     cpu_impl *c = b->impl;
     if (!c->k_stale) return HS_OK;
     double t0 = hs_wtime();
+    const int nt = gathers_begin(c, b->prob->mesh->n_elems);
     form_k(b);
+    gathers_end(nt);
     c->times.assembly += hs_wtime() - t0;
     return HS_OK;
 }
@@ -245,8 +266,10 @@ static hs_status cpu_solve(hs_backend *b, hs_cg_result *cg, double *upd_norm)
 {
     cpu_impl *c = b->impl;
     const hs_problem *p = b->prob;
-    double t0 = hs_wtime();
+    /* K of a split assembly, when the solve is its first user: timed as assembly by cpu_tangent, so
+     * before the solve's clock starts (each second in one phase: the phases sum to at most the loop) */
     HS_CALL(cpu_tangent(b));
+    double t0 = hs_wtime();
     hs_cg_opts o = p->opt.cg;
     o.tol = hs_cg_forcing_tol(p->opt.cg.tol, p->opt.cg_forcing, p->opt.newton_tol_residual, c->res);
     HS_CALL(hs_cpu_solve_on(b, &o, cg, upd_norm));
@@ -385,6 +408,36 @@ static const hs_backend_ops cpu_ops = {
     .sample_fetch = cpu_sample_fetch,
 };
 
+int hs_cpu_omp_cores_free(int threads, int n_cpus, double loadavg)
+{
+    return threads <= 1 || loadavg <= n_cpus - threads + 0.5;
+}
+
+void hs_cpu_omp_text(int threads, int min_elem, int min_asm, const char *why, int64_t n_elems, int64_t n_rows,
+                     char *buf, size_t size)
+{
+    if (threads <= 1) {
+        snprintf(buf, size, "1 thread");
+        return;
+    }
+    const int el = n_elems >= min_elem, as = n_elems >= min_asm, cg = n_rows > HS_OMP_MIN;
+    const char *sep = why && *why ? ": " : "", *w = why && *why ? why : "";
+    size_t o = (size_t)snprintf(buf, size, "%d threads", threads);
+    if ((el || as || cg) && o < size) /* what runs on the threads */
+        o += (size_t)snprintf(buf + o, size - o, "; parallel: %s%s%s%s%s", el ? "element pass" : "",
+                              el && (as || cg) ? ", " : "", as ? "assembly" : "", as && cg ? ", " : "", cg ? "CG" : "");
+    if ((!el || !as || !cg) && o < size) /* what stays on one thread on this mesh, and below what */
+        o += (size_t)snprintf(buf + o, size - o, "; serial here: ");
+    if (!el && !as && min_elem == min_asm && o < size)
+        o += (size_t)snprintf(buf + o, size - o, "element pass, assembly (< %d elements%s%s)", min_elem, sep, w);
+    else {
+        if (!el && o < size) o += (size_t)snprintf(buf + o, size - o, "element pass (< %d elements%s%s)", min_elem, sep, w);
+        if (!as && o < size)
+            o += (size_t)snprintf(buf + o, size - o, "%sassembly (< %d elements%s%s)", el ? "" : ", ", min_asm, sep, w);
+    }
+    if (!cg && o < size) snprintf(buf + o, size - o, "%sCG (<= %d rows)", el && as ? "" : ", ", HS_OMP_MIN);
+}
+
 static hs_status cpu_create(const hs_problem *p, hs_backend **out)
 {
     *out = NULL;
@@ -392,10 +445,10 @@ static hs_status cpu_create(const hs_problem *p, hs_backend **out)
     hs_backend *b = NULL;
     cpu_impl *c = NULL;
     int32_t nn = p->mesh->n_nodes, ne = p->mesh->n_elems;
-    HS_CHECK(p->opt.spmv != NULL, HS_ERR_INTERNAL, "no SpMV format selected");
-    HS_CHECK(!p->opt.spmv->needs_device, HS_ERR_CONFIG,
+    HS_CHECK(p->opt.exec.spmv != NULL, HS_ERR_INTERNAL, "no SpMV format selected");
+    HS_CHECK(!p->opt.exec.spmv->needs_device, HS_ERR_CONFIG,
              "solver.spmv: kernel \"%s\" runs only on the cuda backend (see `heartsim kernels`)",
-             p->opt.spmv->name);
+             p->opt.exec.spmv->name);
     HS_CALL(HS_ALLOC(b, 1, "backend"));
     b->ops = &cpu_ops;
     b->diag = &hs_cpu_diag_ops;
@@ -403,7 +456,7 @@ static hs_status cpu_create(const hs_problem *p, hs_backend **out)
     hs_state_desc_init(&b->state, p->opt.model, nn, ne);
     HS_CALL_GOTO(HS_ALLOC(c, 1, "cpu backend"), fail);
     b->impl = c;
-    HS_CALL_GOTO(hs_spmv_layout_create(p->opt.spmv, p->pattern, &p->opt.spmv_params, &c->lay), fail);
+    HS_CALL_GOTO(hs_spmv_layout_create(p->opt.exec.spmv, p->pattern, &p->opt.spmv_params, &c->lay), fail);
     HS_CALL_GOTO(HS_ALLOC(c->phi, nn, "phi"), fail);
     HS_CALL_GOTO(HS_ALLOC(c->phi_n, nn, "phi_n"), fail);
     const size_t nip = hs_state_ip_len(&b->state);
@@ -418,10 +471,8 @@ static hs_status cpu_create(const hs_problem *p, hs_backend **out)
         HS_CALL_GOTO(HS_ALLOC(c->re, (size_t)ne * 4, "element residuals"), fail);
     }
     HS_CALL_GOTO(HS_ALLOC(c->kval, c->lay->n_slots, "tangent matrix values"), fail);
-    if (p->opt.values == HS_VALUES_F32) {
-        HS_CALL_GOTO(hs_spmv_check_values("solver.matrix_values", p->opt.spmv, p->opt.values), fail);
+    if (p->opt.exec.values == HS_VALUES_F32) /* the plan's kernel serves it (checked once: hs_sim_create) */
         HS_CALL_GOTO(HS_ALLOC(c->kval32, c->lay->n_slots, "tangent matrix values (float32)"), fail);
-    }
     HS_CALL_GOTO(HS_ALLOC(c->rhs, nn, "residual"), fail);
     HS_CALL_GOTO(HS_ALLOC(c->du, nn, "Newton update"), fail);
     HS_CALL_GOTO(HS_ALLOC(c->inv_diag, nn, "Jacobi preconditioner"), fail);
@@ -453,16 +504,26 @@ static hs_status cpu_create(const hs_problem *p, hs_backend **out)
         double *f = field_ptr(b, k);
         for (size_t i = 0; i < hs_state_field_len(&b->state, k); ++i) f[i] = b->state.f[k].initial;
     }
-    char solver[96];
+    char solver[64]; /* "cg chronopoulos, fsai": the longest names fit */
     if (p->opt.pc.krylov == HS_KRYLOV_CG && p->opt.pc.precond == HS_PRECOND_JACOBI) /* the default, as before */
         snprintf(solver, sizeof solver, "cg %s", hs_cg_variant_name(p->opt.cg.variant));
     else if (p->opt.pc.krylov == HS_KRYLOV_CG)
         snprintf(solver, sizeof solver, "cg %s, %s", hs_cg_variant_name(p->opt.cg.variant), hs_precond_name(p->opt.pc.precond));
     else
         snprintf(solver, sizeof solver, "%s, %s", hs_krylov_name(p->opt.pc.krylov), hs_precond_name(p->opt.pc.precond));
-    snprintf(b->description, sizeof b->description, "cpu (OpenMP, %d threads, spmv %s%s, %s, %s assembly)",
-             omp_get_max_threads(), p->opt.spmv->name, c->kval32 ? " float32 values" : "", solver,
-             hs_assembly_name(p->opt.assembly));
+    /* the small-mesh OpenMP thresholds while every thread has a core of its own */
+    const int threads = omp_get_max_threads();
+    double load = 0.0;
+    char why[40] = "";
+    if (getloadavg(&load, 1) != 1) load = 0.0;
+    const int free_cores = hs_cpu_omp_cores_free(threads, omp_get_num_procs(), load);
+    c->min_elem = free_cores ? HS_CPU_OMP_MIN_ELEMS : HS_OMP_MIN;
+    c->min_asm = free_cores ? HS_OMP_MIN_ASSEMBLY_ELEMS : HS_OMP_MIN;
+    if (!free_cores) snprintf(why, sizeof why, "load %.1f on %d cores", load, omp_get_num_procs());
+    char omp[128];
+    hs_cpu_omp_text(threads, c->min_elem, c->min_asm, why, ne, nn, omp, sizeof omp);
+    snprintf(b->description, sizeof b->description, "cpu (OpenMP, %s; spmv %s%s, %s, %s assembly)", omp,
+             p->opt.exec.spmv->name, c->kval32 ? " float32 values" : "", solver, hs_assembly_name(p->opt.assembly));
     *out = b;
     return HS_OK;
 fail:
@@ -470,16 +531,27 @@ fail:
     return st;
 }
 
-/* `solver.spmv = "auto"` on the CPU: csr_scalar, the plain CSR reference (the other formats'
- * references emulate their device's order and are slower on a CPU by design). */
-static hs_status cpu_choose_spmv(const hs_csr *pattern, const hs_problem_opts *opt, const hs_spmv_ops **out,
-                                 char *why, size_t why_len)
+/* The execution plan on the CPU: the host loop (solver.step names the cuda backend's device loops),
+ * no persistent CG, float64 values for "auto" (the reference; float32 runs when named, with a kernel
+ * that has a float32 reference), and for `solver.spmv = "auto"` csr_scalar, the plain CSR reference
+ * (the other formats' references emulate their device's order and are slower on a CPU by design). */
+static hs_status cpu_resolve_plan(const hs_csr *pattern, const hs_problem_opts *opt, hs_exec_plan *plan)
 {
     (void)pattern;
     (void)opt;
-    *out = hs_spmv_find("csr_scalar");
-    HS_CHECK(*out != NULL, HS_ERR_INTERNAL, "csr_scalar is not registered");
-    snprintf(why, why_len, "auto -> csr_scalar (cpu backend: the plain row loop)");
+    if (plan->step != HS_STEP_KERNELS) {
+        snprintf(plan->why_step, sizeof plan->why_step, "the cpu backend runs the Newton loop of a step on the host");
+        plan->step = HS_STEP_KERNELS;
+    }
+    plan->persistent_cg = 0; /* a kernel of the cuda backend: nothing to say */
+    if (plan->values == HS_VALUES_AUTO) {
+        plan->values = HS_VALUES_F64;
+        snprintf(plan->why_values, sizeof plan->why_values, "the cpu backend is the reference");
+    }
+    if (!plan->spmv) {
+        plan->spmv = &hs_spmv_ops_csr_scalar;
+        snprintf(plan->why_spmv, sizeof plan->why_spmv, "cpu backend: the plain row loop");
+    }
     return HS_OK;
 }
 
@@ -495,7 +567,7 @@ const hs_backend_entry hs_backend_cpu = {
     .summary = "OpenMP on the host: the reference every other backend is tested against",
     .needs_device = 0,
     .probe = cpu_probe,
-    .choose_spmv = cpu_choose_spmv,
+    .resolve_plan = cpu_resolve_plan,
     .create = cpu_create,
 #if HS_HAS_MPI
     .part = &hs_cpu_part_ops,

@@ -15,6 +15,34 @@
 #include "hs_precond.h"
 #include "hs_spmv.h"
 
+/* The element pass runs on OpenMP threads from this many elements, serial below (a local Newton
+ * iteration and the element's share of K and R: ~17 ns an element on one core, so two threads pay
+ * from ~150-250 elements; measured on the 2-core development machine, issue 30, docs/benchmarks.md
+ * "OpenMP thresholds"). The gathers of K and R: HS_OMP_MIN_ASSEMBLY_ELEMS (fem/hs_fem.h); CG's
+ * vector operations and the SpMV: HS_OMP_MIN rows (common/hs_util.h). These small-mesh thresholds
+ * hold while every thread has a core (hs_cpu_omp_cores_free); otherwise both passes stay serial below
+ * HS_OMP_MIN elements, as before issue 30. */
+#define HS_CPU_OMP_MIN_ELEMS 256
+
+/**
+ * @brief Whether @p threads threads each find a core of their own among @p n_cpus with the
+ * 1-minute load average @p loadavg of the other processes (the run's own has not started): load <=
+ * n_cpus - threads + 0.5. A parallel region waits until every one of its threads is scheduled: on
+ * cores taken by other work that costs a scheduler time slice (milliseconds) per region, more than a
+ * small mesh's pass takes (test_wave_speed: 224 s on 2 threads against 13 s on 1 at load 11 on 2
+ * cores, with the small-mesh thresholds), so small meshes keep one thread there.
+ */
+int hs_cpu_omp_cores_free(int threads, int n_cpus, double loadavg);
+
+/**
+ * @brief What of a step runs on OpenMP threads, for the backend's description: "2 threads;
+ * parallel: element pass, assembly; serial here: CG (<= 16384 rows)", or "1 thread". @p min_elem,
+ * @p min_asm: the element pass's and the assembly's thresholds in effect (elements); @p why: said
+ * after a serial pass's threshold when not empty ("load average 7.2 on 2 cores").
+ */
+void hs_cpu_omp_text(int threads, int min_elem, int min_asm, const char *why, int64_t n_elems, int64_t n_rows,
+                     char *buf, size_t size);
+
 typedef struct cpu_impl {
     hs_spmv_layout *lay;
     double *phi, *phi_n;  /* [n_nodes] */
@@ -24,6 +52,7 @@ typedef struct cpu_impl {
     double *ke, *re;      /* full assembly: [n_elems][16], [n_elems][4] */
     double *km, *rm;      /* split assembly: [n_elems] each (hs_element_point) */
     double *kval;         /* [n_slots] K in the SpMV format's slots */
+    int min_elem, min_asm; /* OpenMP: element pass, assembly gathers parallel from these many elements */
     int k_stale;          /* split assembly: kval, kval32 and inv_diag are not yet those of the last
                              element pass (formed by the tangent op, which solve calls first) */
     float *kval32;        /* [n_slots] K rounded to float32 (solver.matrix_values = float32), else NULL */

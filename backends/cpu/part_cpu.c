@@ -24,8 +24,8 @@ typedef struct cpu_part {
 /* What the serial cpu run offers and a partition does not: refused by name (every rank alike). */
 static hs_status cpu_part_local_opts(hs_problem_opts *po)
 {
-    const hs_spmv_ops *f = po->spmv;
-    const int f32 = po->values == HS_VALUES_F32;
+    const hs_spmv_ops *f = po->exec.spmv;
+    const int f32 = po->exec.values == HS_VALUES_F32;
     if (!f || !(f32 ? f->apply_rows_ref_f32 != NULL : f->apply_rows_ref != NULL)) {
         /* the formats that split their rows, from the list */
         char names[256] = "";

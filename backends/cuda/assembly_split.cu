@@ -85,7 +85,7 @@ hs_status hs_cu_upload_split(cuda_impl *c, const hs_problem *p)
     const int32_t *rp = p->pattern->row_ptr;
     HS_CHECK(c->lay->n_slots <= INT32_MAX, HS_ERR_CONFIG,
              "solver.assembly = \"split\": the %s format has %lld value slots, more than its 32-bit slot map "
-             "holds; use solver.assembly = \"full\"", p->opt.spmv->name, (long long)c->lay->n_slots);
+             "holds; use solver.assembly = \"full\"", p->opt.exec.spmv->name, (long long)c->lay->n_slots);
     c->np = sm->n_pairs;
     /* the device's pair order: the off-diagonal pairs in the map's order, then node i's diagonal pair
      * at np_off + i (the persistent step sums the diagonals in its R pass and the rest before a solve;

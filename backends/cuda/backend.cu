@@ -224,8 +224,9 @@ static hs_status cuda_setup(hs_backend *b)
     c->nv = b->state.activation - 1;
     HS_CHECK(c->nv == p->opt.model_prm.n_vars && c->nv <= HS_MODEL_MAX_VARS, HS_ERR_INTERNAL,
              "model %s: %d state variables, parameters for %d", p->opt.model->name, c->nv, p->opt.model_prm.n_vars);
-    const hs_gpu_spmv_ops *gops = hs_gpu_spmv_find(p->opt.spmv->name);
-    HS_CHECK(gops != NULL, HS_ERR_CONFIG, "solver.spmv: kernel \"%s\" has no GPU implementation", p->opt.spmv->name);
+    const hs_exec_plan *plan = &p->opt.exec; /* resolved at set-up (hs_sim_create): no "auto", no names */
+    HS_CHECK(hs_gpu_spmv_of(plan->spmv) != NULL, HS_ERR_CONFIG, "solver.spmv: kernel \"%s\" has no GPU implementation",
+             plan->spmv->name);
     HS_CUDA_CALL(cudaSetDevice(hs_gpu_device()));
     HS_CUDA_CALL(cudaStreamCreateWithFlags(&c->s, cudaStreamNonBlocking));
     HS_CUDA_CALL(cudaStreamCreateWithFlags(&c->s_copy, cudaStreamNonBlocking));
@@ -259,10 +260,10 @@ static hs_status cuda_setup(hs_backend *b)
         HS_CALL(upload(&c->etab, rg->elem_tab, (size_t)c->ne, "element region rows"));
     }
 
-    HS_CALL(hs_spmv_layout_create(p->opt.spmv, p->pattern, &p->opt.spmv_params, &c->lay));
+    HS_CALL(hs_spmv_layout_create(plan->spmv, p->pattern, &p->opt.spmv_params, &c->lay));
     HS_CALL(upload(&c->slot, c->lay->slot_of_nnz, c->nnz, "SpMV slot map"));
     /* padding slots must read as zero: clear once, assembly only writes real slots */
-    c->f32 = p->opt.values == HS_VALUES_F32;
+    c->f32 = plan->values == HS_VALUES_F32;
     if (c->f32) {
         HS_CALL(HS_CUDA_ALLOC(c->kval32, c->lay->n_slots, "tangent matrix values (float32)"));
         HS_CUDA_CALL(cudaMemset(c->kval32, 0, sizeof(float) * c->lay->n_slots));
@@ -270,7 +271,7 @@ static hs_status cuda_setup(hs_backend *b)
         HS_CALL(HS_CUDA_ALLOC(c->kval, c->lay->n_slots, "tangent matrix values"));
         HS_CUDA_CALL(cudaMemset(c->kval, 0, sizeof(double) * c->lay->n_slots));
     }
-    HS_CALL(hs_gpu_spmv_create_values(c->lay, p->pattern, hs_cu_kvals(c), p->opt.values, &c->spmv));
+    HS_CALL(hs_gpu_spmv_create_values(c->lay, p->pattern, hs_cu_kvals(c), plan->values, &c->spmv));
     if (c->split) HS_CALL(hs_cu_upload_split(c, p));
 
     struct { double **p; size_t n; const char *what; } arrs[] = {
@@ -311,9 +312,7 @@ static hs_status cuda_setup(hs_backend *b)
         HS_CALL(hs_gpu_cg_set_sstep(c->cg, p->opt.cg.s, c->csr_rp, c->csr_col, c->slot, hs_cu_kvals(c), c->f32));
         c->cg->sstep_reuse = 1; /* Newton's matrices of a run are close: keep the Chebyshev interval */
     }
-    if (p->opt.cg.variant == HS_CG_CHRONOPOULOS &&
-        (p->opt.persistent > 0 || p->opt.step_graph == 2 ||
-         (p->opt.persistent < 0 && c->nn <= HS_CG_PERSISTENT_AUTO_ROWS))) {
+    if (plan->persistent_cg) { /* Chronopoulos-Gear as one kernel (policy.c: hs_cuda_plan_rules) */
         if (!c->csr_rp) HS_CALL(upload(&c->csr_rp, p->pattern->row_ptr, (size_t)c->nn + 1, "CSR row pointers"));
         if (!c->csr_col) HS_CALL(upload(&c->csr_col, p->pattern->col, (size_t)c->nnz, "CSR columns"));
         HS_CALL(hs_gpu_cg_set_persistent(c->cg, c->csr_rp, c->csr_col, c->slot, hs_cu_kvals(c), c->f32));
@@ -332,7 +331,7 @@ static hs_status cuda_setup(hs_backend *b)
     cudaDeviceProp prop;
     HS_CUDA_CALL(cudaGetDeviceProperties(&prop, hs_gpu_device()));
     snprintf(b->description, sizeof b->description, "cuda (%.100s, sm_%d%d, spmv %.40s%s, %s assembly, cg %s%s, %s)",
-             prop.name, prop.major, prop.minor, p->opt.spmv->name, c->f32 ? " float32 values" : "",
+             prop.name, prop.major, prop.minor, plan->spmv->name, c->f32 ? " float32 values" : "",
              hs_assembly_name(p->opt.assembly),
              hs_cg_variant_name(p->opt.cg.variant),
              p->opt.cg.variant == HS_CG_CHRONOPOULOS ? (c->cg->fused ? " fused with the SpMV" : " with a separate dot pass")
@@ -340,7 +339,7 @@ static hs_status cuda_setup(hs_backend *b)
              p->opt.graph ? "CUDA graph per Newton iteration" : "stream launches");
     if (c->gpc) { /* the general solver replaces the tuned Jacobi-PCG (which stays allocated for its scalars) */
         snprintf(b->description, sizeof b->description, "cuda (%.120s, sm_%d%d, spmv %.40s, %s assembly, %s %s%s%s, "
-                 "host-driven cuBLAS loop)", prop.name, prop.major, prop.minor, p->opt.spmv->name,
+                 "host-driven cuBLAS loop)", prop.name, prop.major, prop.minor, plan->spmv->name,
                  hs_assembly_name(p->opt.assembly), hs_krylov_name(p->opt.pc.krylov),
                  p->opt.pc.krylov == HS_KRYLOV_CG ? hs_cg_variant_name(p->opt.cg.variant) : "",
                  p->opt.pc.krylov == HS_KRYLOV_CG ? ", " : "", hs_precond_name(p->opt.pc.precond));

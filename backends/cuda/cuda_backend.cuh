@@ -11,7 +11,9 @@
  *   step_graph.cu a step's Newton loop as one CUDA graph (solver.step = "graph")
  *   step_persistent.cu  steps as one cooperative kernel (solver.step = "persistent")
  *   diag.cu       benchmarks and diagnostics: hs_cu_diag_ops (b->diag)
- *   entry.cu      the registry entry hs_backend_cuda (probe, choose_spmv, create)
+ *   entry.cu      the registry entry hs_backend_cuda (probe, resolve_plan, create)
+ *   policy.c      the backend's execution policy (hs_cuda_policy.h: step, persistent CG, values),
+ *                 host C built in every build; entry.cu adds the SpMV trial
  *
  * Device layouts are structure-of-arrays so neighbouring threads touch neighbouring addresses:
  * full assembly: kd [10][ne], ke [10][ne] (K_e is symmetric: the 10 entries a <= b, hs_sym4_index), re [4][ne];

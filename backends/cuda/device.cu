@@ -9,7 +9,16 @@ extern "C" int hs_gpu_probe(char *name, size_t name_len, char *why, size_t why_l
     int n = 0;
     cudaError_t e = cudaGetDeviceCount(&n);
     if (e != cudaSuccess || n == 0) {
-        snprintf(why, why_len, "%s", e != cudaSuccess ? cudaGetErrorString(e) : "no CUDA device found");
+        /* Without an NVIDIA driver the runtime answers cudaErrorInsufficientDriver ("CUDA driver
+         * version is insufficient for CUDA runtime version"), which reads like a version mismatch on
+         * a machine that has no GPU at all: say what it means, and keep the runtime's words. */
+        if (e == cudaErrorInsufficientDriver)
+            snprintf(why, why_len, "no usable GPU driver was found (the CUDA runtime says \"%s\"; with an NVIDIA "
+                     "GPU, install or update its driver)", cudaGetErrorString(e));
+        else if (e == cudaErrorNoDevice || (e == cudaSuccess && n == 0))
+            snprintf(why, why_len, "no GPU was found (a GPU driver is installed, but it sees no CUDA device)");
+        else
+            snprintf(why, why_len, "the CUDA runtime cannot use a GPU: %s", cudaGetErrorString(e));
         cudaGetLastError(); /* clear the sticky-free error so later calls start clean */
         return 0;
     }

@@ -530,7 +530,7 @@ static hs_status create(hs_dist_gpu *g, hs_backend *cuda, const hs_part_local *l
     for (int64_t k = 0; k < vp->nnz; ++k)
         HS_CHECK(c->lay->slot_of_nnz[k] == k, HS_ERR_INTERNAL,
                  "the inner cuda backend's SpMV slots are not the CSR nonzeros (solver.spmv = %s)",
-                 cuda->prob->opt.spmv->name);
+                 cuda->prob->opt.exec.spmv->name);
     g->c = c;
     g->l = l;
     g->n_int = l->n_interior;
@@ -675,17 +675,17 @@ static hs_status cuda_part_prepare(const void *comm, char *desc, size_t desc_len
  * persistent or s-step CG), and its slots are the CSR nonzeros in float64. */
 static hs_status cuda_part_local_opts(hs_problem_opts *po)
 {
-    HS_CHECK(po->spmv && !strcmp(po->spmv->name, "csr_scalar"), HS_ERR_CONFIG,
+    HS_CHECK(po->exec.spmv == &hs_spmv_ops_csr_scalar, HS_ERR_CONFIG,
              "solver.spmv: a distributed run with the cuda backend multiplies the owned rows in CSR order "
              "(csr_scalar); \"%s\" is not distributed there: use solver.spmv = \"auto\" or \"csr_scalar\"",
-             po->spmv ? po->spmv->name : "(none)");
-    HS_CHECK(po->values != HS_VALUES_F32, HS_ERR_CONFIG,
+             po->exec.spmv ? po->exec.spmv->name : "(none)");
+    HS_CHECK(po->exec.values != HS_VALUES_F32, HS_ERR_CONFIG,
              "solver.matrix_values: a distributed run with the cuda backend stores float64 values; use "
              "solver.matrix_values = \"float64\" or \"auto\"");
-    po->values = HS_VALUES_F64;
+    po->exec.values = HS_VALUES_F64;
     po->graph = 0;
-    po->step_graph = 0;
-    po->persistent = 0;
+    po->exec.step = HS_STEP_KERNELS;
+    po->exec.persistent_cg = 0;
     po->cg.variant = HS_CG_CHRONOPOULOS;
     po->pc.precond = HS_PRECOND_JACOBI;
     po->pc.krylov = HS_KRYLOV_CG;

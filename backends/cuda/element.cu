@@ -14,12 +14,14 @@
 #include "hs_element.h"
 #include "hs_element_ct.cuh"
 
-/* Layouts (cuda_backend.cuh): kd, ke [10][ne], re [4][ne], ipv, ipv_n [n_vars][ne]. The number of
- * the model's variables is a template parameter, NV = prm.n_vars, so that their local arrays are
- * indexed by compile-time constants only and stay in registers (a run-time bound costs ~30 more
- * registers per thread for Aliev-Panfilov: 112 instead of 82 on sm_90, lower occupancy). */
-template <int NV, bool HET>
-__global__ void k_element(int32_t ne, hs_model_params prm, const hs_region_row *__restrict__ rtab,
+/* Layouts (cuda_backend.cuh): kd, ke [10][ne], re [4][ne], ipv, ipv_n [n_vars][ne]. Both kernels are
+ * compiled per model (ID, hs_model_list.h): its variables NV = model_ct<ID>::nv are a compile-time
+ * count, so their local arrays are indexed by constants only and stay in registers (a run-time bound
+ * costs ~30 more registers per thread for Aliev-Panfilov: 112 instead of 82 on sm_90, lower
+ * occupancy), and its parameters come by value as its own prm_ct<ID> (hs_element_ct.cuh), sized by
+ * the model, not by HS_MODEL_MAX_PARAMS. */
+template <int ID, bool HET>
+__global__ void k_element(int32_t ne, prm_ct<ID> prm, const hs_region_row *__restrict__ rtab,
                           const uint16_t *__restrict__ etab, double dt, const int32_t *__restrict__ tets,
                           const double *__restrict__ vol, const double *__restrict__ kd,
                           const double *__restrict__ phi, const double *__restrict__ phin,
@@ -27,6 +29,7 @@ __global__ void k_element(int32_t ne, hs_model_params prm, const hs_region_row *
                           double *__restrict__ ipv, double *__restrict__ ke, double *__restrict__ re,
                           dev_scalars *sc)
 {
+    constexpr int NV = model_ct<ID>::nv;
     for (int32_t e = blockIdx.x * blockDim.x + threadIdx.x; e < ne; e += gridDim.x * blockDim.x) {
         int4 t = reinterpret_cast<const int4 *>(tets)[e];
         double ph[4] = {phi[t.x], phi[t.y], phi[t.z], phi[t.w]};
@@ -44,7 +47,8 @@ __global__ void k_element(int32_t ne, hs_model_params prm, const hs_region_row *
         if (HET) { /* the element's row of the region table; a non-conducting row is a hole */
             const hs_region_row *row = &rtab[etab[e]];
             if (row->conducting) {
-                it = hs_element_eval(&row->prm, dt, vol[e], kde, ph, pn, stim_e[e], sn, sv, kel, rel);
+                it = element_eval_ct<ID>(row->prm.v, row->prm.gates, dt, vol[e], kde, ph, pn, stim_e[e], sn, sv,
+                                         kel, rel);
             } else {
                 it = 0;
 #pragma unroll
@@ -55,7 +59,7 @@ __global__ void k_element(int32_t ne, hs_model_params prm, const hs_region_row *
                 for (int k = 0; k < NV; ++k) sv[k] = sn[k];
             }
         } else {
-            it = hs_element_eval(&prm, dt, vol[e], kde, ph, pn, stim_e[e], sn, sv, kel, rel);
+            it = element_eval_ct<ID>(prm.v, prm.gates, dt, vol[e], kde, ph, pn, stim_e[e], sn, sv, kel, rel);
         }
         if (it < 0) atomicMin(&sc->bad_elem, (int)e); /* error flag only: the result is order-free */
 #pragma unroll
@@ -70,14 +74,15 @@ __global__ void k_element(int32_t ne, hs_model_params prm, const hs_region_row *
 }
 
 /* The split form: the model's update and km, rm ([ne] each); reads no Kd, writes 16 bytes. */
-template <int NV, bool HET, int ID>
-__global__ void k_element_split(int32_t ne, hs_model_params prm, const hs_region_row *__restrict__ rtab,
+template <int ID, bool HET>
+__global__ void k_element_split(int32_t ne, prm_ct<ID> prm, const hs_region_row *__restrict__ rtab,
                                 const uint16_t *__restrict__ etab, double dt, const int32_t *__restrict__ tets,
                                 const double *__restrict__ vol, const double *__restrict__ phi,
                                 const double *__restrict__ phin, const double *__restrict__ stim_e,
                                 const double *__restrict__ ipv_n, double *__restrict__ ipv, double *__restrict__ km,
                                 double *__restrict__ rm, dev_scalars *sc)
 {
+    constexpr int NV = model_ct<ID>::nv;
     for (int32_t e = blockIdx.x * blockDim.x + threadIdx.x; e < ne; e += gridDim.x * blockDim.x) {
         int4 t = reinterpret_cast<const int4 *>(tets)[e];
         double ph[4] = {phi[t.x], phi[t.y], phi[t.z], phi[t.w]};
@@ -93,14 +98,15 @@ __global__ void k_element_split(int32_t ne, hs_model_params prm, const hs_region
         if (HET) { /* the element's row of the region table; a non-conducting row is a hole */
             const hs_region_row *row = &rtab[etab[e]];
             if (row->conducting) {
-                it = element_point_ct<ID>(&row->prm, dt, vol[e], ph, pn, stim_e[e], sn, sv, &kme, &rme);
+                it = element_point_ct<ID>(row->prm.v, row->prm.gates, dt, vol[e], ph, pn, stim_e[e], sn, sv, &kme,
+                                          &rme);
             } else {
                 it = 0;
 #pragma unroll
                 for (int k = 0; k < NV; ++k) sv[k] = sn[k];
             }
         } else {
-            it = element_point_ct<ID>(&prm, dt, vol[e], ph, pn, stim_e[e], sn, sv, &kme, &rme);
+            it = element_point_ct<ID>(prm.v, prm.gates, dt, vol[e], ph, pn, stim_e[e], sn, sv, &kme, &rme);
         }
         if (it < 0) atomicMin(&sc->bad_elem, (int)e); /* error flag only: the result is order-free */
 #pragma unroll
@@ -110,52 +116,43 @@ __global__ void k_element_split(int32_t ne, hs_model_params prm, const hs_region
     }
 }
 
-hs_status hs_cu_launch_element(cuda_impl *c, const hs_model_params *prm)
+/* One model's two kernels: split or full, uniform or with regions (HET). */
+template <int ID>
+static hs_status launch_element(cuda_impl *c, const hs_model_params *p)
 {
-    static_assert(HS_MODEL_MAX_VARS == 8, "one case per number of model variables below");
+    HS_CHECK(p->n_vars == model_ct<ID>::nv, HS_ERR_INTERNAL, "model id %d: %d variables, its kernel %d", ID,
+             p->n_vars, model_ct<ID>::nv);
     const int nb = nblocks(c->ne, 128);
-    if (c->split) { /* the step's kernel: one instance per model of hs_model_list.h */
-        switch (prm->id) {
-#define HS_MODEL(id)                                                                                            \
-    case HS_MODEL_ID_##id:                                                                                      \
-        HS_CHECK(prm->n_vars == HS_MODEL_NVARS_##id, HS_ERR_INTERNAL, "model %s: %d variables, its kernel %d",  \
-                 #id, prm->n_vars, HS_MODEL_NVARS_##id);                                                        \
-        if (c->etab)                                                                                            \
-            k_element_split<HS_MODEL_NVARS_##id, true, (int)HS_MODEL_ID_##id><<<nb, 128, 0, c->s>>>(            \
-                c->ne, *prm, c->rtab, c->etab, c->dt, c->tets, c->vol, c->phi, c->phin, c->stim_e, c->ipv_n,    \
-                c->ipv, c->km, c->rm, c->d_sc);                                                                 \
-        else                                                                                                    \
-            k_element_split<HS_MODEL_NVARS_##id, false, (int)HS_MODEL_ID_##id><<<nb, 128, 0, c->s>>>(           \
-                c->ne, *prm, c->rtab, c->etab, c->dt, c->tets, c->vol, c->phi, c->phin, c->stim_e, c->ipv_n,    \
-                c->ipv, c->km, c->rm, c->d_sc);                                                                 \
-        break;
-#include "hs_model_list.h"
-#undef HS_MODEL
-        default: return HS_FAIL(HS_ERR_INTERNAL, "element kernel: model id %d is not in this build", (int)prm->id);
-        }
+    const prm_ct<ID> prm = prm_ct_of<ID>(*p);
+    if (c->split) {
+        if (c->etab)
+            k_element_split<ID, true><<<nb, 128, 0, c->s>>>(c->ne, prm, c->rtab, c->etab, c->dt, c->tets, c->vol,
+                                                            c->phi, c->phin, c->stim_e, c->ipv_n, c->ipv, c->km,
+                                                            c->rm, c->d_sc);
+        else
+            k_element_split<ID, false><<<nb, 128, 0, c->s>>>(c->ne, prm, c->rtab, c->etab, c->dt, c->tets, c->vol,
+                                                             c->phi, c->phin, c->stim_e, c->ipv_n, c->ipv, c->km,
+                                                             c->rm, c->d_sc);
         HS_CUDA_LAUNCH_CHECK("k_element_split");
         return HS_OK;
     }
-    switch (prm->n_vars) {
-#define HS_K_ELEMENT_LAUNCH(NV, HET)                                                                            \
-        k_element<NV, HET><<<nb, 128, 0, c->s>>>(c->ne, *prm, c->rtab, c->etab, c->dt, c->tets, c->vol, c->kd,   \
-                                                 c->phi, c->phin, c->stim_e, c->ipv_n, c->ipv, c->ke, c->re,     \
-                                                 c->d_sc);
-#define HS_K_ELEMENT_CASE(NV)                                                                                   \
-    case NV:                                                                                                    \
-        if (c->etab) {                                                                                          \
-            HS_K_ELEMENT_LAUNCH(NV, true)                                                                       \
-        } else {                                                                                                \
-            HS_K_ELEMENT_LAUNCH(NV, false)                                                                      \
-        }                                                                                                       \
-        break;
-    HS_K_ELEMENT_CASE(0) HS_K_ELEMENT_CASE(1) HS_K_ELEMENT_CASE(2) HS_K_ELEMENT_CASE(3) HS_K_ELEMENT_CASE(4)
-    HS_K_ELEMENT_CASE(5) HS_K_ELEMENT_CASE(6) HS_K_ELEMENT_CASE(7) HS_K_ELEMENT_CASE(8)
-#undef HS_K_ELEMENT_CASE
-#undef HS_K_ELEMENT_LAUNCH
-    default: return HS_FAIL(HS_ERR_INTERNAL, "element kernel: %d model variables (at most %d)", prm->n_vars,
-                            HS_MODEL_MAX_VARS);
-    }
+    if (c->etab)
+        k_element<ID, true><<<nb, 128, 0, c->s>>>(c->ne, prm, c->rtab, c->etab, c->dt, c->tets, c->vol, c->kd, c->phi,
+                                                  c->phin, c->stim_e, c->ipv_n, c->ipv, c->ke, c->re, c->d_sc);
+    else
+        k_element<ID, false><<<nb, 128, 0, c->s>>>(c->ne, prm, c->rtab, c->etab, c->dt, c->tets, c->vol, c->kd, c->phi,
+                                                   c->phin, c->stim_e, c->ipv_n, c->ipv, c->ke, c->re, c->d_sc);
     HS_CUDA_LAUNCH_CHECK("k_element");
     return HS_OK;
+}
+
+hs_status hs_cu_launch_element(cuda_impl *c, const hs_model_params *prm)
+{
+    switch (prm->id) { /* one instance per model of hs_model_list.h */
+#define HS_MODEL(id) \
+    case HS_MODEL_ID_##id: return launch_element<(int)HS_MODEL_ID_##id>(c, prm);
+#include "hs_model_list.h"
+#undef HS_MODEL
+    default: return HS_FAIL(HS_ERR_INTERNAL, "element kernel: model id %d is not in this build", (int)prm->id);
+    }
 }

@@ -1,6 +1,7 @@
 /*
  * The CUDA backend's entry in the backend registry (backends/hs_backend_list.h): can it run here
- * (device 0 usable), what `solver.spmv = "auto"` means on it, and create.
+ * (device 0 usable), its execution plan (the policy of policy.c, then `solver.spmv = "auto"`), and
+ * create.
  */
 #include <cstdio>
 #include <thread>
@@ -9,6 +10,7 @@
 
 #include "hs_build_config.h"
 #include "hs_cuda.h"
+#include "hs_cuda_policy.h"
 #include "hs_util.h"
 
 static int cuda_probe(char *desc, size_t desc_len, char *why, size_t why_len)
@@ -16,71 +18,78 @@ static int cuda_probe(char *desc, size_t desc_len, char *why, size_t why_len)
     return hs_gpu_probe(desc, desc_len, why, why_len) > 0 ? 1 : 0;
 }
 
+/* the registry's entries auto names (solvers/spmv_<format>.c) */
+extern "C" const hs_spmv_ops hs_spmv_ops_cusparse_sell, hs_spmv_ops_ellwarp_k1;
 /* What auto takes without a trial on larger systems: the fastest whole step on the slab and the
  * benchmark ventricle of docs/benchmarks.md (issue 17). */
-#define HS_CUDA_AUTO_DEFAULT "cusparse_sell"
+#define HS_CUDA_AUTO_DEFAULT hs_spmv_ops_cusparse_sell
 /* the same with float32 values (solver.matrix_values), which cuSPARSE's kernels do not take with
  * float64 vectors: the hand-written ELL-WARP K1 (docs/benchmarks.md) */
-#define HS_CUDA_AUTO_DEFAULT_F32 "ellwarp_k1"
+#define HS_CUDA_AUTO_DEFAULT_F32 hs_spmv_ops_ellwarp_k1
 /* CG iterations per Newton iteration the trial weighs the SpMV with (6.6 on the ventricle, 8.5 on
  * the 1M slab: docs/benchmarks.md) */
 #define HS_CUDA_AUTO_CG_PER_NEWTON 8
 
 /*
- * `solver.spmv = "auto"` on the GPU. The persistent CG (Chronopoulos-Gear with solver.persistent on,
- * or auto up to HS_CG_PERSISTENT_AUTO_ROWS rows) runs its own CSR SpMV through the format's slot
- * map: it gets the CSR slots themselves (csr_scalar), which read best; a trial would time kernels it
- * never runs. Otherwise a timed trial (hs_gpu_spmv_trial) ranks the formats that keep the mesh's
- * node order by their share of a Newton iteration, if the run is long enough to repay it: the
- * trial costs about 20 ns per nonzero and format (set-up, upload, timing: 0.2-0.3 s per format at
- * 1M rows) and can save at most ~10% of the CG's time, which is estimated from the SpMV's bytes at
- * 2 TB/s, 2 Newton iterations per step and HS_CUDA_AUTO_CG_PER_NEWTON CG iterations each. Shorter
- * runs take HS_CUDA_AUTO_DEFAULT untimed and say so.
+ * `solver.spmv = "auto"` on the GPU, once the other choices of @p plan are made. The persistent CG
+ * (plan->persistent_cg: Chronopoulos-Gear with solver.persistent on, or auto up to
+ * HS_CUDA_PERSISTENT_CG_AUTO_ROWS rows, or the persistent step) runs its own CSR SpMV through the
+ * format's slot map: it gets the CSR slots themselves (csr_scalar), which read best; a trial would
+ * time kernels it never runs. Otherwise a timed trial (hs_gpu_spmv_trial) ranks the formats that
+ * keep the mesh's node order and serve plan->values by their share of a Newton iteration, if the
+ * run is long enough to repay it: the trial costs about 20 ns per nonzero and format (set-up,
+ * upload, timing: 0.2-0.3 s per format at 1M rows) and can save at most ~10% of the CG's time, which
+ * is estimated from the SpMV's bytes at 2 TB/s, 2 Newton iterations per step and
+ * HS_CUDA_AUTO_CG_PER_NEWTON CG iterations each. Shorter runs take HS_CUDA_AUTO_DEFAULT untimed and
+ * say so.
  */
-static hs_status cuda_choose_spmv(const hs_csr *pattern, const hs_problem_opts *opt, const hs_spmv_ops **out,
-                                  char *why, size_t why_len)
+static hs_status cuda_choose_spmv(const hs_csr *pattern, const hs_problem_opts *opt, hs_exec_plan *plan)
 {
-    *out = NULL;
-    why[0] = '\0';
+    const size_t why_len = sizeof plan->why_spmv;
+    char *why = plan->why_spmv;
     const int with_dot = opt->cg.variant == HS_CG_CHRONOPOULOS;
-    const int persistent_cg =
-        with_dot && (opt->persistent > 0 || opt->step_graph == 2 ||
-                     (opt->persistent < 0 && pattern->n_rows <= HS_CG_PERSISTENT_AUTO_ROWS));
     if (opt->cg.variant == HS_CG_SSTEP) { /* always its persistent kernel: the same reasoning */
-        *out = hs_spmv_find("csr_scalar");
-        HS_CHECK(*out != NULL, HS_ERR_INTERNAL, "the csr_scalar kernel is not registered");
-        snprintf(why, why_len, "auto -> csr_scalar (the s-step CG kernel reads the matrix in CSR order; a "
-                 "format named in solver.spmv serves it through its slot map)");
+        plan->spmv = &hs_spmv_ops_csr_scalar;
+        snprintf(why, why_len, "the s-step CG kernel reads the matrix in CSR order; a format named in solver.spmv "
+                 "serves it through its slot map");
         return HS_OK;
     }
-    if (persistent_cg) {
-        *out = hs_spmv_find("csr_scalar");
-        HS_CHECK(*out != NULL, HS_ERR_INTERNAL, "the csr_scalar kernel is not registered");
-        snprintf(why, why_len, "auto -> csr_scalar (the persistent CG kernel of this %d-row system reads the "
-                 "matrix in CSR order; solver.persistent = \"off\" for a timed trial)", pattern->n_rows);
+    if (plan->persistent_cg) {
+        plan->spmv = &hs_spmv_ops_csr_scalar;
+        snprintf(why, why_len, "the persistent CG kernel of this %d-row system reads the matrix in CSR order; "
+                 "solver.persistent = \"off\" for a timed trial", pattern->n_rows);
         return HS_OK;
     }
     int candidates = 0;
     for (int f = 0; f < hs_spmv_count(); ++f)
-        candidates += hs_spmv_get(f)->node_order == NULL && hs_spmv_serves(hs_spmv_get(f), opt->values);
-    const char *fallback = opt->values == HS_VALUES_F32 ? HS_CUDA_AUTO_DEFAULT_F32 : HS_CUDA_AUTO_DEFAULT;
-    const double spmv_s = ((4.0 + hs_matrix_values_bytes(opt->values)) * pattern->nnz + 20.0 * pattern->n_rows) / 2e12;
+        candidates += hs_spmv_get(f)->node_order == NULL && hs_spmv_serves(hs_spmv_get(f), plan->values);
+    const hs_spmv_ops *fallback = plan->values == HS_VALUES_F32 ? &HS_CUDA_AUTO_DEFAULT_F32 : &HS_CUDA_AUTO_DEFAULT;
+    const double spmv_s = ((4.0 + hs_matrix_values_bytes(plan->values)) * pattern->nnz + 20.0 * pattern->n_rows) / 2e12;
     const double gain_s = 0.10 * (double)opt->steps_hint * 2 * HS_CUDA_AUTO_CG_PER_NEWTON * spmv_s;
     const double trial_s = 20e-9 * (double)pattern->nnz * candidates;
-    if (opt->steps_hint > 0 && gain_s < trial_s && hs_spmv_find(fallback)) {
-        *out = hs_spmv_find(fallback);
-        snprintf(why, why_len, "auto -> %s without a trial: a timed trial of %d kernels would cost ~%.2f s and could "
-                 "save at most ~%.2f s of this %ld-step run (set solver.spmv to a kernel to choose one; `heartsim "
-                 "bench spmv` compares them)", (*out)->name, candidates, trial_s, gain_s, opt->steps_hint);
+    if (opt->steps_hint > 0 && gain_s < trial_s) {
+        plan->spmv = fallback;
+        snprintf(why, why_len, "without a trial: a timed trial of %d kernels would cost ~%.2f s and could save at most "
+                 "~%.2f s of this %ld-step run (set solver.spmv to a kernel to choose one; `heartsim bench spmv` "
+                 "compares them)", candidates, trial_s, gain_s, opt->steps_hint);
         return HS_OK;
     }
     char times[3072];
     double t0 = hs_wtime();
-    HS_CALL(hs_gpu_spmv_trial(pattern, &opt->spmv_params, opt->values, 10, with_dot, HS_CUDA_AUTO_CG_PER_NEWTON, out, times,
-                              sizeof times));
-    snprintf(why, why_len, "auto -> %s (timed trial on this matrix in %.1f s, medians of 10%s; formats with their own "
-             "node order are not candidates; %s)", (*out)->name, hs_wtime() - t0,
-             with_dot ? ", the SpMV with the CG's dot product y.x" : "", times);
+    HS_CALL(hs_gpu_spmv_trial(pattern, &opt->spmv_params, plan->values, 10, with_dot, HS_CUDA_AUTO_CG_PER_NEWTON,
+                              &plan->spmv, times, sizeof times));
+    snprintf(why, why_len, "timed trial on this matrix in %.1f s, medians of 10%s; formats with their own node order "
+             "are not candidates; %s", hs_wtime() - t0, with_dot ? ", the SpMV with the CG's dot product y.x" : "",
+             times);
+    return HS_OK;
+}
+
+/* The execution plan on the GPU: the policy's rules (policy.c: step, persistent CG, matrix values),
+ * then `solver.spmv = "auto"`, which depends on them. */
+static hs_status cuda_resolve_plan(const hs_csr *pattern, const hs_problem_opts *opt, hs_exec_plan *plan)
+{
+    hs_cuda_plan_rules(opt, pattern->n_rows, plan);
+    if (!plan->spmv) HS_CALL(cuda_choose_spmv(pattern, opt, plan));
     return HS_OK;
 }
 
@@ -108,7 +117,7 @@ extern "C" const hs_backend_entry hs_backend_cuda = {
     "the whole time step resident on one NVIDIA GPU (device 0): element, assembly, Jacobi-PCG kernels",
     1,
     cuda_probe,
-    cuda_choose_spmv,
+    cuda_resolve_plan,
     hs_backend_cuda_create,
     cuda_warm_up,
 #if HS_HAS_MPI

@@ -22,8 +22,9 @@ extern "C" {
 
 /**
  * The CUDA backend's registry entry (backends/hs_backend_list.h): name "cuda", needs_device 1;
- * probe: device 0 usable (its description) or why not; choose_spmv: `solver.spmv = "auto"` on the
- * GPU (csr_scalar for the persistent CG, else a timed trial: hs_gpu_spmv_trial); create:
+ * probe: device 0 usable (its description) or why not; resolve_plan: the policy of policy.c
+ * (hs_cuda_policy.h: step, persistent CG, values) and `solver.spmv = "auto"` on the GPU (csr_scalar
+ * for the persistent CG, else a timed trial: hs_gpu_spmv_trial); create:
  * hs_backend_cuda_create. Its backends carry b->diag (bench, bench_cg, get_system).
  */
 extern const hs_backend_entry hs_backend_cuda;

@@ -10,6 +10,9 @@
 #include "hs_gpu_precond.cuh"
 #include "hs_util.h"
 
+/* the registry entry this file means (solvers/spmv_csr.c), named directly, not looked up */
+extern "C" const hs_spmv_ops hs_spmv_ops_csr_vector;
+
 #define FULL 0xffffffffu
 
 /* Sum over the warp by a fixed xor-shuffle tree: every lane gets the same bits. */
@@ -264,8 +267,7 @@ hs_status hs_gpu_precond_create(const hs_precond *h, const hs_csr *a, size_t scr
             HS_CALL_GOTO(up(&g->tmp, (const double *)nullptr, (size_t)h->n, "FSAI intermediate"), fail);
         }
         /* M (G) and M^T (G^T) through the SpMV registry: csr_vector, whose slots are the CSR order */
-        const hs_spmv_ops *ops = hs_spmv_find("csr_vector");
-        HS_CHECK_GOTO(ops, fail, HS_ERR_INTERNAL, "csr_vector is not registered");
+        const hs_spmv_ops *ops = &hs_spmv_ops_csr_vector;
         hs_spmv_params prm = hs_spmv_params_default();
         HS_CALL_GOTO(hs_spmv_layout_create(ops, m, &prm, &g->lay_m), fail);
         HS_CALL_GOTO(hs_spmv_layout_create(ops, mt, &prm, &g->lay_mt), fail);

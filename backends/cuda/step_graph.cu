@@ -168,9 +168,9 @@ hs_status hs_cu_newton_device(hs_backend *b, hs_newton_out *out)
     cuda_impl *c = (cuda_impl *)b->impl;
     HS_CHECK(!c->gpc, HS_ERR_CONFIG, "solver.step = \"%s\" runs Jacobi-CG inside the device's Newton loop, not "
              "solver.precond = \"%s\" with solver.krylov = \"%s\"; use solver.step = \"kernels\"",
-             b->prob->opt.step_graph == 2 ? "persistent" : "graph", hs_precond_name(b->prob->opt.pc.precond),
+             hs_step_mode_name(b->prob->opt.exec.step), hs_precond_name(b->prob->opt.pc.precond),
              hs_krylov_name(b->prob->opt.pc.krylov));
-    if (b->prob->opt.step_graph == 2) return hs_cu_pstep_newton(b, out); /* solver.step = "persistent" */
+    if (b->prob->opt.exec.step == HS_STEP_PERSISTENT) return hs_cu_pstep_newton(b, out); /* its own kernel */
     if (!c->step_ctl) {
         HS_CALL(HS_CUDA_ALLOC(c->step_ctl, 1, "Newton control block"));
         HS_CUDA_CALL(cudaMallocHost((void **)&c->h_step_ctl, sizeof(hs_newton_ctl)));

@@ -57,7 +57,9 @@ constexpr int kTPR = 4; // threads per node in the R pass (2 measured 2x slower 
 struct pstep_args {
     int32_t nn, ne;
     int32_t np, np_off; /* pairs; the off-diagonal ones first (cuda_impl.np_off) */
-    hs_model_params prm;
+    int gates;                        /* hs_model_params.gates */
+    double prm[HS_MODELS_MAX_PARAMS]; /* the model's parameters: room for the largest model of the list
+                                         (hs_model_sizes.h), not HS_MODEL_MAX_PARAMS */
     const hs_region_row *rtab;
     const uint16_t *etab;
     const int32_t *tets;
@@ -172,14 +174,14 @@ __device__ void element_pass(const pstep_args &a, int64_t tid, int64_t nth, bool
         if (a.etab) {
             const hs_region_row *row = &a.rtab[a.etab[e]];
             if (row->conducting) {
-                it = element_point_ct<ID>(&row->prm, a.dt, a.vol[e], ph, pn, stim, sn, sv, &kme, &rme);
+                it = element_point_ct<ID>(row->prm.v, row->prm.gates, a.dt, a.vol[e], ph, pn, stim, sn, sv, &kme, &rme);
             } else {
                 it = 0;
 #pragma unroll
                 for (int k = 0; k < NV; ++k) sv[k] = sn[k];
             }
         } else {
-            it = element_point_ct<ID>(&a.prm, a.dt, a.vol[e], ph, pn, stim, sn, sv, &kme, &rme);
+            it = element_point_ct<ID>(a.prm, a.gates, a.dt, a.vol[e], ph, pn, stim, sn, sv, &kme, &rme);
         }
         if (it < 0) atomicMin(a.bad, (int)e);
 #pragma unroll
@@ -584,7 +586,9 @@ hs_status pstep_launch(hs_backend *b, int nsteps, int begin_end, long k0, double
     a.ne = c->ne;
     a.np = c->np;
     a.np_off = c->np_off;
-    a.prm = o->model_prm;
+    a.gates = o->model_prm.gates;
+    static_assert(sizeof a.prm <= sizeof o->model_prm.v, "the argument block holds a prefix of the parameters");
+    memcpy(a.prm, o->model_prm.v, sizeof a.prm);
     a.rtab = c->rtab;
     a.etab = c->etab;
     a.tets = c->tets;

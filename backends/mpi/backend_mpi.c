@@ -521,8 +521,7 @@ static hs_status create_local(mpi_impl *m, const hs_problem *g, const hs_partiti
     HS_CALL(local_regions(g->opt.regions, l, &m->lreg));
     hs_problem_opts po = g->opt;
     po.regions = m->lreg;
-    if (!po.spmv) po.spmv = hs_spmv_find("csr_scalar"); /* the format is the backend's to accept (local_opts) */
-    HS_CHECK(po.spmv != NULL, HS_ERR_INTERNAL, "csr_scalar is not registered");
+    if (!po.exec.spmv) po.exec.spmv = &hs_spmv_ops_csr_scalar; /* the format is the backend's to accept (local_opts) */
     if (m->pops->local_opts) HS_CALL(m->pops->local_opts(&po)); /* checked already (refusal) */
     hs_csr *lpat = NULL;
     HS_CALL(hs_csr_from_tets(m->lmesh->n_nodes, m->lmesh->n_elems, m->lmesh->tets, &lpat));
@@ -572,7 +571,7 @@ static hs_status refusal(const hs_problem *g, const hs_backend_entry *inner)
                        "partition; \"%s\" does not: use solver.backend = %s", inner->name, names);
     }
     hs_problem_opts po = g->opt; /* the inner backend's own: the SpMV formats and values it splits */
-    if (!po.spmv) po.spmv = hs_spmv_find("csr_scalar");
+    if (!po.exec.spmv) po.exec.spmv = &hs_spmv_ops_csr_scalar;
     if (inner->part->local_opts) HS_CALL(inner->part->local_opts(&po));
     return HS_OK;
 }

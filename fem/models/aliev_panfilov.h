@@ -26,6 +26,8 @@
 
 /** Positions of the parameters in hs_model_params.v (the order of the table below). */
 enum { HS_AP_C, HS_AP_ALPHA, HS_AP_GAMMA, HS_AP_B, HS_AP_MU1, HS_AP_MU2, HS_AP_RECOVERY, HS_AP_N_PARAMS };
+/** Its parameter count (the CUDA kernels take this many values by value). */
+#define HS_MODEL_NPARAMS_aliev_panfilov HS_AP_N_PARAMS
 
 /** Largest local Newton iterations; quadratic convergence needs 3-5 from the previous iterate. */
 #define HS_AP_LOCAL_MAX_ITER 25

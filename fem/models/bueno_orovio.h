@@ -61,6 +61,8 @@ enum {
     HS_BO_U_SO, HS_BO_TAU_S1, HS_BO_TAU_S2, HS_BO_K_S, HS_BO_U_S, HS_BO_TAU_SI, HS_BO_TAU_WINF,
     HS_BO_W_INF_STAR, HS_BO_N_PARAMS
 };
+/** Its parameter count (the CUDA kernels take this many values by value). */
+#define HS_MODEL_NPARAMS_bueno_orovio HS_BO_N_PARAMS
 
 /** One gate's step over dt at fixed u: dx/dt = (a - x)/tau with a, tau and their u-derivatives
  *  da, dtau given; returns x and *dx = dx/du. Backward Euler or Rush-Larsen (hs_gate_scheme). */

@@ -31,9 +31,16 @@
 extern "C" {
 #endif
 
-/** Most parameters and integration-point variables any model has (sizes of the fixed arrays below). */
-#define HS_MODEL_MAX_PARAMS 32
-#define HS_MODEL_MAX_VARS 8
+/** Most parameters and integration-point variables a model may declare (ORd has 41 variables and
+ *  ~200 parameters): the sizes of the host-side carriers (hs_model_params.v, hs_region_cfg, the
+ *  state descriptor). What is sized per model instead: the device kernels (compiled per model with
+ *  its HS_MODEL_NVARS_<id> and HS_MODEL_NPARAMS_<id>: backends/cuda/hs_element_ct.cuh) and the
+ *  config tables (sums over the list: hs_model_sizes.h). Every model of the list stays within both
+ *  (static assertions in hs_model_sizes.h). */
+#define HS_MODEL_MAX_PARAMS 256
+#define HS_MODEL_MAX_VARS 64
+/** Longest name of a variable (a field of output.fields and of checkpoints), with its NUL. */
+#define HS_MODEL_NAME_LEN 32
 
 /** Where a state variable lives. */
 typedef enum hs_location {
@@ -94,7 +101,9 @@ typedef enum hs_gate_scheme {
     HS_GATES_RUSH_LARSEN = 1
 } hs_gate_scheme;
 
-/** The values a kernel needs: which model, and its parameters in declared order. Passed by value. */
+/** The values a kernel needs: which model, and its parameters in declared order. The host's carrier
+ *  (2 KB: HS_MODEL_MAX_PARAMS values): the CPU backend passes it by pointer; the CUDA kernels take the
+ *  model's own n_params values by value instead (backends/cuda/hs_element_ct.cuh). */
 typedef struct hs_model_params {
     hs_model_id id;
     int n_vars;                    /**< integration-point variables (hs_model.n_vars) */

@@ -1,7 +1,7 @@
 /*
  * The ionic models: one line each, HS_MODEL(id), for the model in fem/models/<id>.h (its kernels
- * hs_model_point_<id> and its descriptor hs_model_<id>), plus that header's #include in the block
- * below. Expanded by hs_model.h (the ids, the kernel dispatch) and fem/models/models.c (the
+ * hs_model_point_<id>, its descriptor hs_model_<id> and its sizes HS_MODEL_NVARS_<id>,
+ * HS_MODEL_NPARAMS_<id>), plus that header's #include in the block below. Expanded by hs_model.h (the ids, the kernel dispatch) and fem/models/models.c (the
  * registry). tests/fem/models/test_models.c checks every listed model.
  */
 #ifdef HS_MODEL_INCLUDE_HEADERS

@@ -33,6 +33,8 @@
 
 /** Positions of the parameters in hs_model_params.v (the order of the table below). */
 enum { HS_MS_TAU_IN, HS_MS_TAU_OUT, HS_MS_TAU_OPEN, HS_MS_TAU_CLOSE, HS_MS_V_GATE, HS_MS_N_PARAMS };
+/** Its parameter count (the CUDA kernels take this many values by value). */
+#define HS_MODEL_NPARAMS_mitchell_schaeffer HS_MS_N_PARAMS
 
 /** The ionic term: inward h v^2 (1 - v) / tau_in plus outward -v / tau_out. */
 HS_HD double hs_ms_f(const double *p, double v, double h)

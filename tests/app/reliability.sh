@@ -40,6 +40,9 @@ valid_series() {
   fi
   for name in $(grep -o '"name" : "[^"]*"' "$s" | cut -d'"' -f4); do [ -f "$1/$name" ] || fail "$s lists missing $name"; done
 }
+# started FILE: wait (up to 20 s) until a run in the background has written FILE: the loop is running
+# (a fixed sleep raced the run's end on an idle machine: 300 ms of the slab take 1.4 s on two cores)
+started() { for _ in $(seq 200); do [ -e "$1" ] && return 0; sleep 0.1; done; fail "no $1 after 20 s"; }
 q="$src/configs/quick_slab.cfg"
 run() { "$hs" run "$q" --set mesh.h=0.5 --set solver.backend=cpu "$@"; }
 
@@ -73,7 +76,13 @@ expect 4 "checkpoint $tmp/short.hsck is truncated" -- run --out "$tmp/x" --resta
 cp "$ck" "$tmp/flip.hsck"; printf '\125' | dd of="$tmp/flip.hsck" bs=1 seek=5000 conv=notrunc 2>/dev/null
 expect 4 "checkpoint $tmp/flip.hsck is damaged: payload checksum mismatch" -- run --out "$tmp/x" --restart "$tmp/flip.hsck"
 expect 4 "$tmp/full/slab_000001.vtk is not a heartsim checkpoint" -- run --out "$tmp/x" --restart "$tmp/full/slab_000001.vtk"
-expect 4 "no checkpoint slab_ckpt_\*.hsck in that directory" -- run --out "$tmp/x" --restart "$tmp/x"
+expect 4 "no checkpoint slab_ckpt_\*.hsck in that directory \(a run writes one every output.checkpoint_interval ms" -- run --out "$tmp/x" --restart "$tmp/x"
+# the default: a checkpoint every 100 ms of simulated time and one at the end, said in the log; 0: none, said too
+expect 0 "checkpoints: every 100 ms of simulated time and at the end, the newest 2 kept in $tmp/dflt \(output.checkpoint_interval" -- \
+  run --set time.t_end=1 --out "$tmp/dflt"
+[ "$(ls "$tmp/dflt" | grep '\.hsck$')" = "slab_ckpt_000000010.hsck" ] || fail "default checkpoints: $(ls "$tmp/dflt" | grep hsck)"
+expect 0 "checkpoints: none \(output.checkpoint_interval = 0\)" -- run --set time.t_end=1 --set output.checkpoint_interval=0 --out "$tmp/nock"
+ls "$tmp/nock" | grep -q '\.hsck$' && fail "output.checkpoint_interval = 0 wrote a checkpoint"
 # a directory whose newest checkpoint is cut short (as a crash without the atomic rename would
 # leave it): skipped with a warning, the one before it is used
 mkdir -p "$tmp/dir" && cp "$tmp/full"/*.vtk "$tmp/full/slab_ckpt_000000030.hsck" "$tmp/dir/"
@@ -84,7 +93,7 @@ same_frames "$tmp/full" "$tmp/dir"
 # 3. SIGTERM: finishes the step, writes the checkpoint and the frames due, exits 8
 "$hs" run "$q" --set mesh.h=0.5 --set solver.backend=cpu --set time.t_end=300 --set output.interval=5 \
   --out "$tmp/sig" -q 2>"$tmp/sig.log" & pid=$!
-sleep 1.5; kill -TERM "$pid"; wait "$pid"; rc=$?
+started "$tmp/sig/slab_000001.vtk"; kill -TERM "$pid"; wait "$pid"; rc=$?
 [ "$rc" -eq 8 ] || fail "SIGTERM: exit $rc, want 8"
 grep -qE "interrupted by SIGTERM at t = .* \(step [0-9]+ of 3000\); the state is in checkpoint .*slab_ckpt_[0-9]+\.hsck" "$tmp/sig.log" || { fail "SIGTERM message"; cat "$tmp/sig.log"; }
 no_tmp "$tmp/sig"; valid_series "$tmp/sig"
@@ -104,7 +113,7 @@ fi
 sd="$tmp/sig dir"
 "$hs" run "$q" --set mesh.h=0.5 --set solver.backend=cpu --set time.t_end=200 --set output.interval=5 \
   --set 'stimulus.[0].start=0.5' --set 'output.prefix = "slab"' --out "$sd" -q 2>"$tmp/sig2.log" & pid=$!
-sleep 1; kill -TERM "$pid"; wait "$pid"; rc=$?
+started "$sd/slab_000001.vtk"; kill -TERM "$pid"; wait "$pid"; rc=$?
 [ "$rc" -eq 8 ] || fail "SIGTERM (hint run): exit $rc, want 8"
 hint=$(sed -n 's/.*; resume with: //p' "$tmp/sig2.log")
 case "$hint" in
@@ -137,6 +146,19 @@ expect 2 "time.t_end = 1 ms is not later" -- run --set time.t_end=1 --out "$tmp/
 # a dt whose step count overflows: refused by validation, naming the keys
 expect 2 "time.t_end / time.dt = 30 / 1e-20 ms is 3e\+21 steps: at most 999999999 steps" -- run --set time.dt=1e-20 --out "$tmp/x"
 expect 2 "time.t_end / output.interval = 30 / 1e-05 ms is 3e\+06 frames" -- run --set output.interval=1e-5 --set time.dt=1e-5 --out "$tmp/x"
+
+# one run per output directory: a second run into it is refused before any work (exit 4), naming the
+# running one; the lock dies with its process, so after SIGKILL the directory can be used again
+"$hs" run "$q" --set mesh.h=0.5 --set solver.backend=cpu --set time.t_end=300 --out "$tmp/busy" -q & pid=$!
+started "$tmp/busy/slab_000000.vtk"
+out=$(run --set time.t_end=1 --out "$tmp/busy" 2>&1); rc=$?
+[ "$rc" -eq 4 ] || fail "second run into a busy directory: exit $rc, want 4"
+grep -qE "output.dir $tmp/busy is in use by another heartsim run: pid $pid on host .*, started .* UTC, command: .*quick_slab.cfg .*--out $tmp/busy" <<<"$out" \
+  || { fail "the refusal does not name the running run:"; echo "$out" | tail -3; }
+grep -q "^backend:" <<<"$out" && fail "the refused run built its simulation before refusing"
+kill -KILL "$pid"; wait "$pid" 2>/dev/null
+expect 0 "output: 2 frames" -- run --set time.t_end=1 --out "$tmp/busy"
+[ -e "$tmp/busy/.heartsim.lock" ] && fail "a finished run left its lock file"
 
 # 4. an injected NaN: exit 5 naming step, iteration and element/node; checkpoint of the last good step
 expect 5 "step 25: at t = 2.5 ms \(step to 2.6 ms\), Newton iteration 0: .*(element|node) [0-9]+.*checkpoint .*slab_ckpt_000000025.hsck" -- \

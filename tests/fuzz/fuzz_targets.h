@@ -34,22 +34,15 @@
 #define HS_FUZZ_SET_MARKER "\n--set\n"
 #define HS_FUZZ_SMESH_MARKER "#smesh"
 
-/* Every target once: X(name), the entry point being hs_fuzz_<name>. test_fuzz_regressions replays
- * each; tests/fuzz/CMakeLists.txt and scripts/fuzz.sh list the same names. */
+/* Every target once: X(name), the entry point being hs_fuzz_<name>, the one list of targets:
+ * test_fuzz_regressions replays each, tests/fuzz/CMakeLists.txt builds a harness fuzz_<name> for
+ * each and scripts/fuzz.sh runs them (both read the X(...) entries of this macro from this file,
+ * so keep it one X(name) per entry, continued with backslashes). */
 #define HS_FUZZ_TARGETS(X)                                                                         \
     X(config) X(tetgen) X(mtx) X(stl) X(off) X(ply) X(poly) X(vtk) X(gmsh) X(opencarp) X(vtu) X(vtp)
 
-int hs_fuzz_config(const uint8_t *data, size_t size);
-int hs_fuzz_tetgen(const uint8_t *data, size_t size);
-int hs_fuzz_mtx(const uint8_t *data, size_t size);
-int hs_fuzz_stl(const uint8_t *data, size_t size);
-int hs_fuzz_off(const uint8_t *data, size_t size);
-int hs_fuzz_ply(const uint8_t *data, size_t size);
-int hs_fuzz_poly(const uint8_t *data, size_t size);
-int hs_fuzz_vtk(const uint8_t *data, size_t size);
-int hs_fuzz_gmsh(const uint8_t *data, size_t size);
-int hs_fuzz_opencarp(const uint8_t *data, size_t size);
-int hs_fuzz_vtu(const uint8_t *data, size_t size);
-int hs_fuzz_vtp(const uint8_t *data, size_t size);
+#define HS_FUZZ_DECLARE(name) int hs_fuzz_##name(const uint8_t *data, size_t size);
+HS_FUZZ_TARGETS(HS_FUZZ_DECLARE)
+#undef HS_FUZZ_DECLARE
 
 #endif

@@ -533,7 +533,9 @@ static void test_dispatch(void)
         HS_TEST_CHECK(hs_registry_find(r, e->name) == e, "find(%s)", e->name);
     }
     const hs_surface_reader *stl = hs_registry_find(r, ".stl");
-    HS_TEST_CHECK(stl && stl->read == hs_surface_read_stl, ".stl is not the STL reader");
+    HS_TEST_CHECK(stl && !strncmp(stl->summary, "STL", 3) && !stl->label_arrays, ".stl is not the STL reader");
+    const hs_surface_reader *vtp = hs_registry_find(r, ".vtp");
+    HS_TEST_CHECK(vtp && vtp->label_arrays, ".vtp does not take its labels from a named array");
     HS_TEST_CHECK(hs_registry_find(r, ".STL") == NULL && hs_registry_find(r, ".obj") == NULL,
                   "names are exact and lower case");
     const char *obj = tmp_path("cube.obj");

@@ -4,8 +4,9 @@
 #  1. a rank killed (SIGKILL) mid-run ends the job, non-zero, with a message naming the rank;
 #  2. a numerical failure every rank sees is reported once (rank 0), exit code 5;
 #  3. an error of rank 0 alone (unwritable output directory) ends every rank with one message;
-#  4. SIGTERM to mpirun stops every rank at the same step with a checkpoint (one message), and the
-#     run continues from it on another rank count (3) to the serial result (bound of mpi_run.sh).
+#  4. SIGTERM to mpirun stops every rank at the same step with a checkpoint (one message) and a
+#     resume hint with mpirun's own options that runs as printed; the run continues from it on
+#     another rank count (3) to the serial result (bound of mpi_run.sh).
 set -uo pipefail
 mpiexec=$1
 tmp=$(mktemp -d)
@@ -60,11 +61,18 @@ rc=$?
 # the ranks exit 8; mpirun, signalled itself, reports its own non-zero status (Open MPI: 1)
 [ $rc -ne 0 ] || { cat "$tmp/term.log"; fail "SIGTERM: exit 0"; }
 [ "$(grep -c '^heartsim: error' "$tmp/term.log")" = 1 ] || { cat "$tmp/term.log"; fail "SIGTERM: not one message"; }
-grep -q "interrupted by SIGTERM.*resume with: mpirun -np 2 " "$tmp/term.log" || { cat "$tmp/term.log"; fail "SIGTERM: message"; }
+# the resume hint keeps the launcher's own words (issue 30: "mpirun -np 2" alone fails as root)
+grep -q "interrupted by SIGTERM.*resume with: $mpiexec --oversubscribe --allow-run-as-root -np 2 $HEARTSIM run " "$tmp/term.log" \
+  || { cat "$tmp/term.log"; fail "SIGTERM: message (the resume hint without the launcher's options)"; }
+hint=$(sed -n 's/.*; resume with: //p' "$tmp/term.log")
 ls "$tmp"/term/*.ckpt > /dev/null 2>&1 || ls "$tmp"/term/ | grep -qi ckpt || { ls "$tmp/term"; fail "SIGTERM: no checkpoint"; }
 last=$(ls "$tmp"/term/slab_0*.vtk | tail -1)
 n_frames=$(ls "$tmp"/term/slab_0*.vtk | wc -l)
 t_end=$((n_frames + 2)) # ms: beyond the checkpoint (frames every ms)
+# the hint as printed, through the shell (a later --set wins: to 1 ms beyond the checkpoint), then
+# on 3 ranks from the checkpoint it left at its end
+(eval "timeout 120 $hint --set time.t_end=$((t_end - 1))" < /dev/null) > "$tmp/hint.log" 2>&1 \
+  || { cat "$tmp/hint.log"; fail "the resume hint as printed failed: $hint"; }
 run -np 3 "$HEARTSIM" run "$cfg" "${sets[@]}" --set time.t_end=$t_end --out "$tmp/term" --restart "$tmp/term" \
   > "$tmp/restart.log" 2>&1 || { cat "$tmp/restart.log"; fail "restart on 3 ranks"; }
 "$HEARTSIM" run "$cfg" "${sets[@]}" --set time.t_end=$t_end --out "$tmp/serial" -q || fail "serial reference"

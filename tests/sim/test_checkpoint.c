@@ -5,7 +5,12 @@
  *  2. a version-1 file (written before the history section existed) is still read: same fields,
  *     empty history;
  *  3. a payload of another size (another model's fields) is refused with a message naming the model;
- *     a changed fingerprint group names the group; a flipped payload byte is named as damage.
+ *     a changed fingerprint group names the group; a flipped payload byte is named as damage;
+ *  4. version-3 files written by main a12da8d, before the model limits grew from 8 variables and 32
+ *     parameters to 64 and 256 (tests/sim/data/ckpt_v3_<model>.hsck: the 2 x 1 x 1 mm box at h = 0.5,
+ *     field k's value i = 1000 k + 0.5 i, history -0.25 i and 7 + i, steps 0.01 and 0.02, step 20,
+ *     frames at 0, 1, 2 ms, fingerprints 11 .. 16) read back with every value: the layout depends on
+ *     the model's fields only, never on the interface's limits.
  */
 #define _POSIX_C_SOURCE 200809L /* mkdtemp */
 #include <stdio.h>
@@ -14,6 +19,7 @@
 #include <unistd.h>
 
 #include "hs_checkpoint.h"
+#include "hs_hash.h"
 #include "hs_test.h"
 #include "hs_util.h"
 
@@ -28,7 +34,35 @@ static void write_file(const char *path, const void *a, size_t na, const void *b
     fclose(f);
 }
 
-int main(void)
+/* 4. a file of an earlier build, for @p model */
+static void read_fixture(const char *data_dir, const char *name, const hs_mesh *mesh)
+{
+    const hs_model *model = hs_models_find(name);
+    HS_TEST_CHECK(model != NULL, "model %s", name);
+    if (!model) return;
+    char path[600];
+    snprintf(path, sizeof path, "%s/ckpt_v3_%s.hsck", data_dir, name);
+    const uint64_t fp[HS_CKPT_GROUPS] = {11, 12, 13, 14, 15, 16};
+    hs_checkpoint ck;
+    hs_status rs = hs_checkpoint_read(path, model, fp, 0.1, &ck);
+    HS_TEST_CHECK(rs == HS_OK, "%s: %s", path, hs_error_message());
+    if (rs != HS_OK) return;
+    HS_TEST_OK(hs_checkpoint_match(&ck, fp, 0.1, mesh));
+    HS_TEST_CHECK(ck.h.version == 3 && ck.h.step == 20 && ck.h.n_frames == 3 && ck.frame_times[2] == 2.0,
+                  "%s: header", name);
+    HS_TEST_CHECK(ck.desc.n_fields == model->n_vars + 1 + HS_STATE_READOUTS, "%s: %d fields", name, ck.desc.n_fields);
+    long bad = 0;
+    for (int k = 0; k < ck.desc.n_fields; ++k)
+        for (size_t i = 0; i < hs_state_field_len(&ck.desc, k); ++i) bad += ck.state.field[k][i] != 1000.0 * k + 0.5 * (double)i;
+    const size_t nn = (size_t)mesh->n_nodes;
+    HS_TEST_CHECK(ck.hist.n_valid == 2 && ck.hist.h[0] == 0.01 && ck.hist.h[1] == 0.02, "%s: history steps", name);
+    for (size_t i = 0; i < nn && ck.hist.n_valid == 2; ++i)
+        bad += ck.hist_phi[0][i] != -0.25 * (double)i || ck.hist_phi[1][i] != 7.0 + (double)i;
+    HS_TEST_CHECK(bad == 0, "%s: %ld values differ from the file's", name, bad);
+    hs_checkpoint_free(&ck);
+}
+
+int main(int argc, char **argv)
 {
     hs_verbosity = 0;
     snprintf(g_dir, sizeof g_dir, "/tmp/hs_test_checkpoint_XXXXXX");
@@ -134,6 +168,13 @@ int main(void)
     HS_TEST_CHECK(hs_checkpoint_read(v1, model, NULL, 0.0, &c1) == HS_ERR_IO && strstr(hs_error_message(), "payload checksum"),
                   "damage: %s", hs_error_message());
     hs_error_clear();
+
+    /* 4. files of an earlier build */
+    HS_TEST_CHECK(argc == 2, "usage: test_checkpoint DATA_DIR");
+    if (argc == 2) {
+        read_fixture(argv[1], "aliev_panfilov", mesh);
+        read_fixture(argv[1], "bueno_orovio", mesh);
+    }
 
     unlink(v1);
     unlink(path);

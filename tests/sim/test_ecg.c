@@ -124,6 +124,38 @@ static void test_uniform_field(void)
     HS_TEST_CHECK(pa != 0 && pb != 0 && (pa > 0) != (pb > 0), "electrodes on both sides: %g, %g", pa, pb);
 }
 
+/* Issue 30, item 3: an electrode inside the tissue is refused, naming its key and depth; one on
+ * the surface, or within a quarter of an element of it, is accepted. */
+static void test_inside(void)
+{
+    static hs_sim_spec spec;
+    hs_test_spec_defaults(&spec);
+    spec.mesh.box = (hs_box_params){.lx = 2.0, .ly = 1.0, .lz = 1.0, .h = 0.25};
+    spec.mesh.fibers = HS_FIBERS_CONSTANT;
+    hs_sim sim;
+    if (hs_sim_create(&spec, &sim) != HS_OK) {
+        HS_TEST_CHECK(0, "set-up: %s", hs_error_message());
+        return;
+    }
+    const char *names[2] = {"out", "in"};
+    hs_sample_set *s = NULL;
+    const double inside[2][3] = {{5.0, 0.5, 0.5}, {1.0, 0.5, 0.4}}; /* 0.4 mm above the face z = 0 */
+    HS_TEST_CHECK(hs_sample_ecg_create(sim.prob, &inside[0][0], names, 2, 2.0, &s) == HS_ERR_CONFIG && !s,
+                  "electrode at the box's middle accepted");
+    const char *msg = hs_error_message();
+    HS_TEST_CHECK(strstr(msg, "ecg.electrodes.[1].at: electrode \"in\" at [1, 0.5, 0.4] mm lies inside the tissue, "
+                              "0.4 mm from its surface") && strstr(msg, "singular"),
+                  "message: %s", msg);
+    hs_error_clear();
+    hs_sample_set_destroy(&s);
+    /* on a face, on an edge, a hair inside, and outside: accepted */
+    const double ok[4][3] = {{2.0, 0.5, 0.5}, {2.0, 1.0, 0.3}, {1.99, 0.5, 0.5}, {-1.0, 0.5, 0.5}};
+    const char *ok_names[4] = {"face", "edge", "hair", "out"};
+    HS_TEST_OK(hs_sample_ecg_create(sim.prob, &ok[0][0], ok_names, 4, 2.0, &s));
+    hs_sample_set_destroy(&s);
+    hs_sim_destroy(&sim);
+}
+
 static char *read_all(const char *path, size_t *n)
 {
     FILE *f = fopen(path, "rb");
@@ -260,6 +292,7 @@ int main(void)
 {
     hs_verbosity = 0;
     test_uniform_field();
+    test_inside();
     test_run();
     HS_TEST_RETURN();
 }

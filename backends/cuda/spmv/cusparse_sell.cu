@@ -31,6 +31,9 @@
 #include "hs_util.h"
 #include "spmv_sell_layout.h"
 
+/* the registry entry this file means (solvers/spmv_cusparse_sell.c), named directly, not looked up */
+extern "C" const hs_spmv_ops hs_spmv_ops_cusparse_sell;
+
 #if !defined(CUSPARSE_VERSION) || CUSPARSE_VERSION < 12300
 #error "cusparse_sell needs cuSPARSE's sliced-ELL SpMV and cusparseSpMV_preprocess (cuSPARSE 12.3, CUDA 12.4, or newer)"
 #endif
@@ -59,7 +62,7 @@ void sell_destroy(void *impl)
 hs_status sell_init(sell_dev *c, const hs_spmv_layout *lay, const hs_csr *pat, const double *d_vals)
 {
     const hs_sell_layout *im = static_cast<const hs_sell_layout *>(lay->impl);
-    HS_CHECK(im && lay->ops && lay->ops == hs_spmv_find("cusparse_sell"),
+    HS_CHECK(im && lay->ops && lay->ops == &hs_spmv_ops_cusparse_sell,
              HS_ERR_INTERNAL, "cusparse_sell: layout \"%s\" is not a SELL-32 layout",
              lay->ops ? lay->ops->name : "?");
     HS_CHECK(im->slice_off[im->n_slices] == lay->n_slots, HS_ERR_INTERNAL,

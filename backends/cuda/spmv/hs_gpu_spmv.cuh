@@ -38,8 +38,9 @@ struct hs_gpu_spmv_ops {
 /** Partials the reductions of the CG vector kernels and the separate dot pass use (their grid cap). */
 #define HS_DOT_MAX_PARTS 1024
 
-/** @brief Device ops of a registered format, or NULL if the name has none. */
-const hs_gpu_spmv_ops *hs_gpu_spmv_find(const char *name);
+/** @brief Device ops of the registered format @p ops (the same position in solvers/hs_spmv_list.h),
+ *  or NULL if it is no registered entry. */
+const hs_gpu_spmv_ops *hs_gpu_spmv_of(const hs_spmv_ops *ops);
 
 /** A bound device SpMV (ops + impl), with create/destroy. */
 struct hs_gpu_spmv {

@@ -18,13 +18,12 @@ static const hs_gpu_spmv_ops *const g_gpu_formats[] = {
 #undef HS_SPMV_FORMAT
 };
 
-const hs_gpu_spmv_ops *hs_gpu_spmv_find(const char *name)
+/* both tables expand the same list, so the host entry's position is the device entry's (the name
+ * agreeing is tests/backends/cuda/test_gpu_spmv.cu's check) */
+const hs_gpu_spmv_ops *hs_gpu_spmv_of(const hs_spmv_ops *ops)
 {
-    if (!name) return NULL;
-    for (size_t i = 0; i < sizeof g_gpu_formats / sizeof g_gpu_formats[0]; ++i)
-        if (g_gpu_formats[i]->name && strcmp(g_gpu_formats[i]->name, name) == 0)
-            return g_gpu_formats[i];
-    return NULL;
+    const int i = hs_spmv_index(ops);
+    return i >= 0 && (size_t)i < sizeof g_gpu_formats / sizeof g_gpu_formats[0] ? g_gpu_formats[i] : NULL;
 }
 
 hs_status hs_gpu_spmv_create(const hs_spmv_layout *lay, const hs_csr *pattern, const double *d_vals,
@@ -38,12 +37,13 @@ hs_status hs_gpu_spmv_create_values(const hs_spmv_layout *lay, const hs_csr *pat
 {
     *out = NULL;
     HS_CHECK(lay && lay->ops && pattern, HS_ERR_INTERNAL, "device SpMV needs a layout and its pattern");
-    const hs_gpu_spmv_ops *ops = hs_gpu_spmv_find(lay->ops->name);
+    const hs_gpu_spmv_ops *ops = hs_gpu_spmv_of(lay->ops);
     HS_CHECK(ops && ops->create && ops->apply && ops->destroy, HS_ERR_INTERNAL,
              "SpMV format \"%s\" has no device kernels in this build", lay->ops->name);
-    HS_CHECK(v == HS_VALUES_F64 || ops->create_f32, HS_ERR_CONFIG,
-             "solver.matrix_values = \"%s\": the %s kernel has no float32 variant (`heartsim kernels`)",
-             hs_matrix_values_name(v), ops->name);
+    /* the execution plan gives float32 only to a kernel that serves it (hs_spmv_serves: the host's
+     * apply_ref_f32 exists exactly where create_f32 does); this guards the pointer */
+    HS_CHECK(v == HS_VALUES_F64 || ops->create_f32, HS_ERR_INTERNAL, "the %s kernel has no float32 variant",
+             ops->name);
     HS_CHECK(lay->n_rows == pattern->n_rows, HS_ERR_INTERNAL,
              "SpMV layout has %d rows but the pattern %d", (int)lay->n_rows, (int)pattern->n_rows);
     hs_gpu_spmv *s = NULL;

@@ -158,7 +158,7 @@ extern "C" hs_status hs_gpu_spmv_trial(const hs_csr *pattern, const hs_spmv_para
         double t = -1.0, ts = -1.0, w0 = hs_wtime();
         st = time_format(o, pattern, prm, values, reps, with_dot, pairs, s, e0, e1, &t, &ts);
         if (st != HS_OK || t < 0) continue;
-        const hs_gpu_spmv_ops *g = hs_gpu_spmv_find(o->name);
+        const hs_gpu_spmv_ops *g = hs_gpu_spmv_of(o);
         const char *tag = with_dot ? (g && g->apply_dot ? ", dot fused" : ", + dot pass") : "";
         const double whole = ts + cg_per_newton * t;
         if (len < report_len)

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "config_internal.h"
 #include "config_schema.h"
 #include "hs_config.h"
 #include "hs_spmv.h"
@@ -28,8 +29,8 @@ static double ap(const hs_config *c, const char *name)
     return c->model_prm[m->id][hs_model_param_index(m, name)];
 }
 
-/* output.fields bits of the names listed (NULL-terminated). */
-static int fields_of(const char *first, ...);
+/* output.fields is the list of names given (NULL-terminated), in that order. */
+static int fields_are(const hs_cfg_names *l, const char *first, ...);
 
 static char g_dir[512]; /* scratch directory (absolute) */
 
@@ -401,8 +402,13 @@ static int compare_configs(const hs_config *a, const hs_config *b, const char *w
             case HS_CFG_STRING: same = strcmp(pa, pb) == 0; break;
             case HS_CFG_ENUM: same = k->size ? strcmp(pa, pb) == 0 : *(const int *)pa == *(const int *)pb; break;
             case HS_CFG_INT:
-            case HS_CFG_BOOL:
-            case HS_CFG_STRLIST: same = *(const int *)pa == *(const int *)pb; break;
+            case HS_CFG_BOOL: same = *(const int *)pa == *(const int *)pb; break;
+            case HS_CFG_STRLIST: {
+                const hs_cfg_names *la = (const hs_cfg_names *)pa, *lb = (const hs_cfg_names *)pb;
+                same = la->n == lb->n;
+                for (int q = 0; same && q < la->n; ++q) same = !strcmp(la->name[q], lb->name[q]);
+                break;
+            }
             case HS_CFG_GROUPLIST: same = a->n_stimuli == b->n_stimuli && a->n_regions == b->n_regions; break;
             case HS_CFG_GROUP: { /* regions.[j].model */
                 const hs_region_cfg *ra = &a->regions[j], *rb = &b->regions[j];
@@ -485,7 +491,7 @@ static void test_defaults(void)
                   "solver defaults");
     HS_TEST_CHECK(d.output_enabled == 1 && !strcmp(d.out_dir, "output") &&
                       !strcmp(d.out_prefix, "heartsim") && d.out_interval == 1.0 &&
-                      d.out_fields == fields_of("phi", "V", "activation", "r", "fiber", NULL) &&
+                      fields_are(&d.out_fields, "phi", "V", "activation", "r", "fiber", NULL) &&
                       d.activation_threshold == -30.0,
                   "output defaults");
 
@@ -555,7 +561,7 @@ static void test_full_and_round_trip(void)
                   "full: solver");
     HS_TEST_CHECK(a.output_enabled == 0 && !strcmp(a.out_dir, "res \"q\" \\ x") &&
                       !strcmp(a.out_prefix, "run_1.a-b") && a.out_interval == 0.5 &&
-                      a.out_fields == fields_of("V", "region", NULL) && a.activation_threshold == -40.0,
+                      fields_are(&a.out_fields, "V", "region", NULL) && a.activation_threshold == -40.0,
                   "full: output (dir \"%s\")", a.out_dir);
 
     /* print -> load gives the same values, and printing again gives the same text. */
@@ -652,6 +658,86 @@ static void test_preset(void)
     unlink(path);
 }
 
+/* output.fields is a list of names, not a bit mask over the choices: any count of names (up to every
+ * field of a model of HS_MODEL_MAX_VARS variables, V, fiber, region) in the order given, resolved by the
+ * spec into the state descriptor's indices in descriptor order. */
+static void test_field_names(void)
+{
+    /* the list itself: 72 names, positions beyond 31 found, the 73rd refused */
+    hs_cfg_names l;
+    memset(&l, 0, sizeof l);
+    char one[16];
+    for (int j = 0; j < HS_CFG_LIST_MAX; ++j) {
+        snprintf(one, sizeof one, "x%02d", j);
+        HS_TEST_CHECK(hs_cfg_names_add(&l, one), "add name %d", j);
+    }
+    HS_TEST_CHECK(l.n == HS_CFG_LIST_MAX && HS_CFG_LIST_MAX >= HS_MODEL_MAX_VARS + 8, "%d names", l.n);
+    HS_TEST_CHECK(hs_cfg_names_find(&l, "x33") == 33 && hs_cfg_names_find(&l, "x71") == 71 &&
+                      hs_cfg_names_find(&l, "x72") == -1 && !hs_cfg_names_add(&l, "x72"),
+                  "find beyond 31, full at %d", HS_CFG_LIST_MAX);
+    hs_cfg_names p = hs_cfg_names_parse("phi,V,,activation");
+    HS_TEST_CHECK(p.n == 3 && !strcmp(p.name[2], "activation"), "parse: %d names", p.n);
+    /* every model's default: its potential, V, activation, its variables, fiber */
+    for (int i = 0; i < hs_models_count(); ++i) {
+        const hs_model *m = hs_models_at(i);
+        hs_cfg_names d = hs_config_default_fields(m);
+        int ok = d.n == m->n_vars + 4 && !strcmp(d.name[0], m->potential_name) && !strcmp(d.name[d.n - 1], "fiber");
+        for (int v = 0; v < m->n_vars && ok; ++v) ok = !strcmp(d.name[3 + v], m->vars[v].name);
+        HS_TEST_CHECK(ok, "%s: default output.fields", m->name);
+    }
+    /* every field of a model's state, listed backwards with V, fiber and region: the spec's list is
+     * the descriptor's order, and the printed config reads back to the same list */
+    char path[600];
+    snprintf(path, sizeof path, "%s/fields.cfg", g_dir);
+    write_file(path, "model = { type = \"bueno_orovio\"; };\ntime = { dt = 0.02; };\n"
+                     "output = { fields = [\"region\", \"beats\", \"apd\", \"repolarisation\", \"activation\", \"s\", "
+                     "\"w\", \"v\", \"fiber\", \"V\", \"u\"]; };\n");
+    static hs_config cfg, back;
+    HS_TEST_OK(hs_config_load(path, NULL, 0, &cfg));
+    HS_TEST_CHECK(fields_are(&cfg.out_fields, "region", "beats", "apd", "repolarisation", "activation", "s", "w", "v",
+                             "fiber", "V", "u", NULL),
+                  "fields as given: %d names", cfg.out_fields.n);
+    static hs_sim_spec spec;
+    HS_TEST_OK(hs_spec_from_config(&cfg, &spec));
+    int inorder = spec.out_state.n == 8;
+    for (int j = 0; j < spec.out_state.n && inorder; ++j) inorder = spec.out_state.k[j] == j;
+    HS_TEST_CHECK(inorder && spec.out_mv == 1 && spec.out_mesh_fields == (HS_MESH_FIELD_FIBER | HS_MESH_FIELD_REGION),
+                  "spec: %d state fields, V %d, mesh fields %u", spec.out_state.n, spec.out_mv, spec.out_mesh_fields);
+    FILE *f = fopen(path, "w");
+    if (f) {
+        hs_config_print(&cfg, f);
+        fclose(f);
+    }
+    HS_TEST_OK(hs_config_load(path, NULL, 0, &back));
+    HS_TEST_CHECK(fields_are(&back.out_fields, "region", "beats", "apd", "repolarisation", "activation", "s", "w", "v",
+                             "fiber", "V", "u", NULL),
+                  "printed and read back: %d names", back.out_fields.n);
+    /* a name of another model's state: the spec names the model and its fields */
+    write_file(path, "model = { type = \"bueno_orovio\"; };\ntime = { dt = 0.02; };\noutput = { fields = [\"u\", \"r\"]; };\n");
+    HS_TEST_OK(hs_config_load(path, NULL, 0, &cfg));
+    HS_TEST_CHECK(hs_spec_from_config(&cfg, &spec) == HS_ERR_CONFIG &&
+                      strstr(hs_error_message(), "output.fields: \"r\" is not a field of model bueno_orovio; available: u, v, w, s"),
+                  "other model's field: %s", hs_error_message());
+    hs_error_clear();
+    /* the validator of a list filled by a program: an unknown name and a repeat, wherever they are */
+    hs_config_defaults(&cfg);
+    cfg.out_fields = hs_config_default_fields(hs_models_at(0));
+    HS_TEST_CHECK(hs_cfg_names_add(&cfg.out_fields, "region") && hs_cfg_names_add(&cfg.out_fields, "phi"),
+                  "append");
+    HS_TEST_CHECK(hs_config_validate(&cfg) == HS_ERR_CONFIG && strstr(hs_error_message(), "\"phi\" is listed twice"),
+                  "validate a repeat: %s", hs_error_message());
+    hs_error_clear();
+    snprintf(cfg.out_fields.name[cfg.out_fields.n - 1], sizeof cfg.out_fields.name[0], "%s", "Vm");
+    HS_TEST_CHECK(hs_config_validate(&cfg) == HS_ERR_CONFIG && strstr(hs_error_message(), "unknown value \"Vm\""),
+                  "validate an unknown name: %s", hs_error_message());
+    hs_error_clear();
+    cfg.out_fields.n = HS_CFG_LIST_MAX + 1;
+    HS_TEST_CHECK(hs_config_validate(&cfg) == HS_ERR_CONFIG && strstr(hs_error_message(), "names; at most"),
+                  "validate a count: %s", hs_error_message());
+    hs_error_clear();
+    unlink(path);
+}
+
 /* ecg.sigma_b (S/m) reaches the ECG in the units of D as sigma_b / (chi C_m): sigma_i = chi C_m D with
  * chi 1/cm, C_m uF/cm^2 and D mm^2/ms gives S/m times 1e-3 (app/spec.c). */
 static void test_ecg_units(void)
@@ -705,7 +791,7 @@ static void test_overrides(void)
     HS_TEST_CHECK(!strcmp(cfg.spmv, "csr_scalar") && !strcmp(cfg.out_prefix, "2024") &&
                       !strcmp(cfg.out_dir, "my out"),
                   "strings: %s %s %s", cfg.spmv, cfg.out_prefix, cfg.out_dir);
-    HS_TEST_CHECK(cfg.out_fields == fields_of("phi", "V", NULL), "fields 0x%x", (unsigned)cfg.out_fields);
+    HS_TEST_CHECK(fields_are(&cfg.out_fields, "phi", "V", NULL), "fields: %d names", cfg.out_fields.n);
     HS_TEST_CHECK(cfg.n_stimuli == 2 && cfg.stimuli[0].start == 5.0 && cfg.stimuli[0].max[0] == 1.0,
                   "stimulus 0 (%d stimuli)", cfg.n_stimuli);
     HS_TEST_CHECK(cfg.stimuli[1].shape == HS_STIM_SPHERE && cfg.stimuli[1].center[2] == 3.0 &&
@@ -718,7 +804,7 @@ static void test_overrides(void)
                            "output.fields=[\"r\", \"fiber\"]"};
     HS_TEST_OK(hs_config_load(path, sets2, 2, &cfg));
     HS_TEST_CHECK(cfg.n_stimuli == 1 && cfg.stimuli[0].shape == HS_STIM_SPHERE, "whole list");
-    HS_TEST_CHECK(cfg.out_fields == fields_of("r", "fiber", NULL), "fields 0x%x", (unsigned)cfg.out_fields);
+    HS_TEST_CHECK(fields_are(&cfg.out_fields, "r", "fiber", NULL), "fields: %d names", cfg.out_fields.n);
     unlink(path);
 }
 
@@ -907,6 +993,7 @@ int main(void)
     test_full_and_round_trip();
     test_overrides();
     test_preset();
+    test_field_names();
     test_ecg_units();
     test_mesh_file_resolution();
     test_geometry_round_trip();
@@ -915,17 +1002,12 @@ int main(void)
     HS_TEST_RETURN();
 }
 
-static int fields_of(const char *first, ...)
+static int fields_are(const hs_cfg_names *l, const char *first, ...)
 {
-    int bits = 0;
+    int j = 0, same = 1;
     va_list ap_;
     va_start(ap_, first);
-    for (const char *n = first; n; n = va_arg(ap_, const char *)) {
-        int i = 0;
-        while (hs_config_out_field(i) && strcmp(hs_config_out_field(i), n) != 0) ++i;
-        if (hs_config_out_field(i)) bits |= 1 << i;
-        else bits |= 1 << 30; /* a name that is no choice: never equal */
-    }
+    for (const char *n = first; n; n = va_arg(ap_, const char *), ++j) same &= j < l->n && !strcmp(l->name[j], n);
     va_end(ap_);
-    return bits;
+    return same && j == l->n;
 }

@@ -80,7 +80,7 @@ static hs_test_node *run_kernel_values(const char *backend, const char *kernel, 
 
 static hs_test_node *run_kernel(const char *backend, const char *kernel, hs_assembly_kind am, int32_t *n_out)
 {
-    return run_kernel_values(backend, kernel, am, HS_VALUES_F64, -1, n_out);
+    return run_kernel_values(backend, kernel, am, HS_VALUES_F64, HS_PERSISTENT_AUTO, n_out);
 }
 
 /* solver.step = "persistent" (backends/cuda/step_persistent.cu): (1) its Newton loop of one step (after
@@ -96,8 +96,8 @@ static void persistent_step(int nsteps, const hs_test_node *a, int32_t n1, int f
     static hs_sim_spec c7, c8;
     setup_cfg(&c7, "cuda");
     setup_cfg(&c8, "cuda");
-    c7.step_graph = 2;
-    c8.step_graph = 2;
+    c7.step = HS_STEP_PERSISTENT;
+    c8.step = HS_STEP_PERSISTENT;
     int32_t n7 = 0, n8 = 0;
     hs_test_node *p = hs_test_run_sorted(&c7, nsteps, &n7);
     hs_test_node *w = hs_test_run_sorted_ex(&c8, nsteps, 7, &n8);
@@ -130,7 +130,7 @@ static void persistent_step(int nsteps, const hs_test_node *a, int32_t n1, int f
     /* (3) the failure */
     static hs_sim_spec cf;
     setup_cfg(&cf, "cuda");
-    cf.step_graph = 2;
+    cf.step = HS_STEP_PERSISTENT;
     cf.newton_max_iter = 1;
     hs_sim sim;
     if (hs_sim_create(&cf, &sim) != HS_OK) {
@@ -205,7 +205,7 @@ static void graph_and_variants(int nsteps)
     if (!getenv("HS_TEST_NO_GRAPH")) {
         static hs_sim_spec c6;
         setup_cfg(&c6, "cuda");
-        c6.step_graph = 1;
+        c6.step = HS_STEP_GRAPH;
         int32_t n6 = 0;
         hs_test_node *f = hs_test_run_sorted(&c6, nsteps, &n6);
         HS_TEST_CHECK(f && n6 == n1, "run with solver.step = graph failed");
@@ -220,7 +220,7 @@ static void graph_and_variants(int nsteps)
         for (int g = 0; g < 2; ++g) {
             static hs_sim_spec cf;
             setup_cfg(&cf, "cuda");
-            cf.step_graph = g;
+            cf.step = g ? HS_STEP_GRAPH : HS_STEP_KERNELS;
             cf.newton_max_iter = 1;
             hs_sim sim;
             msg[g][0] = '\0';
@@ -524,13 +524,18 @@ static void auto_choice(void)
     const hs_backend_entry *cu = hs_backends_find("cuda");
     hs_problem_opts po;
     memset(&po, 0, sizeof po);
+    po.assembly = HS_ASSEMBLY_SPLIT;
     po.cg.variant = HS_CG_CHRONOPOULOS;
-    po.persistent = 0;
     po.spmv_params = hs_spmv_params_default();
-    char why[4096];
+    /* the kernel sequence with the classic CG kernels (solver.persistent = off) and float64 values
+     * asked, the kernel "auto": what the trial decides */
+    hs_exec_plan plan;
+    const char *why = plan.why_spmv;
     const hs_spmv_ops *o = NULL;
     if (shuffled && cu) {
-        HS_TEST_OK(cu->choose_spmv(shuffled, &po, &o, why, sizeof why));
+        plan = hs_exec_plan_request(HS_STEP_KERNELS, 0, HS_VALUES_F64, NULL);
+        HS_TEST_OK(cu->resolve_plan(shuffled, &po, &plan));
+        o = plan.spmv;
         printf("auto on a randomly numbered %d-node mesh: %s\n", m->n_nodes, why);
         HS_TEST_CHECK(o && !o->node_order, "auto picked %s, a format with its own node order", o ? o->name : "nothing");
         for (int f = 0; f < hs_spmv_count(); ++f) {
@@ -542,12 +547,15 @@ static void auto_choice(void)
         HS_TEST_CHECK(!strstr(why, "= -") && !strstr(why, "x -") && !strstr(why, "= 0 us"),
                       "a non-positive time in the table: %s", why);
         po.steps_hint = 10;
-        HS_TEST_OK(cu->choose_spmv(shuffled, &po, &o, why, sizeof why));
+        plan = hs_exec_plan_request(HS_STEP_KERNELS, 0, HS_VALUES_F64, NULL);
+        HS_TEST_OK(cu->resolve_plan(shuffled, &po, &plan));
+        o = plan.spmv;
         HS_TEST_CHECK(o && strstr(why, "without a trial"), "a 10-step run should not pay for a trial: %s", why);
         /* float32 values: only the formats with a float32 variant are timed, and chosen */
         po.steps_hint = 0;
-        po.values = HS_VALUES_F32;
-        HS_TEST_OK(cu->choose_spmv(shuffled, &po, &o, why, sizeof why));
+        plan = hs_exec_plan_request(HS_STEP_KERNELS, 0, HS_VALUES_F32, NULL);
+        HS_TEST_OK(cu->resolve_plan(shuffled, &po, &plan));
+        o = plan.spmv;
         printf("auto with float32 values: %s\n", why);
         HS_TEST_CHECK(o && hs_spmv_serves(o, HS_VALUES_F32), "float32: auto picked %s", o ? o->name : "nothing");
         for (int f = 0; f < hs_spmv_count(); ++f) {
@@ -558,7 +566,9 @@ static void auto_choice(void)
                           "float32 trial table and %s disagree", g->name);
         }
         po.steps_hint = 10;
-        HS_TEST_OK(cu->choose_spmv(shuffled, &po, &o, why, sizeof why));
+        plan = hs_exec_plan_request(HS_STEP_KERNELS, 0, HS_VALUES_F32, NULL);
+        HS_TEST_OK(cu->resolve_plan(shuffled, &po, &plan));
+        o = plan.spmv;
         HS_TEST_CHECK(o && hs_spmv_serves(o, HS_VALUES_F32) && strstr(why, "without a trial"),
                       "float32, 10 steps: %s", why);
     }

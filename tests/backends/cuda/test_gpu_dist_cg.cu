@@ -184,7 +184,7 @@ int main(int argc, char **argv)
     ops.name = "cuda";
     hs_problem prob;
     memset(&prob, 0, sizeof prob);
-    prob.opt.spmv = hs_spmv_find("csr_scalar");
+    prob.opt.exec.spmv = &hs_spmv_ops_csr_scalar;
     hs_backend be;
     memset(&be, 0, sizeof be);
     be.ops = &ops;

@@ -340,14 +340,16 @@ out:
     free(x); free(vd); free(vf); free(yref); free(ab); free(y);
 }
 
-/* Host only: every registered format has device ops under the same name. */
+/* Host only: every registered format has device ops at the same position, under the same name. */
 static void check_registry(void)
 {
-    HS_TEST_CHECK(hs_gpu_spmv_find("no_such_kernel") == NULL, "unknown name resolved");
-    HS_TEST_CHECK(hs_gpu_spmv_find(NULL) == NULL, "NULL name resolved");
+    hs_spmv_ops stranger = *hs_spmv_get(0); /* the same ops, but no registered entry */
+    HS_TEST_CHECK(hs_gpu_spmv_of(&stranger) == NULL, "an unregistered entry resolved");
+    HS_TEST_CHECK(hs_gpu_spmv_of(NULL) == NULL, "NULL resolved");
     for (int f = 0; f < hs_spmv_count(); ++f) {
         const hs_spmv_ops *o = hs_spmv_get(f);
-        const hs_gpu_spmv_ops *g = hs_gpu_spmv_find(o->name);
+        HS_TEST_CHECK(hs_spmv_index(o) == f, "%s: index %d, want %d", o->name, hs_spmv_index(o), f);
+        const hs_gpu_spmv_ops *g = hs_gpu_spmv_of(o);
         HS_TEST_CHECK(g != NULL, "format %s has no device ops (backends/cuda/spmv/<format>.cu)", o->name);
         if (!g) continue;
         HS_TEST_CHECK(strcmp(g->name, o->name) == 0, "device ops %s under name %s", g->name, o->name);

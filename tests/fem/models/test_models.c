@@ -2,7 +2,9 @@
  * Every ionic model of fem/models/hs_model_list.h, through the model interface only:
  *  1. its descriptor is well formed: unique names (parameters across all models too, since each is
  *     the config key model.<name>), defaults inside their ranges, at most HS_MODEL_MAX_VARS
- *     variables at integration points, a positive mV scale and time unit, dt_max > 0;
+ *     variables at integration points, counts equal to its header's HS_MODEL_NVARS_<id> and
+ *     HS_MODEL_NPARAMS_<id> (what the CUDA kernels and the config tables are sized by), names shorter
+ *     than HS_MODEL_NAME_LEN, a positive mV scale and time unit, dt_max > 0;
  *  2. the local update converges from rest and from a perturbed state, over a range of potentials;
  *  3. the consistent derivative df/du that the tangent uses equals a central difference of the
  *     ionic term f(u, s(u)) with the variables re-solved from s_n at each perturbed u (the
@@ -13,6 +15,7 @@
 #include <string.h>
 
 #include "hs_model_point.h"
+#include "hs_model_sizes.h"
 #include "hs_models.h"
 #include "hs_state.h"
 #include "hs_test.h"
@@ -29,6 +32,22 @@ static int in_range(const hs_model_param *q, double v)
 static void check_descriptor(const hs_model *m)
 {
     HS_TEST_CHECK(m->n_params <= HS_MODEL_MAX_PARAMS && m->n_vars <= HS_MODEL_MAX_VARS, "%s: too many", m->name);
+    static const int nv[] = {
+#define HS_MODEL(id) HS_MODEL_NVARS_##id,
+#include "hs_model_list.h"
+#undef HS_MODEL
+    };
+    static const int np[] = {
+#define HS_MODEL(id) HS_MODEL_NPARAMS_##id,
+#include "hs_model_list.h"
+#undef HS_MODEL
+    };
+    HS_TEST_CHECK(m->id >= 0 && m->id < HS_MODEL_COUNT && m->n_vars == nv[m->id] && m->n_params == np[m->id],
+                  "%s: %d variables and %d parameters, its header says %d and %d", m->name, m->n_vars, m->n_params,
+                  m->id >= 0 && m->id < HS_MODEL_COUNT ? nv[m->id] : -1, m->id >= 0 && m->id < HS_MODEL_COUNT ? np[m->id] : -1);
+    HS_TEST_CHECK(strlen(m->potential_name) < HS_MODEL_NAME_LEN, "%s: potential name too long", m->name);
+    for (int v = 0; v < m->n_vars; ++v)
+        HS_TEST_CHECK(strlen(m->vars[v].name) < HS_MODEL_NAME_LEN, "%s.%s: name too long", m->name, m->vars[v].name);
     for (int v = 0; v < m->n_vars; ++v) /* the backends keep the variables as one [n_vars][n_elems] block */
         HS_TEST_CHECK(m->vars[v].where == HS_AT_IP, "%s.%s: variables live at integration points", m->name,
                       m->vars[v].name);

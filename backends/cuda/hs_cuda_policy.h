@@ -1,0 +1,56 @@
+/**
+ * @file hs_cuda_policy.h
+ * @brief The CUDA backend's execution policy (backends/cuda/policy.c): what its "auto" choices of
+ * the execution plan (fem/hs_exec_plan.h) resolve to, from the costs measured on an H100
+ * (docs/benchmarks.md). Host C with no CUDA, built in every build, so CPU tests check every branch;
+ * the backend's entry (entry.cu, resolve_plan) applies it and adds the SpMV trial, which needs the
+ * device.
+ */
+#ifndef HS_CUDA_POLICY_H
+#define HS_CUDA_POLICY_H
+
+#include <stdint.h>
+
+#include "hs_exec_plan.h"
+#include "hs_problem.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** solver.persistent = "auto": the persistent CG for systems up to this many rows (latency-bound;
+ *  above it the kernel sequence streams at full bandwidth: measured in docs/benchmarks.md). */
+#define HS_CUDA_PERSISTENT_CG_AUTO_ROWS 262144
+
+/** solver.step = "auto": the persistent step for meshes up to this many nodes (the persistent CG's own
+ *  limit), where it beat the graph step on an H100 (docs/benchmarks.md, issue 18: 21% faster at 50,653
+ *  nodes, 15% at 226,981; 1.4x slower at 389,017, where the graph step's CG is the classic one). */
+#define HS_CUDA_STEP_PERSISTENT_AUTO_ROWS HS_CUDA_PERSISTENT_CG_AUTO_ROWS
+
+/**
+ * @brief Why the persistent step's kernel cannot run these settings (NULL: it can, at any size):
+ * Jacobi-CG, split assembly (@p o), Chronopoulos-Gear with the persistent CG (solver.persistent
+ * @p persistent: 1 on, 0 off, HS_PERSISTENT_AUTO up to HS_CUDA_PERSISTENT_CG_AUTO_ROWS rows).
+ */
+const char *hs_cuda_step_persistent_refusal(const hs_problem_opts *o, int persistent, int32_t n_rows);
+
+/**
+ * @brief solver.step = "auto": HS_STEP_PERSISTENT when its kernel runs these settings on at most
+ * HS_CUDA_STEP_PERSISTENT_AUTO_ROWS rows, else HS_STEP_GRAPH with Jacobi-CG, else HS_STEP_KERNELS.
+ * @param[out] why the reason (static storage).
+ */
+hs_step_mode hs_cuda_step_auto(const hs_problem_opts *o, int persistent, int32_t n_rows, const char **why);
+
+/**
+ * @brief Every choice of @p plan but the SpMV kernel (which needs the device's trial), for a system of
+ * @p n_rows rows solved with @p o's CG, preconditioner and assembly: the step (hs_cuda_step_auto), the
+ * persistent CG (Chronopoulos-Gear only; on with the persistent step, which runs it; auto: up to
+ * HS_CUDA_PERSISTENT_CG_AUTO_ROWS rows) and the matrix values (auto: float32 when the named kernel
+ * has a float32 variant, or when "auto" chooses the kernel), each "auto" with its reason.
+ */
+void hs_cuda_plan_rules(const hs_problem_opts *o, int32_t n_rows, hs_exec_plan *plan);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

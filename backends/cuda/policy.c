@@ -1,0 +1,77 @@
+/* The CUDA backend's execution policy (hs_cuda_policy.h): plain C, no device, so that CPU tests
+ * check every branch; entry.cu applies it before its SpMV trial. */
+#include <stdio.h>
+
+#include "hs_cuda_policy.h"
+
+const char *hs_cuda_step_persistent_refusal(const hs_problem_opts *o, int persistent, int32_t n_rows)
+{
+    if (o->pc.precond != HS_PRECOND_JACOBI || o->pc.krylov != HS_KRYLOV_CG)
+        return "the device's Newton loops run Jacobi-CG only";
+    if (o->assembly != HS_ASSEMBLY_SPLIT) return "the persistent step assembles the split form only";
+    if (o->cg.variant != HS_CG_CHRONOPOULOS) return "the persistent step runs Chronopoulos-Gear CG only";
+    if (persistent == 0) return "the persistent step runs the persistent CG, and solver.persistent = off";
+    if (persistent == HS_PERSISTENT_AUTO && n_rows > HS_CUDA_PERSISTENT_CG_AUTO_ROWS)
+        return "the persistent CG (solver.persistent = auto) stops at 262144 rows";
+    return NULL;
+}
+
+hs_step_mode hs_cuda_step_auto(const hs_problem_opts *o, int persistent, int32_t n_rows, const char **why)
+{
+    if (o->pc.precond != HS_PRECOND_JACOBI || o->pc.krylov != HS_KRYLOV_CG) {
+        *why = "the device's Newton loops run Jacobi-CG only";
+        return HS_STEP_KERNELS;
+    }
+    const char *no = hs_cuda_step_persistent_refusal(o, persistent, n_rows);
+    if (n_rows > HS_CUDA_STEP_PERSISTENT_AUTO_ROWS) *why = "above 262144 nodes the persistent step is slower";
+    else if (no) *why = no;
+    else {
+        *why = "at most 262144 nodes, split assembly, Jacobi-CG Chronopoulos-Gear";
+        return HS_STEP_PERSISTENT;
+    }
+    return HS_STEP_GRAPH;
+}
+
+void hs_cuda_plan_rules(const hs_problem_opts *o, int32_t n_rows, hs_exec_plan *plan)
+{
+    const int persistent = plan->persistent_cg; /* the request: the step's refusal names it */
+    if (plan->step == HS_STEP_AUTO) {
+        const char *why = "";
+        plan->step = hs_cuda_step_auto(o, persistent, n_rows, &why);
+        snprintf(plan->why_step, sizeof plan->why_step, "%s", why);
+    }
+    /* the persistent CG kernel is Chronopoulos-Gear's (the s-step variant has its own, always); the
+     * persistent step runs it whatever solver.persistent says (config_validate refuses "off" there) */
+    if (o->cg.variant != HS_CG_CHRONOPOULOS) {
+        plan->persistent_cg = 0;
+        if (persistent == HS_PERSISTENT_AUTO)
+            snprintf(plan->why_persistent, sizeof plan->why_persistent,
+                     "the persistent CG kernel is Chronopoulos-Gear's, and solver.cg = \"%s\"",
+                     hs_cg_variant_name(o->cg.variant));
+    } else if (plan->step == HS_STEP_PERSISTENT) {
+        plan->persistent_cg = 1;
+        if (persistent == HS_PERSISTENT_AUTO)
+            snprintf(plan->why_persistent, sizeof plan->why_persistent, "the persistent step runs it");
+    } else if (persistent == HS_PERSISTENT_AUTO) {
+        plan->persistent_cg = n_rows <= HS_CUDA_PERSISTENT_CG_AUTO_ROWS;
+        snprintf(plan->why_persistent, sizeof plan->why_persistent, plan->persistent_cg
+                     ? "at most 262144 rows, where launch latency bounds an iteration"
+                     : "above 262144 rows the kernel sequence streams at full bandwidth");
+    }
+    /* float32 values on the GPU: the CG's SpMV reads fewer bytes (docs/benchmarks.md, issue 17) */
+    if (plan->values == HS_VALUES_AUTO) {
+        if (!plan->spmv) {
+            plan->values = HS_VALUES_F32;
+            snprintf(plan->why_values, sizeof plan->why_values, "the GPU's SpMV reads fewer bytes; solver.spmv = "
+                     "\"auto\" chooses among the kernels with a float32 variant");
+        } else if (hs_spmv_serves(plan->spmv, HS_VALUES_F32)) {
+            plan->values = HS_VALUES_F32;
+            snprintf(plan->why_values, sizeof plan->why_values, "the GPU's SpMV reads fewer bytes, and the %s kernel "
+                     "has a float32 variant", plan->spmv->name);
+        } else {
+            plan->values = HS_VALUES_F64;
+            snprintf(plan->why_values, sizeof plan->why_values, "the %s kernel has no float32 variant",
+                     plan->spmv->name);
+        }
+    }
+}

@@ -1,0 +1,233 @@
+#define _POSIX_C_SOURCE 200809L
+/* A run's outputs (hs_run_output.h): frames, checkpoints and their ring, samples, per-beat maps and
+ * the maps file. */
+#include "hs_run_output.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "hs_checkpoint.h"
+#include "hs_frame_writer.h"
+#include "hs_maps.h"
+#include "hs_util.h"
+
+static hs_status frame_copy_wait(void *ctx, int slot)
+{
+    hs_backend *b = ctx;
+    return b->ops->state_copy_wait(b, slot);
+}
+
+/* Checkpoints already in the directory: a fresh run starts a new history and removes them all; a
+ * restart removes those after its step (the abandoned continuation, whose frames it rewrites). */
+static hs_status checkpoints_prepare(hs_run_output *o, long restart_step)
+{
+    const hs_sim_spec *cfg = o->spec;
+    long *steps = NULL;
+    int n = 0;
+    HS_CALL(hs_checkpoint_list(cfg->out_dir, cfg->out_prefix, &steps, &n));
+    o->cap_ring = n + cfg->checkpoint_keep + 2;
+    hs_status st = HS_ALLOC(o->ring, o->cap_ring, "checkpoint list");
+    for (int i = 0; i < n && st == HS_OK; ++i) {
+        if (steps[i] <= restart_step) {
+            o->ring[o->n_ring++] = steps[i];
+            continue;
+        }
+        char path[HS_PATH_MAX + 64];
+        hs_checkpoint_path(cfg->out_dir, cfg->out_prefix, steps[i], path, sizeof path);
+        if (unlink(path) != 0 && errno != ENOENT)
+            hs_warn("cannot remove stale checkpoint %s: %s", path, strerror(errno));
+        else
+            hs_log(2, "removed stale checkpoint %s\n", path);
+    }
+    free(steps);
+    return st;
+}
+
+hs_status hs_run_output_open(hs_run_output *o, const hs_sim_spec *cfg, hs_sim *sim, const hs_checkpoint *ck,
+                             hs_state *scratch, hs_run_summary *sum)
+{
+    o->spec = cfg;
+    o->sim = sim;
+    o->sum = sum;
+    o->scratch = scratch;
+    o->last_ckpt = -1;
+    o->enabled = cfg->output_enabled; /* every rank takes part in frames and checkpoints */
+    o->writer = hs_run_output_is_writer(cfg);
+    if (cfg->extrapolate > 0) {
+        HS_CALL(HS_ALLOC(o->hist[0], sim->mesh->n_nodes, "checkpoint history"));
+        HS_CALL(HS_ALLOC(o->hist[1], sim->mesh->n_nodes, "checkpoint history"));
+    }
+    const long k0 = ck ? (long)ck->h.step : 0;
+    if (o->enabled) {
+        /* per-beat maps on every rank (a distributed get_state is collective and gives every rank the
+         * global read-outs; rank 0 writes them); only for a protocol that can give more than one beat
+         * (a stimulus with count > 1, or several entries): their update copies the read-outs at every
+         * frame, a synchronisation a one-beat run does not need (issue 17: 1.3 s of a 500 ms beat on
+         * the benchmark ventricle) */
+        int multi = cfg->n_stimuli > 1;
+        for (int i = 0; i < cfg->n_stimuli; ++i) multi |= cfg->stimuli[i].count > 1;
+        if (multi) HS_CALL(hs_beats_create(sim, &o->beats));
+    }
+    /* probes and ECG on every rank: each samples the nodes it owns, the rows are summed, rank 0 writes */
+    HS_CALL(hs_samples_create(cfg, sim, ck ? k0 * cfg->dt : -1.0, &o->smp));
+    if (!o->enabled || !o->writer) return HS_OK;
+    HS_CALL(checkpoints_prepare(o, ck ? k0 : -1));
+    HS_CALL(hs_series_create(cfg->out_format, cfg->out_dir, cfg->out_prefix, &o->ser));
+    if (ck) HS_CALL(hs_series_resume(o->ser, ck->frame_times, (int)ck->h.n_frames));
+    hs_frame_source src = {0};
+    if (sim->backend->ops->state_copy_start)
+        src = (hs_frame_source){sim->backend->ops->host_alloc, sim->backend->ops->host_free, frame_copy_wait,
+                                sim->backend};
+    hs_frame_plan plan = hs_sim_frame_plan(cfg, sim);
+    HS_CALL(hs_frame_writer_create(o->ser, sim->mesh, &plan, &src, &o->fw));
+    return HS_OK;
+}
+
+/* A frame: the state is copied out of the backend and the writer thread writes it while the time
+ * loop goes on. A backend with state_copy_start (cuda) only enqueues a snapshot and its copy into
+ * the writer's page-locked buffers; the writer thread waits for that copy (frame_copy_wait), so
+ * neither the main thread nor the device waits for the frame. Otherwise (cpu) get_state copies.
+ * A distributed run gathers the state on every rank (a collective get_state), and only rank 0 has a
+ * writer: the others take the state into the scratch state and go on. */
+hs_status hs_run_output_frame(hs_run_output *o, double t_ms)
+{
+    hs_backend *b = o->sim->backend;
+    double t0 = hs_wtime();
+    if (!o->fw) { /* a rank other than 0 of a distributed run */
+        HS_CALL(b->ops->get_state(b, o->scratch));
+        o->sum->frames++;
+        return HS_OK;
+    }
+    hs_frame_bufs fb;
+    HS_CALL(hs_frame_writer_acquire(o->fw, &fb));
+    if (b->ops->state_copy_start)
+        HS_CALL(b->ops->state_copy_start(b, fb.slot, &fb.state));
+    else
+        HS_CALL(b->ops->get_state(b, &fb.state));
+    HS_CALL(hs_frame_writer_submit(o->fw, t_ms));
+    o->sum->frames++;
+    o->sum->wall_output += hs_wtime() - t0;
+    return HS_OK;
+}
+
+hs_status hs_run_output_checkpoint(hs_run_output *o, long step)
+{
+    const hs_sim_spec *cfg = o->spec;
+    hs_backend *b = o->sim->backend;
+    if (o->fw) HS_CALL(hs_frame_writer_flush(o->fw));
+    HS_CALL(hs_samples_flush(o->smp)); /* the CSVs hold every sample up to the checkpoint */
+    HS_CALL(b->ops->get_state(b, o->scratch));
+    hs_extrap ex;
+    HS_CALL(b->ops->get_history(b, &ex, o->hist[0], o->hist[1]));
+    hs_checkpoint_path(cfg->out_dir, cfg->out_prefix, step, o->ckpt_path, sizeof o->ckpt_path);
+    if (!o->writer) {
+        o->last_ckpt = step;
+        return HS_OK;
+    }
+    HS_CALL(hs_checkpoint_write(o->ckpt_path, step, step * cfg->dt, cfg->dt, cfg->config_fp, o->sim->mesh,
+                                hs_series_count(o->ser), hs_series_times(o->ser), o->scratch, &ex, o->hist));
+    o->last_ckpt = step;
+    int j = 0; /* the ring without this step (rewritten in place), then this step at its end */
+    for (int i = 0; i < o->n_ring; ++i)
+        if (o->ring[i] != step) o->ring[j++] = o->ring[i];
+    o->ring[j++] = step;
+    o->n_ring = j;
+    int drop = o->n_ring - cfg->checkpoint_keep;
+    for (int i = 0; i < drop; ++i) {
+        char old[HS_PATH_MAX + 64];
+        hs_checkpoint_path(cfg->out_dir, cfg->out_prefix, o->ring[i], old, sizeof old);
+        if (unlink(old) != 0 && errno != ENOENT) hs_warn("cannot remove old checkpoint %s: %s", old, strerror(errno));
+    }
+    if (drop > 0) {
+        memmove(o->ring, o->ring + drop, sizeof *o->ring * (size_t)(o->n_ring - drop));
+        o->n_ring -= drop;
+    }
+    hs_log(2, "checkpoint: %s (t = %g ms)\n", o->ckpt_path, step * cfg->dt);
+    return HS_OK;
+}
+
+/* The maps file (output/hs_maps.h) at the end of a run: the node fields of the state descriptor
+ * named here, whatever output.fields says. A repolarisation or APD map that the descriptor gains
+ * is one more name. */
+static const char *const map_fields[] = {"activation", "repolarisation", "apd", "beats"};
+
+static hs_status write_maps(const hs_run_output *o, double t_ms)
+{
+    const hs_sim *sim = o->sim;
+    const hs_state_desc *d = &sim->backend->state;
+    hs_state maps = {d, {NULL}};
+    hs_frame fr = hs_frame_at(t_ms);
+    hs_status st = HS_OK;
+    char *path = NULL;
+    for (size_t m = 0; m < sizeof map_fields / sizeof map_fields[0]; ++m)
+        for (int k = 0; k < d->n_fields; ++k) {
+            if (strcmp(d->f[k].name, map_fields[m]) != 0 || d->f[k].where != HS_AT_NODE) continue;
+            HS_CALL_GOTO(HS_ALLOC(maps.field[k], hs_state_field_len(d, k), map_fields[m]), done);
+            HS_CALL_GOTO(hs_frame_add(&fr, d->f[k].name, 0, maps.field[k]), done);
+        }
+    if (sim->regions) fr.mesh_fields |= HS_MESH_FIELD_REGION; /* the regions entry of each element */
+    HS_CALL_GOTO(sim->backend->ops->get_state(sim->backend, &maps), done);
+    if (!o->writer) goto done;
+    HS_CALL_GOTO(hs_maps_write(o->spec->out_dir, o->spec->out_prefix, sim->mesh, &fr, &path), done);
+    hs_log(1, "maps: %s (t = %g ms)\n", path, t_ms);
+done:
+    free(path);
+    for (int k = 0; k < HS_STATE_MAX_FIELDS; ++k) free(maps.field[k]);
+    return st;
+}
+
+hs_status hs_run_output_finish(hs_run_output *o, hs_status st, int loop_ran)
+{
+    const hs_sim_spec *cfg = o->spec;
+    hs_run_summary *sum = o->sum;
+    if (o->fw) {
+        /* every queued frame reaches the disk before the run reports; a write error that the
+         * time loop has not seen yet becomes the run's error */
+        double tf = hs_wtime();
+        hs_status s2 = hs_frame_writer_flush(o->fw);
+        sum->wall_output += hs_wtime() - tf;
+        if (st == HS_OK) st = s2;
+        sum->wall_writer = hs_frame_writer_busy(o->fw);
+        hs_frame_writer_destroy(&o->fw);
+    }
+    if (o->smp) {
+        /* the fetch is collective in a distributed run: only when every rank ended alike (as the maps) */
+        const int smp_ok = !cfg || !cfg->distributed || st == HS_OK || st == HS_ERR_NUMERIC || st == HS_ERR_INTERRUPTED;
+        hs_status s2 = smp_ok ? hs_samples_flush(o->smp) : HS_OK;
+        if (s2 == HS_OK) s2 = hs_samples_plot(o->smp); /* also after a failure: the curves so far */
+        if (st == HS_OK) st = s2;
+        hs_samples_destroy(&o->smp);
+    }
+    if (!cfg) return st; /* never opened */
+    /* In a distributed run the maps' gather is collective: only after the run ended the same way on
+     * every rank (success, or an error all ranks agreed on: numerical, interrupted); a rank's own
+     * error (I/O on rank 0) ends every rank through MPI_Abort in app/ instead. */
+    const int maps_ok = !cfg->distributed || st == HS_OK || st == HS_ERR_NUMERIC || st == HS_ERR_INTERRUPTED;
+    if ((o->ser || (o->enabled && !o->writer)) && o->sim->backend && loop_ran && maps_ok) {
+        /* the maps as they stand, also after a failure (the last converged state) or a signal */
+        hs_status s2 = write_maps(o, sum->t_reached_ms);
+        if (s2 == HS_OK && o->beats) s2 = hs_beats_update(o->beats, o->sim);
+        if (s2 == HS_OK && o->beats && o->writer)
+            s2 = hs_beats_write(o->beats, o->sim, cfg->out_dir, cfg->out_prefix, sum->t_reached_ms);
+        if (st == HS_OK) st = s2;
+        else if (s2 != HS_OK) hs_log(1, "maps: not written\n");
+    }
+    return st;
+}
+
+void hs_run_output_close(hs_run_output *o)
+{
+    if (o->ser) hs_log(1, "output: %d frames, index %s\n", hs_series_count(o->ser), hs_series_index_path(o->ser));
+    hs_series_destroy(&o->ser);
+    hs_frame_writer_destroy(&o->fw);
+    hs_samples_destroy(&o->smp);
+    hs_beats_destroy(&o->beats);
+    free(o->hist[0]);
+    free(o->hist[1]);
+    free(o->ring);
+    o->hist[0] = o->hist[1] = NULL;
+    o->ring = NULL;
+}
