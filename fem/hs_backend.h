@@ -143,8 +143,8 @@ typedef struct hs_backend_part hs_backend_part;
  * on the local problem (owned nodes first, interior then boundary, ghosts after: hs_partition.h),
  * runs its element pass and assembly with its own ops, and these give the owned rows' residual and
  * the distributed solve, whose halo exchange and global reductions are the backend's own (the cpu
- * backend's on the host through MPI, parallel/hs_dist.h; the cuda backend's on the device through
- * NCCL or MPI, backends/cuda/hs_dist_gpu.h). @p comm is an MPI_Comm passed by address (no MPI type
+ * backend's: its serial solve with the rank's comm, hs_comm_mpi_create in parallel/hs_dist.h; the
+ * cuda backend's on the device through NCCL or MPI, backends/cuda/hs_dist_gpu.h). @p comm is an MPI_Comm passed by address (no MPI type
  * in this header), borrowed: it outlives the part. Every op is collective over it.
  */
 typedef struct hs_backend_part_ops {
@@ -161,8 +161,9 @@ typedef struct hs_backend_part_ops {
     /** After the backend's assemble: max over the owned rows of dt |R_i| / m_i (NaN: +inf) and its
      *  local row, this rank only. */
     hs_status (*residual)(hs_backend_part *p, double *v, int32_t *row);
-    /** After the backend's tangent: solve K du = R over the ranks (Jacobi-PCG from du = 0, @p o's
-     *  tolerance already forced), then, when it converged, phi -= du on the owned rows and the ghosts
+    /** After the backend's tangent: solve K du = R over the ranks (Jacobi-PCG of @p o's variant from
+     *  du = 0, its tolerance already forced; the cpu backend: its serial solve through the rank's
+     *  comm, solvers/hs_comm.h), then, when it converged, phi -= du on the owned rows and the ghosts
      *  of phi from their owners. @p upd_local: max |du| over the owned rows, this rank. Collective. */
     hs_status (*solve)(hs_backend_part *p, const hs_cg_opts *o, hs_cg_result *cg, double *upd_local);
     /** The halo and all-reduce times so far (this rank). */

@@ -1,5 +1,5 @@
-/* The MPI layer: halo exchange, overlapped distributed SpMV, one-reduction distributed CG, gather,
- * report (hs_dist.h). */
+/* The MPI layer: the halo exchange and reductions of a rank's comm (hs_comm.h), gathers, the
+ * partition report (hs_dist.h). */
 #include "hs_dist.h"
 
 #include <limits.h>
@@ -13,15 +13,18 @@
 /* one tag for halo messages: a rank has at most one exchange in flight per communicator */
 #define HS_HALO_TAG 1401
 
-struct hs_halo {
+/* Halo exchange of one local vector: post (start), overlap, wait (finish). */
+typedef struct hs_halo {
     const hs_part_local *l;
     MPI_Comm comm;
     double *sendbuf;   /* [send_ptr[n_nbrs]] */
     MPI_Request *req;  /* [2 n_nbrs]: receives, then sends */
     int active;
-};
+} hs_halo;
 
-hs_status hs_halo_create(const hs_part_local *l, MPI_Comm comm, hs_halo **out)
+static void hs_halo_destroy(hs_halo **p);
+
+static hs_status hs_halo_create(const hs_part_local *l, MPI_Comm comm, hs_halo **out)
 {
     *out = NULL;
     hs_status st;
@@ -38,7 +41,7 @@ fail:
     return st;
 }
 
-void hs_halo_destroy(hs_halo **p)
+static void hs_halo_destroy(hs_halo **p)
 {
     if (!p || !*p) return;
     if ((*p)->active) MPI_Waitall(2 * (*p)->l->n_nbrs, (*p)->req, MPI_STATUSES_IGNORE);
@@ -48,7 +51,7 @@ void hs_halo_destroy(hs_halo **p)
     *p = NULL;
 }
 
-hs_status hs_halo_start(hs_halo *h, double *x)
+static hs_status hs_halo_start(hs_halo *h, double *x)
 {
     const hs_part_local *l = h->l;
     HS_CHECK(!h->active, HS_ERR_INTERNAL, "halo exchange started twice");
@@ -63,7 +66,7 @@ hs_status hs_halo_start(hs_halo *h, double *x)
     return HS_OK;
 }
 
-hs_status hs_halo_finish(hs_halo *h)
+static hs_status hs_halo_finish(hs_halo *h)
 {
     HS_CHECK(h->active, HS_ERR_INTERNAL, "halo exchange finished without a start");
     h->active = 0;
@@ -71,169 +74,78 @@ hs_status hs_halo_finish(hs_halo *h)
     return HS_OK;
 }
 
-hs_status hs_dist_matrix_create(const hs_part_local *l, MPI_Comm comm, const double *val, hs_dist_matrix **out)
+/* ---- the comm of a rank's view (hs_comm.h) ---------------------------------------------------- */
+
+typedef struct comm_mpi {
+    hs_comm pub; /* first: the hs_comm handed out is this struct */
+    MPI_Comm comm;
+    hs_halo *halo;
+    hs_dist_times t;
+} comm_mpi;
+
+static hs_status comm_halo_start(void *impl, double *x)
 {
-    *out = NULL;
-    hs_dist_matrix *m = NULL;
-    HS_CALL(HS_ALLOC(m, 1, "distributed matrix"));
-    m->l = l;
-    m->comm = comm;
-    m->val = val;
-    hs_status st = hs_halo_create(l, comm, &m->halo);
-    if (st != HS_OK) {
-        free(m);
-        return st;
-    }
-    *out = m;
-    return HS_OK;
+    comm_mpi *c = impl;
+    ++c->t.exchanges;
+    return hs_halo_start(c->halo, x);
 }
 
-void hs_dist_matrix_destroy(hs_dist_matrix **p)
+static hs_status comm_halo_finish(void *impl)
 {
-    if (!p || !*p) return;
-    hs_halo_destroy(&(*p)->halo);
-    free(*p);
-    *p = NULL;
-}
-
-static void rows_spmv(const hs_csr *a, const double *val, int32_t lo, int32_t hi, const double *x, double *y)
-{
-#pragma omp parallel for schedule(static) if (hi - lo > HS_OMP_MIN)
-    for (int32_t i = lo; i < hi; ++i) {
-        double sum = 0.0;
-        for (int32_t k = a->row_ptr[i]; k < a->row_ptr[i + 1]; ++k) sum += val[k] * x[a->col[k]];
-        y[i] = sum;
-    }
-}
-
-hs_status hs_dist_spmv(hs_dist_matrix *a, double *x, double *y)
-{
-    const hs_part_local *l = a->l;
-    double t0 = hs_wtime();
-    HS_CALL(hs_halo_start(a->halo, x));
-    rows_spmv(l->pattern, a->val, 0, l->n_interior, x, y);
-    double t1 = hs_wtime();
-    HS_CALL(hs_halo_finish(a->halo));
-    double t2 = hs_wtime();
-    rows_spmv(l->pattern, a->val, l->n_interior, l->n_owned, x, y);
-    double t3 = hs_wtime();
-    a->t.spmv += (t1 - t0) + (t3 - t2);
-    a->t.halo_wait += t2 - t1;
-    ++a->t.exchanges;
-    return HS_OK;
-}
-
-struct hs_dist_cg_work {
-    double *r, *u, *p, *w, *s; /* u: [n_owned + n_ghost] (SpMV input), the others [n_owned] */
-};
-
-hs_status hs_dist_cg_work_create(const hs_part_local *l, hs_dist_cg_work **out)
-{
-    *out = NULL;
-    hs_status st;
-    hs_dist_cg_work *w = NULL;
-    const size_t n = (size_t)l->n_owned + 1, nl = (size_t)l->n_owned + l->n_ghost + 1;
-    HS_CALL(HS_ALLOC(w, 1, "distributed CG work"));
-    HS_CALL_GOTO(HS_ALLOC(w->r, n, "distributed CG work"), fail);
-    HS_CALL_GOTO(HS_ALLOC(w->u, nl, "distributed CG work"), fail);
-    HS_CALL_GOTO(HS_ALLOC(w->p, n, "distributed CG work"), fail);
-    HS_CALL_GOTO(HS_ALLOC(w->w, n, "distributed CG work"), fail);
-    HS_CALL_GOTO(HS_ALLOC(w->s, n, "distributed CG work"), fail);
-    *out = w;
-    return HS_OK;
-fail:
-    hs_dist_cg_work_destroy(&w);
+    comm_mpi *c = impl;
+    const double t0 = hs_wtime();
+    const hs_status st = hs_halo_finish(c->halo);
+    c->t.halo_wait += hs_wtime() - t0;
     return st;
 }
 
-void hs_dist_cg_work_destroy(hs_dist_cg_work **p)
+static hs_status comm_reduce(comm_mpi *c, double *v, int n, MPI_Op op)
+{
+    const double t0 = hs_wtime();
+    HS_MPI_CALL(MPI_Allreduce(MPI_IN_PLACE, v, n, MPI_DOUBLE, op, c->comm));
+    c->t.allreduce += hs_wtime() - t0;
+    ++c->t.allreduces;
+    return HS_OK;
+}
+
+static hs_status comm_sum(void *impl, double *v, int n) { return comm_reduce(impl, v, n, MPI_SUM); }
+static hs_status comm_max(void *impl, double *v, int n) { return comm_reduce(impl, v, n, MPI_MAX); }
+
+static const hs_comm_ops k_comm_mpi_ops = {comm_halo_start, comm_halo_finish, comm_sum, comm_max};
+
+hs_status hs_comm_mpi_create(const hs_part_local *l, MPI_Comm comm, hs_comm **out)
+{
+    *out = NULL;
+    comm_mpi *c = NULL;
+    HS_CALL(HS_ALLOC(c, 1, "distributed comm"));
+    const hs_status st = hs_halo_create(l, comm, &c->halo);
+    if (st != HS_OK) {
+        free(c);
+        return st;
+    }
+    c->comm = comm;
+    c->pub.ops = &k_comm_mpi_ops;
+    c->pub.impl = c;
+    c->pub.n_owned = l->n_owned;
+    c->pub.n_interior = l->n_interior;
+    c->pub.n_local = l->n_owned + l->n_ghost;
+    c->pub.err = HS_OK;
+    *out = &c->pub;
+    return HS_OK;
+}
+
+void hs_comm_mpi_destroy(hs_comm **p)
 {
     if (!p || !*p) return;
-    free((*p)->r);
-    free((*p)->u);
-    free((*p)->p);
-    free((*p)->w);
-    free((*p)->s);
-    free(*p);
+    comm_mpi *c = (comm_mpi *)(*p)->impl;
+    hs_halo_destroy(&c->halo);
+    free(c);
     *p = NULL;
 }
 
-/* the fused reduction: v[0..2] summed over the ranks in place */
-static hs_status allreduce3(hs_dist_matrix *a, double v[3])
+void hs_comm_mpi_times(const hs_comm *p, hs_dist_times *t)
 {
-    double t0 = hs_wtime();
-    HS_MPI_CALL(MPI_Allreduce(MPI_IN_PLACE, v, 3, MPI_DOUBLE, MPI_SUM, a->comm));
-    a->t.allreduce += hs_wtime() - t0;
-    ++a->t.allreduces;
-    return HS_OK;
-}
-
-hs_status hs_dist_cg(hs_dist_matrix *a, const double *inv_diag, const double *b, double *x, const hs_cg_opts *opts,
-                     hs_dist_cg_work *wk, hs_cg_result *res)
-{
-    const int32_t n = a->l->n_owned;
-    double *r = wk->r, *u = wk->u, *p = wk->p, *w = wk->w, *s = wk->s;
-    res->outcome = HS_CG_CONVERGED;
-    res->iters = 0;
-    res->rel_res = 0.0;
-    for (int32_t i = 0; i < n; ++i) {
-        x[i] = 0.0;
-        r[i] = b[i];
-        u[i] = inv_diag[i] * b[i];
-        p[i] = 0.0;
-        s[i] = 0.0;
-    }
-    /* w = A u, then (r,u), (w,u), (b,b) in one reduction */
-    HS_CALL(hs_dist_spmv(a, u, w));
-    double red[3] = {hs_vec_dot(n, r, u), hs_vec_dot(n, w, u), hs_vec_dot(n, b, b)};
-    HS_CALL(allreduce3(a, red));
-    const double bnorm = sqrt(red[2]);
-    if (!isfinite(bnorm)) {
-        res->outcome = HS_CG_NONFINITE;
-        res->rel_res = bnorm;
-        return HS_OK;
-    }
-    if (bnorm == 0.0) return HS_OK;
-    double gamma = red[0], delta = red[1], gamma_old = 0.0, alpha = 0.0;
-    const double target = opts->tol * bnorm;
-    for (int it = 1; it <= opts->max_iter; ++it) {
-        const double beta = it == 1 ? 0.0 : gamma / gamma_old;
-        const double denom = it == 1 ? delta : delta - beta * gamma / alpha; /* = (p, A p) */
-        res->iters = it;
-        if (!isfinite(denom)) {
-            res->outcome = HS_CG_NONFINITE;
-            return HS_OK;
-        }
-        if (denom <= 0.0 || gamma <= 0.0) {
-            res->outcome = HS_CG_BREAKDOWN;
-            return HS_OK;
-        }
-        alpha = gamma / denom;
-#pragma omp parallel for schedule(static) if (n > HS_OMP_MIN)
-        for (int32_t i = 0; i < n; ++i) {
-            p[i] = u[i] + beta * p[i];
-            s[i] = w[i] + beta * s[i];
-            x[i] += alpha * p[i];
-            r[i] -= alpha * s[i];
-            u[i] = inv_diag[i] * r[i];
-        }
-        HS_CALL(hs_dist_spmv(a, u, w));
-        red[0] = hs_vec_dot(n, r, u);
-        red[1] = hs_vec_dot(n, w, u);
-        red[2] = hs_vec_dot(n, r, r);
-        HS_CALL(allreduce3(a, red));
-        gamma_old = gamma;
-        gamma = red[0];
-        delta = red[1];
-        res->rel_res = sqrt(red[2]) / bnorm;
-        if (!isfinite(red[2])) {
-            res->outcome = HS_CG_NONFINITE;
-            return HS_OK;
-        }
-        if (sqrt(red[2]) <= target) return HS_OK;
-    }
-    res->outcome = HS_CG_MAX_ITER;
-    return HS_OK;
+    *t = ((const comm_mpi *)p->impl)->t;
 }
 
 hs_status hs_dist_gather_idx(MPI_Comm comm, int root, int32_t n_mine, const int64_t *idx_mine, const double *v,

@@ -1,12 +1,13 @@
 /**
  * @file hs_dist.h
- * @brief The MPI layer over a rank's local view (hs_partition.h): halo exchange, the distributed
- * SpMV that overlaps the exchange with the interior rows, distributed Chronopoulos-Gear Jacobi-PCG
- * with one all-reduce per iteration, gathers of owned values to rank 0, and the per-rank partition
- * report. Built only with MPI (HS_HAS_MPI); the only part of heartsim that includes mpi.h.
+ * @brief The MPI layer over a rank's local view (hs_partition.h): the rank's comm (solvers/hs_comm.h:
+ * the halo exchange, posted before and awaited after the interior rows of an SpMV, and the sums and
+ * maxima over the ranks) that a backend's own solver calls on a partition, gathers of owned values
+ * to rank 0, and the per-rank partition report. Built only with MPI (HS_HAS_MPI); with
+ * backends/cuda/dist_gpu.cu and backends/mpi the only code that includes mpi.h.
  *
  * Vectors: "local" vectors have n_owned + n_ghost entries (owned first, ghosts after, the view's
- * numbering); "owned" vectors have n_owned. The CPU code is the reference of a later NCCL path.
+ * numbering); "owned" vectors have n_owned.
  */
 #ifndef HS_DIST_H
 #define HS_DIST_H
@@ -18,6 +19,7 @@
 #include <stdio.h>
 
 #include "hs_cg.h"
+#include "hs_comm.h"
 #include "hs_partition.h"
 
 #ifdef __cplusplus
@@ -40,62 +42,25 @@ extern "C" {
  *  hs_par_subset_begin (hs_par.h). */
 MPI_Comm hs_par_comm(void);
 
-/** Time spent, seconds, accumulated since creation (hs_dist_matrix). */
+/** Time spent, seconds, accumulated since creation (a comm, a distributed solver). */
 typedef struct hs_dist_times {
     double spmv;      /**< local products (interior + boundary rows) */
     double halo_wait; /**< waiting for the halo after the interior rows (exposed exchange time) */
-    double allreduce; /**< MPI_Allreduce in the CG */
+    double allreduce; /**< MPI_Allreduce of the sums and maxima */
     long exchanges, allreduces;
 } hs_dist_times;
 
-/** Halo exchange of one local vector: post (start), overlap, wait (finish). */
-typedef struct hs_halo hs_halo;
-
-/** @brief Halo of view @p l on @p comm (both borrowed, must outlive it). */
-hs_status hs_halo_create(const hs_part_local *l, MPI_Comm comm, hs_halo **out);
-/** @brief Post the receives of x's ghosts and send the owned values neighbours hold as ghosts.
- *  x [n_owned + n_ghost] must not be touched in its ghost part until hs_halo_finish. */
-hs_status hs_halo_start(hs_halo *h, double *x);
-/** @brief Wait until the ghosts of the vector given to hs_halo_start have arrived. */
-hs_status hs_halo_finish(hs_halo *h);
-void hs_halo_destroy(hs_halo **h);
-
-/** A distributed matrix: the view's local pattern (owned rows, local columns) with values. */
-typedef struct hs_dist_matrix {
-    const hs_part_local *l; /**< borrowed */
-    MPI_Comm comm;
-    const double *val;      /**< [l->pattern->nnz] borrowed values in the local pattern's order */
-    hs_halo *halo;          /**< owned */
-    hs_dist_times t;
-} hs_dist_matrix;
-
-/** @brief Matrix over view @p l with values @p val (both borrowed). */
-hs_status hs_dist_matrix_create(const hs_part_local *l, MPI_Comm comm, const double *val, hs_dist_matrix **out);
-void hs_dist_matrix_destroy(hs_dist_matrix **m);
-
 /**
- * @brief y = A x on the owned rows: the halo of x is posted, the interior rows (no ghost column) are
- * computed while it travels, then the boundary rows after it arrived.
- * @param x [n_owned + n_ghost]: its owned part is read, its ghost part is filled; @param y [n_owned].
+ * @brief The comm of rank view @p l on @p comm (both borrowed, must outlive it; solvers/hs_comm.h):
+ * n_owned, n_interior and n_local from the view, the halo exchange (MPI_Isend/Irecv of the send lists,
+ * ghosts grouped by owner land in place), sums and maxima by MPI_Allreduce. What a backend's solver
+ * calls on a partition; its times in hs_comm_mpi_times. Free with hs_comm_mpi_destroy.
  */
-hs_status hs_dist_spmv(hs_dist_matrix *a, double *x, double *y);
-
-/** Work vectors of the distributed CG (owned length, u with ghosts). */
-typedef struct hs_dist_cg_work hs_dist_cg_work;
-hs_status hs_dist_cg_work_create(const hs_part_local *l, hs_dist_cg_work **out);
-void hs_dist_cg_work_destroy(hs_dist_cg_work **w);
-
-/**
- * @brief Chronopoulos-Gear Jacobi-PCG (seed 004 ch. 4) over the ranks, from x = 0: the same
- * recurrences as hs_cg_chronopoulos, arranged so that the three inner products of an iteration,
- * gamma = (r,u), delta = (Au,u) and (r,r), are formed after the SpMV and summed by a single
- * MPI_Allreduce. The stopping test ||r||_2 <= tol ||b||_2 is the serial one (global norms), so
- * every rank takes the same decisions. Same contract as hs_cg_jacobi: HS_OK whatever the outcome
- * (res says it), an error only for MPI failures.
- * @param inv_diag, b, x [n_owned].
- */
-hs_status hs_dist_cg(hs_dist_matrix *a, const double *inv_diag, const double *b, double *x, const hs_cg_opts *opts,
-                     hs_dist_cg_work *w, hs_cg_result *res);
+hs_status hs_comm_mpi_create(const hs_part_local *l, MPI_Comm comm, hs_comm **out);
+/** @brief Free a comm of hs_comm_mpi_create; accepts NULL, sets *c = NULL. */
+void hs_comm_mpi_destroy(hs_comm **c);
+/** @brief The halo wait and all-reduce times and counts of @p c so far (spmv: 0, the operator's). */
+void hs_comm_mpi_times(const hs_comm *c, hs_dist_times *t);
 
 /**
  * @brief Gather an owned vector into global numbering on @p root: out[l2g[i]] = v[i] over all

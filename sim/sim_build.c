@@ -60,8 +60,9 @@ static hs_status report_regions(const hs_sim_spec *spec, hs_sim *sim)
     return HS_OK;
 }
 
-/* A distributed run's choices (the distributed CG of parallel/dist.c and backends/cuda/dist_gpu.cu
- * reads each rank's owned rows in CSR order with float64 values; the host runs the Newton loop):
+/* A distributed run's choices (a partition's solve, the cpu backend's own through the rank's comm or
+ * the cuda backend's distributed CG of dist_gpu.cu, reads each rank's owned rows in CSR order with
+ * float64 values unless named otherwise; the host runs the Newton loop):
  * what its "auto"s mean. What it refuses of named choices, the distributed backend says. */
 static void distributed_plan(hs_exec_plan *p)
 {

@@ -50,24 +50,37 @@ const char *hs_cg_outcome_name(hs_cg_outcome o)
     return "?";
 }
 
-int hs_krylov_start(int32_t n, const double *b, double *x, double *r, hs_cg_result *res, double *bnorm)
+hs_status hs_krylov_start_on(hs_comm *comm, int32_t n, const double *b, double *x, double *r, hs_cg_result *res,
+                             double *bnorm, int *over)
 {
     res->outcome = HS_CG_CONVERGED;
     res->iters = 0;
     res->rel_res = 0.0;
     res->fallback_iter = 0;
-    *bnorm = sqrt(hs_vec_dot(n, b, b));
+    double bb = hs_vec_dot(n, b, b);
+    HS_CALL(hs_comm_sum(comm, &bb, 1));
+    *bnorm = sqrt(bb);
 #pragma omp parallel for schedule(static) if (n > HS_OMP_MIN)
     for (int32_t i = 0; i < n; ++i) {
         x[i] = 0.0;
         r[i] = b[i];
     }
+    *over = 0;
     if (!isfinite(*bnorm)) {
         res->outcome = HS_CG_NONFINITE;
         res->rel_res = *bnorm;
-        return 1;
+        *over = 1;
+    } else {
+        *over = *bnorm == 0.0;
     }
-    return *bnorm == 0.0;
+    return HS_OK;
+}
+
+int hs_krylov_start(int32_t n, const double *b, double *x, double *r, hs_cg_result *res, double *bnorm)
+{
+    int over = 0;
+    (void)hs_krylov_start_on(NULL, n, b, x, r, res, bnorm, &over); /* serial: cannot fail */
+    return over;
 }
 
 hs_status hs_cg_jacobi(int32_t n, hs_matvec_fn A, void *ctx, const double *inv_diag,
@@ -75,19 +88,24 @@ hs_status hs_cg_jacobi(int32_t n, hs_matvec_fn A, void *ctx, const double *inv_d
                        hs_cg_result *res)
 {
     HS_CHECK(w && w->n >= n, HS_ERR_INTERNAL, "CG workspace too small (%d < %d)", w ? w->n : -1, n);
+    hs_comm *comm = w->comm; /* NULL or serial: every reduction below is a no-op */
     double *r = w->r, *z = w->z, *p = w->p, *q = w->q;
     double bnorm = 0.0;
-    if (hs_krylov_start(n, b, x, r, res, &bnorm)) return HS_OK;
+    int over = 0;
+    HS_CALL(hs_krylov_start_on(comm, n, b, x, r, res, &bnorm, &over));
+    if (over) return HS_OK;
 #pragma omp parallel for schedule(static) if (n > HS_OMP_MIN)
     for (int32_t i = 0; i < n; ++i) {
         z[i] = inv_diag[i] * b[i];
         p[i] = z[i];
     }
     double rz = hs_vec_dot(n, r, z);
+    HS_CALL(hs_comm_sum(comm, &rz, 1));
     double target = opts->tol * bnorm;
     for (int it = 1; it <= opts->max_iter; ++it) {
-        A(ctx, p, q);
+        A(ctx, p, q); /* p [n_local]: its ghosts are filled by the operator's halo exchange */
         double pq = hs_vec_dot(n, p, q);
+        HS_CALL(hs_comm_sum(comm, &pq, 1));
         if (!isfinite(pq)) { res->outcome = HS_CG_NONFINITE; res->iters = it; return HS_OK; }
         if (pq <= 0.0 || rz <= 0.0) { res->outcome = HS_CG_BREAKDOWN; res->iters = it; return HS_OK; }
         double alpha = rz / pq;
@@ -97,12 +115,15 @@ hs_status hs_cg_jacobi(int32_t n, hs_matvec_fn A, void *ctx, const double *inv_d
             r[i] -= alpha * q[i];
             z[i] = inv_diag[i] * r[i];
         }
-        double rr = hs_vec_dot(n, r, r);
+        /* (r,r) and the next (r,z) in one reduction (the second is unused after the last iteration) */
+        double red[2] = {hs_vec_dot(n, r, r), hs_vec_dot(n, r, z)};
+        HS_CALL(hs_comm_sum(comm, red, 2));
+        double rr = red[0];
         res->iters = it;
         res->rel_res = sqrt(rr) / bnorm;
         if (!isfinite(rr)) { res->outcome = HS_CG_NONFINITE; return HS_OK; }
         if (sqrt(rr) <= target) return HS_OK;
-        double rz_new = hs_vec_dot(n, r, z);
+        double rz_new = red[1];
         double beta = rz_new / rz;
         rz = rz_new;
 #pragma omp parallel for schedule(static) if (n > HS_OMP_MIN)
@@ -117,20 +138,36 @@ hs_status hs_cg_chronopoulos(int32_t n, hs_matvec_fn A, void *ctx, const double 
                              hs_cg_result *res)
 {
     HS_CHECK(w && w->n >= n, HS_ERR_INTERNAL, "CG workspace too small (%d < %d)", w ? w->n : -1, n);
+    hs_comm *comm = w->comm;
+    /* Where a reduction is a message (a distributed comm), the next iteration's SpMV moves before the
+     * convergence test so that delta = (A u, u) rides on the same reduction as (r,u) and (r,r): one
+     * all-reduce per iteration, for one SpMV more per solve. Serially the SpMV stays after the test
+     * (no wasted product); the arithmetic is the same either way. */
+    const int fuse = hs_comm_distributed(comm);
     double *r = w->r, *u = w->z, *p = w->p, *wv = w->q, *s = w->s;
     double bnorm = 0.0;
-    if (hs_krylov_start(n, b, x, r, res, &bnorm)) return HS_OK;
+    int over = 0;
+    HS_CALL(hs_krylov_start_on(comm, n, b, x, r, res, &bnorm, &over));
+    if (over) return HS_OK;
 #pragma omp parallel for schedule(static) if (n > HS_OMP_MIN)
     for (int32_t i = 0; i < n; ++i) {
         u[i] = inv_diag[i] * b[i];
         p[i] = 0.0;
         s[i] = 0.0;
     }
-    double gamma = hs_vec_dot(n, r, u), gamma_old = 0.0, alpha = 0.0;
+    double red[3] = {hs_vec_dot(n, r, u), 0.0, 0.0};
+    if (fuse) {
+        A(ctx, u, wv); /* u [n_local]: its ghosts are filled by the operator's halo exchange */
+        red[1] = hs_vec_dot(n, wv, u);
+    }
+    HS_CALL(hs_comm_sum(comm, red, fuse ? 2 : 1));
+    double gamma = red[0], gamma_old = 0.0, alpha = 0.0, delta = red[1];
     double target = opts->tol * bnorm;
     for (int it = 1; it <= opts->max_iter; ++it) {
-        A(ctx, u, wv);
-        double delta = hs_vec_dot(n, wv, u);
+        if (!fuse) {
+            A(ctx, u, wv);
+            delta = hs_vec_dot(n, wv, u);
+        }
         double beta = it == 1 ? 0.0 : gamma / gamma_old;
         double denom = it == 1 ? delta : delta - beta * gamma / alpha; /* = (p, A p) */
         res->iters = it;
@@ -145,9 +182,17 @@ hs_status hs_cg_chronopoulos(int32_t n, hs_matvec_fn A, void *ctx, const double 
             r[i] -= alpha * s[i];
             u[i] = inv_diag[i] * r[i];
         }
+        red[0] = hs_vec_dot(n, r, u);
+        red[1] = hs_vec_dot(n, r, r);
+        if (fuse) {
+            A(ctx, u, wv);
+            red[2] = hs_vec_dot(n, wv, u);
+        }
+        HS_CALL(hs_comm_sum(comm, red, fuse ? 3 : 2));
         gamma_old = gamma;
-        gamma = hs_vec_dot(n, r, u);
-        double rr = hs_vec_dot(n, r, r);
+        gamma = red[0];
+        delta = red[2];
+        double rr = red[1];
         res->rel_res = sqrt(rr) / bnorm;
         if (!isfinite(rr)) { res->outcome = HS_CG_NONFINITE; return HS_OK; }
         if (sqrt(rr) <= target) return HS_OK;

@@ -20,7 +20,8 @@ void hs_cg_ritz_interval(int k, const double *alpha, const double *beta, double 
 
 /* G = Y' D Y, H = Y' D^2 Y (full symmetric m x m), D = 1 / inv_diag; deterministic: fixed chunks of
  * HS_DOT_CHUNK rows summed in parallel, then the chunk sums in order (as hs_vec_dot). */
-static hs_status gram(int32_t n, int m, const double *Y, const double *inv_diag, double *G, double *H)
+static hs_status gram(hs_comm *comm, int32_t n, int32_t ld, int m, const double *Y, const double *inv_diag,
+                      double *G, double *H)
 {
     const int ne = m * (m + 1) / 2;
     int32_t nchunk = (n + HS_DOT_CHUNK - 1) / HS_DOT_CHUNK;
@@ -34,7 +35,7 @@ static hs_status gram(int32_t n, int m, const double *Y, const double *inv_diag,
         for (int32_t i = lo; i < hi; ++i) {
             double y[HS_SSTEP_MMAX];
             const double di = 1.0 / inv_diag[i];
-            for (int a = 0; a < m; ++a) y[a] = Y[(size_t)a * n + i];
+            for (int a = 0; a < m; ++a) y[a] = Y[(size_t)a * ld + i];
             int e = 0;
             for (int a = 0; a < m; ++a) {
                 const double da = di * y[a];
@@ -51,6 +52,11 @@ static hs_status gram(int32_t n, int m, const double *Y, const double *inv_diag,
         for (int32_t ch = 0; ch < nchunk; ++ch) acc += part[(size_t)ch * 2 * ne + e];
         part[e] = acc; /* chunk 0's slot is read before it is overwritten: e is visited once */
     }
+    const hs_status st = hs_comm_sum(comm, part, 2 * ne); /* the one block reduction over the ranks */
+    if (st != HS_OK) {
+        free(part);
+        return st;
+    }
     int e = 0;
     for (int a = 0; a < m; ++a)
         for (int bb = a; bb < m; ++bb, ++e) {
@@ -62,14 +68,15 @@ static hs_status gram(int32_t n, int m, const double *Y, const double *inv_diag,
 }
 
 /* The matrix powers kernel, one chain: Y[base + j] = rho_j(D^-1 A) Y[base], j = 1..len (Chebyshev
- * three-term recurrence); tmp [n] scratch. */
-static void powers(int32_t n, hs_matvec_fn A, void *ctx, const double *inv_diag, double *Y, int base, int len,
-                   double c, double d, double *tmp)
+ * three-term recurrence); tmp [n] scratch. Basis vectors ld apart (ld >= n: room for the ghosts an
+ * operator on a partition fills). */
+static void powers(int32_t n, int32_t ld, hs_matvec_fn A, void *ctx, const double *inv_diag, double *Y, int base,
+                   int len, double c, double d, double *tmp)
 {
     for (int j = 1; j <= len; ++j) {
-        const double *prev = Y + (size_t)(base + j - 1) * n;
-        const double *prev2 = j >= 2 ? Y + (size_t)(base + j - 2) * n : NULL;
-        double *out = Y + (size_t)(base + j) * n;
+        const double *prev = Y + (size_t)(base + j - 1) * ld;
+        const double *prev2 = j >= 2 ? Y + (size_t)(base + j - 2) * ld : NULL;
+        double *out = Y + (size_t)(base + j) * ld;
         A(ctx, prev, tmp);
         if (j == 1) {
 #pragma omp parallel for schedule(static) if (n > HS_OMP_MIN)
@@ -95,16 +102,25 @@ hs_status hs_cg_sstep(int32_t n, hs_matvec_fn A, void *ctx, const double *inv_di
         HS_CALL(HS_ALLOC(w->basis, (size_t)(m + 2) * w->n, "s-step CG basis"));
         w->basis_s = s;
     }
-    double *Y = w->basis, *tmp = Y + (size_t)m * n, *tmp2 = tmp + n;
+    /* on a partition (w->comm distributed): inner products over the owned rows, then one hs_comm_sum;
+     * the basis vectors n_local apart so that the operator can fill each one's ghosts */
+    hs_comm *comm = w->comm;
+    const int32_t ld = hs_comm_distributed(comm) ? comm->n_local : n;
+    HS_CHECK(ld >= n && ld <= w->n, HS_ERR_INTERNAL, "s-step CG: %d local rows for %d owned, workspace %d", ld, n,
+             w->n);
+    double *Y = w->basis, *tmp = Y + (size_t)m * ld, *tmp2 = tmp + ld;
     double *r = w->r, *z = w->z, *p = w->p, *q = w->q;
     double bnorm = 0.0;
-    if (hs_krylov_start(n, b, x, r, res, &bnorm)) return HS_OK;
+    int over = 0;
+    HS_CALL(hs_krylov_start_on(comm, n, b, x, r, res, &bnorm, &over));
+    if (over) return HS_OK;
 #pragma omp parallel for schedule(static) if (n > HS_OMP_MIN)
     for (int32_t i = 0; i < n; ++i) {
         z[i] = inv_diag[i] * b[i];
         p[i] = z[i];
     }
     double rz = hs_vec_dot(n, r, z);
+    HS_CALL(hs_comm_sum(comm, &rz, 1));
     const double target = opts->tol * bnorm;
 
     /* Start-up: s classic iterations (hs_cg_jacobi's loop), keeping alpha and beta for the Ritz interval. */
@@ -116,6 +132,7 @@ hs_status hs_cg_sstep(int32_t n, hs_matvec_fn A, void *ctx, const double *inv_di
         ++it;
         A(ctx, p, q);
         double pq = hs_vec_dot(n, p, q);
+        HS_CALL(hs_comm_sum(comm, &pq, 1));
         res->iters = it;
         if (!isfinite(pq)) { res->outcome = HS_CG_NONFINITE; return HS_OK; }
         if (pq <= 0.0 || rz <= 0.0) { res->outcome = HS_CG_BREAKDOWN; return HS_OK; }
@@ -126,11 +143,14 @@ hs_status hs_cg_sstep(int32_t n, hs_matvec_fn A, void *ctx, const double *inv_di
             r[i] -= alpha * q[i];
             z[i] = inv_diag[i] * r[i];
         }
-        double rr = hs_vec_dot(n, r, r);
+        /* (r,r) and the next (r,z) in one reduction (as hs_cg_jacobi) */
+        double red[2] = {hs_vec_dot(n, r, r), hs_vec_dot(n, r, z)};
+        HS_CALL(hs_comm_sum(comm, red, 2));
+        double rr = red[0];
         res->rel_res = sqrt(rr) / bnorm;
         if (!isfinite(rr)) { res->outcome = HS_CG_NONFINITE; return HS_OK; }
         if (sqrt(rr) <= target) return HS_OK;
-        double rz_new = hs_vec_dot(n, r, z);
+        double rz_new = red[1];
         double beta = rz_new / rz;
         rz = rz_new;
         al[it - 1] = alpha;
@@ -148,16 +168,18 @@ hs_status hs_cg_sstep(int32_t n, hs_matvec_fn A, void *ctx, const double *inv_di
     }
     double B[HS_SSTEP_MMAX * HS_SSTEP_MMAX], G[HS_SSTEP_MMAX * HS_SSTEP_MMAX], H[HS_SSTEP_MMAX * HS_SSTEP_MMAX];
     hs_sstep_cheb_B(s, c, d, B);
-    const double theta = hs_sstep_theta(s, (double)n);
+    double n_all = (double)n; /* the rows of the whole system (theta's round-off level) */
+    HS_CALL(hs_comm_sum(comm, &n_all, 1));
+    const double theta = hs_sstep_theta(s, n_all);
 
     for (;;) {
         if (it >= opts->max_iter) { res->outcome = HS_CG_MAX_ITER; return HS_OK; }
         /* the matrix powers kernel (seed 004 ch. 6): both chains, then one block reduction */
         memcpy(Y, p, sizeof(double) * (size_t)n);
-        memcpy(Y + (size_t)(s + 1) * n, z, sizeof(double) * (size_t)n);
-        powers(n, A, ctx, inv_diag, Y, 0, s, c, d, tmp);
-        powers(n, A, ctx, inv_diag, Y, s + 1, s - 1, c, d, tmp);
-        HS_CALL(gram(n, m, Y, inv_diag, G, H));
+        memcpy(Y + (size_t)(s + 1) * ld, z, sizeof(double) * (size_t)n);
+        powers(n, ld, A, ctx, inv_diag, Y, 0, s, c, d, tmp);
+        powers(n, ld, A, ctx, inv_diag, Y, s + 1, s - 1, c, d, tmp);
+        HS_CALL(gram(comm, n, ld, m, Y, inv_diag, G, H));
         hs_sstep_block blk;
         hs_sstep_inner(s, G, H, B, target * target, it, opts->max_iter, theta, &blk);
         if (blk.status == HS_SSTEP_NONFINITE) {
@@ -176,7 +198,9 @@ hs_status hs_cg_sstep(int32_t n, hs_matvec_fn A, void *ctx, const double *inv_di
             A(ctx, x, tmp);
 #pragma omp parallel for schedule(static) if (n > HS_OMP_MIN)
             for (int32_t i = 0; i < n; ++i) tmp2[i] = b[i] - tmp[i];
-            double rnorm = sqrt(hs_vec_dot(n, tmp2, tmp2));
+            double rr0 = hs_vec_dot(n, tmp2, tmp2);
+            HS_CALL(hs_comm_sum(comm, &rr0, 1));
+            double rnorm = sqrt(rr0);
             res->rel_res = rnorm / bnorm;
             if (!isfinite(rnorm)) { res->outcome = HS_CG_NONFINITE; return HS_OK; }
             if (rnorm <= target) return HS_OK;
@@ -198,7 +222,7 @@ hs_status hs_cg_sstep(int32_t n, hs_matvec_fn A, void *ctx, const double *inv_di
         for (int32_t i = 0; i < n; ++i) {
             double dx = 0.0, pi = 0.0, ui = 0.0;
             for (int a = 0; a < m; ++a) {
-                const double y = Y[(size_t)a * n + i];
+                const double y = Y[(size_t)a * ld + i];
                 dx += blk.xc[a] * y;
                 pi += blk.pc[a] * y;
                 ui += blk.uc[a] * y;
@@ -211,6 +235,7 @@ hs_status hs_cg_sstep(int32_t n, hs_matvec_fn A, void *ctx, const double *inv_di
         it += blk.k;
         res->iters = it;
         double rr = hs_vec_dot(n, r, r);
+        HS_CALL(hs_comm_sum(comm, &rr, 1));
         res->rel_res = sqrt(rr) / bnorm;
         if (!isfinite(rr)) { res->outcome = HS_CG_NONFINITE; return HS_OK; }
         if (blk.status == HS_SSTEP_CONV && sqrt(rr) <= target) return HS_OK;

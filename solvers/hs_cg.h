@@ -7,6 +7,7 @@
 
 #include <stdint.h>
 
+#include "hs_comm.h"
 #include "hs_hd.h"
 #include "hs_registry.h"
 #include "hs_status.h"
@@ -74,6 +75,12 @@ typedef struct hs_cg_work {
                             next ones (a sequence of close matrices, e.g. Newton's), so later solves skip the s
                             start-up iterations; a breakdown drops it. 0 (default): estimate it in every solve */
     double sstep_c, sstep_d; /**< the kept interval: centre, half-width (valid when sstep_d > 0) */
+    hs_comm *comm;     /**< borrowed, set by the caller: the rank's partition and communication (hs_comm.h);
+                            NULL (default) or hs_comm_serial: one rank. With a distributed comm, every variant
+                            solves on the owned rows (n = comm->n_owned): inner products over them, then
+                            hs_comm_sum (the s-step Gram matrices in one); the operator exchanges the halo
+                            of its input (whose vectors have n_local entries: create the work with n_local;
+                            x too has n_local entries for the s-step variant's fallback). */
 } hs_cg_work;
 
 /** @brief Allocate work for systems of size n. */
@@ -87,6 +94,10 @@ void hs_cg_work_destroy(hs_cg_work **p);
  * finite: HS_CG_NONFINITE with rel_res = ||b||), else 0.
  */
 int hs_krylov_start(int32_t n, const double *b, double *x, double *r, hs_cg_result *res, double *bnorm);
+/** @brief The same over the ranks of @p comm (NULL: one rank): ||b|| from the owned rows and one
+ *  hs_comm_sum; *over as hs_krylov_start's return value. An error only from the reduction. */
+hs_status hs_krylov_start_on(hs_comm *comm, int32_t n, const double *b, double *x, double *r, hs_cg_result *res,
+                             double *bnorm, int *over);
 
 /**
  * @brief Solve A x = b from x = 0 with Jacobi preconditioning M^-1 = diag(inv_diag).

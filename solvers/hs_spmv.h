@@ -60,6 +60,13 @@ typedef struct hs_spmv_ops {
     /** Optional (NULL: the format serves float64 values only): the same with float32 values, each
      *  product formed in double ((double)v * x), in the same order as apply_ref. */
     void (*apply_ref_f32)(const hs_spmv_layout *lay, const float *vals, const double *x, double *y);
+    /** Optional (NULL: the format multiplies whole matrices only, so it cannot run on a partition with
+     *  ghosts): rows [lo, hi) of y = A x, each row summed exactly as apply_ref sums it. A partition
+     *  multiplies its interior rows while the halo travels, then its boundary rows (hs_comm.h). */
+    void (*apply_rows_ref)(const hs_spmv_layout *lay, const double *vals, int32_t lo, int32_t hi, const double *x,
+                           double *y);
+    void (*apply_rows_ref_f32)(const hs_spmv_layout *lay, const float *vals, int32_t lo, int32_t hi,
+                               const double *x, double *y);
     /** Free impl. */
     void (*destroy)(hs_spmv_layout *lay);
 } hs_spmv_ops;

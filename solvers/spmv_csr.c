@@ -45,44 +45,68 @@ void hs_spmv_csr_layout_destroy(hs_spmv_layout *lay)
 /* Both references are written once for each value type V (double, float) by the macros below: a
  * float value is widened to double before its product, as the device kernels do. */
 
-/* csr_scalar: a thread runs through its row in order. */
+/* csr_scalar: a thread runs through its row in order. Rows [lo, hi): a partition multiplies its
+ * interior rows while the halo travels, then its boundary rows (hs_spmv_ops.apply_rows_ref); the
+ * whole matrix is rows [0, n_rows). */
 #define CSR_ROWWISE(name, V)                                                                          \
-    void name(const hs_spmv_layout *lay, const V *v, const double *x, double *y)                     \
+    static void name(const hs_spmv_layout *lay, const V *v, int32_t lo, int32_t hi, const double *x,  \
+                     double *y)                                                                       \
     {                                                                                                 \
         const csr_impl *im = lay->impl;                                                               \
-        _Pragma("omp parallel for schedule(static) if (lay->n_rows > HS_OMP_MIN)")                    \
-        for (int32_t i = 0; i < lay->n_rows; ++i) {                                                   \
+        _Pragma("omp parallel for schedule(static) if (hi - lo > HS_OMP_MIN)")                        \
+        for (int32_t i = lo; i < hi; ++i) {                                                           \
             double s = 0.0;                                                                           \
             for (int32_t k = im->row_ptr[i]; k < im->row_ptr[i + 1]; ++k)                             \
                 s += (double)v[k] * x[im->col[k]];                                                    \
             y[i] = s;                                                                                 \
         }                                                                                             \
     }
-CSR_ROWWISE(hs_spmv_csr_layout_apply_rowwise, double)
-static CSR_ROWWISE(csr_rowwise_f32, float)
+CSR_ROWWISE(csr_rows, double)
+CSR_ROWWISE(csr_rows_f32, float)
 #undef CSR_ROWWISE
+
+void hs_spmv_csr_layout_apply_rowwise(const hs_spmv_layout *lay, const double *v, const double *x, double *y)
+{
+    csr_rows(lay, v, 0, lay->n_rows, x, y);
+}
+
+static void csr_rowwise_f32(const hs_spmv_layout *lay, const float *v, const double *x, double *y)
+{
+    csr_rows_f32(lay, v, 0, lay->n_rows, x, y);
+}
 
 /* csr_vector: lane l of the warp sums entries l, l+32, ...; then a butterfly (xor-shuffle) tree
  * 16, 8, 4, 2, 1 combines the lanes and lane 0 holds the row sum. For lane 0 the butterfly performs
  * exactly the additions of an in-place halving (s[l] += s[l + off] for l < off), which is what runs
  * here: same operands, same order, so the device result is reproduced bit for bit (FMA aside). */
 #define CSR_VECTOR(name, V)                                                                           \
-    static void name(const hs_spmv_layout *lay, const V *v, const double *x, double *y)              \
+    static void name(const hs_spmv_layout *lay, const V *v, int32_t lo, int32_t hi, const double *x,  \
+                     double *y)                                                                       \
     {                                                                                                 \
         const csr_impl *im = lay->impl;                                                               \
-        _Pragma("omp parallel for schedule(static) if (lay->n_rows > HS_OMP_MIN)")                    \
-        for (int32_t i = 0; i < lay->n_rows; ++i) {                                                   \
+        _Pragma("omp parallel for schedule(static) if (hi - lo > HS_OMP_MIN)")                        \
+        for (int32_t i = lo; i < hi; ++i) {                                                           \
             double lane[32] = {0};                                                                    \
-            int32_t lo = im->row_ptr[i], hi = im->row_ptr[i + 1];                                     \
-            for (int32_t k = lo; k < hi; ++k) lane[(k - lo) & 31] += (double)v[k] * x[im->col[k]];    \
+            int32_t rlo = im->row_ptr[i], rhi = im->row_ptr[i + 1];                                   \
+            for (int32_t k = rlo; k < rhi; ++k) lane[(k - rlo) & 31] += (double)v[k] * x[im->col[k]]; \
             for (int off = 16; off > 0; off >>= 1)                                                    \
                 for (int l = 0; l < off; ++l) lane[l] += lane[l + off];                               \
             y[i] = lane[0];                                                                           \
         }                                                                                             \
     }
-CSR_VECTOR(csr_vector_apply, double)
-CSR_VECTOR(csr_vector_apply_f32, float)
+CSR_VECTOR(csr_vector_rows, double)
+CSR_VECTOR(csr_vector_rows_f32, float)
 #undef CSR_VECTOR
+
+static void csr_vector_apply(const hs_spmv_layout *lay, const double *v, const double *x, double *y)
+{
+    csr_vector_rows(lay, v, 0, lay->n_rows, x, y);
+}
+
+static void csr_vector_apply_f32(const hs_spmv_layout *lay, const float *v, const double *x, double *y)
+{
+    csr_vector_rows_f32(lay, v, 0, lay->n_rows, x, y);
+}
 
 const hs_spmv_ops hs_spmv_ops_csr_scalar = {
     .name = "csr_scalar",
@@ -92,6 +116,8 @@ const hs_spmv_ops hs_spmv_ops_csr_scalar = {
     .setup = hs_spmv_csr_layout_setup,
     .apply_ref = hs_spmv_csr_layout_apply_rowwise,
     .apply_ref_f32 = csr_rowwise_f32,
+    .apply_rows_ref = csr_rows,
+    .apply_rows_ref_f32 = csr_rows_f32,
     .destroy = hs_spmv_csr_layout_destroy,
 };
 
@@ -103,5 +129,7 @@ const hs_spmv_ops hs_spmv_ops_csr_vector = {
     .setup = hs_spmv_csr_layout_setup,
     .apply_ref = csr_vector_apply,
     .apply_ref_f32 = csr_vector_apply_f32,
+    .apply_rows_ref = csr_vector_rows,
+    .apply_rows_ref_f32 = csr_vector_rows_f32,
     .destroy = hs_spmv_csr_layout_destroy,
 };

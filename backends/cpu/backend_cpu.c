@@ -204,26 +204,36 @@ static hs_status cpu_tangent(hs_backend *b)
 void hs_cpu_matvec(void *ctx, const double *x, double *y)
 {
     cpu_impl *c = ctx;
+    hs_comm *m = c->comm;
+    const hs_spmv_ops *f = c->lay->ops;
     double t0 = hs_wtime();
-    if (c->kval32) c->lay->ops->apply_ref_f32(c->lay, c->kval32, x, y);
-    else c->lay->ops->apply_ref(c->lay, c->kval, x, y);
+    if (c->kval32 ? !f->apply_rows_ref_f32 : !f->apply_rows_ref) {
+        /* a format that multiplies whole matrices: a partition without ghosts only (cpu_part_bind) */
+        if (c->kval32) f->apply_ref_f32(c->lay, c->kval32, x, y);
+        else f->apply_ref(c->lay, c->kval, x, y);
+    } else {
+        double *xl = (double *)x; /* a CG work vector: its ghost part is the exchange's to fill */
+        hs_status st = hs_comm_halo_start(m, xl);
+        if (c->kval32) f->apply_rows_ref_f32(c->lay, c->kval32, 0, m->n_interior, x, y);
+        else f->apply_rows_ref(c->lay, c->kval, 0, m->n_interior, x, y);
+        if (st == HS_OK) st = hs_comm_halo_finish(m);
+        if (m->n_owned > m->n_interior) { /* the boundary rows, with the ghosts arrived */
+            if (c->kval32) f->apply_rows_ref_f32(c->lay, c->kval32, m->n_interior, m->n_owned, x, y);
+            else f->apply_rows_ref(c->lay, c->kval, m->n_interior, m->n_owned, x, y);
+        }
+        if (st != HS_OK && m->err == HS_OK) m->err = st; /* reported by the CG's next reduction */
+    }
     c->times.spmv += hs_wtime() - t0;
 }
 
-static hs_status cpu_solve(hs_backend *b, hs_cg_result *cg, double *upd_norm)
+hs_status hs_cpu_solve_on(hs_backend *b, const hs_cg_opts *o, hs_cg_result *cg, double *upd_local)
 {
     cpu_impl *c = b->impl;
     const hs_problem *p = b->prob;
-    int32_t n = p->mesh->n_nodes;
-    /* K of a split assembly, when the solve is its first user: timed as assembly by cpu_tangent, so
-     * before the solve's clock starts (each second in one phase: the phases sum to at most the loop) */
-    HS_CALL(cpu_tangent(b));
-    double t0 = hs_wtime();
-    hs_cg_opts o = p->opt.cg;
-    o.tol = hs_cg_forcing_tol(p->opt.cg.tol, p->opt.cg_forcing, p->opt.newton_tol_residual, c->res);
+    const int32_t n = c->comm->n_owned;
     if (!c->pc) {
-        HS_CALL(hs_cg_solve(n, hs_cpu_matvec, c, c->inv_diag, c->rhs, c->du, &o, c->cg, cg));
-    } else {
+        HS_CALL(hs_cg_solve(n, hs_cpu_matvec, c, c->inv_diag, c->rhs, c->du, o, c->cg, cg));
+    } else { /* one partition only (a distributed run refuses these: part_cpu.c) */
         /* the preconditioner's values from the current tangent every solver.precond_reuse solves
          * (Jacobi: every solve, it costs one pass over the diagonal) */
         if (c->pc_age % p->opt.pc.reuse == 0 || p->opt.pc.precond == HS_PRECOND_JACOBI) {
@@ -240,14 +250,29 @@ static hs_status cpu_solve(hs_backend *b, hs_cg_result *cg, double *upd_norm)
             c->times.precond += hs_wtime() - tp;
         }
         c->pc_age++;
-        HS_CALL(hs_krylov_solve(p->opt.pc.krylov, n, hs_cpu_matvec, c, hs_precond_apply, c->pc, c->rhs, c->du, &o,
+        HS_CALL(hs_krylov_solve(p->opt.pc.krylov, n, hs_cpu_matvec, c, hs_precond_apply, c->pc, c->rhs, c->du, o,
                                 c->kw, cg));
     }
     if (cg->outcome == HS_CG_CONVERGED) {
 #pragma omp parallel for schedule(static) if (n > HS_OMP_MIN)
         for (int32_t i = 0; i < n; ++i) c->phi[i] -= c->du[i];
+        HS_CALL(hs_comm_halo(c->comm, c->phi)); /* the ghosts of phi from their owners */
     }
-    *upd_norm = hs_vec_norm_inf(n, c->du, NULL);
+    *upd_local = hs_vec_norm_inf(n, c->du, NULL);
+    return HS_OK;
+}
+
+static hs_status cpu_solve(hs_backend *b, hs_cg_result *cg, double *upd_norm)
+{
+    cpu_impl *c = b->impl;
+    const hs_problem *p = b->prob;
+    /* K of a split assembly, when the solve is its first user: timed as assembly by cpu_tangent, so
+     * before the solve's clock starts (each second in one phase: the phases sum to at most the loop) */
+    HS_CALL(cpu_tangent(b));
+    double t0 = hs_wtime();
+    hs_cg_opts o = p->opt.cg;
+    o.tol = hs_cg_forcing_tol(p->opt.cg.tol, p->opt.cg_forcing, p->opt.newton_tol_residual, c->res);
+    HS_CALL(hs_cpu_solve_on(b, &o, cg, upd_norm));
     c->times.solve += hs_wtime() - t0;
     return HS_OK;
 }
@@ -454,6 +479,9 @@ static hs_status cpu_create(const hs_problem *p, hs_backend **out)
     HS_CALL_GOTO(HS_ALLOC(c->res_w, nn, "residual weights"), fail);
     HS_CALL_GOTO(HS_ALLOC(c->stim_e, ne, "element stimulus"), fail);
     HS_CALL_GOTO(hs_cg_work_create(nn, &c->cg), fail);
+    c->serial = hs_comm_serial(nn); /* one partition, no ghost, until a partition is bound */
+    c->comm = &c->serial;
+    c->cg->comm = c->comm;
     if (p->opt.pc.precond != HS_PRECOND_JACOBI || p->opt.pc.krylov != HS_KRYLOV_CG) {
         HS_CALL_GOTO(hs_krylov_precond_check(p->opt.pc.krylov, p->opt.pc.precond), fail);
         const hs_csr *pat = p->pattern;

@@ -10,6 +10,7 @@
 #include "hs_backend_diag.h"
 #include "hs_backends.h"
 #include "hs_cg.h"
+#include "hs_comm.h"
 #include "hs_extrapolate.h"
 #include "hs_precond.h"
 #include "hs_spmv.h"
@@ -62,6 +63,11 @@ typedef struct cpu_impl {
     double *phi_h1, *phi_h2; /* [n_nodes] phi_{n-1}, phi_{n-2}: the extrapolation history */
     hs_extrap ex;
     hs_cg_work *cg;
+    /* The partition the solve runs on: &serial (one partition, every node owned and interior, no
+     * ghost: every halo exchange and reduction a no-op), or a rank's comm while the backend is bound
+     * to a partition (part_cpu.c). cg->comm is the same. */
+    hs_comm serial;
+    hs_comm *comm;
     /* solver.precond / solver.krylov other than Jacobi-CG (solvers/hs_precond.h): K in CSR (the
      * problem's pattern, values copied from kval), the preconditioner (pattern built once), the
      * Krylov work vectors, and the solves since its values were last computed */
@@ -79,8 +85,18 @@ typedef struct cpu_impl {
 
 /** @brief Element pass and assembly at the current phi (the backend's assemble op). */
 hs_status hs_cpu_assemble(hs_backend *b, double *res_norm, int32_t *res_node);
-/** @brief y = K x with the format's CPU reference (ctx: the cpu_impl); times it into times.spmv. */
+/** @brief y = K x on the owned rows of the backend's partition (ctx: the cpu_impl) with the format's
+ *  CPU reference: the halo of x posted (comm), the interior rows, the halo awaited, the boundary
+ *  rows; serially the whole matrix, nothing exchanged. x [n_local]: its ghost part is filled here
+ *  (a CG work vector, never the caller's constant). Times it into times.spmv. */
 void hs_cpu_matvec(void *ctx, const double *x, double *y);
+/**
+ * @brief The backend's linear solve on its partition (the serial run: the whole mesh): K du = rhs
+ * over the owned rows with the CG variant of @p o (tolerance already forced) or, serially, the
+ * configured Krylov method and preconditioner; when it converged, phi -= du on the owned rows and
+ * phi's ghosts from their owners. @p upd_local: max |du| over the owned rows. Collective over comm.
+ */
+hs_status hs_cpu_solve_on(hs_backend *b, const hs_cg_opts *o, hs_cg_result *cg, double *upd_local);
 
 extern const hs_backend_diag_ops hs_cpu_diag_ops;
 /** On one rank's partition (part_cpu.c, built with MPI). */

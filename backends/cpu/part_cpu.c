@@ -1,33 +1,61 @@
 /*
  * The cpu backend on one rank's partition of a distributed run (hs_backend_part_ops, hs_backend.h;
- * built with MPI): the owned rows' residual from its assembly, and the distributed Chronopoulos-Gear
- * Jacobi-PCG of parallel/hs_dist.h over its K (copied from the SpMV slots into the view's CSR order),
- * with the ghosts of phi refreshed after the update.
+ * built with MPI). Binding gives the backend the rank's comm (parallel/hs_dist.h, hs_comm_mpi_create:
+ * owned and interior rows, halo exchange and sums over MPI) in place of its serial one; the solve is
+ * then the backend's own (hs_cpu_solve_on: the CG variant of solver.cg with the Jacobi preconditioner,
+ * its SpMV on the owned rows with the halo in flight during the interior rows), the code a serial run
+ * runs with the no-op comm.
  */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cpu_backend.h"
 #include "hs_dist.h"
 #include "hs_util.h"
-#include "hs_vec.h"
 
 typedef struct cpu_part {
-    hs_backend *b;          /* borrowed: the rank's cpu backend */
-    const hs_part_local *l; /* borrowed */
-    double *dval;           /* [owned nnz] K's owned rows in the view's pattern order */
-    hs_dist_matrix *dm;
-    hs_dist_cg_work *cgw;
+    hs_backend *b; /* borrowed: the rank's cpu backend */
+    hs_comm *comm; /* owned; lent to the backend while bound */
+    double spmv0;  /* the backend's SpMV time at binding */
 } cpu_part;
+
+/* What the serial cpu run offers and a partition does not: refused by name (every rank alike). */
+static hs_status cpu_part_local_opts(hs_problem_opts *po)
+{
+    const hs_spmv_ops *f = po->exec.spmv;
+    const int f32 = po->exec.values == HS_VALUES_F32;
+    if (!f || !(f32 ? f->apply_rows_ref_f32 != NULL : f->apply_rows_ref != NULL)) {
+        /* the formats that split their rows, from the list */
+        char names[256] = "";
+        size_t o = 0;
+        for (int i = 0; i < hs_spmv_count() && o < sizeof names; ++i) {
+            const hs_spmv_ops *g = hs_spmv_get(i);
+            if (!g->needs_device && (f32 ? g->apply_rows_ref_f32 != NULL : g->apply_rows_ref != NULL))
+                o += (size_t)snprintf(names + o, sizeof names - o, "%s\"%s\"", o ? ", " : "", g->name);
+        }
+        return HS_FAIL(HS_ERR_CONFIG, "solver.spmv: a distributed run multiplies a rank's interior rows while the "
+                       "halo travels, then its boundary rows; \"%s\" multiplies whole matrices only: use one of %s",
+                       f ? f->name : "(none)", names);
+    }
+    HS_CHECK(po->pc.krylov == HS_KRYLOV_CG, HS_ERR_CONFIG,
+             "solver.krylov: a distributed run solves with CG; \"%s\" runs on one rank only: use solver.krylov = "
+             "\"cg\"", hs_krylov_name(po->pc.krylov));
+    HS_CHECK(po->pc.precond == HS_PRECOND_JACOBI, HS_ERR_CONFIG,
+             "solver.precond: a distributed run preconditions with \"jacobi\"; \"%s\" runs on one rank only: use "
+             "solver.precond = \"jacobi\"", hs_precond_name(po->pc.precond));
+    return HS_OK;
+}
 
 static void cpu_unbind(hs_backend_part **pp)
 {
     if (!pp || !*pp) return;
     cpu_part *q = (cpu_part *)*pp;
-    hs_dist_cg_work_destroy(&q->cgw);
-    hs_dist_matrix_destroy(&q->dm);
-    free(q->dval);
+    cpu_impl *c = q->b->impl;
+    c->comm = &c->serial; /* back to one partition */
+    c->cg->comm = c->comm;
+    hs_comm_mpi_destroy(&q->comm);
     free(q);
     *pp = NULL;
 }
@@ -36,22 +64,25 @@ static hs_status cpu_bind(hs_backend *b, const hs_part_local *l, const void *com
 {
     (void)fast;
     *out = NULL;
-    const cpu_impl *c = b->impl;
-    HS_CHECK(b->prob->mesh->n_nodes == l->n_owned + l->n_ghost && c->lay->slot_of_nnz, HS_ERR_INTERNAL,
+    cpu_impl *c = b->impl;
+    HS_CHECK(b->prob->mesh->n_nodes == l->n_owned + l->n_ghost, HS_ERR_INTERNAL,
              "the cpu backend has %d nodes, the view %d owned + %d ghosts", b->prob->mesh->n_nodes, l->n_owned,
              l->n_ghost);
+    const hs_spmv_ops *f = c->lay->ops;
+    HS_CHECK(c->kval32 ? f->apply_rows_ref_f32 != NULL : f->apply_rows_ref != NULL, HS_ERR_INTERNAL,
+             "\"%s\" cannot split its rows (cpu_part_local_opts refuses it)", f->name);
+    HS_CHECK(!c->pc, HS_ERR_INTERNAL, "a preconditioner other than Jacobi on a partition");
     cpu_part *q = NULL;
     HS_CALL(HS_ALLOC(q, 1, "distributed cpu solver"));
     q->b = b;
-    q->l = l;
-    hs_status st = HS_ALLOC(q->dval, (size_t)l->pattern->nnz + 1, "distributed matrix");
-    if (st == HS_OK) st = hs_dist_matrix_create(l, *(const MPI_Comm *)comm, q->dval, &q->dm);
-    if (st == HS_OK) st = hs_dist_cg_work_create(l, &q->cgw);
+    const hs_status st = hs_comm_mpi_create(l, *(const MPI_Comm *)comm, &q->comm);
     if (st != HS_OK) {
-        hs_backend_part *p = (hs_backend_part *)q;
-        cpu_unbind(&p);
+        free(q);
         return st;
     }
+    q->spmv0 = c->times.spmv;
+    c->comm = q->comm;
+    c->cg->comm = q->comm;
     *out = (hs_backend_part *)q;
     return HS_OK;
 }
@@ -63,7 +94,7 @@ static hs_status cpu_part_residual(hs_backend_part *p, double *v, int32_t *row)
     const cpu_impl *c = q->b->impl;
     double best = -1.0;
     int32_t at = 0;
-    for (int32_t i = 0; i < q->l->n_owned; ++i) {
+    for (int32_t i = 0; i < q->comm->n_owned; ++i) {
         double w = fabs(c->rhs[i]) * c->res_w[i];
         if (!(w <= INFINITY)) w = INFINITY; /* NaN: reported as non-finite */
         if (w > best) {
@@ -78,28 +109,19 @@ static hs_status cpu_part_residual(hs_backend_part *p, double *v, int32_t *row)
 
 static hs_status cpu_part_solve(hs_backend_part *p, const hs_cg_opts *o, hs_cg_result *cg, double *upd_local)
 {
-    cpu_part *q = (cpu_part *)p;
-    cpu_impl *c = q->b->impl;
-    const int32_t n = q->l->n_owned;
-    const int64_t *slot = c->lay->slot_of_nnz; /* K (formed by the tangent op) in the view's order */
-    for (int64_t k = 0; k < q->l->pattern->nnz; ++k) q->dval[k] = c->kval[slot[k]];
-    HS_CALL(hs_dist_cg(q->dm, c->inv_diag, c->rhs, c->du, o, q->cgw, cg));
-    if (cg->outcome == HS_CG_CONVERGED) {
-        for (int32_t i = 0; i < n; ++i) c->phi[i] -= c->du[i];
-        /* the ghosts of phi from their owners */
-        HS_CALL(hs_halo_start(q->dm->halo, c->phi));
-        HS_CALL(hs_halo_finish(q->dm->halo));
-    }
-    *upd_local = hs_vec_norm_inf(n, c->du, NULL);
-    return HS_OK;
+    return hs_cpu_solve_on(((cpu_part *)p)->b, o, cg, upd_local);
 }
 
 static void cpu_part_times(const hs_backend_part *p, hs_dist_times *t)
 {
-    *t = ((const cpu_part *)p)->dm->t;
+    const cpu_part *q = (const cpu_part *)p;
+    hs_comm_mpi_times(q->comm, t);
+    /* the products alone: the operator's time less its wait for the halo */
+    t->spmv = ((const cpu_impl *)q->b->impl)->times.spmv - q->spmv0 - t->halo_wait;
 }
 
 const hs_backend_part_ops hs_cpu_part_ops = {
+    .local_opts = cpu_part_local_opts,
     .bind = cpu_bind,
     .residual = cpu_part_residual,
     .solve = cpu_part_solve,

@@ -3,8 +3,9 @@
  * the owned rows' Newton residual, and the distributed Chronopoulos-Gear Jacobi-PCG on the device
  * with its halo exchange and all-reduce through NCCL or through MPI and pinned host buffers.
  *
- * The recurrences, the scalars (computed on the host from the reduced sums, as parallel/dist.c
- * does) and the stopping test are those of hs_dist_cg, the reference: one reduction of three sums
+ * The recurrences, the scalars (computed on the host from the reduced sums, as the host CG does)
+ * and the stopping test are those of hs_cg_chronopoulos over a distributed comm (solvers/cg.c,
+ * the cpu backend's solve on a partition), the reference: one reduction of three sums
  * per iteration, (r,u), (Au,u), (r,r) formed after the SpMV. The row update is the serial device
  * CG's own (hs_cgc_update_row). The SpMV is plain CSR over two row ranges (interior rows while the
  * halo travels, boundary rows after), a thread per row: the registered device formats
@@ -414,7 +415,7 @@ extern "C" hs_status hs_dist_gpu_residual(hs_dist_gpu *g, double *v, int32_t *i_
     return HS_OK;
 }
 
-/* The CG of hs_dist_cg (parallel/dist.c) on the device; x = c->du. */
+/* The CG of hs_cg_chronopoulos over a distributed comm (solvers/cg.c) on the device; x = c->du. */
 static hs_status dist_cg(hs_dist_gpu *g, const hs_cg_opts *opts, hs_cg_result *res)
 {
     cuda_impl *c = g->c;
@@ -674,6 +675,10 @@ static hs_status cuda_part_prepare(const void *comm, char *desc, size_t desc_len
  * persistent or s-step CG), and its slots are the CSR nonzeros in float64. */
 static hs_status cuda_part_local_opts(hs_problem_opts *po)
 {
+    HS_CHECK(po->exec.spmv == &hs_spmv_ops_csr_scalar, HS_ERR_CONFIG,
+             "solver.spmv: a distributed run with the cuda backend multiplies the owned rows in CSR order "
+             "(csr_scalar); \"%s\" is not distributed there: use solver.spmv = \"auto\" or \"csr_scalar\"",
+             po->exec.spmv ? po->exec.spmv->name : "(none)");
     HS_CHECK(po->exec.values != HS_VALUES_F32, HS_ERR_CONFIG,
              "solver.matrix_values: a distributed run with the cuda backend stores float64 values; use "
              "solver.matrix_values = \"float64\" or \"auto\"");

@@ -521,7 +521,7 @@ static hs_status create_local(mpi_impl *m, const hs_problem *g, const hs_partiti
     HS_CALL(local_regions(g->opt.regions, l, &m->lreg));
     hs_problem_opts po = g->opt;
     po.regions = m->lreg;
-    po.exec.spmv = &hs_spmv_ops_csr_scalar; /* the distributed CG reads the owned rows in CSR order */
+    if (!po.exec.spmv) po.exec.spmv = &hs_spmv_ops_csr_scalar; /* the format is the backend's to accept (local_opts) */
     if (m->pops->local_opts) HS_CALL(m->pops->local_opts(&po)); /* checked already (refusal) */
     hs_csr *lpat = NULL;
     HS_CALL(hs_csr_from_tets(m->lmesh->n_nodes, m->lmesh->n_elems, m->lmesh->tets, &lpat));
@@ -570,11 +570,8 @@ static hs_status refusal(const hs_problem *g, const hs_backend_entry *inner)
         return HS_FAIL(HS_ERR_CONFIG, "solver.backend: a distributed run (mpirun) needs a backend that runs on a "
                        "partition; \"%s\" does not: use solver.backend = %s", inner->name, names);
     }
-    HS_CHECK(g->opt.exec.spmv == &hs_spmv_ops_csr_scalar, HS_ERR_CONFIG,
-             "solver.spmv: a distributed run multiplies the owned rows in CSR order (csr_scalar); \"%s\" is not "
-             "distributed: use solver.spmv = \"auto\" or \"csr_scalar\"",
-             g->opt.exec.spmv->name);
-    hs_problem_opts po = g->opt; /* the inner backend's own (solver.matrix_values with cuda) */
+    hs_problem_opts po = g->opt; /* the inner backend's own: the SpMV formats and values it splits */
+    if (!po.exec.spmv) po.exec.spmv = &hs_spmv_ops_csr_scalar;
     if (inner->part->local_opts) HS_CALL(inner->part->local_opts(&po));
     return HS_OK;
 }

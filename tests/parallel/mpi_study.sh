@@ -85,12 +85,13 @@ for f in slab_maps_beat1.vtk slab_maps_beat2.vtk; do
   python3 "$close" "$tmp/beats_serial/$f" "$tmp/beats_np2/$f" "activation:$tol_b"
 done
 
-# a refusal (the distributed CG multiplies in CSR order): rank 0 alone prints it, naming the key,
+# a refusal (a format that multiplies whole matrices cannot split a rank's rows at the interior/boundary
+# line): rank 0 alone prints it, naming the key,
 # and every rank exits with the config error's code (2), no MPI_Abort
 out=$tmp/refusal.log
 rc=0
 timeout 120 "$mpiexec" --oversubscribe --allow-run-as-root -np 2 "$HEARTSIM" run "$cfg" "${sets[@]}" \
-  --set solver.spmv=csr_vector --out "$tmp/refusal" < /dev/null > "$out" 2>&1 || rc=$?
+  --set solver.spmv=aligned_coo --out "$tmp/refusal" < /dev/null > "$out" 2>&1 || rc=$?
 [ "$rc" = 2 ] || { cat "$out"; echo "refusal: mpirun exit $rc, 2 expected"; exit 1; }
 [ "$(grep -c '^heartsim: error' "$out")" = 1 ] && grep -q '^heartsim: error: solver.spmv: ' "$out" ||
   { cat "$out"; echo "refusal: not one message from rank 0 naming solver.spmv"; exit 1; }

@@ -1,4 +1,5 @@
-/* The distributed device CG (backends/cuda/dist_gpu.cu) against its host reference (hs_dist_cg),
+/* The distributed device CG (backends/cuda/dist_gpu.cu) against its host reference (the cpu
+ * backend's CG on a partition: hs_cg_chronopoulos over the rank's comm, hs_comm_mpi_create),
  * under mpirun -np N (ctest: N = 1, 2; labels gpu, mpi; exit 77 without a GPU). On the matrix of
  * tests/parallel/test_dist_cg.c (a box pattern, SPD M-matrix: off-diagonals -(1 + (i+j) mod 3)/2,
  * diagonal = their absolute sum + 1), partitioned by rows, for each transport this process can use
@@ -42,6 +43,33 @@ static double norm2_residual(const hs_csr *a, const double *b, const double *x, 
     double s = 0.0;
     for (int32_t i = 0; i < a->n_rows; ++i) s += (b[i] - tmp[i]) * (b[i] - tmp[i]);
     return sqrt(s);
+}
+
+/* the host reference's operator: a rank's owned rows behind its comm (halo started, interior rows,
+ * halo finished, boundary rows: the cpu backend's order) */
+struct local_mat {
+    const hs_csr *pat;
+    const double *val;
+    hs_comm *comm;
+};
+
+static void rows_spmv(const local_mat *m, int32_t lo, int32_t hi, const double *x, double *y)
+{
+    for (int32_t i = lo; i < hi; ++i) {
+        double s = 0.0;
+        for (int32_t k = m->pat->row_ptr[i]; k < m->pat->row_ptr[i + 1]; ++k) s += m->val[k] * x[m->pat->col[k]];
+        y[i] = s;
+    }
+}
+
+static void local_matvec(void *ctx, const double *x, double *y)
+{
+    local_mat *m = static_cast<local_mat *>(ctx);
+    hs_status st = hs_comm_halo_start(m->comm, const_cast<double *>(x)); /* a CG work vector of n_local */
+    rows_spmv(m, 0, m->comm->n_interior, x, y);
+    if (st == HS_OK) st = hs_comm_halo_finish(m->comm);
+    rows_spmv(m, m->comm->n_interior, m->comm->n_owned, x, y);
+    if (st != HS_OK) m->comm->err = st;
 }
 
 template <typename T>
@@ -114,12 +142,14 @@ int main(int argc, char **argv)
     }
 
     /* the host reference */
-    hs_dist_matrix *dm = NULL;
-    hs_dist_cg_work *w = NULL;
+    hs_comm *comm = NULL;
+    hs_cg_work *w = NULL;
     hs_cg_result hres;
-    HS_TEST_OK(hs_dist_matrix_create(l, MPI_COMM_WORLD, val.data(), &dm));
-    HS_TEST_OK(hs_dist_cg_work_create(l, &w));
-    HS_TEST_OK(hs_dist_cg(dm, ld.data(), lb.data(), lx.data(), &opts, w, &hres));
+    HS_TEST_OK(hs_comm_mpi_create(l, MPI_COMM_WORLD, &comm));
+    HS_TEST_OK(hs_cg_work_create(nl, &w));
+    w->comm = comm;
+    local_mat lm = {l->pattern, val.data(), comm};
+    HS_TEST_OK(hs_cg_chronopoulos(no, local_matvec, &lm, ld.data(), lb.data(), lx.data(), &opts, w, &hres));
     HS_TEST_CHECK(hres.outcome == HS_CG_CONVERGED, "host CG: %s", hs_cg_outcome_name(hres.outcome));
     HS_TEST_OK(hs_dist_gather_idx(MPI_COMM_WORLD, -1, no, l->l2g, lx.data(), n, xh.data()));
     const double rh = norm2_residual(a, b.data(), xh.data(), tmp.data());
@@ -221,8 +251,8 @@ int main(int argc, char **argv)
     void *dptr[] = {c.kval, c.dinv, c.rhs, c.inv_mass, c.du, c.phi, c.partA, c.parti};
     for (size_t k = 0; k < sizeof dptr / sizeof dptr[0]; ++k) cudaFree(dptr[k]);
     cudaStreamDestroy(c.s);
-    hs_dist_cg_work_destroy(&w);
-    hs_dist_matrix_destroy(&dm);
+    hs_cg_work_destroy(&w);
+    hs_comm_mpi_destroy(&comm);
     hs_part_local_destroy(&l);
     hs_csr_destroy(&a);
     hs_mesh_destroy(&m);
