@@ -126,8 +126,10 @@ hs_status hs_run_lock_acquire(const char *dir, hs_run_lock **out)
         *out = lk;
         return HS_OK;
     }
+    hs_status st = HS_FAIL(HS_ERR_IO, "cannot take the run lock %s: it was replaced 16 times while this run tried",
+                           lk->path);
     free(lk);
-    return HS_FAIL(HS_ERR_IO, "cannot take the run lock %s: it was replaced 16 times while this run tried", dir);
+    return st;
 }
 
 void hs_run_lock_release(hs_run_lock **lock)
