@@ -4,7 +4,8 @@
  * the halo exchange, posted before and awaited after the interior rows of an SpMV, and the sums and
  * maxima over the ranks) that a backend's own solver calls on a partition, gathers of owned values
  * to rank 0, and the per-rank partition report. Built only with MPI (HS_HAS_MPI); with
- * backends/cuda/dist_gpu.cu and backends/mpi the only code that includes mpi.h.
+ * parallel/par.c, the backends' partition ops (backends/cpu/part_cpu.c, backends/cuda/dist_gpu.cu)
+ * and backends/mpi the only code that includes mpi.h.
  *
  * Vectors: "local" vectors have n_owned + n_ghost entries (owned first, ghosts after, the view's
  * numbering); "owned" vectors have n_owned.

@@ -72,7 +72,7 @@ static void distributed_plan(hs_exec_plan *p)
     }
     if (p->persistent_cg == HS_PERSISTENT_AUTO) {
         p->persistent_cg = 0;
-        snprintf(p->why_persistent, sizeof p->why_persistent, "a distributed run solves with its own distributed CG");
+        snprintf(p->why_persistent, sizeof p->why_persistent, "a distributed run solves through the backend's partition ops");
     }
     if (p->values == HS_VALUES_AUTO) {
         p->values = HS_VALUES_F64;

@@ -8,13 +8,14 @@
  * only (hs_backend_ops, hs_backend_part_ops), never its fields. Its element pass and "K_elem . 1"
  * assembly give complete owned rows; this wrapper makes every decision global: the Newton residual
  * (max over owned rows with a 64-bit global node), the update norm, errors (the first failing
- * rank's message goes to all), and solves with the inner backend's distributed CG (its partition
- * ops' solve: the host one of parallel/hs_dist.h, or the device one of backends/cuda/hs_dist_gpu.h),
- * which refreshes the ghosts of phi. Probes and ECG: each rank applies the sample sets' entries of
- * its owned nodes, the fetch sums the ranks' rows on every rank. Its state is the global one:
- * get_state gathers onto rank 0 (other ranks' buffers are left as they are), set_state takes the
- * global state on every rank. Every op is collective: all ranks call them in the same order
- * (sim/sim_run.c does).
+ * rank's message goes to all), and solves through the inner backend's partition ops (solve: the
+ * cpu backend's own solve over the rank's comm, hs_comm_mpi_create of parallel/hs_dist.h, or the
+ * cuda backend's device CG of backends/cuda/hs_dist_gpu.h), which refreshes the ghosts of phi.
+ * Probes and ECG: each rank applies the sample sets' entries of its owned nodes, the fetch sums the
+ * ranks' rows on every rank. Its state is the global one: get_state gathers every field onto every
+ * rank (dst's NULL fields land in a scratch buffer), set_state takes the global state on every rank.
+ * Every op is collective: all ranks call them in the same order (sim/'s protocol scheduler and step
+ * driver do).
  * No MPI type here; built when HS_HAS_MPI.
  */
 #ifndef HS_BACKEND_MPI_H
