@@ -82,5 +82,6 @@ void hs_run_summary_print(const hs_run_summary *s, const hs_config *cfg, FILE *f
             s->newton_iters, s->steps ? (double)s->newton_iters / s->steps : 0.0, s->cg_iters,
             s->newton_iters ? (double)s->cg_iters / s->newton_iters : 0.0);
     fprintf(f, "  speed: %.3g simulated ms per wall second; wall time per step %.3g ms\n",
-            loop > 0 ? s->t_reached_ms / loop : 0.0, s->steps ? 1e3 * loop / s->steps : 0.0);
+            /* the steps this process ran (after a restart t_reached_ms includes the checkpoint's time) */
+            loop > 0 ? (double)s->steps * cfg->dt / loop : 0.0, s->steps ? 1e3 * loop / s->steps : 0.0);
 }
