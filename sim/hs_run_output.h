@@ -4,8 +4,9 @@
  *   writer thread), checkpoints (and the ring output.checkpoint_keep keeps), probes and the ECG
  *   (hs_samples.h), the per-beat maps (hs_beats.h) and the maps file at the end. Opened in
  *   hs_sim_run's set-up, written by the protocol's events (hs_protocol.h), finished and closed in its
- *   teardown. In a distributed run every rank takes part in frames and checkpoints (the state is
- *   gathered collectively) and only rank 0 has a series, a writer and samples.
+ *   teardown. In a distributed run every rank takes part in frames, checkpoints, samples and the
+ *   per-beat maps (the state is gathered and the sample rows summed collectively); only rank 0 has a
+ *   series and a frame writer, and writes the files.
  */
 #ifndef HS_RUN_OUTPUT_H
 #define HS_RUN_OUTPUT_H
