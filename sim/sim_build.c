@@ -63,14 +63,16 @@ static hs_status report_regions(const hs_sim_spec *spec, hs_sim *sim)
 /* A distributed run's choices (a partition's solve, the cpu backend's own through the rank's comm or
  * the cuda backend's distributed CG of dist_gpu.cu, reads each rank's owned rows in CSR order with
  * float64 values unless named otherwise; the host runs the Newton loop):
- * what its "auto"s mean. What it refuses of named choices, the distributed backend says. */
+ * what its "auto"s mean. A named device step or persistent CG is not run there either (as the cpu
+ * backend's policy says of a named step): replaced, with the reason logged. What it refuses of
+ * named choices, the distributed backend says. */
 static void distributed_plan(hs_exec_plan *p)
 {
-    if (p->step == HS_STEP_AUTO) {
+    if (p->step != HS_STEP_KERNELS) {
         p->step = HS_STEP_KERNELS;
         snprintf(p->why_step, sizeof p->why_step, "a distributed run's Newton decisions are global, on the host");
     }
-    if (p->persistent_cg == HS_PERSISTENT_AUTO) {
+    if (p->persistent_cg != 0) {
         p->persistent_cg = 0;
         snprintf(p->why_persistent, sizeof p->why_persistent, "a distributed run solves through the backend's partition ops");
     }

@@ -88,11 +88,14 @@ grep -q '^| 1 | 1155 | 1155 |' "$out" && grep -q '^| 2 | 1155 | 577 |' "$out" &&
   || { cat "$out"; echo "bench scale: rows"; exit 1; }
 
 # solver.backend = "auto" under mpirun: the backend auto picks here (cpu without a GPU, cuda with one)
-# on every rank, inside the distributed backend
+# on every rank, inside the distributed backend; a named device step is replaced, and the log says so once
 out=$tmp/auto.log
 timeout 120 "$mpiexec" --oversubscribe --allow-run-as-root -np 2 "$HEARTSIM" run "$cfg" --set mesh.h=0.5 \
-  --set time.t_end=0.2 --set solver.backend=auto --set parallel.partition=rows --out "$tmp/auto" < /dev/null > "$out" 2>&1 ||
+  --set time.t_end=0.2 --set solver.backend=auto --set solver.step=graph --set parallel.partition=rows \
+  --out "$tmp/auto" < /dev/null > "$out" 2>&1 ||
   { cat "$out"; echo "mpirun with solver.backend = auto failed"; exit 1; }
+[ "$(grep -c '^step: graph -> kernels (a distributed run' "$out")" = 1 ] ||
+  { cat "$out"; echo "mpirun with solver.step = graph: not one plan line saying it runs kernels"; exit 1; }
 picked=$(sed -n 's/^backend: auto -> \([a-z]*\).*/\1/p' "$out" | head -1)
 [ -n "$picked" ] && grep -q "^backend: mpi (2 ranks, rows partition.*) of $picked (" "$out" ||
   { cat "$out"; echo "mpirun with solver.backend = auto: not the distributed $picked backend"; exit 1; }
