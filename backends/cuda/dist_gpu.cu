@@ -672,9 +672,21 @@ static hs_status cuda_part_prepare(const void *comm, char *desc, size_t desc_len
 }
 
 /* The inner backend assembles on the device; the distributed CG replaces its solvers (no graph, no
- * persistent or s-step CG), and its slots are the CSR nonzeros in float64. */
+ * persistent or s-step CG), and its slots are the CSR nonzeros in float64. It is Jacobi-preconditioned
+ * Chronopoulos-Gear CG: another variant, preconditioner or Krylov method named in the config is refused
+ * by its key (as the cpu backend's partition refuses what it does not run), never replaced silently. */
 static hs_status cuda_part_local_opts(hs_problem_opts *po)
 {
+    HS_CHECK(po->cg.variant == HS_CG_CHRONOPOULOS, HS_ERR_CONFIG,
+             "solver.cg: a distributed run with the cuda backend solves with Chronopoulos-Gear CG on the device; "
+             "\"%s\" runs there on one rank only: use solver.cg = \"chronopoulos\" (or solver.backend = \"cpu\", "
+             "whose ranks run every CG variant)", hs_cg_variant_name(po->cg.variant));
+    HS_CHECK(po->pc.krylov == HS_KRYLOV_CG, HS_ERR_CONFIG,
+             "solver.krylov: a distributed run solves with CG; \"%s\" runs on one rank only: use solver.krylov = "
+             "\"cg\"", hs_krylov_name(po->pc.krylov));
+    HS_CHECK(po->pc.precond == HS_PRECOND_JACOBI, HS_ERR_CONFIG,
+             "solver.precond: a distributed run preconditions with \"jacobi\"; \"%s\" runs on one rank only: use "
+             "solver.precond = \"jacobi\"", hs_precond_name(po->pc.precond));
     HS_CHECK(po->exec.spmv == &hs_spmv_ops_csr_scalar, HS_ERR_CONFIG,
              "solver.spmv: a distributed run with the cuda backend multiplies the owned rows in CSR order "
              "(csr_scalar); \"%s\" is not distributed there: use solver.spmv = \"auto\" or \"csr_scalar\"",
@@ -686,9 +698,6 @@ static hs_status cuda_part_local_opts(hs_problem_opts *po)
     po->graph = 0;
     po->exec.step = HS_STEP_KERNELS;
     po->exec.persistent_cg = 0;
-    po->cg.variant = HS_CG_CHRONOPOULOS;
-    po->pc.precond = HS_PRECOND_JACOBI;
-    po->pc.krylov = HS_KRYLOV_CG;
     return HS_OK;
 }
 

@@ -13,7 +13,7 @@
 //  - the Newton loop of one step, after the host's begin_step (begin_end = 0): as solver.step = graph
 //    but without the graph's kernel boundaries;
 //  - up to HS_PSTEP_MAX whole steps per launch (begin_end = 1), the steps up to the next frame,
-//    checkpoint or end of the run (sim/sim_run.c). A step that fails stops the launch with the state
+//    checkpoint or end of the run (sim/protocol.c, hs_protocol_next). A step that fails stops the launch with the state
 //    at that step's start restorable (phi_n, r_n); the host then runs that step again on the one-step
 //    path, which fails the same way (the arithmetic is the same) and reports or retries it as usual.
 // The arithmetic is that of the kernel-sequence step (element_point_ct, the split sums in the same

@@ -57,3 +57,13 @@ for np in 1 2; do
     echo "mpirun -np $np, solver.backend = $backend: equals the serial GPU run ($(grep -o 'through [A-Z][A-Za-z0-9. ]*' "$out.log" | head -1))"
   done
 done
+# a CG variant the device's distributed CG does not run is refused by its key, once (rank 0), not
+# replaced by Chronopoulos-Gear in silence
+out=$tmp/np2-classic
+if timeout 120 "$mpiexec" --oversubscribe --allow-run-as-root -np 2 "$HEARTSIM" run "$cfg" "${sets[@]}" \
+     --set solver.backend=cuda --set solver.cg=classic --out "$out" < /dev/null > "$out.log" 2>&1; then
+  echo "mpirun -np 2, solver.cg = classic with cuda: ran (expected a refusal)"; cat "$out.log"; exit 1
+fi
+[ "$(grep -c 'solver.cg: a distributed run with the cuda backend solves with Chronopoulos-Gear' "$out.log")" = 1 ] ||
+  { echo "mpirun -np 2, solver.cg = classic with cuda: not one refusal naming solver.cg"; cat "$out.log"; exit 1; }
+echo "mpirun -np 2, solver.cg = classic with cuda: refused once, naming solver.cg"
