@@ -193,6 +193,11 @@ struct hs_backend {
 /** @brief Free any backend; accepts NULL and sets *b = NULL. */
 void hs_backend_destroy(hs_backend **b);
 
+/** @brief For a backend's hs_backend_part_ops.local_opts: a distributed run solves with
+ *  Jacobi-preconditioned CG; another solver.krylov or solver.precond is HS_ERR_CONFIG naming its key.
+ *  @param[in] po the local problem's options */
+hs_status hs_backend_part_require_jacobi_cg(const hs_problem_opts *po);
+
 /** What one time step did. */
 struct hs_step_stats {
     int newton_iters;    /**< linear solves in this step */

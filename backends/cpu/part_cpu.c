@@ -39,12 +39,7 @@ static hs_status cpu_part_local_opts(hs_problem_opts *po)
                        "halo travels, then its boundary rows; \"%s\" multiplies whole matrices only: use one of %s",
                        f ? f->name : "(none)", names);
     }
-    HS_CHECK(po->pc.krylov == HS_KRYLOV_CG, HS_ERR_CONFIG,
-             "solver.krylov: a distributed run solves with CG; \"%s\" runs on one rank only: use solver.krylov = "
-             "\"cg\"", hs_krylov_name(po->pc.krylov));
-    HS_CHECK(po->pc.precond == HS_PRECOND_JACOBI, HS_ERR_CONFIG,
-             "solver.precond: a distributed run preconditions with \"jacobi\"; \"%s\" runs on one rank only: use "
-             "solver.precond = \"jacobi\"", hs_precond_name(po->pc.precond));
+    HS_CALL(hs_backend_part_require_jacobi_cg(po));
     return HS_OK;
 }
 

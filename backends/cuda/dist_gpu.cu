@@ -681,12 +681,7 @@ static hs_status cuda_part_local_opts(hs_problem_opts *po)
              "solver.cg: a distributed run with the cuda backend solves with Chronopoulos-Gear CG on the device; "
              "\"%s\" runs there on one rank only: use solver.cg = \"chronopoulos\" (or solver.backend = \"cpu\", "
              "whose ranks run every CG variant)", hs_cg_variant_name(po->cg.variant));
-    HS_CHECK(po->pc.krylov == HS_KRYLOV_CG, HS_ERR_CONFIG,
-             "solver.krylov: a distributed run solves with CG; \"%s\" runs on one rank only: use solver.krylov = "
-             "\"cg\"", hs_krylov_name(po->pc.krylov));
-    HS_CHECK(po->pc.precond == HS_PRECOND_JACOBI, HS_ERR_CONFIG,
-             "solver.precond: a distributed run preconditions with \"jacobi\"; \"%s\" runs on one rank only: use "
-             "solver.precond = \"jacobi\"", hs_precond_name(po->pc.precond));
+    HS_CALL(hs_backend_part_require_jacobi_cg(po));
     HS_CHECK(po->exec.spmv == &hs_spmv_ops_csr_scalar, HS_ERR_CONFIG,
              "solver.spmv: a distributed run with the cuda backend multiplies the owned rows in CSR order "
              "(csr_scalar); \"%s\" is not distributed there: use solver.spmv = \"auto\" or \"csr_scalar\"",
