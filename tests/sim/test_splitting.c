@@ -8,10 +8,11 @@
  *    to its own limit at second order (the splitting and the diffusion both second order; the
  *    reaction's substeps are the same at every dt, so its error cancels from the differences);
  *  - lumped and consistent mass give the same activation within a small, reported difference;
- *  - a step that fails under the Newton scheme's retries follows its dt (the matrix is reassembled).
+ *  - a run stopped and restarted from a checkpoint writes the files of the uninterrupted run.
  * Usage: test_splitting [--full] [--markdown FILE]: --full adds the finest dt (the table of
  * docs/verification.md). The default (ctest) takes a few seconds.
  */
+#define _POSIX_C_SOURCE 200809L /* mkdtemp */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -102,6 +103,107 @@ static double max_diff(const result *a, const result *b)
     return m;
 }
 
+/* --models: every model with both schemes at the config's default h (0.5 mm) and dt (0.1 ms): the
+ * activation time at X_HI and the CV of Newton, Godunov and Strang (dt_ode = dt) against a reference
+ * (Strang-CN at dt = 0.0125 ms, dt_ode = 0.003125 ms, same h): how solver.scheme = "auto" was decided
+ * (docs/verification.md). */
+static int models_table(FILE *out)
+{
+    static hs_sim_spec s;
+    if (out)
+        fprintf(out, "| model | reference t(x=%g) (ms) | Newton error (ms) | Godunov error (ms) | Strang error (ms) | "
+                     "reference CV (mm/ms) | Newton CV error | Godunov CV error |\n|---|---|---|---|---|---|---|---|\n", X_HI);
+    for (int m = 0; m < hs_models_count(); ++m) {
+        const hs_model *model = hs_models_at(m);
+        if (!(model->schemes & HS_MODEL_SCHEME_NEWTON)) continue;
+        result rr, rn, rg, rs;
+        cable(&s, 0.0125);
+        s.model = model;
+        hs_model_params_defaults(model, &s.model_prm);
+        s.time_unit = model->time_unit_default;
+        s.mesh.box.h = s.mesh.box.ly = s.mesh.box.lz = 0.5;
+        s.scheme = (hs_scheme_opts){HS_SCHEME_SPLITTING, HS_SPLIT_STRANG, 0.5, HS_MASS_CONSISTENT, 0.003125};
+        if (run(&s, &rr)) return -1;
+        s.dt = 0.1;
+        s.scheme = hs_scheme_opts_newton();
+        if (run(&s, &rn)) return -1;
+        s.scheme = (hs_scheme_opts){HS_SCHEME_SPLITTING, HS_SPLIT_GODUNOV, 1.0, HS_MASS_CONSISTENT, 0.0};
+        if (run(&s, &rg)) return -1;
+        s.scheme = (hs_scheme_opts){HS_SCHEME_SPLITTING, HS_SPLIT_STRANG, 1.0, HS_MASS_CONSISTENT, 0.0};
+        if (run(&s, &rs)) return -1;
+        printf("%-20s ref t %.4f cv %.4f | newton %+.4f ms cv %+.2f%% | godunov %+.4f ms cv %+.2f%% | strang %+.4f ms\n",
+               model->name, rr.t_hi, rr.cv, rn.t_hi - rr.t_hi, 100 * (rn.cv / rr.cv - 1), rg.t_hi - rr.t_hi,
+               100 * (rg.cv / rr.cv - 1), rs.t_hi - rr.t_hi);
+        if (out)
+            fprintf(out, "| %s | %.4f | %+.4f | %+.4f | %+.4f | %.4f | %+.2f%% | %+.2f%% |\n", model->name, rr.t_hi,
+                    rn.t_hi - rr.t_hi, rg.t_hi - rr.t_hi, rs.t_hi - rr.t_hi, rr.cv, 100 * (rn.cv / rr.cv - 1),
+                    100 * (rg.cv / rr.cv - 1));
+        free(rr.act), free(rn.act), free(rg.act), free(rs.act);
+    }
+    return 0;
+}
+
+static char *read_all(const char *path, size_t *n)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    fseek(f, 0, SEEK_END);
+    long len = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *b = malloc((size_t)len + 1);
+    *n = fread(b, 1, (size_t)len, f);
+    fclose(f);
+    return b;
+}
+
+/* hs_sim_run under splitting (Strang, lumped mass, paced twice, probes every step, frames, maps):
+ * a run stopped at 12 ms and restarted from its 10 ms checkpoint writes the same probe trace, last
+ * frame and maps as the uninterrupted run, byte for byte (the variables at the nodes in the
+ * checkpoint) */
+static void check_restart(void)
+{
+    static hs_sim_spec s, s2;
+    cable(&s, 0.1);
+    s.scheme = (hs_scheme_opts){HS_SCHEME_SPLITTING, HS_SPLIT_STRANG, 1.0, HS_MASS_LUMPED, 0.05};
+    s.stimuli[0].count = 2, s.stimuli[0].period = 12.0;
+    s.t_end = 25.0;
+    s.output_enabled = 1;
+    s.out_interval = 5.0;
+    s.n_probes = 2;
+    snprintf(s.probe_name[0], sizeof s.probe_name[0], "near");
+    snprintf(s.probe_name[1], sizeof s.probe_name[1], "far");
+    s.probe_xyz[0][0] = 2.0, s.probe_xyz[1][0] = 9.0;
+    snprintf(s.out_prefix, sizeof s.out_prefix, "t");
+    char d1[] = "/tmp/hs_split_a_XXXXXX", d2[] = "/tmp/hs_split_b_XXXXXX";
+    HS_TEST_CHECK(mkdtemp(d1) && mkdtemp(d2), "temporary directories");
+    snprintf(s.out_dir, sizeof s.out_dir, "%s", d1);
+    hs_run_summary sum;
+    HS_TEST_OK(hs_sim_run(&s, NULL, NULL, &sum));
+    s2 = s;
+    snprintf(s2.out_dir, sizeof s2.out_dir, "%s", d2);
+    s2.checkpoint_interval = 10.0;
+    s2.t_end = 12.0;
+    HS_TEST_OK(hs_sim_run(&s2, NULL, NULL, &sum));
+    char path[512];
+    snprintf(path, sizeof path, "%s/t_ckpt_000000100.hsck", d2);
+    s2.t_end = 25.0;
+    HS_TEST_OK(hs_sim_run(&s2, path, NULL, &sum));
+    const char *same[3] = {"t_probes.csv", "t_000005.vtk", "t_maps.vtk"};
+    for (int q = 0; q < 3; ++q) {
+        char pa[600], pb[600];
+        snprintf(pa, sizeof pa, "%s/%s", d1, same[q]);
+        snprintf(pb, sizeof pb, "%s/%s", d2, same[q]);
+        size_t na = 0, nb = 0;
+        char *a = read_all(pa, &na), *b = read_all(pb, &nb);
+        HS_TEST_CHECK(a && b && na == nb && !memcmp(a, b, na), "restart: %s differs from the uninterrupted run's", same[q]);
+        free(a);
+        free(b);
+    }
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "rm -rf %s %s", d1, d2);
+    HS_TEST_CHECK(system(cmd) == 0, "cleanup");
+}
+
 int main(int argc, char **argv)
 {
     hs_verbosity = 0;
@@ -110,7 +212,15 @@ int main(int argc, char **argv)
     for (int i = 1; i < argc; ++i) {
         if (!strcmp(argv[i], "--full")) full = 1;
         else if (!strcmp(argv[i], "--markdown") && i + 1 < argc) md = argv[++i];
+        else if (!strcmp(argv[i], "--models")) full = 2;
     }
+    if (full == 2) {
+        FILE *o = md ? fopen(md, "w") : NULL;
+        const int r = models_table(o);
+        if (o) fclose(o);
+        return r ? 1 : 0;
+    }
+    check_restart();
     const double dts[] = {0.1, 0.05, 0.025, 0.0125, 0.00625};
     const int nl = full ? 5 : 4;
     static hs_sim_spec s;
