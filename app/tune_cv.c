@@ -113,7 +113,8 @@ hs_status hs_tune_cv_direction(const hs_config *cfg, const hs_tune_cv_opts *opt,
                                hs_tune_cv_result *res)
 {
     const hs_tune_cv_opts o = resolved(cfg, opt);
-    double d = d0, best_err = INFINITY;
+    double d = d0, best_err = INFINITY, lo = 0.0, hi = INFINITY; /* D known to be too slow / too fast */
+    double prev_err = INFINITY;
     hs_tune_cv_result best = {0};
     memset(res, 0, sizeof *res);
     for (int it = 1; it <= o.max_iter; ++it) {
@@ -122,17 +123,26 @@ hs_status hs_tune_cv_direction(const hs_config *cfg, const hs_tune_cv_opts *opt,
         res->iters = it, res->d = d, res->cv = cv;
         if (isfinite(cv) && fabs(cv - target) < best_err) best_err = fabs(cv - target), best = *res;
         if (!isfinite(cv)) {
+            lo = fmax(lo, d);
             /* no front across the window: more conductivity carries a stronger current ahead of it */
             if (log)
-                fprintf(log, "  %2d  D = %-12.6g mm^2/ms  no conduction to x = %g mm: D x 4\n", it, d, 2.0 * o.length / 3.0);
-            d *= 4.0;
+                fprintf(log, "  %2d  D = %-12.6g mm^2/ms  no conduction to x = %g mm: more D\n", it, d, 2.0 * o.length / 3.0);
+            d = isfinite(hi) ? sqrt(d * hi) : 4.0 * d;
             continue;
         }
         double err = (cv - target) / target;
         if (log)
             fprintf(log, "  %2d  D = %-12.6g mm^2/ms  CV = %.5f m/s  (%+.3f%%)\n", it, d, cv, 100.0 * err);
         if (fabs(err) <= o.tol) return HS_OK;
+        if (cv < target) lo = fmax(lo, d);
+        else hi = fmin(hi, d);
         d *= (target / cv) * (target / cv); /* CV ~ sqrt(D) (Costa et al. 2013) */
+        /* A safeguard openCARP's scheme does not need where CV(D) is smooth: on a mesh that does not resolve
+         * the front CV jumps with D and the scaling can step back and forth across the target. Once the
+         * target is bracketed by [lo, hi], a step outside it, or one after a simulation that did not halve
+         * the error, is replaced by the bracket's geometric midpoint (bisection in log D). */
+        if (lo > 0.0 && isfinite(hi) && (!(d > lo && d < hi) || fabs(err) > 0.5 * fabs(prev_err))) d = sqrt(lo * hi);
+        prev_err = err;
     }
     if (best_err <= TUNE_ACCEPT * target) {
         /* CV(D) is not smooth when h does not resolve the front (it moves node by node): keep the best */
