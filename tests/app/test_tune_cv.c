@@ -12,11 +12,16 @@
  *     mesh.h = 0.5 mm and the largest dt = 0.1 / 2^k below its tangent bound (how the defaults were
  *     tuned: docs/config.md); a model without one is listed, not failed.
  * Usage: test_tune_cv [--table]: --table prints the tables of docs/verification.md (slower).
+ * Built as test_gpu_tune_cv (HS_TEST_BACKEND "cuda"; exit 77 without a device): the strip's CV on the cuda
+ * backend equals the cpu reference within 1e-6 relative (both solve each step to the Newton tolerance
+ * 1e-8 in phi; a crossing time moves by about 1e-8 / (dphi/dt) = 1e-7 ms against 16 ms between the
+ * window's ends: ~1e-8 relative), and tune-cv on cuda reaches its target within 1%.
  */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "hs_backends.h"
 #include "hs_config.h"
 #include "hs_models.h"
 #include "hs_test.h"
@@ -78,9 +83,44 @@ static void table(void)
     }
 }
 
+#ifdef HS_TEST_BACKEND
+static int gpu_main(void)
+{
+    const hs_backend_entry *e = hs_backends_find(HS_TEST_BACKEND);
+    char desc[256] = "", why[256] = "";
+    if (!e || !e->probe || !e->probe(desc, sizeof desc, why, sizeof why)) {
+        printf("backend %s not available: %s\n", HS_TEST_BACKEND, why);
+        return HS_TEST_SKIP;
+    }
+    const char *models[2] = {"model.type=\"aliev_panfilov\"", "model.type=\"mitchell_schaeffer\""};
+    for (int q = 0; q < 2; ++q) {
+        double v[2];
+        for (int b = 0; b < 2; ++b) {
+            const char *set[2] = {models[q], b ? "solver.backend=\"" HS_TEST_BACKEND "\"" : "solver.backend=\"cpu\""};
+            hs_error_clear();
+            HS_TEST_CHECK(hs_config_load(NULL, set, 2, &cfg) == HS_OK, "%s", hs_error_message());
+            hs_tune_cv_opts o = {.h = 0.5, .dt = 0.1};
+            v[b] = measure(&o, cfg.d_iso + cfg.d_ani);
+        }
+        printf("%s: CV cpu %.9f, %s %.9f m/s\n", models[q], v[0], HS_TEST_BACKEND, v[1]);
+        HS_TEST_CHECK(fabs(v[1] - v[0]) <= 1e-6 * v[0], "%s: %s CV %.9g differs from cpu %.9g", models[q], HS_TEST_BACKEND,
+                      v[1], v[0]);
+    }
+    hs_tune_cv_result r;
+    hs_tune_cv_opts o = {.h = 0.5, .dt = 0.1};
+    HS_TEST_CHECK(hs_tune_cv_direction(&cfg, &o, 0.4, cfg.d_iso + cfg.d_ani, NULL, &r) == HS_OK && fabs(r.cv - 0.4) <= 0.004,
+                  "tune-cv on %s: %s (CV %g)", HS_TEST_BACKEND, hs_error_message(), r.cv);
+    HS_TEST_RETURN();
+}
+#endif
+
 int main(int argc, char **argv)
 {
     hs_verbosity = 0;
+#ifdef HS_TEST_BACKEND
+    (void)argc, (void)argv;
+    return gpu_main();
+#endif
     if (argc > 1 && !strcmp(argv[1], "--table")) {
         table();
         HS_TEST_RETURN();
