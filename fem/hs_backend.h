@@ -170,7 +170,7 @@ typedef struct hs_backend_part_ops {
     hs_status (*solve)(hs_backend_part *p, const hs_cg_opts *o, hs_cg_result *cg, double *upd_local);
     /** The halo and all-reduce times so far (this rank). */
     void (*times)(const hs_backend_part *p, hs_dist_times *t);
-    /** Optional: what the backend line adds (e.g. "distributed CG on the device, halo and all-reduce
+    /** Optional: what the backend line adds (e.g. "device CG, csr_scalar overlapping the halo, halo and sums
      *  through NCCL 2.28.9"), or NULL. */
     const char *(*describe)(const hs_backend_part *p);
     /** Free; accepts NULL, sets *p = NULL. Before the backend is destroyed. */

@@ -82,3 +82,12 @@ fi
 [ "$(grep -c 'solver.cg: a distributed run with the cuda backend solves with Chronopoulos-Gear' "$out.log")" = 1 ] ||
   { echo "mpirun -np 2, solver.cg = classic with cuda: not one refusal naming solver.cg"; cat "$out.log"; exit 1; }
 echo "mpirun -np 2, solver.cg = classic with cuda: refused once, naming solver.cg"
+# one rank runs the serial code: what a serial run accepts (here solver.cg = classic) is not refused
+out=$tmp/np1-classic
+if ! timeout 120 "$mpiexec" --oversubscribe --allow-run-as-root -np 1 "$HEARTSIM" run "$cfg" "${sets[@]}" \
+     --set solver.backend=cuda --set solver.cg=classic --out "$out" < /dev/null > "$out.log" 2>&1; then
+  echo "mpirun -np 1, solver.cg = classic with cuda: failed (one rank runs the serial solve)"; cat "$out.log"; exit 1
+fi
+grep -q "one rank: the serial device solve" "$out.log" ||
+  { echo "mpirun -np 1, solver.cg = classic: not the serial device solve"; cat "$out.log"; exit 1; }
+echo "mpirun -np 1, solver.cg = classic with cuda: runs (the serial solve)"
