@@ -175,9 +175,14 @@ typedef struct hs_backend_part_ops {
     const char *(*describe)(const hs_backend_part *p);
     /** Free; accepts NULL, sets *p = NULL. Before the backend is destroyed. */
     void (*unbind)(hs_backend_part **p);
-    /** 1: on one rank the backend runs its serial plan (its resolve_plan's choices: step, SpMV
-     *  format, values) and the wrapper hands it the Newton iteration (iterate, newton_device), so
-     *  `mpirun -np 1` costs what the serial run costs; 0: the distributed plan (sim/sim_build.c). */
+    /** Optional (NULL: the distributed plan of sim/sim_build.c: the Newton loop on the host,
+     *  csr_scalar, float64): resolve the "auto"s of @p plan for a run on @p n_ranks ranks as the
+     *  backend's resolve_plan does serially (one rank may take the serial plan whole). Every rank
+     *  must reach the same plan. */
+    hs_status (*resolve_plan)(const hs_csr *pattern, const hs_problem_opts *opt, int n_ranks,
+                              hs_exec_plan *plan);
+    /** 1: on one rank the wrapper hands the backend its Newton iteration (iterate, newton_device), so
+     *  `mpirun -np 1` runs the serial code and costs what the serial run costs. */
     int one_rank_serial;
 } hs_backend_part_ops;
 

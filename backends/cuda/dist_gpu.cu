@@ -416,5 +416,6 @@ static const char *cuda_part_describe(const hs_backend_part *p)
 extern "C" const hs_backend_part_ops hs_cuda_part_ops = {
     cuda_part_prepare, cuda_part_local_opts, cuda_part_bind, cuda_part_residual,
     cuda_part_solve,   cuda_part_times,      cuda_part_describe, cuda_part_unbind,
-    1, /* one rank: the serial plan and Newton iteration */
+    hs_cuda_resolve_plan_ranks, /* entry.cu: one rank the serial plan, several the serial choices on the host loop */
+    1,                          /* one rank: the backend's own Newton iteration */
 };

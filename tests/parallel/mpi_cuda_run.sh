@@ -18,8 +18,9 @@
 #   -np 2, and every GPU count above 2 the machine has (nvidia-smi -L): the device CG on each rank's
 #          rows; on a machine with fewer GPUs than ranks they share devices and the exchange goes through
 #          MPI (with a warning); with one GPU per rank NCCL carries it when the build has it and
-#          libnccl.so.2 loads. At 2 ranks also solver.spmv = "cusparse_sell" (a format multiplied whole
-#          after the halo, not split at the interior rows).
+#          libnccl.so.2 loads. "auto" takes the serial default kernel there (cusparse_sell with these
+#          float64 values: multiplied whole after the halo); at 2 ranks also solver.spmv = "csr_scalar"
+#          (its interior rows multiplied while the halo travels).
 set -euo pipefail
 mpiexec=$1
 has_nccl=$2
@@ -70,7 +71,7 @@ run_np() { # np backend name [--set ...]: run, check the backend line and transp
 for np in $counts; do
   run_np "$np" cuda default
   [ "$np" = 1 ] && run_np 1 auto default
-  [ "$np" = 2 ] && run_np 2 cuda cusparse_sell --set solver.spmv=cusparse_sell
+  [ "$np" = 2 ] && run_np 2 cuda csr_scalar --set solver.spmv=csr_scalar
 done
 # a CG variant the partition's device CG does not run (several ranks) is refused by its key, once
 # (rank 0), not replaced by Chronopoulos-Gear in silence
