@@ -166,7 +166,8 @@ typedef struct hs_backend_part hs_backend_part;
  * runs its element pass and assembly with its own ops, and these give the owned rows' residual and
  * the distributed solve, whose halo exchange and global reductions are the backend's own (the cpu
  * backend's: its serial solve with the rank's comm, hs_comm_mpi_create in parallel/hs_dist.h; the
- * cuda backend's on the device through NCCL or MPI, backends/cuda/hs_dist_gpu.h). @p comm is an MPI_Comm passed by address (no MPI type
+ * cuda backend's serial device CG over the owned rows with its device comm, NCCL or MPI:
+ * backends/cuda/hs_dist_gpu.h, hs_cuda_comm.h). @p comm is an MPI_Comm passed by address (no MPI type
  * in this header), borrowed: it outlives the part. Every op is collective over it.
  */
 typedef struct hs_backend_part_ops {
@@ -174,9 +175,10 @@ typedef struct hs_backend_part_ops {
      *  the rank's device (@p desc: one line naming it) and its transport (*fast = 1: the device's
      *  own, e.g. NCCL, agreed by every rank; 0: MPI through the host). Collective. */
     hs_status (*prepare)(const void *comm, char *desc, size_t desc_len, int *fast);
-    /** Optional (NULL: as they are): check and adjust the local problem's options (e.g. the solver
-     *  paths the distributed solve replaces). A refusal is HS_ERR_CONFIG naming the config key. */
-    hs_status (*local_opts)(hs_problem_opts *opt);
+    /** Optional (NULL: as they are): check and adjust the local problem's options for a run of
+     *  @p n_ranks ranks (e.g. the solver paths the distributed solve replaces; one rank may keep every
+     *  serial path). A refusal is HS_ERR_CONFIG naming the config key. */
+    hs_status (*local_opts)(hs_problem_opts *opt, int n_ranks);
     /** The distributed solver of backend @p b (created on the local problem of view @p l, both
      *  borrowed). @p fast: prepare's answer (0 without prepare). Collective. */
     hs_status (*bind)(hs_backend *b, const hs_part_local *l, const void *comm, int fast, hs_backend_part **out);
@@ -190,11 +192,20 @@ typedef struct hs_backend_part_ops {
     hs_status (*solve)(hs_backend_part *p, const hs_cg_opts *o, hs_cg_result *cg, double *upd_local);
     /** The halo and all-reduce times so far (this rank). */
     void (*times)(const hs_backend_part *p, hs_dist_times *t);
-    /** Optional: what the backend line adds (e.g. "distributed CG on the device, halo and all-reduce
+    /** Optional: what the backend line adds (e.g. "device CG, csr_scalar overlapping the halo, halo and sums
      *  through NCCL 2.28.9"), or NULL. */
     const char *(*describe)(const hs_backend_part *p);
     /** Free; accepts NULL, sets *p = NULL. Before the backend is destroyed. */
     void (*unbind)(hs_backend_part **p);
+    /** Optional (NULL: the distributed plan of sim/sim_build.c: the Newton loop on the host,
+     *  csr_scalar, float64): resolve the "auto"s of @p plan for a run on @p n_ranks ranks as the
+     *  backend's resolve_plan does serially (one rank may take the serial plan whole). Every rank
+     *  must reach the same plan. */
+    hs_status (*resolve_plan)(const hs_csr *pattern, const hs_problem_opts *opt, int n_ranks,
+                              hs_exec_plan *plan);
+    /** 1: on one rank the wrapper hands the backend its Newton iteration (iterate, newton_device), so
+     *  `mpirun -np 1` runs the serial code and costs what the serial run costs. */
+    int one_rank_serial;
     /** 1: while bound, the backend's react and diffuse ops (the splitting scheme) run on the partition:
      *  react on the owned nodes, diffuse collective over the comm (the ghosts of phi from their owners
      *  before its products and after the update, its sums over the ranks), so the distributed backend

@@ -19,7 +19,12 @@
 #                                 per solve, preconditioner set-up and time per step (the break-even).
 #   scripts/gpu_suite.sh run mpi  (on the GPU machine) the Open MPI carried in .gpu-bundle/mpi launches
 #                                 heartsim: mpirun -np 1 and 2 equal the serial run (cpu backend),
-#                                 and with solver.backend = cuda the serial GPU run (NCCL or MPI)
+#                                 and with solver.backend = cuda on 1, 2 and as many ranks as the
+#                                 machine has GPUs the serial GPU run (NCCL or MPI)
+#   scripts/gpu_suite.sh run scale
+#                                 (on the GPU machine, not in "all") `heartsim bench step bench_1m.cfg`
+#                                 (cuda) and `mpirun -np <GPUs> heartsim bench scale bench_1m.cfg`:
+#                                 the 1-rank ratio (scale's first row over step's) and the scaling
 #   scripts/gpu_suite.sh run compare BASE
 #                                 (on the GPU machine) `bench cg` and `bench step` at ~50K and 1M rows
 #                                 and `bench spmv` at 1M with this bundle and with BASE, another
@@ -228,11 +233,25 @@ run)
         python3 vtk_fields_close.py /tmp/hs_mpi/serial/slab_000005.vtk /tmp/hs_mpi/np$np/slab_000005.vtk \
           V:5e-5 activation:1e-6 && echo "mpirun -np $np: equals the serial run" || exit 1
       done
-      # the cuda backend per rank (layer 3): -np 1 (NCCL when libnccl.so.2 loads here) and -np 2 (on one
-      # GPU the two ranks share it: MPI via host buffers) equal the serial GPU run (tests/parallel/mpi_cuda_run.sh)
-      # the device CG against the host one (tests/backends/cuda/test_gpu_dist_cg.cu), then whole runs
-      for np in 1 2; do mpirun -np $np ./test_gpu_dist_cg || exit 1; done
+      # the cuda backend per rank: -np 1 (the serial device path), 2 and as many ranks as GPUs here
+      # (nvidia-smi -L; NCCL where each rank has its own GPU and libnccl.so.2 loads, else MPI via host
+      # buffers) equal the serial GPU run (tests/parallel/mpi_cuda_run.sh); first the partition's device
+      # CG and every SpMV format on a partition against the host (tests/backends/cuda/test_gpu_dist_cg.cu)
+      ngpu=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || true)
+      counts="1 2"; [ "${ngpu:-0}" -gt 2 ] && counts="$counts $ngpu"
+      for np in $counts; do mpirun -np $np ./test_gpu_dist_cg || exit 1; done
       HEARTSIM=./heartsim HS_CFG=quick_slab.cfg HS_CLOSE=vtk_fields_close.py bash mpi_cuda_run.sh mpirun "$(cat has_nccl)"
+    ) || fail=$((fail+1))
+  fi
+  if [ "$what" = scale ]; then
+    # issues 25/26: the serial step of the cuda backend on bench_1m (bench step), then `bench scale` under
+    # mpirun with as many ranks as GPUs here (its first row is mpirun -np 1: the 1-rank ratio is that
+    # row's ms/step over bench step's cuda ms/step), all in this one call on this one machine
+    [ -f mpi/env.sh ] || { echo "no mpi/ in the bundle (build without MPI)"; exit 2; }
+    ( source mpi/env.sh
+      ngpu=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || true)
+      ./heartsim bench step bench_1m.cfg --no-cpu --set solver.backend=cuda || exit 1
+      mpirun -np "${ngpu:-1}" ./heartsim bench scale bench_1m.cfg --set solver.backend=cuda 2>&1 | grep -v pmix || exit 1
     ) || fail=$((fail+1))
   fi
   [ "$fail" -eq 0 ]

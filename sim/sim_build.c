@@ -64,7 +64,7 @@ static hs_status report_regions(const hs_sim_spec *spec, hs_sim *sim)
 }
 
 /* A distributed run's choices (a partition's solve, the cpu backend's own through the rank's comm or
- * the cuda backend's distributed CG of dist_gpu.cu, reads each rank's owned rows in CSR order with
+ * a backend without its own plan for partitions: hs_backend_part_ops.resolve_plan), reads each rank's owned rows in CSR order with
  * float64 values unless named otherwise; the host runs the Newton loop):
  * what its "auto"s mean. A named device step or persistent CG is not run there either (as the cpu
  * backend's policy says of a named step): replaced, with the reason logged. What it refuses of
@@ -114,7 +114,15 @@ static hs_status resolve_plan(const hs_sim_spec *spec, hs_sim *sim, const hs_csr
     double t0 = hs_wtime();
     hs_exec_plan plan = hs_exec_plan_request(spec->step, spec->persistent, spec->matrix_values, spec->spmv);
     plan.scheme = po->scheme.kind;
-    if (spec->distributed) distributed_plan(&plan);
+    /* a distributed run: the backend's plan for its partitions (hs_backend_part_ops.resolve_plan: the
+     * cuda backend's is the serial one on one rank), else distributed_plan */
+    const hs_backend_part_ops *part = sim->backend_entry->part;
+    int ranks = 1;
+#if HS_HAS_MPI
+    if (spec->distributed) ranks = hs_backend_mpi_ranks();
+#endif
+    if (spec->distributed && part && part->resolve_plan) HS_CALL(part->resolve_plan(pattern, po, ranks, &plan));
+    else if (spec->distributed) distributed_plan(&plan);
     else HS_CALL(sim->backend_entry->resolve_plan(pattern, po, &plan));
     HS_CHECK(hs_exec_plan_resolved(&plan), HS_ERR_INTERNAL, "the %s backend left a choice of the execution plan open",
              sim->backend_entry->name);

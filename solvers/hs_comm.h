@@ -11,6 +11,10 @@
  * fem/ and backends/cpu include it (the layering: the interface lives with the solver that calls it,
  * the MPI implementation in parallel/ above it, as PETSc's PetscSF sits below its KSP).
  *
+ * The cuda backend's device twin is backends/cuda/hs_cuda_comm.h (the same halo start/finish and
+ * sums, of device vectors, enqueued on a stream): its CG on a partition (hs_gpu_cg_set_dist) has the
+ * shape of hs_cg_chronopoulos over this comm.
+ *
  * Local vectors: [0, n_interior) owned rows with no ghost column, [n_interior, n_owned) owned rows
  * with one, [n_owned, n_local) ghosts grouped by owner (parallel/hs_partition.h's numbering).
  */

@@ -22,8 +22,9 @@ typedef struct cpu_part {
 } cpu_part;
 
 /* What the serial cpu run offers and a partition does not: refused by name (every rank alike). */
-static hs_status cpu_part_local_opts(hs_problem_opts *po)
+static hs_status cpu_part_local_opts(hs_problem_opts *po, int n_ranks)
 {
+    (void)n_ranks; /* one rank or several: the same solve through the rank's comm */
     const hs_spmv_ops *f = po->exec.spmv;
     const int f32 = po->exec.values == HS_VALUES_F32;
     if (!f || !(f32 ? f->apply_rows_ref_f32 != NULL : f->apply_rows_ref != NULL)) {

@@ -247,11 +247,137 @@ __global__ void k_cgc_vector(int32_t n, int n_dparts, const double *dpart, hs_gp
     }
 }
 
+
+// ---- on a partition (hs_gpu_cg_set_dist): one all-reduce of three sums per iteration ---------------
+
+// red[k] = the partials of k summed in a fixed order (one block); nothing once the solve stopped
+__global__ void k_dist_final3(int nparts, const double *pa, const double *pb, const double *pc, double *red,
+                              const hs_gpu_cg_scalars *sc)
+{
+    __shared__ double sh[kT];
+    if (sc && sc->status != HS_GPU_CG_RUNNING) return;
+    const double a = hs_sum_partials(nparts, pa, sh);
+    const double b = hs_sum_partials(nparts, pb, sh);
+    const double c = hs_sum_partials(nparts, pc, sh);
+    if (threadIdx.x == 0) { red[0] = a; red[1] = b; red[2] = c; }
+}
+
+// after init's all-reduce: red = (r,u), (A u, u), (b,b) over the ranks
+__global__ void k_dist_init_final(const double *red, hs_gpu_cg_scalars *sc, double cg_tol, double forcing,
+                                  double tol_res, const double *d_res, int max_iter)
+{
+    const double tol = forcing_tol(cg_tol, forcing, tol_res, d_res), bb = red[2];
+    sc->gamma = red[0];
+    sc->delta = red[1];
+    sc->gamma_old = 0.0;
+    sc->alpha = 0.0;
+    sc->beta = 0.0;
+    sc->bb = bb;
+    sc->rr = bb;
+    sc->tol = tol;
+    sc->tol2 = tol * tol;
+    sc->iters = 0;
+    sc->fail_iter = 0;
+    sc->max_iter = max_iter;
+    sc->ticket = 0;
+    sc->ticket_spmv = 0;
+    sc->status = !isfinite(bb) ? HS_GPU_CG_NONFINITE : bb == 0.0 ? HS_GPU_CG_CONV
+               : max_iter <= 0 ? HS_GPU_CG_MAXIT : HS_GPU_CG_RUNNING;
+}
+
+// alpha and beta of the iteration from the reduced gamma, gamma_old, delta (hs_cg_chronopoulos's)
+__global__ void k_dist_coef(hs_gpu_cg_scalars *sc)
+{
+    if (sc->status != HS_GPU_CG_RUNNING) return;
+    const int it = sc->iters;
+    const double g = sc->gamma;
+    const double beta = it == 0 ? 0.0 : g / sc->gamma_old;
+    const double denom = it == 0 ? sc->delta : sc->delta - beta * g / sc->alpha; // = (p, A p)
+    if (!(denom > 0.0) || !(g > 0.0)) {
+        sc->status = isfinite(denom) && isfinite(g) ? HS_GPU_CG_BREAK : HS_GPU_CG_NONFINITE;
+        sc->fail_iter = it + 1;
+        return;
+    }
+    sc->alpha = g / denom;
+    sc->beta = beta;
+    sc->pq = denom;
+}
+
+// the rows' update (hs_cgc_update_row) and the partials of (r,u), (r,r)
+__global__ void k_dist_vector(int32_t n, const hs_gpu_cg_scalars *sc, double *__restrict__ x, double *__restrict__ r,
+                              double *__restrict__ u, double *__restrict__ p, double *__restrict__ s,
+                              const double *__restrict__ w, const double *__restrict__ dinv, double *partA,
+                              double *partB)
+{
+    __shared__ double sh[kT];
+    if (sc->status != HS_GPU_CG_RUNNING) return;
+    const double alpha = sc->alpha, beta = sc->beta;
+    double gg = 0.0, rr = 0.0;
+    for (int32_t i = blockIdx.x * kT + threadIdx.x; i < n; i += gridDim.x * kT)
+        hs_cgc_update_row(i, alpha, beta, x, r, u, p, s, w, dinv, gg, rr);
+    gg = hs_block_sum(gg, sh);
+    rr = hs_block_sum(rr, sh);
+    if (threadIdx.x == 0) { partA[blockIdx.x] = gg; partB[blockIdx.x] = rr; }
+}
+
+// the test after the all-reduce of (r,u), (r,r), (A u, u): ||r|| <= tol ||b|| as solvers/cg.c
+__global__ void k_dist_test(const double *red, hs_gpu_cg_scalars *sc)
+{
+    if (sc->status != HS_GPU_CG_RUNNING) return;
+    const int it = sc->iters + 1;
+    sc->gamma_old = sc->gamma;
+    sc->gamma = red[0];
+    sc->rr = red[1];
+    sc->delta = red[2];
+    sc->iters = it;
+    if (!isfinite(red[1])) sc->status = HS_GPU_CG_NONFINITE;
+    else if (red[1] <= sc->tol2 * sc->bb) sc->status = HS_GPU_CG_CONV;
+    else if (it >= sc->max_iter) sc->status = HS_GPU_CG_MAXIT;
+}
+
 // ---- enqueueing -----------------------------------------------------------------------------------
+
+hs_status enqueue_init_dist(hs_gpu_cg *cg, const double *b, double *x, const hs_gpu_cg_tol *t, cudaStream_t s)
+{
+    const hs_gpu_cg_dist *d = cg->dist;
+    k_init<<<cg->vblocks, kT, 0, s>>>(cg->n, b, cg->dinv, x, cg->r, cg->u, cg->p, cg->s, cg->partA, cg->partB);
+    HS_CUDA_LAUNCH_CHECK("k_init");
+    HS_CALL(d->spmv(d->ctx, cg->u, cg->w, s));
+    HS_CALL(hs_gpu_dot_pass(cg->n, cg->w, cg->u, cg->partD, nullptr, s));
+    k_dist_final3<<<1, kT, 0, s>>>(cg->vblocks, cg->partA, cg->partD, cg->partB, cg->d_red, nullptr);
+    HS_CUDA_LAUNCH_CHECK("k_dist_final3");
+    HS_CALL(d->sum(d->ctx, cg->d_red, 3, s));
+    k_dist_init_final<<<1, 1, 0, s>>>(cg->d_red, cg->d_sc, t->cg_tol, t->forcing, t->tol_res, t->d_res, t->max_iter);
+    HS_CUDA_LAUNCH_CHECK("k_dist_init_final");
+    return HS_OK;
+}
+
+// One iteration; every rank enqueues the same ones (its status is the others': the same sums), so the
+// exchange and the all-reduce run on all ranks alike, also after the solve stopped (then as no-ops
+// on stale values: the kernels around them return at once).
+hs_status enqueue_iteration_dist(hs_gpu_cg *cg, double *x, cudaStream_t s)
+{
+    const hs_gpu_cg_dist *d = cg->dist;
+    const int VB = cg->vblocks;
+    k_dist_coef<<<1, 1, 0, s>>>(cg->d_sc);
+    HS_CUDA_LAUNCH_CHECK("k_dist_coef");
+    k_dist_vector<<<VB, kT, 0, s>>>(cg->n, cg->d_sc, x, cg->r, cg->u, cg->p, cg->s, cg->w, cg->dinv, cg->partA,
+                                    cg->partB);
+    HS_CUDA_LAUNCH_CHECK("k_dist_vector");
+    HS_CALL(d->spmv(d->ctx, cg->u, cg->w, s));
+    HS_CALL(hs_gpu_dot_pass(cg->n, cg->w, cg->u, cg->partD, cg->d_sc, s));
+    k_dist_final3<<<1, kT, 0, s>>>(VB, cg->partA, cg->partB, cg->partD, cg->d_red, cg->d_sc);
+    HS_CUDA_LAUNCH_CHECK("k_dist_final3");
+    HS_CALL(d->sum(d->ctx, cg->d_red, 3, s));
+    k_dist_test<<<1, 1, 0, s>>>(cg->d_red, cg->d_sc);
+    HS_CUDA_LAUNCH_CHECK("k_dist_test");
+    return HS_OK;
+}
 
 hs_status enqueue_init(hs_gpu_cg *cg, const double *b, double *x, const hs_gpu_cg_tol *t, cudaStream_t s,
                        cudaGraphConditionalHandle cond, int use_cond)
 {
+    if (cg->dist) return enqueue_init_dist(cg, b, x, t, s);
     HS_CHECK(cg->variant != HS_CG_SSTEP, HS_ERR_INTERNAL,
              "the s-step CG runs only as its persistent kernel (hs_gpu_cg_set_sstep first)");
     k_init<<<cg->vblocks, kT, 0, s>>>(cg->n, b, cg->dinv, x, cg->r, cg->u, cg->p,
@@ -268,6 +394,7 @@ hs_status enqueue_init(hs_gpu_cg *cg, const double *b, double *x, const hs_gpu_c
 hs_status enqueue_iteration(hs_gpu_cg *cg, double *x, cudaStream_t s, cudaGraphConditionalHandle cond,
                             int use_cond)
 {
+    if (cg->dist) return enqueue_iteration_dist(cg, x, s);
     const int VB = cg->vblocks;
     if (cg->variant == HS_CG_CHRONOPOULOS) {
         int n_dparts = 1; // fused: the SpMV's last block leaves delta itself in d_sc->delta
@@ -341,11 +468,23 @@ void hs_gpu_cg_destroy(hs_gpu_cg **p)
     if (!p || !*p) return;
     hs_gpu_cg *cg = *p;
     void *dev[] = {cg->r, cg->u, cg->p, cg->w, cg->s, cg->partA, cg->partB, cg->partD, cg->d_sc,
-                   cg->sstep_Y, cg->sstep_partG, cg->sstep_gtot, cg->sstep_cheb, cg->p_q, cg->p_part};
+                   cg->sstep_Y, cg->sstep_partG, cg->sstep_gtot, cg->sstep_cheb, cg->p_q, cg->p_part, cg->d_red};
     for (size_t i = 0; i < sizeof dev / sizeof dev[0]; ++i) cudaFree(dev[i]);
     if (cg->s_body) cudaStreamDestroy(cg->s_body);
     free(cg);
     *p = nullptr;
+}
+
+hs_status hs_gpu_cg_set_dist(hs_gpu_cg *cg, int32_t n_owned, const hs_gpu_cg_dist *dist)
+{
+    HS_CHECK(cg->variant == HS_CG_CHRONOPOULOS && !cg->persistent, HS_ERR_INTERNAL,
+             "the CG on a partition is Chronopoulos-Gear as a kernel sequence");
+    HS_CHECK(n_owned <= cg->n, HS_ERR_INTERNAL, "%d owned rows in a CG of %d", n_owned, cg->n);
+    if (!cg->d_red) HS_CALL(HS_CUDA_ALLOC(cg->d_red, 3, "CG sums"));
+    cg->n = n_owned;
+    cg->vblocks = hs_gpu_cg_vblocks(n_owned);
+    cg->dist = dist;
+    return HS_OK;
 }
 
 int hs_gpu_cg_vblocks(int32_t n)
@@ -414,6 +553,7 @@ hs_status hs_gpu_cg_capture_solve(hs_gpu_cg *cg, const double *b, double *x, con
                                   cudaStream_t s)
 {
     if (cg->persistent) return hs_gpu_cg_launch_persistent(cg, b, x, t, s); /* one cooperative kernel node */
+    HS_CHECK(!cg->dist, HS_ERR_INTERNAL, "the CG on a partition is not captured into a graph (hs_gpu_cg_set_dist)");
     cudaStreamCaptureStatus cs;
     cudaGraph_t graph = nullptr;
     HS_CUDA_CALL(cudaStreamGetCaptureInfo(s, &cs, nullptr, &graph));

@@ -223,6 +223,12 @@ hs_status hs_cu_iterate(hs_backend *b, hs_cg_result *cg, double *upd_norm, doubl
  *  every solver.precond_reuse solves, the device Krylov method, the phi update (stream, no graph). */
 hs_status hs_cu_solve_general(hs_backend *b, hs_cg_result *cg, double *upd_norm);
 
+/* ---- entry.cu ---- */
+/** The execution plan of a distributed run on @p n_ranks ranks (hs_cuda_part_ops.resolve_plan): the
+ *  serial one on one rank; on several the Newton loop on the host and "auto" without a timed trial. */
+extern "C" hs_status hs_cuda_resolve_plan_ranks(const hs_csr *pattern, const hs_problem_opts *opt, int n_ranks,
+                                                hs_exec_plan *plan);
+
 /* ---- diag.cu ---- */
 /** bench, bench_cg, get_system: set as b->diag by hs_backend_cuda_create. */
 extern const hs_backend_diag_ops hs_cu_diag_ops;

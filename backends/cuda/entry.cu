@@ -93,6 +93,34 @@ static hs_status cuda_resolve_plan(const hs_csr *pattern, const hs_problem_opts 
     return HS_OK;
 }
 
+/* The plan of a distributed run on @p n_ranks ranks (hs_cuda_part_ops.resolve_plan, dist_gpu.cu): one
+ * rank runs the serial code, so the serial plan; several run the Newton loop on the host and the CG
+ * as a kernel sequence with one all-reduce per iteration (no graph, no persistent kernel), and
+ * "auto" takes the serial default kernel without a trial (each rank would time its own, on its own
+ * device, and might choose apart). */
+extern "C" hs_status hs_cuda_resolve_plan_ranks(const hs_csr *pattern, const hs_problem_opts *opt, int n_ranks,
+                                                hs_exec_plan *plan)
+{
+    if (n_ranks <= 1) return cuda_resolve_plan(pattern, opt, plan);
+    hs_cuda_plan_rules(opt, pattern->n_rows, plan);
+    if (plan->step != HS_STEP_KERNELS) {
+        plan->step = HS_STEP_KERNELS;
+        snprintf(plan->why_step, sizeof plan->why_step,
+                 "%d ranks: a distributed run's Newton decisions are global, on the host", n_ranks);
+    }
+    if (plan->persistent_cg) {
+        plan->persistent_cg = 0;
+        snprintf(plan->why_persistent, sizeof plan->why_persistent,
+                 "%d ranks: the CG on a partition is a kernel sequence with an all-reduce per iteration", n_ranks);
+    }
+    if (!plan->spmv) {
+        plan->spmv = plan->values == HS_VALUES_F32 ? &HS_CUDA_AUTO_DEFAULT_F32 : &HS_CUDA_AUTO_DEFAULT;
+        snprintf(plan->why_spmv, sizeof plan->why_spmv,
+                 "%d ranks: the serial default without a timed trial (each rank would time its own)", n_ranks);
+    }
+    return HS_OK;
+}
+
 /* The device's primary context created on a detached thread while the host builds the mesh and the
  * maps: the runtime serialises context creation, so the backend's own first call simply finds it
  * made (or waits for it). Errors are left for create to meet and report. */

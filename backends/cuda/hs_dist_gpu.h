@@ -1,19 +1,13 @@
 /**
  * @file hs_dist_gpu.h
- * @brief The device half of a distributed run with the cuda backend on each rank (issue 14, layer
- * 3; backends/cuda/dist_gpu.cu, built with CUDA and MPI): the rank's device, the Newton residual of
- * the owned rows, and the distributed Chronopoulos-Gear Jacobi-PCG on the device over the inner
- * cuda backend's local system (its K, R, Jacobi diagonal, du and phi stay on the device). The
- * halo exchange and the one all-reduce per CG iteration go through a transport:
- *  - NCCL (HS_HAS_NCCL, every rank of a node on its own device): ncclSend/ncclRecv of device
- *    buffers in one group on a second stream, ncclAllReduce of the three CG scalars; the
- *    communicator from ncclGetUniqueId on rank 0, broadcast with MPI_Bcast; libnccl.so.2 loaded
- *    at run time (dlopen), so the binary starts where NCCL is not installed;
- *  - MPI through pinned host buffers (a build without NCCL, libnccl not loadable on some rank, or
- *    ranks sharing a device, which one NCCL communicator does not allow): the send buffer packed on the device and copied down, the
- *    ghosts copied up.
- * Both overlap the exchange with the SpMV of the interior rows. The host path (parallel/dist.c,
- * the cpu backend) is the reference: the same recurrences, scalars and stopping test.
+ * @brief The cuda backend on one rank's partition (backends/cuda/dist_gpu.cu, built with CUDA and
+ * MPI): the rank's device, the Newton residual of the owned rows, and the solve. One rank solves with
+ * the serial backend's own code (the comm has nothing to do); several run the serial device CG
+ * (backends/cuda/cg.cu, Chronopoulos-Gear, every scalar on the device) over the owned rows, with the
+ * halo exchange and the one all-reduce per iteration of the device comm (hs_cuda_comm.h: NCCL, or MPI
+ * through pinned host buffers where NCCL is absent or ranks share a device). The host path (the cpu
+ * backend's solve on a partition, solvers/cg.c over parallel/dist.c's comm) is the reference: the
+ * same recurrences, sums and stopping test.
  */
 #ifndef HS_DIST_GPU_H
 #define HS_DIST_GPU_H
@@ -40,23 +34,29 @@ extern "C" {
  */
 hs_status hs_dist_gpu_select_device(MPI_Comm comm, int *shared, char *desc, size_t desc_len);
 
-/**
- * @brief 1 when this process can use NCCL: the build has it (HS_HAS_NCCL) and libnccl.so.2 loads
- * (dlopen: the binary does not link it, so it starts where NCCL is absent); else 0 and @p why.
- */
-int hs_dist_gpu_nccl_available(char *why, size_t why_len);
 
 typedef struct hs_dist_gpu hs_dist_gpu;
 
 /**
- * @brief The distributed solver over the inner cuda backend @p cuda (created on the local problem
- * of view @p l, with solver.spmv csr_scalar and float64 values: its slots are the CSR nonzeros) on
- * @p comm; @p use_nccl 1: NCCL transport (HS_ERR_CONFIG when not built), 0: MPI through the host.
- * All borrowed. Collective. @p t: where times accumulate (borrowed).
+ * @brief The distributed solver over the inner cuda backend @p cuda (created on the local problem of
+ * view @p l, its options adjusted by hs_cuda_part_ops.local_opts) on @p comm; @p use_nccl 1: NCCL
+ * transport (HS_ERR_CONFIG when not built), 0: MPI through the host. On several ranks it makes the
+ * backend's CG solve over the owned rows (hs_gpu_cg_set_dist) until destroyed. All borrowed.
+ * Collective. @p one_rank_serial 1: on a comm of one rank, solve with the serial backend's hs_cu_solve
+ * (every serial path) and leave its CG alone; 0: the distributed CG on any comm (tests).
  */
 hs_status hs_dist_gpu_create(hs_backend *cuda, const hs_part_local *l, MPI_Comm comm, int use_nccl,
-                             hs_dist_times *t, hs_dist_gpu **out);
-/** @brief "NCCL 2.x.y" or "MPI via host buffers". */
+                             int one_rank_serial, hs_dist_gpu **out);
+/** @brief 1 when the owned rows are multiplied in two blocks (csr_scalar: interior rows while the
+ *  halo travels), 0 when the format's kernel multiplies the local matrix after the halo. */
+int hs_dist_gpu_split(const hs_dist_gpu *g);
+/** @brief d_y[0..n_owned) = A d_x on the owned rows, the ghosts of d_x [n_local] exchanged first (what the
+ *  distributed CG multiplies with; synchronous, for tests). Not with one_rank_serial on one rank.
+ *  Collective. */
+hs_status hs_dist_gpu_spmv(hs_dist_gpu *g, double *d_x, double *d_y);
+/** @brief The comm's exchanges and all-reduces so far (t->spmv = -1: not timed apart). */
+void hs_dist_gpu_times(const hs_dist_gpu *g, hs_dist_times *t);
+/** @brief "NCCL 2.x.y", "MPI via host buffers" or "none (one rank)". */
 const char *hs_dist_gpu_transport(const hs_dist_gpu *g);
 /** @brief After the inner assemble: max over the owned rows of dt |R_i| / m_i (NaN: +inf) and its
  *  local row (this rank only). */
@@ -70,8 +70,8 @@ hs_status hs_dist_gpu_solve(hs_dist_gpu *g, const hs_cg_opts *opts, hs_cg_result
 void hs_dist_gpu_destroy(hs_dist_gpu **g);
 
 /** The cuda backend on one rank's partition (hs_backend.h), over the functions above: prepare picks
- *  the device and the transport, local_opts refuses float32 values and turns off the solver paths
- *  the distributed CG replaces. hs_backend_cuda.part points here. */
+ *  the device and the transport, local_opts (several ranks) refuses what the partition's CG does not
+ *  run and turns off the graph and persistent paths. hs_backend_cuda.part points here. */
 extern const hs_backend_part_ops hs_cuda_part_ops;
 
 #ifdef __cplusplus

@@ -68,6 +68,16 @@ struct hs_gpu_cg_tol {
     int max_iter;
 };
 
+/** A CG on one rank's partition (hs_gpu_cg_set_dist): the operator over the owned rows and the sum
+ *  over the ranks, both enqueued on the solve's stream (backends/cuda/dist_gpu.cu). */
+struct hs_gpu_cg_dist {
+    /** y[0..n_owned) = A x, x [n_local] on the device: fills x's ghosts itself (halo exchange) */
+    hs_status (*spmv)(void *ctx, double *x, double *y, cudaStream_t s);
+    /** d_v[0..n) summed over the ranks in place, ordered on s (backends/cuda/hs_cuda_comm.h) */
+    hs_status (*sum)(void *ctx, double *d_v, int n, cudaStream_t s);
+    void *ctx;
+};
+
 struct hs_gpu_cg {
     hs_cg_variant variant;
     int32_t n;
@@ -99,6 +109,9 @@ struct hs_gpu_cg {
     double *sstep_Y;                 /**< [2s+1][n] basis */
     double *sstep_partG, *sstep_gtot; /**< Gram partials [pgrid][2 ne], totals [2 ne] */
     double *sstep_cheb;              /**< [2] kept interval (centre, half-width; half-width 0: none) */
+    /* on a partition (hs_gpu_cg_set_dist; NULL: one partition, the code above) */
+    const hs_gpu_cg_dist *dist;      /**< borrowed */
+    double *d_red;                   /**< [3] the sums of an iteration, reduced over the ranks in place */
 };
 
 /** @brief Device CG for systems of size n with @p spmv (borrowed) and Jacobi @p d_dinv (borrowed). */
@@ -148,6 +161,17 @@ hs_status hs_gpu_sstep_inner_check(int s, const double *G, const double *H, doub
 /** @brief Enqueue one persistent solve (internal to backends/cuda/cg.cu's solve and capture paths). */
 hs_status hs_gpu_cg_launch_persistent(hs_gpu_cg *cg, const double *b, double *x, const hs_gpu_cg_tol *t,
                                       cudaStream_t s);
+
+/**
+ * @brief Solve on one rank's partition from now on: the vectors' first @p n_owned rows are this rank's
+ * (the CG was created with n_local >= n_owned rows: u's ghosts live behind them), @p dist (borrowed)
+ * multiplies and sums over the ranks. Chronopoulos-Gear as hs_cg_chronopoulos runs over a distributed
+ * comm (solvers/cg.c): the SpMV moved before the convergence test so that (r,u), (r,r) and (A u, u)
+ * travel in one all-reduce per iteration; alpha, beta and the test on the device (no host wait: the
+ * stream and graph paths as serially, the all-reduce enqueued on the stream). Not the persistent or
+ * s-step kernels (HS_ERR_INTERNAL), not capturable into a graph (the MPI transport waits on the host).
+ */
+hs_status hs_gpu_cg_set_dist(hs_gpu_cg *cg, int32_t n_owned, const hs_gpu_cg_dist *dist);
 
 /** @brief Grid of the CG vector kernels and of the separate dot pass for n rows (<= HS_DOT_MAX_PARTS). */
 int hs_gpu_cg_vblocks(int32_t n);

@@ -43,6 +43,7 @@ typedef struct mpi_impl {
     double res;             /* global Newton residual of the last assembly */
     double t_solve;
     int fast;               /* the inner backend's own transport (prepare's answer: NCCL), else MPI */
+    int whole;              /* one rank: the inner backend's iterate / newton_device run the Newton iteration */
 } mpi_impl;
 
 /* Every rank returns the same status: the first failing rank's code and message go to all. */
@@ -190,6 +191,34 @@ static hs_status mpi_diffuse(hs_backend *b, double dt, hs_cg_result *cg)
     const hs_status st = agree(m, m->inner->ops->diffuse(m->inner, dt, cg));
     m->t_solve += hs_wtime() - t0;
     return st;
+}
+
+/* One rank: the partition is the whole mesh (no ghost), so the inner backend's own Newton iteration
+ * (solve, update, assembly: one CUDA graph) or whole Newton loop (newton_device: solver.step =
+ * "graph") is the distributed one; only its node names change numbering (local to the mesh's). */
+static int32_t global_node(const mpi_impl *m, int32_t local)
+{
+    return local >= 0 && local < m->l->n_owned + m->l->n_ghost ? (int32_t)m->l->l2g[local] : local;
+}
+
+static hs_status mpi_iterate(hs_backend *b, hs_cg_result *cg, double *upd_norm, double *res_norm, int32_t *res_node)
+{
+    mpi_impl *m = b->impl;
+    hs_status st = m->inner->ops->iterate(m->inner, cg, upd_norm, res_norm, res_node);
+    HS_CALL(agree(m, name_global_element(m, b->prob->mesh, st)));
+    *res_node = global_node(m, *res_node);
+    if (cg->outcome == HS_CG_CONVERGED) m->res = *res_norm;
+    return HS_OK;
+}
+
+static hs_status mpi_newton_device(hs_backend *b, hs_newton_out *out)
+{
+    mpi_impl *m = b->impl;
+    hs_status st = m->inner->ops->newton_device(m->inner, out);
+    out->res_node = global_node(m, out->res_node);
+    out->node_before = global_node(m, out->node_before);
+    m->res = out->res;
+    return agree(m, name_global_element(m, b->prob->mesh, st));
 }
 
 static hs_status mpi_end_step(hs_backend *b, double t_prev, double dt_ms)
@@ -368,6 +397,7 @@ static void mpi_get_times(const hs_backend *b, hs_phase_times *t)
     hs_dist_times d;
     m->pops->times(m->part, &d);
     m->inner->ops->get_times(m->inner, t);
+    if (m->whole) return; /* the inner backend's Newton iteration: its own clocks */
     t->solve = m->t_solve;
     t->spmv = d.spmv;
 }
@@ -383,6 +413,13 @@ void hs_backend_mpi_times(const hs_backend *b, hs_mpi_times *t)
     t->spmv = d.spmv;
     t->exchanges = d.exchanges;
     t->allreduces = d.allreduces + m->t.allreduces;
+}
+
+int hs_backend_mpi_ranks(void)
+{
+    int size = 1;
+    MPI_Comm_size(hs_par_comm(), &size);
+    return size;
 }
 
 static void mpi_destroy(hs_backend *b)
@@ -415,26 +452,16 @@ static void mpi_destroy(hs_backend *b)
     b->impl = NULL;
 }
 
-static const hs_backend_ops mpi_ops = {
-    .name = "mpi",
-    .begin_step = mpi_begin_step,
-    .assemble = mpi_assemble,
-    .tangent = mpi_tangent,
-    .solve = mpi_solve,
-    .end_step = mpi_end_step,
-    .restore_step = mpi_restore_step,
-    .get_state = mpi_get_state,
-    .set_state = mpi_set_state,
-    .get_history = mpi_get_history,
-    .set_history = mpi_set_history,
-    .get_times = mpi_get_times,
-    .destroy = mpi_destroy,
-    .sample_setup = mpi_sample_setup,
-    .sample = mpi_sample,
-    .sample_fetch = mpi_sample_fetch,
-    .react = mpi_react,
-    .diffuse = mpi_diffuse,
-};
+#define HS_MPI_OPS                                                                                    \
+    .name = "mpi", .begin_step = mpi_begin_step, .assemble = mpi_assemble, .tangent = mpi_tangent,                \
+    .solve = mpi_solve, .end_step = mpi_end_step, .restore_step = mpi_restore_step, .get_state = mpi_get_state,   \
+    .set_state = mpi_set_state, .get_history = mpi_get_history, .set_history = mpi_set_history,                   \
+    .get_times = mpi_get_times, .destroy = mpi_destroy, .sample_setup = mpi_sample_setup, .sample = mpi_sample,   \
+    .sample_fetch = mpi_sample_fetch, .react = mpi_react, .diffuse = mpi_diffuse
+
+static const hs_backend_ops mpi_ops = {HS_MPI_OPS};
+/* one rank over a backend with a device-side Newton iteration (mpi_iterate) */
+static const hs_backend_ops mpi_ops_whole = {HS_MPI_OPS, .iterate = mpi_iterate, .newton_device = mpi_newton_device};
 
 static int cmp_i64(const void *a, const void *b)
 {
@@ -554,7 +581,7 @@ static hs_status create_local(mpi_impl *m, const hs_problem *g, const hs_partiti
     hs_problem_opts po = g->opt;
     po.regions = m->lreg;
     if (!po.exec.spmv) po.exec.spmv = &hs_spmv_ops_csr_scalar; /* the format is the backend's to accept (local_opts) */
-    if (m->pops->local_opts) HS_CALL(m->pops->local_opts(&po)); /* checked already (refusal) */
+    if (m->pops->local_opts) HS_CALL(m->pops->local_opts(&po, m->size)); /* checked already (refusal) */
     hs_csr *lpat = NULL;
     HS_CALL(hs_csr_from_tets(m->lmesh->n_nodes, m->lmesh->n_elems, m->lmesh->tets, &lpat));
     /* its owned rows are the view's rows: every element of an owned node is local */
@@ -591,6 +618,7 @@ static hs_status create_local(mpi_impl *m, const hs_problem *g, const hs_partiti
 /* What a distributed run refuses, from the config alone: every rank finds the same. */
 static hs_status refusal(const hs_problem *g, const hs_backend_entry *inner)
 {
+    const int size = hs_backend_mpi_ranks();
     if (!inner->part) { /* the backends that run on a partition, from the registry */
         char names[256] = "";
         size_t o = 0;
@@ -607,7 +635,7 @@ static hs_status refusal(const hs_problem *g, const hs_backend_entry *inner)
                        "(a distributed run); use solver.backend = \"cpu\" or solver.scheme = \"newton\"", inner->name);
     hs_problem_opts po = g->opt; /* the inner backend's own: the SpMV formats and values it splits */
     if (!po.exec.spmv) po.exec.spmv = &hs_spmv_ops_csr_scalar;
-    if (inner->part->local_opts) HS_CALL(inner->part->local_opts(&po));
+    if (inner->part->local_opts) HS_CALL(inner->part->local_opts(&po, size));
     return HS_OK;
 }
 
@@ -671,6 +699,10 @@ hs_status hs_backend_mpi_create(const hs_problem *g, const hs_partitioner *part,
     if (st != HS_OK) {
         hs_backend_destroy(&b);
         return st;
+    }
+    if (m->size == 1 && m->pops->one_rank_serial && m->inner->ops->iterate && m->inner->ops->newton_device) {
+        m->whole = 1;
+        b->ops = &mpi_ops_whole;
     }
     const char *what = m->pops->describe ? m->pops->describe(m->part) : NULL;
     if (what)

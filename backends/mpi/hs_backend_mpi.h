@@ -47,6 +47,10 @@ hs_status hs_backend_mpi_create(const hs_problem *global, const hs_partitioner *
 /** @brief This rank's halo and all-reduce times of a backend made by hs_backend_mpi_create. */
 void hs_backend_mpi_times(const hs_backend *b, hs_mpi_times *t);
 
+/** @brief The ranks a distributed backend created now would run on (the current communicator:
+ *  hs_par_subset_begin's in `heartsim bench scale`). */
+int hs_backend_mpi_ranks(void);
+
 #ifdef __cplusplus
 }
 #endif

@@ -7,14 +7,20 @@
 #
 # Bound (as tests/parallel/mpi_run.sh): both runs accept a step only when the Newton residual and
 # update are below 1e-8 (potential units); they differ only in the order of sums (the distributed
-# CG's dot products per rank then across ranks, its CSR SpMV against the serial run's format), so
-# after N steps phi differs by at most N 1e-8: 100 N 1e-8 mV in V, 2 N 1e-8 ms in activation times
-# (upstroke slope >= 0.5 /ms). Both runs store float64 matrix values (solver.matrix_values), the
-# precision the distributed CG keeps; N = 30 steps.
-#   -np 1: one rank, its own device: NCCL when the build has it and libnccl.so.2 loads and sets up (the log says
-#          which transport), else MPI through host buffers.
-#   -np 2: on a one-GPU machine both ranks share the device: the exchange goes through MPI (with a
-#          warning); with two GPUs each rank has its own and NCCL carries it.
+# CG's dot products per rank then across ranks, its SpMV of the owned rows against the serial run's
+# whole matrix), so after N steps phi differs by at most N 1e-8: 100 N 1e-8 mV in V, 2 N 1e-8 ms in
+# activation times (upstroke slope >= 0.5 /ms). Both runs store float64 matrix values
+# (solver.matrix_values: float32 values of a rank's locally assembled rows may round apart from the
+# serial run's by an ulp of float, beyond this bound; test_gpu_dist_cg checks float32 on a partition);
+# N = 30 steps.
+#   -np 1: one rank runs the serial plan and the serial device Newton iteration (the backend line says
+#          "one rank: the serial device solve"); no exchange.
+#   -np 2, and every GPU count above 2 the machine has (nvidia-smi -L): the device CG on each rank's
+#          rows; on a machine with fewer GPUs than ranks they share devices and the exchange goes through
+#          MPI (with a warning); with one GPU per rank NCCL carries it when the build has it and
+#          libnccl.so.2 loads. "auto" takes the serial default kernel there (cusparse_sell with these
+#          float64 values: multiplied whole after the halo); at 2 ranks also solver.spmv = "csr_scalar"
+#          (its interior rows multiplied while the halo travels).
 set -euo pipefail
 mpiexec=$1
 has_nccl=$2
@@ -32,33 +38,43 @@ fi
 tol_v=$(python3 -c 'print(100 * 30 * 1e-8)')
 tol_a=$(python3 -c 'print(2 * 30 * 1e-8)')
 ngpu=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || true)
-for np in 1 2; do
-  for backend in cuda auto; do
-    [ "$backend" = auto ] && [ "$np" = 2 ] && continue
-    out=$tmp/np$np-$backend
-    if ! timeout 300 "$mpiexec" --oversubscribe --allow-run-as-root -np "$np" "$HEARTSIM" run "$cfg" "${sets[@]}" \
-         --set solver.backend=$backend --set parallel.partition=rows --out "$out" < /dev/null > "$out.log" 2>&1; then
-      echo "mpirun -np $np, backend $backend: failed"; cat "$out.log"; exit 1
-    fi
-    grep -E "^backend:" "$out.log" || { echo "np $np: no backend line"; cat "$out.log"; exit 1; }
-    grep -q "^backend: mpi ($np ranks, rows partition; distributed CG on the device, halo and all-reduce through .*) of cuda (" "$out.log" ||
+counts="1 2"
+[ "${ngpu:-0}" -gt 2 ] && counts="$counts $ngpu"
+run_np() { # np backend name [--set ...]: run, check the backend line and transport, compare with the serial run
+  local np=$1 backend=$2 name=$3; shift 3
+  local out=$tmp/np$np-$name
+  if ! timeout 300 "$mpiexec" --oversubscribe --allow-run-as-root -np "$np" "$HEARTSIM" run "$cfg" "${sets[@]}" \
+       --set solver.backend=$backend --set parallel.partition=rows "$@" --out "$out" < /dev/null > "$out.log" 2>&1; then
+    echo "mpirun -np $np, backend $backend ($name): failed"; cat "$out.log"; exit 1
+  fi
+  grep -E "^backend:" "$out.log" || { echo "np $np: no backend line"; cat "$out.log"; exit 1; }
+  if [ "$np" = 1 ]; then
+    grep -q "^backend: mpi (1 ranks, rows partition; one rank: the serial device solve) of cuda (" "$out.log" ||
+      { echo "np 1 ($backend): not the serial device solve"; cat "$out.log"; exit 1; }
+  else
+    grep -q "^backend: mpi ($np ranks, rows partition; device CG, .* the halo, halo and sums through .*) of cuda (" "$out.log" ||
       { echo "np $np ($backend): not the distributed cuda backend"; cat "$out.log"; exit 1; }
     # the transport: NCCL where each rank has its own device and NCCL is there
-    if [ "$has_nccl" = 1 ] && { [ "$np" = 1 ] || [ "${ngpu:-0}" -ge "$np" ]; } && ! grep -q "NCCL could not be" "$out.log"; then
+    if [ "$has_nccl" = 1 ] && [ "${ngpu:-0}" -ge "$np" ] && ! grep -q "NCCL could not be" "$out.log"; then
       grep -q "through NCCL" "$out.log" || { echo "np $np: expected the NCCL transport"; cat "$out.log"; exit 1; }
     else
       grep -q "through MPI via host buffers" "$out.log" || { echo "np $np: expected the MPI transport"; cat "$out.log"; exit 1; }
     fi
-    [ "$(grep -c '^summary:' "$out.log")" = 1 ] || { echo "np $np: not one summary"; cat "$out.log"; exit 1; }
-    for f in slab_000000.vtk slab_000003.vtk; do
-      python3 "$close" "$tmp/serial/$f" "$out/$f" "V:$tol_v" "activation:$tol_a"
-    done
-    python3 "$close" "$tmp/serial/slab_maps.vtk" "$out/slab_maps.vtk" "activation:$tol_a"
-    echo "mpirun -np $np, solver.backend = $backend: equals the serial GPU run ($(grep -o 'through [A-Z][A-Za-z0-9. ]*' "$out.log" | head -1))"
+  fi
+  [ "$(grep -c '^summary:' "$out.log")" = 1 ] || { echo "np $np: not one summary"; cat "$out.log"; exit 1; }
+  for f in slab_000000.vtk slab_000003.vtk; do
+    python3 "$close" "$tmp/serial/$f" "$out/$f" "V:$tol_v" "activation:$tol_a"
   done
+  python3 "$close" "$tmp/serial/slab_maps.vtk" "$out/slab_maps.vtk" "activation:$tol_a"
+  echo "mpirun -np $np, solver.backend = $backend ($name): equals the serial GPU run ($(grep -o 'through [A-Z][A-Za-z0-9. ]*' "$out.log" | head -1))"
+}
+for np in $counts; do
+  run_np "$np" cuda default
+  [ "$np" = 1 ] && run_np 1 auto default
+  [ "$np" = 2 ] && run_np 2 cuda csr_scalar --set solver.spmv=csr_scalar
 done
-# a CG variant the device's distributed CG does not run is refused by its key, once (rank 0), not
-# replaced by Chronopoulos-Gear in silence
+# a CG variant the partition's device CG does not run (several ranks) is refused by its key, once
+# (rank 0), not replaced by Chronopoulos-Gear in silence
 out=$tmp/np2-classic
 if timeout 120 "$mpiexec" --oversubscribe --allow-run-as-root -np 2 "$HEARTSIM" run "$cfg" "${sets[@]}" \
      --set solver.backend=cuda --set solver.cg=classic --out "$out" < /dev/null > "$out.log" 2>&1; then
@@ -67,3 +83,12 @@ fi
 [ "$(grep -c 'solver.cg: a distributed run with the cuda backend solves with Chronopoulos-Gear' "$out.log")" = 1 ] ||
   { echo "mpirun -np 2, solver.cg = classic with cuda: not one refusal naming solver.cg"; cat "$out.log"; exit 1; }
 echo "mpirun -np 2, solver.cg = classic with cuda: refused once, naming solver.cg"
+# one rank runs the serial code: what a serial run accepts (here solver.cg = classic) is not refused
+out=$tmp/np1-classic
+if ! timeout 120 "$mpiexec" --oversubscribe --allow-run-as-root -np 1 "$HEARTSIM" run "$cfg" "${sets[@]}" \
+     --set solver.backend=cuda --set solver.cg=classic --out "$out" < /dev/null > "$out.log" 2>&1; then
+  echo "mpirun -np 1, solver.cg = classic with cuda: failed (one rank runs the serial solve)"; cat "$out.log"; exit 1
+fi
+grep -q "one rank: the serial device solve" "$out.log" ||
+  { echo "mpirun -np 1, solver.cg = classic: not the serial device solve"; cat "$out.log"; exit 1; }
+echo "mpirun -np 1, solver.cg = classic with cuda: runs (the serial solve)"

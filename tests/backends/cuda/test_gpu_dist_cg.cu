@@ -1,19 +1,28 @@
-/* The distributed device CG (backends/cuda/dist_gpu.cu) against its host reference (the cpu
- * backend's CG on a partition: hs_cg_chronopoulos over the rank's comm, hs_comm_mpi_create),
- * under mpirun -np N (ctest: N = 1, 2; labels gpu, mpi; exit 77 without a GPU). On the matrix of
- * tests/parallel/test_dist_cg.c (a box pattern, SPD M-matrix: off-diagonals -(1 + (i+j) mod 3)/2,
- * diagonal = their absolute sum + 1), partitioned by rows, for each transport this process can use
- * (NCCL when every rank has its own device and libnccl loads; MPI via host buffers always):
+/* The cuda backend on a partition (backends/cuda/dist_gpu.cu, cuda_comm.cu, cg.cu's CG on a
+ * partition) against its host reference (the cpu backend's CG on a partition: hs_cg_chronopoulos
+ * over the rank's comm, hs_comm_mpi_create), under mpirun -np N (ctest: N = 1, 2; labels gpu, mpi;
+ * exit 77 without a GPU). On the matrix of tests/parallel/test_dist_cg.c (a box pattern, SPD M-matrix:
+ * off-diagonals -(1 + (i+j) mod 3)/2, diagonal = their absolute sum + 1), partitioned by rows, the
+ * rank's local matrix (owned rows, then the ghosts' incomplete rows) in every registered SpMV format
+ * with a device kernel and no node order of its own, with float64 values and, where the format has
+ * them, float32 ones, for each transport this process can use (NCCL when every rank has its own device
+ * and libnccl loads; MPI via host buffers always):
+ *  - the SpMV of the owned rows with garbage (NaN) in the ghosts before the exchange equals the
+ *    global product's rows: |y - y_ref| <= nnz_row eps (|A| |x|)_i (the same products, summed in
+ *    another order at most; eps of double: the float32 values are the reference's too);
  *  - the owned rows' residual maximum (dt = 1, masses 1) equals max |b_i| over the owned rows exactly
  *    and names its row (the same products, a max: no rounding);
- *  - the CG converges in the host CG's iteration count +-1 (the same recurrences; the dot products
- *    are summed in another order), with one all-reduce per iteration plus the set-up's;
+ *  - the CG (alpha, beta and the test on the device, one all-reduce per iteration) converges in the
+ *    host CG's iteration count +-1 (the same recurrences; the dot products are summed in another
+ *    order), with 1 + (iterations launched) all-reduces on several ranks (the host polls every
+ *    HS_CG_POLL iterations: no host synchronisation in between);
  *  - its gathered solution has true residual <= 1.01 tol ||b|| and lies within the bound the
- *    stopping tests give of the host solution: ||x_d - x_h||_2 <= (||r_d|| + ||r_h||) / lambda_min,
- *    lambda_min >= 1 by Gershgorin;
+ *    stopping tests give of the host solution on the same values: ||x_d - x_h||_2 <= (||r_d|| +
+ *    ||r_h||) / lambda_min, lambda_min >= 1 by Gershgorin (the entries are multiples of 1/2, which
+ *    float32 holds exactly: the float32 runs check the float kernels' reads on the same matrix);
  *  - the update norm is max |x| over the owned rows, phi = -x on the owned rows, and phi's ghosts are
  *    exactly their owners' values (the halo exchange of phi after the update).
- * The inner cuda backend is stood in for by a cuda_impl holding only what hs_dist_gpu reads. */
+ * The inner cuda backend is stood in for by a cuda_impl holding what hs_dist_gpu reads. */
 #define OMPI_SKIP_MPICXX 1
 #define MPICH_SKIP_MPICXX 1
 #include <mpi.h>
@@ -36,6 +45,10 @@
 #include "hs_partition.h"
 #include "hs_test.h"
 #include "hs_vec.h"
+#include "hs_cuda_comm.h"
+#include "hs_gpu_spmv.cuh"
+
+#include <algorithm>
 
 static double norm2_residual(const hs_csr *a, const double *b, const double *x, double *tmp)
 {
@@ -141,118 +154,212 @@ int main(int argc, char **argv)
         ld[li] = inv_diag[g];
     }
 
-    /* the host reference */
-    hs_comm *comm = NULL;
-    hs_cg_work *w = NULL;
-    hs_cg_result hres;
-    HS_TEST_OK(hs_comm_mpi_create(l, MPI_COMM_WORLD, &comm));
-    HS_TEST_OK(hs_cg_work_create(nl, &w));
-    w->comm = comm;
-    local_mat lm = {l->pattern, val.data(), comm};
-    HS_TEST_OK(hs_cg_chronopoulos(no, local_matvec, &lm, ld.data(), lb.data(), lx.data(), &opts, w, &hres));
-    HS_TEST_CHECK(hres.outcome == HS_CG_CONVERGED, "host CG: %s", hs_cg_outcome_name(hres.outcome));
-    HS_TEST_OK(hs_dist_gather_idx(MPI_COMM_WORLD, -1, no, l->l2g, lx.data(), n, xh.data()));
-    const double rh = norm2_residual(a, b.data(), xh.data(), tmp.data());
+    /* the rank's local matrix: the owned rows (the view's), then the ghosts' rows as the local mesh
+     * gives them (incomplete: their values are whatever the global matrix has there) */
+    hs_csr *lp = NULL;
+    HS_TEST_OK(hs_csr_from_tets(nl, l->n_elems, l->tets, &lp));
+    if (!lp) MPI_Abort(MPI_COMM_WORLD, 1);
+    HS_TEST_CHECK(lp->row_ptr[no] == nnz, "local pattern: %d owned nonzeros, view %d", (int)lp->row_ptr[no], nnz);
+    const int32_t nnz_l = lp->nnz;
+    std::vector<double> lval(nnz_l, 0.0);
+    for (int32_t li = 0; li < nl; ++li)
+        for (int32_t k = lp->row_ptr[li]; k < lp->row_ptr[li + 1]; ++k) {
+            const int32_t q = hs_csr_find(a, (int32_t)l->l2g[li], (int32_t)l->l2g[lp->col[k]]);
+            lval[k] = q >= 0 ? a->val[q] : 0.0;
+        }
+    for (int32_t k = 0; k < nnz; ++k)
+        HS_TEST_CHECK(lp->col[k] == l->pattern->col[k] && lval[k] == val[k], "local pattern differs at %d", k);
+    std::vector<double> ld_l(nl, 1.0), lb_l(nl, 0.0);
+    for (int32_t i = 0; i < no; ++i) ld_l[i] = ld[i], lb_l[i] = lb[i];
 
-    /* the device: this rank's GPU, and a stand-in for the inner cuda backend */
+    /* the device: this rank's GPU */
     int shared = 0;
     char desc[512];
     HS_TEST_OK(hs_dist_gpu_select_device(MPI_COMM_WORLD, &shared, desc, sizeof desc));
     printf("%s\n", desc);
-    cuda_impl c;
-    memset(&c, 0, sizeof c);
-    HS_TEST_CHECK(cudaStreamCreateWithFlags(&c.s, cudaStreamNonBlocking) == cudaSuccess, "stream");
-    std::vector<int64_t> slots(nnz);
-    for (int32_t k = 0; k < nnz; ++k) slots[k] = k;
-    hs_spmv_layout lay;
-    memset(&lay, 0, sizeof lay);
-    lay.n_slots = nnz;
-    lay.slot_of_nnz = slots.data();
-    c.lay = &lay;
-    c.nn = nl;
-    c.kval = dev_copy(val);
-    c.dinv = dev_copy(ld);
-    c.rhs = dev_copy(lb);
-    c.inv_mass = dev_copy(std::vector<double>(nl, 1.0));
-    c.du = dev_copy(std::vector<double>(nl, 0.0));
-    c.phi = dev_copy(std::vector<double>(nl, 0.0));
-    c.partA = dev_copy(std::vector<double>(HS_RED_BLOCKS, 0.0));
-    c.parti = dev_copy(std::vector<int>(HS_RED_BLOCKS, 0));
-    c.dt = 1.0;
-    hs_backend_ops ops;
-    memset(&ops, 0, sizeof ops);
-    ops.name = "cuda";
-    hs_problem prob;
-    memset(&prob, 0, sizeof prob);
-    prob.opt.exec.spmv = &hs_spmv_ops_csr_scalar;
-    hs_backend be;
-    memset(&be, 0, sizeof be);
-    be.ops = &ops;
-    be.impl = &c;
-    be.prob = &prob;
-
     char why[300] = "";
-    int nccl = hs_dist_gpu_nccl_available(why, sizeof why);
+    int nccl = hs_cuda_nccl_available(why, sizeof why);
     MPI_Allreduce(MPI_IN_PLACE, &nccl, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
     nccl = nccl && !shared;
     if (rank == 0 && !nccl) printf("NCCL transport not tested here: %s\n", shared ? "ranks share a device" : why);
-    for (int use = nccl; use >= 0; --use) {
-        hs_dist_times t;
-        memset(&t, 0, sizeof t);
-        hs_dist_gpu *g = NULL;
-        HS_TEST_OK(hs_dist_gpu_create(&be, l, MPI_COMM_WORLD, use, &t, &g));
-        if (!g) MPI_Abort(MPI_COMM_WORLD, 1);
-        const char *tr = hs_dist_gpu_transport(g);
-        if (rank == 0) printf("transport: %s\n", tr);
-        /* residual of the owned rows */
-        double v = -1.0, vref = -1.0;
-        int32_t il = -1, iref = 0;
-        HS_TEST_OK(hs_dist_gpu_residual(g, &v, &il));
-        for (int32_t i = 0; i < no; ++i)
-            if (fabs(lb[i]) > vref) {
-                vref = fabs(lb[i]);
-                iref = i;
-            }
-        HS_TEST_CHECK(v == vref && il == iref, "%s: residual %g at %d, expected %g at %d", tr, v, il, vref, iref);
-        /* solve, update */
-        cudaMemset(c.phi, 0, sizeof(double) * nl);
-        hs_cg_result dres;
-        double upd = -1.0;
-        HS_TEST_OK(hs_dist_gpu_solve(g, &opts, &dres, &upd));
-        HS_TEST_CHECK(dres.outcome == HS_CG_CONVERGED, "%s np=%d: %s", tr, size, hs_cg_outcome_name(dres.outcome));
-        HS_TEST_CHECK(abs(dres.iters - hres.iters) <= 1, "%s np=%d: %d iterations, host %d", tr, size, dres.iters,
-                      hres.iters);
-        HS_TEST_CHECK(t.allreduces == dres.iters + 1, "%s: %ld all-reduces for %d iterations", tr, t.allreduces,
-                      dres.iters);
-        std::vector<double> x(nl), phi(nl);
-        cudaMemcpy(x.data(), c.du, sizeof(double) * no, cudaMemcpyDeviceToHost);
-        cudaMemcpy(phi.data(), c.phi, sizeof(double) * nl, cudaMemcpyDeviceToHost);
-        HS_TEST_OK(hs_dist_gather_idx(MPI_COMM_WORLD, -1, no, l->l2g, x.data(), n, xd.data()));
-        const double rd = norm2_residual(a, b.data(), xd.data(), tmp.data());
-        HS_TEST_CHECK(rd <= 1.01 * opts.tol * bnorm, "%s np=%d: true residual %g > tol ||b|| %g", tr, size, rd,
-                      opts.tol * bnorm);
-        double d2 = 0.0;
-        for (int32_t i = 0; i < n; ++i) d2 += (xd[i] - xh[i]) * (xd[i] - xh[i]);
-        HS_TEST_CHECK(sqrt(d2) <= rd + rh, "%s np=%d: ||x_d - x_h|| = %g > ||r_d|| + ||r_h|| = %g", tr, size,
-                      sqrt(d2), rd + rh);
-        double xmax = 0.0;
-        for (int32_t i = 0; i < no; ++i) xmax = fmax(xmax, fabs(x[i]));
-        HS_TEST_CHECK(upd == xmax, "%s: update norm %g, max |x| %g", tr, upd, xmax);
-        int bad = 0;
-        for (int32_t i = 0; i < no; ++i) bad += phi[i] != -x[i];
-        for (int32_t i = no; i < nl; ++i) bad += phi[i] != -xd[l->l2g[i]];
-        HS_TEST_CHECK(bad == 0, "%s: %d entries of phi (owned: -x; ghosts: their owners') differ", tr, bad);
-        if (rank == 0)
-            printf("%s np=%d: %d iterations (host %d), ||x_d - x_h|| = %.3g, true residual %.3g (tol ||b|| %.3g)\n",
-                   tr, size, dres.iters, hres.iters, sqrt(d2), rd, opts.tol * bnorm);
-        hs_dist_gpu_destroy(&g);
-    }
 
-    void *dptr[] = {c.kval, c.dinv, c.rhs, c.inv_mass, c.du, c.phi, c.partA, c.parti};
-    for (size_t k = 0; k < sizeof dptr / sizeof dptr[0]; ++k) cudaFree(dptr[k]);
-    cudaStreamDestroy(c.s);
+    /* a random x for the SpMV check */
+    std::vector<double> xg(n), yg(n), ayx(n);
+    for (int32_t i = 0; i < n; ++i) xg[i] = sin(1.3 * i + 0.2) * (1.0 + (i % 7));
+
+    hs_comm *comm = NULL;
+    hs_cg_work *w = NULL;
+    HS_TEST_OK(hs_comm_mpi_create(l, MPI_COMM_WORLD, &comm));
+    HS_TEST_OK(hs_cg_work_create(nl, &w));
+    w->comm = comm;
+    int formats = 0;
+    for (int fi = 0; fi < hs_spmv_count(); ++fi) {
+        const hs_spmv_ops *f = hs_spmv_get(fi);
+        if (f->node_order || !hs_gpu_spmv_of(f)) continue;
+        for (int f32 = 0; f32 <= 1; ++f32) {
+            const hs_matrix_values vk = f32 ? HS_VALUES_F32 : HS_VALUES_F64;
+            if (!hs_spmv_serves(f, vk)) continue;
+            ++formats;
+            /* the values as the device stores them, and the host reference on the same values */
+            std::vector<double> aval(a->val, a->val + a->nnz), vval(val), vlval(lval);
+            if (f32) {
+                for (auto &v : aval) v = (double)(float)v;
+                for (auto &v : vval) v = (double)(float)v;
+                for (auto &v : vlval) v = (double)(float)v;
+            }
+            hs_csr ar = *a;
+            ar.val = aval.data();
+            hs_cg_result hres;
+            local_mat lm = {l->pattern, vval.data(), comm};
+            std::fill(lx.begin(), lx.end(), 0.0);
+            HS_TEST_OK(hs_cg_chronopoulos(no, local_matvec, &lm, ld.data(), lb.data(), lx.data(), &opts, w, &hres));
+            HS_TEST_CHECK(hres.outcome == HS_CG_CONVERGED, "host CG: %s", hs_cg_outcome_name(hres.outcome));
+            HS_TEST_OK(hs_dist_gather_idx(MPI_COMM_WORLD, -1, no, l->l2g, lx.data(), n, xh.data()));
+            const double rh = norm2_residual(&ar, b.data(), xh.data(), tmp.data());
+            hs_csr_spmv(&ar, xg.data(), yg.data());
+            for (int32_t i = 0; i < n; ++i) {
+                double s = 0.0;
+                for (int32_t k = ar.row_ptr[i]; k < ar.row_ptr[i + 1]; ++k) s += fabs(ar.val[k] * xg[ar.col[k]]);
+                ayx[i] = s;
+            }
+
+            /* the format's layout of the local matrix, its device kernel, the device CG on it */
+            hs_spmv_layout *lay = NULL;
+            HS_TEST_OK(hs_spmv_layout_create(f, lp, NULL, &lay));
+            if (!lay) MPI_Abort(MPI_COMM_WORLD, 1);
+            std::vector<double> slots((size_t)lay->n_slots + 1, 0.0);
+            hs_spmv_layout_scatter(lay, nnz_l, lval.data(), slots.data());
+            std::vector<float> slots32(slots.size());
+            hs_spmv_round_values((int64_t)slots.size(), slots.data(), slots32.data());
+            cuda_impl c;
+            memset(&c, 0, sizeof c);
+            HS_TEST_CHECK(cudaStreamCreateWithFlags(&c.s, cudaStreamNonBlocking) == cudaSuccess, "stream");
+            cudaEventCreate(&c.ev_s0);
+            cudaEventCreate(&c.ev_s1);
+            c.lay = lay;
+            c.nn = nl;
+            c.f32 = f32;
+            if (f32) c.kval32 = dev_copy(slots32);
+            else c.kval = dev_copy(slots);
+            c.slot = dev_copy(std::vector<int64_t>(lay->slot_of_nnz, lay->slot_of_nnz + nnz_l));
+            c.dinv = dev_copy(ld_l);
+            c.rhs = dev_copy(lb_l);
+            c.inv_mass = dev_copy(std::vector<double>(nl, 1.0));
+            c.du = dev_copy(std::vector<double>(nl, 0.0));
+            c.phi = dev_copy(std::vector<double>(nl, 0.0));
+            c.partA = dev_copy(std::vector<double>(HS_RED_BLOCKS, 0.0));
+            c.parti = dev_copy(std::vector<int>(HS_RED_BLOCKS, 0));
+            c.dt = 1.0;
+            HS_TEST_OK(hs_gpu_spmv_create_values(lay, lp, f32 ? (const void *)c.kval32 : (const void *)c.kval, vk,
+                                                 &c.spmv));
+            HS_TEST_OK(hs_gpu_cg_create(nl, HS_CG_CHRONOPOULOS, c.spmv, c.dinv, &c.cg));
+            HS_TEST_CHECK(cudaMallocHost((void **)&c.h_cg, sizeof(hs_gpu_cg_scalars)) == cudaSuccess, "pinned");
+            hs_backend_ops ops;
+            memset(&ops, 0, sizeof ops);
+            ops.name = "cuda";
+            hs_problem prob;
+            memset(&prob, 0, sizeof prob);
+            prob.opt.exec.spmv = f;
+            prob.opt.exec.values = vk;
+            hs_backend be;
+            memset(&be, 0, sizeof be);
+            be.ops = &ops;
+            be.impl = &c;
+            be.prob = &prob;
+            const char *what = f->name;
+            for (int use = nccl; use >= 0; --use) {
+                hs_dist_gpu *g = NULL;
+                HS_TEST_OK(hs_dist_gpu_create(&be, l, MPI_COMM_WORLD, use, 0, &g));
+                if (!g) MPI_Abort(MPI_COMM_WORLD, 1);
+                const char *tr = hs_dist_gpu_transport(g);
+                if (rank == 0) printf("%s %s: transport %s, %s\n", what, f32 ? "float32" : "float64", tr,
+                                      hs_dist_gpu_split(g) ? "interior rows while the halo travels" : "whole local matrix");
+                /* SpMV of the owned rows, the ghosts NaN until the exchange fills them */
+                std::vector<double> xl(nl, NAN), yl(nl);
+                for (int32_t i = 0; i < no; ++i) xl[i] = xg[l->l2g[i]];
+                double *dx = dev_copy(xl), *dy = dev_copy(std::vector<double>(nl, 0.0));
+                HS_TEST_OK(hs_dist_gpu_spmv(g, dx, dy));
+                cudaMemcpy(yl.data(), dy, sizeof(double) * no, cudaMemcpyDeviceToHost);
+                int bad_y = 0;
+                for (int32_t i = 0; i < no; ++i) {
+                    const int64_t gi = l->l2g[i];
+                    const double tol = (a->row_ptr[gi + 1] - a->row_ptr[gi]) * 2.2e-16 * ayx[gi];
+                    if (!(fabs(yl[i] - yg[gi]) <= tol)) {
+                        if (bad_y++ < 3)
+                            printf("rank %d %s: y[%d] = %.17g, reference %.17g (tol %.3g)\n", rank, what, i, yl[i],
+                                   yg[gi], tol);
+                    }
+                }
+                HS_TEST_CHECK(bad_y == 0, "%s %s np=%d: %d owned rows of the SpMV differ", what, tr, size, bad_y);
+                cudaFree(dx);
+                cudaFree(dy);
+                /* residual of the owned rows */
+                double v = -1.0, vref = -1.0;
+                int32_t il = -1, iref = 0;
+                HS_TEST_OK(hs_dist_gpu_residual(g, &v, &il));
+                for (int32_t i = 0; i < no; ++i)
+                    if (fabs(lb[i]) > vref) {
+                        vref = fabs(lb[i]);
+                        iref = i;
+                    }
+                HS_TEST_CHECK(v == vref && il == iref, "%s: residual %g at %d, expected %g at %d", tr, v, il, vref,
+                              iref);
+                /* solve, update */
+                cudaMemset(c.phi, 0, sizeof(double) * nl);
+                hs_dist_times t0, t1;
+                hs_dist_gpu_times(g, &t0);
+                hs_cg_result dres;
+                double upd = -1.0;
+                HS_TEST_OK(hs_dist_gpu_solve(g, &opts, &dres, &upd));
+                hs_dist_gpu_times(g, &t1);
+                HS_TEST_CHECK(dres.outcome == HS_CG_CONVERGED, "%s %s np=%d: %s", what, tr, size,
+                              hs_cg_outcome_name(dres.outcome));
+                HS_TEST_CHECK(abs(dres.iters - hres.iters) <= 1, "%s %s np=%d: %d iterations, host %d", what, tr, size,
+                              dres.iters, hres.iters);
+                const long launched = (dres.iters + HS_CG_POLL - 1) / HS_CG_POLL * HS_CG_POLL;
+                const long want = size > 1 ? 1 + launched : 0; /* one rank: the sums are no-ops */
+                HS_TEST_CHECK(t1.allreduces - t0.allreduces == want, "%s %s: %ld all-reduces for %d iterations (%ld)",
+                              what, tr, t1.allreduces - t0.allreduces, dres.iters, want);
+                std::vector<double> x(nl), phi(nl);
+                cudaMemcpy(x.data(), c.du, sizeof(double) * no, cudaMemcpyDeviceToHost);
+                cudaMemcpy(phi.data(), c.phi, sizeof(double) * nl, cudaMemcpyDeviceToHost);
+                HS_TEST_OK(hs_dist_gather_idx(MPI_COMM_WORLD, -1, no, l->l2g, x.data(), n, xd.data()));
+                const double rd = norm2_residual(&ar, b.data(), xd.data(), tmp.data());
+                HS_TEST_CHECK(rd <= 1.01 * opts.tol * bnorm, "%s %s np=%d: true residual %g > tol ||b|| %g", what, tr,
+                              size, rd, opts.tol * bnorm);
+                double d2 = 0.0;
+                for (int32_t i = 0; i < n; ++i) d2 += (xd[i] - xh[i]) * (xd[i] - xh[i]);
+                HS_TEST_CHECK(sqrt(d2) <= rd + rh, "%s %s np=%d: ||x_d - x_h|| = %g > ||r_d|| + ||r_h|| = %g",
+                              what, tr, size, sqrt(d2), rd + rh);
+                double xmax = 0.0;
+                for (int32_t i = 0; i < no; ++i) xmax = fmax(xmax, fabs(x[i]));
+                HS_TEST_CHECK(upd == xmax, "%s %s: update norm %g, max |x| %g", what, tr, upd, xmax);
+                int bad = 0;
+                for (int32_t i = 0; i < no; ++i) bad += phi[i] != -x[i];
+                for (int32_t i = no; i < nl; ++i) bad += phi[i] != -xd[l->l2g[i]];
+                HS_TEST_CHECK(bad == 0, "%s %s: %d entries of phi (owned: -x; ghosts: their owners') differ", what, tr,
+                              bad);
+                if (rank == 0)
+                    printf("  np=%d: %d iterations (host %d), ||x_d - x_h|| = %.3g, true residual %.3g (tol ||b|| "
+                           "%.3g)\n", size, dres.iters, hres.iters, sqrt(d2), rd, opts.tol * bnorm);
+                hs_dist_gpu_destroy(&g);
+            }
+            hs_gpu_cg_destroy(&c.cg);
+            hs_gpu_spmv_destroy(&c.spmv);
+            void *dptr[] = {c.kval, c.kval32, c.slot, c.dinv, c.rhs, c.inv_mass, c.du, c.phi, c.partA, c.parti};
+            for (size_t k = 0; k < sizeof dptr / sizeof dptr[0]; ++k)
+                if (dptr[k]) cudaFree(dptr[k]);
+            cudaFreeHost(c.h_cg);
+            cudaEventDestroy(c.ev_s0);
+            cudaEventDestroy(c.ev_s1);
+            cudaStreamDestroy(c.s);
+            hs_spmv_layout_destroy(&lay);
+        }
+    }
+    HS_TEST_CHECK(formats >= 2, "only %d format/value pairs tested", formats);
     hs_cg_work_destroy(&w);
     hs_comm_mpi_destroy(&comm);
+    hs_csr_destroy(&lp);
     hs_part_local_destroy(&l);
     hs_csr_destroy(&a);
     hs_mesh_destroy(&m);

@@ -1,0 +1,76 @@
+/**
+ * @file hs_cuda_comm.h
+ * @brief The device side of solvers/hs_comm.h for the cuda backend on a partition
+ * (backends/cuda/cuda_comm.cu, built with CUDA and MPI): the halo exchange of a device vector (start,
+ * finish) and the sum of a few device doubles over the ranks, all enqueued on the caller's stream so
+ * that a CG iteration needs no host synchronisation. Two transports, the same numbers:
+ *  - NCCL (HS_HAS_NCCL, libnccl.so.2 loadable on every rank, every rank on its own device): the
+ *    send buffer packed on the compute stream, ncclSend/ncclRecv grouped on a side stream ordered by
+ *    events (the interior rows multiply meanwhile), ncclAllReduce on the compute stream;
+ *  - MPI through pinned host buffers (no NCCL, or ranks sharing a device): the stream is synchronised,
+ *    the values copied down, MPI_Isend/Irecv or MPI_Allreduce, copied up.
+ * A NULL comm (a serial run) and a comm of one rank do nothing: the serial code path.
+ * Plain C, no CUDA type: a stream is passed as `struct CUstream_st *` (what cudaStream_t is), so fem/,
+ * sim/ and the MPI wrapper may include it.
+ */
+#ifndef HS_CUDA_COMM_H
+#define HS_CUDA_COMM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hs_build_config.h"
+#include "hs_status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct CUstream_st;                  /* cudaStream_t is struct CUstream_st * */
+typedef struct hs_part_local hs_part_local; /* parallel/hs_partition.h */
+typedef struct hs_dist_times hs_dist_times; /* parallel/hs_dist.h */
+typedef struct hs_cuda_comm hs_cuda_comm;
+
+/**
+ * @brief The comm of rank view @p l (borrowed, outlives it) over the MPI communicator at @p mpi_comm
+ * (an MPI_Comm passed by address; duplicated). @p use_nccl 1: NCCL (HS_ERR_CONFIG when the build has
+ * none; if a communicator cannot be made on some rank, every rank falls back to MPI and rank 0 says
+ * so), 0: MPI through pinned host buffers. Collective.
+ */
+hs_status hs_cuda_comm_create(const hs_part_local *l, const void *mpi_comm, int use_nccl, hs_cuda_comm **out);
+/** @brief Free; accepts NULL, sets *c = NULL. */
+void hs_cuda_comm_destroy(hs_cuda_comm **c);
+
+/** @brief Ranks of the comm (1 for NULL). */
+int hs_cuda_comm_size(const hs_cuda_comm *c);
+/** @brief "NCCL 2.x.y", "MPI via host buffers" or "none (one rank)". */
+const char *hs_cuda_comm_transport(const hs_cuda_comm *c);
+/** @brief The exchanges and all-reduces so far, and the host's waits for them (MPI transport). */
+void hs_cuda_comm_times(const hs_cuda_comm *c, hs_dist_times *t);
+
+/**
+ * @brief d_v[0..n) (device) summed over the ranks in place, after whatever @p s has enqueued and
+ * before what it enqueues next (NCCL: ncclAllReduce on @p s, no host wait; MPI: @p s synchronised).
+ * Serial or one rank: nothing. Collective: every rank calls it as often, in the same order.
+ */
+hs_status hs_cuda_comm_sum_dev(hs_cuda_comm *c, double *d_v, int n, struct CUstream_st *s);
+
+/**
+ * @brief Post the exchange of d_x's ghosts: d_x [n_owned + n_ghost] on the device, its owned part read
+ * as @p s has it now (packed on @p s), its ghost part filled once hs_cuda_comm_halo_finish has been
+ * enqueued. One exchange in flight; the owned values may not change until then. Collective.
+ */
+hs_status hs_cuda_comm_halo_start(hs_cuda_comm *c, double *d_x, struct CUstream_st *s);
+/** @brief What @p s enqueues next sees the ghosts of the vector of hs_cuda_comm_halo_start. */
+hs_status hs_cuda_comm_halo_finish(hs_cuda_comm *c, double *d_x, struct CUstream_st *s);
+
+/**
+ * @brief 1 when this process can use NCCL: the build has it (HS_HAS_NCCL) and libnccl.so.2 loads
+ * (dlopen: the binary does not link it, so it starts where NCCL is absent); else 0 and @p why.
+ */
+int hs_cuda_nccl_available(char *why, size_t why_len);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
