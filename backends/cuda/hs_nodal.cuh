@@ -25,6 +25,7 @@ struct hs_nodal_launch {
     const hs_region_row *rtab;  /**< region table, or NULL (uniform tissue: prm) */
     const uint16_t *ntab;       /**< [n] each node's row of rtab, or NULL; a non-conducting row's node is left
                                      as it is */
+    const uint8_t *frozen;      /**< [n] 1: a decoupled node, left as it is (hs_nodal.frozen); NULL: none */
     double h;                   /**< substep, model time units */
     int nsub;                   /**< substeps (>= 1) */
     double *u;                  /**< [n] potential, updated in place */

@@ -18,7 +18,8 @@ constexpr int kNodalThreads = 128;
 template <int ID, bool STIM, bool HET>
 __global__ void __launch_bounds__(kNodalThreads) k_nodal(int32_t n, int64_t ld, prm_ct<ID> prm,
                                                          const hs_region_row *__restrict__ rtab,
-                                                         const uint16_t *__restrict__ ntab, double h, int nsub,
+                                                         const uint16_t *__restrict__ ntab,
+                                                         const uint8_t *__restrict__ frozen, double h, int nsub,
                                                          double *__restrict__ u, double *__restrict__ s,
                                                          const double *__restrict__ stim, double *__restrict__ u0,
                                                          int *bad)
@@ -27,6 +28,7 @@ __global__ void __launch_bounds__(kNodalThreads) k_nodal(int32_t n, int64_t ld, 
     for (int32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
         double ui = u[i];
         if (u0) u0[i] = ui;
+        if (frozen && frozen[i]) continue; /* decoupled: u held, no reaction */
         const double *v = prm.v;
         if (HET) {
             const hs_region_row *row = &rtab[ntab[i]];
@@ -50,7 +52,8 @@ hs_status launch3(const hs_nodal_launch *a, const prm_ct<ID> &prm, cudaStream_t 
     int64_t nb = ((int64_t)a->n + kNodalThreads - 1) / kNodalThreads;
     if (nb < 1) nb = 1;
     if (nb > 65535 * 16) nb = 65535 * 16; /* grid-stride: the cap drops no node */
-    k_nodal<ID, STIM, HET><<<(int)nb, kNodalThreads, 0, s>>>(a->n, a->ld, prm, a->rtab, a->ntab, a->h, a->nsub, a->u,
+    k_nodal<ID, STIM, HET><<<(int)nb, kNodalThreads, 0, s>>>(a->n, a->ld, prm, a->rtab, a->ntab, a->frozen, a->h, a->nsub,
+                                                             a->u,
                                                              a->s, a->stim, a->u0, a->bad);
     HS_CUDA_LAUNCH_CHECK("k_nodal");
     return HS_OK;

@@ -92,7 +92,8 @@ hs_status hs_cu_begin_step(hs_backend *b, double dt, const double *amp)
     const hs_stim_set *st = b->prob->stim;
     c->dt = dt;
     HS_CUDA_CALL(cudaMemcpyAsync(c->phin, c->phi, sizeof(double) * c->nn, cudaMemcpyDeviceToDevice, c->s));
-    HS_CUDA_CALL(cudaMemcpyAsync(c->ipv_n, c->ipv, sizeof(double) * c->nv * c->ne, cudaMemcpyDeviceToDevice, c->s));
+    HS_CUDA_CALL(cudaMemcpyAsync(c->ipv_n, c->ipv, sizeof(double) * c->nv * c->nvs, cudaMemcpyDeviceToDevice, c->s));
+    if (c->sp) return HS_OK; /* the splitting step's start (amp is NULL): react and diffuse do the rest */
     double w[3];
     int used = c->ph1 ? hs_extrap_weights(&c->ex, dt, w) : 0;
     if (used > 0) {
@@ -144,7 +145,7 @@ hs_status hs_cu_restore_step(hs_backend *b)
 {
     cuda_impl *c = (cuda_impl *)b->impl;
     HS_CUDA_CALL(cudaMemcpyAsync(c->phi, c->phin, sizeof(double) * c->nn, cudaMemcpyDeviceToDevice, c->s));
-    HS_CUDA_CALL(cudaMemcpyAsync(c->ipv, c->ipv_n, sizeof(double) * c->nv * c->ne, cudaMemcpyDeviceToDevice, c->s));
+    HS_CUDA_CALL(cudaMemcpyAsync(c->ipv, c->ipv_n, sizeof(double) * c->nv * c->nvs, cudaMemcpyDeviceToDevice, c->s));
     HS_CUDA_CALL(cudaStreamSynchronize(c->s));
     return HS_OK;
 }

@@ -1,9 +1,10 @@
 // The nodal ODE kernel of the splitting scheme (backends/cuda/nodal.cu) against the CPU reference
-// (fem/models/hs_model_ode.h: hs_model_rhs, hs_model_ode_vars, u += h (f + stim), on the host), for
+// (hs_split_react_node, fem/hs_splitting.h: hs_model_rhs, u += h (f + stim), hs_model_ode_vars, on the
+// host, what the cpu backend's react runs), for
 // every model of the list: one reaction step of NSUB substeps at nodes whose states are taken along a
 // stimulated 0-D action potential of the model (upstroke, plateau, repolarisation, rest), half of them
 // stimulated; a padded leading dimension, the start copy u0, a region table with a second parameter
-// row and a non-conducting row, and a non-finite state reported at its node.
+// row and a non-conducting row, frozen (decoupled) nodes, and a non-finite state reported at its node.
 //
 // Tolerance, derived per node and variable. Host and device evaluate the same source; they differ by
 // the elementary functions (CUDA's exp, log, pow, tanh: at most 2 ulp in double, CUDA C Programming
@@ -29,6 +30,7 @@
 #include "hs_model_ode.h"
 #include "hs_models.h"
 #include "hs_nodal.cuh"
+#include "hs_splitting.h"
 #include "hs_test.h"
 
 #define T_CUDA(x)                                                                                  \
@@ -136,7 +138,7 @@ int main(int argc, char **argv)
         hs_model_params p;
         hs_model_params_defaults(m, &p);
         const int nv = m->n_vars, w = 1 + nv;
-        const double T = m->time_unit_default, h = H_MS / T;
+        const double T = m->time_unit_default, H = NSUB * H_MS / T, h = H / NSUB; // as the react op splits it
         const double amp = 50.0 / m->mv_scale * T;
         std::vector<double> states;
         trajectory_states(m, &p, n, states);
@@ -149,11 +151,13 @@ int main(int argc, char **argv)
             // host arrays: u [n], s [nv][ld], stim [n]; row of each node (het: 0, 1, 2 = hole)
             std::vector<double> u(n), s((size_t)(nv > 0 ? nv : 1) * ld, 0.0), stim(n), e(w), x(w);
             std::vector<uint16_t> row(n);
+            std::vector<uint8_t> frozen(n, 0);
             for (int i = 0; i < n; ++i) {
                 u[i] = states[(size_t)i * w];
                 for (int k = 0; k < nv; ++k) s[(size_t)k * ld + i] = states[(size_t)i * w + 1 + k];
                 stim[i] = (i % 2) ? amp : 0.0;
                 row[i] = het ? (uint16_t)(i % 3) : 0;
+                frozen[i] = het && i % 7 == 3; // decoupled nodes (hs_nodal.frozen): left as they are
             }
             const int bad_node = n - 7; // a non-finite variable (or potential) here must be reported
             if (nv > 0) s[(size_t)(nv - 1) * ld + bad_node] = NAN;
@@ -162,6 +166,7 @@ int main(int argc, char **argv)
             double *du = nullptr, *ds = nullptr, *dstim = nullptr, *du0 = nullptr;
             int *dbad = nullptr;
             uint16_t *dtab = nullptr;
+            uint8_t *dfz = nullptr;
             hs_region_row *drt = nullptr;
             T_CUDA(cudaMalloc(&du, sizeof(double) * n));
             T_CUDA(cudaMalloc(&du0, sizeof(double) * n));
@@ -186,8 +191,10 @@ int main(int argc, char **argv)
                 T_CUDA(cudaMalloc(&drt, sizeof rt));
                 T_CUDA(cudaMemcpy(dtab, row.data(), sizeof(uint16_t) * n, cudaMemcpyHostToDevice));
                 T_CUDA(cudaMemcpy(drt, rt, sizeof rt, cudaMemcpyHostToDevice));
+                T_CUDA(cudaMalloc(&dfz, n));
+                T_CUDA(cudaMemcpy(dfz, frozen.data(), n, cudaMemcpyHostToDevice));
             }
-            hs_nodal_launch a = {n, ld, &p, drt, dtab, h, NSUB, du, ds, dstim, du0, dbad};
+            hs_nodal_launch a = {n, ld, &p, drt, dtab, dfz, h, NSUB, du, ds, dstim, du0, dbad};
             HS_TEST_OK(hs_cu_launch_nodal(&a, st));
             T_CUDA(cudaStreamSynchronize(st));
             std::vector<double> ug(n), sg(s.size()), u0g(n);
@@ -207,10 +214,13 @@ int main(int argc, char **argv)
                 x[0] = u[i];
                 for (int k = 0; k < nv; ++k) x[1 + k] = s[(size_t)k * ld + i];
                 const int r = row[i];
-                if (r == 2) { // a hole: nothing moves, bit for bit
+                if (r == 2 || frozen[i]) { // a hole or a decoupled node: nothing moves, bit for bit
                     for (int j = 0; j < w; ++j) e[j] = 0.0;
-                } else {
-                    ref_step(r == 1 ? &p2 : &p, nv, x.data(), stim[i], h, NSUB, e.data());
+                } else { // the bound along the substeps, then the reference itself (the same values)
+                    std::vector<double> xb(x);
+                    ref_step(r == 1 ? &p2 : &p, nv, xb.data(), stim[i], h, NSUB, e.data());
+                    HS_TEST_CHECK(hs_split_react_node(r == 1 ? &p2 : &p, H, NSUB, stim[i], &x[0], x.data() + 1) == 0,
+                                  "%s: the reference failed at node %d", m->name, i);
                 }
                 for (int j = 0; j < w; ++j) {
                     const double g = j == 0 ? ug[i] : sg[(size_t)(j - 1) * ld + i];
@@ -234,6 +244,7 @@ int main(int argc, char **argv)
             cudaFree(dbad);
             cudaFree(dtab);
             cudaFree(drt);
+            cudaFree(dfz);
         }
     }
     cudaStreamDestroy(st);
