@@ -58,6 +58,8 @@ struct cuda_impl {
     int nv;                 /* the model's variables (n_vars) */
     int32_t nvs;            /* values per variable in ipv: ne (Newton), nn (splitting: at the nodes) */
     struct hs_cu_split *sp; /* solver.scheme = "splitting" (split.cu); NULL under Newton */
+    int start_pending;      /* splitting: begin_step's copies (phi_n, ipv_n) are left to the first reaction's
+                               nodal kernel, which reads those values anyway (split.cu) */
     /* mesh and discretisation (constant) */
     int32_t *tets;
     double *vol, *kd, *inv_mass;
@@ -236,6 +238,12 @@ void hs_cu_split_free(cuda_impl *c);
 /** hs_backend_ops.react / .diffuse (fem/hs_backend.h). */
 hs_status hs_cu_react(hs_backend *b, double h, int n_sub, const double *site_amp, int32_t *bad_node);
 hs_status hs_cu_diffuse(hs_backend *b, double dt, hs_cg_result *cg);
+/** For the phase benchmark (diag.cu): enqueue the diffusion's start (r0 = C u*, B u*, the norms); one
+ *  reaction of @p h in @p n_sub substeps without stimulus, start copies or failure flag; the least
+ *  bytes of phase 0 (the reaction) or 1 (the diffusion's start). */
+hs_status hs_cu_split_enqueue_start(cuda_impl *c);
+hs_status hs_cu_split_enqueue_react(hs_backend *b, double h, int n_sub);
+double hs_cu_split_bytes(const hs_backend *b, int phase);
 
 /* ---- diag.cu ---- */
 /** bench, bench_cg, get_system: set as b->diag by hs_backend_cuda_create. */

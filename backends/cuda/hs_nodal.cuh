@@ -32,6 +32,7 @@ struct hs_nodal_launch {
     double *s;                  /**< [nv][ld] the model's variables, updated in place */
     const double *stim;         /**< [n] stimulus current per node (model units), or NULL: none */
     double *u0;                 /**< [n] receives u at the start, or NULL */
+    double *s0;                 /**< [nv][ld] receives the variables at the start (with u0), or NULL */
     int *bad;                   /**< smallest node whose values became non-finite (atomicMin; the caller
                                      sets it to 0x7f7f7f7f), or NULL */
 };
@@ -41,10 +42,10 @@ struct hs_nodal_launch {
 hs_status hs_cu_launch_nodal(const hs_nodal_launch *a, cudaStream_t s);
 
 /** @brief Least bytes one reaction step moves per node: u and the nv variables read and written once,
- *  plus the start copy u0 and the stimulus when they are used. */
-static inline double hs_nodal_bytes_per_node(int nv, int with_u0, int with_stim)
+ *  plus the start copies u0, s0 and the stimulus when they are used. */
+static inline double hs_nodal_bytes_per_node(int nv, int with_start, int with_stim)
 {
-    return 8.0 * (2.0 * (1.0 + nv) + (with_u0 ? 1.0 : 0.0) + (with_stim ? 1.0 : 0.0));
+    return 8.0 * ((2.0 + (with_start ? 1.0 : 0.0)) * (1.0 + nv) + (with_stim ? 1.0 : 0.0));
 }
 
 #endif

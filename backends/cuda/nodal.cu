@@ -5,7 +5,8 @@
  * neighbouring addresses) and read and written once per reaction step: the dt_ode substeps run in
  * registers (hs_nodal_ct.cuh, the CPU reference's arithmetic). The stimulus is a dense per-node array
  * read only by the STIM instance, which runs only while a site is on, so the common step moves
- * 16 (1 + nv) bytes per node.
+ * 16 (1 + nv) bytes per node, 24 (1 + nv) when it also saves the step's start (u0, s0: what a
+ * separate copy would move twice).
  */
 #include "hs_cuda_check.cuh"
 #include "hs_nodal.cuh"
@@ -22,12 +23,19 @@ __global__ void __launch_bounds__(kNodalThreads) k_nodal(int32_t n, int64_t ld, 
                                                          const uint8_t *__restrict__ frozen, double h, int nsub,
                                                          double *__restrict__ u, double *__restrict__ s,
                                                          const double *__restrict__ stim, double *__restrict__ u0,
-                                                         int *bad)
+                                                         double *__restrict__ s0, int *bad)
 {
     constexpr int NV = model_ct<ID>::nv;
     for (int32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
         double ui = u[i];
+        double sv[NV > 0 ? NV : 1];
+#pragma unroll
+        for (int k = 0; k < NV; ++k) sv[k] = s[(int64_t)k * ld + i];
         if (u0) u0[i] = ui;
+        if (s0) {
+#pragma unroll
+            for (int k = 0; k < NV; ++k) s0[(int64_t)k * ld + i] = sv[k];
+        }
         if (frozen && frozen[i]) continue; /* decoupled: u held, no reaction */
         const double *v = prm.v;
         if (HET) {
@@ -35,9 +43,6 @@ __global__ void __launch_bounds__(kNodalThreads) k_nodal(int32_t n, int64_t ld, 
             if (!row->conducting) continue; /* a hole: its node stays at rest */
             v = row->prm.v;
         }
-        double sv[NV > 0 ? NV : 1];
-#pragma unroll
-        for (int k = 0; k < NV; ++k) sv[k] = s[(int64_t)k * ld + i];
         const int ok = nodal_ode_ct<ID>(v, ui, sv, STIM ? stim[i] : 0.0, h, nsub);
         if (!ok && bad) atomicMin(bad, (int)i); /* error flag only: the result is order-free */
         u[i] = ui;
@@ -54,7 +59,7 @@ hs_status launch3(const hs_nodal_launch *a, const prm_ct<ID> &prm, cudaStream_t 
     if (nb > 65535 * 16) nb = 65535 * 16; /* grid-stride: the cap drops no node */
     k_nodal<ID, STIM, HET><<<(int)nb, kNodalThreads, 0, s>>>(a->n, a->ld, prm, a->rtab, a->ntab, a->frozen, a->h, a->nsub,
                                                              a->u,
-                                                             a->s, a->stim, a->u0, a->bad);
+                                                             a->s, a->stim, a->u0, a->s0, a->bad);
     HS_CUDA_LAUNCH_CHECK("k_nodal");
     return HS_OK;
 }

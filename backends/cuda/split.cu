@@ -290,6 +290,35 @@ hs_status diffuse_general(hs_backend *b, hs_cg_result *cg)
 
 } // namespace
 
+hs_status hs_cu_split_enqueue_start(cuda_impl *c) { return enqueue_start(c); }
+
+hs_status hs_cu_split_enqueue_react(hs_backend *b, double h, int n_sub)
+{
+    cuda_impl *c = (cuda_impl *)b->impl;
+    hs_cu_split *sp = c->sp;
+    HS_CHECK(sp && n_sub >= 1, HS_ERR_INTERNAL, "reaction bench: not the splitting scheme");
+    hs_nodal_launch a = {c->nn,    c->nn,      &b->prob->opt.model_prm, sp->ntab ? c->rtab : nullptr,
+                         sp->ntab, sp->frozen, h / n_sub,               n_sub,
+                         c->phi,   c->ipv,     nullptr,                 nullptr,
+                         nullptr,  nullptr};
+    return hs_cu_launch_nodal(&a, c->s);
+}
+
+double hs_cu_split_bytes(const hs_backend *b, int phase)
+{
+    const cuda_impl *c = (const cuda_impl *)b->impl;
+    const hs_cu_split *sp = c->sp;
+    const double nn = c->nn, ns = (double)c->lay->n_slots, vb = c->f32 ? 4.0 : 8.0;
+    if (!sp) return 0.0;
+    if (phase == 0) /* the reaction: u and the variables read and written once; node rows, frozen flags */
+        return nn * hs_nodal_bytes_per_node(c->nv, 0, 0) + (sp->ntab ? 2.0 * nn : 0.0) + (sp->frozen ? nn : 0.0);
+    /* the diffusion's start: C u* (double values and a 4-byte column per slot, row pointers, u* and r0),
+     * B u* the same in the CG's precision unless B is the lumped diagonal, the norms (r0, B u* or m, u*) */
+    double bytes = ns * (8.0 + 4.0) + (nn + 1) * 4.0 + nn * 16.0;
+    if (!sp->lumped_b) bytes += ns * (vb + 4.0) + (nn + 1) * 4.0 + nn * 16.0;
+    return bytes + nn * 24.0;
+}
+
 hs_status hs_cu_split_setup(hs_backend *b)
 {
     cuda_impl *c = (cuda_impl *)b->impl;
@@ -379,10 +408,13 @@ hs_status hs_cu_react(hs_backend *b, double h, int n_sub, const double *site_amp
     }
     HS_CUDA_CALL(cudaMemsetAsync(sp->bad, 0x7f, sizeof(int), c->s));
     const double hs = h / n_sub; /* hs_split_react_node's substep, the same bits */
-    hs_nodal_launch a = {c->nn,        c->nn,     &p->opt.model_prm, sp->ntab ? c->rtab : nullptr,
-                         sp->ntab,     sp->frozen, hs,               n_sub,
-                         c->phi,       c->ipv,    on ? sp->stim : nullptr,
-                         nullptr,      sp->bad};
+    /* the step's first reaction saves its start (begin_step's phi_n and variables) as it reads them */
+    const int save = c->start_pending;
+    c->start_pending = 0;
+    hs_nodal_launch a = {c->nn,    c->nn,      &p->opt.model_prm,      sp->ntab ? c->rtab : nullptr,
+                         sp->ntab, sp->frozen, hs,                     n_sub,
+                         c->phi,   c->ipv,     on ? sp->stim : nullptr, save ? c->phin : nullptr,
+                         save && c->nv > 0 ? c->ipv_n : nullptr,        sp->bad};
     HS_CALL(hs_cu_launch_nodal(&a, c->s));
     HS_CUDA_CALL(cudaMemcpyAsync(sp->h_bad, sp->bad, sizeof(int), cudaMemcpyDeviceToHost, c->s));
     HS_CUDA_CALL(cudaEventRecord(sp->ev1, c->s));

@@ -3,7 +3,7 @@
 // host, what the cpu backend's react runs), for
 // every model of the list: one reaction step of NSUB substeps at nodes whose states are taken along a
 // stimulated 0-D action potential of the model (upstroke, plateau, repolarisation, rest), half of them
-// stimulated; a padded leading dimension, the start copy u0, a region table with a second parameter
+// stimulated; a padded leading dimension, the start copies u0 and s0, a region table with a second parameter
 // row and a non-conducting row, frozen (decoupled) nodes, and a non-finite state reported at its node.
 //
 // Tolerance, derived per node and variable. Host and device evaluate the same source; they differ by
@@ -163,7 +163,7 @@ int main(int argc, char **argv)
             if (nv > 0) s[(size_t)(nv - 1) * ld + bad_node] = NAN;
             else u[bad_node] = NAN;
             if (het && row[bad_node] == 2) row[bad_node] = 0;
-            double *du = nullptr, *ds = nullptr, *dstim = nullptr, *du0 = nullptr;
+            double *du = nullptr, *ds = nullptr, *dstim = nullptr, *du0 = nullptr, *ds0 = nullptr;
             int *dbad = nullptr;
             uint16_t *dtab = nullptr;
             uint8_t *dfz = nullptr;
@@ -171,6 +171,8 @@ int main(int argc, char **argv)
             T_CUDA(cudaMalloc(&du, sizeof(double) * n));
             T_CUDA(cudaMalloc(&du0, sizeof(double) * n));
             T_CUDA(cudaMalloc(&ds, sizeof(double) * s.size()));
+            T_CUDA(cudaMalloc(&ds0, sizeof(double) * s.size()));
+            T_CUDA(cudaMemset(ds0, 0, sizeof(double) * s.size()));
             T_CUDA(cudaMalloc(&dstim, sizeof(double) * n));
             T_CUDA(cudaMalloc(&dbad, sizeof(int)));
             T_CUDA(cudaMemcpy(du, u.data(), sizeof(double) * n, cudaMemcpyHostToDevice));
@@ -194,14 +196,15 @@ int main(int argc, char **argv)
                 T_CUDA(cudaMalloc(&dfz, n));
                 T_CUDA(cudaMemcpy(dfz, frozen.data(), n, cudaMemcpyHostToDevice));
             }
-            hs_nodal_launch a = {n, ld, &p, drt, dtab, dfz, h, NSUB, du, ds, dstim, du0, dbad};
+            hs_nodal_launch a = {n, ld, &p, drt, dtab, dfz, h, NSUB, du, ds, dstim, du0, ds0, dbad};
             HS_TEST_OK(hs_cu_launch_nodal(&a, st));
             T_CUDA(cudaStreamSynchronize(st));
-            std::vector<double> ug(n), sg(s.size()), u0g(n);
+            std::vector<double> ug(n), sg(s.size()), u0g(n), s0g(s.size());
             int bad = 0;
             T_CUDA(cudaMemcpy(ug.data(), du, sizeof(double) * n, cudaMemcpyDeviceToHost));
             T_CUDA(cudaMemcpy(u0g.data(), du0, sizeof(double) * n, cudaMemcpyDeviceToHost));
             T_CUDA(cudaMemcpy(sg.data(), ds, sizeof(double) * s.size(), cudaMemcpyDeviceToHost));
+            T_CUDA(cudaMemcpy(s0g.data(), ds0, sizeof(double) * s.size(), cudaMemcpyDeviceToHost));
             T_CUDA(cudaMemcpy(&bad, dbad, sizeof(int), cudaMemcpyDeviceToHost));
             HS_TEST_CHECK(bad == bad_node, "%s%s: non-finite state at node %d reported as %d", m->name,
                           het ? " (regions)" : "", bad_node, bad);
@@ -210,6 +213,9 @@ int main(int argc, char **argv)
             for (int i = 0; i < n; ++i) {
                 HS_TEST_CHECK(memcmp(&u0g[i], &u[i], sizeof(double)) == 0, "%s: u0[%d] is not u at the start",
                               m->name, i);
+                for (int k = 0; k < nv; ++k)
+                    HS_TEST_CHECK(memcmp(&s0g[(size_t)k * ld + i], &s[(size_t)k * ld + i], sizeof(double)) == 0,
+                                  "%s: s0[%d][%d] is not s at the start", m->name, k, i);
                 if (i == bad_node) continue;
                 x[0] = u[i];
                 for (int k = 0; k < nv; ++k) x[1 + k] = s[(size_t)k * ld + i];
@@ -239,6 +245,7 @@ int main(int argc, char **argv)
                        het ? "regions" : "uniform", worst, worst_tol);
             cudaFree(du);
             cudaFree(du0);
+            cudaFree(ds0);
             cudaFree(ds);
             cudaFree(dstim);
             cudaFree(dbad);
