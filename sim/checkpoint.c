@@ -33,7 +33,7 @@ uint64_t hs_mesh_fingerprint(const hs_mesh *m)
 
 const char *const hs_ckpt_group_name[HS_CKPT_GROUPS] = {
     "mesh.*", "fibers.*", "model.*", "time.dt", "stimulus",
-    "solver.cg_tol/cg_max_iter/newton_* or output.activation_threshold"};
+    "solver.scheme (and its keys), cg_tol/cg_max_iter/newton_* or output.activation_threshold"};
 
 void hs_checkpoint_path(const char *dir, const char *prefix, long step, char *buf, size_t size)
 {
