@@ -7,7 +7,8 @@
  *     every step; on the graph path and on the stream path (solver.graph = off), with the kernel CG
  *     and with the persistent one;
  *  2. Strang with theta = 1/2 and a lumped mass (B = diag(m): no SpMV for ||B u*||), reaction
- *     substeps (solver.dt_ode);
+ *     substeps (solver.dt_ode); regions (test_gpu_backend part 7's: another threshold, a slower
+ *     region, a scar whose inner nodes are frozen, identity rows in A and B);
  *  3. every registered SpMV kernel (nodes matched by coordinates: a format may renumber the mesh),
  *     float64, and with float32 matrix values where the kernel has them;
  *  4. every ionic model of the list (its defaults, solver.dt_ode = 0.02 ms).
@@ -223,6 +224,27 @@ static void pair(const char *what, hs_sim_spec *s, int with_vars)
     run_out_free(&g);
 }
 
+/* regions (as test_gpu_backend part 7): another excitation threshold, a slower region overlapping it,
+ * a scar (non-conducting: its inner nodes frozen, identity rows in A and B); node rows, frozen nodes */
+static void add_regions(hs_sim_spec *s)
+{
+    hs_region_cfg *r = s->regions;
+    memset(r, 0, 3 * sizeof *r);
+    for (int j = 0; j < 3; ++j) {
+        r[j].select = HS_REGION_BOX;
+        r[j].min[1] = r[j].min[2] = -1e3, r[j].max[1] = r[j].max[2] = 1e3;
+        r[j].d_iso = r[j].d_ani = -1.0;
+    }
+    r[0].min[0] = 1.6, r[0].max[0] = 2.6;
+    r[0].n_params = 1, r[0].param_index[0] = hs_model_param_index(s->model, "alpha");
+    r[0].param_value[0] = 0.05;
+    r[1].min[0] = 2.4, r[1].max[0] = 6.1;
+    r[1].d_iso = 0.15, r[1].d_ani = 0.3;
+    r[2].min[0] = 4.0, r[2].max[0] = 4.6;
+    r[2].d_iso = r[2].d_ani = 0.0;
+    s->n_regions = 3;
+}
+
 /* 3. a kernel's run against the cpu's, nodes matched by coordinates */
 static void kernel_check(const hs_spmv_ops *k, hs_matrix_values mv, const hs_test_node *ref, int32_t nref, double tol,
                          double tol_act)
@@ -286,6 +308,9 @@ int main(int argc, char **argv)
     setup(&s, "cpu");
     s.scheme.mass = HS_MASS_LUMPED;
     pair("godunov, theta 1, lumped (B diagonal)", &s, 1);
+    setup(&s, "cpu");
+    add_regions(&s);
+    pair("regions: node rows, a scar (frozen nodes)", &s, 1);
     /* 3. every kernel against the cpu run (bound of the defaults' run) */
     run_out c;
     setup(&s, "cpu");
