@@ -25,6 +25,7 @@ typedef struct bench_row {
     int launch_len;    /* steps per launch there */
     double newton, cg; /* per step, over the measured steps */
     double frame;      /* median time to fetch and write one frame */
+    int splitting;     /* solver.scheme = splitting: the phases are the reaction and the diffusion's start */
     int32_t nodes, elems, nnz;
 } bench_row;
 
@@ -80,9 +81,12 @@ static hs_status bench_backend(const hs_config *cfg, const char *backend, int re
     hs_exec_plan *plan = &sim.prob->opt.exec;
     row->step_mode = plan->step;
     row->step_other = NAN;
+    /* the splitting scheme: one way to run a step, and its own phases (the cuda backend's bench; the cpu
+     * backend times none of them) */
+    row->splitting = sim.prob->opt.scheme.kind == HS_SCHEME_SPLITTING;
     row->other_mode = row->step_mode == HS_STEP_GRAPH ? HS_STEP_KERNELS : HS_STEP_GRAPH;
     const hs_precond_opts *pc = &sim.prob->opt.pc;
-    if (sim.backend->ops->newton_device && (row->other_mode == HS_STEP_KERNELS ||
+    if (!row->splitting && sim.backend->ops->newton_device && (row->other_mode == HS_STEP_KERNELS ||
                                             (pc->precond == HS_PRECOND_JACOBI && pc->krylov == HS_KRYLOV_CG))) {
         plan->step = row->other_mode;
         for (int q = 0; q < 2; ++q, ++k) HS_CALL_GOTO(hs_sim_step(&sim, k * dt, dt, &ss), done); /* capture */
@@ -121,9 +125,16 @@ static hs_status bench_backend(const hs_config *cfg, const char *backend, int re
     }
     double res;
     int32_t node;
-    HS_CALL_GOTO(sim.backend->ops->begin_step(sim.backend, dt / spec.time_unit, amp), done);
-    HS_CALL_GOTO(sim.backend->ops->assemble(sim.backend, &res, &node), done);
-    HS_CALL_GOTO(sim.backend->diag->bench(sim.backend, reps, &row->pb), done);
+    if (!row->splitting) {
+        HS_CALL_GOTO(sim.backend->ops->begin_step(sim.backend, dt / spec.time_unit, amp), done);
+        HS_CALL_GOTO(sim.backend->ops->assemble(sim.backend, &res, &node), done);
+    }
+    if (!row->splitting || strcmp(sim.backend->ops->name, "cpu")) {
+        HS_CALL_GOTO(sim.backend->diag->bench(sim.backend, reps, &row->pb), done);
+    } else {
+        row->pb.element = row->pb.assembly = row->pb.spmv = row->pb.cg_iter = row->pb.naive_cg_iter = NAN;
+        row->pb.copy_bw = NAN;
+    }
     /* one frame in output.format: fetch from the backend and write, median of 3 (the run overlaps
      * both with the time loop: sim/run_output.c hs_run_output_frame) */
     row->frame = NAN;
@@ -166,12 +177,13 @@ static void print_row(const bench_row *b, double out_interval, double dt)
     printf("|%s|%s|%s|%s|%s|%s|\n", "------------------------", "--------------", "------------",
            "--------------", "----------", "------------");
     struct { const char *name; double t, bytes; } rows[] = {
-        {"element", p->element, p->bytes_element},
-        {"assembly (K, R, diag)", p->assembly, p->bytes_assembly},
+        {b->splitting ? "reaction (nodal ODE)" : "element", p->element, p->bytes_element},
+        {b->splitting ? "diffusion start" : "assembly (K, R, diag)", p->assembly, p->bytes_assembly},
         {"SpMV", p->spmv, p->bytes_spmv},
         {"CG iteration", p->cg_iter, p->bytes_cg_iter},
     };
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; ++i) {
+        if (!isfinite(rows[i].t)) continue; /* not measured (the cpu backend under splitting) */
         double floor_t = rows[i].bytes / p->copy_bw;
         printf("| %-22s | %12.1f | %10.1f | %12.1f | %8.2f | %10.1f |\n", rows[i].name, 1e6 * rows[i].t,
                rows[i].bytes / 1e6, 1e6 * floor_t, rows[i].t / floor_t, rows[i].bytes / rows[i].t / 1e9);
@@ -184,8 +196,12 @@ static void print_row(const bench_row *b, double out_interval, double dt)
                p->naive_cg_iter / p->cg_iter);
     }
     printf("| %-22s | %12.1f | %10s | %12s | %8s | %10s |\n", "time step", 1e6 * b->step, "-", "-", "-", "-");
-    printf("  (a step: %.2f Newton iterations, %.1f CG iterations; solver.step = %s, one step per call)\n", b->newton,
-           b->cg, hs_step_mode_name(b->step_mode));
+    if (b->splitting)
+        printf("  (a step: solver.scheme = splitting, %.1f CG iterations of its diffusion solve; the reaction's bytes are "
+               "the state read and written once, the diffusion start's r0 = (B - A) u*, B u* and their norms)\n", b->cg);
+    else
+        printf("  (a step: %.2f Newton iterations, %.1f CG iterations; solver.step = %s, one step per call)\n", b->newton,
+               b->cg, hs_step_mode_name(b->step_mode));
     if (isfinite(b->step_other))
         printf("| %-22s | %12.1f | %10s | %12s | %8s | %10s |\n  (the next steps with solver.step = %s: %s)\n",
                "time step, other way", 1e6 * b->step_other, "-", "-", "-", "-", hs_step_mode_name(b->other_mode),
@@ -211,13 +227,16 @@ static void print_row(const bench_row *b, double out_interval, double dt)
  * model's integration-point variables: fem/phase_bytes.c). */
 static hs_status print_models(const hs_config *cfg, const char *backend, int reps, double warm_ms)
 {
-    printf("\nelement phase per ionic model (%s backend; each model's defaults, dt = min(time.dt, dt_max/2), "
-           "after %g ms from rest):\n", backend, warm_ms);
+    const int split = !strcmp(cfg->scheme, "splitting"), newton = !strcmp(cfg->scheme, "newton");
+    printf("\n%s phase per ionic model (%s backend; each model's defaults, dt = min(time.dt, dt_max/2), "
+           "after %g ms from rest):\n", split ? "reaction (nodal ODE)" : newton ? "element" :
+           "element (newton) or reaction (splitting: each model's solver.scheme = auto)", backend, warm_ms);
     printf("| %-20s | %4s | %8s | %12s | %10s | %12s | %8s |\n", "model", "vars", "dt (ms)", "median (us)", "MB moved",
            "floor (us)", "x floor");
     printf("|----------------------|------|----------|--------------|------------|--------------|----------|\n");
     for (int i = 0; i < hs_models_count(); ++i) {
         const hs_model *m = hs_models_at(i);
+        if (newton && !(m->schemes & HS_MODEL_SCHEME_NEWTON)) continue; /* a model with the nodal form only */
         static bench_row r;
         HS_CALL(bench_backend(cfg, backend, reps, warm_ms, m, &r));
         hs_model_params d;

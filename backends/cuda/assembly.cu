@@ -163,6 +163,8 @@ hs_status hs_cu_finish_assemble(hs_backend *b, double *res_norm, int32_t *res_no
 hs_status hs_cu_assemble(hs_backend *b, double *res_norm, int32_t *res_node)
 {
     cuda_impl *c = (cuda_impl *)b->impl;
+    HS_CHECK(!c->sp, HS_ERR_INTERNAL, "assemble: the splitting scheme has no Newton assembly (its ops are react and "
+             "diffuse)");
     HS_CALL(hs_cu_enqueue_assemble(b, 0));
     HS_CUDA_CALL(cudaStreamSynchronize(c->s));
     return hs_cu_finish_assemble(b, res_norm, res_node);

@@ -16,12 +16,12 @@
 
 /* ---- the state ------------------------------------------------------------------------------ */
 
-/* Field k of b->state on the device: phi, one variable of the ipv block [nv][ne], or a read-out. */
+/* Field k of b->state on the device: phi, one variable of the ipv block [nv][nvs], or a read-out. */
 static double *field_dev(cuda_impl *c, const hs_state_desc *d, int k)
 {
     if (k == HS_STATE_POTENTIAL) return c->phi;
     if (k >= d->activation) return c->act + (size_t)(k - d->activation) * c->nn; /* the read-outs [4][nn] */
-    return c->ipv + (size_t)(k - 1) * c->ne;
+    return c->ipv + (size_t)(k - 1) * c->nvs;
 }
 
 /* Offset of field k in a block holding every field in b->state's order ([nn][nv ne][nn]): the
@@ -184,6 +184,7 @@ static void cu_destroy(hs_backend *b)
     for (size_t i = 0; i < sizeof dev / sizeof dev[0]; ++i) cudaFree(dev[i]);
     if (c->step_exec) cudaGraphExecDestroy(c->step_exec);
     hs_cu_pstep_free(c);
+    hs_cu_split_free(c);
     cudaFree(c->step_ctl);
     cudaFreeHost(c->h_step_ctl);
     for (int k = 0; k < HS_SAMPLE_SETS; ++k) {
@@ -208,7 +209,7 @@ static const hs_backend_ops cuda_ops = {
     "cuda", hs_cu_begin_step, hs_cu_assemble, hs_cu_tangent, hs_cu_solve, hs_cu_iterate, hs_cu_end_step, hs_cu_restore_step,
     cu_get_state, cu_set_state, cu_get_history, cu_set_history, cu_state_copy_start, cu_state_copy_wait,
     cu_host_alloc, cu_host_free, cu_get_times, cu_destroy, hs_cu_newton_device, hs_cu_sample_setup, hs_cu_sample,
-    hs_cu_sample_fetch, hs_cu_steps_device,
+    hs_cu_sample_fetch, hs_cu_steps_device, hs_cu_react, hs_cu_diffuse,
 };
 
 /* ---- set-up --------------------------------------------------------------------------------- */
@@ -222,6 +223,9 @@ static hs_status cuda_setup(hs_backend *b)
     c->ne = m->n_elems;
     c->nnz = p->pattern->nnz;
     c->nv = b->state.activation - 1;
+    /* solver.scheme = "splitting": the model's variables at the nodes, no element arrays (split.cu) */
+    const int splitting = p->opt.scheme.kind == HS_SCHEME_SPLITTING;
+    c->nvs = (int32_t)hs_state_vars_stride(&b->state);
     HS_CHECK(c->nv == p->opt.model_prm.n_vars && c->nv <= HS_MODEL_MAX_VARS, HS_ERR_INTERNAL,
              "model %s: %d state variables, parameters for %d", p->opt.model->name, c->nv, p->opt.model_prm.n_vars);
     const hs_exec_plan *plan = &p->opt.exec; /* resolved at set-up (hs_sim_create): no "auto", no names */
@@ -236,7 +240,7 @@ static hs_status cuda_setup(hs_backend *b)
     HS_CALL(upload(&c->tets, m->tets, (size_t)c->ne * 4, "element connectivity"));
     HS_CALL(upload(&c->vol, p->geom->vol, c->ne, "element volumes"));
     c->split = p->split != NULL;
-    if (!c->split) HS_CALL(hs_cu_upload_soa(&c->kd, p->geom->kd, c->ne, 10, "element diffusion matrices"));
+    if (!c->split && !splitting) HS_CALL(hs_cu_upload_soa(&c->kd, p->geom->kd, c->ne, 10, "element diffusion matrices"));
     {
         double *im = NULL;
         HS_CALL(HS_ALLOC(im, c->nn, "inverse lumped mass"));
@@ -245,19 +249,19 @@ static hs_status cuda_setup(hs_backend *b)
         free(im);
         HS_CALL(st);
     }
-    HS_CALL(upload(&c->rptr, p->map->r_ptr, (size_t)c->nn + 1, "R gather map pointers"));
-    if (!c->split) {
+    if (!splitting) HS_CALL(upload(&c->rptr, p->map->r_ptr, (size_t)c->nn + 1, "R gather map pointers"));
+    if (!c->split && !splitting) {
         HS_CALL(upload(&c->kptr, p->map->k_ptr, (size_t)c->nnz + 1, "K gather map pointers"));
         HS_CALL(hs_cu_remap_gather_maps(c, p->map));
         HS_CALL(upload(&c->diag, p->map->diag, c->nn, "diagonal positions"));
     }
     const hs_stim_set *st = p->stim;
-    int32_t nstim = st ? st->elem_ptr[st->n_sites] : 0;
+    int32_t nstim = st && !splitting ? st->elem_ptr[st->n_sites] : 0;
     HS_CALL(upload(&c->stim_elem, st ? st->elem : (const int32_t *)NULL, nstim, "stimulus element lists"));
     const hs_region_set *rg = p->opt.regions;
     if (rg && rg->elem_tab) {
         HS_CALL(upload(&c->rtab, rg->tab, (size_t)rg->n_rows, "region table"));
-        HS_CALL(upload(&c->etab, rg->elem_tab, (size_t)c->ne, "element region rows"));
+        if (!splitting) HS_CALL(upload(&c->etab, rg->elem_tab, (size_t)c->ne, "element region rows"));
     }
 
     HS_CALL(hs_spmv_layout_create(plan->spmv, p->pattern, &p->opt.spmv_params, &c->lay));
@@ -276,17 +280,18 @@ static hs_status cuda_setup(hs_backend *b)
 
     struct { double **p; size_t n; const char *what; } arrs[] = {
         {&c->phi, (size_t)c->nn, "phi"}, {&c->phin, (size_t)c->nn, "phi_n"},
-        {&c->ipv, (size_t)c->nv * c->ne, "model variables"},
-        {&c->ipv_n, (size_t)c->nv * c->ne, "model variables of the last step"},
+        {&c->ipv, (size_t)c->nv * c->nvs, "model variables"},
+        {&c->ipv_n, (size_t)c->nv * c->nvs, "model variables of the last step"},
         {&c->act, (size_t)HS_STATE_READOUTS * c->nn, "activation, repolarisation, APD, beats"},
-        {&c->ke, c->split ? 0 : (size_t)c->ne * 10, "element matrices"},
-        {&c->re, c->split ? 0 : (size_t)c->ne * 4, "element residuals"},
+        {&c->ke, c->split || splitting ? 0 : (size_t)c->ne * 10, "element matrices"},
+        {&c->re, c->split || splitting ? 0 : (size_t)c->ne * 4, "element residuals"},
         {&c->rhs, (size_t)c->nn, "residual"}, {&c->du, (size_t)c->nn, "Newton update"},
-        {&c->dinv, (size_t)c->nn, "Jacobi preconditioner"}, {&c->stim_e, (size_t)c->ne, "element stimulus"},
+        {&c->dinv, (size_t)c->nn, "Jacobi preconditioner"},
+        {&c->stim_e, splitting ? 0 : (size_t)c->ne, "element stimulus"},
         {&c->partA, (size_t)HS_RED_BLOCKS, "reduction partials"},
     };
     for (size_t i = 0; i < sizeof arrs / sizeof arrs[0]; ++i) {
-        if (arrs[i].n == 0) continue; /* not used by this assembly method */
+        if (arrs[i].n == 0) continue; /* not used by this assembly method or scheme */
         HS_CALL(hs_cuda_alloc_((void **)arrs[i].p, sizeof(double) * arrs[i].n, arrs[i].what, __FILE__, __LINE__));
         HS_CUDA_CALL(cudaMemset(*arrs[i].p, 0, sizeof(double) * arrs[i].n));
     }
@@ -299,11 +304,11 @@ static hs_status cuda_setup(hs_backend *b)
         if (b->state.f[k].initial != 0.0)
             HS_CALL(hs_cu_fill((int64_t)hs_state_field_len(&b->state, k), b->state.f[k].initial,
                                field_dev(c, &b->state, k)));
-    if (p->opt.extrapolate > 0) {
+    if (p->opt.extrapolate > 0 && !splitting) { /* the Newton iteration's first iterate only */
         HS_CALL(HS_CUDA_ALLOC(c->ph1, c->nn, "phi history"));
         HS_CALL(HS_CUDA_ALLOC(c->ph2, c->nn, "phi history"));
     }
-    c->ex.order = p->opt.extrapolate;
+    c->ex.order = splitting ? 0 : p->opt.extrapolate;
     hs_extrap_reset(&c->ex);
     HS_CALL(hs_gpu_cg_create(c->nn, p->opt.cg.variant, c->spmv, c->dinv, &c->cg));
     if (p->opt.cg.variant == HS_CG_SSTEP) { /* always its persistent kernel, through the format's slot map */
@@ -324,26 +329,36 @@ static hs_status cuda_setup(hs_backend *b)
         HS_CALL(HS_CUDA_ALLOC(c->kcsr, c->nnz, "tangent values in CSR order"));
         HS_CALL(hs_gpu_krylov_create(c->nn, c->s, &c->gkw));
     }
+    if (splitting) HS_CALL(hs_cu_split_setup(b));
     HS_CUDA_CALL(cudaMallocHost((void **)&c->h_cg, sizeof(hs_gpu_cg_scalars)));
     HS_CUDA_CALL(cudaMallocHost((void **)&c->h_sc, sizeof(dev_scalars)));
     HS_CUDA_CALL(cudaMallocHost((void **)&c->h_state, sizeof(double) * field_offset(&b->state, b->state.n_fields)));
     HS_CUDA_CALL(cudaDeviceSynchronize());
     cudaDeviceProp prop;
     HS_CUDA_CALL(cudaGetDeviceProperties(&prop, hs_gpu_device()));
-    snprintf(b->description, sizeof b->description, "cuda (%.100s, sm_%d%d, spmv %.40s%s, %s assembly, cg %s%s, %s)",
-             prop.name, prop.major, prop.minor, plan->spmv->name, c->f32 ? " float32 values" : "",
-             hs_assembly_name(p->opt.assembly),
+    /* what the step is: the assembly method (Newton), or the splitting's order, theta and mass */
+    char what[96];
+    if (splitting)
+        snprintf(what, sizeof what, "%s splitting, theta %g, %s mass", hs_split_order_name(p->opt.scheme.order),
+                 p->opt.scheme.theta, hs_mass_name(p->opt.scheme.mass));
+    else
+        snprintf(what, sizeof what, "%s assembly", hs_assembly_name(p->opt.assembly));
+    int w = snprintf(b->description, sizeof b->description, "cuda (%.100s, sm_%d%d, spmv %.40s%s, %s, cg %s%s, %s)",
+             prop.name, prop.major, prop.minor, plan->spmv->name, c->f32 ? " float32 values" : "", what,
              hs_cg_variant_name(p->opt.cg.variant),
              p->opt.cg.variant == HS_CG_CHRONOPOULOS ? (c->cg->fused ? " fused with the SpMV" : " with a separate dot pass")
                                                      : "",
-             p->opt.graph ? "CUDA graph per Newton iteration" : "stream launches");
+             splitting ? (p->opt.graph ? "diffusion solve as one CUDA graph" : "stream launches")
+                       : p->opt.graph ? "CUDA graph per Newton iteration" : "stream launches");
     if (c->gpc) { /* the general solver replaces the tuned Jacobi-PCG (which stays allocated for its scalars) */
-        snprintf(b->description, sizeof b->description, "cuda (%.120s, sm_%d%d, spmv %.40s, %s assembly, %s %s%s%s, "
+        w = snprintf(b->description, sizeof b->description, "cuda (%.120s, sm_%d%d, spmv %.40s, %s, %s %s%s%s, "
                  "host-driven cuBLAS loop)", prop.name, prop.major, prop.minor, plan->spmv->name,
-                 hs_assembly_name(p->opt.assembly), hs_krylov_name(p->opt.pc.krylov),
+                 what, hs_krylov_name(p->opt.pc.krylov),
                  p->opt.pc.krylov == HS_KRYLOV_CG ? hs_cg_variant_name(p->opt.cg.variant) : "",
                  p->opt.pc.krylov == HS_KRYLOV_CG ? ", " : "", hs_precond_name(p->opt.pc.precond));
-    } else if (c->cg->persistent) {
+    }
+    if (w >= (int)sizeof b->description) b->description[sizeof b->description - 2] = '.'; /* cut short */
+    if (!c->gpc && c->cg->persistent) {
         size_t l = strlen(b->description);
         if (l > 1 && l < sizeof b->description - 40 && p->opt.cg.variant == HS_CG_SSTEP)
             snprintf(b->description + l - 1, sizeof b->description - l + 1, ", persistent s-step kernel, s = %d)",
@@ -362,7 +377,8 @@ extern "C" hs_status hs_backend_cuda_create(const hs_problem *prob, hs_backend *
     b->ops = &cuda_ops;
     b->diag = &hs_cu_diag_ops;
     b->prob = prob;
-    hs_state_desc_init(&b->state, prob->opt.model, prob->mesh->n_nodes, prob->mesh->n_elems);
+    hs_state_desc_init_scheme(&b->state, prob->opt.model, prob->opt.scheme.kind, prob->mesh->n_nodes,
+                              prob->mesh->n_elems);
     cuda_impl *c = NULL;
     hs_status st = HS_ALLOC(c, 1, "cuda backend");
     if (st == HS_OK) {

@@ -14,13 +14,16 @@
  *   entry.cu      the registry entry hs_backend_cuda (probe, resolve_plan, create)
  *   policy.c      the backend's execution policy (hs_cuda_policy.h: step, persistent CG, values),
  *                 host C built in every build; entry.cu adds the SpMV trial
+ *   nodal.cu      the splitting scheme's nodal ODE kernel (hs_nodal.cuh), compiled per model
+ *   split.cu      the splitting scheme's ops react and diffuse (fem/hs_splitting.h): the node stimulus,
+ *                 the diffusion matrices in the format's slots, the warm-started solve as one graph
  *
  * Device layouts are structure-of-arrays so neighbouring threads touch neighbouring addresses:
  * full assembly: kd [10][ne], ke [10][ne] (K_e is symmetric: the 10 entries a <= b, hs_sym4_index), re [4][ne];
  * split assembly: km, rm [ne];
- * the model's integration-point variables ipv [n_vars][ne] (field k of b->state, 1 <= k <= n_vars,
- * at ipv + (k-1) ne). The gather maps are re-encoded for these layouts at upload
- * (hs_cu_remap_gather_maps).
+ * the model's variables ipv [n_vars][nvs] (field k of b->state, 1 <= k <= n_vars, at ipv + (k-1) nvs):
+ * nvs = ne at the integration points (Newton), nn at the nodes (splitting). The gather maps are
+ * re-encoded for these layouts at upload (hs_cu_remap_gather_maps).
  */
 #ifndef HS_CUDA_BACKEND_CUH
 #define HS_CUDA_BACKEND_CUH
@@ -52,7 +55,11 @@ struct cuda_impl {
     hs_spmv_layout *lay;
     hs_gpu_spmv *spmv;
     int32_t nn, ne, nnz;
-    int nv;                 /* the model's integration-point variables (n_vars) */
+    int nv;                 /* the model's variables (n_vars) */
+    int32_t nvs;            /* values per variable in ipv: ne (Newton), nn (splitting: at the nodes) */
+    struct hs_cu_split *sp; /* solver.scheme = "splitting" (split.cu); NULL under Newton */
+    int start_pending;      /* splitting: begin_step's copies (phi_n, ipv_n) are left to the first reaction's
+                               nodal kernel, which reads those values anyway (split.cu) */
     /* mesh and discretisation (constant) */
     int32_t *tets;
     double *vol, *kd, *inv_mass;
@@ -228,6 +235,21 @@ hs_status hs_cu_solve_general(hs_backend *b, hs_cg_result *cg, double *upd_norm)
  *  serial one on one rank; on several the Newton loop on the host and "auto" without a timed trial. */
 extern "C" hs_status hs_cuda_resolve_plan_ranks(const hs_csr *pattern, const hs_problem_opts *opt, int n_ranks,
                                                 hs_exec_plan *plan);
+
+/* ---- split.cu (solver.scheme = "splitting") ---- */
+/** Allocate the splitting scheme's device data (c->sp): node stimulus lists, region rows, frozen
+ *  nodes, the diffusion's extra matrices and scalars. After the format and the CG exist. */
+hs_status hs_cu_split_setup(hs_backend *b);
+void hs_cu_split_free(cuda_impl *c);
+/** hs_backend_ops.react / .diffuse (fem/hs_backend.h). */
+hs_status hs_cu_react(hs_backend *b, double h, int n_sub, const double *site_amp, int32_t *bad_node);
+hs_status hs_cu_diffuse(hs_backend *b, double dt, hs_cg_result *cg);
+/** For the phase benchmark (diag.cu): enqueue the diffusion's start (r0 = C u*, B u*, the norms); one
+ *  reaction of @p h in @p n_sub substeps without stimulus, start copies or failure flag; the least
+ *  bytes of phase 0 (the reaction) or 1 (the diffusion's start). */
+hs_status hs_cu_split_enqueue_start(cuda_impl *c);
+hs_status hs_cu_split_enqueue_react(hs_backend *b, double h, int n_sub);
+double hs_cu_split_bytes(const hs_backend *b, int phase);
 
 /* ---- diag.cu ---- */
 /** bench, bench_cg, get_system: set as b->diag by hs_backend_cuda_create. */

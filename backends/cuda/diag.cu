@@ -12,6 +12,7 @@
 
 #include "cuda_backend.cuh"
 #include "hs_naive_cg.cuh"
+#include "hs_splitting.h"
 #include "hs_util.h"
 
 static hs_status cu_get_system(hs_backend *b, double *kval_csr, double *rhs)
@@ -89,6 +90,82 @@ static hs_status copy_bandwidth(cuda_impl *c, int reps, double *bw)
     return st;
 }
 
+/* Median seconds of `reps` enqueues of @p fn on c->s after 3 warm-up ones (CUDA events). */
+template <typename F>
+static hs_status time_phase(cuda_impl *c, int reps, double *t, F fn)
+{
+    cudaEvent_t e0, e1;
+    HS_CUDA_CALL(cudaEventCreate(&e0));
+    HS_CUDA_CALL(cudaEventCreate(&e1));
+    hs_status st = HS_OK;
+    for (int r = -3; r < reps && st == HS_OK; ++r) {
+        cudaEventRecord(e0, c->s);
+        st = fn();
+        cudaEventRecord(e1, c->s);
+        if (cudaEventSynchronize(e1) != cudaSuccess && st == HS_OK) st = HS_FAIL(HS_ERR_DEVICE, "phase benchmark failed");
+        if (r >= 0) t[r] = 1e-3 * elapsed_ms(e0, e1);
+    }
+    cudaEventDestroy(e0);
+    cudaEventDestroy(e1);
+    return st;
+}
+
+/*
+ * The splitting scheme's phases (solver.scheme = "splitting"), each alone on the current state, which
+ * is put back afterwards: the reaction (the nodal ODE kernel over one dt in its solver.dt_ode
+ * substeps, no stimulus) in the "element" slot, the diffusion's start (r0 = (B - A) u*, B u*, the
+ * norms) in the "assembly" slot (the matrices themselves are assembled once per dt), one SpMV of A,
+ * one CG iteration on r0; the bytes of the first two are the backend's (hs_cu_split_bytes).
+ */
+static hs_status cu_bench_split(hs_backend *b, int reps, hs_phase_bench *out)
+{
+    cuda_impl *c = (cuda_impl *)b->impl;
+    const hs_problem *p = b->prob;
+    const int CGI = 10;
+    HS_CHECK(c->dt > 0.0, HS_ERR_INTERNAL, "splitting phase benchmark before any step");
+    double *te = NULL, *ta = NULL, *ts = NULL, *tc = NULL, *save = NULL;
+    const size_t nstate = (size_t)c->nn * (1 + c->nv);
+    HS_CALL(HS_ALLOC(te, reps, "bench timings"));
+    HS_CALL(HS_ALLOC(ta, reps, "bench timings"));
+    HS_CALL(HS_ALLOC(ts, reps, "bench timings"));
+    HS_CALL(HS_ALLOC(tc, reps, "bench timings"));
+    HS_CALL(HS_CUDA_ALLOC(save, nstate, "bench state copy"));
+    HS_CUDA_CALL(cudaMemcpyAsync(save, c->phi, sizeof(double) * c->nn, cudaMemcpyDeviceToDevice, c->s));
+    if (c->nv > 0)
+        HS_CUDA_CALL(cudaMemcpyAsync(save + c->nn, c->ipv, sizeof(double) * c->nn * c->nv, cudaMemcpyDeviceToDevice, c->s));
+    const int nsub = hs_split_substeps(&p->opt.scheme, c->dt * p->opt.time_unit);
+    hs_status st = time_phase(c, reps, te, [&] { return hs_cu_split_enqueue_react(b, c->dt, nsub); });
+    HS_CUDA_CALL(cudaMemcpyAsync(c->phi, save, sizeof(double) * c->nn, cudaMemcpyDeviceToDevice, c->s));
+    if (c->nv > 0)
+        HS_CUDA_CALL(cudaMemcpyAsync(c->ipv, save + c->nn, sizeof(double) * c->nn * c->nv, cudaMemcpyDeviceToDevice, c->s));
+    if (st == HS_OK) st = time_phase(c, reps, ta, [&] { return hs_cu_split_enqueue_start(c); });
+    if (st == HS_OK) st = time_phase(c, reps, ts, [&] { return hs_gpu_spmv_apply(c->spmv, c->phi, c->cg->w, c->s); });
+    /* CG iterations on r0 (tolerance 0), as the Newton scheme's bench times them */
+    hs_gpu_cg_tol tol0 = {0.0, 0.0, 0.0, NULL, INT_MAX};
+    if (st == HS_OK) st = hs_gpu_cg_enqueue_fixed(c->cg, c->rhs, c->du, &tol0, CGI, 1, c->s);
+    if (st == HS_OK)
+        st = time_phase(c, reps, tc, [&] { return hs_gpu_cg_enqueue_fixed(c->cg, c->rhs, c->du, &tol0, CGI, 0, c->s); });
+    for (int r = 0; st == HS_OK && r < reps; ++r) tc[r] /= CGI;
+    if (st == HS_OK) st = bench_naive(b, CGI, reps, &out->naive_cg_iter);
+    double bw = 0.0;
+    if (st == HS_OK) st = copy_bandwidth(c, reps, &bw);
+    if (st == HS_OK) {
+        out->element = hs_median(te, reps);
+        out->assembly = hs_median(ta, reps);
+        out->spmv = hs_median(ts, reps);
+        out->cg_iter = hs_median(tc, reps);
+        out->copy_bw = bw;
+        out->reps = reps;
+        hs_phase_bytes(p, c->lay->n_slots, out); /* SpMV and CG iteration; the two phases of the scheme: */
+        out->bytes_element = hs_cu_split_bytes(b, 0);
+        out->bytes_assembly = hs_cu_split_bytes(b, 1);
+    }
+    free(te); free(ta); free(ts); free(tc);
+    cudaStreamSynchronize(c->s);
+    cudaFree(save);
+    return st;
+}
+
 /*
  * Phase medians from CUDA events after a warm-up, each phase alone on the current state:
  * element kernel, assembly (R, norm and the tangent K, D^-1), one SpMV, one CG iteration (timed over 10
@@ -98,6 +175,7 @@ static hs_status copy_bandwidth(cuda_impl *c, int reps, double *bw)
 static hs_status cu_bench(hs_backend *b, int reps, hs_phase_bench *out)
 {
     cuda_impl *c = (cuda_impl *)b->impl;
+    if (c->sp) return cu_bench_split(b, reps, out);
     const hs_problem *p = b->prob;
     const int CGI = 10;
     double *te = NULL, *ta = NULL, *ts = NULL, *tc = NULL;
@@ -259,8 +337,14 @@ static hs_status cu_bench_cg(hs_backend *b, int iters, int reps, hs_cg_bench *ou
     memset(out, 0, sizeof *out);
     double res;
     int32_t node;
-    HS_CALL(hs_cu_assemble(b, &res, &node)); /* K, D^-1 and R at the current state */
-    HS_CALL(hs_cu_tangent(b));
+    if (c->sp) { /* splitting: the diffusion's A (assembled by the steps so far) and its warm start's r0 */
+        HS_CHECK(c->dt > 0.0, HS_ERR_INTERNAL, "bench cg under the splitting scheme before any step");
+        HS_CALL(hs_cu_split_enqueue_start(c));
+        HS_CUDA_CALL(cudaStreamSynchronize(c->s));
+    } else {
+        HS_CALL(hs_cu_assemble(b, &res, &node)); /* K, D^-1 and R at the current state */
+        HS_CALL(hs_cu_tangent(b));
+    }
     hs_phase_bench pb;
     memset(&pb, 0, sizeof pb);
     hs_phase_bytes(p, c->lay->n_slots, &pb);

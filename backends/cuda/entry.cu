@@ -88,6 +88,8 @@ static hs_status cuda_choose_spmv(const hs_csr *pattern, const hs_problem_opts *
  * then `solver.spmv = "auto"`, which depends on them. */
 static hs_status cuda_resolve_plan(const hs_csr *pattern, const hs_problem_opts *opt, hs_exec_plan *plan)
 {
+    const char *no = hs_cuda_scheme_refusal(opt, plan->step);
+    HS_CHECK(!no, HS_ERR_CONFIG, "solver.step = \"%s\": %s", hs_step_mode_name(plan->step), no);
     hs_cuda_plan_rules(opt, pattern->n_rows, plan);
     if (!plan->spmv) HS_CALL(cuda_choose_spmv(pattern, opt, plan));
     return HS_OK;

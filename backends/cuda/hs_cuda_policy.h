@@ -36,10 +36,19 @@ const char *hs_cuda_step_persistent_refusal(const hs_problem_opts *o, int persis
 
 /**
  * @brief solver.step = "auto": HS_STEP_PERSISTENT when its kernel runs these settings on at most
- * HS_CUDA_STEP_PERSISTENT_AUTO_ROWS rows, else HS_STEP_GRAPH with Jacobi-CG, else HS_STEP_KERNELS.
+ * HS_CUDA_STEP_PERSISTENT_AUTO_ROWS rows, else HS_STEP_GRAPH with Jacobi-CG, else HS_STEP_KERNELS;
+ * HS_STEP_KERNELS under solver.scheme = "splitting" (the host runs its ops: hs_cuda_scheme_refusal).
  * @param[out] why the reason (static storage).
  */
 hs_step_mode hs_cuda_step_auto(const hs_problem_opts *o, int persistent, int32_t n_rows, const char **why);
+
+/**
+ * @brief Why the cuda backend cannot run step mode @p step (a named one; HS_STEP_AUTO: never refused)
+ * under @p o's scheme (NULL: it can). Under solver.scheme = "splitting" a step is the ops react and
+ * diffuse run from the host (HS_STEP_KERNELS; hs_cuda_step_auto takes it), the diffusion solve as
+ * one CUDA graph inside diffuse.
+ */
+const char *hs_cuda_scheme_refusal(const hs_problem_opts *o, hs_step_mode step);
 
 /**
  * @brief Every choice of @p plan but the SpMV kernel (which needs the device's trial), for a system of

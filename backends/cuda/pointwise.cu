@@ -91,8 +91,12 @@ hs_status hs_cu_begin_step(hs_backend *b, double dt, const double *amp)
     cuda_impl *c = (cuda_impl *)b->impl;
     const hs_stim_set *st = b->prob->stim;
     c->dt = dt;
+    if (c->sp) { /* the splitting step's start (amp is NULL): the first reaction saves phi_n and the variables */
+        c->start_pending = 1;
+        return HS_OK;
+    }
     HS_CUDA_CALL(cudaMemcpyAsync(c->phin, c->phi, sizeof(double) * c->nn, cudaMemcpyDeviceToDevice, c->s));
-    HS_CUDA_CALL(cudaMemcpyAsync(c->ipv_n, c->ipv, sizeof(double) * c->nv * c->ne, cudaMemcpyDeviceToDevice, c->s));
+    HS_CUDA_CALL(cudaMemcpyAsync(c->ipv_n, c->ipv, sizeof(double) * c->nv * c->nvs, cudaMemcpyDeviceToDevice, c->s));
     double w[3];
     int used = c->ph1 ? hs_extrap_weights(&c->ex, dt, w) : 0;
     if (used > 0) {
@@ -143,8 +147,12 @@ hs_status hs_cu_end_step(hs_backend *b, double t_prev, double dt_ms)
 hs_status hs_cu_restore_step(hs_backend *b)
 {
     cuda_impl *c = (cuda_impl *)b->impl;
+    if (c->start_pending) { /* splitting: no reaction since begin_step, so nothing changed */
+        c->start_pending = 0;
+        return HS_OK;
+    }
     HS_CUDA_CALL(cudaMemcpyAsync(c->phi, c->phin, sizeof(double) * c->nn, cudaMemcpyDeviceToDevice, c->s));
-    HS_CUDA_CALL(cudaMemcpyAsync(c->ipv, c->ipv_n, sizeof(double) * c->nv * c->ne, cudaMemcpyDeviceToDevice, c->s));
+    HS_CUDA_CALL(cudaMemcpyAsync(c->ipv, c->ipv_n, sizeof(double) * c->nv * c->nvs, cudaMemcpyDeviceToDevice, c->s));
     HS_CUDA_CALL(cudaStreamSynchronize(c->s));
     return HS_OK;
 }

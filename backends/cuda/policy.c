@@ -6,6 +6,7 @@
 
 const char *hs_cuda_step_persistent_refusal(const hs_problem_opts *o, int persistent, int32_t n_rows)
 {
+    if (o->scheme.kind == HS_SCHEME_SPLITTING) return "the persistent step runs the Newton scheme only";
     if (o->pc.precond != HS_PRECOND_JACOBI || o->pc.krylov != HS_KRYLOV_CG)
         return "the device's Newton loops run Jacobi-CG only";
     if (o->assembly != HS_ASSEMBLY_SPLIT) return "the persistent step assembles the split form only";
@@ -18,6 +19,13 @@ const char *hs_cuda_step_persistent_refusal(const hs_problem_opts *o, int persis
 
 hs_step_mode hs_cuda_step_auto(const hs_problem_opts *o, int persistent, int32_t n_rows, const char **why)
 {
+    if (o->scheme.kind == HS_SCHEME_SPLITTING) {
+        *why = o->graph ? "solver.scheme = splitting: the host runs a step's ops, the reaction (the nodal ODE kernel) and "
+                          "the diffusion solve (one CUDA graph), one synchronisation each"
+                        : "solver.scheme = splitting: the host runs a step's ops, the reaction (the nodal ODE kernel) and "
+                          "the diffusion solve (its kernels launched one by one, solver.graph = off)";
+        return HS_STEP_KERNELS;
+    }
     if (o->pc.precond != HS_PRECOND_JACOBI || o->pc.krylov != HS_KRYLOV_CG) {
         *why = "the device's Newton loops run Jacobi-CG only";
         return HS_STEP_KERNELS;
@@ -30,6 +38,15 @@ hs_step_mode hs_cuda_step_auto(const hs_problem_opts *o, int persistent, int32_t
         return HS_STEP_PERSISTENT;
     }
     return HS_STEP_GRAPH;
+}
+
+const char *hs_cuda_scheme_refusal(const hs_problem_opts *o, hs_step_mode step)
+{
+    if (o->scheme.kind == HS_SCHEME_SPLITTING && step != HS_STEP_AUTO && step != HS_STEP_KERNELS)
+        return "under solver.scheme = \"splitting\" the cuda backend runs a step as its ops from the host "
+               "(solver.step = \"kernels\", what \"auto\" takes), the diffusion solve inside as one CUDA graph "
+               "(solver.graph)";
+    return NULL;
 }
 
 void hs_cuda_plan_rules(const hs_problem_opts *o, int32_t n_rows, hs_exec_plan *plan)

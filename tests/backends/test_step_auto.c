@@ -134,6 +134,36 @@ static void cuda_rules(void)
     }
 }
 
+/* solver.scheme = "splitting" on cuda (issue 28): a step is the ops react and diffuse run from the host,
+ * so "auto" is the host loop at every size with its reason, a named graph or persistent step is refused
+ * with one, the persistent CG and the values follow the Newton scheme's rules */
+static void cuda_splitting(void)
+{
+    const int AUTO = HS_PERSISTENT_AUTO;
+    hs_problem_opts o = defaults();
+    o.scheme = hs_scheme_opts_newton();
+    o.scheme.kind = HS_SCHEME_SPLITTING;
+    o.graph = 1;
+    expect(&o, AUTO, 50653, HS_STEP_KERNELS, "splitting, bench_50k");
+    expect(&o, AUTO, 1030301, HS_STEP_KERNELS, "splitting, bench_1m");
+    HS_TEST_CHECK(hs_cuda_step_persistent_refusal(&o, 1, 50653) != NULL, "splitting: the persistent step accepted");
+    HS_TEST_CHECK(!hs_cuda_scheme_refusal(&o, HS_STEP_AUTO) && !hs_cuda_scheme_refusal(&o, HS_STEP_KERNELS),
+                  "splitting: auto or kernels refused");
+    HS_TEST_CHECK(hs_cuda_scheme_refusal(&o, HS_STEP_GRAPH) && hs_cuda_scheme_refusal(&o, HS_STEP_PERSISTENT),
+                  "splitting: a graph or persistent step accepted");
+    hs_exec_plan p = rules(&o, HS_STEP_AUTO, AUTO, NULL, 50653);
+    HS_TEST_CHECK(p.step == HS_STEP_KERNELS && p.why_step[0] && p.persistent_cg == 1 && p.values == HS_VALUES_F32,
+                  "splitting, all auto, 50653 rows: %s, persistent %d, %s", hs_step_mode_name(p.step), p.persistent_cg,
+                  hs_matrix_values_name(p.values));
+    p = rules(&o, HS_STEP_AUTO, AUTO, NULL, 1030301);
+    HS_TEST_CHECK(p.step == HS_STEP_KERNELS && p.persistent_cg == 0, "splitting, all auto, 1M rows: %s, persistent %d",
+                  hs_step_mode_name(p.step), p.persistent_cg);
+    /* the Newton scheme refuses nothing here */
+    o.scheme.kind = HS_SCHEME_NEWTON;
+    HS_TEST_CHECK(!hs_cuda_scheme_refusal(&o, HS_STEP_GRAPH) && !hs_cuda_scheme_refusal(&o, HS_STEP_PERSISTENT),
+                  "newton: a step mode refused");
+}
+
 /* the cpu backend's policy through its registry entry: the host loop, no persistent CG, float64 and
  * csr_scalar for "auto"; named values and kernels kept */
 static void cpu_policy(void)
@@ -202,6 +232,7 @@ int main(void)
     hs_verbosity = 0;
     cuda_step();
     cuda_rules();
+    cuda_splitting();
     cpu_policy();
     sim_plan();
     HS_TEST_RETURN();
