@@ -150,13 +150,13 @@ static hs_status format_order(hs_sim *sim, const hs_problem_opts *po, hs_csr **p
 }
 
 /* The global problem of a distributed run: options, mesh, stimulus sites and the pattern (which
- * the partition reads), and none of what the ranks compute on (element geometry, gather maps, K_D):
+ * the partition reads, when it reads one; else NULL), and none of what the ranks compute on (element geometry, gather maps, K_D):
  * each rank builds those of its local mesh (backends/mpi). At 16M nodes the global ones were ~20 GB
  * on every rank and a third of the set-up time. hs_problem_destroy frees what is there. */
 static hs_status problem_outline(const hs_mesh *mesh, const hs_stim_set *stim, const hs_problem_opts *po,
                                  hs_csr **pattern, hs_problem **out)
 {
-    HS_CHECK(*pattern && (*pattern)->n_rows == mesh->n_nodes, HS_ERR_INTERNAL, "no pattern for the partition");
+    HS_CHECK(!*pattern || (*pattern)->n_rows == mesh->n_nodes, HS_ERR_INTERNAL, "a pattern of another mesh");
     hs_problem *p = NULL;
     HS_CALL(HS_ALLOC(p, 1, "problem"));
     p->opt = *po;
@@ -201,9 +201,17 @@ hs_status hs_sim_create(const hs_sim_spec *spec, hs_sim *sim)
     hs_problem_opts po;
     problem_opts(spec, &po);
     double tp = hs_wtime();
-    HS_CALL_GOTO(hs_csr_from_tets(sim->mesh->n_nodes, sim->mesh->n_elems, sim->mesh->tets, &pattern), fail);
+    /* a distributed run builds the global pattern only for a partitioner that reads it (metis,
+     * nonzeros) or a format that renumbers the mesh: the ranks' views come from the elements */
+    if (!spec->distributed || !spec->partitioner || spec->partitioner->needs_pattern)
+        HS_CALL_GOTO(hs_csr_from_tets(sim->mesh->n_nodes, sim->mesh->n_elems, sim->mesh->tets, &pattern), fail);
     sim->setup.pattern = hs_wtime() - tp;
-    HS_CALL_GOTO(resolve_plan(spec, sim, pattern, &po), fail);
+    HS_CALL_GOTO(resolve_plan(spec, sim, pattern, &po), fail); /* a distributed run's plan reads no pattern */
+    if (!pattern && po.exec.spmv->node_order) {
+        tp = hs_wtime();
+        HS_CALL_GOTO(hs_csr_from_tets(sim->mesh->n_nodes, sim->mesh->n_elems, sim->mesh->tets, &pattern), fail);
+        sim->setup.pattern += hs_wtime() - tp;
+    }
     HS_CALL_GOTO(format_order(sim, &po, &pattern), fail);
     tp = hs_wtime();
     /* stimulus sites hold element indices: only now is the element numbering final */
@@ -222,8 +230,12 @@ hs_status hs_sim_create(const hs_sim_spec *spec, hs_sim *sim)
     }
     if (spec->distributed) HS_CALL_GOTO(problem_outline(sim->mesh, sim->stim, &po, &pattern, &sim->prob), fail);
     else HS_CALL_GOTO(hs_problem_create(sim->mesh, sim->stim, &po, &pattern, &sim->prob), fail);
-    hs_log(1, "matrix: %d rows, %d nonzeros (%.1f per row)\n", sim->prob->pattern->n_rows,
-           sim->prob->pattern->nnz, (double)sim->prob->pattern->nnz / sim->prob->pattern->n_rows);
+    if (sim->prob->pattern)
+        hs_log(1, "matrix: %d rows, %d nonzeros (%.1f per row)\n", sim->prob->pattern->n_rows,
+               sim->prob->pattern->nnz, (double)sim->prob->pattern->nnz / sim->prob->pattern->n_rows);
+    else
+        hs_log(1, "matrix: %d rows (no global pattern: each rank builds its rows; the partition report has them)\n",
+               sim->mesh->n_nodes);
     double tb = hs_wtime();
     sim->setup.problem = tb - tp;
     if (spec->distributed) {

@@ -524,9 +524,11 @@ static hs_status create_local(mpi_impl *m, const hs_problem *g, const hs_partiti
     double t0 = hs_wtime();
     /* one partition, computed on rank 0 and sent: a partitioner (METIS) on every rank cost each
      * rank its graph copies and the time, for the same answer */
-    HS_CALL(agree(m, m->rank == 0 ? hs_partition_nodes(part, g->pattern, m->size, m->owner) : HS_OK));
+    HS_CALL(agree(m, m->rank == 0 ? hs_partition_nodes_n(part, g->pattern, n, m->size, m->owner) : HS_OK));
     HS_MPI_CALL(MPI_Bcast(m->owner, n, MPI_INT32_T, 0, m->comm));
-    HS_CALL(hs_part_local_create(g->pattern, g->mesh->n_elems, g->mesh->tets, m->owner, m->size, m->rank, &m->l));
+    /* the view from the elements: the global pattern (NULL when the partitioner needs none) is
+     * not read */
+    HS_CALL(hs_part_local_create_elems(n, g->mesh->n_elems, g->mesh->tets, m->owner, m->size, m->rank, &m->l));
     const hs_part_local *l = m->l;
     double t1 = hs_wtime();
     m->setup.partition = t1 - t0;
@@ -572,6 +574,24 @@ static hs_status create_local(mpi_impl *m, const hs_problem *g, const hs_partiti
     HS_CALL(HS_ALLOC(m->buf, (size_t)m->n_elem_mine + 1, "gather buffer"));
     HS_CALL(HS_ALLOC(m->gbuf, (size_t)(n > g->mesh->n_elems ? n : g->mesh->n_elems) + 1, "gather buffer"));
     hs_log(2, "rank %d: partition and local problem in %.3f s\n", m->rank, hs_wtime() - t0);
+    return HS_OK;
+}
+
+/* The partition's edge cut and imbalance from the ranks' views (hs_partition_balance's numbers
+ * without the global pattern): an edge {i, j} across ranks is an off-rank column in the owned rows
+ * of both its ends' ranks, so the cut is half the sum of those columns. Collective. */
+static hs_status balance_of(const mpi_impl *m, hs_part_balance *b)
+{
+    const hs_part_local *l = m->l;
+    const hs_csr *p = l->pattern;
+    int64_t off = 0;
+    for (int64_t k = 0; k < p->nnz; ++k) off += p->col[k] >= l->n_owned;
+    int64_t sum[3] = {off, l->n_owned, p->nnz}, max[2] = {l->n_owned, p->nnz};
+    HS_MPI_CALL(MPI_Allreduce(MPI_IN_PLACE, sum, 3, MPI_INT64_T, MPI_SUM, m->comm));
+    HS_MPI_CALL(MPI_Allreduce(MPI_IN_PLACE, max, 2, MPI_INT64_T, MPI_MAX, m->comm));
+    b->edge_cut = sum[0] / 2;
+    b->imbalance_nodes = (double)max[0] * m->size / (double)sum[1];
+    b->imbalance_nnz = (double)max[1] * m->size / (double)sum[2];
     return HS_OK;
 }
 
@@ -648,7 +668,8 @@ hs_status hs_backend_mpi_create(const hs_problem *g, const hs_partitioner *part,
     }
     st = agree(m, create_local(m, g, part, inner));
     if (st == HS_OK) {
-        const hs_part_balance bal = hs_partition_balance(g->pattern, m->owner, m->size);
+        hs_part_balance bal;
+        st = balance_of(m, &bal);
         /* collective; rank 0 prints it unless quiet (the other ranks are quiet) */
         st = agree(m, hs_dist_report(m->l, m->comm, part->name, &bal, hs_verbosity >= 1 ? stderr : NULL));
     }

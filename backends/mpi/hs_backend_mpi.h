@@ -1,9 +1,10 @@
 /**
  * @file hs_backend_mpi.h
  * @brief The distributed backend: one simulation over the ranks of MPI_COMM_WORLD. Every rank
- * holds the global mesh and pattern (sim/ builds them, but not the global element geometry and
- * gather maps), rank 0 partitions the nodes (parallel.partition) and sends the partition, and
- * each rank runs an inner backend (any with partition ops, hs_backend_entry.part:
+ * holds the global mesh (sim/ builds it, and the global pattern only for a partitioner that reads
+ * it, but not the global element geometry and gather maps), rank 0 partitions the nodes
+ * (parallel.partition) and sends the partition, each rank cuts its view from the elements
+ * (hs_part_local_create_elems) and runs an inner backend (any with partition ops, hs_backend_entry.part:
  * cpu, or cuda on the rank's device) on its local mesh: the elements touching its owned nodes
  * (with their regions), whose other nodes are ghosts. The inner backend is reached through its ops
  * only (hs_backend_ops, hs_backend_part_ops), never its fields. Its element pass and "K_elem . 1"
