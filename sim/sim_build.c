@@ -150,9 +150,10 @@ static hs_status format_order(hs_sim *sim, const hs_problem_opts *po, hs_csr **p
 }
 
 /* The global problem of a distributed run: options, mesh, stimulus sites and the pattern (which
- * the partition reads, when it reads one; else NULL), and none of what the ranks compute on (element geometry, gather maps, K_D):
- * each rank builds those of its local mesh (backends/mpi). At 16M nodes the global ones were ~20 GB
- * on every rank and a third of the set-up time. hs_problem_destroy frees what is there. */
+ * the partitioner reads, when it reads one; else NULL), and none of what the ranks compute on
+ * (element geometry, gather maps, K_D): each rank builds those of its local mesh (backends/mpi).
+ * At 16M nodes the global ones were ~20 GB on every rank and a third of the set-up time.
+ * hs_problem_destroy frees what is there. */
 static hs_status problem_outline(const hs_mesh *mesh, const hs_stim_set *stim, const hs_problem_opts *po,
                                  hs_csr **pattern, hs_problem **out)
 {
