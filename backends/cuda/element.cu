@@ -151,7 +151,9 @@ hs_status hs_cu_launch_element(cuda_impl *c, const hs_model_params *prm)
     switch (prm->id) { /* one instance per model of hs_model_list.h */
 #define HS_MODEL(id) \
     case HS_MODEL_ID_##id: return launch_element<(int)HS_MODEL_ID_##id>(c, prm);
+#define HS_MODEL_NODAL(id) /* nodal form only: the newton scheme refuses it before */
 #include "hs_model_list.h"
+#undef HS_MODEL_NODAL
 #undef HS_MODEL
     default: return HS_FAIL(HS_ERR_INTERNAL, "element kernel: model id %d is not in this build", (int)prm->id);
     }

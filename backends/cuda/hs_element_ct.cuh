@@ -53,7 +53,9 @@ __device__ __forceinline__ int model_point_ct(const double *v, int gates, double
 {
 #define HS_MODEL(id)                                                                                       \
     if constexpr (ID == (int)HS_MODEL_ID_##id) return hs_model_point_##id(v, gates, u_n, u, dt, s_n, s, f, dfdu);
+#define HS_MODEL_NODAL(id) /* nodal form only: no element kernel */
 #include "hs_model_list.h"
+#undef HS_MODEL_NODAL
 #undef HS_MODEL
     static_assert(ID >= 0 && ID < (int)HS_MODEL_COUNT, "a model of hs_model_list.h");
     return -1;

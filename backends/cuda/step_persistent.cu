@@ -475,7 +475,9 @@ const void *pstep_kernel(int id, int f32)
     case HS_MODEL_ID_##mid:                                                                                    \
         return f32 ? pstep_fn<float, HS_MODEL_NVARS_##mid, (int)HS_MODEL_ID_##mid>()                           \
                    : pstep_fn<double, HS_MODEL_NVARS_##mid, (int)HS_MODEL_ID_##mid>();
+#define HS_MODEL_NODAL(mid) /* nodal form only: no element kernel */
 #include "hs_model_list.h"
+#undef HS_MODEL_NODAL
 #undef HS_MODEL
     default: return nullptr;
     }

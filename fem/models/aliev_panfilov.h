@@ -111,6 +111,15 @@ HS_HD int hs_model_point_aliev_panfilov(const double *p, int gates, double u_n, 
     return it;
 }
 
+/** The nodal form (fem/models/hs_model_ode.h), for the splitting scheme: s = {r}; r is no gate
+ *  (its equation is nonlinear in r), so a[0] is dr/dt (0 with model.recovery = false: r stays 0). */
+HS_HD void hs_model_rhs_aliev_panfilov(const double *p, double u, const double *s, double *f, double *a, double *tau)
+{
+    *f = hs_ap_fphi(p, u, s[0]);
+    a[0] = p[HS_AP_RECOVERY] != 0.0 ? hs_ap_fr(p, u, s[0]) : 0.0;
+    tau[0] = 0.0;
+}
+
 /**
  * @brief Largest dt (model units) for which 1/dt - d f_phi/d phi > 0 for every phi at r = 0:
  * d f_phi/d phi peaks at phi = (1 + alpha)/3 with value c((1 + alpha)^2/3 - alpha), so the
@@ -138,7 +147,7 @@ static const hs_model_param hs_ap_params[HS_AP_N_PARAMS] = {
      "evolve the recovery variable r (false: r = 0, pure cubic reaction front)"},
 };
 static const hs_model_var hs_ap_vars[] = {
-    {"r", "1", HS_AT_IP, 0.0, "recovery variable"},
+    {"r", "1", HS_AT_IP, 0.0, "recovery variable", 0},
 };
 const hs_model hs_model_aliev_panfilov = {
     .name = "aliev_panfilov",
@@ -156,6 +165,7 @@ const hs_model hs_model_aliev_panfilov = {
     .mv_offset = -80.0,
     .time_unit_default = 12.9,
     .dt_max = hs_ap_dt_max,
+    .schemes = HS_MODEL_SCHEME_NEWTON | HS_MODEL_SCHEME_SPLITTING,
 };
 #endif
 

@@ -157,6 +157,30 @@ HS_HD int hs_model_point_bueno_orovio(const double *p, int gates, double u_n, do
     return isfinite(*f) && isfinite(*dfdu) ? 1 : -1;
 }
 
+/** The nodal form (fem/models/hs_model_ode.h), for the splitting scheme: s = {v, w, s}, three gates
+ *  with the (x_inf, tau_x) of the file comment, the switches at the substep's starting u. */
+HS_HD void hs_model_rhs_bueno_orovio(const double *p, double u, const double *st, double *f, double *a, double *tau)
+{
+    const hs_bo_switch h = hs_bo_switches(p, u);
+    double fu, fv, fw, fs;
+    *f = hs_bo_f(p, h, u, st[0], st[1], st[2], &fu, &fv, &fw, &fs);
+    /* v: (v_inf, tau_v-) below th_v, (0, tau_v+) above */
+    a[0] = h.hv || h.hvm ? 0.0 : 1.0;
+    tau[0] = h.hv ? p[HS_BO_TAU_VP] : h.hvm ? p[HS_BO_TAU_V2M] : p[HS_BO_TAU_V1M];
+    /* w: (w_inf(u), tau_w-(u)) below th_w, (0, tau_w+) above */
+    if (h.hw) {
+        a[1] = 0.0;
+        tau[1] = p[HS_BO_TAU_WP];
+    } else {
+        double t = tanh(p[HS_BO_K_WM] * (u - p[HS_BO_U_WM]));
+        tau[1] = p[HS_BO_TAU_W1M] + (p[HS_BO_TAU_W2M] - p[HS_BO_TAU_W1M]) * 0.5 * (1.0 + t);
+        a[1] = h.ho ? p[HS_BO_W_INF_STAR] : 1.0 - u / p[HS_BO_TAU_WINF];
+    }
+    /* s: (s_inf(u), tau_s) with tau_s switching at th_w */
+    a[2] = 0.5 * (1.0 + tanh(p[HS_BO_K_S] * (u - p[HS_BO_U_S])));
+    tau[2] = h.hw ? p[HS_BO_TAU_S2] : p[HS_BO_TAU_S1];
+}
+
 /**
  * @brief Largest dt (ms) for which 1/dt - df/du > 0: the only positive part of df/du at fixed
  * variables is the fast inward current's, v (u_u + th_v - 2u)/tau_fi for u > th_v, at most
@@ -226,9 +250,9 @@ static const hs_model_preset hs_bo_presets[] = {
     {"tnnp", "fit to the ten Tusscher-Noble-Noble-Panfilov model (Table 1, TNNP)", hs_bo_tnnp},
 };
 static const hs_model_var hs_bo_vars[] = {
-    {"v", "1", HS_AT_IP, 1.0, "fast inward current gate (1: open, at rest)"},
-    {"w", "1", HS_AT_IP, 1.0, "slow inward current gate (1: open, at rest)"},
-    {"s", "1", HS_AT_IP, 0.0, "slow inward current activation"},
+    {"v", "1", HS_AT_IP, 1.0, "fast inward current gate (1: open, at rest)", 1},
+    {"w", "1", HS_AT_IP, 1.0, "slow inward current gate (1: open, at rest)", 1},
+    {"s", "1", HS_AT_IP, 0.0, "slow inward current activation", 1},
 };
 const hs_model hs_model_bueno_orovio = {
     .name = "bueno_orovio",
@@ -249,6 +273,7 @@ const hs_model hs_model_bueno_orovio = {
     .has_gates = 1,
     .n_presets = (int)(sizeof hs_bo_presets / sizeof hs_bo_presets[0]),
     .presets = hs_bo_presets,
+    .schemes = HS_MODEL_SCHEME_NEWTON | HS_MODEL_SCHEME_SPLITTING,
 };
 #undef HS_BO_SRC
 #endif

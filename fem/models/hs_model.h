@@ -12,8 +12,11 @@
  *    name (fem/hs_state.h);
  *  - the affine map of its potential variable to mV (V = mv_scale u + mv_offset), the time unit its
  *    equations are written in, and the largest dt for which the tangent stays positive definite.
- * What a kernel calls (HS_HD inline functions, shared by the CPU and the CUDA backends, dispatched
- * in hs_model_point below; `gates` is hs_model_params.gates): the local update at an integration point, which returns the ionic
+ * What a kernel calls (HS_HD inline functions, shared by the CPU and the CUDA backends).
+ * For the operator-splitting scheme, the nodal form hs_model_rhs_<id> (every model has it;
+ * fem/models/hs_model_ode.h): the ionic term and, per variable, its derivative or, for a gate, its
+ * steady state and time constant. For seed 002's implicit scheme (models of the list's HS_MODEL
+ * lines), dispatched in hs_model_point.h; `gates` is hs_model_params.gates): the local update at an integration point, which returns the ionic
  * term f(u, s) of du/dt = div(D grad u) + f + stim and its consistent derivative
  * df/du = ∂f/∂u + ∂f/∂s · ds/du that the global tangent needs (seed 002 sec. 2).
  *
@@ -80,7 +83,22 @@ typedef struct hs_model_var {
     hs_location where;   /**< HS_AT_IP for every model today (the local problems live there) */
     double initial;      /**< value at t = 0 */
     const char *meaning;
+    /** 1: a gating variable, dx/dt = (x_inf - x)/tau_x with x_inf and tau_x functions of (u, s) that
+     *  the model's nodal form returns (hs_model_ode.h), so the splitting scheme steps it by
+     *  Rush-Larsen; 0: any other variable (forward Euler there). Agrees with the nodal form's tau > 0
+     *  (tests/fem/models/test_models.c). */
+    int gate;
 } hs_model_var;
+
+/** The time schemes a model can run under (hs_model.schemes bits; solver.scheme names them). */
+enum {
+    /** seed 002's implicit scheme: the variables at the integration points, the local update
+     *  hs_model_point_<id> with its consistent tangent (fem/models/hs_model_point.h) */
+    HS_MODEL_SCHEME_NEWTON = 1 << 0,
+    /** operator splitting: the variables at the nodes, the nodal form hs_model_rhs_<id> stepped by
+     *  Rush-Larsen / forward Euler (fem/models/hs_model_ode.h), then a linear diffusion solve */
+    HS_MODEL_SCHEME_SPLITTING = 1 << 1
+};
 
 /** Model identifiers, one per line of hs_model_list.h. */
 typedef enum hs_model_id {
@@ -139,6 +157,9 @@ typedef struct hs_model {
     int has_gates;                   /**< its variables include gates that model.gates applies to */
     int n_presets;                   /**< published parameter sets (0: none; the defaults are the paper's) */
     const hs_model_preset *presets;  /**< [n_presets]; the first one equals the defaults */
+    /** HS_MODEL_SCHEME_* bits: the schemes it has the kernels of. A model of the list's HS_MODEL
+     *  lines has both; one of its HS_MODEL_NODAL lines (generated from CellML) only the splitting. */
+    unsigned schemes;
 } hs_model;
 
 #ifdef __cplusplus

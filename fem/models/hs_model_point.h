@@ -31,7 +31,9 @@ HS_HD int hs_model_point(const hs_model_params *p, double u_n, double u, double 
     switch (p->id) {
 #define HS_MODEL(id) \
     case HS_MODEL_ID_##id: return hs_model_point_##id(p->v, p->gates, u_n, u, dt, s_n, s, f, dfdu);
+#define HS_MODEL_NODAL(id) /* nodal form only: no local update (solver.scheme refuses "newton") */
 #include "hs_model_list.h"
+#undef HS_MODEL_NODAL
 #undef HS_MODEL
     default: /* not a model of this build */
         *f = 0.0;

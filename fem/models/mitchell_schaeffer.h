@@ -69,6 +69,17 @@ HS_HD int hs_model_point_mitchell_schaeffer(const double *p, int gates, double u
     return isfinite(s[0]) && isfinite(*f) ? 1 : -1;
 }
 
+/** The nodal form (fem/models/hs_model_ode.h), for the splitting scheme: s = {h}, a gate whose
+ *  (h_inf, tau) switch at v_gate (evaluated at the substep's starting v). */
+HS_HD void hs_model_rhs_mitchell_schaeffer(const double *p, double u, const double *s, double *f, double *a,
+                                           double *tau)
+{
+    const int open = u < p[HS_MS_V_GATE];
+    *f = hs_ms_f(p, u, s[0]);
+    a[0] = open ? 1.0 : 0.0;
+    tau[0] = open ? p[HS_MS_TAU_OPEN] : p[HS_MS_TAU_CLOSE];
+}
+
 /**
  * @brief Largest dt (model units, ms) for which 1/dt - df/dv > 0 for every v and h in [0, 1]:
  * 2v - 3v^2 peaks at v = 1/3 with 1/3, so df/dv <= 1/(3 tau_in) - 1/tau_out.
@@ -93,7 +104,7 @@ static const hs_model_param hs_ms_params[HS_MS_N_PARAMS] = {
      "gate switch potential (normalised; Mitchell & Schaeffer 2003)"},
 };
 static const hs_model_var hs_ms_vars[] = {
-    {"h", "1", HS_AT_IP, 1.0, "gate of the inward current (1: open, at rest)"},
+    {"h", "1", HS_AT_IP, 1.0, "gate of the inward current (1: open, at rest)", 1},
 };
 const hs_model hs_model_mitchell_schaeffer = {
     .name = "mitchell_schaeffer",
@@ -112,6 +123,7 @@ const hs_model hs_model_mitchell_schaeffer = {
     .time_unit_default = 1.0,
     .dt_max = hs_ms_dt_max,
     .has_gates = 1,
+    .schemes = HS_MODEL_SCHEME_NEWTON | HS_MODEL_SCHEME_SPLITTING,
 };
 #endif
 

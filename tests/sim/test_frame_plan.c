@@ -35,7 +35,7 @@ static hs_model synthetic(void)
 {
     for (int v = 0; v < NV; ++v) {
         snprintf(g_names[v], sizeof g_names[v], "x%02d", v);
-        g_vars[v] = (hs_model_var){g_names[v], "1", HS_AT_IP, 0.5 * v, "synthetic"};
+        g_vars[v] = (hs_model_var){g_names[v], "1", HS_AT_IP, 0.5 * v, "synthetic", 0};
     }
     hs_model m = {.name = "synthetic", .summary = "-", .reference = "-", .id = HS_MODEL_COUNT, .n_vars = NV,
                   .vars = g_vars, .potential_name = "u", .potential_unit = "1", .mv_scale = 100.0,

@@ -8,12 +8,19 @@
  *  2. the local update converges from rest and from a perturbed state, over a range of potentials;
  *  3. the consistent derivative df/du that the tangent uses equals a central difference of the
  *     ionic term f(u, s(u)) with the variables re-solved from s_n at each perturbed u (the
- *     global-local linearisation), to the accuracy of the difference: |fd - dfdu| <= 1e-6 (|dfdu|+1).
+ *     global-local linearisation), to the accuracy of the difference: |fd - dfdu| <= 1e-6 (|dfdu|+1);
+ *  4. its nodal form (fem/models/hs_model_ode.h, the splitting scheme's) agrees with its descriptor
+ *     (tau > 0 exactly for the variables marked gate) and, for a model with the local update too,
+ *     with it: at u_n = u the Rush-Larsen local update of a gate is the nodal form's exponential step,
+ *     bit for bit; any other variable's backward-Euler difference quotient tends to the nodal form's
+ *     derivative (|q - a| <= 1e-4 (|a| + 1) at dt = 1e-6, an O(dt) difference); the ionic term is
+ *     the nodal form's f at the updated variables, bit for bit.
  * A new model needs no new line here.
  */
 #include <math.h>
 #include <string.h>
 
+#include "hs_model_ode.h"
 #include "hs_model_point.h"
 #include "hs_model_sizes.h"
 #include "hs_models.h"
@@ -113,6 +120,45 @@ static void check_point(const hs_model *m)
     }
 }
 
+static void check_nodal(const hs_model *m)
+{
+    HS_TEST_CHECK(m->schemes & HS_MODEL_SCHEME_SPLITTING, "%s: every model has the nodal form", m->name);
+    hs_model_params p;
+    hs_model_params_defaults(m, &p);
+    p.gates = HS_GATES_RUSH_LARSEN;
+    double s_n[HS_MODEL_MAX_VARS];
+    for (int k = 0; k < m->n_vars; ++k) s_n[k] = m->vars[k].initial;
+    for (double mv = -90.0; mv <= 40.0; mv += 2.5) { /* the potential over an action potential's range */
+        const double u = (mv - m->mv_offset) / m->mv_scale;
+        double f = 0.0, a[HS_MODEL_MAX_VARS], tau[HS_MODEL_MAX_VARS];
+        HS_TEST_CHECK(hs_model_rhs(&p, u, s_n, &f, a, tau) == 0 && isfinite(f), "%s: nodal form at %g mV", m->name, mv);
+        for (int k = 0; k < m->n_vars; ++k)
+            HS_TEST_CHECK((tau[k] > 0.0) == (m->vars[k].gate != 0) && isfinite(a[k]),
+                          "%s.%s at %g mV: tau = %g, a = %g, the descriptor says gate = %d", m->name, m->vars[k].name, mv,
+                          tau[k], a[k], m->vars[k].gate);
+        if (!(m->schemes & HS_MODEL_SCHEME_NEWTON)) continue;
+        const double dt = 1e-6;
+        double s[HS_MODEL_MAX_VARS], fp = 0.0, dfdu = 0.0;
+        memcpy(s, s_n, sizeof s);
+        HS_TEST_CHECK(hs_model_point(&p, u, u, dt, s_n, s, &fp, &dfdu) >= 0, "%s: local update at %g mV", m->name, mv);
+        for (int k = 0; k < m->n_vars; ++k) {
+            if (tau[k] > 0.0) {
+                double x = s_n[k];
+                hs_model_ode_vars(1, &x, &a[k], &tau[k], dt);
+                HS_TEST_CHECK(x == s[k], "%s.%s at %g mV: Rush-Larsen %.17g, nodal form's step %.17g", m->name,
+                              m->vars[k].name, mv, s[k], x);
+            } else {
+                const double q = (s[k] - s_n[k]) / dt;
+                HS_TEST_CHECK(fabs(q - a[k]) <= 1e-4 * (fabs(a[k]) + 1.0), "%s.%s at %g mV: (s - s_n)/dt = %.10g, "
+                              "nodal derivative %.10g", m->name, m->vars[k].name, mv, q, a[k]);
+            }
+        }
+        double f1 = 0.0;
+        hs_model_rhs(&p, u, s, &f1, a, tau);
+        HS_TEST_CHECK(f1 == fp, "%s at %g mV: ionic term %.17g, nodal form's %.17g", m->name, mv, fp, f1);
+    }
+}
+
 int main(void)
 {
     HS_TEST_CHECK(hs_models_count() == HS_MODEL_COUNT && hs_models_count() > 0, "registry size");
@@ -120,7 +166,8 @@ int main(void)
         const hs_model *m = hs_models_at(i);
         HS_TEST_CHECK(hs_models_find(m->name) == m && m->id == (hs_model_id)i, "%s: registry order", m->name);
         check_descriptor(m);
-        check_point(m);
+        if (m->schemes & HS_MODEL_SCHEME_NEWTON) check_point(m);
+        check_nodal(m);
     }
     const hs_model *out = NULL;
     HS_TEST_CHECK(hs_models_lookup("model.type", "no_such_model", &out) == HS_ERR_CONFIG && !out, "unknown model");
