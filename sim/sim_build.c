@@ -203,8 +203,9 @@ hs_status hs_sim_create(const hs_sim_spec *spec, hs_sim *sim)
     problem_opts(spec, &po);
     double tp = hs_wtime();
     /* a distributed run builds the global pattern only for a partitioner that reads it (metis,
-     * nonzeros) or a format that renumbers the mesh: the ranks' views come from the elements */
-    if (!spec->distributed || !spec->partitioner || spec->partitioner->needs_pattern)
+     * nonzeros), on rank 0, which alone partitions, or for a format that renumbers the mesh: the
+     * ranks' views come from the elements */
+    if (!spec->distributed || !spec->partitioner || (spec->partitioner->needs_pattern && spec->rank == 0))
         HS_CALL_GOTO(hs_csr_from_tets(sim->mesh->n_nodes, sim->mesh->n_elems, sim->mesh->tets, &pattern), fail);
     sim->setup.pattern = hs_wtime() - tp;
     HS_CALL_GOTO(resolve_plan(spec, sim, pattern, &po), fail); /* a distributed run's plan reads no pattern */

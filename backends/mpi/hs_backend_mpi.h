@@ -1,8 +1,8 @@
 /**
  * @file hs_backend_mpi.h
  * @brief The distributed backend: one simulation over the ranks of MPI_COMM_WORLD. Every rank
- * holds the global mesh (sim/ builds it, and the global pattern only for a partitioner that reads
- * it, but not the global element geometry and gather maps), rank 0 partitions the nodes
+ * holds the global mesh (sim/ builds it, and on rank 0 the global pattern for a partitioner that
+ * reads it, but not the global element geometry and gather maps), rank 0 partitions the nodes
  * (parallel.partition) and sends the partition, each rank cuts its view from the elements
  * (hs_part_local_create_elems) and runs an inner backend (any with partition ops, hs_backend_entry.part:
  * cpu, or cuda on the rank's device) on its local mesh: the elements touching its owned nodes
@@ -46,7 +46,8 @@ typedef struct hs_mpi_setup_times {
 } hs_mpi_setup_times;
 
 /**
- * @brief The distributed backend over @p global (borrowed, must outlive it) with the nodes
+ * @brief The distributed backend over @p global (borrowed, must outlive it; its pattern is read
+ * on rank 0 only, by a partitioner that needs it, and may be NULL elsewhere) with the nodes
  * partitioned by @p part; the inner backend is @p inner ("cpu", or "cuda" in a build with CUDA: each
  * rank's device chosen from its node-local rank, hs_dist_gpu_select_device). Prints the per-rank
  * partition report on rank 0 when hs_verbosity >= 1. Collective.
