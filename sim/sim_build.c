@@ -196,9 +196,13 @@ hs_status hs_sim_create(const hs_sim_spec *spec, hs_sim *sim)
     /* not in a distributed run: each rank's device is chosen later (backends/mpi), and a context on
      * device 0 from every rank of a node would cost each rank's memory there */
     if (sim->backend_entry->warm_up && !spec->distributed) sim->backend_entry->warm_up();
-    HS_CALL_GOTO(hs_mesh_build(&spec->mesh, &sim->mesh, &sim->mesh_info), fail); /* checked, fibres, reordered */
+    /* checked, fibres, reordered; a distributed run's on rank 0, broadcast */
+    if (spec->distributed) HS_CALL_GOTO(hs_mesh_build_bcast(&spec->mesh, &sim->mesh, &sim->mesh_info), fail);
+    else HS_CALL_GOTO(hs_mesh_build(&spec->mesh, &sim->mesh, &sim->mesh_info), fail);
     sim->setup.mesh = hs_wtime() - t0;
-    sim->setup.mesh_order = sim->mesh_info.from_cache ? 0.0 : sim->mesh_info.seconds_reorder;
+    /* the node order's time where it ran: not from the cache, and in a distributed run on rank 0 */
+    sim->setup.mesh_order = sim->mesh_info.from_cache || (spec->distributed && spec->rank != 0)
+                                ? 0.0 : sim->mesh_info.seconds_reorder;
     hs_problem_opts po;
     problem_opts(spec, &po);
     double tp = hs_wtime();

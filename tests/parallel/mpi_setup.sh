@@ -43,3 +43,45 @@ PY
   grep -q '^  set-up per rank (max / sum over '"$np"' ranks): mesh .* partition .* scatter .* maps .* upload ' "$log" ||
     { cat "$log"; echo "np $np: no per-rank set-up phases"; exit 1; }
 done
+
+# A file mesh (mesh.source = "file"): rank 0 reads it (hs_mesh_build_bcast) and the others have it
+# only through the broadcast (a box as well: every distributed run's mesh goes that way); the study (regions, probes, ECG) on 2 and 3 ranks equals the serial run within the bounds of
+# mpi_study.sh (N = 50 steps: V 100 N 1e-8 mV, activation 2 N 1e-8 ms, an electrode ||W||_1 N 1e-8).
+here=$(dirname "$0")
+close=$HS_SOURCE_DIR/tests/app/vtk_fields_close.py
+study=$HS_SOURCE_DIR/configs/scar_slab.cfg
+"$HEARTSIM" mesh "$study" --out "$tmp/mesh" -q > /dev/null 2>&1 || { echo "heartsim mesh failed"; exit 1; }
+meshfile=$(ls "$tmp"/mesh/*_mesh.vtk | head -1)
+[ -s "$meshfile" ] || { echo "no mesh file written"; exit 1; }
+fsets=(--set solver.backend=cpu --set time.t_end=5 --set mesh.source=file --set "mesh.file=\"$meshfile\"")
+"$HEARTSIM" run "$study" "${fsets[@]}" --out "$tmp/fserial" -v > "$tmp/fserial.log" 2>&1 ||
+  { cat "$tmp/fserial.log"; echo "serial run of the file mesh failed"; exit 1; }
+n=50
+tol_v=$(python3 -c "print(100 * $n * 1e-8)")
+tol_a=$(python3 -c "print(2 * $n * 1e-8)")
+ecg_tols=()
+for e in E_right E_left; do
+  w=$(sed -n "s/^electrode $e: weights' 1-norm \([^ ]*\) mV.*/\1/p" "$tmp/fserial.log")
+  [ -n "$w" ] || { echo "no weight norm for $e in the serial log"; exit 1; }
+  ecg_tols+=("$e:$(python3 -c "print($w * $n * 1e-8)")")
+done
+ecg_tols+=("E_right-E_left:$(python3 -c "print(${ecg_tols[0]#*:} + ${ecg_tols[1]#*:})")")
+for r in 2:nonzeros 3:rows; do
+  np=${r%%:*} part=${r#*:}
+  out=$tmp/file-np$np
+  timeout 120 "$mpiexec" --oversubscribe --allow-run-as-root -np "$np" "$HEARTSIM" run "$study" "${fsets[@]}" \
+    --set parallel.partition=$part --out "$out" < /dev/null > "$out.log" 2>&1 ||
+    { cat "$out.log"; echo "file mesh, mpirun -np $np: failed"; exit 1; }
+  # the global pattern: built on rank 0 alone for nonzeros (its time summed over the ranks is rank
+  # 0's), on no rank for rows
+  pat=$(sed -n 's/.*pattern \([0-9.]*\) \/ \([0-9.]*\) s.*/\1 \2/p' "$out.log")
+  [ -n "$pat" ] || { cat "$out.log"; echo "np $np: no pattern phase"; exit 1; }
+  set -- $pat
+  [ "$1" = "$2" ] || { cat "$out.log"; echo "np $np: the pattern was built on more than one rank ($1 / $2 s)"; exit 1; }
+  [ "$part" != rows ] || [ "$2" = 0.000 ] || { cat "$out.log"; echo "np $np: rows built a global pattern"; exit 1; }
+  for f in slab_000000.vtk slab_000002.vtk; do
+    python3 "$close" "$tmp/fserial/$f" "$out/$f" "V:$tol_v" "activation:$tol_a" "region:0"
+  done
+  python3 "$here/csv_close.py" "$tmp/fserial/slab_probes.csv" "$out/slab_probes.csv" "$tol_v"
+  python3 "$here/csv_close.py" "$tmp/fserial/slab_ecg.csv" "$out/slab_ecg.csv" 0 "${ecg_tols[@]}"
+done
