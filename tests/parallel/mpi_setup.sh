@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # A distributed run's set-up (issue 26): no rank holds the serial run's problem, and the summary
-# reports each set-up phase and the peak memory per rank (ctest label mpi).
+# reports each set-up phase and the peak memory per rank; a file mesh read by rank 0 alone and
+# broadcast gives the serial run's study; rank 0's mesh error ends every rank once (ctest label mpi).
 # Usage: mpi_setup.sh MPIEXEC (HEARTSIM, HS_SOURCE_DIR from ctest).
 #
 # Before: every rank built the whole problem (element geometry, gather maps, K_D of all elements)
@@ -85,3 +86,21 @@ for r in 2:nonzeros 3:rows; do
   python3 "$here/csv_close.py" "$tmp/fserial/slab_probes.csv" "$out/slab_probes.csv" "$tol_v"
   python3 "$here/csv_close.py" "$tmp/fserial/slab_ecg.csv" "$out/slab_ecg.csv" 0 "${ecg_tols[@]}"
 done
+
+# A mesh file rank 0 cannot read (it exists, so the config check passes; its POINTS end early): every
+# rank ends with the serial run's exit code and one message, without MPI_Abort (before, each rank read
+# the file itself and the error went through MPI_Abort).
+printf '# vtk DataFile Version 3.0\nbroken\nASCII\nDATASET UNSTRUCTURED_GRID\nPOINTS 4 double\n0 0 0\n1 0\n' > "$tmp/broken.vtk"
+bsets=(--set solver.backend=cpu --set mesh.source=file --set "mesh.file=\"$tmp/broken.vtk\"")
+set +e
+"$HEARTSIM" run "$study" "${bsets[@]}" --out "$tmp/broken-serial" > "$tmp/broken-serial.log" 2>&1
+serial_rc=$?
+timeout 120 "$mpiexec" --oversubscribe --allow-run-as-root -np 2 "$HEARTSIM" run "$study" "${bsets[@]}" \
+  --out "$tmp/broken-np2" < /dev/null > "$tmp/broken-np2.log" 2>&1
+mpi_rc=$?
+set -e
+[ "$serial_rc" -ne 0 ] && [ "$mpi_rc" = "$serial_rc" ] ||
+  { cat "$tmp/broken-np2.log"; echo "broken mesh: exit code $mpi_rc under mpirun, $serial_rc serially"; exit 1; }
+[ "$(grep -c 'heartsim: error.*broken.vtk:7: file ended' "$tmp/broken-np2.log")" = 1 ] ||
+  { cat "$tmp/broken-np2.log"; echo "broken mesh: not one message naming the file and line"; exit 1; }
+! grep -q MPI_ABORT "$tmp/broken-np2.log" || { cat "$tmp/broken-np2.log"; echo "broken mesh: MPI_Abort"; exit 1; }
