@@ -137,6 +137,7 @@ static void summary_setup(hs_run_summary *sum, const hs_sim *sim)
     sum->n_ranks = hs_par_size();
     sum->setup_max = sum->setup_sum = sim->setup;
     enum { n_times = sizeof(hs_setup_times) / sizeof(double) };
+    _Static_assert(sizeof(hs_setup_times) == n_times * sizeof(double), "hs_setup_times holds doubles only");
     hs_par_max_doubles((double *)&sum->setup_max, n_times);
     hs_par_sum_doubles((double *)&sum->setup_sum, n_times);
     sum->mesh_from_cache = mi->from_cache;
