@@ -57,9 +57,31 @@ void hs_run_summary_print(const hs_run_summary *s, const hs_config *cfg, FILE *f
             s->backend);
     fprintf(f, "  wall time %.3f s (set-up %.3f s, time loop %.3f s)\n", s->wall_total, s->wall_setup, loop);
     const hs_setup_times *u = &s->setup;
-    fprintf(f, "  set-up: mesh %.3f s, pattern %.3f s, spmv choice %.3f s, reorder %.3f s, problem (maps, K_D) %.3f s, "
-               "backend (upload) %.3f s, other %.3f s\n", u->mesh, u->pattern, u->trial, u->reorder, u->problem,
-            u->backend, s->wall_setup - (u->mesh + u->pattern + u->trial + u->reorder + u->problem + u->backend));
+    const double parts = u->partition + u->scatter + u->maps; /* a distributed run's (0 serially) */
+    if (s->n_ranks > 1)
+        fprintf(f, "  set-up (rank 0): mesh %.3f s, pattern %.3f s, stimulus and regions %.3f s, partition %.3f s, "
+                   "scatter %.3f s, local maps (K_D) %.3f s, backend (upload) %.3f s, other %.3f s\n",
+                u->mesh, u->pattern, u->problem, u->partition, u->scatter, u->maps, u->backend,
+                s->wall_setup - (u->mesh + u->pattern + u->trial + u->reorder + u->problem + parts + u->backend));
+    else
+        fprintf(f, "  set-up: mesh %.3f s, pattern %.3f s, spmv choice %.3f s, reorder %.3f s, problem (maps, K_D) %.3f s, "
+                   "backend (upload) %.3f s, other %.3f s\n", u->mesh, u->pattern, u->trial, u->reorder, u->problem,
+                u->backend, s->wall_setup - (u->mesh + u->pattern + u->trial + u->reorder + u->problem + parts + u->backend));
+    if (s->n_ranks > 1) {
+        /* each phase on the slowest rank (what the set-up waits for) and summed over the ranks */
+        const hs_setup_times *a = &s->setup_max, *b = &s->setup_sum;
+        fprintf(f, "  set-up per rank (max / sum over %d ranks): mesh %.3f / %.3f s (node order %.3f / %.3f s), "
+                   "pattern %.3f / %.3f s, partition %.3f / %.3f s, scatter %.3f / %.3f s, maps %.3f / %.3f s, "
+                   "upload %.3f / %.3f s\n",
+                s->n_ranks, a->mesh, b->mesh, a->mesh_order, b->mesh_order, a->pattern, b->pattern, a->partition,
+                b->partition, a->scatter, b->scatter, a->maps, b->maps, a->backend, b->backend);
+        fprintf(f, "  memory per rank: peak resident (VmHWM) at the end of set-up %.3f GB max, %.3f GB summed "
+                   "over %d ranks; rank 0's at the end %.3f GB\n",
+                a->peak_rss / 1e9, b->peak_rss / 1e9, s->n_ranks, s->peak_rss_end / 1e9);
+    } else {
+        fprintf(f, "  memory: peak resident (VmHWM) %.3f GB at the end of set-up, %.3f GB at the end\n",
+                s->setup.peak_rss / 1e9, s->peak_rss_end / 1e9);
+    }
     if (s->mesh_from_cache)
         fprintf(f, "  mesh: from the mesh cache %s (not meshed again)\n", s->mesh_cache);
     else if (s->mesh_cache[0])

@@ -34,6 +34,10 @@ hs_status hs_alloc(void **out, size_t count, size_t size, const char *what);
 /** @brief Monotonic wall clock in seconds. */
 double hs_wtime(void);
 
+/** @brief The process's peak resident memory in bytes (VmHWM of /proc/self/status); 0 where the
+ * system does not say (not Linux). */
+double hs_peak_rss_bytes(void);
+
 /** @brief Median of v[0..n-1] (sorts v in place); 0 for n = 0. */
 double hs_median(double *v, int n);
 

@@ -40,6 +40,8 @@ int hs_par_subset_begin(int n);
 void hs_par_subset_end(void);
 /** @brief v[i] = max over the current communicator's ranks, in place (nothing when not active). */
 void hs_par_max_doubles(double *v, int n);
+/** @brief v[i] = the sum over the ranks (collective; unchanged when not active). */
+void hs_par_sum_doubles(double *v, int n);
 
 /** @brief Record that every rank returns error @p st with the same message (the distributed
  *  backend agrees on errors), so app/ ends the run with one message instead of MPI_Abort. */

@@ -34,6 +34,7 @@ typedef struct hs_partitioner {
     const char *summary; /**< one line */
     const char *seed;    /**< reference */
     int available;       /**< 0: not built here (metis without METIS) */
+    int needs_pattern;   /**< 0: assign reads pattern->n_rows only (hs_partition_nodes_n takes NULL) */
     /** part[i] in [0, n_parts) for each row i of the symmetric pattern; deterministic (every rank
      *  computes the same partition from the same pattern). */
     hs_status (*assign)(const hs_csr *pattern, int n_parts, int32_t *part);
@@ -55,6 +56,13 @@ hs_status hs_partitioner_lookup(const char *key, const char *name, const hs_part
  * @param[in] pattern symmetric pattern (borrowed); @param[out] part [n_rows], caller's.
  */
 hs_status hs_partition_nodes(const hs_partitioner *p, const hs_csr *pattern, int n_parts, int32_t *part);
+
+/**
+ * @brief hs_partition_nodes for @p n_nodes nodes, where @p pattern may be NULL when the
+ * partitioner does not read it (needs_pattern = 0: "rows"); HS_ERR_INTERNAL otherwise.
+ */
+hs_status hs_partition_nodes_n(const hs_partitioner *p, const hs_csr *pattern, int32_t n_nodes, int n_parts,
+                               int32_t *part);
 
 /** @brief Edges {i, j}, i < j, of the pattern's graph whose ends are on different ranks. */
 int64_t hs_partition_edge_cut(const hs_csr *pattern, const int32_t *part);
@@ -89,6 +97,18 @@ typedef struct hs_part_local {
  */
 hs_status hs_part_local_create(const hs_csr *pattern, int32_t n_elems, const int32_t *tets, const int32_t *part,
                                int n_ranks, int rank, hs_part_local **out);
+/**
+ * @brief The same view as hs_part_local_create, from the elements alone: no global pattern (the
+ * pattern of a P1 mesh is the node adjacency through its elements, so the owned rows, ghosts,
+ * send lists and local pattern all follow from the elements touching owned nodes). One pass over
+ * the global elements and one [n_global] index map; the local pattern is built from the local
+ * elements. A distributed run uses it so that no rank builds the global pattern unless its
+ * partitioner reads it.
+ * @param[in] n_global nodes of the mesh; @param[in] n_elems, tets global elements [n_elems][4]
+ * (borrowed); @param[in] part [n_global] owner of each node; @param[out] out new view.
+ */
+hs_status hs_part_local_create_elems(int64_t n_global, int32_t n_elems, const int32_t *tets, const int32_t *part,
+                                     int n_ranks, int rank, hs_part_local **out);
 /** @brief Free; accepts NULL and sets *p = NULL. */
 void hs_part_local_destroy(hs_part_local **p);
 

@@ -112,6 +112,16 @@ void hs_par_max_doubles(double *v, int n)
 #endif
 }
 
+void hs_par_sum_doubles(double *v, int n)
+{
+#if HS_HAS_MPI
+    if (active) MPI_Allreduce(MPI_IN_PLACE, v, n, MPI_DOUBLE, MPI_SUM, hs_par_comm());
+#else
+    (void)v;
+    (void)n;
+#endif
+}
+
 static int agreed = 0;
 void hs_par_set_agreed(int st) { agreed = st; }
 int hs_par_agreed(void) { return agreed; }

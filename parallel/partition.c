@@ -101,9 +101,13 @@ done:
 #define available_metis HS_HAS_METIS
 #define available_rows 1
 #define available_nonzeros 1
+/* whether each one reads the pattern beyond its row count */
+#define needs_pattern_metis 1
+#define needs_pattern_rows 0
+#define needs_pattern_nonzeros 1
 
 static const hs_partitioner partitioners[] = {
-#define HS_PARTITIONER(id, name, summary, seed) {name, summary, seed, available_##id, part_##id},
+#define HS_PARTITIONER(id, name, summary, seed) {name, summary, seed, available_##id, needs_pattern_##id, part_##id},
 #include "hs_partition_list.h"
 #undef HS_PARTITIONER
 };
@@ -125,6 +129,21 @@ hs_status hs_partitioner_lookup(const char *key, const char *name, const hs_part
              key, name);
     *out = p;
     return HS_OK;
+}
+
+hs_status hs_partition_nodes_n(const hs_partitioner *p, const hs_csr *pattern, int32_t n_nodes, int n_parts,
+                               int32_t *part)
+{
+    if (pattern) {
+        HS_CHECK(pattern->n_rows == n_nodes, HS_ERR_INTERNAL, "a pattern of %d rows for %d nodes",
+                 (int)pattern->n_rows, (int)n_nodes);
+        return hs_partition_nodes(p, pattern, n_parts, part);
+    }
+    HS_CHECK(!p->needs_pattern, HS_ERR_INTERNAL, "partitioner %s needs the pattern", p->name);
+    hs_csr rows_only; /* what such a partitioner reads: the row count */
+    memset(&rows_only, 0, sizeof rows_only);
+    rows_only.n_rows = n_nodes;
+    return hs_partition_nodes(p, &rows_only, n_parts, part);
 }
 
 hs_status hs_partition_nodes(const hs_partitioner *p, const hs_csr *pattern, int n_parts, int32_t *part)
@@ -402,4 +421,169 @@ hs_part_stats hs_part_local_stats(const hs_part_local *l)
     s.nnz = l->pattern->nnz;
     s.halo_bytes = (int64_t)sizeof(double) * ((int64_t)l->n_ghost + l->send_ptr[l->n_nbrs]);
     return s;
+}
+
+/* ---- the same view from the elements ------------------------------------------------------ */
+
+typedef struct node_rank {
+    int32_t li; /* a boundary row (local index) */
+    int32_t q;  /* a rank owning one of its neighbours */
+} node_rank;
+
+static int cmp_node_rank(const void *a, const void *b)
+{
+    const node_rank *x = a, *y = b;
+    if (x->li != y->li) return (x->li > y->li) - (x->li < y->li);
+    return (x->q > y->q) - (x->q < y->q);
+}
+
+hs_status hs_part_local_create_elems(int64_t n_global, int32_t n_elems, const int32_t *tets, const int32_t *part,
+                                     int n_ranks, int rank, hs_part_local **out)
+{
+    *out = NULL;
+    hs_status st = HS_OK;
+    HS_CHECK(n_global >= 0 && n_global <= INT32_MAX, HS_ERR_INTERNAL,
+             "a mesh of %lld nodes: its elements are 32-bit", (long long)n_global);
+    const int32_t n = (int32_t)n_global;
+    hs_part_local *l = NULL;
+    int32_t *g2l = NULL;    /* [n] -1 not held, -2 ghost, -3 boundary (owned) until numbered */
+    int32_t *nbr_of = NULL; /* [n_ranks] neighbour slot, -1 none */
+    node_rank *pairs = NULL;
+    hs_csr *lp = NULL;
+    HS_CALL(HS_ALLOC(l, 1, "partition view"));
+    l->rank = rank;
+    l->n_ranks = n_ranks;
+    l->n_global = n;
+    HS_CALL_GOTO(HS_ALLOC(g2l, (size_t)n + 1, "partition map"), fail);
+    HS_CALL_GOTO(HS_ALLOC(nbr_of, n_ranks, "partition neighbours"), fail);
+    for (int32_t i = 0; i < n; ++i) g2l[i] = -1;
+    for (int q = 0; q < n_ranks; ++q) nbr_of[q] = -1;
+
+    /* the elements touching an owned node: their non-owned nodes are ghosts, and an owned node
+     * that shares one of them with a non-owned node is a boundary row (its pattern row has a
+     * ghost column); n_cut counts the (owned, non-owned) node pairs of those elements, a bound
+     * on the (boundary row, neighbour rank) pairs of the send lists */
+    int32_t n_local_elems = 0;
+    int64_t n_cut = 0;
+    for (int32_t e = 0; e < n_elems; ++e) {
+        const int32_t *t = tets + 4 * (size_t)e;
+        int mine = 0;
+        for (int c = 0; c < 4; ++c) mine += part[t[c]] == rank;
+        if (!mine) continue;
+        ++n_local_elems;
+        if (mine == 4) continue;
+        n_cut += (int64_t)mine * (4 - mine);
+        for (int c = 0; c < 4; ++c) {
+            if (part[t[c]] == rank) {
+                g2l[t[c]] = -3;
+            } else {
+                g2l[t[c]] = -2;
+                nbr_of[part[t[c]]] = 0;
+            }
+        }
+    }
+    int32_t n_owned = 0, n_boundary = 0, n_ghost = 0;
+    for (int32_t i = 0; i < n; ++i) {
+        n_owned += part[i] == rank;
+        n_boundary += g2l[i] == -3;
+        n_ghost += g2l[i] == -2;
+    }
+    l->n_owned = n_owned;
+    l->n_interior = n_owned - n_boundary;
+    l->n_ghost = n_ghost;
+    for (int q = 0; q < n_ranks; ++q) l->n_nbrs += nbr_of[q] == 0;
+    HS_CALL_GOTO(HS_ALLOC(l->l2g, (size_t)n_owned + n_ghost + 1, "partition local nodes"), fail);
+    HS_CALL_GOTO(HS_ALLOC(l->ghost_owner, (size_t)n_ghost + 1, "partition ghosts"), fail);
+    HS_CALL_GOTO(HS_ALLOC(l->nbr, (size_t)l->n_nbrs + 1, "partition neighbours"), fail);
+    HS_CALL_GOTO(HS_ALLOC(l->send_ptr, (size_t)l->n_nbrs + 1, "partition send lists"), fail);
+    HS_CALL_GOTO(HS_ALLOC(l->recv_ptr, (size_t)l->n_nbrs + 1, "partition receive lists"), fail);
+    for (int q = 0, k = 0; q < n_ranks; ++q)
+        if (nbr_of[q] == 0) {
+            l->nbr[k] = q;
+            nbr_of[q] = k++;
+        }
+
+    /* local numbering, as hs_part_local_create: interior, boundary (global order), ghosts by
+     * owner slot (global order within) */
+    {
+        int32_t ni = 0, nb = l->n_interior;
+        for (int32_t i = 0; i < n; ++i) {
+            if (part[i] != rank) continue;
+            const int32_t li = g2l[i] == -3 ? nb++ : ni++;
+            l->l2g[li] = i;
+            g2l[i] = li;
+        }
+        for (int32_t i = 0; i < n; ++i)
+            if (g2l[i] == -2) ++l->recv_ptr[nbr_of[part[i]] + 1];
+        for (int k = 0; k < l->n_nbrs; ++k) l->recv_ptr[k + 1] += l->recv_ptr[k];
+        int32_t *fill = NULL;
+        HS_CALL_GOTO(HS_ALLOC(fill, (size_t)l->n_nbrs + 1, "partition receive lists"), fail);
+        for (int32_t i = 0; i < n; ++i) {
+            if (g2l[i] != -2) continue;
+            const int k = nbr_of[part[i]];
+            const int32_t gi = l->recv_ptr[k] + fill[k]++;
+            l->l2g[n_owned + gi] = i;
+            l->ghost_owner[gi] = part[i];
+            g2l[i] = n_owned + gi;
+        }
+        free(fill);
+    }
+
+    /* local elements (global order, local nodes) and the (boundary row, neighbour rank) pairs */
+    l->n_elems = n_local_elems;
+    HS_CALL_GOTO(HS_ALLOC(l->elems, (size_t)n_local_elems + 1, "partition elements"), fail);
+    HS_CALL_GOTO(HS_ALLOC(l->tets, 4 * (size_t)n_local_elems + 4, "partition elements"), fail);
+    HS_CALL_GOTO(HS_ALLOC(pairs, (size_t)n_cut + 1, "partition send lists"), fail);
+    int64_t np = 0;
+    for (int32_t e = 0, m = 0; e < n_elems; ++e) {
+        const int32_t *t = tets + 4 * (size_t)e;
+        int mine = 0;
+        for (int c = 0; c < 4; ++c) mine += part[t[c]] == rank;
+        if (!mine) continue;
+        l->elems[m] = e;
+        for (int c = 0; c < 4; ++c) l->tets[4 * (size_t)m + c] = g2l[t[c]];
+        ++m;
+        if (mine == 4) continue;
+        for (int a = 0; a < 4; ++a)
+            for (int b = 0; b < 4; ++b)
+                if (part[t[a]] == rank && part[t[b]] != rank) pairs[np++] = (node_rank){g2l[t[a]], part[t[b]]};
+    }
+    /* send lists: each boundary row once to each distinct neighbour rank, in local (= global)
+     * order within a list: the pairs sorted by (row, rank), duplicates skipped */
+    qsort(pairs, (size_t)np, sizeof *pairs, cmp_node_rank);
+    int64_t nu = 0;
+    for (int64_t k = 0; k < np; ++k)
+        if (nu == 0 || pairs[k].li != pairs[nu - 1].li || pairs[k].q != pairs[nu - 1].q) pairs[nu++] = pairs[k];
+    for (int64_t k = 0; k < nu; ++k) ++l->send_ptr[nbr_of[pairs[k].q] + 1];
+    for (int k = 0; k < l->n_nbrs; ++k) l->send_ptr[k + 1] += l->send_ptr[k];
+    HS_CALL_GOTO(HS_ALLOC(l->send_idx, (size_t)l->send_ptr[l->n_nbrs] + 1, "partition send lists"), fail);
+    {
+        int32_t *fill = NULL;
+        HS_CALL_GOTO(HS_ALLOC(fill, (size_t)l->n_nbrs + 1, "partition send lists"), fail);
+        for (int64_t k = 0; k < nu; ++k) {
+            const int s = nbr_of[pairs[k].q];
+            l->send_idx[l->send_ptr[s] + fill[s]++] = pairs[k].li;
+        }
+        free(fill);
+    }
+
+    /* local pattern: the owned rows of the local elements' pattern (every element of an owned
+     * node is local, so those rows are complete; columns sorted) */
+    HS_CALL_GOTO(hs_csr_from_tets(n_owned + n_ghost, n_local_elems, l->tets, &lp), fail);
+    HS_CALL_GOTO(hs_csr_create(n_owned, n_owned + n_ghost, lp->row_ptr[n_owned], &l->pattern), fail);
+    memcpy(l->pattern->row_ptr, lp->row_ptr, sizeof(int32_t) * ((size_t)n_owned + 1));
+    memcpy(l->pattern->col, lp->col, sizeof(int32_t) * (size_t)lp->row_ptr[n_owned]);
+    hs_csr_destroy(&lp);
+    free(pairs);
+    free(g2l);
+    free(nbr_of);
+    *out = l;
+    return HS_OK;
+fail:
+    hs_csr_destroy(&lp);
+    free(pairs);
+    free(g2l);
+    free(nbr_of);
+    hs_part_local_destroy(&l);
+    return st;
 }

@@ -92,6 +92,15 @@ struct hs_mesh_spec {
  */
 hs_status hs_mesh_build(const hs_mesh_spec *spec, hs_mesh **out, hs_mesh_build_info *info);
 
+/**
+ * @brief hs_mesh_build for a distributed run: rank 0 builds the mesh (reading the file, meshing,
+ * the mesh cache, fibres, reordering) and broadcasts it (in pieces of at most 1 GiB) with @p info;
+ * the other ranks build nothing. Rank 0's failure is every rank's (one message). Collective; a
+ * plain hs_mesh_build outside mpirun or on one rank.
+ * @param[out] out new mesh on every rank; @param[out] info every rank (expected_what NULL but on 0).
+ */
+hs_status hs_mesh_build_bcast(const hs_mesh_spec *spec, hs_mesh **out, hs_mesh_build_info *info);
+
 #ifdef __cplusplus
 }
 #endif

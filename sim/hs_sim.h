@@ -110,6 +110,13 @@ typedef struct hs_setup_times {
     double reorder;  /**< the format's own node numbering (mesh and pattern renumbered) */
     double problem;  /**< stimulus sites, element geometry, gather maps, K_D */
     double backend;  /**< the backend: allocation and upload */
+    /* a distributed run's own phases (0 in a serial run): problem above is then the stimulus sites
+     * and regions only, backend the local backend's allocation and upload */
+    double partition; /**< the node partition and this rank's local view (backends/mpi) */
+    double scatter;   /**< the rank's local mesh, stimulus sites, regions */
+    double maps;      /**< the local problem: element geometry, gather maps, K_D of the local mesh */
+    double mesh_order; /**< of mesh above: the mesh's own reordering (mesh.reorder) */
+    double peak_rss;  /**< bytes: the process's peak resident memory at the end of set-up (VmHWM) */
 } hs_setup_times;
 
 /** Objects a run is made of (also used by tests and benchmarks). */
@@ -154,6 +161,10 @@ typedef struct hs_run_summary {
     double wall_writer;  /**< time the writer thread spent writing files, overlapped with the loop */
     hs_phase_times phases;
     hs_setup_times setup;
+    int n_ranks;               /**< ranks of a distributed run, 1 serially */
+    hs_setup_times setup_max;  /**< each set-up phase and peak_rss: the largest over the ranks */
+    hs_setup_times setup_sum;  /**< ... and the sum over the ranks */
+    double peak_rss_end;       /**< bytes: this process's peak resident memory at the end of the run */
     char backend[256];
     int splitting;        /**< 1: the splitting scheme (phases: element = the reaction, assembly = the
                                diffusion matrices, solve = the diffusion solves; newton_iters = the solves) */

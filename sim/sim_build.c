@@ -161,6 +161,28 @@ static hs_status format_order(hs_sim *sim, const hs_problem_opts *po, hs_csr **p
     return HS_OK;
 }
 
+/* The global problem of a distributed run: options, mesh, stimulus sites and the pattern (which
+ * the partitioner reads, when it reads one; else NULL), and none of what the ranks compute on
+ * (element geometry, gather maps, K_D): each rank builds those of its local mesh (backends/mpi).
+ * At 16M nodes the global ones were ~20 GB on every rank and a third of the set-up time.
+ * hs_problem_destroy frees what is there. */
+static hs_status problem_outline(const hs_mesh *mesh, const hs_stim_set *stim, const hs_problem_opts *po,
+                                 hs_csr **pattern, hs_problem **out)
+{
+    HS_CHECK(!*pattern || (*pattern)->n_rows == mesh->n_nodes, HS_ERR_INTERNAL, "a pattern of another mesh");
+    hs_problem *p = NULL;
+    HS_CALL(HS_ALLOC(p, 1, "problem"));
+    p->opt = *po;
+    /* as hs_problem_create: regions that change every element alike are the uniform parameters */
+    if (po->regions && !po->regions->elem_tab) p->opt.model_prm = po->regions->tab[0].prm;
+    p->mesh = mesh;
+    p->stim = stim;
+    p->pattern = *pattern;
+    *pattern = NULL;
+    *out = p;
+    return HS_OK;
+}
+
 hs_status hs_sim_create(const hs_sim_spec *spec, hs_sim *sim)
 {
     memset(sim, 0, sizeof *sim);
@@ -186,14 +208,28 @@ hs_status hs_sim_create(const hs_sim_spec *spec, hs_sim *sim)
     /* not in a distributed run: each rank's device is chosen later (backends/mpi), and a context on
      * device 0 from every rank of a node would cost each rank's memory there */
     if (sim->backend_entry->warm_up && !spec->distributed) sim->backend_entry->warm_up();
-    HS_CALL_GOTO(hs_mesh_build(&spec->mesh, &sim->mesh, &sim->mesh_info), fail); /* checked, fibres, reordered */
+    /* checked, fibres, reordered; a distributed run's on rank 0, broadcast */
+    if (spec->distributed) HS_CALL_GOTO(hs_mesh_build_bcast(&spec->mesh, &sim->mesh, &sim->mesh_info), fail);
+    else HS_CALL_GOTO(hs_mesh_build(&spec->mesh, &sim->mesh, &sim->mesh_info), fail);
     sim->setup.mesh = hs_wtime() - t0;
+    /* the node order's time where it ran: not from the cache, and in a distributed run on rank 0 */
+    sim->setup.mesh_order = sim->mesh_info.from_cache || (spec->distributed && spec->rank != 0)
+                                ? 0.0 : sim->mesh_info.seconds_reorder;
     hs_problem_opts po;
     problem_opts(spec, &po);
     double tp = hs_wtime();
-    HS_CALL_GOTO(hs_csr_from_tets(sim->mesh->n_nodes, sim->mesh->n_elems, sim->mesh->tets, &pattern), fail);
+    /* a distributed run builds the global pattern only for a partitioner that reads it (metis,
+     * nonzeros), on rank 0, which alone partitions, or for a format that renumbers the mesh: the
+     * ranks' views come from the elements */
+    if (!spec->distributed || !spec->partitioner || (spec->partitioner->needs_pattern && spec->rank == 0))
+        HS_CALL_GOTO(hs_csr_from_tets(sim->mesh->n_nodes, sim->mesh->n_elems, sim->mesh->tets, &pattern), fail);
     sim->setup.pattern = hs_wtime() - tp;
-    HS_CALL_GOTO(resolve_plan(spec, sim, pattern, &po), fail);
+    HS_CALL_GOTO(resolve_plan(spec, sim, pattern, &po), fail); /* a distributed run's plan reads no pattern */
+    if (!pattern && po.exec.spmv->node_order) {
+        tp = hs_wtime();
+        HS_CALL_GOTO(hs_csr_from_tets(sim->mesh->n_nodes, sim->mesh->n_elems, sim->mesh->tets, &pattern), fail);
+        sim->setup.pattern += hs_wtime() - tp;
+    }
     HS_CALL_GOTO(format_order(sim, &po, &pattern), fail);
     tp = hs_wtime();
     /* stimulus sites hold element indices: only now is the element numbering final */
@@ -210,15 +246,27 @@ hs_status hs_sim_create(const hs_sim_spec *spec, hs_sim *sim)
         HS_CALL_GOTO(report_regions(spec, sim), fail);
         po.regions = sim->regions;
     }
-    HS_CALL_GOTO(hs_problem_create(sim->mesh, sim->stim, &po, &pattern, &sim->prob), fail);
-    hs_log(1, "matrix: %d rows, %d nonzeros (%.1f per row)\n", sim->prob->pattern->n_rows,
-           sim->prob->pattern->nnz, (double)sim->prob->pattern->nnz / sim->prob->pattern->n_rows);
+    if (spec->distributed) HS_CALL_GOTO(problem_outline(sim->mesh, sim->stim, &po, &pattern, &sim->prob), fail);
+    else HS_CALL_GOTO(hs_problem_create(sim->mesh, sim->stim, &po, &pattern, &sim->prob), fail);
+    if (sim->prob->pattern)
+        hs_log(1, "matrix: %d rows, %d nonzeros (%.1f per row)\n", sim->prob->pattern->n_rows,
+               sim->prob->pattern->nnz, (double)sim->prob->pattern->nnz / sim->prob->pattern->n_rows);
+    else
+        hs_log(1, "matrix: %d rows (no global pattern: each rank builds its rows; the partition report has them)\n",
+               sim->mesh->n_nodes);
     double tb = hs_wtime();
     sim->setup.problem = tb - tp;
     if (spec->distributed) {
 #if HS_HAS_MPI
         HS_CHECK_GOTO(spec->partitioner, fail, HS_ERR_INTERNAL, "distributed run without a partitioner");
         HS_CALL_GOTO(hs_backend_mpi_create(sim->prob, spec->partitioner, sim->backend_entry, &sim->backend), fail);
+        /* the global pattern served the partition; nothing reads it afterwards */
+        hs_csr_destroy(&sim->prob->pattern);
+        hs_mpi_setup_times mt;
+        hs_backend_mpi_setup_times(sim->backend, &mt);
+        sim->setup.partition = mt.partition;
+        sim->setup.scatter = mt.scatter;
+        sim->setup.maps = mt.maps;
 #else
         HS_CHECK_GOTO(0, fail, HS_ERR_USAGE, "a distributed run needs a build with MPI (HS_USE_MPI)");
 #endif
@@ -229,7 +277,8 @@ hs_status hs_sim_create(const hs_sim_spec *spec, hs_sim *sim)
     HS_CHECK_GOTO(spec->scheme.kind != HS_SCHEME_SPLITTING || (sim->backend->ops->react && sim->backend->ops->diffuse),
                   fail, HS_ERR_CONFIG, "solver.scheme = \"splitting\": the %s backend does not run the splitting scheme "
                   "yet; use solver.backend = \"cpu\" or solver.scheme = \"newton\"", sim->backend->ops->name);
-    sim->setup.backend = hs_wtime() - tb;
+    sim->setup.backend = hs_wtime() - tb - sim->setup.partition - sim->setup.scatter - sim->setup.maps;
+    sim->setup.peak_rss = hs_peak_rss_bytes();
     hs_log(1, "backend: %s\n", sim->backend->description);
     hs_log(2, "set-up took %.3f s\n", hs_wtime() - t0);
     return HS_OK;

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "hs_checkpoint.h"
+#include "hs_par.h"
 #include "hs_protocol.h"
 #include "hs_run_lock.h"
 #include "hs_run_output.h"
@@ -132,6 +133,14 @@ static void summary_setup(hs_run_summary *sum, const hs_sim *sim)
     snprintf(sum->backend, sizeof sum->backend, "%s", sim->backend->description);
     sum->splitting = sim->prob->opt.scheme.kind == HS_SCHEME_SPLITTING;
     sum->setup = sim->setup;
+    /* per rank: the largest and the sum of each phase and of the peak memory (collective: every
+     * rank's hs_sim_create succeeded, the distributed backend agreed on it) */
+    sum->n_ranks = hs_par_size();
+    sum->setup_max = sum->setup_sum = sim->setup;
+    enum { n_times = sizeof(hs_setup_times) / sizeof(double) };
+    _Static_assert(sizeof(hs_setup_times) == n_times * sizeof(double), "hs_setup_times holds doubles only");
+    hs_par_max_doubles((double *)&sum->setup_max, n_times);
+    hs_par_sum_doubles((double *)&sum->setup_sum, n_times);
     sum->mesh_from_cache = mi->from_cache;
     sum->mesh_seconds = mi->from_cache ? 0.0 : mi->seconds_mesh;
     sum->mesh_check_seconds = mi->from_cache ? 0.0 : mi->seconds_check;
@@ -199,6 +208,7 @@ done:
     st = hs_run_output_finish(&out, st, loop_ran);
     if (sim.backend) sim.backend->ops->get_times(sim.backend, &sum->phases);
     sum->wall_total = hs_wtime() - w0;
+    sum->peak_rss_end = hs_peak_rss_bytes();
     hs_run_output_close(&out);
     hs_step_driver_destroy(&drv);
     hs_state_destroy(&scratch);

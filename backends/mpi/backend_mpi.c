@@ -42,6 +42,7 @@ typedef struct mpi_impl {
     double *gbuf;           /* [max(n_nodes, n_elems)] a gathered field nobody asked for */
     double res;             /* global Newton residual of the last assembly */
     double t_solve;
+    hs_mpi_setup_times setup; /* this rank's set-up phases */
     int fast;               /* the inner backend's own transport (prepare's answer: NCCL), else MPI */
     int whole;              /* one rank: the inner backend's iterate / newton_device run the Newton iteration */
 } mpi_impl;
@@ -402,6 +403,12 @@ static void mpi_get_times(const hs_backend *b, hs_phase_times *t)
     t->spmv = d.spmv;
 }
 
+void hs_backend_mpi_setup_times(const hs_backend *b, hs_mpi_setup_times *t)
+{
+    const mpi_impl *m = b->impl;
+    *t = m->setup;
+}
+
 void hs_backend_mpi_times(const hs_backend *b, hs_mpi_times *t)
 {
     const mpi_impl *m = b->impl;
@@ -572,12 +579,21 @@ static hs_status create_local(mpi_impl *m, const hs_problem *g, const hs_partiti
     const int32_t n = g->mesh->n_nodes;
     HS_CALL(HS_ALLOC(m->owner, n, "partition"));
     double t0 = hs_wtime();
-    HS_CALL(hs_partition_nodes(part, g->pattern, m->size, m->owner));
-    HS_CALL(hs_part_local_create(g->pattern, g->mesh->n_elems, g->mesh->tets, m->owner, m->size, m->rank, &m->l));
+    /* one partition, computed on rank 0 and sent: a partitioner (METIS) on every rank cost each
+     * rank its graph copies and the time, for the same answer */
+    HS_CALL(agree(m, m->rank == 0 ? hs_partition_nodes_n(part, g->pattern, n, m->size, m->owner) : HS_OK));
+    HS_MPI_CALL(MPI_Bcast(m->owner, n, MPI_INT32_T, 0, m->comm));
+    /* the view from the elements: the global pattern (NULL when the partitioner needs none) is
+     * not read */
+    HS_CALL(hs_part_local_create_elems(n, g->mesh->n_elems, g->mesh->tets, m->owner, m->size, m->rank, &m->l));
     const hs_part_local *l = m->l;
+    double t1 = hs_wtime();
+    m->setup.partition = t1 - t0;
     HS_CALL(local_mesh(g->mesh, l, &m->lmesh));
     HS_CALL(local_stim(g->stim, l, &m->lstim));
     HS_CALL(local_regions(g->opt.regions, l, &m->lreg));
+    m->setup.scatter = hs_wtime() - t1;
+    t1 = hs_wtime();
     hs_problem_opts po = g->opt;
     po.regions = m->lreg;
     if (!po.exec.spmv) po.exec.spmv = &hs_spmv_ops_csr_scalar; /* the format is the backend's to accept (local_opts) */
@@ -594,8 +610,11 @@ static hs_status create_local(mpi_impl *m, const hs_problem *g, const hs_partiti
         return HS_FAIL(HS_ERR_INTERNAL, "rank %d: the local pattern's owned rows differ from the partition's", m->rank);
     }
     HS_CALL(hs_problem_create(m->lmesh, m->lstim, &po, &lpat, &m->lprob));
+    m->setup.maps = hs_wtime() - t1;
+    t1 = hs_wtime();
     HS_CALL(inner->create(m->lprob, &m->inner));
     HS_CALL(m->pops->bind(m->inner, l, &m->comm, m->fast, &m->part));
+    m->setup.upload = hs_wtime() - t1;
     /* element fields: each element reported by the owner of its first node */
     for (int32_t e = 0; e < l->n_elems; ++e) m->n_elem_mine += m->owner[g->mesh->tets[4 * (size_t)l->elems[e]]] == m->rank;
     HS_CALL(HS_ALLOC(m->elem_mine_local, (size_t)m->n_elem_mine + 1, "element owners"));
@@ -612,6 +631,24 @@ static hs_status create_local(mpi_impl *m, const hs_problem *g, const hs_partiti
     HS_CALL(HS_ALLOC(m->buf, (size_t)m->n_elem_mine + 1, "gather buffer"));
     HS_CALL(HS_ALLOC(m->gbuf, (size_t)(n > g->mesh->n_elems ? n : g->mesh->n_elems) + 1, "gather buffer"));
     hs_log(2, "rank %d: partition and local problem in %.3f s\n", m->rank, hs_wtime() - t0);
+    return HS_OK;
+}
+
+/* The partition's edge cut and imbalance from the ranks' views (hs_partition_balance's numbers
+ * without the global pattern): an edge {i, j} across ranks is an off-rank column in the owned rows
+ * of both its ends' ranks, so the cut is half the sum of those columns. Collective. */
+static hs_status balance_of(const mpi_impl *m, hs_part_balance *b)
+{
+    const hs_part_local *l = m->l;
+    const hs_csr *p = l->pattern;
+    int64_t off = 0;
+    for (int64_t k = 0; k < p->nnz; ++k) off += p->col[k] >= l->n_owned;
+    int64_t sum[3] = {off, l->n_owned, p->nnz}, max[2] = {l->n_owned, p->nnz};
+    HS_MPI_CALL(MPI_Allreduce(MPI_IN_PLACE, sum, 3, MPI_INT64_T, MPI_SUM, m->comm));
+    HS_MPI_CALL(MPI_Allreduce(MPI_IN_PLACE, max, 2, MPI_INT64_T, MPI_MAX, m->comm));
+    b->edge_cut = sum[0] / 2;
+    b->imbalance_nodes = (double)max[0] * m->size / (double)sum[1];
+    b->imbalance_nnz = (double)max[1] * m->size / (double)sum[2];
     return HS_OK;
 }
 
@@ -692,10 +729,13 @@ hs_status hs_backend_mpi_create(const hs_problem *g, const hs_partitioner *part,
     }
     st = agree(m, create_local(m, g, part, inner));
     if (st == HS_OK) {
-        const hs_part_balance bal = hs_partition_balance(g->pattern, m->owner, m->size);
+        hs_part_balance bal;
+        st = balance_of(m, &bal);
         /* collective; rank 0 prints it unless quiet (the other ranks are quiet) */
         st = agree(m, hs_dist_report(m->l, m->comm, part->name, &bal, hs_verbosity >= 1 ? stderr : NULL));
     }
+    free(m->owner); /* [n_global]: the partition is in the local view now */
+    m->owner = NULL;
     if (st != HS_OK) {
         hs_backend_destroy(&b);
         return st;

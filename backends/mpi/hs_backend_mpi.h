@@ -1,8 +1,10 @@
 /**
  * @file hs_backend_mpi.h
  * @brief The distributed backend: one simulation over the ranks of MPI_COMM_WORLD. Every rank
- * holds the whole problem (each builds the mesh: no scatter), partitions its nodes identically
- * (parallel.partition), and runs an inner backend (any with partition ops, hs_backend_entry.part:
+ * holds the global mesh (sim/ builds it, and on rank 0 the global pattern for a partitioner that
+ * reads it, but not the global element geometry and gather maps), rank 0 partitions the nodes
+ * (parallel.partition) and sends the partition, each rank cuts its view from the elements
+ * (hs_part_local_create_elems) and runs an inner backend (any with partition ops, hs_backend_entry.part:
  * cpu, or cuda on the rank's device) on its local mesh: the elements touching its owned nodes
  * (with their regions), whose other nodes are ghosts. The inner backend is reached through its ops
  * only (hs_backend_ops, hs_backend_part_ops), never its fields. Its element pass and "K_elem . 1"
@@ -35,14 +37,26 @@ typedef struct hs_mpi_times {
     long exchanges, allreduces;
 } hs_mpi_times;
 
+/** This rank's set-up phases (seconds) in hs_backend_mpi_create. */
+typedef struct hs_mpi_setup_times {
+    double partition; /**< the partition (rank 0's partitioner, broadcast) and the rank's local view */
+    double scatter;   /**< the local mesh, stimulus sites and regions cut from the global ones */
+    double maps;      /**< the local problem: pattern, element geometry, gather maps, K_D */
+    double upload;    /**< the inner backend on the local problem (allocation, upload) and its binding */
+} hs_mpi_setup_times;
+
 /**
- * @brief The distributed backend over @p global (borrowed, must outlive it) with the nodes
+ * @brief The distributed backend over @p global (borrowed, must outlive it; its pattern is read
+ * on rank 0 only, by a partitioner that needs it, and may be NULL elsewhere) with the nodes
  * partitioned by @p part; the inner backend is @p inner ("cpu", or "cuda" in a build with CUDA: each
  * rank's device chosen from its node-local rank, hs_dist_gpu_select_device). Prints the per-rank
  * partition report on rank 0 when hs_verbosity >= 1. Collective.
  */
 hs_status hs_backend_mpi_create(const hs_problem *global, const hs_partitioner *part, const hs_backend_entry *inner,
                                 hs_backend **out);
+
+/** @brief This rank's set-up phases of a backend made by hs_backend_mpi_create. */
+void hs_backend_mpi_setup_times(const hs_backend *b, hs_mpi_setup_times *t);
 
 /** @brief This rank's halo and all-reduce times of a backend made by hs_backend_mpi_create. */
 void hs_backend_mpi_times(const hs_backend *b, hs_mpi_times *t);

@@ -2,7 +2,8 @@
  * owned node held with the right local nodes, local rows equal to the global rows, interior rows
  * free of ghosts, send lists equal to the neighbours' ghost lists, the edge cut counted from the
  * elements, PCSR-I's cut on the box equal to the number of Kuhn edges between two node layers, the
- * balance bounds of PCSR-I / PCSR-II, and METIS beating PCSR-I's cut. */
+ * balance bounds of PCSR-I / PCSR-II, and METIS beating PCSR-I's cut; the view built from the
+ * elements alone (no global pattern) equal to the pattern's, array for array. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -37,6 +38,31 @@ static int cmp_i32(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* the view built from the elements alone (hs_part_local_create_elems) is the pattern's, array
+ * for array */
+#define SAME(x, n) (memcmp(a->x, b->x, sizeof(*a->x) * (size_t)(n)) == 0)
+static void check_same_view(const hs_part_local *a, const hs_part_local *b, const char *name, int P)
+{
+    HS_TEST_CHECK(a->rank == b->rank && a->n_ranks == b->n_ranks && a->n_global == b->n_global &&
+                      a->n_interior == b->n_interior && a->n_owned == b->n_owned && a->n_ghost == b->n_ghost &&
+                      a->n_elems == b->n_elems && a->n_nbrs == b->n_nbrs,
+                  "%s P=%d rank %d: the view from the elements has other sizes", name, P, a->rank);
+    if (a->n_owned != b->n_owned || a->n_ghost != b->n_ghost || a->n_elems != b->n_elems || a->n_nbrs != b->n_nbrs)
+        return;
+    const int32_t nl = a->n_owned + a->n_ghost, nn = a->n_nbrs;
+    HS_TEST_CHECK(SAME(l2g, nl) && SAME(ghost_owner, a->n_ghost) && SAME(elems, a->n_elems) &&
+                      SAME(tets, 4 * (size_t)a->n_elems) && SAME(nbr, nn) && SAME(send_ptr, nn + 1) &&
+                      SAME(recv_ptr, nn + 1) && SAME(send_idx, a->send_ptr[nn]),
+                  "%s P=%d rank %d: the view from the elements differs (numbering, elements or lists)", name, P,
+                  a->rank);
+    const hs_csr *x = a->pattern, *y = b->pattern;
+    HS_TEST_CHECK(x->n_rows == y->n_rows && x->n_cols == y->n_cols && x->nnz == y->nnz &&
+                      memcmp(x->row_ptr, y->row_ptr, sizeof(int32_t) * ((size_t)x->n_rows + 1)) == 0 &&
+                      memcmp(x->col, y->col, sizeof(int32_t) * (size_t)x->nnz) == 0,
+                  "%s P=%d rank %d: the local pattern from the elements differs", name, P, a->rank);
+}
+#undef SAME
+
 /* everything a set of views must satisfy */
 static void check_views(const hs_mesh *m, const hs_csr *a, const int32_t *part, int P, const char *name)
 {
@@ -44,6 +70,12 @@ static void check_views(const hs_mesh *m, const hs_csr *a, const int32_t *part, 
     for (int r = 0; r < P; ++r) HS_TEST_OK(hs_part_local_create(a, m->n_elems, m->tets, part, P, r, &v[r]));
     for (int r = 0; r < P; ++r)
         if (!v[r]) return;
+    for (int r = 0; r < P; ++r) {
+        hs_part_local *e = NULL;
+        HS_TEST_OK(hs_part_local_create_elems(m->n_nodes, m->n_elems, m->tets, part, P, r, &e));
+        if (e) check_same_view(v[r], e, name, P);
+        hs_part_local_destroy(&e);
+    }
     int32_t *owned_by = malloc((size_t)m->n_nodes * sizeof(int32_t));
     for (int32_t i = 0; i < m->n_nodes; ++i) owned_by[i] = -1;
     int64_t sent = 0, ghosts = 0;
@@ -219,6 +251,19 @@ int main(void)
     hs_error_clear();
     HS_TEST_CHECK(hs_partition_nodes(rows, a, m->n_nodes + 1, part) == HS_ERR_CONFIG, "too many ranks refused");
     hs_error_clear();
+    /* without the pattern: "rows" needs the node count only (a distributed run then builds no
+     * global pattern), the same partition; the others refuse */
+    {
+        int32_t *again = malloc((size_t)m->n_nodes * sizeof(int32_t));
+        HS_TEST_OK(hs_partition_nodes(rows, a, 3, part));
+        HS_TEST_OK(hs_partition_nodes_n(rows, NULL, m->n_nodes, 3, again));
+        HS_TEST_CHECK(memcmp(part, again, (size_t)m->n_nodes * sizeof(int32_t)) == 0, "rows without the pattern");
+        HS_TEST_CHECK(!rows->needs_pattern && nnzp->needs_pattern, "needs_pattern flags");
+        HS_TEST_CHECK(hs_partition_nodes_n(nnzp, NULL, m->n_nodes, 3, again) == HS_ERR_INTERNAL,
+                      "nonzeros without the pattern refused");
+        hs_error_clear();
+        free(again);
+    }
 
     free(part);
     hs_csr_destroy(&a);
