@@ -83,6 +83,7 @@ struct hs_series {
     char *index_path; /* DIR/PREFIX<index_ext> */
     double *times;    /* [cap] time in ms of each frame written so far */
     int n_frames, cap;
+    int part;         /* written collectively (hs_series_create_part): frames of a rank's part, mesh NULL */
 };
 
 void hs_series_frame_suffix(int index, const char *ext, char buf[HS_SERIES_SUFFIX_MAX])
@@ -120,7 +121,9 @@ static hs_status copy_string(const char *src, char **out, const char *what)
     return HS_OK;
 }
 
-hs_status hs_series_create(const char *format, const char *dir, const char *prefix, hs_series **out)
+/* A plain series (part NULL) or one written collectively by the ranks of part. */
+static hs_status series_create(const char *format, const char *dir, const char *prefix, const hs_series_part *part,
+                               hs_series **out)
 {
     hs_status st = HS_OK;
     hs_series *s = NULL;
@@ -132,12 +135,40 @@ hs_status hs_series_create(const char *format, const char *dir, const char *pref
     HS_CALL_GOTO(copy_string(dir, &s->dir, "directory name"), fail);
     HS_CALL_GOTO(copy_string(prefix, &s->prefix, "prefix"), fail);
     HS_CALL_GOTO(prefixed_path(s, s->ops->index_ext, &s->index_path), fail);
-    HS_CALL_GOTO(s->ops->create(s->dir, s->prefix, s->index_path, &s->impl), fail);
+    if (part) {
+        HS_CHECK_GOTO(s->ops->create_part, fail, HS_ERR_INTERNAL,
+                      "output.format = \"%s\" is not written collectively in this build", format);
+        s->part = 1;
+        HS_CALL_GOTO(s->ops->create_part(s->dir, s->prefix, s->index_path, part, &s->impl), fail);
+    } else {
+        HS_CALL_GOTO(s->ops->create(s->dir, s->prefix, s->index_path, &s->impl), fail);
+    }
     *out = s;
     return HS_OK;
 fail:
     hs_series_destroy(&s);
     return st;
+}
+
+hs_status hs_series_create(const char *format, const char *dir, const char *prefix, hs_series **out)
+{
+    return series_create(format, dir, prefix, NULL, out);
+}
+
+int hs_series_can_part(const char *format)
+{
+    const hs_series_format_ops *f = format ? hs_registry_find_ref(&registry, format) : NULL;
+    return f && !f->missing && f->create_part;
+}
+
+hs_status hs_series_create_part(const char *format, const char *dir, const char *prefix, const hs_series_part *part,
+                                hs_series **out)
+{
+    HS_CHECK(part && part->comm && part->n_nodes >= 0 && part->n_elems >= 0 &&
+                 (part->node_gid || !part->n_nodes) && (part->elem_gid || !part->n_elems) &&
+                 (part->xyz || !part->n_nodes) && (part->tets || !part->n_elems),
+             HS_ERR_INTERNAL, "hs_series_create_part: incomplete part");
+    return series_create(format, dir, prefix, part, out);
 }
 
 void hs_series_destroy(hs_series **sp)
@@ -191,10 +222,11 @@ hs_status hs_series_write(hs_series *s, const hs_mesh *mesh, const hs_frame *fra
     hs_status st = HS_OK;
     char *path = NULL;
 
-    HS_CHECK(s && mesh && frame, HS_ERR_INTERNAL, "NULL argument");
-    HS_CHECK(mesh->n_nodes >= 0 && mesh->n_elems >= 0, HS_ERR_INTERNAL,
+    HS_CHECK(s && frame && (mesh != NULL) != s->part, HS_ERR_INTERNAL,
+             "NULL argument (or a mesh given to a series written collectively)");
+    HS_CHECK(s->part || (mesh->n_nodes >= 0 && mesh->n_elems >= 0), HS_ERR_INTERNAL,
              "mesh has negative size (%d nodes, %d elements)", (int)mesh->n_nodes, (int)mesh->n_elems);
-    HS_CHECK((mesh->xyz || mesh->n_nodes == 0) && (mesh->tets || mesh->n_elems == 0), HS_ERR_INTERNAL,
+    HS_CHECK(s->part || ((mesh->xyz || mesh->n_nodes == 0) && (mesh->tets || mesh->n_elems == 0)), HS_ERR_INTERNAL,
              "mesh without coordinates or connectivity");
     HS_CALL(hs_frame_check(frame));
     /* Indexes hold times as text (JSON has no NaN or Inf); a non-finite time is a numerical failure. */
