@@ -68,6 +68,13 @@ typedef struct xh5_sel {
     int64_t n_runs;  /* runs of consecutive global indices */
     hsize_t *run0, *run_len; /* [n_runs] */
     int points;      /* 1: point selection, 0: one hyperslab per run */
+    /* exchange: the rows go to the rank whose block of global indices [blk0, blk0 + blk_n) holds them
+     * (block r: [r N / P, (r + 1) N / P)), which writes its block as one hyperslab */
+    int exchange;
+    int64_t blk0;
+    int32_t blk_n;
+    int *scnt, *sdsp, *rcnt, *rdsp; /* [n_ranks] rows sent to / received from each rank, offsets */
+    int32_t *rpos;   /* [blk_n] position in the block of each row received, in arrival order */
 } xh5_sel;
 
 typedef struct xh5_series {
@@ -90,6 +97,8 @@ typedef struct xh5_series {
     xh5_sel sel_node, sel_elem;
     void *rows;              /* [rows_bytes] a mesh array in global-index order */
     size_t rows_bytes;
+    void *xrecv, *xblock;    /* [x_bytes] rows received in an exchange, and in block order */
+    size_t x_bytes;
 } xh5_series;
 
 /* ---- errors --------------------------------------------------------------------------------- */
@@ -198,6 +207,11 @@ static void sel_free(xh5_sel *q)
     free(q->gid);
     free(q->run0);
     free(q->run_len);
+    free(q->scnt);
+    free(q->sdsp);
+    free(q->rcnt);
+    free(q->rdsp);
+    free(q->rpos);
     memset(q, 0, sizeof *q);
 }
 
@@ -209,6 +223,8 @@ static void xh5_destroy(void *impl)
     sel_free(&s->sel_node);
     sel_free(&s->sel_elem);
     free(s->rows);
+    free(s->xrecv);
+    free(s->xblock);
 #if HS_HAS_HDF5_PARALLEL
     if (s->comm != MPI_COMM_NULL) MPI_Comm_free(&s->comm);
 #endif
@@ -288,12 +304,81 @@ static hs_status sel_build(xh5_sel *q, int32_t n, const int64_t *gid, int64_t n_
         if (k == 0 || q->gid[k] != q->gid[k - 1] + 1) q->run0[++r] = q->gid[k], q->run_len[r] = 0;
         q->run_len[r]++;
     }
-    /* HDF5 1.10 builds a union of hyperslabs in time growing with their number; a partition into
-     * contiguous ranges has one run per rank, a graph partition thousands (docs/benchmarks.md) */
-    q->points = selection == HS_SERIES_SEL_POINTS || (selection == HS_SERIES_SEL_AUTO && q->n_runs > 16);
+    /* HDF5 1.10 handles a union of many hyperslabs, or many points, slowly: a graph partition's
+     * thousands of runs take seconds a frame where one run takes 0.1 s (docs/benchmarks.md); a
+     * partition into contiguous ranges has one run per rank */
+    q->points = selection == HS_SERIES_SEL_POINTS; /* exchange: decided by create_part over all ranks */
 done:
     free(v);
     return st;
+}
+
+/* First global index of block r of n_global over n_ranks. */
+static int64_t block_start(int64_t n_global, int r, int n_ranks)
+{
+    return (int64_t)((__int128)n_global * r / n_ranks);
+}
+
+/* The exchange of selection @p q (q->exchange): who sends which rows where, once. Collective. */
+static hs_status sel_exchange_setup(xh5_series *s, xh5_sel *q, int64_t n_global, const char *what)
+{
+    hs_status st = HS_OK;
+    const int P = s->n_ranks;
+    int64_t *rg = NULL;
+    HS_CALL(HS_ALLOC(q->scnt, (size_t)P, "exchange"));
+    HS_CALL(HS_ALLOC(q->sdsp, (size_t)P, "exchange"));
+    HS_CALL(HS_ALLOC(q->rcnt, (size_t)P, "exchange"));
+    HS_CALL(HS_ALLOC(q->rdsp, (size_t)P, "exchange"));
+    q->blk0 = block_start(n_global, s->rank, P);
+    const int64_t blk_n = block_start(n_global, s->rank + 1, P) - q->blk0;
+    HS_CHECK(blk_n <= INT32_MAX, HS_ERR_CONFIG, "HDF5 series %s: a block of %lld %ss", s->h5_path, (long long)blk_n, what);
+    q->blk_n = (int32_t)blk_n;
+    /* the gids are sorted, so the rows for each rank are consecutive */
+    for (int32_t k = 0, r = 0; k < q->n; ++k) {
+        while (r + 1 < P && (int64_t)q->gid[k] >= block_start(n_global, r + 1, P)) ++r;
+        q->scnt[r]++;
+    }
+    for (int r = 1; r < P; ++r) q->sdsp[r] = q->sdsp[r - 1] + q->scnt[r - 1];
+    MPI_Alltoall(q->scnt, 1, MPI_INT, q->rcnt, 1, MPI_INT, s->comm);
+    int64_t got = 0;
+    for (int r = 0; r < P; ++r) {
+        q->rdsp[r] = (int)got;
+        got += q->rcnt[r];
+    }
+    /* every rank checks its block is covered once: the ranks' gids partition [0, n_global) */
+    HS_CHECK(got == blk_n, HS_ERR_INTERNAL, "HDF5 series %s: rank %d receives %lld %ss for its block of %lld",
+             s->h5_path, s->rank, (long long)got, what, (long long)blk_n);
+    HS_CALL(HS_ALLOC(rg, (size_t)got + 1, "exchange"));
+    HS_CALL_GOTO(HS_ALLOC(q->rpos, (size_t)got + 1, "exchange"), done);
+    int64_t *sg = NULL;
+    HS_CALL_GOTO(HS_ALLOC(sg, (size_t)q->n + 1, "exchange"), done);
+    for (int32_t k = 0; k < q->n; ++k) sg[k] = (int64_t)q->gid[k];
+    MPI_Alltoallv(sg, q->scnt, q->sdsp, MPI_INT64_T, rg, q->rcnt, q->rdsp, MPI_INT64_T, s->comm);
+    free(sg);
+    for (int64_t k = 0; k < got; ++k) {
+        const int64_t p = rg[k] - q->blk0;
+        HS_CHECK_GOTO(p >= 0 && p < blk_n, done, HS_ERR_INTERNAL, "HDF5 series %s: %s %lld sent to the wrong rank",
+                      s->h5_path, what, (long long)rg[k]);
+        q->rpos[k] = (int32_t)p;
+    }
+done:
+    free(rg);
+    return st;
+}
+
+/* Rows @p sorted (q->n rows of @p row bytes, global-index order) to the ranks whose blocks hold them;
+ * the block of this rank in order into s->xblock. Collective. */
+static const void *exchange_rows(xh5_series *s, const xh5_sel *q, const void *sorted, size_t row)
+{
+    MPI_Datatype t;
+    MPI_Type_contiguous((int)row, MPI_BYTE, &t);
+    MPI_Type_commit(&t);
+    MPI_Alltoallv(sorted, q->scnt, q->sdsp, t, s->xrecv, q->rcnt, q->rdsp, t, s->comm);
+    MPI_Type_free(&t);
+    const char *in = s->xrecv;
+    char *out = s->xblock;
+    for (int32_t k = 0; k < q->blk_n; ++k) memcpy(out + (size_t)q->rpos[k] * row, in + (size_t)k * row, row);
+    return out;
 }
 
 static hs_status xh5_create_part(const char *dir, const char *prefix, const char *index_path,
@@ -325,6 +410,13 @@ static hs_status xh5_create_part(const char *dir, const char *prefix, const char
                  fail);
     HS_CALL_GOTO(sel_build(&s->sel_elem, part->n_elems, part->elem_gid, part->n_elems_global, part->selection,
                            "element"), fail);
+    /* every rank decides the same way (the largest run count), so the collective calls match */
+    int64_t runs[2] = {s->sel_node.n_runs, s->sel_elem.n_runs};
+    MPI_Allreduce(MPI_IN_PLACE, runs, 2, MPI_INT64_T, MPI_MAX, s->comm);
+    s->sel_node.exchange = part->selection == HS_SERIES_SEL_EXCHANGE || (part->selection == HS_SERIES_SEL_AUTO && runs[0] > 16);
+    s->sel_elem.exchange = part->selection == HS_SERIES_SEL_EXCHANGE || (part->selection == HS_SERIES_SEL_AUTO && runs[1] > 16);
+    if (s->sel_node.exchange) HS_CALL_GOTO(sel_exchange_setup(s, &s->sel_node, part->n_nodes_global, "node"), fail);
+    if (s->sel_elem.exchange) HS_CALL_GOTO(sel_exchange_setup(s, &s->sel_elem, part->n_elems_global, "element"), fail);
     /* every buffer a frame needs, now: a rank that failed half-way through a frame would leave the
      * others waiting in a collective transfer */
     const size_t nn = (size_t)part->n_nodes, ne = (size_t)part->n_elems;
@@ -334,7 +426,11 @@ static hs_status xh5_create_part(const char *dir, const char *prefix, const char
     if (3 * ne * sizeof(double) > s->rows_bytes) s->rows_bytes = 3 * ne * sizeof(double);
     s->rows = malloc(s->rows_bytes + 8);
     s->buf = malloc((most + 1) * sizeof *s->buf);
-    HS_CHECK_GOTO(s->rows && s->buf, fail, HS_ERR_MEMORY, "HDF5 series %s: out of memory for %zu rows", s->h5_path,
+    /* a row is at most 3 doubles (points, fibres) */
+    s->x_bytes = 3 * sizeof(double) * (size_t)(s->sel_node.blk_n > s->sel_elem.blk_n ? s->sel_node.blk_n : s->sel_elem.blk_n);
+    s->xrecv = malloc(s->x_bytes + 8);
+    s->xblock = malloc(s->x_bytes + 8);
+    HS_CHECK_GOTO(s->rows && s->buf && s->xrecv && s->xblock, fail, HS_ERR_MEMORY, "HDF5 series %s: out of memory for %zu rows", s->h5_path,
                   most);
     s->buf_len = most;
     s->dxpl = H5Pcreate(H5P_DATASET_XFER);
@@ -351,7 +447,7 @@ fail:
     if (s->rank == 0)
         hs_log(1, "output: %s written collectively by %d ranks (MPI-IO); rank 0's %d nodes in %lld runs of global "
                "indices: %s\n", s->h5_path, s->n_ranks, (int)s->sel_node.n, (long long)s->sel_node.n_runs,
-               s->sel_node.points ? "point selection" : "hyperslabs");
+               s->sel_node.exchange ? "exchanged into blocks" : s->sel_node.points ? "point selection" : "hyperslabs");
     *out = s;
     return HS_OK;
 }
@@ -360,7 +456,10 @@ fail:
 static hs_status select_rows(xh5_series *s, hid_t space, const xh5_sel *q, int cols)
 {
     herr_t e = 0;
-    if (q->n == 0) {
+    if (q->exchange) {
+        hsize_t start[2] = {(hsize_t)q->blk0, 0}, count[2] = {(hsize_t)q->blk_n, (hsize_t)cols};
+        e = q->blk_n ? H5Sselect_hyperslab(space, H5S_SELECT_SET, start, NULL, count, NULL) : H5Sselect_none(space);
+    } else if (q->n == 0) {
         e = H5Sselect_none(space);
     } else if (q->points) {
         const int rank = cols > 1 ? 2 : 1;
@@ -499,10 +598,12 @@ static hs_status write_dataset(xh5_series *s, hid_t loc, const char *path, hid_t
     }
 #if HS_HAS_HDF5_PARALLEL
     if (q && rows > 0) {
-        hsize_t mdims[2] = {q->n ? (hsize_t)q->n : 1, (hsize_t)cols};
+        const int32_t n = q->exchange ? q->blk_n : q->n;
+        if (q->exchange) data = exchange_rows(s, q, data, (size_t)cols * H5Tget_size(mtype));
+        hsize_t mdims[2] = {n ? (hsize_t)n : 1, (hsize_t)cols};
         fspace = H5Scopy(space);
         mspace = H5Screate_simple(rank, mdims, NULL);
-        if (fspace < 0 || mspace < 0 || (q->n == 0 && H5Sselect_none(mspace) < 0)) {
+        if (fspace < 0 || mspace < 0 || (n == 0 && H5Sselect_none(mspace) < 0)) {
             st = H5_FAIL(s, "cannot set up the selection of dataset %s", path);
             goto done;
         }

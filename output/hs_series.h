@@ -109,9 +109,15 @@ typedef struct hs_series_part {
 } hs_series_part;
 
 /** hs_series_part.selection: AUTO takes one hyperslab per run of consecutive global indices when
- *  the runs are few (a partition of contiguous ranges: one run per rank), a point selection when
- *  they are many; the other two force one (benchmarks: docs/benchmarks.md). */
-enum { HS_SERIES_SEL_AUTO = 0, HS_SERIES_SEL_HYPERSLABS = 1, HS_SERIES_SEL_POINTS = 2 };
+ *  the runs are few (a partition into contiguous ranges: one run per rank), and otherwise exchanges
+ *  the rows first (MPI_Alltoallv) so that rank r writes the block [r N / P, (r + 1) N / P) as one
+ *  hyperslab; the others force a way (benchmarks: docs/benchmarks.md measures them). */
+enum {
+    HS_SERIES_SEL_AUTO = 0,
+    HS_SERIES_SEL_HYPERSLABS = 1, /**< a union of hyperslabs, one per run */
+    HS_SERIES_SEL_POINTS = 2,     /**< a point selection */
+    HS_SERIES_SEL_EXCHANGE = 3    /**< exchanged into blocks, one hyperslab per rank */
+};
 
 /**
  * @brief 1 when this build writes @p format collectively (hs_series_create_part): "xdmf_h5" with a

@@ -2,7 +2,7 @@
 # output.format = "xdmf_h5" under mpirun (issue 26): 1, 2 and 3 ranks write the serial run's frames
 # (every rank its own nodes and elements, collectively, in a build with a parallel HDF5; gathered to
 # rank 0 otherwise), by global index, for a partition into contiguous ranges (rows: one hyperslab per
-# rank) and a graph partition (metis: point selections); checkpoints written on 3 ranks restart on 2,
+# rank) and a graph partition (metis: the rows exchanged into one block per rank first); checkpoints written on 3 ranks restart on 2,
 # then 1, and on a serial run, continuing the same .h5, equal to the uninterrupted run.
 # Usage: mpi_h5.sh MPIEXEC HAS_METIS H5_FRAMES_CLOSE HAS_HDF5_PARALLEL (HEARTSIM, HS_SOURCE_DIR from
 # ctest). Exit 77 in a build without HDF5.
@@ -46,7 +46,7 @@ for np in 1 2 3; do
     mpi "$np" run "$cfg" "${sets[@]}" --set parallel.partition=$part --out "$o" > "$o.log" 2>&1 ||
       { cat "$o.log"; fail "mpirun -np $np ($part): failed"; }
     if [ "$collective" = 1 ]; then # the rank's rows: one run for rows, many for metis beyond one rank
-      want=hyperslabs; [ "$part" = metis ] && [ "$np" -gt 1 ] && want="point selection"
+      want=hyperslabs; [ "$part" = metis ] && [ "$np" -gt 1 ] && want="exchanged into blocks"
       grep -q "^output: .*slab.h5 written collectively by $np ranks .*: $want\$" "$o.log" ||
         { cat "$o.log"; fail "np $np $part: not written collectively with $want"; }
     fi
