@@ -106,6 +106,7 @@ typedef struct hs_series_part {
     const int32_t *region;   /**< [n_elems] region marker (written when a frame asks for it) */
     const double *fiber;     /**< [n_elems][3], or NULL when the mesh has none */
     int selection;           /**< how a rank's rows are selected in a dataset: HS_SERIES_SEL_* */
+    int32_t gather_chunk;    /**< a gathered series: global indices per message (0: 2^20; tests use less) */
 } hs_series_part;
 
 /** hs_series_part.selection: AUTO takes one hyperslab per run of consecutive global indices when
@@ -120,8 +121,9 @@ enum {
 };
 
 /**
- * @brief 1 when this build writes @p format collectively (hs_series_create_part): "xdmf_h5" with a
- * parallel HDF5 (HS_HAS_HDF5_PARALLEL). 0 for the others, which a distributed run gathers to rank 0.
+ * @brief 1 when this build writes @p format collectively (hs_series_create_part, every rank its own
+ * rows): "xdmf_h5" with a parallel HDF5 (HS_HAS_HDF5_PARALLEL). 0 for the others, which a part
+ * series gathers to rank 0.
  */
 int hs_series_can_part(const char *format);
 
@@ -131,7 +133,10 @@ int hs_series_can_part(const char *format);
  * Frames then hold this rank's values only: point fields [part->n_nodes], cell fields
  * [part->n_elems], in the part's order; hs_series_write takes mesh NULL (the mesh is the part's).
  * Rank 0 writes the index; errors are agreed (every rank returns the first failing rank's).
- * A format that cannot (hs_series_can_part 0) is HS_ERR_INTERNAL.
+ * A format that cannot write collectively (hs_series_can_part 0: vtk, xdmf, xdmf_h5 with a serial
+ * HDF5) is gathered instead: the mesh with the first frame and each frame's arrays go to rank 0 in
+ * chunks of 2^20 global indices (bounded messages), and rank 0 writes them as a serial series; every
+ * rank keeps the same count and times. Needs a build with MPI (HS_ERR_INTERNAL otherwise).
  */
 hs_status hs_series_create_part(const char *format, const char *dir, const char *prefix, const hs_series_part *part,
                                 hs_series **out);

@@ -5,10 +5,10 @@
  *   (hs_samples.h), the per-beat maps (hs_beats.h) and the maps file at the end. Opened in
  *   hs_sim_run's set-up, written by the protocol's events (hs_protocol.h), finished and closed in its
  *   teardown. In a distributed run every rank takes part in frames, checkpoints, samples and the
- *   per-beat maps (the sample rows summed collectively). Frames of a format this build writes
- *   collectively (hs_series_can_part: "xdmf_h5" with a parallel HDF5) are written by every rank, each
- *   its owned nodes and elements by global index (no gather); for the others the state is gathered
- *   and rank 0 alone has a series and a frame writer. Rank 0 writes checkpoints and the other files.
+ *   per-beat maps (the sample rows summed collectively). Every rank hands its owned nodes and
+ *   elements with their global indices to a part series (hs_series_create_part): written collectively
+ *   where the format can (hs_series_can_part: "xdmf_h5" with a parallel HDF5), else gathered to rank 0
+ *   in chunks, which writes them. Rank 0 writes checkpoints and the other files.
  */
 #ifndef HS_RUN_OUTPUT_H
 #define HS_RUN_OUTPUT_H
@@ -30,8 +30,8 @@ typedef struct hs_run_output {
     hs_state *scratch;       /**< borrowed: a host copy of the state (every field) */
     int enabled;             /**< output.enabled: frames and checkpoints are written */
     int writer;              /**< this process writes the files (serial, or rank 0) */
-    int collective;          /**< a distributed run whose frames every rank writes (hs_series_create_part) */
-    hs_series *ser;          /**< NULL: output off, or not the writer of a gathered series */
+    int collective;          /**< a distributed run: every rank has a part series (hs_series_create_part) */
+    hs_series *ser;          /**< NULL: output off */
     hs_series_part part;     /**< collective: this rank's nodes and elements (arrays below, or the backend's) */
     int64_t *part_tets;      /**< [part.n_elems][4] global node indices */
     int32_t *part_region;    /**< [part.n_elems] */

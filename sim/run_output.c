@@ -100,7 +100,7 @@ hs_status hs_run_output_open(hs_run_output *o, const hs_sim_spec *cfg, hs_sim *s
     o->last_ckpt = -1;
     o->enabled = cfg->output_enabled; /* every rank takes part in frames and checkpoints */
     o->writer = hs_run_output_is_writer(cfg);
-    o->collective = cfg->distributed && cfg->output_enabled && hs_series_can_part(cfg->out_format);
+    o->collective = cfg->distributed && cfg->output_enabled; /* every rank its part, whatever the format */
     if (cfg->extrapolate > 0) {
         HS_CALL(HS_ALLOC(o->hist[0], sim->mesh->n_nodes, "checkpoint history"));
         HS_CALL(HS_ALLOC(o->hist[1], sim->mesh->n_nodes, "checkpoint history"));
@@ -122,8 +122,9 @@ hs_status hs_run_output_open(hs_run_output *o, const hs_sim_spec *cfg, hs_sim *s
     if (o->writer) HS_CALL(checkpoints_prepare(o, ck ? k0 : -1));
     hs_frame_plan plan = hs_sim_frame_plan(cfg, sim);
     if (o->collective) {
-        /* every rank its own nodes and elements, in the main thread (MPI is funnelled: no MPI call
-         * from the writer thread), while the frame of the gathered path costs an all-gather there */
+        /* every rank its own nodes and elements (collectively, or gathered to rank 0 in chunks for a
+         * format that cannot: hs_series_create_part), in the main thread: MPI is funnelled, so no MPI
+         * call from the writer thread */
         HS_CALL(collective_part(o));
         HS_CALL(hs_series_create_part(cfg->out_format, cfg->out_dir, cfg->out_prefix, &o->part, &o->ser));
         if (ck) HS_CALL(hs_series_resume(o->ser, ck->frame_times, (int)ck->h.n_frames));
@@ -145,19 +146,13 @@ hs_status hs_run_output_open(hs_run_output *o, const hs_sim_spec *cfg, hs_sim *s
  * loop goes on. A backend with state_copy_start (cuda) only enqueues a snapshot and its copy into
  * the writer's page-locked buffers; the writer thread waits for that copy (frame_copy_wait), so
  * neither the main thread nor the device waits for the frame. Otherwise (cpu) get_state copies.
- * A distributed run with a collective series: every rank copies out its owned values and writes
- * them (hs_backend_mpi_get_owned, then the series in this thread). Otherwise it gathers the state on
- * every rank (a collective get_state), and only rank 0 has a writer: the others take the state into
- * the scratch state and go on. */
+ * A distributed run: every rank copies out its owned values (hs_backend_mpi_get_owned, no gather)
+ * and hands them to its part series in this thread (collective, or gathered to rank 0 in chunks). */
 hs_status hs_run_output_frame(hs_run_output *o, double t_ms)
 {
     hs_backend *b = o->sim->backend;
     double t0 = hs_wtime();
-    if (!o->fw) { /* a rank other than 0 of a distributed run */
-        HS_CALL(b->ops->get_state(b, o->scratch));
-        o->sum->frames++;
-        return HS_OK;
-    }
+    HS_CHECK(o->fw, HS_ERR_INTERNAL, "a frame without output"); /* frames come only with output on */
     hs_frame_bufs fb;
     HS_CALL(hs_frame_writer_acquire(o->fw, &fb));
 #if HS_HAS_MPI

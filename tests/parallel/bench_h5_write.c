@@ -12,6 +12,12 @@
  * data; the fibres once), SELECTION auto, hyperslabs, points or exchange (hs_series.h). Prints one line per path: the
  * median time per frame over the frames after the first (which also writes the mesh), the first
  * frame's, and for the gather path its gather (every rank) and write (rank 0) parts.
+ *
+ * Then a checkpoint's worth (the 6 state arrays and 2 history vectors in float64, 104 MB on this
+ * slab) both ways: as sim/checkpoint.c writes it under mpirun today (gathered onto every rank, rank
+ * 0 writes one file: hs_atomic_file, fsync, rename), and as a collective write would at best (the
+ * rows exchanged into one block of global indices per rank, MPI_File_write_at_all into one file,
+ * MPI_File_sync): the median of FRAMES.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <mpi.h>
@@ -19,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hs_atomic_file.h"
 #include "hs_dist.h"
 #include "hs_mesh.h"
 #include "hs_partition.h"
@@ -181,17 +188,83 @@ int main(int argc, char **argv)
         }
     }
     hs_series_destroy(&gs);
+
+    /* checkpoint: gathered + rank 0's atomic file, against exchanged blocks + MPI-IO */
+    double *tk = alloc_d((size_t)frames), *tx = alloc_d((size_t)frames);
+    const int hist = 2; /* phi_{n-1}, phi_{n-2} */
+    char kpath[4200];
+    snprintf(kpath, sizeof kpath, "%s/gather/bench.hsck", dir);
+    for (int f = 0; f < frames; ++f) {
+        MPI_Barrier(comm);
+        double t0 = MPI_Wtime();
+        for (int k = 0; k < N_STATE + hist; ++k) {
+            const int kk = k < N_STATE ? k : 0, cell = kk == 1;
+            CHECK(hs_dist_gather_idx(comm, -1, cell ? ne : no, cell ? egid : l->l2g, own[kk],
+                                     cell ? m->n_elems : m->n_nodes, glob[kk]));
+        }
+        if (rank == 0) {
+            hs_atomic_file *af = NULL;
+            CHECK(hs_atomic_file_create(kpath, "checkpoint", &af));
+            for (int k = 0; k < N_STATE + hist; ++k) {
+                const int kk = k < N_STATE ? k : 0;
+                CHECK(hs_atomic_file_write(af, glob[kk], sizeof(double) * (size_t)(kk == 1 ? m->n_elems : m->n_nodes)));
+            }
+            CHECK(hs_atomic_file_commit(&af));
+        }
+        MPI_Barrier(comm);
+        tk[f] = MPI_Wtime() - t0;
+    }
+    char xpath[4200];
+    snprintf(xpath, sizeof xpath, "%s/collective/bench.ckpt", dir);
+    for (int f = 0; f < frames; ++f) {
+        MPI_Barrier(comm);
+        double t0 = MPI_Wtime();
+        MPI_File fh;
+        MPI_File_open(comm, xpath, MPI_MODE_CREATE | MPI_MODE_WRONLY, MPI_INFO_NULL, &fh);
+        MPI_Offset base = 0;
+        for (int k = 0; k < N_STATE + hist; ++k) {
+            const int kk = k < N_STATE ? k : 0, cell = kk == 1;
+            const int64_t N = cell ? m->n_elems : m->n_nodes;
+            const int32_t n = cell ? ne : no;
+            const int64_t *gid = cell ? egid : l->l2g;
+            int *sc = calloc((size_t)size, sizeof *sc), *sd = calloc((size_t)size, sizeof *sd);
+            int *rc = calloc((size_t)size, sizeof *rc), *rd = calloc((size_t)size, sizeof *rd);
+            for (int32_t i = 0; i < n; ++i) sc[(int)((gid[i] * size) / N) < size ? (int)((gid[i] * size) / N) : size - 1]++;
+            for (int r = 1; r < size; ++r) sd[r] = sd[r - 1] + sc[r - 1];
+            MPI_Alltoall(sc, 1, MPI_INT, rc, 1, MPI_INT, comm);
+            int got = 0;
+            for (int r = 0; r < size; ++r) rd[r] = got, got += rc[r];
+            double *blk = alloc_d((size_t)got);
+            MPI_Alltoallv(own[kk], sc, sd, MPI_DOUBLE, blk, rc, rd, MPI_DOUBLE, comm); /* the bytes an exchange moves */
+            const int64_t b0 = (N * rank) / size;
+            MPI_File_write_at_all(fh, base + (MPI_Offset)(8 * b0), blk, got, MPI_DOUBLE, MPI_STATUS_IGNORE);
+            base += (MPI_Offset)(8 * N);
+            free(blk);
+            free(sc);
+            free(sd);
+            free(rc);
+            free(rd);
+        }
+        MPI_File_sync(fh);
+        MPI_File_close(&fh);
+        MPI_Barrier(comm);
+        tx[f] = MPI_Wtime() - t0;
+    }
     if (rank == 0) {
         printf("| %d | %s | %s | %d nodes, %d elements | collective | %.3f | %.3f | | |\n", size, pname, selname,
                (int)m->n_nodes, (int)m->n_elems, median(tc, frames - 1), tc0);
         const double mg = median(tg, frames - 1), mw = median(tw, frames - 1);
         printf("| %d | %s | - | %d nodes, %d elements | gather + rank 0 | %.3f | %.3f | %.3f | %.3f |\n", size, pname,
                (int)m->n_nodes, (int)m->n_elems, median(tt, frames - 1), tt0, mg, mw);
+        printf("| %d | %s | checkpoint | gathered, rank 0 writes | %.3f |\n", size, pname, median(tk, frames));
+        printf("| %d | %s | checkpoint | exchanged blocks, MPI-IO | %.3f |\n", size, pname, median(tx, frames));
     }
     for (int k = 0; k < N_STATE; ++k) {
         free(own[k]);
         free(glob[k]);
     }
+    free(tk);
+    free(tx);
     free(tc);
     free(tg);
     free(tw);
