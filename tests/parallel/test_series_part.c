@@ -147,6 +147,10 @@ int main(int argc, char **argv)
     for (int32_t i = 0; i < m->n_nodes; ++i) ga[i] = 0.5 * (double)i - 3.0;
     for (int32_t e = 0; e < m->n_elems; ++e) gr[e] = 0.25 * (double)e + 0.125;
 
+    /* which formats this build writes collectively; the others are gathered */
+    HS_TEST_CHECK(!hs_series_can_part("vtk") && !hs_series_can_part("xdmf") &&
+                      hs_series_can_part("xdmf_h5") == HS_HAS_HDF5_PARALLEL && !hs_series_can_part("nonesuch"),
+                  "hs_series_can_part");
     MPI_Comm comm = MPI_COMM_WORLD;
     hs_series_part part = {&comm, m->n_nodes, m->n_elems, l->n_owned, ne, l->l2g, egid, xyz, tets, region, fiber,
                            HS_SERIES_SEL_EXCHANGE, 7};
