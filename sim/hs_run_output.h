@@ -37,6 +37,8 @@ typedef struct hs_run_output {
     int32_t *part_region;    /**< [part.n_elems] */
     double *part_fiber;      /**< [part.n_elems][3], NULL without fibres */
     hs_state_desc part_desc; /**< the state's fields on part.n_nodes nodes and part.n_elems elements */
+    hs_state part_state;     /**< collective checkpoints: this rank's values of every field */
+    double *part_hist[2];    /**< collective checkpoints: this rank's history [part.n_nodes] */
     hs_frame_writer *fw;
     hs_samples *smp;         /**< probes and ECG (NULL: none); flushed with every checkpoint */
     hs_beats *beats;         /**< per-beat maps, recorded at every frame (NULL: none) */
@@ -64,7 +66,9 @@ hs_status hs_run_output_open(hs_run_output *o, const hs_sim_spec *spec, hs_sim *
 hs_status hs_run_output_frame(hs_run_output *o, double t_ms);
 
 /** @brief Write the checkpoint of the backend's state at @p step (after every frame submitted so far is
- *  on disk); older ones beyond output.checkpoint_keep go. Its path is then in o->ckpt_path. */
+ *  on disk); older ones beyond output.checkpoint_keep go. Its path is then in o->ckpt_path. A
+ *  distributed run writes it from every rank together (hs_checkpoint_write_part: version 4, no
+ *  gather). */
 hs_status hs_run_output_checkpoint(hs_run_output *o, long step);
 
 /**

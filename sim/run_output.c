@@ -176,17 +176,34 @@ hs_status hs_run_output_checkpoint(hs_run_output *o, long step)
     hs_backend *b = o->sim->backend;
     if (o->fw) HS_CALL(hs_frame_writer_flush(o->fw));
     HS_CALL(hs_samples_flush(o->smp)); /* the CSVs hold every sample up to the checkpoint */
-    HS_CALL(b->ops->get_state(b, o->scratch));
     hs_extrap ex;
-    HS_CALL(b->ops->get_history(b, &ex, o->hist[0], o->hist[1]));
     hs_checkpoint_path(cfg->out_dir, cfg->out_prefix, step, o->ckpt_path, sizeof o->ckpt_path);
-    if (!o->writer) {
-        o->last_ckpt = step;
-        return HS_OK;
+#if HS_HAS_MPI
+    /* every rank its own values into the one file (version 4), no gather; on one rank the gather is
+     * a copy, and the serial run's file (version 3) keeps mpirun -np 1 byte for byte a serial run */
+    hs_backend_mpi_view view = {0};
+    if (o->collective) hs_backend_mpi_view_get(b, &view);
+    if (o->collective && view.part->n_ranks > 1) {
+        if (!o->part_state.desc) HS_CALL(hs_state_create(&o->part_desc, &o->part_state));
+        for (int q = 0; q < 2 && cfg->extrapolate > 0; ++q)
+            if (!o->part_hist[q]) HS_CALL(HS_ALLOC(o->part_hist[q], (size_t)o->part.n_nodes + 1, "checkpoint history"));
+        HS_CALL(hs_backend_mpi_get_owned(b, &o->part_state));
+        HS_CALL(hs_backend_mpi_get_owned_history(b, &ex, o->part_hist[0], o->part_hist[1]));
+        const hs_ckpt_part cp = {o->part.comm, &o->part_state, o->part.n_nodes, o->part.n_elems, o->part.node_gid,
+                                 o->part.elem_gid, &ex, {o->part_hist[0], o->part_hist[1]}};
+        HS_CALL(hs_checkpoint_write_part(o->ckpt_path, step, step * cfg->dt, cfg->dt, cfg->config_fp, o->sim->mesh,
+                                         hs_series_count(o->ser), hs_series_times(o->ser), &cp));
+    } else
+#endif
+    {
+        HS_CALL(b->ops->get_state(b, o->scratch));
+        HS_CALL(b->ops->get_history(b, &ex, o->hist[0], o->hist[1]));
+        if (o->writer)
+            HS_CALL(hs_checkpoint_write(o->ckpt_path, step, step * cfg->dt, cfg->dt, cfg->config_fp, o->sim->mesh,
+                                        hs_series_count(o->ser), hs_series_times(o->ser), o->scratch, &ex, o->hist));
     }
-    HS_CALL(hs_checkpoint_write(o->ckpt_path, step, step * cfg->dt, cfg->dt, cfg->config_fp, o->sim->mesh,
-                                hs_series_count(o->ser), hs_series_times(o->ser), o->scratch, &ex, o->hist));
     o->last_ckpt = step;
+    if (!o->writer) return HS_OK;
     int j = 0; /* the ring without this step (rewritten in place), then this step at its end */
     for (int i = 0; i < o->n_ring; ++i)
         if (o->ring[i] != step) o->ring[j++] = o->ring[i];
@@ -288,6 +305,10 @@ void hs_run_output_close(hs_run_output *o)
     free(o->part_tets);
     free(o->part_region);
     free(o->part_fiber);
+    hs_state_destroy(&o->part_state);
+    free(o->part_hist[0]);
+    free(o->part_hist[1]);
+    o->part_hist[0] = o->part_hist[1] = NULL;
     o->hist[0] = o->hist[1] = NULL;
     o->ring = NULL;
     o->part_tets = NULL;

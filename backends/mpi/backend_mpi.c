@@ -239,6 +239,16 @@ hs_status hs_backend_mpi_get_owned(hs_backend *b, hs_state *dst)
     return HS_OK;
 }
 
+hs_status hs_backend_mpi_get_owned_history(hs_backend *b, hs_extrap *ex, double *phi1, double *phi2)
+{
+    mpi_impl *m = b->impl;
+    HS_CALL(agree(m, m->inner->ops->get_history(m->inner, ex, m->lh1, m->lh2)));
+    const size_t n = sizeof(double) * (size_t)m->l->n_owned; /* owned nodes come first */
+    if (phi1 && ex->n_valid > 0) memcpy(phi1, m->lh1, n);
+    if (phi2 && ex->n_valid > 1) memcpy(phi2, m->lh2, n);
+    return HS_OK;
+}
+
 static hs_status mpi_set_state(hs_backend *b, const hs_state *src)
 {
     mpi_impl *m = b->impl;

@@ -69,6 +69,10 @@ void hs_backend_mpi_view_get(const hs_backend *b, hs_backend_mpi_view *v);
  */
 hs_status hs_backend_mpi_get_owned(hs_backend *b, hs_state *dst);
 
+/** @brief The extrapolation history (hs_backend_ops.get_history) at this rank's owned nodes:
+ *  @p phi1, @p phi2 [n_owned] (each may be NULL), filled as ex->n_valid says. No gather. */
+hs_status hs_backend_mpi_get_owned_history(hs_backend *b, hs_extrap *ex, double *phi1, double *phi2);
+
 #ifdef __cplusplus
 }
 #endif

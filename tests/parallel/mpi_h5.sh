@@ -2,7 +2,8 @@
 # output.format = "xdmf_h5" under mpirun (issue 26): 1, 2 and 3 ranks write the serial run's frames
 # (every rank its own nodes and elements, collectively, in a build with a parallel HDF5; gathered to
 # rank 0 otherwise), by global index, for a partition into contiguous ranges (rows: one hyperslab per
-# rank) and a graph partition (metis: the rows exchanged into one block per rank first); checkpoints written on 3 ranks restart on 2,
+# rank) and a graph partition (metis: the rows exchanged into one block per rank first); checkpoints
+# written on 3 ranks together (version 4, no gather; a flipped byte found by its checksum) restart on 2,
 # then 1, and on a serial run, continuing the same .h5, equal to the uninterrupted run.
 # Usage: mpi_h5.sh MPIEXEC HAS_METIS H5_FRAMES_CLOSE HAS_HDF5_PARALLEL (HEARTSIM, HS_SOURCE_DIR from
 # ctest). Exit 77 in a build without HDF5.
@@ -65,6 +66,16 @@ done
 # the 3-rank checkpoint restarted by a serial run
 r=$tmp/restart
 mpi 3 run "$cfg" "${sets[@]}" --set time.t_end=1 --out "$r" > "$r.1.log" 2>&1 || { cat "$r.1.log"; fail "3 ranks to 1 ms"; }
+# the 3 ranks wrote their checkpoint together (version 4: every rank its values, no gather)
+ck=$(ls "$r"/slab_ckpt_*.hsck | tail -1)
+[ "$(od -A n -t u8 -j 8 -N 8 "$ck" | tr -d ' ')" = 4 ] || fail "$ck: not a version 4 checkpoint"
+# one flipped byte in its payload (the last node's value of the last array) is found by its checksum
+cp "$ck" "$tmp/damaged.hsck"
+printf '\x7f' | dd of="$tmp/damaged.hsck" bs=1 seek=$(( $(stat -c %s "$ck") - 3 )) conv=notrunc status=none
+if "$HEARTSIM" run "$cfg" "${sets[@]}" --out "$tmp/damaged" --restart "$tmp/damaged.hsck" > "$tmp/damaged.log" 2>&1; then
+  fail "a damaged version 4 checkpoint was accepted"
+fi
+grep -q "payload checksum mismatch" "$tmp/damaged.log" || { cat "$tmp/damaged.log"; fail "damaged checkpoint: no checksum message"; }
 cp -r "$r" "$r-serial"
 mpi 2 run "$cfg" "${sets[@]}" --set time.t_end=2 --out "$r" --restart "$r" > "$r.2.log" 2>&1 ||
   { cat "$r.2.log"; fail "restart on 2 ranks"; }
