@@ -14,10 +14,10 @@
  * frame's, and for the gather path its gather (every rank) and write (rank 0) parts.
  *
  * Then a checkpoint's worth (the 6 state arrays and 2 history vectors in float64, 104 MB on this
- * slab) both ways: as sim/checkpoint.c writes it under mpirun today (gathered onto every rank, rank
- * 0 writes one file: hs_atomic_file, fsync, rename), and as a collective write would at best (the
- * rows exchanged into one block of global indices per rank, MPI_File_write_at_all into one file,
- * MPI_File_sync): the median of FRAMES.
+ * slab) both ways: as sim/checkpoint.c wrote it under mpirun before version 4 (gathered onto every
+ * rank, rank 0 writes one file: hs_atomic_file, fsync, rename), and collectively as version 4 does
+ * (the rows exchanged into one block of global indices per rank, MPI_File_write_at_all into one
+ * file, MPI_File_sync; without its segment hashes): the median of FRAMES.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <mpi.h>
