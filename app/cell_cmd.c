@@ -10,6 +10,7 @@
 #include "hs_plot.h"
 #include "hs_series.h"
 #include "hs_spec.h"
+#include "hs_splitting.h"
 #include "hs_util.h"
 
 static int cmp_double(const void *a, const void *b)
@@ -79,6 +80,21 @@ hs_status hs_cell_command(const hs_config *cfg, FILE *out)
         tt[k] = t0;
         vv[k] = m->mv_scale * u + m->mv_offset;
         if (k == n_steps) break;
+        if (spec.scheme.kind == HS_SCHEME_SPLITTING) { /* the tissue's reaction(s) of a step, without diffusion */
+            const int halves = spec.scheme.order == HS_SPLIT_STRANG ? 2 : 1;
+            for (int q = 0; q < halves && st == HS_OK; ++q) {
+                const double ta = t0 + q * dt / halves, tb = q + 1 == halves ? t0 + dt : t0 + (q + 1) * dt / halves;
+                double amp = 0.0;
+                for (int j = 0; j < spec.n_stimuli; ++j) amp += hs_stim_site_amplitude(&spec.stimuli[j], ta, tb);
+                const int n_sub = hs_split_substeps(&spec.scheme, tb - ta);
+                if (hs_cell_react(&spec.model_prm, (tb - ta) / T, n_sub, amp * T, &u, s) != 0)
+                    st = HS_FAIL(HS_ERR_NUMERIC,
+                                 "cell: the splitting reaction at t = %g ms became non-finite (model %s, %d substeps of "
+                                 "%g ms); lower solver.dt_ode or time.dt", ta, m->name, n_sub, (tb - ta) / n_sub);
+            }
+            if (st != HS_OK) goto done;
+            continue;
+        }
         double amp = 0.0;
         for (int q = 0; q < spec.n_stimuli; ++q) amp += hs_stim_site_amplitude(&spec.stimuli[q], t0, t0 + dt);
         hs_cell_newton nw = {.tol_residual = spec.newton_tol_residual, .tol_update = spec.newton_tol_update,
@@ -106,9 +122,15 @@ hs_status hs_cell_command(const hs_config *cfg, FILE *out)
         HS_CALL_GOTO(hs_atomic_file_printf(f, "\n"), done);
     }
     HS_CALL_GOTO(hs_atomic_file_commit(&f), done);
-    fprintf(out, "cell: %s%s%s%s, gates %s, dt %g ms, %ld steps to %g ms\n", m->name, cfg->model_preset[0] ? " (preset " : "",
-            cfg->model_preset, cfg->model_preset[0] ? ")" : "", m->has_gates ? (cfg->model_gates ? "rush_larsen" : "newton") : "-",
-            dt, n_steps, n_steps * dt);
+    if (spec.scheme.kind == HS_SCHEME_SPLITTING)
+        fprintf(out, "cell: %s%s%s%s, scheme splitting (%s, reaction substeps of at most %g ms), dt %g ms, %ld steps to %g ms\n",
+                m->name, cfg->model_preset[0] ? " (preset " : "", cfg->model_preset, cfg->model_preset[0] ? ")" : "",
+                hs_split_order_name(spec.scheme.order), spec.scheme.dt_ode_ms > 0.0 ? spec.scheme.dt_ode_ms : dt, dt,
+                n_steps, n_steps * dt);
+    else
+        fprintf(out, "cell: %s%s%s%s, gates %s, dt %g ms, %ld steps to %g ms\n", m->name, cfg->model_preset[0] ? " (preset " : "",
+                cfg->model_preset, cfg->model_preset[0] ? ")" : "", m->has_gates ? (cfg->model_gates ? "rush_larsen" : "newton") : "-",
+                dt, n_steps, n_steps * dt);
     fprintf(out, "wrote %s\n", path);
 
     /* the plot */

@@ -77,10 +77,12 @@ static const help_entry helps[] = {
      "  --tol T             ||r|| <= T ||b|| (default 1e-8); --max-iter K (default 10000)\n"
      "  --sai-level 1|2     SAI/FSAI pattern of A^k for --matrix (a config uses solver.sai_level)\n",
      "heartsim bench solve --matrix K.mtx --reps 5", 1},
-    {"cell", "heartsim cell CONFIG [--set KEY=VALUE ...] [--out DIR] [-q | -v]",
+    {"cell", "heartsim cell CONFIG [--scheme NAME] [--set KEY=VALUE ...] [--out DIR] [-q | -v]",
      "Run the configured ionic model (model.type, model.preset, model.* parameters, model.gates) alone at\n"
-     "one point, without diffusion: du/dt = f(u, s) + stim, stepped as the tissue is (backward Euler,\n"
-     "time.dt, the local update and a Newton iteration on u), to time.t_end. Every stimulus entry paces the\n"
+     "one point, without diffusion: du/dt = f(u, s) + stim, stepped as the tissue is, to time.t_end: under\n"
+     "solver.scheme = newton by backward Euler (time.dt, the local update and a Newton iteration on u),\n"
+     "under splitting by the tissue's nodal reaction (solver.splitting, solver.dt_ode); --scheme NAME is\n"
+     "--set solver.scheme=NAME. Every stimulus entry paces the\n"
      "point with its start, duration, strength, period and count (its site is not used). Writes\n"
      "DIR/PREFIX_cell.csv (t_ms, V_mV, the potential and every state variable, each step) and\n"
      "DIR/PREFIX_cell.png (V(t)); prints per beat (one per distinct pulse start) the activation time,\n"

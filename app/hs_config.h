@@ -115,6 +115,11 @@ typedef struct hs_config {
     char persistent[8];     /**< "auto" | "on" | "off": persistent CG kernel (chronopoulos, cuda) */
     char step[16];          /**< "kernels" | "graph" | "persistent": the Newton iteration of a step on the host or the
                                  device, or whole steps as one kernel */
+    char scheme[16];        /**< solver.scheme: "auto" | "newton" | "splitting" (fem/hs_scheme.h) */
+    char splitting[16];     /**< solver.splitting: "godunov" | "strang" */
+    double theta;           /**< solver.theta: the diffusion's theta (1 or 0.5) */
+    char mass[16];          /**< solver.mass: "consistent" | "lumped" */
+    double dt_ode;          /**< solver.dt_ode: longest reaction substep, ms; 0 = the reaction's interval */
 
     /* parallel (a run under mpirun; docs/parallel.md) */
     char partition[16];     /**< "metis" | "rows" | "nonzeros" (parallel/hs_partition_list.h) */

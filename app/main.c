@@ -195,6 +195,12 @@ int main(int argc, char **argv)
         } else if (!strncmp(a, "--set=", 6)) {
             if (n_sets == MAX_SETS - 1) return usage_error("too many %s options", "--set");
             sets[n_sets++] = a + 6;
+        } else if (!strcmp(a, "--scheme") && !strcmp(cmd, "cell")) { /* = --set solver.scheme=NAME */
+            if (i + 1 >= argc || strchr(argv[i + 1], '"')) return usage_error("%s needs newton, splitting or auto", a);
+            if (n_sets == MAX_SETS - 1) return usage_error("too many %s options", "--set");
+            static char scheme_set[64];
+            snprintf(scheme_set, sizeof scheme_set, "solver.scheme=\"%.40s\"", argv[++i]);
+            sets[n_sets++] = scheme_set;
         } else if (!strcmp(a, "--out")) {
             if (i + 1 >= argc) return usage_error("%s needs a directory", a);
             if (strchr(argv[i + 1], '"')) return usage_error("--out: directory names with '\"' are not supported: %s", argv[i + 1]);

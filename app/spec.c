@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "hs_cg.h"
+#include "hs_hash.h"
 #include "hs_precond.h"
 #include "hs_par.h"
 #include "hs_series.h"
@@ -49,6 +50,33 @@ hs_status hs_mesh_spec_from_config(const hs_config *cfg, hs_mesh_spec *m)
 
 /* output.fields: state fields by name ("phi", the model's variables, "activation"), "V" (the
  * potential in mV), the mesh's "fiber" and "region". */
+/* solver.scheme and its keys. "auto": splitting where the model says so (hs_model.auto_splitting: its
+ * dt error at the default dt and h no larger than Newton's, docs/verification.md) or has the nodal
+ * form only, Newton otherwise (Aliev-Panfilov, the seeds' system). */
+static hs_status spec_scheme(const hs_config *cfg, hs_sim_spec *s)
+{
+    hs_scheme_opts *o = &s->scheme;
+    *o = hs_scheme_opts_newton();
+    const int has_newton = (s->model->schemes & HS_MODEL_SCHEME_NEWTON) != 0;
+    if (!strcmp(cfg->scheme, "auto"))
+        o->kind = has_newton && !s->model->auto_splitting ? HS_SCHEME_NEWTON : HS_SCHEME_SPLITTING;
+    else HS_CALL(hs_scheme_lookup("solver.scheme", cfg->scheme, &o->kind));
+    HS_CHECK(o->kind != HS_SCHEME_NEWTON || has_newton, HS_ERR_CONFIG,
+             "%s: solver.scheme = \"newton\": model %s has the nodal form only (no implicit local update); use "
+             "solver.scheme = \"splitting\" (or \"auto\")", cfg->path, s->model->name);
+    HS_CHECK(o->kind != HS_SCHEME_SPLITTING || (s->model->schemes & HS_MODEL_SCHEME_SPLITTING), HS_ERR_CONFIG,
+             "%s: solver.scheme = \"splitting\": model %s has no nodal form", cfg->path, s->model->name);
+    HS_CALL(hs_split_order_lookup("solver.splitting", cfg->splitting, &o->order));
+    HS_CALL(hs_mass_lookup("solver.mass", cfg->mass, &o->mass));
+    o->theta = cfg->theta;
+    o->dt_ode_ms = cfg->dt_ode;
+    /* the distributed cpu and cuda partitions run the Newton step only (docs/parallel.md) */
+    HS_CHECK(o->kind != HS_SCHEME_SPLITTING || !s->distributed, HS_ERR_CONFIG,
+             "%s: solver.scheme = \"splitting\" does not run distributed (under mpirun) yet; run it serially, or "
+             "use solver.scheme = \"newton\"", cfg->path);
+    return HS_OK;
+}
+
 static hs_status out_fields(const hs_config *cfg, hs_sim_spec *s)
 {
     hs_state_desc d;
@@ -188,6 +216,7 @@ hs_status hs_spec_from_config(const hs_config *cfg, hs_sim_spec *s)
     HS_CHECK(s->partitioner != NULL, HS_ERR_CONFIG, "parallel.partition: unknown partitioner \"%s\"", cfg->partition);
     s->distributed = hs_par_active();
     s->rank = hs_par_rank();
+    HS_CALL(spec_scheme(cfg, s));
 
     s->output_enabled = cfg->output_enabled;
     HS_CALL(hs_series_format_check(cfg->out_format));
@@ -199,6 +228,12 @@ hs_status hs_spec_from_config(const hs_config *cfg, hs_sim_spec *s)
     s->checkpoint_interval = cfg->checkpoint_interval;
     s->checkpoint_keep = cfg->checkpoint_keep;
     hs_config_fingerprint(cfg, s->config_fp);
+    if (s->scheme.kind == HS_SCHEME_SPLITTING) { /* the scheme changes the state (Newton runs hash as before) */
+        const hs_scheme_opts *o = &s->scheme;
+        const int64_t iv[2] = {(int64_t)o->order + 1, (int64_t)o->mass};
+        const double dv[2] = {o->theta, o->dt_ode_ms};
+        s->config_fp[5] = hs_fnv1a64(hs_fnv1a64(s->config_fp[5], iv, sizeof iv), dv, sizeof dv);
+    }
     s->config_path = cfg->path;
     return HS_OK;
 }

@@ -5,6 +5,12 @@
 #include <string.h>
 
 #include "hs_model_point.h"
+#include "hs_splitting.h"
+
+int hs_cell_react(const hs_model_params *p, double h, int n_sub, double stim, double *u, double *s)
+{
+    return hs_split_react_node(p, h, n_sub, stim, u, s);
+}
 
 int hs_cell_step(const hs_model_params *p, double dt, double stim, double *u, double *s, hs_cell_newton *nw)
 {

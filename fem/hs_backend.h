@@ -2,7 +2,8 @@
  * @file hs_backend.h
  * @brief A backend holds the state of a run (the fields of fem/hs_state.h, matrices, solver
  * vectors) where it computes (host memory for cpu, device memory for cuda) and offers the
- * primitives the shared Newton loop (fem/newton.c) is made of: the step and the state. Only
+ * primitives the shared Newton loop (fem/newton.c) and the splitting step (fem/splitting.c) are made
+ * of: the step and the state. Only
  * scalars cross this interface during a time step. Benchmarks and diagnostics are a separate,
  * optional interface (hs_backend_diag.h). The backends themselves live in backends/<name>/ and
  * are listed in backends/hs_backend_list.h.
@@ -126,6 +127,27 @@ typedef struct hs_backend_ops {
      *  the backend is back at its start, to be run again by hs_time_step (which reports or retries it). */
     hs_status (*steps_device)(hs_backend *b, long k0, double dt_ms, int n, const double *site_amp, int *done,
                               hs_step_stats *stats);
+
+    /* ---- operator splitting (solver.scheme = "splitting": fem/hs_splitting.h, whose hs_split_step
+     * calls them). NULL on a backend that does not run the scheme (hs_sim_create refuses it there,
+     * naming solver.scheme). Under this scheme the state's model variables live at the nodes
+     * (hs_state_desc_init_scheme: [n_vars][n_nodes] on the backend), begin_step only saves phi_n and
+     * the variables (its site_amp is NULL), end_step updates the read-outs from phi_n to phi as under
+     * Newton, restore_step goes back to both; assemble, tangent, solve, iterate, newton_device and
+     * steps_device are not called. */
+    /** Reaction: every node's ODEs over @p h (model time units) in @p n_sub substeps of h / n_sub,
+     *  exactly hs_split_react_node (fem/hs_splitting.h) with the node's parameters (hs_nodal.node_tab
+     *  rows, else the problem's model_prm) and current stim_i = sum_k site_amp[k] w_ki
+     *  (hs_nodal_stimulus; @p site_amp [n_sites] per model time unit); frozen nodes untouched.
+     *  *bad_node: the smallest node whose values became non-finite, or -1 (the state is then
+     *  unspecified until restore_step). */
+    hs_status (*react)(hs_backend *b, double h, int n_sub, const double *site_amp, int32_t *bad_node);
+    /** Diffusion over @p dt (model time units): solve (M + theta dt K) u = (M - (1-theta) dt K) phi
+     *  (hs_split_matrices: assembled on the first call and again only when dt differs from the last
+     *  assembly's), by the backend's CG (the problem's Krylov method, preconditioner and variant)
+     *  warm-started from phi and converged when ||rhs - A u|| <= solver.cg_tol ||rhs||; phi = u when
+     *  it converged (*cg says), phi unchanged otherwise. */
+    hs_status (*diffuse)(hs_backend *b, double dt, hs_cg_result *cg);
 } hs_backend_ops;
 
 /* ---- a backend on one rank's partition of a distributed run ------------------------------------ */
@@ -209,12 +231,21 @@ struct hs_step_stats {
 };
 
 /**
- * @brief One backward-Euler step from t_ms to t_ms + dt_ms: global Newton (seed 002 Table 1).
+ * @brief One backward-Euler step from t_ms to t_ms + dt_ms: global Newton (seed 002 Table 1). The
+ * splitting scheme's step is hs_split_step (fem/hs_splitting.h); hs_scheme_step picks by the problem.
  * On failure (Newton or CG) the state is restored to the start of the step and the error names
  * the time, the iteration, the norms and the node with the largest residual.
  */
 hs_status hs_time_step(hs_backend *b, double t_ms, double dt_ms, const double *site_amp_per_ms,
                        hs_step_stats *stats);
+
+/**
+ * @brief One step of the problem's scheme (hs_problem_opts.scheme): hs_time_step with @p
+ * site_amp_per_ms (the sites' time averages over the step, per ms) under Newton, hs_split_step
+ * (which takes each reaction's own averages from the problem's sites) under splitting.
+ */
+hs_status hs_scheme_step(hs_backend *b, double t_ms, double dt_ms, const double *site_amp_per_ms,
+                         hs_step_stats *stats);
 
 #ifdef __cplusplus
 }

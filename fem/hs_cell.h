@@ -3,7 +3,8 @@
  * @brief One ionic model at one point (0D): du/dt = f(u, s) + stim, stepped exactly as the tissue
  * scheme steps an integration point (backward Euler, the model's local update hs_model_point for its
  * variables, a Newton iteration on u with the consistent derivative df/du), without diffusion. Used by
- * `heartsim cell` to check a parameter set before a tissue run and by the model tests; and the
+ * `heartsim cell` to check a parameter set before a tissue run and by the model tests (or, under the
+ * splitting scheme, the nodal reaction of fem/hs_splitting.h: hs_cell_react); and the
  * per-beat read-out of a trace (activation, APD90, peak).
  */
 #ifndef HS_CELL_H
@@ -34,6 +35,15 @@ typedef struct hs_cell_newton {
  * @return 0 on success; -1 when the local update failed or Newton did not converge (u, s unchanged).
  */
 int hs_cell_step(const hs_model_params *p, double dt, double stim, double *u, double *s, hs_cell_newton *nw);
+
+/**
+ * @brief The splitting scheme's reaction at one point (solver.scheme = "splitting" in 0D: no
+ * diffusion): @p n_sub substeps of h / n_sub, exactly the tissue's nodal reaction
+ * (hs_split_react_node: the nodal form, u += hs (f + stim), Rush-Larsen / forward Euler).
+ * @param[in] h interval (model time units); @param[in] stim current over it (per model time unit);
+ * @param[in,out] u, s as hs_cell_step. @return 0, or -1 when a value became non-finite.
+ */
+int hs_cell_react(const hs_model_params *p, double h, int n_sub, double stim, double *u, double *s);
 
 /** One beat of a trace. Times in the trace's unit (ms), potentials in its unit (mV). */
 typedef struct hs_cell_beat {

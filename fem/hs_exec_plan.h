@@ -10,6 +10,7 @@
 #define HS_EXEC_PLAN_H
 
 #include "hs_registry.h"
+#include "hs_scheme.h"
 #include "hs_spmv.h"
 
 #ifdef __cplusplus
@@ -57,6 +58,9 @@ hs_status hs_step_mode_lookup(const char *key, const char *name, hs_step_mode *o
  * .pc as the config named them; the plan's choices depend on them.
  */
 typedef struct hs_exec_plan {
+    hs_scheme_kind scheme;    /**< solver.scheme (hs_problem_opts.scheme.kind, set before resolve_plan: no
+                                   "auto" here; a backend's policy may refuse it). Under splitting, step
+                                   says who runs a step's ops (kernels: the host, hs_split_step) */
     hs_step_mode step;        /**< solver.step: who runs the Newton loop of a step */
     int persistent_cg;        /**< solver.persistent: 1 each CG solve (Chronopoulos-Gear) is one persistent
                                    kernel (cuda), 0 not; HS_PERSISTENT_AUTO before resolution */

@@ -16,6 +16,8 @@
 #include "hs_model.h"
 #include "hs_region.h"
 #include "hs_precond.h"
+#include "hs_scheme.h"
+#include "hs_splitting.h"
 #include "hs_spmv.h"
 #include "hs_stimulus.h"
 
@@ -47,9 +49,11 @@ typedef struct hs_problem_opts {
     int graph;                  /**< cuda backend: 1 replay Newton iterations as CUDA graphs, 0 launch kernels */
     long steps_hint;            /**< time steps the run will take (0: unknown): what an "auto" trial may cost */
     hs_precond_opts pc;         /**< preconditioner and Krylov method (solvers/hs_precond.h) */
+    hs_scheme_opts scheme;      /**< solver.scheme and the splitting's keys (fem/hs_scheme.h); a zeroed
+                                     options struct is the Newton scheme */
 } hs_problem_opts;
 
-typedef struct hs_problem {
+struct hs_problem {
     hs_problem_opts opt;
     const hs_mesh *mesh;        /**< borrowed: must outlive the problem */
     hs_fem_geom *geom;
@@ -57,7 +61,8 @@ typedef struct hs_problem {
     hs_assembly_map *map;
     hs_split_map *split;        /**< the split assembly's maps and K_D; NULL for "full" */
     const hs_stim_set *stim;    /**< borrowed */
-} hs_problem;
+    hs_nodal *nodal;            /**< the splitting scheme's node data (fem/hs_splitting.h); NULL under Newton */
+};
 
 /**
  * @brief Build geometry and gather maps for @p mesh (with fibres).

@@ -5,8 +5,10 @@
  *
  * The fields, in this order (the order of checkpoint payloads and of every hs_state):
  *   [0]              the potential (the model's potential_name, "phi"), at the nodes
- *   [1 .. n_vars]    the model's own variables (hs_model.vars: "r" for Aliev-Panfilov), at their
- *                    location (integration points: [n_vars][n_elems] in one block on a backend)
+ *   [1 .. n_vars]    the model's own variables (hs_model.vars: "r" for Aliev-Panfilov), where the
+ *                    scheme keeps them: at the integration points under solver.scheme = "newton"
+ *                    (HS_AT_IP, the model descriptor's location: [n_vars][n_elems] in one block on a
+ *                    backend), at the nodes under "splitting" (HS_AT_NODE: [n_vars][n_nodes])
  *   [n_vars + 1]     "activation": upward crossing of output.activation_threshold that started the
  *                    latest beat, ms, -1 before the first
  *   [n_vars + 2]     "repolarisation": the latest beat's downward crossing of output.repol_threshold,
@@ -25,6 +27,7 @@
 #include <stdint.h>
 
 #include "hs_model.h"
+#include "hs_scheme.h"
 #include "hs_status.h"
 
 #ifdef __cplusplus
@@ -85,14 +88,29 @@ static inline int hs_field_list_add(hs_field_list *l, int k)
  *  of the list satisfies both (tests/fem/models/test_models.c). */
 void hs_state_desc_init(hs_state_desc *d, const hs_model *model, int32_t n_nodes, int32_t n_elems);
 
+/** @brief The state of @p model under @p scheme: hs_state_desc_init's for HS_SCHEME_NEWTON; under
+ *  HS_SCHEME_SPLITTING the model's variables live at the nodes (HS_AT_NODE). What a backend holds
+ *  (hs_backend.state) and a checkpoint stores. */
+void hs_state_desc_init_scheme(hs_state_desc *d, const hs_model *model, hs_scheme_kind scheme, int32_t n_nodes,
+                               int32_t n_elems);
+
 /** @brief Values of field @p k: n_nodes or n_elems. */
 size_t hs_state_field_len(const hs_state_desc *d, int k);
 
 /** @brief Index of the field called @p name, or -1. */
 int hs_state_find(const hs_state_desc *d, const char *name);
 
-/** @brief The model's integration-point variables as one block [n_vars][n_elems]: its length. */
-static inline size_t hs_state_ip_len(const hs_state_desc *d) { return (size_t)(d->activation - 1) * (size_t)d->n_elems; }
+/** @brief Where the model's variables live (HS_AT_IP or HS_AT_NODE; HS_AT_IP for a model without). */
+static inline hs_location hs_state_vars_at(const hs_state_desc *d) { return d->activation > 1 ? d->f[1].where : HS_AT_IP; }
+/** @brief Values at each of the variables' locations: n_elems (HS_AT_IP) or n_nodes (HS_AT_NODE). */
+static inline size_t hs_state_vars_stride(const hs_state_desc *d)
+{
+    return (size_t)(hs_state_vars_at(d) == HS_AT_NODE ? d->n_nodes : d->n_elems);
+}
+/** @brief The model's variables as one block [n_vars][hs_state_vars_stride]: its length. */
+static inline size_t hs_state_vars_len(const hs_state_desc *d) { return (size_t)(d->activation - 1) * hs_state_vars_stride(d); }
+/** @brief hs_state_vars_len of a Newton-scheme state (variables at the integration points). */
+static inline size_t hs_state_ip_len(const hs_state_desc *d) { return hs_state_vars_len(d); }
 
 /**
  * A state on the host: one array per field, in descriptor order. A NULL array means "not wanted"

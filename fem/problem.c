@@ -20,7 +20,8 @@ hs_status hs_problem_create(const hs_mesh *mesh, const hs_stim_set *stim, const 
     /* D in mm^2 per model time unit: the element works in model time throughout */
     const hs_region_set *rg = opt->regions;
     if (rg && rg->elem_tab) {
-        HS_CHECK_GOTO(rg->n_decoupled == 0 || opt->assembly == HS_ASSEMBLY_SPLIT, fail, HS_ERR_CONFIG,
+        HS_CHECK_GOTO(rg->n_decoupled == 0 || opt->assembly == HS_ASSEMBLY_SPLIT ||
+                          opt->scheme.kind == HS_SCHEME_SPLITTING, fail, HS_ERR_CONFIG,
                       "regions: non-conducting tissue (d_iso = d_ani = 0) needs solver.assembly = \"split\" (its "
                       "%d decoupled nodes are taken out of the system through K_D)", (int)rg->n_decoupled);
         HS_CALL_GOTO(HS_ALLOC(d_elem, 2 * (size_t)mesh->n_elems + 1, "element conductivities"), fail);
@@ -45,9 +46,12 @@ hs_status hs_problem_create(const hs_mesh *mesh, const hs_stim_set *stim, const 
         HS_CALL_GOTO(hs_csr_from_tets(mesh->n_nodes, mesh->n_elems, mesh->tets, &p->pattern), fail);
     }
     HS_CALL_GOTO(hs_assembly_map_create(mesh, p->pattern, &p->map), fail);
-    if (opt->assembly == HS_ASSEMBLY_SPLIT)
+    /* the split assembly's maps serve the Newton scheme only (the splitting scheme's matrices:
+     * hs_split_matrices, frozen nodes there) */
+    const int newton = opt->scheme.kind != HS_SCHEME_SPLITTING;
+    if (opt->assembly == HS_ASSEMBLY_SPLIT && newton)
         HS_CALL_GOTO(hs_split_map_create(p->pattern, p->map, p->geom->kd, &p->split), fail);
-    if (rg && rg->decoupled) {
+    if (rg && rg->decoupled && newton) {
         /* A node no conducting element touches has an all-zero row in K_D and gets no km or rm, so
          * K would be singular there. A unit diagonal in K_D takes it out of the system: its row
          * reads K_ii = 1, R_i = u_i, so Newton sets u_i = 0 (the resting potential of every model,
@@ -69,6 +73,7 @@ hs_status hs_problem_create(const hs_mesh *mesh, const hs_stim_set *stim, const 
         free(marked);
         marked = NULL;
     }
+    if (opt->scheme.kind == HS_SCHEME_SPLITTING) HS_CALL_GOTO(hs_nodal_create(p, &p->nodal), fail);
     *out = p;
     return HS_OK;
 fail:
@@ -85,6 +90,7 @@ void hs_problem_destroy(hs_problem **p)
     hs_csr_destroy(&(*p)->pattern);
     hs_assembly_map_destroy(&(*p)->map);
     hs_split_map_destroy(&(*p)->split);
+    hs_nodal_destroy(&(*p)->nodal);
     free(*p);
     *p = NULL;
 }

@@ -8,13 +8,19 @@
 
 void hs_state_desc_init(hs_state_desc *d, const hs_model *model, int32_t n_nodes, int32_t n_elems)
 {
+    hs_state_desc_init_scheme(d, model, HS_SCHEME_NEWTON, n_nodes, n_elems);
+}
+
+void hs_state_desc_init_scheme(hs_state_desc *d, const hs_model *model, hs_scheme_kind scheme, int32_t n_nodes,
+                               int32_t n_elems)
+{
     memset(d, 0, sizeof *d);
     d->n_nodes = n_nodes;
     d->n_elems = n_elems;
     int k = 0;
     d->f[k++] = (hs_field_desc){model->potential_name, model->potential_unit, HS_AT_NODE, model->potential_rest};
     for (int v = 0; v < model->n_vars; ++v)
-        d->f[k++] = (hs_field_desc){model->vars[v].name, model->vars[v].unit, model->vars[v].where,
+        d->f[k++] = (hs_field_desc){model->vars[v].name, model->vars[v].unit, scheme == HS_SCHEME_SPLITTING ? HS_AT_NODE : model->vars[v].where,
                                     model->vars[v].initial};
     d->activation = k;
     d->f[k++] = (hs_field_desc){"activation", "ms", HS_AT_NODE, -1.0};

@@ -188,8 +188,12 @@ hs_status hs_checkpoint_read(const char *path, const hs_model *model, const uint
     hs_state_desc_init(&ck->desc, model, (int32_t)h->n_nodes, (int32_t)h->n_elems);
     /* versions 1 and 2 end the state at activation (no repolarisation, apd, beats) */
     const int n_stored = h->version >= 3 ? ck->desc.n_fields : ck->desc.activation + 1;
-    if (h->payload_bytes != sizeof(double) * (uint64_t)(h->n_frames + (int64_t)state_len_n(&ck->desc, n_stored) +
-                                                        (v2 ? 2 + (int64_t)nh * h->n_nodes : 0))) {
+    const uint64_t rest = sizeof(double) * (uint64_t)(h->n_frames + (v2 ? 2 + (int64_t)nh * h->n_nodes : 0));
+    /* the splitting scheme keeps the model's variables at the nodes (fem/hs_state.h): the solver
+     * fingerprint group says which scheme wrote it, the payload's size which layout it has */
+    if (h->payload_bytes != rest + sizeof(double) * state_len_n(&ck->desc, n_stored) && h->version >= 3)
+        hs_state_desc_init_scheme(&ck->desc, model, HS_SCHEME_SPLITTING, (int32_t)h->n_nodes, (int32_t)h->n_elems);
+    if (h->payload_bytes != rest + sizeof(double) * (uint64_t)state_len_n(&ck->desc, n_stored)) {
         st = BAD("checkpoint %s does not hold the state of model %s (%d fields): its payload has another size "
                  "(damaged, or written for another model)", path, model->name, ck->desc.n_fields);
         goto fail;

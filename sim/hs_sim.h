@@ -76,6 +76,8 @@ typedef struct hs_sim_spec {
     int threads;                 /**< OpenMP threads, 0: keep OMP_NUM_THREADS */
     int dt_retry;
     hs_precond_opts pc;          /**< solver.precond, solver.krylov, solver.sai_level, solver.precond_reuse */
+    hs_scheme_opts scheme;       /**< solver.scheme ("auto" resolved by the model), solver.splitting, solver.theta,
+                                      solver.mass, solver.dt_ode (fem/hs_scheme.h) */
 
     /* output */
     int output_enabled;

@@ -39,6 +39,9 @@ static void problem_opts(const hs_sim_spec *spec, hs_problem_opts *o)
     o->repol_phi = (spec->repol_threshold - spec->model->mv_offset) / spec->model->mv_scale;
     o->spmv_params = spec->spmv_params;
     o->pc = spec->pc;
+    o->scheme = spec->scheme;
+    /* the first Newton iterate's extrapolation means nothing to the splitting scheme */
+    if (spec->scheme.kind == HS_SCHEME_SPLITTING) o->extrapolate = 0;
 }
 
 /* Print each region entry's elements and volume; the mesh's "region" cell field becomes the entry
@@ -110,6 +113,7 @@ static hs_status resolve_plan(const hs_sim_spec *spec, hs_sim *sim, const hs_csr
 {
     double t0 = hs_wtime();
     hs_exec_plan plan = hs_exec_plan_request(spec->step, spec->persistent, spec->matrix_values, spec->spmv);
+    plan.scheme = po->scheme.kind;
     if (spec->distributed) distributed_plan(&plan);
     else HS_CALL(sim->backend_entry->resolve_plan(pattern, po, &plan));
     HS_CHECK(hs_exec_plan_resolved(&plan), HS_ERR_INTERNAL, "the %s backend left a choice of the execution plan open",
@@ -213,6 +217,10 @@ hs_status hs_sim_create(const hs_sim_spec *spec, hs_sim *sim)
     } else {
         HS_CALL_GOTO(sim->backend_entry->create(sim->prob, &sim->backend), fail);
     }
+    /* a backend without the splitting ops would run its Newton step in silence */
+    HS_CHECK_GOTO(spec->scheme.kind != HS_SCHEME_SPLITTING || (sim->backend->ops->react && sim->backend->ops->diffuse),
+                  fail, HS_ERR_CONFIG, "solver.scheme = \"splitting\": the %s backend does not run the splitting scheme "
+                  "yet; use solver.backend = \"cpu\" or solver.scheme = \"newton\"", sim->backend->ops->name);
     sim->setup.backend = hs_wtime() - tb;
     hs_log(1, "backend: %s\n", sim->backend->description);
     hs_log(2, "set-up took %.3f s\n", hs_wtime() - t0);
@@ -257,5 +265,5 @@ hs_status hs_sim_step(hs_sim *sim, double t_ms, double dt_ms, hs_step_stats *sta
     double amp[HS_SPEC_MAX_STIMULI + 1];
     HS_CHECK(sim->stim->n_sites <= HS_SPEC_MAX_STIMULI, HS_ERR_INTERNAL, "too many stimulus sites");
     hs_stim_set_amplitudes(sim->stim, t_ms, t_ms + dt_ms, amp);
-    return hs_time_step(sim->backend, t_ms, dt_ms, amp, stats);
+    return hs_scheme_step(sim->backend, t_ms, dt_ms, amp, stats);
 }

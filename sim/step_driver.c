@@ -26,7 +26,8 @@ struct driver_mode {
     hs_status (*advance)(hs_step_driver *d, long k, long n, hs_advance *adv);
 };
 
-/* One step from t, retried as 2, 4, ... 2^solver.dt_retry substeps when it does not converge. */
+/* One step from t (either scheme: hs_sim_step), retried as 2, 4, ... 2^solver.dt_retry substeps when it
+ * does not converge (the splitting scheme's diffusion matrix follows the substep's dt). */
 static hs_status step_with_retry(hs_step_driver *d, double t, double dt, hs_step_stats *ss)
 {
     const hs_sim_spec *cfg = d->spec;
@@ -111,7 +112,8 @@ hs_status hs_step_driver_create(const hs_sim_spec *spec, hs_sim *sim, hs_state *
     d->start = scratch;
     /* whole steps on the device (solver.step = "persistent"), unless the run is distributed; the
      * protocol asks for one step at a time when something is due every step (probes, ECG) */
-    const int launches = sim->prob->opt.exec.step == HS_STEP_PERSISTENT && sim->backend->ops->steps_device && !spec->distributed;
+    const int launches = sim->prob->opt.exec.step == HS_STEP_PERSISTENT && sim->backend->ops->steps_device &&
+                         !spec->distributed && sim->prob->opt.scheme.kind == HS_SCHEME_NEWTON;
     d->mode = launches ? &mode_launch : &mode_one;
     hs_status st = HS_ALLOC(d->stats, d->mode->max_steps, "step statistics");
     if (st != HS_OK) {

@@ -26,6 +26,7 @@ static void cpu_destroy(hs_backend *b)
     free(c->phi); free(c->phi_n); free(c->ipv); free(c->ipv_n); free(c->act);
     free(c->ke); free(c->re); free(c->km); free(c->rm); free(c->kval); free(c->kval32); free(c->rhs); free(c->du);
     free(c->inv_diag); free(c->res_w); free(c->stim_e); free(c->phi_h1); free(c->phi_h2);
+    free(c->stim_n); free(c->bval); free(c->split_b);
     hs_cg_work_destroy(&c->cg);
     for (int k = 0; k < HS_SAMPLE_SETS; ++k) free(c->sbuf[k]);
     hs_csr_destroy(&c->kcsr);
@@ -42,7 +43,8 @@ static hs_status cpu_begin_step(hs_backend *b, double dt, const double *amp)
     int32_t nn = p->mesh->n_nodes, ne = p->mesh->n_elems;
     c->dt = dt;
     memcpy(c->phi_n, c->phi, sizeof(double) * (size_t)nn);
-    memcpy(c->ipv_n, c->ipv, sizeof(double) * hs_state_ip_len(&b->state));
+    memcpy(c->ipv_n, c->ipv, sizeof(double) * hs_state_vars_len(&b->state));
+    if (c->splitting) return HS_OK; /* the splitting step's start: saved; react and diffuse do the rest */
     double w[3];
     int used = hs_extrap_weights(&c->ex, dt, w);
     if (used > 0) {
@@ -301,7 +303,7 @@ static hs_status cpu_restore_step(hs_backend *b)
 {
     cpu_impl *c = b->impl;
     memcpy(c->phi, c->phi_n, sizeof(double) * (size_t)b->prob->mesh->n_nodes);
-    memcpy(c->ipv, c->ipv_n, sizeof(double) * hs_state_ip_len(&b->state));
+    memcpy(c->ipv, c->ipv_n, sizeof(double) * hs_state_vars_len(&b->state));
     return HS_OK;
 }
 
@@ -311,7 +313,7 @@ static double *field_ptr(hs_backend *b, int k)
     cpu_impl *c = b->impl;
     if (k == HS_STATE_POTENTIAL) return c->phi;
     if (k >= b->state.activation) return c->act + (size_t)(k - b->state.activation) * (size_t)b->state.n_nodes;
-    return c->ipv + (size_t)(k - 1) * (size_t)b->state.n_elems;
+    return c->ipv + (size_t)(k - 1) * hs_state_vars_stride(&b->state);
 }
 
 static hs_status cpu_get_state(hs_backend *b, hs_state *dst)
@@ -406,6 +408,8 @@ static const hs_backend_ops cpu_ops = {
     .sample_setup = cpu_sample_setup,
     .sample = cpu_sample,
     .sample_fetch = cpu_sample_fetch,
+    .react = hs_cpu_react,
+    .diffuse = hs_cpu_diffuse,
 };
 
 int hs_cpu_omp_cores_free(int threads, int n_cpus, double loadavg)
@@ -453,17 +457,24 @@ static hs_status cpu_create(const hs_problem *p, hs_backend **out)
     b->ops = &cpu_ops;
     b->diag = &hs_cpu_diag_ops;
     b->prob = p;
-    hs_state_desc_init(&b->state, p->opt.model, nn, ne);
+    const int splitting = p->opt.scheme.kind == HS_SCHEME_SPLITTING;
+    hs_state_desc_init_scheme(&b->state, p->opt.model, p->opt.scheme.kind, nn, ne);
     HS_CALL_GOTO(HS_ALLOC(c, 1, "cpu backend"), fail);
     b->impl = c;
     HS_CALL_GOTO(hs_spmv_layout_create(p->opt.exec.spmv, p->pattern, &p->opt.spmv_params, &c->lay), fail);
     HS_CALL_GOTO(HS_ALLOC(c->phi, nn, "phi"), fail);
     HS_CALL_GOTO(HS_ALLOC(c->phi_n, nn, "phi_n"), fail);
-    const size_t nip = hs_state_ip_len(&b->state);
+    c->splitting = splitting;
+    const size_t nip = hs_state_vars_len(&b->state);
     HS_CALL_GOTO(HS_ALLOC(c->ipv, nip + 1, "model variables"), fail);
     HS_CALL_GOTO(HS_ALLOC(c->ipv_n, nip + 1, "model variables of the last step"), fail);
     HS_CALL_GOTO(HS_ALLOC(c->act, (size_t)HS_STATE_READOUTS * (size_t)nn, "activation, repolarisation, APD, beats"), fail);
-    if (p->split) {
+    if (splitting) { /* the node current, B and B u* (split_cpu.c); no element arrays */
+        HS_CALL_GOTO(HS_ALLOC(c->stim_n, nn, "node stimulus"), fail);
+        HS_CALL_GOTO(HS_ALLOC(c->split_b, nn, "diffusion right-hand side"), fail);
+        if (p->opt.scheme.mass != HS_MASS_LUMPED || p->opt.scheme.theta != 1.0)
+            HS_CALL_GOTO(HS_ALLOC(c->bval, c->lay->n_slots, "diffusion right-hand-side matrix"), fail);
+    } else if (p->split) {
         HS_CALL_GOTO(HS_ALLOC(c->km, ne, "element tangent scalars"), fail);
         HS_CALL_GOTO(HS_ALLOC(c->rm, ne, "element residual scalars"), fail);
     } else {
@@ -476,8 +487,10 @@ static hs_status cpu_create(const hs_problem *p, hs_backend **out)
     HS_CALL_GOTO(HS_ALLOC(c->rhs, nn, "residual"), fail);
     HS_CALL_GOTO(HS_ALLOC(c->du, nn, "Newton update"), fail);
     HS_CALL_GOTO(HS_ALLOC(c->inv_diag, nn, "Jacobi preconditioner"), fail);
-    HS_CALL_GOTO(HS_ALLOC(c->res_w, nn, "residual weights"), fail);
-    HS_CALL_GOTO(HS_ALLOC(c->stim_e, ne, "element stimulus"), fail);
+    if (!splitting) {
+        HS_CALL_GOTO(HS_ALLOC(c->res_w, nn, "residual weights"), fail);
+        HS_CALL_GOTO(HS_ALLOC(c->stim_e, ne, "element stimulus"), fail);
+    }
     HS_CALL_GOTO(hs_cg_work_create(nn, &c->cg), fail);
     c->serial = hs_comm_serial(nn); /* one partition, no ghost, until a partition is bound */
     c->comm = &c->serial;
@@ -522,8 +535,17 @@ static hs_status cpu_create(const hs_problem *p, hs_backend **out)
     if (!free_cores) snprintf(why, sizeof why, "load %.1f on %d cores", load, omp_get_num_procs());
     char omp[128];
     hs_cpu_omp_text(threads, c->min_elem, c->min_asm, why, ne, nn, omp, sizeof omp);
-    snprintf(b->description, sizeof b->description, "cpu (OpenMP, %s; spmv %s%s, %s, %s assembly)", omp,
-             p->opt.exec.spmv->name, c->kval32 ? " float32 values" : "", solver, hs_assembly_name(p->opt.assembly));
+    if (splitting) {
+        const int w = snprintf(b->description, sizeof b->description,
+                               "cpu (OpenMP, %s; spmv %s%s, %s; %s splitting, theta %g, %s mass)", omp,
+                               p->opt.exec.spmv->name, c->kval32 ? " float32 values" : "", solver,
+                               hs_split_order_name(p->opt.scheme.order), p->opt.scheme.theta,
+                               hs_mass_name(p->opt.scheme.mass));
+        if (w >= (int)sizeof b->description) b->description[sizeof b->description - 2] = '.'; /* cut short */
+    } else {
+        snprintf(b->description, sizeof b->description, "cpu (OpenMP, %s; spmv %s%s, %s, %s assembly)", omp,
+                 p->opt.exec.spmv->name, c->kval32 ? " float32 values" : "", solver, hs_assembly_name(p->opt.assembly));
+    }
     *out = b;
     return HS_OK;
 fail:

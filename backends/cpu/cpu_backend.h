@@ -46,7 +46,8 @@ void hs_cpu_omp_text(int threads, int min_elem, int min_asm, const char *why, in
 typedef struct cpu_impl {
     hs_spmv_layout *lay;
     double *phi, *phi_n;  /* [n_nodes] */
-    double *ipv, *ipv_n;  /* [n_vars][n_elems] the model's variables at the integration points */
+    double *ipv, *ipv_n;  /* [n_vars][n_elems] the model's variables at the integration points (Newton), or
+                             [n_vars][n_nodes] at the nodes (splitting: hs_state_vars_stride) */
     double *act;          /* [HS_STATE_READOUTS][n_nodes] the read-outs: activation, repolarisation, apd
                              (ms, -1 before) and beats (fem/hs_readout.h) */
     double *ke, *re;      /* full assembly: [n_elems][16], [n_elems][4] */
@@ -75,6 +76,13 @@ typedef struct cpu_impl {
     hs_precond *pc;
     hs_krylov_work *kw;
     long pc_age;
+    /* the splitting scheme (split_cpu.c; NULL / 0 under Newton) */
+    int splitting;        /* 1: solver.scheme = "splitting" */
+    double *stim_n;       /* [n_nodes] the reaction's current at each node */
+    double *bval;         /* [n_slots] B = M - (1-theta) dt K in the format's slots; NULL when B = diag(m)
+                             (lumped mass, theta = 1). kval holds A = M + theta dt K */
+    double *split_b;      /* [n_nodes] B u* */
+    double split_dt;      /* dt (model units) A and B were assembled for; 0: not yet */
     double dt;            /* model units */
     double res;           /* Newton residual of the last assembly (sets the inexact-Newton CG tolerance) */
     hs_phase_times times;
@@ -97,6 +105,11 @@ void hs_cpu_matvec(void *ctx, const double *x, double *y);
  * phi's ghosts from their owners. @p upd_local: max |du| over the owned rows. Collective over comm.
  */
 hs_status hs_cpu_solve_on(hs_backend *b, const hs_cg_opts *o, hs_cg_result *cg, double *upd_local);
+
+/** @brief The splitting scheme's reaction (hs_backend_ops.react; split_cpu.c). */
+hs_status hs_cpu_react(hs_backend *b, double h, int n_sub, const double *site_amp, int32_t *bad_node);
+/** @brief The splitting scheme's diffusion solve (hs_backend_ops.diffuse; split_cpu.c). */
+hs_status hs_cpu_diffuse(hs_backend *b, double dt, hs_cg_result *cg);
 
 extern const hs_backend_diag_ops hs_cpu_diag_ops;
 /** On one rank's partition (part_cpu.c, built with MPI). */

@@ -12,6 +12,8 @@
  *    nodes behind it never activate while they do without it, the nodes inside it stay at rest
  *    (exactly 0), and the solver converges every step (the tangent stays SPD, hs_region.h);
  *  - a slower region (conductivities / 4) activates its far end later than uniform tissue.
+ *  The scar and the slow region run under both schemes (Newton, and splitting with the regions at
+ *  the nodes and the scar's nodes frozen).
  */
 #include <math.h>
 #include <stdio.h>
@@ -26,10 +28,12 @@
 #include "hs_util.h"
 
 static hs_sim_spec spec;
+static hs_scheme_opts g_scheme; /* the scheme slab() sets: Newton, then splitting */
 
 static void slab(void)
 {
     hs_test_spec_defaults(&spec);
+    spec.scheme = g_scheme;
     spec.mesh.box = (hs_box_params){.lx = 6.0, .ly = 1.0, .lz = 0.5, .h = 0.25};
     spec.n_stimuli = 1;
     spec.stimuli[0] = (hs_stimulus_cfg){.shape = HS_STIM_BOX, .min = {-1, -1, -1}, .max = {0.6, 2, 2},
@@ -225,8 +229,8 @@ static void test_scar_and_slow(void)
         }
         int n_front = 0;
         for (int32_t i = 0; i < n0; ++i) n_front += scar[i].x <= 2.0;
-        printf("scar: %d of %d nodes before it activated, %d behind it (%d without the scar); far end at %.2f ms "
-               "(uniform), %.2f ms (slow region)\n", front, n_front, behind, behind_plain, far_plain, far_slow);
+        printf("%s: scar: %d of %d nodes before it activated, %d behind it (%d without the scar); far end at %.2f ms "
+               "(uniform), %.2f ms (slow region)\n", hs_scheme_name(spec.scheme.kind), front, n_front, behind, behind_plain, far_plain, far_slow);
         HS_TEST_CHECK(front == n_front, "only %d of %d nodes before the scar activated", front, n_front);
         HS_TEST_CHECK(behind == 0 && behind_plain > 0, "behind the scar %d nodes activated (%d without it)", behind,
                       behind_plain);
@@ -245,6 +249,10 @@ int main(void)
     test_selection();
     test_surface();
     test_uniform_paths();
+    g_scheme = hs_scheme_opts_newton();
+    test_scar_and_slow();
+    /* the splitting scheme: regions at the nodes (fem/hs_splitting.h), the scar's nodes frozen */
+    g_scheme = (hs_scheme_opts){HS_SCHEME_SPLITTING, HS_SPLIT_GODUNOV, 1.0, HS_MASS_CONSISTENT, 0.0};
     test_scar_and_slow();
     HS_TEST_RETURN();
 }
