@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "config_internal.h"
+#include "hs_conductivity.h"
 #include "hs_models.h"
 #include "hs_util.h"
 
@@ -820,12 +821,74 @@ static void apply_preset(load_ctx *x, hs_config *cfg, const hs_model *m)
                       m->name, names);
 }
 
+/* The diffusion tensor's coefficients: from tissue.sigma_* (S/m, with tissue.chi and c_m) when they
+ * are given, else model.d_iso and d_ani, each defaulting to the model's (hs_model.d_default). Giving
+ * both forms is an error naming one key of each. */
+static void resolve_conductivity(load_ctx *x, hs_config *cfg, const hs_model *m)
+{
+    static const char *const sig[4] = {"tissue.sigma_il", "tissue.sigma_it", "tissue.sigma_el", "tissue.sigma_et"};
+    const double sv[4] = {cfg->sigma_il, cfg->sigma_it, cfg->sigma_el, cfg->sigma_et};
+    const origin *os[4], *od = hs_cfg_origin_key(x, "model.d_iso"), *oa = hs_cfg_origin_key(x, "model.d_ani");
+    int n_sig = 0;
+    for (int q = 0; q < 4; ++q) n_sig += (os[q] = hs_cfg_origin_key(x, sig[q])) != NULL;
+    if (n_sig == 0) {
+        if (m && !od) cfg->d_iso = hs_model_d_default(m, 0);
+        if (m && !oa) cfg->d_ani = hs_model_d_default(m, 1);
+        if (m && (!od || !oa) && !(m->d_default[0] > 0.0))
+            hs_log(1, "warning: model %s has no tuned default conductivity: model.d_iso = %g, d_ani = %g mm^2/ms (the "
+                      "shared default; `heartsim tune-cv` finds the values for 0.6 and 0.3 m/s)\n",
+                   m->name, HS_MODEL_D_ISO_SHARED, HS_MODEL_D_ANI_SHARED);
+        return;
+    }
+    int first = 0;
+    while (!os[first]) ++first;
+    if (od || oa) {
+        hs_cfg_report(x, od ? od : oa,
+                      "%s and %s are both given: give the conductivity either as D (model.d_iso, model.d_ani, mm^2/ms) "
+                      "or as sigma (tissue.sigma_il, sigma_it [, sigma_el, sigma_et], S/m, with tissue.chi and c_m), "
+                      "not both",
+                      od ? "model.d_iso" : "model.d_ani", sig[first]);
+        return;
+    }
+    int bad = 0;
+    for (int q = 0; q < 4; ++q)
+        if (os[q] && !(sv[q] > 0.0)) {
+            hs_cfg_report(x, os[q], "%s = %g S/m: a given conductivity must be > 0 (leave the key out instead)", sig[q],
+                          sv[q]);
+            bad = 1;
+        }
+    for (int q = 0; q < 4; q += 2)
+        if ((os[q] != NULL) != (os[q + 1] != NULL)) {
+            hs_cfg_report(x, os[q] ? os[q] : os[q + 1], "%s is given without %s: give both (along and across the fibre)",
+                          sig[os[q] ? q : q + 1], sig[os[q] ? q + 1 : q]);
+            bad = 1;
+        }
+    if (!os[0] && os[2]) {
+        hs_cfg_report(x, os[2], "tissue.sigma_el, sigma_et are given without the intracellular tissue.sigma_il, sigma_it: "
+                                "the monodomain conductivity is their harmonic mean, so both media are needed");
+        bad = 1;
+    }
+    if (bad) return;
+    double ml = hs_cond_monodomain(cfg->sigma_il, cfg->sigma_el), mt = hs_cond_monodomain(cfg->sigma_it, cfg->sigma_et);
+    if (ml < mt) {
+        hs_cfg_report(x, os[0],
+                      "tissue.sigma_il, sigma_it: the monodomain conductivity along the fibre (%g S/m) is below the one "
+                      "across it (%g S/m); D = d_iso I + d_ani f f^T needs along >= across",
+                      ml, mt);
+        return;
+    }
+    double dl = hs_cond_d_from_sigma(ml, cfg->chi, cfg->c_m), dt = hs_cond_d_from_sigma(mt, cfg->chi, cfg->c_m);
+    cfg->d_iso = dt;
+    cfg->d_ani = dl - dt;
+}
+
 /* Defaults that depend on the model: model.time_unit, when not given, is the model's own; the
- * parameters of model.preset. */
+ * parameters of model.preset; the conductivity (resolve_conductivity). */
 static void model_defaults(load_ctx *x, hs_config *cfg)
 {
     const hs_model *m = hs_models_find(cfg->model_type);
     if (m) apply_preset(x, cfg, m);
+    resolve_conductivity(x, cfg, m);
     if (m && !hs_cfg_origin_key(x, "model.time_unit")) cfg->time_unit = m->time_unit_default;
     if (m && !hs_cfg_origin_key(x, "output.fields")) cfg->out_fields = hs_config_default_fields(m);
 }

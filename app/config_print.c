@@ -216,6 +216,16 @@ void hs_config_print(const hs_config *cfg, FILE *f)
             snprintf(section, sizeof section, "%.*s", (int)sl, k->path);
             fprintf(f, "\n%s = {\n", section);
         }
+        /* the conductivity in one form only, so that the output loads again: tissue.sigma_* when given
+         * (model.d_iso and d_ani, which they resolve to, as comments), else model.d_iso and d_ani */
+        int by_sigma = cfg->sigma_il > 0.0;
+        if (!strncmp(k->path, "tissue.sigma_", 13) && *(const double *)((const char *)cfg + k->off) <= 0.0) continue;
+        if (by_sigma && (!strcmp(k->path, "model.d_iso") || !strcmp(k->path, "model.d_ani"))) {
+            char num[40];
+            hs_cfg_fmt_num(*(const double *)((const char *)cfg + k->off), num, sizeof num);
+            fprintf(f, "  # %s = %s;  mm^2/ms, from tissue.sigma_*\n", leaf_of(k->path), num);
+            continue;
+        }
         put_line(f, "  ", k, cfg);
     }
     if (section[0]) fputs("};\n", f);

@@ -117,10 +117,12 @@ static const hs_cfg_key base_keys[] = {
     {.path = "model.type", .type = HS_CFG_ENUM, .def_str = NULL /* build(): the first listed model */, .unit = "-",
      AT(model_type),
      .meaning = "the ionic model (fem/models/); its parameters are the model.* keys whose meaning starts with its name"},
-    {.path = "model.d_iso", .type = HS_CFG_FLOAT, GT(0), .def_num = 0.3, .unit = "mm^2/ms",
-     AT(d_iso), .meaning = "isotropic diffusion: D = d_iso I + d_ani f f^T (cross-fibre D = d_iso)"},
-    {.path = "model.d_ani", .type = HS_CFG_FLOAT, GE(0), .def_num = 0.9, .unit = "mm^2/ms",
-     AT(d_ani), .meaning = "extra diffusion along the fibre (along-fibre D = d_iso + d_ani)"},
+    {.path = "model.d_iso", .type = HS_CFG_FLOAT, GT(0), .def_num = 0.3 /* the default model's: build() */,
+     .unit = "mm^2/ms", AT(d_iso),
+     .meaning = "isotropic diffusion: D = d_iso I + d_ani f f^T (cross-fibre D = d_iso); when neither this, model.d_ani nor tissue.sigma_* is given, the selected model's default (0.3 m/s across the fibre: docs/config.md)"},
+    {.path = "model.d_ani", .type = HS_CFG_FLOAT, GE(0), .def_num = 0.9 /* the default model's: build() */,
+     .unit = "mm^2/ms", AT(d_ani),
+     .meaning = "extra diffusion along the fibre (along-fibre D = d_iso + d_ani); when not given, the selected model's default (0.6 m/s along the fibre)"},
     {.path = "model.time_unit", .type = HS_CFG_FLOAT, GT(0), .def_num = 0.0 /* the default model's: build() */,
      .unit = "ms", AT(time_unit),
      .meaning = "milliseconds per model time unit; when not given, the selected model's own (the default is the default model's)"},
@@ -130,6 +132,22 @@ static const hs_cfg_key base_keys[] = {
     {.path = "model.gates", .type = HS_CFG_ENUM, .choices = "newton|rush_larsen", .def_str = "newton", .unit = "-",
      AT_INT(model_gates),
      .meaning = "time step of the gating variables at the integration points (mitchell_schaeffer, bueno_orovio): backward Euler solved by the local Newton, or the exponential Rush-Larsen update; the global Newton tangent differentiates whichever is chosen"},
+
+    /* ---- tissue: conductivities in S/m, the alternative to model.d_iso/d_ani (config_load.c) --- */
+    {.path = "tissue.sigma_il", .type = HS_CFG_FLOAT, GE(0), .def_num = 0.0, .def_doc = "not given (model.d_iso, d_ani)",
+     .unit = "S/m", AT(sigma_il),
+     .meaning = "intracellular conductivity along the fibre (openCARP g_il, Chaste's intracellular conductivities in S/m = 0.1 mS/cm); with tissue.sigma_it it replaces model.d_iso and d_ani (giving both is an error): D = sigma_m / (chi C_m), sigma_m = sigma_i, or the harmonic mean sigma_i sigma_e / (sigma_i + sigma_e) when tissue.sigma_el, sigma_et are given"},
+    {.path = "tissue.sigma_it", .type = HS_CFG_FLOAT, GE(0), .def_num = 0.0, .def_doc = "not given",
+     .unit = "S/m", AT(sigma_it), .meaning = "intracellular conductivity across the fibre (openCARP g_it); with tissue.sigma_il"},
+    {.path = "tissue.sigma_el", .type = HS_CFG_FLOAT, GE(0), .def_num = 0.0, .def_doc = "not given",
+     .unit = "S/m", AT(sigma_el),
+     .meaning = "extracellular conductivity along the fibre (openCARP g_el); with tissue.sigma_et the monodomain conductivity is the harmonic mean of the intra- and extracellular ones, per direction"},
+    {.path = "tissue.sigma_et", .type = HS_CFG_FLOAT, GE(0), .def_num = 0.0, .def_doc = "not given",
+     .unit = "S/m", AT(sigma_et), .meaning = "extracellular conductivity across the fibre (openCARP g_et); with tissue.sigma_el"},
+    {.path = "tissue.chi", .type = HS_CFG_FLOAT, GT(0), .def_num = 1400.0, .unit = "1/cm", AT(chi),
+     .meaning = "membrane surface-to-volume ratio chi of D = sigma_m / (chi C_m) (1400/cm: Chaste's default, openCARP's 0.14/um); used with tissue.sigma_* and by `heartsim tune-cv` to print conductivities"},
+    {.path = "tissue.c_m", .type = HS_CFG_FLOAT, GT(0), .def_num = 1.0, .unit = "uF/cm^2", AT(c_m),
+     .meaning = "membrane capacitance C_m per area of D = sigma_m / (chi C_m); D [mm^2/ms] = 1000 sigma [S/m] / (chi [1/cm] C_m [uF/cm^2])"},
 
     /* ---- time ---------------------------------------------------------------------------- */
     {.path = "time.dt", .type = HS_CFG_FLOAT, GT(0), .def_num = 0.1, .unit = "ms", AT(dt),
@@ -451,6 +469,8 @@ static void build(void)
         keys[n_keys] = base_keys[b];
         if (!strcmp(keys[n_keys].path, "output.format")) keys[n_keys].choices = format_choices;
         if (!strcmp(keys[n_keys].path, "model.time_unit")) keys[n_keys].def_num = def_model->time_unit_default;
+        if (!strcmp(keys[n_keys].path, "model.d_iso")) keys[n_keys].def_num = hs_model_d_default(def_model, 0);
+        if (!strcmp(keys[n_keys].path, "model.d_ani")) keys[n_keys].def_num = hs_model_d_default(def_model, 1);
         if (!strcmp(keys[n_keys].path, "output.fields")) {
             default_fields(def_model, field_default, sizeof field_default);
             keys[n_keys].def_str = field_default;

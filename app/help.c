@@ -89,6 +89,22 @@ static const help_entry helps[] = {
      "APD90 and peak V. Check a parameter set here before a tissue run.",
      "",
      "heartsim cell configs/lv_paced.cfg --set time.t_end=1200 --out /tmp/cell", 1},
+    {"tune-cv", "heartsim tune-cv CONFIG [--cv-l V] [--cv-t V] [--h MM] [--dt MS] [--tol T] [--set ...] [-q | -v]",
+     "Find the conductivities that give target conduction velocities with the config's model, parameters,\n"
+     "solver and backend at a mesh size h and time step dt, as openCARP's tuneCV does (Costa et al. 2013):\n"
+     "a plane wave on a strip one element thick (length x h x h mm, box mesh, stimulated at x = 0), its\n"
+     "speed the inverse slope of the activation times over the middle third; the diffusion is scaled by\n"
+     "(cv_target / cv)^2 and the strip run again until the speed is within the tolerance, along and then\n"
+     "across the fibre, starting from the config's D. Prints each simulation, a table of D (mm^2/ms) and\n"
+     "sigma (S/m, with tissue.chi and c_m; scaled intra- and extracellular values when the config gives\n"
+     "them) with the speeds reached, and a config snippet to paste.",
+     "  --cv-l V, --cv-t V  target speeds along / across the fibre, m/s (default 0.6, 0.3)\n"
+     "  --h MM              strip edge length (default mesh.h); --dt MS time step (default time.dt)\n"
+     "  --tol T             relative tolerance on the speed (default 0.001); --max-iter N (default 20)\n"
+     "  --length MM         strip length (default 30, at least 60 h)\n"
+     "  --stim-strength S   1/ms, --stim-duration MS: the pulse at x = 0 (default: the first stimulus\n"
+     "                      entry's, else 2/ms for 2 ms)\n",
+     "heartsim tune-cv configs/lv_paced.cfg --cv-l 0.6 --cv-t 0.3 --h 1.0", 1},
     {"bench scale", "mpirun -np P heartsim bench scale CONFIG [--reps N] [--warm MS] [--set ...]",
      "Strong scaling (the config's mesh) and weak scaling (mesh.source = \"box\": the slab grown along x\n"
      "with the rank count) over 1, 2, 4, ..., P ranks in one MPI job, the distributed backend of\n"

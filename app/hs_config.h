@@ -84,10 +84,17 @@ typedef struct hs_config {
     char model_type[32];    /**< model.type: an ionic model of fem/models/hs_model_list.h */
     double model_prm[HS_MODEL_COUNT][HS_MODEL_MAX_PARAMS]; /**< model.<parameter> of every model, in
                                  the model's order (only the selected model's are used) */
-    double d_iso, d_ani;    /**< mm^2/ms */
+    double d_iso, d_ani;    /**< mm^2/ms; after loading, the resolved values: from tissue.sigma_* when given,
+                                 else the keys, else the model's default (hs_model.d_default) */
     double time_unit;       /**< ms per model time unit (default: the model's) */
     char model_preset[32];  /**< model.preset: a published parameter set of the model, "" = none */
     int model_gates;        /**< model.gates: hs_gate_scheme */
+
+    /* tissue: conductivities in S/m as openCARP and Chaste take them (app/hs_conductivity.h) */
+    double sigma_il, sigma_it; /**< intracellular along / across the fibre, S/m; 0 = not given */
+    double sigma_el, sigma_et; /**< extracellular, S/m; 0 = not given (then sigma_m = sigma_i) */
+    double chi;                /**< surface-to-volume ratio, 1/cm */
+    double c_m;                /**< membrane capacitance, uF/cm^2 */
 
     /* time */
     double dt, t_end;       /**< ms */

@@ -1,4 +1,5 @@
 /* The heartsim command: argument parsing and dispatch. The only place that exits. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +14,7 @@
 #include "hs_par.h"
 #include "hs_run_cmd.h"
 #include "hs_spmv.h"
+#include "hs_tune_cv.h"
 #include "hs_util.h"
 
 #define MAX_SETS 256
@@ -40,6 +42,9 @@ static const char *usage_text =
     "  bench solve [CONFIG | --matrix FILE.mtx] [--rhs FILE] [--reps N] [--tol T]\n"
     "                                                 Jacobi/FSAI-PCG, SAI/Jacobi-BiCGStab on one matrix:\n"
     "                                                 set-up, iterations, time (GPU + cuSPARSE, else CPU)\n"
+    "  tune-cv CONFIG [--cv-l V] [--cv-t V] [--h MM] [--dt MS] [--tol T] [--set ...]\n"
+    "                                                 conductivities for target conduction velocities\n"
+    "                                                 (m/s) with the config's model, h and dt\n"
     "  kernels                                        list the SpMV kernels (solver.spmv), preconditioners\n"
     "                                                 (solver.precond) and Krylov methods (solver.krylov)\n"
     "  config-reference                               print the table of every config key\n"
@@ -132,7 +137,8 @@ int main(int argc, char **argv)
             return usage_error("%s", "bench needs a subcommand: bench step CONFIG, bench cg CONFIG, bench scale CONFIG, bench spmv [CONFIG | --matrix FILE.mtx], or bench solve [CONFIG | --matrix FILE.mtx]");
         bench = !strcmp(argv[2], "spmv") ? 2 : !strcmp(argv[2], "cg") ? 3 : !strcmp(argv[2], "solve") ? 4 : !strcmp(argv[2], "scale") ? 5 : 1;
         first = 3;
-    } else if (strcmp(cmd, "run") && strcmp(cmd, "check") && strcmp(cmd, "mesh") && strcmp(cmd, "cell")) {
+    } else if (strcmp(cmd, "run") && strcmp(cmd, "check") && strcmp(cmd, "mesh") && strcmp(cmd, "cell") &&
+               strcmp(cmd, "tune-cv")) {
         return usage_error("unknown command \"%s\"", cmd);
     }
     int reps = 0, cpu_too = 1, models = 0; /* reps 0: the default, 20 (step) or 200 (spmv) */
@@ -141,6 +147,7 @@ int main(int argc, char **argv)
     int solve_max_iter = 10000, sai_level = 1;
     double warm = 5.0;
     int cg_iters = 100;
+    hs_tune_cv_opts tune = {0};
 
     const char *cfg_path = NULL;
     static const char *sets[MAX_SETS];
@@ -184,6 +191,28 @@ int main(int argc, char **argv)
                 if (end == v || *end || l < 1 || (lvl && l > 2) || l > 100000000)
                     return usage_error(lvl ? "--sai-level needs 1 or 2, got \"%s\"" : "--max-iter needs a positive count, got \"%s\"", v);
                 if (lvl) sai_level = (int)l; else solve_max_iter = (int)l;
+            }
+        } else if (!strcmp(cmd, "tune-cv") &&
+                   (!strcmp(a, "--cv-l") || !strcmp(a, "--cv-t") || !strcmp(a, "--h") || !strcmp(a, "--dt") ||
+                    !strcmp(a, "--tol") || !strcmp(a, "--max-iter") || !strcmp(a, "--length") ||
+                    !strcmp(a, "--stim-strength") || !strcmp(a, "--stim-duration"))) {
+            if (i + 1 >= argc) return usage_error("%s needs a value", a);
+            const char *v = argv[++i];
+            char *end = NULL;
+            double x = strtod(v, &end);
+            if (end == v || *end || !(x > 0) || x > 1e9) return usage_error("tune-cv: needs a positive number, got \"%s\"", v);
+            if (!strcmp(a, "--tol") && !(x < 0.5)) return usage_error("--tol needs a relative tolerance below 0.5, got \"%s\"", v);
+            if (!strcmp(a, "--cv-l")) tune.cv_l = x;
+            else if (!strcmp(a, "--cv-t")) tune.cv_t = x;
+            else if (!strcmp(a, "--h")) tune.h = x;
+            else if (!strcmp(a, "--dt")) tune.dt = x;
+            else if (!strcmp(a, "--tol")) tune.tol = x;
+            else if (!strcmp(a, "--length")) tune.length = x;
+            else if (!strcmp(a, "--stim-strength")) tune.stim_strength = x;
+            else if (!strcmp(a, "--stim-duration")) tune.stim_duration = x;
+            else {
+                if (x != floor(x) || x > 1000) return usage_error("--max-iter needs a count up to 1000, got \"%s\"", v);
+                tune.max_iter = (int)x;
             }
         } else if (!strcmp(cmd, "run") && !strcmp(a, "--restart")) {
             if (i + 1 >= argc) return usage_error("%s needs a checkpoint file or a directory", a);
@@ -276,6 +305,10 @@ int main(int argc, char **argv)
     }
     if (!strcmp(cmd, "mesh")) {
         st = hs_mesh_command(&cfg, stdout);
+        return st == HS_OK ? 0 : fail(st);
+    }
+    if (!strcmp(cmd, "tune-cv")) {
+        st = hs_tune_cv_command(&cfg, &tune, stdout);
         return st == HS_OK ? 0 : fail(st);
     }
     if (!strcmp(cmd, "cell")) {

@@ -17,7 +17,10 @@ hs_status hs_problem_create(const hs_mesh *mesh, const hs_stim_set *stim, const 
     if (opt->regions && !opt->regions->elem_tab) p->opt.model_prm = opt->regions->tab[0].prm;
     p->mesh = mesh;
     p->stim = stim;
-    /* D in mm^2 per model time unit: the element works in model time throughout */
+    /* D in mm^2 per model time unit: the element works in model time throughout (time_unit ms per unit).
+     * The potential's scaling does not enter: the diffusion term is linear in u, so a normalised model
+     * and one written in mV take the same D. Conductivities given in S/m (tissue.sigma_*) arrive here
+     * already as D = sigma_m / (chi C_m) in mm^2/ms (app/hs_conductivity.h). */
     const hs_region_set *rg = opt->regions;
     if (rg && rg->elem_tab) {
         HS_CHECK_GOTO(rg->n_decoupled == 0 || opt->assembly == HS_ASSEMBLY_SPLIT ||

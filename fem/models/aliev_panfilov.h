@@ -164,6 +164,7 @@ const hs_model hs_model_aliev_panfilov = {
     .mv_scale = 100.0,
     .mv_offset = -80.0,
     .time_unit_default = 12.9,
+    .d_default = {0.3, 0.9}, /* 0.598 and 0.299 m/s: the cubic front's speed (docs/config.md) */
     .dt_max = hs_ap_dt_max,
     .schemes = HS_MODEL_SCHEME_NEWTON | HS_MODEL_SCHEME_SPLITTING,
 };

@@ -151,6 +151,11 @@ typedef struct hs_model {
     double potential_rest;      /**< its value at rest (the initial condition) */
     double mv_scale, mv_offset; /**< V_mV = mv_scale u + mv_offset (the `V` output field) */
     double time_unit_default;   /**< ms per model time unit: model.time_unit's default (1 for ms) */
+    /** Default diffusion {d_iso, d_ani}, mm^2/ms: model.d_iso's and model.d_ani's defaults when the config
+     *  gives no conductivity (across the fibre D = d_iso, along it d_iso + d_ani), the values with which
+     *  the model conducts at 0.6 and 0.3 m/s at the default mesh.h and time.dt (found by `heartsim
+     *  tune-cv`: docs/config.md). {0, 0}: not tuned, the shared {0.3, 0.9} (Aliev-Panfilov's), with a warning. */
+    double d_default[2];
     /** Largest dt (model units) for which 1/dt - df/du > 0 at rest-like states (the element tangent
      *  stays positive definite, so CG applies); INFINITY when the model has no such bound. */
     double (*dt_max)(const double *v);
@@ -166,6 +171,18 @@ typedef struct hs_model {
      *  Newton kernels always gets splitting). */
     int auto_splitting;
 } hs_model;
+
+/** The shared default diffusion {d_iso, d_ani} (mm^2/ms) of a model whose d_default is {0, 0}. */
+#define HS_MODEL_D_ISO_SHARED 0.3
+#define HS_MODEL_D_ANI_SHARED 0.9
+
+/** @brief @p m's default model.d_iso (@p ani = 0) or model.d_ani (1), mm^2/ms (hs_model.d_default, or the
+ *  shared default when the model has none). */
+static inline double hs_model_d_default(const hs_model *m, int ani)
+{
+    if (m->d_default[0] > 0.0) return m->d_default[ani ? 1 : 0];
+    return ani ? HS_MODEL_D_ANI_SHARED : HS_MODEL_D_ISO_SHARED;
+}
 
 #ifdef __cplusplus
 }

@@ -71,7 +71,7 @@ static const bad_case bad_cases[] = {
     {"unknown section", "\n\nmodle = { c = 8.0; };\n", {NULL}, 3,
      "unknown section \"modle\"; did you mean \"model\"?"},
     {"unknown section without suggestion", "xyzzy = { a = 1; };\n", {NULL}, 1,
-     "unknown section \"xyzzy\"; sections are: mesh, fibers, model, time, stimulus, regions, probes, ecg, solver, parallel, spmv, output"},
+     "unknown section \"xyzzy\"; sections are: mesh, fibers, model, tissue, time, stimulus, regions, probes, ecg, solver, parallel, spmv, output"},
     {"section given a value", "model = 3;\n", {NULL}, 1, "model: expected a group"},
     {"wrong type: string for number", "model = {\n  c = \"8\";\n};\n", {NULL}, 2,
      "model.c: expected a number, got a string"},
