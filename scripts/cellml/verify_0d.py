@@ -182,15 +182,16 @@ def s1s2(a, dts):
     beats = a.beats
     t0 = (beats - 1) * a.bcl
     dt = dts[-1]
-    print('| S1-S2 interval (ms) | DI (ms) | APD90 S2 heartsim dt %g (ms) | APD90 S2 CVODES (ms) | difference (ms) |' % dt)
-    print('|---|---|---|---|---|')
-    for s2 in (1000, 700, 500, 400, 350, 330, 310, 300):
+    print('| S1-S2 interval (ms) | DI (ms) | APD90 S2 heartsim dt %g (ms) | APD90 S2 CVODES (ms) | difference (ms) | '
+          'S2 peak heartsim / CVODES (mV) |' % dt)
+    print('|---|---|---|---|---|---|')
+    for s2 in (1000, 800, 600, 500, 450, 400, 375, 350, 340, 330, 325, 320):
         tr, vr = run_myokit(m, vm, dur, a.bcl, beats, s2)
         apd1, _, _ = apd90(tr, vr, t0)
-        apd_r, _, _ = apd90(tr, vr, t0 + s2)
+        apd_r, _, pk_r = apd90(tr, vr, t0 + s2)
         tc, vc = run_c(a.cell_ap, 'ten_tusscher_2006_epi', '-', dt, a.bcl, beats, stim, dur, s2)
-        apd_c, _, _ = apd90(tc, vc, t0 + s2)
-        print('| %d | %.1f | %.2f | %.2f | %+.3f |' % (s2, s2 - apd1, apd_c, apd_r, apd_c - apd_r))
+        apd_c, _, pk_c = apd90(tc, vc, t0 + s2)
+        print('| %d | %.1f | %.2f | %.2f | %+.3f | %.1f / %.1f |' % (s2, s2 - apd1, apd_c, apd_r, apd_c - apd_r, pk_c, pk_r))
         sys.stdout.flush()
     return 0
 
