@@ -218,6 +218,7 @@ static hs_status print_models(const hs_config *cfg, const char *backend, int rep
     printf("|----------------------|------|----------|--------------|------------|--------------|----------|\n");
     for (int i = 0; i < hs_models_count(); ++i) {
         const hs_model *m = hs_models_at(i);
+        if (!(m->schemes & HS_MODEL_SCHEME_NEWTON)) continue; /* no element phase: the nodal form only */
         static bench_row r;
         HS_CALL(bench_backend(cfg, backend, reps, warm_ms, m, &r));
         hs_model_params d;
