@@ -417,7 +417,11 @@ void hs_cfg_validate_all(load_ctx *x, const hs_config *cfg)
                       "local Newton); the gate schemes apply to %s", model->name, with);
     }
     double dt_max = model && model->dt_max ? model->dt_max(cfg->model_prm[model->id]) * cfg->time_unit : INFINITY;
-    if (cfg->dt > 0 && isfinite(dt_max) && cfg->dt >= dt_max) {
+    /* the Newton tangent's bound; the splitting scheme (named, or "auto" for this model: app/spec.c) has
+     * no tangent, its diffusion matrix is SPD at every dt */
+    const int splitting = !strcmp(cfg->scheme, "splitting") ||
+                          (!strcmp(cfg->scheme, "auto") && model && !(model->schemes & HS_MODEL_SCHEME_NEWTON));
+    if (!splitting && cfg->dt > 0 && isfinite(dt_max) && cfg->dt >= dt_max) {
         /* the shortest rounding of dt_max that is still a safe bound (<= dt_max) */
         /* 3 significant digits, rounded down so that every dt below the printed bound works */
         double q = pow(10.0, floor(log10(dt_max)) - 2.0);

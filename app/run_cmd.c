@@ -75,12 +75,20 @@ void hs_run_summary_print(const hs_run_summary *s, const hs_config *cfg, FILE *f
         size_t l = strlen(spmv);
         snprintf(spmv + l, sizeof spmv - l, ", preconditioner %.3f s", s->phases.precond);
     }
-    fprintf(f, "  phases: element %.3f s, assembly %.3f s, solve %.3f s (%s), output %.3f s (%d frames; "
-               "the writer thread wrote for %.3f s alongside)\n",
-            s->phases.element, s->phases.assembly, s->phases.solve, spmv, s->wall_output, s->frames, s->wall_writer);
-    fprintf(f, "  iterations: %ld Newton (%.2f per step), %ld CG (%.1f per Newton iteration)\n",
-            s->newton_iters, s->steps ? (double)s->newton_iters / s->steps : 0.0, s->cg_iters,
-            s->newton_iters ? (double)s->cg_iters / s->newton_iters : 0.0);
+    if (s->splitting) { /* the same clocks, named for the splitting scheme (hs_run_summary.splitting) */
+        fprintf(f, "  phases: reaction %.3f s, diffusion matrices %.3f s, diffusion solve %.3f s (%s), output %.3f s "
+                   "(%d frames; the writer thread wrote for %.3f s alongside)\n",
+                s->phases.element, s->phases.assembly, s->phases.solve, spmv, s->wall_output, s->frames, s->wall_writer);
+        fprintf(f, "  iterations: %ld diffusion solves, %ld CG (%.1f per solve)\n", s->newton_iters, s->cg_iters,
+                s->newton_iters ? (double)s->cg_iters / s->newton_iters : 0.0);
+    } else {
+        fprintf(f, "  phases: element %.3f s, assembly %.3f s, solve %.3f s (%s), output %.3f s (%d frames; "
+                   "the writer thread wrote for %.3f s alongside)\n",
+                s->phases.element, s->phases.assembly, s->phases.solve, spmv, s->wall_output, s->frames, s->wall_writer);
+        fprintf(f, "  iterations: %ld Newton (%.2f per step), %ld CG (%.1f per Newton iteration)\n",
+                s->newton_iters, s->steps ? (double)s->newton_iters / s->steps : 0.0, s->cg_iters,
+                s->newton_iters ? (double)s->cg_iters / s->newton_iters : 0.0);
+    }
     fprintf(f, "  speed: %.3g simulated ms per wall second; wall time per step %.3g ms\n",
             /* the steps this process ran (after a restart t_reached_ms includes the checkpoint's time) */
             loop > 0 ? (double)s->steps * cfg->dt / loop : 0.0, s->steps ? 1e3 * loop / s->steps : 0.0);

@@ -50,16 +50,15 @@ hs_status hs_mesh_spec_from_config(const hs_config *cfg, hs_mesh_spec *m)
 
 /* output.fields: state fields by name ("phi", the model's variables, "activation"), "V" (the
  * potential in mV), the mesh's "fiber" and "region". */
-/* solver.scheme and its keys. "auto": splitting where the model says so (hs_model.auto_splitting: its
- * dt error at the default dt and h no larger than Newton's, docs/verification.md) or has the nodal
- * form only, Newton otherwise (Aliev-Panfilov, the seeds' system). */
+/* solver.scheme and its keys. "auto": Newton for a model with both kernels (Aliev-Panfilov, the seeds'
+ * system; Mitchell-Schaeffer and Bueno-Orovio by the measurements of docs/verification.md "Which
+ * scheme by default"), splitting for a model with the nodal form only. */
 static hs_status spec_scheme(const hs_config *cfg, hs_sim_spec *s)
 {
     hs_scheme_opts *o = &s->scheme;
     *o = hs_scheme_opts_newton();
     const int has_newton = (s->model->schemes & HS_MODEL_SCHEME_NEWTON) != 0;
-    if (!strcmp(cfg->scheme, "auto"))
-        o->kind = has_newton && !s->model->auto_splitting ? HS_SCHEME_NEWTON : HS_SCHEME_SPLITTING;
+    if (!strcmp(cfg->scheme, "auto")) o->kind = has_newton ? HS_SCHEME_NEWTON : HS_SCHEME_SPLITTING;
     else HS_CALL(hs_scheme_lookup("solver.scheme", cfg->scheme, &o->kind));
     HS_CHECK(o->kind != HS_SCHEME_NEWTON || has_newton, HS_ERR_CONFIG,
              "%s: solver.scheme = \"newton\": model %s has the nodal form only (no implicit local update); use "
@@ -70,10 +69,6 @@ static hs_status spec_scheme(const hs_config *cfg, hs_sim_spec *s)
     HS_CALL(hs_mass_lookup("solver.mass", cfg->mass, &o->mass));
     o->theta = cfg->theta;
     o->dt_ode_ms = cfg->dt_ode;
-    /* the distributed cpu and cuda partitions run the Newton step only (docs/parallel.md) */
-    HS_CHECK(o->kind != HS_SCHEME_SPLITTING || !s->distributed, HS_ERR_CONFIG,
-             "%s: solver.scheme = \"splitting\" does not run distributed (under mpirun) yet; run it serially, or "
-             "use solver.scheme = \"newton\"", cfg->path);
     return HS_OK;
 }
 

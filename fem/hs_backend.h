@@ -195,6 +195,11 @@ typedef struct hs_backend_part_ops {
     const char *(*describe)(const hs_backend_part *p);
     /** Free; accepts NULL, sets *p = NULL. Before the backend is destroyed. */
     void (*unbind)(hs_backend_part **p);
+    /** 1: while bound, the backend's react and diffuse ops (the splitting scheme) run on the partition:
+     *  react on the owned nodes, diffuse collective over the comm (the ghosts of phi from their owners
+     *  before its products and after the update, its sums over the ranks), so the distributed backend
+     *  forwards them; 0: a distributed run refuses solver.scheme = "splitting" with this backend. */
+    int splitting;
 } hs_backend_part_ops;
 
 /** Steps one hs_backend_ops.steps_device call runs at most. */

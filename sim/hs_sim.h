@@ -155,6 +155,8 @@ typedef struct hs_run_summary {
     hs_phase_times phases;
     hs_setup_times setup;
     char backend[256];
+    int splitting;        /**< 1: the splitting scheme (phases: element = the reaction, assembly = the
+                               diffusion matrices, solve = the diffusion solves; newton_iters = the solves) */
     int mesh_from_cache;  /**< 1: the mesh came from the mesh cache (mesh_cache names the entry) */
     double mesh_seconds;  /**< meshing time of this run (0 from the cache) */
     double mesh_check_seconds, mesh_fibers_seconds, mesh_reorder_seconds; /**< the rest of the mesh phase

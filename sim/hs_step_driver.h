@@ -1,14 +1,15 @@
 /**
  * @file hs_step_driver.h
  * @brief How a run advances: the backend from step k over at most n steps of time.dt, either one
- *   step through hs_sim_step (fem/newton.c's hs_time_step) with the retries in substeps of
+ *   step through hs_sim_step (fem/newton.c's hs_time_step, or the splitting scheme's hs_split_step) with the retries in substeps of
  *   solver.dt_retry, or several steps as one device launch through hs_sim_steps (solver.step =
  *   "persistent"). It knows nothing of frames, checkpoints, probes or signals: the protocol
  *   scheduler (hs_protocol.h) says how far it may go, and sim/sim_run.c composes the two.
  *
- * A new way to advance (an operator-splitting scheme, say) is one more mode in step_driver.c: its
- * advance function, the most steps it takes at once, and where hs_step_driver_create picks it; the
- * protocol does not change.
+ * Both schemes (solver.scheme) advance one step at a time through hs_sim_step, which takes the
+ * problem's scheme (fem/hs_backend.h hs_scheme_step); device launches are Newton steps only. A new
+ * way to advance is one more mode in step_driver.c: its advance function, the most steps it takes at
+ * once, and where hs_step_driver_create picks it; the protocol does not change.
  */
 #ifndef HS_STEP_DRIVER_H
 #define HS_STEP_DRIVER_H

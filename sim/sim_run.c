@@ -130,6 +130,7 @@ static void summary_setup(hs_run_summary *sum, const hs_sim *sim)
 {
     const hs_mesh_build_info *mi = &sim->mesh_info;
     snprintf(sum->backend, sizeof sum->backend, "%s", sim->backend->description);
+    sum->splitting = sim->prob->opt.scheme.kind == HS_SCHEME_SPLITTING;
     sum->setup = sim->setup;
     sum->mesh_from_cache = mi->from_cache;
     sum->mesh_seconds = mi->from_cache ? 0.0 : mi->seconds_mesh;

@@ -122,4 +122,5 @@ const hs_backend_part_ops hs_cpu_part_ops = {
     .solve = cpu_part_solve,
     .times = cpu_part_times,
     .unbind = cpu_unbind,
+    .splitting = 1, /* hs_cpu_react and hs_cpu_diffuse run on c->comm (split_cpu.c) */
 };

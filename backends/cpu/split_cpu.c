@@ -21,7 +21,9 @@ hs_status hs_cpu_react(hs_backend *b, double h, int n_sub, const double *site_am
     cpu_impl *c = b->impl;
     const hs_problem *p = b->prob;
     const hs_nodal *nd = p->nodal;
-    const int32_t nn = p->mesh->n_nodes;
+    const int32_t nn = p->mesh->n_nodes; /* the variables' stride */
+    const int32_t n_own = c->comm->n_owned; /* a partition's ghosts: their owners react them, and the halo
+                                               of the diffusion brings their phi */
     const int nv = p->opt.model_prm.n_vars;
     const hs_region_set *rg = p->opt.regions;
     const uint16_t *ntab = nd->node_tab;
@@ -30,8 +32,8 @@ hs_status hs_cpu_react(hs_backend *b, double h, int n_sub, const double *site_am
     HS_CHECK(n_sub >= 1 && h > 0.0, HS_ERR_INTERNAL, "reaction over %g in %d substeps", h, n_sub);
     hs_nodal_stimulus(nd, site_amp, c->stim_n);
     int32_t bad = -1;
-#pragma omp parallel for schedule(static) if (nn >= c->min_elem)
-    for (int32_t i = 0; i < nn; ++i) {
+#pragma omp parallel for schedule(static) if (n_own >= c->min_elem)
+    for (int32_t i = 0; i < n_own; ++i) {
         if (frozen && frozen[i]) continue;
         const hs_model_params *prm = ntab ? &rg->tab[ntab[i]].prm : &p->opt.model_prm;
         double s[HS_MODEL_MAX_VARS], u = c->phi[i];
@@ -89,7 +91,8 @@ hs_status hs_cpu_diffuse(hs_backend *b, double dt, hs_cg_result *cg)
 {
     cpu_impl *c = b->impl;
     const hs_problem *p = b->prob;
-    const int32_t n = p->mesh->n_nodes;
+    hs_comm *cm = c->comm;
+    const int32_t n = cm->n_owned; /* serially every node; on a partition its owned rows (collective) */
     memset(cg, 0, sizeof *cg);
     if (c->split_dt != dt) {
         double t0 = hs_wtime();
@@ -97,10 +100,13 @@ hs_status hs_cpu_diffuse(hs_backend *b, double dt, hs_cg_result *cg)
         c->times.assembly += hs_wtime() - t0;
     }
     double t0 = hs_wtime();
-    /* rhs_b = B u* (B = diag(m) for lumped mass with theta = 1), then r = B u* - A u* */
+    /* rhs_b = B u* (B = diag(m) for lumped mass with theta = 1), then r = B u* - A u*; on a partition
+     * the ghosts of u* from their owners first (the reaction ran on the owned nodes) */
+    HS_CALL(hs_comm_halo(cm, c->phi));
     if (c->bval) {
         const hs_spmv_ops *f = c->lay->ops;
-        f->apply_ref(c->lay, c->bval, c->phi, c->split_b);
+        if (f->apply_rows_ref) f->apply_rows_ref(c->lay, c->bval, 0, n, c->phi, c->split_b);
+        else f->apply_ref(c->lay, c->bval, c->phi, c->split_b); /* whole matrices: one partition only */
     } else {
         const double *m = p->nodal->mass_lumped;
         const uint8_t *fr = p->nodal->frozen;
@@ -108,10 +114,11 @@ hs_status hs_cpu_diffuse(hs_backend *b, double dt, hs_cg_result *cg)
         for (int32_t i = 0; i < n; ++i) c->split_b[i] = (fr && fr[i]) ? c->phi[i] : m[i] * c->phi[i];
     }
     hs_cpu_matvec(c, c->phi, c->rhs); /* A u* */
-    const double bnorm = sqrt(hs_vec_dot(n, c->split_b, c->split_b));
 #pragma omp parallel for schedule(static) if (n > HS_OMP_MIN)
     for (int32_t i = 0; i < n; ++i) c->rhs[i] = c->split_b[i] - c->rhs[i];
-    const double rnorm = sqrt(hs_vec_dot(n, c->rhs, c->rhs));
+    double nrm[2] = {hs_vec_dot(n, c->split_b, c->split_b), hs_vec_dot(n, c->rhs, c->rhs)};
+    HS_CALL(hs_comm_sum(cm, nrm, 2));
+    const double bnorm = sqrt(nrm[0]), rnorm = sqrt(nrm[1]);
     hs_cg_opts o = p->opt.cg;
     if (!isfinite(rnorm) || !isfinite(bnorm)) {
         cg->outcome = HS_CG_NONFINITE;
@@ -131,6 +138,7 @@ hs_status hs_cpu_diffuse(hs_backend *b, double dt, hs_cg_result *cg)
         if (cg->outcome == HS_CG_CONVERGED) {
 #pragma omp parallel for schedule(static) if (n > HS_OMP_MIN)
             for (int32_t i = 0; i < n; ++i) c->phi[i] += c->du[i];
+            HS_CALL(hs_comm_halo(cm, c->phi)); /* the ghosts of phi from their owners */
         }
     }
     c->times.solve += hs_wtime() - t0;

@@ -5,6 +5,7 @@
  */
 #include "hs_backend_mpi.h"
 
+#include <limits.h>
 #include <math.h>
 #include <mpi.h>
 #include <stddef.h>
@@ -162,6 +163,33 @@ static hs_status mpi_solve(hs_backend *b, hs_cg_result *cg, double *upd_norm)
     *upd_norm = u;
     m->t_solve += hs_wtime() - t0;
     return HS_OK;
+}
+
+/* The splitting scheme (hs_backend_part_ops.splitting): the inner backend reacts its owned nodes; the
+ * first non-finite node is the smallest global index over the ranks. */
+static hs_status mpi_react(hs_backend *b, double h, int n_sub, const double *site_amp, int32_t *bad_node)
+{
+    mpi_impl *m = b->impl;
+    int32_t bad = -1;
+    HS_CALL(agree(m, m->inner->ops->react(m->inner, h, n_sub, site_amp, &bad)));
+    long long g = bad >= 0 ? (long long)m->l->l2g[bad] : -1, gmin = 0;
+    if (g < 0) g = LLONG_MAX;
+    const double ta = hs_wtime();
+    MPI_Allreduce(&g, &gmin, 1, MPI_LONG_LONG, MPI_MIN, m->comm);
+    m->t.allreduce += hs_wtime() - ta;
+    m->t.allreduces++;
+    *bad_node = gmin == LLONG_MAX ? -1 : (int32_t)gmin;
+    return HS_OK;
+}
+
+/* The diffusion solve: the inner backend's, collective over its partition's comm. */
+static hs_status mpi_diffuse(hs_backend *b, double dt, hs_cg_result *cg)
+{
+    mpi_impl *m = b->impl;
+    double t0 = hs_wtime();
+    const hs_status st = agree(m, m->inner->ops->diffuse(m->inner, dt, cg));
+    m->t_solve += hs_wtime() - t0;
+    return st;
 }
 
 static hs_status mpi_end_step(hs_backend *b, double t_prev, double dt_ms)
@@ -404,6 +432,8 @@ static const hs_backend_ops mpi_ops = {
     .sample_setup = mpi_sample_setup,
     .sample = mpi_sample,
     .sample_fetch = mpi_sample_fetch,
+    .react = mpi_react,
+    .diffuse = mpi_diffuse,
 };
 
 static int cmp_i64(const void *a, const void *b)
@@ -572,6 +602,9 @@ static hs_status refusal(const hs_problem *g, const hs_backend_entry *inner)
         return HS_FAIL(HS_ERR_CONFIG, "solver.backend: a distributed run (mpirun) needs a backend that runs on a "
                        "partition; \"%s\" does not: use solver.backend = %s", inner->name, names);
     }
+    if (g->opt.scheme.kind == HS_SCHEME_SPLITTING && !inner->part->splitting)
+        return HS_FAIL(HS_ERR_CONFIG, "solver.scheme = \"splitting\": the %s backend does not run it on a partition "
+                       "(a distributed run); use solver.backend = \"cpu\" or solver.scheme = \"newton\"", inner->name);
     hs_problem_opts po = g->opt; /* the inner backend's own: the SpMV formats and values it splits */
     if (!po.exec.spmv) po.exec.spmv = &hs_spmv_ops_csr_scalar;
     if (inner->part->local_opts) HS_CALL(inner->part->local_opts(&po));
@@ -595,7 +628,7 @@ hs_status hs_backend_mpi_create(const hs_problem *g, const hs_partitioner *part,
     HS_CALL(HS_ALLOC(b, 1, "backend"));
     b->ops = &mpi_ops;
     b->prob = g;
-    hs_state_desc_init(&b->state, g->opt.model, g->mesh->n_nodes, g->mesh->n_elems);
+    hs_state_desc_init_scheme(&b->state, g->opt.model, g->opt.scheme.kind, g->mesh->n_nodes, g->mesh->n_elems);
     hs_status st = HS_ALLOC(m, 1, "distributed backend");
     if (st != HS_OK) {
         free(b);

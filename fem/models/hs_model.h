@@ -165,11 +165,6 @@ typedef struct hs_model {
     /** HS_MODEL_SCHEME_* bits: the schemes it has the kernels of. A model of the list's HS_MODEL
      *  lines has both; one of its HS_MODEL_NODAL lines (generated from CellML) only the splitting. */
     unsigned schemes;
-    /** 1: solver.scheme = "auto" runs this model with the splitting scheme, where its error in
-     *  activation time and conduction velocity at the default dt and h is no larger than the Newton
-     *  scheme's (docs/verification.md "Which scheme by default"); 0: Newton (a model without the
-     *  Newton kernels always gets splitting). */
-    int auto_splitting;
 } hs_model;
 
 /** The shared default diffusion {d_iso, d_ani} (mm^2/ms) of a model whose d_default is {0, 0}. */

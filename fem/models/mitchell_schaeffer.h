@@ -125,7 +125,6 @@ const hs_model hs_model_mitchell_schaeffer = {
     .dt_max = hs_ms_dt_max,
     .has_gates = 1,
     .schemes = HS_MODEL_SCHEME_NEWTON | HS_MODEL_SCHEME_SPLITTING,
-    .auto_splitting = 1, /* CV within 2.0% of the dt -> 0 limit at dt = 0.1 ms, Newton 3.3% (docs/verification.md) */
 };
 #endif
 
