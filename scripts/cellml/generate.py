@@ -95,6 +95,17 @@ class CWriter(myokit.formats.ansic.AnsiCExpressionWriter):
                 return '(' + '*'.join([b] * int(v)) + ')'
         return super()._ex_power(e)
 
+    def _ex_divide(self, e):
+        # (exp(z) - 1)/(exp(z) + 1), tanh written out (Bueno-Orovio's CellML), as tanh(z/2): the quotient
+        # is inf/inf = NaN once exp(z) overflows (z > 709), tanh is not
+        n, d = e[0], e[1]
+        z = expm1_arg(n)
+        if z is not None and isinstance(n[0], myokit.Exp) and isinstance(d, myokit.Plus) and \
+                isinstance(d[0], myokit.Exp) and isinstance(d[1], myokit.Number) and float(d[1].eval()) == 1.0 and \
+                d[0][0] == z:
+            return 'tanh(0.5 * (' + self.ex(z) + '))'
+        return super()._ex_divide(e)
+
     def _ex_minus(self, e):
         # exp(z) - 1 as expm1(z): accurate near z = 0, where GHK-type currents divide by it
         if isinstance(e[0], myokit.Exp) and isinstance(e[1], myokit.Number) and float(e[1].eval()) == 1.0:
