@@ -18,3 +18,24 @@ if [ -n "$missing" ]; then
   apt-get install -y -qq --no-install-recommends $missing
 fi
 echo "setup: all of [$pkgs] installed"
+# With --tests or --cellml: the CellML generator's dependencies (scripts/cellml/, docs/models.md).
+# myokit from PyPI at a pinned version (it is named in every generated header, so the regeneration
+# test, tests/fem/models/test_cellml_regen.sh, compares like with like); python3-dev and
+# libsundials-dev let myokit's Simulation (CVODES) compile, which the 0D verification uses
+# (test_cellml_0d, scripts/cellml/verify_0d.py). Debian's python is externally managed (PEP 668).
+case " $* " in
+*" --tests "* | *" --cellml "*)
+  py="python3 python3-pip python3-dev libsundials-dev"
+  missing=""
+  for p in $py; do dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"; done
+  if [ -n "$missing" ]; then
+    apt-get update -qq
+    apt-get install -y -qq --no-install-recommends $missing
+  fi
+  if ! python3 -c 'import myokit, sys; sys.exit(myokit.__version__ != "1.39.2")' 2>/dev/null; then
+    python3 -m pip install -q myokit==1.39.2 2>/dev/null ||
+      python3 -m pip install -q --break-system-packages myokit==1.39.2
+  fi
+  echo "setup: myokit $(python3 -c 'import myokit; print(myokit.__version__)') and CVODES (libsundials-dev) installed"
+  ;;
+esac
