@@ -82,7 +82,8 @@ static hs_status collective_part(hs_run_output *o)
                                .region = o->part_region,
                                .fiber = o->part_fiber,
                                .selection = HS_SERIES_SEL_AUTO};
-    hs_state_desc_init(&o->part_desc, cfg->model, v.part->n_owned, v.n_elems_mine);
+    /* the model's variables where the scheme keeps them (nodes under splitting) */
+    hs_state_desc_init_scheme(&o->part_desc, cfg->model, cfg->scheme.kind, v.part->n_owned, v.n_elems_mine);
     return HS_OK;
 #else
     (void)o;
