@@ -471,6 +471,7 @@ void hs_gpu_cg_destroy(hs_gpu_cg **p)
                    cg->sstep_Y, cg->sstep_partG, cg->sstep_gtot, cg->sstep_cheb, cg->p_q, cg->p_part, cg->d_red};
     for (size_t i = 0; i < sizeof dev / sizeof dev[0]; ++i) cudaFree(dev[i]);
     if (cg->s_body) cudaStreamDestroy(cg->s_body);
+    if (cg->dist_exec) cudaGraphExecDestroy(cg->dist_exec);
     free(cg);
     *p = nullptr;
 }
@@ -481,10 +482,20 @@ hs_status hs_gpu_cg_set_dist(hs_gpu_cg *cg, int32_t n_owned, const hs_gpu_cg_dis
              "the CG on a partition is Chronopoulos-Gear as a kernel sequence");
     HS_CHECK(n_owned <= cg->n, HS_ERR_INTERNAL, "%d owned rows in a CG of %d", n_owned, cg->n);
     if (!cg->d_red) HS_CALL(HS_CUDA_ALLOC(cg->d_red, 3, "CG sums"));
-    cg->n = n_owned;
-    cg->vblocks = hs_gpu_cg_vblocks(n_owned);
+    hs_gpu_cg_clear_dist(cg, n_owned);
     cg->dist = dist;
     return HS_OK;
+}
+
+void hs_gpu_cg_clear_dist(hs_gpu_cg *cg, int32_t n)
+{
+    if (cg->dist_exec) cudaGraphExecDestroy(cg->dist_exec);
+    cg->dist_exec = nullptr;
+    cg->dist_x = nullptr;
+    cg->dist_k = 0;
+    cg->dist = nullptr;
+    cg->n = n;
+    cg->vblocks = hs_gpu_cg_vblocks(n);
 }
 
 int hs_gpu_cg_vblocks(int32_t n)
@@ -511,6 +522,58 @@ hs_status hs_gpu_dot_pass(int32_t n, const double *a, const double *b, double *p
     return HS_OK;
 }
 
+namespace {
+
+// dist->graph: k iterations on x captured from stream s (which may have work pending: the graph's
+// launches are ordered after it) into cg->dist_exec. The halo exchange forks onto the comm's side
+// stream through an event and joins back before the capture ends (hs_cuda_comm.h). Relaxed mode:
+// NCCL's own calls during its capture are its to order.
+hs_status capture_dist_chunk(hs_gpu_cg *cg, double *x, int k, cudaStream_t s)
+{
+    const hs_gpu_cg_dist *d = cg->dist;
+    if (cg->dist_exec) cudaGraphExecDestroy(cg->dist_exec);
+    cg->dist_exec = nullptr;
+    cg->dist_x = nullptr;
+    if (d->note) d->note(d->ctx, HS_GPU_CG_NOTE_CAPTURE);
+    HS_CUDA_CALL(cudaStreamBeginCapture(s, cudaStreamCaptureModeRelaxed));
+    hs_status st = HS_OK;
+    for (int q = 0; st == HS_OK && q < k; ++q) st = enqueue_iteration_dist(cg, x, s);
+    cudaGraph_t graph = nullptr;
+    cudaError_t e = cudaStreamEndCapture(s, &graph);
+    if (d->note) d->note(d->ctx, HS_GPU_CG_NOTE_CAPTURED);
+    if (st == HS_OK && e != cudaSuccess)
+        st = HS_FAIL(HS_ERR_DEVICE, "CUDA graph capture of %d distributed CG iterations failed: %s", k,
+                     cudaGetErrorString(e));
+    if (st == HS_OK) {
+        e = cudaGraphInstantiate(&cg->dist_exec, graph, 0);
+        if (e != cudaSuccess) {
+            cg->dist_exec = nullptr;
+            st = HS_FAIL(HS_ERR_DEVICE, "instantiating the distributed CG's graph failed: %s", cudaGetErrorString(e));
+        }
+    }
+    if (graph) cudaGraphDestroy(graph);
+    if (st != HS_OK) return st;
+    cg->dist_x = x;
+    cg->dist_k = k;
+    return HS_OK;
+}
+
+// chunk iterations on s: from the graph when it holds them (dist->graph, a full chunk), else one by one
+hs_status enqueue_chunk(hs_gpu_cg *cg, double *x, int chunk, int poll, cudaStream_t s)
+{
+    const hs_gpu_cg_dist *d = cg->dist;
+    if (d && d->graph && chunk == poll) {
+        if (!cg->dist_exec || cg->dist_x != x || cg->dist_k != poll) HS_CALL(capture_dist_chunk(cg, x, poll, s));
+        HS_CUDA_CALL(cudaGraphLaunch(cg->dist_exec, s));
+        if (d->note) d->note(d->ctx, HS_GPU_CG_NOTE_REPLAY);
+        return HS_OK;
+    }
+    for (int q = 0; q < chunk; ++q) HS_CALL(enqueue_iteration(cg, x, s, cudaGraphConditionalHandle{}, 0));
+    return HS_OK;
+}
+
+} // namespace
+
 hs_status hs_gpu_cg_solve_stream(hs_gpu_cg *cg, const double *b, double *x, const hs_gpu_cg_tol *t,
                                  int poll, cudaStream_t s, hs_gpu_cg_scalars *h_sc)
 {
@@ -526,7 +589,7 @@ hs_status hs_gpu_cg_solve_stream(hs_gpu_cg *cg, const double *b, double *x, cons
     for (;;) {
         int chunk = poll;
         if (launched + chunk > t->max_iter) chunk = t->max_iter - launched;
-        for (int q = 0; q < chunk; ++q) HS_CALL(enqueue_iteration(cg, x, s, cudaGraphConditionalHandle{}, 0));
+        HS_CALL(enqueue_chunk(cg, x, chunk, poll, s));
         launched += chunk;
         HS_CUDA_CALL(cudaMemcpyAsync(h_sc, cg->d_sc, sizeof(hs_gpu_cg_scalars), cudaMemcpyDeviceToHost, s));
         HS_CUDA_CALL(cudaStreamSynchronize(s));

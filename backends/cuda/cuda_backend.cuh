@@ -40,6 +40,7 @@
 #include "hs_step_persistent.cuh"
 
 #define HS_CG_POLL 4 /* CG iterations launched between two reads of the device status word */
+#define HS_CG_POLL_STR "4" /* HS_CG_POLL in words */
 
 /* Newton scalars that live on the device; copied to pinned host memory as one block when needed
  * (the CG's own scalars are in hs_gpu_cg_scalars). */

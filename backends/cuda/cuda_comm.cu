@@ -107,6 +107,7 @@ struct hs_cuda_comm {
     const hs_part_local *l; /* borrowed */
     MPI_Comm comm;          /* own duplicate */
     int rank, size, nccl;
+    int nccl_version;       /* ncclGetVersion's code (2.9.0: 20900), 0 without NCCL */
 #if HS_HAS_NCCL
     ncclComm_t nc;
 #endif
@@ -141,6 +142,7 @@ static hs_status nccl_init(hs_cuda_comm *g)
     g->nccl = 1;
     int v = 0;
     nc.GetVersion(&v);
+    g->nccl_version = v;
     snprintf(g->transport, sizeof g->transport, "NCCL %d.%d.%d", v / 10000, v / 100 % 100, v % 100);
     return HS_OK;
 }
@@ -242,6 +244,31 @@ extern "C" void hs_cuda_comm_times(const hs_cuda_comm *c, hs_dist_times *t)
 {
     if (c) *t = c->t;
     else memset(t, 0, sizeof *t);
+}
+
+extern "C" void hs_cuda_comm_count(hs_cuda_comm *c, long exchanges, long allreduces)
+{
+    if (!c) return;
+    c->t.exchanges += exchanges;
+    c->t.allreduces += allreduces;
+}
+
+/* NCCL_VERSION_CODE of 2.9.0: from 2.9 the code is X*10000 + Y*100 + Z (before: X*1000 + Y*100 + Z,
+ * below 10000), and ncclSend/Recv/AllReduce may be captured into a CUDA graph */
+#define HS_NCCL_GRAPH_VERSION 20900
+
+extern "C" int hs_cuda_comm_capturable(const hs_cuda_comm *c, char *why, size_t why_len)
+{
+    const char *no = NULL;
+    char buf[128];
+    if (!c || c->size == 1) no = NULL; /* nothing to exchange or sum: the kernels alone */
+    else if (!c->nccl) no = "the MPI transport waits on the host";
+    else if (c->nccl_version < HS_NCCL_GRAPH_VERSION) {
+        snprintf(buf, sizeof buf, "%s loaded; NCCL calls are capturable from 2.9", c->transport);
+        no = buf;
+    }
+    if (why && why_len) snprintf(why, why_len, "%s", no ? no : "");
+    return no == NULL;
 }
 
 extern "C" hs_status hs_cuda_comm_sum_dev(hs_cuda_comm *c, double *d_v, int n, cudaStream_t s)

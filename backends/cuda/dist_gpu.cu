@@ -47,6 +47,9 @@ struct hs_dist_gpu {
     double *d_resv, *h_resv;
     int *d_resi, *h_resi;
     int serial;               /* one rank, solved by the serial backend (hs_cu_solve) */
+    hs_dist_times cap0;       /* the comm's counts when the CG's graph capture began */
+    long cap_ex, cap_ar;      /* exchanges and all-reduces one launch of that graph runs */
+    char why_graph[160];      /* solver.step = graph, yet iterations launched one by one: why */
 };
 
 /* ---- kernels ---------------------------------------------------------------------------------- */
@@ -166,11 +169,42 @@ static hs_status part_sum(void *ctx, double *d_v, int n, cudaStream_t s)
     return hs_cuda_comm_sum_dev(((hs_dist_gpu *)ctx)->comm, d_v, n, s);
 }
 
+/* the comm's counts follow what runs: a capture enqueues nothing, a graph launch what it captured */
+static void part_note(void *ctx, int what)
+{
+    hs_dist_gpu *g = (hs_dist_gpu *)ctx;
+    hs_dist_times t;
+    if (what == HS_GPU_CG_NOTE_CAPTURE) {
+        hs_cuda_comm_times(g->comm, &g->cap0);
+    } else if (what == HS_GPU_CG_NOTE_CAPTURED) {
+        hs_cuda_comm_times(g->comm, &t);
+        g->cap_ex = t.exchanges - g->cap0.exchanges;
+        g->cap_ar = t.allreduces - g->cap0.allreduces;
+        hs_cuda_comm_count(g->comm, -g->cap_ex, -g->cap_ar);
+    } else {
+        hs_cuda_comm_count(g->comm, g->cap_ex, g->cap_ar);
+    }
+}
+
 /* ---- the solver ------------------------------------------------------------------------------- */
 
 extern "C" const char *hs_dist_gpu_transport(const hs_dist_gpu *g) { return hs_cuda_comm_transport(g->comm); }
 
 extern "C" int hs_dist_gpu_split(const hs_dist_gpu *g) { return g->split; }
+
+extern "C" int hs_dist_gpu_set_graph(hs_dist_gpu *g, int on, char *why, size_t why_len)
+{
+    char no[128] = "";
+    if (g->serial) snprintf(no, sizeof no, "one rank: the serial solve");
+    const int use = on && !g->serial && hs_cuda_comm_capturable(g->comm, no, sizeof no);
+    if (!g->serial) {
+        g->dist.graph = use;
+        if (g->c->cg->dist_exec) hs_gpu_cg_set_dist(g->c->cg, g->n_own, &g->dist); /* frees the old graph */
+    }
+    snprintf(g->why_graph, sizeof g->why_graph, "%s", on && !use ? no : "");
+    if (why && why_len) snprintf(why, why_len, "%s", g->why_graph);
+    return use;
+}
 
 extern "C" hs_status hs_dist_gpu_spmv(hs_dist_gpu *g, double *d_x, double *d_y)
 {
@@ -256,7 +290,9 @@ static hs_status create(hs_dist_gpu *g, hs_backend *cuda, const hs_part_local *l
         g->dist.spmv = part_spmv;
         g->dist.sum = part_sum;
         g->dist.ctx = g;
+        g->dist.note = part_note;
         HS_CALL(hs_gpu_cg_set_dist(c->cg, g->n_own, &g->dist));
+        hs_dist_gpu_set_graph(g, cuda->prob->opt.exec.step == HS_STEP_GRAPH, NULL, 0);
     }
     HS_CUDA_CALL(cudaDeviceSynchronize());
     return HS_OK;
@@ -287,11 +323,8 @@ extern "C" void hs_dist_gpu_destroy(hs_dist_gpu **pg)
 {
     hs_dist_gpu *g = *pg;
     if (!g) return;
-    if (g->c && g->c->cg && g->c->cg->dist == &g->dist) { /* the CG outlives this: back to one partition */
-        g->c->cg->dist = NULL;
-        g->c->cg->n = g->c->nn;
-        g->c->cg->vblocks = hs_gpu_cg_vblocks(g->c->nn);
-    }
+    if (g->c && g->c->cg && g->c->cg->dist == &g->dist) /* the CG outlives this: back to one partition */
+        hs_gpu_cg_clear_dist(g->c->cg, g->c->nn);
     hs_cuda_comm_destroy(&g->comm);
     void *dev[] = {g->d_rp, g->d_col, g->part, g->d_resv, g->d_resi};
     for (size_t k = 0; k < sizeof dev / sizeof dev[0]; ++k)
@@ -355,8 +388,8 @@ static hs_status cuda_part_local_opts(hs_problem_opts *po, int n_ranks)
              "solver.spmv: \"%s\" numbers the nodes in its own order, which a rank's local numbering (owned "
              "interior, owned boundary, ghosts) replaces; on several ranks use another kernel (\"auto\" chooses one)",
              po->exec.spmv->name);
-    po->graph = 0;
-    po->exec.step = HS_STEP_KERNELS;
+    po->graph = 0; /* no graph of a Newton iteration: its decisions are global, on the host */
+    if (po->exec.step != HS_STEP_GRAPH) po->exec.step = HS_STEP_KERNELS; /* graph: the CG's (hs_dist_gpu_set_graph) */
     po->exec.persistent_cg = 0;
     return HS_OK;
 }
@@ -386,9 +419,16 @@ static hs_status cuda_part_bind(hs_backend *b, const hs_part_local *l, const voi
         snprintf(q->what, sizeof q->what, "one rank: the serial device solve");
     else
         /* short: the backend line keeps 100 characters of it */
-        snprintf(q->what, sizeof q->what, "device CG, %s %s the halo, halo and sums through %s",
-                 b->prob->opt.exec.spmv->name, hs_dist_gpu_split(q->g) ? "overlapping" : "after",
+        snprintf(q->what, sizeof q->what, "device CG, %s%s %s the halo, halo and sums through %s",
+                 q->g->dist.graph ? "in graphs of " HS_CG_POLL_STR ", " : "", b->prob->opt.exec.spmv->name, hs_dist_gpu_split(q->g) ? "overlapping" : "after",
                  hs_dist_gpu_transport(q->g));
+    if (q->g->why_graph[0]) {
+        int rank = 0;
+        MPI_Comm_rank(*(const MPI_Comm *)comm, &rank);
+        if (rank == 0)
+            hs_warn("solver.step = \"graph\" on several ranks captures the CG's iterations as CUDA graphs; not here "
+                    "(%s): they are launched one by one (the same numbers)", q->g->why_graph);
+    }
     *out = reinterpret_cast<hs_backend_part *>(q);
     return HS_OK;
 }

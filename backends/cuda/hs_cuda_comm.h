@@ -47,6 +47,15 @@ int hs_cuda_comm_size(const hs_cuda_comm *c);
 const char *hs_cuda_comm_transport(const hs_cuda_comm *c);
 /** @brief The exchanges and all-reduces so far, and the host's waits for them (MPI transport). */
 void hs_cuda_comm_times(const hs_cuda_comm *c, hs_dist_times *t);
+/** @brief Add @p exchanges and @p allreduces (either sign) to the counts: a CUDA graph's capture counted
+ *  calls that ran nothing, each of its launches runs them (backends/cuda/dist_gpu.cu). */
+void hs_cuda_comm_count(hs_cuda_comm *c, long exchanges, long allreduces);
+/**
+ * @brief 1 when what hs_cuda_comm_sum_dev and the halo exchange enqueue may be captured into a CUDA
+ * graph: one rank (nothing is exchanged or summed), or the NCCL transport with NCCL >= 2.9 loaded
+ * (ncclGetVersion; NCCL calls are capturable since 2.9). The MPI transport waits on the host: 0. @p why (may be NULL) says which.
+ */
+int hs_cuda_comm_capturable(const hs_cuda_comm *c, char *why, size_t why_len);
 
 /**
  * @brief d_v[0..n) (device) summed over the ranks in place, after whatever @p s has enqueued and

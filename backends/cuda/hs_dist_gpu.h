@@ -50,6 +50,14 @@ hs_status hs_dist_gpu_create(hs_backend *cuda, const hs_part_local *l, MPI_Comm 
 /** @brief 1 when the owned rows are multiplied in two blocks (csr_scalar: interior rows while the
  *  halo travels), 0 when the format's kernel multiplies the local matrix after the halo. */
 int hs_dist_gpu_split(const hs_dist_gpu *g);
+/**
+ * @brief @p on 1: the CG replays its iterations from a CUDA graph of HS_CG_POLL of them where the comm
+ * allows the capture (hs_cuda_comm_capturable: one rank, or NCCL >= 2.9), else launches them one by
+ * one; 0: one by one. Returns 1 when the graph is used from now on. hs_dist_gpu_create sets it from
+ * the inner backend's plan (solver.step = "graph"). Not with one_rank_serial on one rank (returns 0).
+ * @p why (may be NULL): why not, when on and it returns 0.
+ */
+int hs_dist_gpu_set_graph(hs_dist_gpu *g, int on, char *why, size_t why_len);
 /** @brief d_y[0..n_owned) = A d_x on the owned rows, the ghosts of d_x [n_local] exchanged first (what the
  *  distributed CG multiplies with; synchronous, for tests). Not with one_rank_serial on one rank.
  *  Collective. */

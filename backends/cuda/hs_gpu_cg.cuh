@@ -76,7 +76,16 @@ struct hs_gpu_cg_dist {
     /** d_v[0..n) summed over the ranks in place, ordered on s (backends/cuda/hs_cuda_comm.h) */
     hs_status (*sum)(void *ctx, double *d_v, int n, cudaStream_t s);
     void *ctx;
+    /** 1: the solve replays its iterations from a CUDA graph of HS_CG_POLL of them (spmv and sum
+     *  enqueue only capturable work: NCCL >= 2.9), 0: launches them one by one */
+    int graph;
+    /** the graph's bookkeeping (NULL: none): HS_GPU_CG_NOTE_CAPTURE before a capture,
+     *  HS_GPU_CG_NOTE_CAPTURED after it (what spmv and sum counted then ran nothing), HS_GPU_CG_NOTE_REPLAY
+     *  after each launch of the graph (it ran what the capture counted) */
+    void (*note)(void *ctx, int what);
 };
+
+enum { HS_GPU_CG_NOTE_CAPTURE = 0, HS_GPU_CG_NOTE_CAPTURED = 1, HS_GPU_CG_NOTE_REPLAY = 2 };
 
 struct hs_gpu_cg {
     hs_cg_variant variant;
@@ -112,6 +121,9 @@ struct hs_gpu_cg {
     /* on a partition (hs_gpu_cg_set_dist; NULL: one partition, the code above) */
     const hs_gpu_cg_dist *dist;      /**< borrowed */
     double *d_red;                   /**< [3] the sums of an iteration, reduced over the ranks in place */
+    cudaGraphExec_t dist_exec;       /**< dist->graph: dist_k iterations on x = dist_x, captured once */
+    double *dist_x;
+    int dist_k;
 };
 
 /** @brief Device CG for systems of size n with @p spmv (borrowed) and Jacobi @p d_dinv (borrowed). */
@@ -168,10 +180,16 @@ hs_status hs_gpu_cg_launch_persistent(hs_gpu_cg *cg, const double *b, double *x,
  * multiplies and sums over the ranks. Chronopoulos-Gear as hs_cg_chronopoulos runs over a distributed
  * comm (solvers/cg.c): the SpMV moved before the convergence test so that (r,u), (r,r) and (A u, u)
  * travel in one all-reduce per iteration; alpha, beta and the test on the device (no host wait: the
- * stream and graph paths as serially, the all-reduce enqueued on the stream). Not the persistent or
- * s-step kernels (HS_ERR_INTERNAL), not capturable into a graph (the MPI transport waits on the host).
+ * stream path as serially, the all-reduce enqueued on the stream). Not the persistent or s-step kernels
+ * (HS_ERR_INTERNAL), not hs_gpu_cg_capture_solve (the host takes the stopping decision every poll
+ * iterations). With dist->graph, hs_gpu_cg_solve_stream replays each chunk of poll iterations from a
+ * CUDA graph captured at the first solve (kept while x and poll stay; the same kernels in the same
+ * order, so the same bits as the launches one by one); the init and a last chunk shorter than poll
+ * (max_iter) are launched one by one.
  */
 hs_status hs_gpu_cg_set_dist(hs_gpu_cg *cg, int32_t n_owned, const hs_gpu_cg_dist *dist);
+/** @brief Back to one partition of @p n rows (the graph of hs_gpu_cg_set_dist freed). */
+void hs_gpu_cg_clear_dist(hs_gpu_cg *cg, int32_t n);
 
 /** @brief Grid of the CG vector kernels and of the separate dot pass for n rows (<= HS_DOT_MAX_PARTS). */
 int hs_gpu_cg_vblocks(int32_t n);

@@ -20,7 +20,9 @@
 #          MPI (with a warning); with one GPU per rank NCCL carries it when the build has it and
 #          libnccl.so.2 loads. "auto" takes the serial default kernel there (cusparse_sell with these
 #          float64 values: multiplied whole after the halo); at 2 ranks also solver.spmv = "csr_scalar"
-#          (its interior rows multiplied while the halo travels).
+#          (its interior rows multiplied while the halo travels), and solver.step = "kernels" (the CG's
+#          iterations launched one by one; the default "graph" replays them from a CUDA graph where
+#          NCCL >= 2.9 carries the exchange: the backend line says "in graphs of 4").
 set -euo pipefail
 mpiexec=$1
 has_nccl=$2
@@ -57,6 +59,10 @@ run_np() { # np backend name [--set ...]: run, check the backend line and transp
     # the transport: NCCL where each rank has its own device and NCCL is there
     if [ "$has_nccl" = 1 ] && [ "${ngpu:-0}" -ge "$np" ] && ! grep -q "NCCL could not be" "$out.log"; then
       grep -q "through NCCL" "$out.log" || { echo "np $np: expected the NCCL transport"; cat "$out.log"; exit 1; }
+      # solver.step = graph (auto) with NCCL >= 2.9: the CG's iterations replayed from a CUDA graph
+      if [ "$name" != kernels ] && ! grep -q "capturable from 2.9" "$out.log"; then
+        grep -q "device CG, in graphs of 4, " "$out.log" || { echo "np $np: expected the CG in graphs"; cat "$out.log"; exit 1; }
+      fi
     else
       grep -q "through MPI via host buffers" "$out.log" || { echo "np $np: expected the MPI transport"; cat "$out.log"; exit 1; }
     fi
@@ -72,6 +78,7 @@ for np in $counts; do
   run_np "$np" cuda default
   [ "$np" = 1 ] && run_np 1 auto default
   [ "$np" = 2 ] && run_np 2 cuda csr_scalar --set solver.spmv=csr_scalar
+  [ "$np" = 2 ] && run_np 2 cuda kernels --set solver.step=kernels # the CG's launches one by one
 done
 # a CG variant the partition's device CG does not run (several ranks) is refused by its key, once
 # (rank 0), not replaced by Chronopoulos-Gear in silence

@@ -21,7 +21,11 @@
  *    ||r_h||) / lambda_min, lambda_min >= 1 by Gershgorin (the entries are multiples of 1/2, which
  *    float32 holds exactly: the float32 runs check the float kernels' reads on the same matrix);
  *  - the update norm is max |x| over the owned rows, phi = -x on the owned rows, and phi's ghosts are
- *    exactly their owners' values (the halo exchange of phi after the update).
+ *    exactly their owners' values (the halo exchange of phi after the update);
+ *  - the iterations replayed from a CUDA graph (hs_dist_gpu_set_graph: one rank, or NCCL >= 2.9) give
+ *    the launches' outcome, iteration count, update norm, all-reduce count and x and phi bit for bit,
+ *    at the capture and at a replay, and with max_iter = 6 (a graph, then 2 iterations launched); the
+ *    MPI transport on several ranks refuses the graph (it waits on the host).
  * The inner cuda backend is stood in for by a cuda_impl holding what hs_dist_gpu reads. */
 #define OMPI_SKIP_MPICXX 1
 #define MPICH_SKIP_MPICXX 1
@@ -342,6 +346,60 @@ int main(int argc, char **argv)
                 if (rank == 0)
                     printf("  np=%d: %d iterations (host %d), ||x_d - x_h|| = %.3g, true residual %.3g (tol ||b|| "
                            "%.3g)\n", size, dres.iters, hres.iters, sqrt(d2), rd, opts.tol * bnorm);
+                /* the same solves with the iterations replayed from a CUDA graph (solver.step = graph):
+                 * the same kernels in the same order, so the same bits as the launches above; twice (the
+                 * capture, then a replay of the kept graph), and with max_iter = 6 (a graph of 4, then 2
+                 * launched one by one) against the launches with the same max_iter */
+                char whyg[160] = "";
+                const int captured = hs_dist_gpu_set_graph(g, 1, whyg, sizeof whyg);
+                if (size == 1 || use) {
+                    if (!captured && rank == 0) printf("  graph path not tested: %s\n", whyg);
+                    HS_TEST_CHECK(captured || strstr(whyg, "capturable from 2.9"), "%s %s np=%d: no graph (%s)", what,
+                                  tr, size, whyg);
+                } else {
+                    HS_TEST_CHECK(!captured && whyg[0], "%s %s np=%d: a graph over the MPI transport", what, tr, size);
+                }
+                for (int rep = 0; captured && rep < 2; ++rep) {
+                    cudaMemset(c.phi, 0, sizeof(double) * nl);
+                    hs_dist_times g0, g1;
+                    hs_dist_gpu_times(g, &g0);
+                    hs_cg_result gres;
+                    double gupd = -1.0;
+                    HS_TEST_OK(hs_dist_gpu_solve(g, &opts, &gres, &gupd));
+                    hs_dist_gpu_times(g, &g1);
+                    std::vector<double> gx(nl), gphi(nl);
+                    cudaMemcpy(gx.data(), c.du, sizeof(double) * no, cudaMemcpyDeviceToHost);
+                    cudaMemcpy(gphi.data(), c.phi, sizeof(double) * nl, cudaMemcpyDeviceToHost);
+                    HS_TEST_CHECK(gres.outcome == dres.outcome && gres.iters == dres.iters && gupd == upd,
+                                  "%s %s np=%d graph %d: %s in %d iterations, update %.17g; launches: %s in %d, %.17g",
+                                  what, tr, size, rep, hs_cg_outcome_name(gres.outcome), gres.iters, gupd,
+                                  hs_cg_outcome_name(dres.outcome), dres.iters, upd);
+                    HS_TEST_CHECK(memcmp(gx.data(), x.data(), sizeof(double) * no) == 0 &&
+                                      memcmp(gphi.data(), phi.data(), sizeof(double) * nl) == 0,
+                                  "%s %s np=%d graph %d: x or phi differs from the launches' bits", what, tr, size, rep);
+                    HS_TEST_CHECK(g1.allreduces - g0.allreduces == want, "%s %s graph %d: %ld all-reduces (%ld)", what,
+                                  tr, rep, g1.allreduces - g0.allreduces, want);
+                }
+                if (captured) {
+                    hs_cg_opts o6 = opts;
+                    o6.max_iter = 6;
+                    std::vector<double> x6[2];
+                    hs_cg_result r6[2];
+                    for (int gr = 0; gr <= 1; ++gr) {
+                        hs_dist_gpu_set_graph(g, gr, NULL, 0);
+                        double u6 = 0.0;
+                        HS_TEST_OK(hs_dist_gpu_solve(g, &o6, &r6[gr], &u6));
+                        x6[gr].resize(no);
+                        cudaMemcpy(x6[gr].data(), c.du, sizeof(double) * no, cudaMemcpyDeviceToHost);
+                    }
+                    HS_TEST_CHECK(r6[0].outcome == HS_CG_MAX_ITER && r6[1].outcome == HS_CG_MAX_ITER &&
+                                      r6[0].iters == 6 && r6[1].iters == 6 &&
+                                      memcmp(x6[0].data(), x6[1].data(), sizeof(double) * no) == 0,
+                                  "%s %s np=%d max_iter 6: launches %s in %d, graph %s in %d, or x differs", what, tr,
+                                  size, hs_cg_outcome_name(r6[0].outcome), r6[0].iters,
+                                  hs_cg_outcome_name(r6[1].outcome), r6[1].iters);
+                    if (rank == 0) printf("  np=%d: the graph path equals the launches bit for bit\n", size);
+                }
                 hs_dist_gpu_destroy(&g);
             }
             hs_gpu_cg_destroy(&c.cg);
