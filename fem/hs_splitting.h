@@ -25,6 +25,7 @@
 
 #include <stdint.h>
 
+#include "hs_extrapolate.h"
 #include "hs_model_ode.h"
 #include "hs_scheme.h"
 #include "hs_status.h"
@@ -110,6 +111,29 @@ HS_HD int hs_split_react_node(const hs_model_params *prm, double h, int n_sub, d
         if (!hs_model_ode_vars(prm->n_vars, s, a, tau, hs) || !isfinite(*u)) return -1;
     }
     return 0;
+}
+
+/**
+ * @brief The diffusion's first guess (solver.extrapolate >= 1): u* + g with g = (dt / h) d, d the
+ * previous accepted step's correction u^n - u*_{n} (the diffusion's whole change of u over a step of h)
+ * in the extrapolation history's first vector (hs_extrap.h[0] = h, n_valid 1). Diffusion changes u by
+ * about dt K u per step, so the correction of a front moving v dt per step changes by O(dt) from one
+ * step to the next, and the CG starts at that difference instead of the whole correction
+ * (docs/benchmarks.md measures the iterations). Both backends keep d where they compute, checkpoints
+ * and retries carry it as they carry the Newton scheme's history.
+ * @return the scale dt / h, or 0: no history (the first step, extrapolate = 0, a restart without it).
+ */
+static inline double hs_split_guess_scale(const hs_extrap *ex, double dt)
+{
+    return ex->order >= 1 && ex->n_valid >= 1 && ex->h[0] > 0.0 ? dt / ex->h[0] : 0.0;
+}
+
+/** @brief A step of @p dt was accepted and its correction stored as the history's first vector. */
+static inline void hs_split_guess_accept(hs_extrap *ex, double dt)
+{
+    ex->n_valid = 1;
+    ex->h[0] = dt;
+    ex->h[1] = 0.0;
 }
 
 /**

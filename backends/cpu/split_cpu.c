@@ -3,8 +3,10 @@
  * the reference of the scheme. The reaction runs hs_split_react_node at every node on OpenMP
  * threads; the diffusion assembles A = M + theta dt K and B = M - (1-theta) dt K with
  * hs_split_matrices (once, again when dt changes), copies them into the SpMV format's slots, and
- * solves A du = B u* - A u* with the configured Krylov method and preconditioner (computed once per
- * assembly), so that u = u* + du: CG warm-started from u*.
+ * solves A d' = B u* - A (u* + g) with the configured Krylov method and preconditioner (computed once
+ * per assembly), so that u = u* + g + d': CG warm-started from u* + g, g the previous step's correction
+ * d = g + d' scaled to this dt (hs_split_guess_scale; kept in the extrapolation history's first vector,
+ * so checkpoints and retries carry it; solver.extrapolate = 0: g = 0).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -113,7 +115,17 @@ hs_status hs_cpu_diffuse(hs_backend *b, double dt, hs_cg_result *cg)
 #pragma omp parallel for schedule(static) if (n > HS_OMP_MIN)
         for (int32_t i = 0; i < n; ++i) c->split_b[i] = (fr && fr[i]) ? c->phi[i] : m[i] * c->phi[i];
     }
-    hs_cpu_matvec(c, c->phi, c->rhs); /* A u* */
+    /* the first guess u* + g, g the previous step's correction scaled to this dt (hs_split_guess_scale:
+     * 0 without a history, then u* alone); du holds u* + g for the SpMV, the ghosts from its halo */
+    const double gs = hs_split_guess_scale(&c->ex, dt);
+    const double *g = c->phi_h1;
+    if (gs != 0.0) {
+#pragma omp parallel for schedule(static) if (n > HS_OMP_MIN)
+        for (int32_t i = 0; i < n; ++i) c->du[i] = c->phi[i] + gs * g[i];
+        hs_cpu_matvec(c, c->du, c->rhs); /* A (u* + g) */
+    } else {
+        hs_cpu_matvec(c, c->phi, c->rhs); /* A u* */
+    }
 #pragma omp parallel for schedule(static) if (n > HS_OMP_MIN)
     for (int32_t i = 0; i < n; ++i) c->rhs[i] = c->split_b[i] - c->rhs[i];
     double nrm[2] = {hs_vec_dot(n, c->split_b, c->split_b), hs_vec_dot(n, c->rhs, c->rhs)};
@@ -124,8 +136,15 @@ hs_status hs_cpu_diffuse(hs_backend *b, double dt, hs_cg_result *cg)
         cg->outcome = HS_CG_NONFINITE;
         cg->rel_res = rnorm;
     } else if (rnorm <= o.tol * bnorm) {
-        cg->outcome = HS_CG_CONVERGED; /* u* solves it already: no iteration */
+        cg->outcome = HS_CG_CONVERGED; /* u* + g solves it already: no iteration */
         cg->rel_res = bnorm > 0.0 ? rnorm / bnorm : 0.0;
+#pragma omp parallel for schedule(static) if (n > HS_OMP_MIN)
+        for (int32_t i = 0; i < n; ++i) c->du[i] = gs != 0.0 ? gs * g[i] : 0.0; /* the correction, for the history */
+        if (gs != 0.0) {
+#pragma omp parallel for schedule(static) if (n > HS_OMP_MIN)
+            for (int32_t i = 0; i < n; ++i) c->phi[i] += c->du[i];
+            HS_CALL(hs_comm_halo(cm, c->phi));
+        }
     } else {
         /* converged when ||r_k|| <= tol ||b||: relative to the warm start's residual that is tol ||b|| / ||r_0|| */
         o.tol = o.tol * bnorm / rnorm;
@@ -136,8 +155,11 @@ hs_status hs_cpu_diffuse(hs_backend *b, double dt, hs_cg_result *cg)
                                     c->kw, cg));
         cg->rel_res *= rnorm / (bnorm > 0.0 ? bnorm : 1.0); /* relative to ||b||, as the test */
         if (cg->outcome == HS_CG_CONVERGED) {
-#pragma omp parallel for schedule(static) if (n > HS_OMP_MIN)
-            for (int32_t i = 0; i < n; ++i) c->phi[i] += c->du[i];
+    #pragma omp parallel for schedule(static) if (n > HS_OMP_MIN)
+            for (int32_t i = 0; i < n; ++i) {
+                if (gs != 0.0) c->du[i] += gs * g[i]; /* the step's whole correction d = g + d' */
+                c->phi[i] += c->du[i];
+            }
             HS_CALL(hs_comm_halo(cm, c->phi)); /* the ghosts of phi from their owners */
         }
     }

@@ -304,11 +304,11 @@ static hs_status cuda_setup(hs_backend *b)
         if (b->state.f[k].initial != 0.0)
             HS_CALL(hs_cu_fill((int64_t)hs_state_field_len(&b->state, k), b->state.f[k].initial,
                                field_dev(c, &b->state, k)));
-    if (p->opt.extrapolate > 0 && !splitting) { /* the Newton iteration's first iterate only */
+    if (p->opt.extrapolate > 0) { /* the Newton iteration's first iterate; splitting: ph1 the last correction */
         HS_CALL(HS_CUDA_ALLOC(c->ph1, c->nn, "phi history"));
         HS_CALL(HS_CUDA_ALLOC(c->ph2, c->nn, "phi history"));
     }
-    c->ex.order = splitting ? 0 : p->opt.extrapolate;
+    c->ex.order = p->opt.extrapolate;
     hs_extrap_reset(&c->ex);
     HS_CALL(hs_gpu_cg_create(c->nn, p->opt.cg.variant, c->spmv, c->dinv, &c->cg));
     if (p->opt.cg.variant == HS_CG_SSTEP) { /* always its persistent kernel, through the format's slot map */
