@@ -209,7 +209,7 @@ static const hs_backend_ops cuda_ops = {
     "cuda", hs_cu_begin_step, hs_cu_assemble, hs_cu_tangent, hs_cu_solve, hs_cu_iterate, hs_cu_end_step, hs_cu_restore_step,
     cu_get_state, cu_set_state, cu_get_history, cu_set_history, cu_state_copy_start, cu_state_copy_wait,
     cu_host_alloc, cu_host_free, cu_get_times, cu_destroy, hs_cu_newton_device, hs_cu_sample_setup, hs_cu_sample,
-    hs_cu_sample_fetch, hs_cu_steps_device, hs_cu_react, hs_cu_diffuse,
+    hs_cu_sample_fetch, hs_cu_steps_device, hs_cu_react, hs_cu_diffuse, hs_cu_react_check,
 };
 
 /* ---- set-up --------------------------------------------------------------------------------- */

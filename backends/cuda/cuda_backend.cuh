@@ -246,6 +246,8 @@ double *hs_cu_split_correction(cuda_impl *c);
 /** hs_backend_ops.react / .diffuse (fem/hs_backend.h). */
 hs_status hs_cu_react(hs_backend *b, double h, int n_sub, const double *site_amp, int32_t *bad_node);
 hs_status hs_cu_diffuse(hs_backend *b, double dt, hs_cg_result *cg);
+/** @brief The failure flag of a deferred reaction (hs_backend_ops.react_check; split.cu). */
+hs_status hs_cu_react_check(hs_backend *b, int32_t *bad_node);
 /** For the phase benchmark (diag.cu): enqueue the diffusion's start (r0 = C u*, B u*, the norms); one
  *  reaction of @p h in @p n_sub substeps without stimulus, start copies or failure flag; the least
  *  bytes of phase 0 (the reaction) or 1 (the diffusion's start). */

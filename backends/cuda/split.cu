@@ -4,8 +4,10 @@
  *
  * react: the node current stim_i = sum_k amp_k w_ki (the same sums as hs_nodal_stimulus, in site
  * order, each product and sum rounded as the host rounds them, so the current is the host's bit for
- * bit), then the nodal ODE kernel (nodal.cu) over the reaction's substeps; one synchronisation for
- * the failure flag.
+ * bit), then the nodal ODE kernel (nodal.cu) over the reaction's substeps; its failure flag copied
+ * to pinned memory, read at once, or (the caller passes HS_REACT_DEFER: hs_split_step's first
+ * reaction) by react_check after the diffusion's synchronisation: one host round trip per Godunov
+ * step.
  *
  * diffuse: (M + theta dt K) u = (M - (1-theta) dt K) u* =: B u*, warm-started from u*. The matrices
  * are hs_split_matrices' (the CPU reference, computed once on the host per dt and scattered into the
@@ -53,6 +55,7 @@ struct hs_cu_split {
     double *part;          /* [2][HS_RED_BLOCKS] */
     double *h_norms;       /* pinned [3] */
     int *bad, *h_bad;      /* smallest node of a non-finite reaction (0x7f7f7f7f: none); h_ pinned */
+    int react_pending;     /* a reaction's flag copy enqueued and not yet read (hs_cu_react_check) */
     int guess;             /* solver.extrapolate >= 1: the CG starts from u* + g (hs_split_guess_scale) */
     double *g;             /* [nn] the guess g = gs d_{n-1}, after the solve the step's correction g + d' */
     double *ag;            /* [nn] A g */
@@ -433,8 +436,10 @@ hs_status hs_cu_react(hs_backend *b, double h, int n_sub, const double *site_amp
     hs_cu_split *sp = c->sp;
     const hs_problem *p = b->prob;
     const hs_nodal *nd = p->nodal;
+    const int defer = *bad_node == HS_REACT_DEFER;
     *bad_node = -1;
     HS_CHECK(sp && n_sub >= 1 && h > 0.0, HS_ERR_INTERNAL, "reaction over %g in %d substeps", h, n_sub);
+    HS_CHECK(!sp->react_pending, HS_ERR_INTERNAL, "a reaction while the last one's failure flag is unread");
     HS_CUDA_CALL(cudaEventRecord(sp->ev0, c->s));
     int on = 0;
     for (int k = 0; k < nd->n_sites; ++k) on |= site_amp[k] != 0.0;
@@ -459,7 +464,23 @@ hs_status hs_cu_react(hs_backend *b, double h, int n_sub, const double *site_amp
     HS_CALL(hs_cu_launch_nodal(&a, c->s));
     HS_CUDA_CALL(cudaMemcpyAsync(sp->h_bad, sp->bad, sizeof(int), cudaMemcpyDeviceToHost, c->s));
     HS_CUDA_CALL(cudaEventRecord(sp->ev1, c->s));
-    HS_CUDA_CALL(cudaStreamSynchronize(c->s));
+    sp->react_pending = 1;
+    if (defer) { /* the caller reads the flag with react_check, after a synchronisation it makes anyway */
+        *bad_node = HS_REACT_DEFER;
+        return HS_OK;
+    }
+    return hs_cu_react_check(b, bad_node);
+}
+
+hs_status hs_cu_react_check(hs_backend *b, int32_t *bad_node)
+{
+    cuda_impl *c = (cuda_impl *)b->impl;
+    hs_cu_split *sp = c->sp;
+    *bad_node = -1;
+    HS_CHECK(sp, HS_ERR_INTERNAL, "react_check: the backend does not run the splitting scheme");
+    if (!sp->react_pending) return HS_OK;
+    HS_CUDA_CALL(cudaEventSynchronize(sp->ev1)); /* returns at once after the diffusion's synchronisation */
+    sp->react_pending = 0;
     c->t.element += 1e-3 * elapsed_ms(sp->ev0, sp->ev1); /* the reaction is the splitting's element phase */
     if (*sp->h_bad != 0x7f7f7f7f) *bad_node = *sp->h_bad;
     return HS_OK;
