@@ -148,8 +148,10 @@ typedef struct hs_backend_ops {
     /** Diffusion over @p dt (model time units): solve (M + theta dt K) u = (M - (1-theta) dt K) phi
      *  (hs_split_matrices: assembled on the first call and again only when dt differs from the last
      *  assembly's), by the backend's CG (the problem's Krylov method, preconditioner and variant)
-     *  warm-started from phi and converged when ||rhs - A u|| <= solver.cg_tol ||rhs||; phi = u when
-     *  it converged (*cg says), phi unchanged otherwise. */
+     *  started from phi + g (g the previous accepted step's correction scaled to dt, hs_split_guess_scale
+     *  of the extrapolation history; 0 without one) and converged when ||rhs - A u|| <= solver.cg_tol
+     *  ||rhs||; phi = u when it converged (*cg says), phi unchanged otherwise; end_step keeps u - phi
+     *  as the history's first vector (get_history / set_history carry it). */
     hs_status (*diffuse)(hs_backend *b, double dt, hs_cg_result *cg);
     /** The answer of a deferred react (*bad_node as react gives it: a node or -1), waiting for the
      *  reaction where it has not finished. NULL: react never defers. */

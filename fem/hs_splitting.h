@@ -9,7 +9,8 @@
  * with the P1 mass matrix M (consistent or lumped: solver.mass) and stiffness K (fem/hs_fem.h's
  * element matrices, D in mm^2 per model time unit as the Newton scheme uses), assembled once and
  * again only when dt changes (a step retried in substeps), solved by the backend's CG (the
- * configured Krylov method and preconditioner) warm-started from u*. Godunov: reaction dt, diffusion
+ * configured Krylov method and preconditioner) started from u* plus the previous step's correction
+ * (hs_split_guess_scale). Godunov: reaction dt, diffusion
  * dt; Strang: reaction dt/2, diffusion dt, reaction dt/2 (solver.splitting).
  * (Sundnes et al., Computing the Electrical Activity in the Heart, 2006, ch. 3; Qu & Garfinkel,
  * IEEE TBME 46 (1999) for the split of the reaction; openCARP and Chaste run the same scheme.)
