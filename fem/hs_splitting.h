@@ -115,26 +115,39 @@ HS_HD int hs_split_react_node(const hs_model_params *prm, double h, int n_sub, d
 }
 
 /**
- * @brief The diffusion's first guess (solver.extrapolate >= 1): u* + g with g = (dt / h) d, d the
- * previous accepted step's correction u^n - u*_{n} (the diffusion's whole change of u over a step of h)
- * in the extrapolation history's first vector (hs_extrap.h[0] = h, n_valid 1). Diffusion changes u by
- * about dt K u per step, so the correction of a front moving v dt per step changes by O(dt) from one
- * step to the next, and the CG starts at that difference instead of the whole correction
- * (docs/benchmarks.md measures the iterations). Both backends keep d where they compute, checkpoints
- * and retries carry it as they carry the Newton scheme's history.
- * @return the scale dt / h, or 0: no history (the first step, extrapolate = 0, a restart without it).
+ * @brief The diffusion's first guess u* + g, g = w[0] d_1 + w[1] d_2 from the last accepted steps'
+ * corrections d_k = u - u* (the diffusion's whole change of u over a step of h_k), kept as the
+ * extrapolation history's vectors (hs_extrap: h[0] = h_1, h[1] = h_2, n_valid; end_step shifts them
+ * with hs_extrap_accept). The correction is a rate times the step: r_k = d_k / h_k, taken at the
+ * middle of its step. solver.extrapolate = 1: r = r_1, g = (dt / h_1) d_1; = 2: r linear through
+ * r_2, r_1 evaluated at the middle of the new step,
+ *   g = dt (r_1 + (r_1 - r_2) q),  q = (dt + h_1) / (h_1 + h_2)   (equal steps: g = 2 d_1 - d_2).
+ * Diffusion changes u by about dt K u per step; a front moving v dt per step makes the correction at
+ * a node a smooth function of time, so the extrapolation leaves the CG a residual of O(dt^2) (order
+ * 1) or O(dt^3) (order 2) of the correction's instead of all of it (docs/benchmarks.md measures the
+ * iterations). Both backends keep d_1, d_2 where they compute; checkpoints and retries carry them
+ * as they carry the Newton scheme's history.
+ * @return how many corrections the guess uses (0: none, g = 0: the first step, extrapolate = 0, a
+ * restart without the history).
  */
-static inline double hs_split_guess_scale(const hs_extrap *ex, double dt)
+static inline int hs_split_guess_weights(const hs_extrap *ex, double dt, double w[2])
 {
-    return ex->order >= 1 && ex->n_valid >= 1 && ex->h[0] > 0.0 ? dt / ex->h[0] : 0.0;
+    w[0] = w[1] = 0.0;
+    if (ex->order < 1 || ex->n_valid < 1 || !(ex->h[0] > 0.0)) return 0;
+    if (ex->order < 2 || ex->n_valid < 2 || !(ex->h[1] > 0.0)) {
+        w[0] = dt / ex->h[0];
+        return 1;
+    }
+    const double q = (dt + ex->h[0]) / (ex->h[0] + ex->h[1]);
+    w[0] = dt / ex->h[0] * (1.0 + q);
+    w[1] = -dt / ex->h[1] * q;
+    return 2;
 }
 
-/** @brief A step of @p dt was accepted and its correction stored as the history's first vector. */
-static inline void hs_split_guess_accept(hs_extrap *ex, double dt)
+/** @brief g at one node (the same arithmetic on every backend). */
+HS_HD double hs_split_guess_at(double w0, double w1, double d1, double d2)
 {
-    ex->n_valid = 1;
-    ex->h[0] = dt;
-    ex->h[1] = 0.0;
+    return w1 != 0.0 ? w0 * d1 + w1 * d2 : w0 * d1;
 }
 
 /**

@@ -291,8 +291,11 @@ static hs_status cpu_end_step(hs_backend *b, double t_prev, double dt_ms)
     for (int32_t i = 0; i < nn; ++i)
         hs_readout_update(c->phi_n[i], c->phi[i], thr, thr_rep, t_prev, dt_ms, act + i, rep + i, apd + i, beats + i);
     if (p->opt.extrapolate > 0 && c->splitting) { /* the diffusion's correction: the next solve's guess */
+        double *t = c->phi_h2; /* d_1 becomes d_2 */
+        c->phi_h2 = c->phi_h1;
+        c->phi_h1 = t;
         memcpy(c->phi_h1, c->du, sizeof(double) * (size_t)p->mesh->n_nodes);
-        hs_split_guess_accept(&c->ex, c->dt);
+        hs_extrap_accept(&c->ex, c->dt);
     } else if (p->opt.extrapolate > 0) { /* history for the next step's first iterate */
         double *t = c->phi_h2;
         c->phi_h2 = c->phi_h1;

@@ -5,8 +5,9 @@
  * hs_split_matrices (once, again when dt changes), copies them into the SpMV format's slots, and
  * solves A d' = B u* - A (u* + g) with the configured Krylov method and preconditioner (computed once
  * per assembly), so that u = u* + g + d': CG warm-started from u* + g, g the previous step's correction
- * d = g + d' scaled to this dt (hs_split_guess_scale; kept in the extrapolation history's first vector,
- * so checkpoints and retries carry it; solver.extrapolate = 0: g = 0).
+ * extrapolated from the last two steps' corrections d = g + d' (hs_split_guess_weights; kept as the
+ * extrapolation history's vectors, so checkpoints and retries carry them; solver.extrapolate = 0:
+ * g = 0).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -115,13 +116,14 @@ hs_status hs_cpu_diffuse(hs_backend *b, double dt, hs_cg_result *cg)
 #pragma omp parallel for schedule(static) if (n > HS_OMP_MIN)
         for (int32_t i = 0; i < n; ++i) c->split_b[i] = (fr && fr[i]) ? c->phi[i] : m[i] * c->phi[i];
     }
-    /* the first guess u* + g, g the previous step's correction scaled to this dt (hs_split_guess_scale:
-     * 0 without a history, then u* alone); du holds u* + g for the SpMV, the ghosts from its halo */
-    const double gs = hs_split_guess_scale(&c->ex, dt);
-    const double *g = c->phi_h1;
-    if (gs != 0.0) {
+    /* the first guess u* + g, g extrapolated from the last steps' corrections (hs_split_guess_weights:
+     * none without a history, then u* alone); du holds u* + g for the SpMV, the ghosts from its halo */
+    double w[2];
+    const int gs = hs_split_guess_weights(&c->ex, dt, w);
+    const double *d1 = c->phi_h1, *d2 = gs > 1 ? c->phi_h2 : c->phi_h1;
+    if (gs) {
 #pragma omp parallel for schedule(static) if (n > HS_OMP_MIN)
-        for (int32_t i = 0; i < n; ++i) c->du[i] = c->phi[i] + gs * g[i];
+        for (int32_t i = 0; i < n; ++i) c->du[i] = c->phi[i] + hs_split_guess_at(w[0], w[1], d1[i], d2[i]);
         hs_cpu_matvec(c, c->du, c->rhs); /* A (u* + g) */
     } else {
         hs_cpu_matvec(c, c->phi, c->rhs); /* A u* */
@@ -139,8 +141,9 @@ hs_status hs_cpu_diffuse(hs_backend *b, double dt, hs_cg_result *cg)
         cg->outcome = HS_CG_CONVERGED; /* u* + g solves it already: no iteration */
         cg->rel_res = bnorm > 0.0 ? rnorm / bnorm : 0.0;
 #pragma omp parallel for schedule(static) if (n > HS_OMP_MIN)
-        for (int32_t i = 0; i < n; ++i) c->du[i] = gs != 0.0 ? gs * g[i] : 0.0; /* the correction, for the history */
-        if (gs != 0.0) {
+        for (int32_t i = 0; i < n; ++i) /* the correction, for the history */
+            c->du[i] = gs ? hs_split_guess_at(w[0], w[1], d1[i], d2[i]) : 0.0;
+        if (gs) {
 #pragma omp parallel for schedule(static) if (n > HS_OMP_MIN)
             for (int32_t i = 0; i < n; ++i) c->phi[i] += c->du[i];
             HS_CALL(hs_comm_halo(cm, c->phi));
@@ -157,7 +160,7 @@ hs_status hs_cpu_diffuse(hs_backend *b, double dt, hs_cg_result *cg)
         if (cg->outcome == HS_CG_CONVERGED) {
     #pragma omp parallel for schedule(static) if (n > HS_OMP_MIN)
             for (int32_t i = 0; i < n; ++i) {
-                if (gs != 0.0) c->du[i] += gs * g[i]; /* the step's whole correction d = g + d' */
+                if (gs) c->du[i] += hs_split_guess_at(w[0], w[1], d1[i], d2[i]); /* the whole correction g + d' */
                 c->phi[i] += c->du[i];
             }
             HS_CALL(hs_comm_halo(cm, c->phi)); /* the ghosts of phi from their owners */

@@ -56,10 +56,10 @@ struct hs_cu_split {
     double *h_norms;       /* pinned [3] */
     int *bad, *h_bad;      /* smallest node of a non-finite reaction (0x7f7f7f7f: none); h_ pinned */
     int react_pending;     /* a reaction's flag copy enqueued and not yet read (hs_cu_react_check) */
-    int guess;             /* solver.extrapolate >= 1: the CG starts from u* + g (hs_split_guess_scale) */
-    double *g;             /* [nn] the guess g = gs d_{n-1}, after the solve the step's correction g + d' */
+    int guess;             /* solver.extrapolate >= 1: the CG starts from u* + g (hs_split_guess_weights) */
+    double *g;             /* [nn] the guess g = w0 d_1 + w1 d_2, after the solve the step's correction g + d' */
     double *ag;            /* [nn] A g */
-    double *gs, *h_gs;     /* [1] the guess's scale (0: none), set by the host before each solve; h_ pinned */
+    double *gs, *h_gs;     /* [2] the guess's weights (0: none), set by the host before each solve; h_ pinned */
     cudaGraphExec_t exec;  /* the diffusion solve (solver.graph) */
     cudaEvent_t ev0, ev1;
 };
@@ -91,13 +91,14 @@ __global__ void k_stim_site(int32_t cnt, const int32_t *__restrict__ node, const
         stim[node[j]] = __dadd_rn(stim[node[j]], __dmul_rn(amp, w[j])); /* no contraction: the host's bits */
 }
 
-/* g = gs d_{n-1} (gs from the device: the host sets it before each solve; 0 without a history) */
-__global__ void k_split_guess(int32_t n, const double *__restrict__ gs, const double *__restrict__ dprev,
-                              double *__restrict__ g)
+/* g = w0 d_1 + w1 d_2 (hs_split_guess_at; the weights from the device: the host sets them before each
+ * solve, 0 without a history) */
+__global__ void k_split_guess(int32_t n, const double *__restrict__ gs, const double *__restrict__ d1,
+                              const double *__restrict__ d2, double *__restrict__ g)
 {
-    const double s = *gs;
+    const double w0 = gs[0], w1 = gs[1];
     for (int32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
-        g[i] = s != 0.0 ? s * dprev[i] : 0.0;
+        g[i] = w0 != 0.0 ? hs_split_guess_at(w0, w1, d1[i], w1 != 0.0 ? d2[i] : 0.0) : 0.0;
 }
 
 /* block partials of ||r0||^2 and ||B u*||^2, r0 = C u* - A g written back when there is a guess;
@@ -167,7 +168,7 @@ hs_status enqueue_start(cuda_impl *c)
     HS_CALL(hs_gpu_spmv_apply(sp->spmv_c, c->phi, c->rhs, c->s));
     if (!sp->lumped_b) HS_CALL(hs_gpu_spmv_apply(sp->spmv_b, c->phi, sp->bu, c->s));
     if (sp->guess) { /* r0 = C u* - A g: the residual of u* + g */
-        k_split_guess<<<nblocks(c->nn, 256), 256, 0, c->s>>>(c->nn, sp->gs, c->ph1, sp->g);
+        k_split_guess<<<nblocks(c->nn, 256), 256, 0, c->s>>>(c->nn, sp->gs, c->ph1, c->ph2, sp->g);
         HS_CUDA_LAUNCH_CHECK("k_split_guess");
         HS_CALL(hs_gpu_spmv_apply(c->spmv, sp->g, sp->ag, c->s));
     }
@@ -394,10 +395,10 @@ hs_status hs_cu_split_setup(hs_backend *b)
     HS_CUDA_CALL(cudaMemset(sp->norms, 0, 3 * sizeof(double)));
     HS_CALL(HS_CUDA_ALLOC(sp->part, 2 * HS_RED_BLOCKS, "diffusion norm partials"));
     HS_CALL(HS_CUDA_ALLOC(sp->bad, 1, "reaction failure flag"));
-    HS_CALL(HS_CUDA_ALLOC(sp->gs, 1, "guess scale"));
-    HS_CUDA_CALL(cudaMemset(sp->gs, 0, sizeof(double)));
-    HS_CUDA_CALL(cudaMallocHost((void **)&sp->h_gs, sizeof(double)));
-    *sp->h_gs = 0.0;
+    HS_CALL(HS_CUDA_ALLOC(sp->gs, 2, "guess weights"));
+    HS_CUDA_CALL(cudaMemset(sp->gs, 0, 2 * sizeof(double)));
+    HS_CUDA_CALL(cudaMallocHost((void **)&sp->h_gs, 2 * sizeof(double)));
+    sp->h_gs[0] = sp->h_gs[1] = 0.0;
     sp->guess = c->ph1 != nullptr; /* solver.extrapolate >= 1 (backend.cu allocates the history) */
     if (sp->guess) {
         HS_CALL(HS_CUDA_ALLOC(sp->g, c->nn, "diffusion guess"));
@@ -498,9 +499,9 @@ hs_status hs_cu_diffuse(hs_backend *b, double dt, hs_cg_result *cg)
         c->t.assembly += hs_wtime() - t0;
     }
     HS_CUDA_CALL(cudaEventRecord(c->ev_s0, c->s));
-    if (sp->guess) { /* the guess's scale for this dt (the previous solve synchronised: h_gs is free) */
-        *sp->h_gs = hs_split_guess_scale(&c->ex, dt);
-        HS_CUDA_CALL(cudaMemcpyAsync(sp->gs, sp->h_gs, sizeof(double), cudaMemcpyHostToDevice, c->s));
+    if (sp->guess) { /* the guess's weights for this dt (the previous solve synchronised: h_gs is free) */
+        hs_split_guess_weights(&c->ex, dt, sp->h_gs);
+        HS_CUDA_CALL(cudaMemcpyAsync(sp->gs, sp->h_gs, 2 * sizeof(double), cudaMemcpyHostToDevice, c->s));
     }
     if (c->gpc) {
         HS_CALL(diffuse_general(b, cg));
