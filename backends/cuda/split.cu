@@ -347,9 +347,12 @@ double hs_cu_split_bytes(const hs_backend *b, int phase)
     if (phase == 0) /* the reaction: u and the variables read and written once; node rows, frozen flags */
         return nn * hs_nodal_bytes_per_node(c->nv, 0, 0) + (sp->ntab ? 2.0 * nn : 0.0) + (sp->frozen ? nn : 0.0);
     /* the diffusion's start: C u* (double values and a 4-byte column per slot, row pointers, u* and r0),
-     * B u* the same in the CG's precision unless B is the lumped diagonal, the norms (r0, B u* or m, u*) */
+     * B u* the same in the CG's precision unless B is the lumped diagonal, the guess and A g
+     * (solver.extrapolate >= 1), the norms (r0, B u* or m, u*) */
     double bytes = ns * (8.0 + 4.0) + (nn + 1) * 4.0 + nn * 16.0;
     if (!sp->lumped_b) bytes += ns * (vb + 4.0) + (nn + 1) * 4.0 + nn * 16.0;
+    if (sp->guess) /* g = w0 d_1 + w1 d_2 (24 bytes per node), A g as B u*, the norms read A g and write r0 */
+        bytes += nn * 24.0 + ns * (vb + 4.0) + (nn + 1) * 4.0 + nn * 16.0 + nn * 16.0;
     return bytes + nn * 24.0;
 }
 
