@@ -495,7 +495,7 @@ hs_cfg_names hs_config_default_fields(const hs_model *m)
     hs_cfg_names l;
     memset(&l, 0, sizeof l);
     (void)hs_cfg_names_add(&l, m->potential_name);
-    (void)hs_cfg_names_add(&l, "V");
+    if (strcmp(m->potential_name, "V") != 0) (void)hs_cfg_names_add(&l, "V"); /* models in mV name it V */
     (void)hs_cfg_names_add(&l, "activation");
     for (int v = 0; v < m->n_vars; ++v) (void)hs_cfg_names_add(&l, m->vars[v].name);
     (void)hs_cfg_names_add(&l, "fiber");

@@ -211,7 +211,9 @@ typedef struct hs_backend_part_ops {
     /** Optional (NULL: the distributed plan of sim/sim_build.c: the Newton loop on the host,
      *  csr_scalar, float64): resolve the "auto"s of @p plan for a run on @p n_ranks ranks as the
      *  backend's resolve_plan does serially (one rank may take the serial plan whole). Every rank
-     *  must reach the same plan. */
+     *  must reach the same plan. @p pattern: the global pattern on one rank (a backend with
+     *  one_rank_serial), else NULL or rank 0's only (the ranks' set-up holds no global pattern:
+     *  sim/sim_build.c), so a rule on several ranks must not read it. */
     hs_status (*resolve_plan)(const hs_csr *pattern, const hs_problem_opts *opt, int n_ranks,
                               hs_exec_plan *plan);
     /** 1: on one rank the wrapper hands the backend its Newton iteration (iterate, newton_device), so

@@ -28,6 +28,17 @@
  * abandoned by a restart) are deleted from the file when the index is next rewritten. HDF5 1.10
  * has no journal: a process killed while HDF5 writes its metadata can leave the .h5 unreadable
  * (docs/reliability.md); checkpoints are separate files and stay good.
+ *
+ * Written collectively (hs_series_create_part; a build with a parallel HDF5, HS_HAS_HDF5_PARALLEL):
+ * the same file, opened by every rank through H5FD_MPIO. Each rank holds the values of its own nodes
+ * and elements with their 64-bit global indices, sorted once at create; every dataset is created by
+ * all ranks with the global size, and each rank selects its rows in it (one hyperslab per run of
+ * consecutive global indices when the runs are few, as a partition into contiguous ranges gives, a
+ * point selection otherwise: docs/benchmarks.md measures both) and writes them in one collective
+ * transfer (H5FD_MPIO_COLLECTIVE), values in global-index order. Groups, attributes and deletions
+ * are made by every rank alike (HDF5's metadata calls are collective); rank 0 alone writes the XML
+ * index, from the grid text every rank keeps. H5Fflush through MPI-IO ends in MPI_File_sync, the
+ * fsync of the serial file. Every entry point ends by agreeing on its status over the ranks.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
@@ -41,11 +52,30 @@
 #include <unistd.h>
 
 #include "hs_atomic_file.h"
+#include "hs_build_config.h"
 #include "hs_series_format.h"
 #include "hs_util.h"
 #include "hs_xdmf_text.h"
 
 enum { HS_H5_CHUNK_VALUES = 1 << 20 }; /* values per chunk of a field dataset (4 MiB of float32) */
+
+/* The rows of a dataset one rank writes in a collective series: its values sorted by global index
+ * (perm), and how they are selected in the file. */
+typedef struct xh5_sel {
+    int32_t n;       /* rows */
+    int32_t *perm;   /* [n] the rank's index of the k-th smallest global index */
+    hsize_t *gid;    /* [n] the global indices, increasing */
+    int64_t n_runs;  /* runs of consecutive global indices */
+    hsize_t *run0, *run_len; /* [n_runs] */
+    int points;      /* 1: point selection, 0: one hyperslab per run */
+    /* exchange: the rows go to the rank whose block of global indices [blk0, blk0 + blk_n) holds them
+     * (block r: [r N / P, (r + 1) N / P)), which writes its block as one hyperslab */
+    int exchange;
+    int64_t blk0;
+    int32_t blk_n;
+    int *scnt, *sdsp, *rcnt, *rdsp; /* [n_ranks] rows sent to / received from each rank, offsets */
+    int32_t *rpos;   /* [blk_n] position in the block of each row received, in arrival order */
+} xh5_sel;
 
 typedef struct xh5_series {
     const char *index_path;  /* DIR/PREFIX.xdmf, borrowed from the series */
@@ -57,6 +87,18 @@ typedef struct xh5_series {
     int32_t n_nodes, n_elems;
     float *buf;              /* [buf_len] float32 of one field */
     size_t buf_len;
+    /* written collectively (create_part); part 0: a serial series, none of these used */
+    int part, rank, n_ranks;
+    const hs_series_part *pt; /* borrowed */
+#if HS_HAS_HDF5_PARALLEL
+    MPI_Comm comm;
+#endif
+    hid_t dxpl;              /* collective transfers, or H5P_DEFAULT */
+    xh5_sel sel_node, sel_elem;
+    void *rows;              /* [rows_bytes] a mesh array in global-index order */
+    size_t rows_bytes;
+    void *xrecv, *xblock;    /* [x_bytes] rows received in an exchange, and in block order */
+    size_t x_bytes;
 } xh5_series;
 
 /* ---- errors --------------------------------------------------------------------------------- */
@@ -106,6 +148,46 @@ static void quiet(void)
     H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
 }
 
+/* A collective series: every rank returns the first failing rank's status and message. */
+static hs_status agree(xh5_series *s, hs_status st)
+{
+#if HS_HAS_HDF5_PARALLEL
+    if (!s->part) return st;
+    int first = st == HS_OK ? s->n_ranks : s->rank, min_first = s->n_ranks;
+    MPI_Allreduce(&first, &min_first, 1, MPI_INT, MPI_MIN, s->comm);
+    if (min_first == s->n_ranks) return HS_OK;
+    int code = (int)st;
+    char msg[2048] = "";
+    if (s->rank == min_first) snprintf(msg, sizeof msg, "%s", hs_error_message());
+    MPI_Bcast(&code, 1, MPI_INT, min_first, s->comm);
+    MPI_Bcast(msg, (int)sizeof msg, MPI_CHAR, min_first, s->comm);
+    hs_error_clear();
+    if (s->n_ranks == 1) return hs_error_set((hs_status)code, __FILE__, __LINE__, __func__, "%s", msg);
+    return hs_error_set((hs_status)code, __FILE__, __LINE__, __func__, "rank %d of %d: %s", min_first, s->n_ranks,
+                        msg);
+#else
+    (void)s;
+    return st;
+#endif
+}
+
+/* File access: MPI-IO over the ranks for a collective series, the default (sec2) otherwise. */
+static hid_t file_access(const xh5_series *s)
+{
+#if HS_HAS_HDF5_PARALLEL
+    if (s->part) {
+        hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
+        if (fapl >= 0 && H5Pset_fapl_mpio(fapl, s->comm, MPI_INFO_NULL) < 0) {
+            H5Pclose(fapl);
+            return H5I_INVALID_HID;
+        }
+        return fapl;
+    }
+#endif
+    (void)s;
+    return H5Pcopy(H5P_FILE_ACCESS_DEFAULT);
+}
+
 /* ---- create / destroy ----------------------------------------------------------------------- */
 
 /* ':' too: a data item reads "PREFIX.h5:/path" and readers split at the first ':'. */
@@ -119,10 +201,33 @@ static void xh5_close(xh5_series *s)
     close_id(&s->file, H5Fclose);
 }
 
+static void sel_free(xh5_sel *q)
+{
+    free(q->perm);
+    free(q->gid);
+    free(q->run0);
+    free(q->run_len);
+    free(q->scnt);
+    free(q->sdsp);
+    free(q->rcnt);
+    free(q->rdsp);
+    free(q->rpos);
+    memset(q, 0, sizeof *q);
+}
+
 static void xh5_destroy(void *impl)
 {
     xh5_series *s = impl;
     xh5_close(s);
+    if (s->dxpl >= 0 && s->dxpl != H5P_DEFAULT) H5Pclose(s->dxpl);
+    sel_free(&s->sel_node);
+    sel_free(&s->sel_elem);
+    free(s->rows);
+    free(s->xrecv);
+    free(s->xblock);
+#if HS_HAS_HDF5_PARALLEL
+    if (s->comm != MPI_COMM_NULL) MPI_Comm_free(&s->comm);
+#endif
     free(s->h5_path);
     free(s->xml_h5);
     hs_xdmf_grids_free(&s->g);
@@ -137,6 +242,10 @@ static hs_status xh5_create(const char *dir, const char *prefix, const char *ind
     char *name = NULL;
     HS_CALL(HS_ALLOC(s, 1, "XDMF/HDF5 series"));
     s->file = H5I_INVALID_HID;
+    s->dxpl = H5P_DEFAULT;
+#if HS_HAS_HDF5_PARALLEL
+    s->comm = MPI_COMM_NULL;
+#endif
     s->index_path = index_path;
     HS_CALL_GOTO(HS_ALLOC(name, strlen(prefix) + 4, "file name"), fail);
     snprintf(name, strlen(prefix) + 4, "%s.h5", prefix);
@@ -151,6 +260,229 @@ fail:
     xh5_destroy(s);
     return st;
 }
+
+#if HS_HAS_HDF5_PARALLEL
+typedef struct gid_at {
+    int64_t gid;
+    int32_t i;
+} gid_at;
+
+static int cmp_gid(const void *a, const void *b)
+{
+    const int64_t x = ((const gid_at *)a)->gid, y = ((const gid_at *)b)->gid;
+    return (x > y) - (x < y);
+}
+
+/* Rows gid [n] (global indices < n_global, distinct) sorted, their runs, the selection kind. */
+static hs_status sel_build(xh5_sel *q, int32_t n, const int64_t *gid, int64_t n_global, int selection,
+                           const char *what)
+{
+    hs_status st = HS_OK;
+    gid_at *v = NULL;
+    q->n = n;
+    HS_CALL(HS_ALLOC(v, (size_t)n + 1, "collective selection"));
+    HS_CALL_GOTO(HS_ALLOC(q->perm, (size_t)n + 1, "collective selection"), done);
+    HS_CALL_GOTO(HS_ALLOC(q->gid, (size_t)n + 1, "collective selection"), done);
+    for (int32_t i = 0; i < n; ++i) {
+        HS_CHECK_GOTO(gid[i] >= 0 && gid[i] < n_global, done, HS_ERR_INTERNAL,
+                      "%s %d has global index %lld outside [0, %lld)", what, (int)i, (long long)gid[i],
+                      (long long)n_global);
+        v[i] = (gid_at){gid[i], i};
+    }
+    qsort(v, (size_t)n, sizeof *v, cmp_gid);
+    q->n_runs = 0;
+    for (int32_t k = 0; k < n; ++k) {
+        HS_CHECK_GOTO(k == 0 || v[k].gid != v[k - 1].gid, done, HS_ERR_INTERNAL, "%s %lld given twice", what,
+                      (long long)v[k].gid);
+        q->perm[k] = v[k].i;
+        q->gid[k] = (hsize_t)v[k].gid;
+        q->n_runs += k == 0 || v[k].gid != v[k - 1].gid + 1;
+    }
+    HS_CALL_GOTO(HS_ALLOC(q->run0, (size_t)q->n_runs + 1, "collective selection"), done);
+    HS_CALL_GOTO(HS_ALLOC(q->run_len, (size_t)q->n_runs + 1, "collective selection"), done);
+    for (int32_t k = 0, r = -1; k < n; ++k) {
+        if (k == 0 || q->gid[k] != q->gid[k - 1] + 1) q->run0[++r] = q->gid[k], q->run_len[r] = 0;
+        q->run_len[r]++;
+    }
+    /* HDF5 1.10 handles a union of many hyperslabs, or many points, slowly: a graph partition's
+     * thousands of runs take seconds a frame where one run takes 0.1 s (docs/benchmarks.md); a
+     * partition into contiguous ranges has one run per rank */
+    q->points = selection == HS_SERIES_SEL_POINTS; /* exchange: decided by create_part over all ranks */
+done:
+    free(v);
+    return st;
+}
+
+/* First global index of block r of n_global over n_ranks. */
+static int64_t block_start(int64_t n_global, int r, int n_ranks)
+{
+    return (int64_t)((__int128)n_global * r / n_ranks);
+}
+
+/* The exchange of selection @p q (q->exchange): who sends which rows where, once. Collective. */
+static hs_status sel_exchange_setup(xh5_series *s, xh5_sel *q, int64_t n_global, const char *what)
+{
+    hs_status st = HS_OK;
+    const int P = s->n_ranks;
+    int64_t *rg = NULL;
+    HS_CALL(HS_ALLOC(q->scnt, (size_t)P, "exchange"));
+    HS_CALL(HS_ALLOC(q->sdsp, (size_t)P, "exchange"));
+    HS_CALL(HS_ALLOC(q->rcnt, (size_t)P, "exchange"));
+    HS_CALL(HS_ALLOC(q->rdsp, (size_t)P, "exchange"));
+    q->blk0 = block_start(n_global, s->rank, P);
+    const int64_t blk_n = block_start(n_global, s->rank + 1, P) - q->blk0;
+    HS_CHECK(blk_n <= INT32_MAX, HS_ERR_CONFIG, "HDF5 series %s: a block of %lld %ss", s->h5_path, (long long)blk_n, what);
+    q->blk_n = (int32_t)blk_n;
+    /* the gids are sorted, so the rows for each rank are consecutive */
+    for (int32_t k = 0, r = 0; k < q->n; ++k) {
+        while (r + 1 < P && (int64_t)q->gid[k] >= block_start(n_global, r + 1, P)) ++r;
+        q->scnt[r]++;
+    }
+    for (int r = 1; r < P; ++r) q->sdsp[r] = q->sdsp[r - 1] + q->scnt[r - 1];
+    MPI_Alltoall(q->scnt, 1, MPI_INT, q->rcnt, 1, MPI_INT, s->comm);
+    int64_t got = 0;
+    for (int r = 0; r < P; ++r) {
+        q->rdsp[r] = (int)got;
+        got += q->rcnt[r];
+    }
+    /* every rank checks its block is covered once: the ranks' gids partition [0, n_global) */
+    HS_CHECK(got == blk_n, HS_ERR_INTERNAL, "HDF5 series %s: rank %d receives %lld %ss for its block of %lld",
+             s->h5_path, s->rank, (long long)got, what, (long long)blk_n);
+    HS_CALL(HS_ALLOC(rg, (size_t)got + 1, "exchange"));
+    HS_CALL_GOTO(HS_ALLOC(q->rpos, (size_t)got + 1, "exchange"), done);
+    int64_t *sg = NULL;
+    HS_CALL_GOTO(HS_ALLOC(sg, (size_t)q->n + 1, "exchange"), done);
+    for (int32_t k = 0; k < q->n; ++k) sg[k] = (int64_t)q->gid[k];
+    MPI_Alltoallv(sg, q->scnt, q->sdsp, MPI_INT64_T, rg, q->rcnt, q->rdsp, MPI_INT64_T, s->comm);
+    free(sg);
+    for (int64_t k = 0; k < got; ++k) {
+        const int64_t p = rg[k] - q->blk0;
+        HS_CHECK_GOTO(p >= 0 && p < blk_n, done, HS_ERR_INTERNAL, "HDF5 series %s: %s %lld sent to the wrong rank",
+                      s->h5_path, what, (long long)rg[k]);
+        q->rpos[k] = (int32_t)p;
+    }
+done:
+    free(rg);
+    return st;
+}
+
+/* Rows @p sorted (q->n rows of @p row bytes, global-index order) to the ranks whose blocks hold them;
+ * the block of this rank in order into s->xblock. Collective. */
+static const void *exchange_rows(xh5_series *s, const xh5_sel *q, const void *sorted, size_t row)
+{
+    MPI_Datatype t;
+    MPI_Type_contiguous((int)row, MPI_BYTE, &t);
+    MPI_Type_commit(&t);
+    MPI_Alltoallv(sorted, q->scnt, q->sdsp, t, s->xrecv, q->rcnt, q->rdsp, t, s->comm);
+    MPI_Type_free(&t);
+    const char *in = s->xrecv;
+    char *out = s->xblock;
+    for (int32_t k = 0; k < q->blk_n; ++k) memcpy(out + (size_t)q->rpos[k] * row, in + (size_t)k * row, row);
+    return out;
+}
+
+static hs_status xh5_create_part(const char *dir, const char *prefix, const char *index_path,
+                                 const hs_series_part *part, void **out)
+{
+    *out = NULL;
+    void *impl = NULL;
+    const MPI_Comm given = *(const MPI_Comm *)part->comm;
+    hs_status st = xh5_create(dir, prefix, index_path, &impl);
+    xh5_series *s = impl;
+    if (st == HS_OK) {
+        s->part = 1;
+        s->pt = part;
+        if (MPI_Comm_dup(given, &s->comm) != MPI_SUCCESS) {
+            s->comm = MPI_COMM_NULL;
+            st = HS_FAIL(HS_ERR_INTERNAL, "HDF5 series %s: MPI_Comm_dup failed", s->h5_path);
+        }
+    }
+    if (st != HS_OK) { /* every rank fails here alike, or the communicator is not usable to agree on */
+        if (s) xh5_destroy(s);
+        return st;
+    }
+    MPI_Comm_rank(s->comm, &s->rank);
+    MPI_Comm_size(s->comm, &s->n_ranks);
+    HS_CHECK_GOTO(part->n_nodes_global <= INT32_MAX && part->n_elems_global <= INT32_MAX, fail, HS_ERR_CONFIG,
+                  "HDF5 series %s: %lld nodes, %lld elements: the XDMF index and /mesh/cells hold 32-bit counts "
+                  "and node indices", s->h5_path, (long long)part->n_nodes_global, (long long)part->n_elems_global);
+    HS_CALL_GOTO(sel_build(&s->sel_node, part->n_nodes, part->node_gid, part->n_nodes_global, part->selection, "node"),
+                 fail);
+    HS_CALL_GOTO(sel_build(&s->sel_elem, part->n_elems, part->elem_gid, part->n_elems_global, part->selection,
+                           "element"), fail);
+    /* every rank decides the same way (the largest run count), so the collective calls match */
+    int64_t runs[2] = {s->sel_node.n_runs, s->sel_elem.n_runs};
+    MPI_Allreduce(MPI_IN_PLACE, runs, 2, MPI_INT64_T, MPI_MAX, s->comm);
+    s->sel_node.exchange = part->selection == HS_SERIES_SEL_EXCHANGE || (part->selection == HS_SERIES_SEL_AUTO && runs[0] > 16);
+    s->sel_elem.exchange = part->selection == HS_SERIES_SEL_EXCHANGE || (part->selection == HS_SERIES_SEL_AUTO && runs[1] > 16);
+    if (s->sel_node.exchange) HS_CALL_GOTO(sel_exchange_setup(s, &s->sel_node, part->n_nodes_global, "node"), fail);
+    if (s->sel_elem.exchange) HS_CALL_GOTO(sel_exchange_setup(s, &s->sel_elem, part->n_elems_global, "element"), fail);
+    /* every buffer a frame needs, now: a rank that failed half-way through a frame would leave the
+     * others waiting in a collective transfer */
+    const size_t nn = (size_t)part->n_nodes, ne = (size_t)part->n_elems;
+    const size_t most = nn > ne ? nn : ne;
+    s->rows_bytes = 3 * nn * sizeof(double);
+    if (4 * ne * sizeof(int32_t) > s->rows_bytes) s->rows_bytes = 4 * ne * sizeof(int32_t);
+    if (3 * ne * sizeof(double) > s->rows_bytes) s->rows_bytes = 3 * ne * sizeof(double);
+    s->rows = malloc(s->rows_bytes + 8);
+    s->buf = malloc((most + 1) * sizeof *s->buf);
+    /* a row is at most 3 doubles (points, fibres) */
+    s->x_bytes = 3 * sizeof(double) * (size_t)(s->sel_node.blk_n > s->sel_elem.blk_n ? s->sel_node.blk_n : s->sel_elem.blk_n);
+    s->xrecv = malloc(s->x_bytes + 8);
+    s->xblock = malloc(s->x_bytes + 8);
+    HS_CHECK_GOTO(s->rows && s->buf && s->xrecv && s->xblock, fail, HS_ERR_MEMORY, "HDF5 series %s: out of memory for %zu rows", s->h5_path,
+                  most);
+    s->buf_len = most;
+    s->dxpl = H5Pcreate(H5P_DATASET_XFER);
+    if (s->dxpl < 0 || H5Pset_dxpl_mpio(s->dxpl, H5FD_MPIO_COLLECTIVE) < 0) {
+        st = H5_FAIL(s, "cannot set up collective transfers");
+        goto fail;
+    }
+fail:
+    st = agree(s, st);
+    if (st != HS_OK) {
+        xh5_destroy(s);
+        return st;
+    }
+    if (s->rank == 0)
+        hs_log(1, "output: %s written collectively by %d ranks (MPI-IO); rank 0's %d nodes in %lld runs of global "
+               "indices: %s\n", s->h5_path, s->n_ranks, (int)s->sel_node.n, (long long)s->sel_node.n_runs,
+               s->sel_node.exchange ? "exchanged into blocks" : s->sel_node.points ? "point selection" : "hyperslabs");
+    *out = s;
+    return HS_OK;
+}
+
+/* Select this rank's rows of a [rows][cols] dataset's file space @p space. */
+static hs_status select_rows(xh5_series *s, hid_t space, const xh5_sel *q, int cols)
+{
+    herr_t e = 0;
+    if (q->exchange) {
+        hsize_t start[2] = {(hsize_t)q->blk0, 0}, count[2] = {(hsize_t)q->blk_n, (hsize_t)cols};
+        e = q->blk_n ? H5Sselect_hyperslab(space, H5S_SELECT_SET, start, NULL, count, NULL) : H5Sselect_none(space);
+    } else if (q->n == 0) {
+        e = H5Sselect_none(space);
+    } else if (q->points) {
+        const int rank = cols > 1 ? 2 : 1;
+        const size_t np = (size_t)q->n * (size_t)cols;
+        hsize_t *c = malloc(np * (size_t)rank * sizeof *c);
+        HS_CHECK(c, HS_ERR_MEMORY, "HDF5 series %s: out of memory for a point selection of %zu values", s->h5_path, np);
+        for (size_t k = 0, o = 0; k < (size_t)q->n; ++k)
+            for (int j = 0; j < cols; ++j) {
+                c[o++] = q->gid[k];
+                if (rank == 2) c[o++] = (hsize_t)j;
+            }
+        e = H5Sselect_elements(space, H5S_SELECT_SET, np, c);
+        free(c);
+    } else {
+        for (int64_t r = 0; r < q->n_runs && e >= 0; ++r) {
+            hsize_t start[2] = {q->run0[r], 0}, count[2] = {q->run_len[r], (hsize_t)cols};
+            e = H5Sselect_hyperslab(space, r ? H5S_SELECT_OR : H5S_SELECT_SET, start, NULL, count, NULL);
+        }
+    }
+    if (e < 0) return H5_FAIL(s, "cannot select this rank's rows (%d, %lld runs)", (int)q->n, (long long)q->n_runs);
+    return HS_OK;
+}
+#endif
 
 /* ---- index text ----------------------------------------------------------------------------- */
 
@@ -234,14 +566,17 @@ static int link_exists(hid_t file, const char *path)
 }
 
 /* Write @p data as dataset @p path: [rows] or [rows][cols] of file type @p ftype from memory type
- * @p mtype; chunked when @p chunked (fields), else contiguous (the mesh, written once). */
+ * @p mtype; chunked when @p chunked (fields), else contiguous (the mesh, written once). In a
+ * collective series (@p q not NULL) rows is the global count and @p data this rank's q->n rows in
+ * global-index order, written collectively. */
 static hs_status write_dataset(xh5_series *s, hid_t loc, const char *path, hid_t ftype, hid_t mtype,
-                               size_t rows, int cols, int chunked, const void *data, hid_t *out)
+                               size_t rows, int cols, int chunked, const xh5_sel *q, const void *data, hid_t *out)
 {
     hs_status st = HS_OK;
     hsize_t dims[2] = {rows, (hsize_t)cols};
     const int rank = cols > 1 ? 2 : 1;
     hid_t space = H5I_INVALID_HID, dcpl = H5I_INVALID_HID, lcpl = H5I_INVALID_HID, ds = H5I_INVALID_HID;
+    hid_t mspace = H5S_ALL, fspace = H5S_ALL;
     space = H5Screate_simple(rank, dims, NULL);
     dcpl = H5Pcreate(H5P_DATASET_CREATE);
     lcpl = H5Pcreate(H5P_LINK_CREATE);
@@ -261,11 +596,29 @@ static hs_status write_dataset(xh5_series *s, hid_t loc, const char *path, hid_t
         st = H5_FAIL(s, "cannot create dataset %s", path);
         goto done;
     }
-    if (rows > 0 && H5Dwrite(ds, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) < 0) {
+#if HS_HAS_HDF5_PARALLEL
+    if (q && rows > 0) {
+        const int32_t n = q->exchange ? q->blk_n : q->n;
+        if (q->exchange) data = exchange_rows(s, q, data, (size_t)cols * H5Tget_size(mtype));
+        hsize_t mdims[2] = {n ? (hsize_t)n : 1, (hsize_t)cols};
+        fspace = H5Scopy(space);
+        mspace = H5Screate_simple(rank, mdims, NULL);
+        if (fspace < 0 || mspace < 0 || (n == 0 && H5Sselect_none(mspace) < 0)) {
+            st = H5_FAIL(s, "cannot set up the selection of dataset %s", path);
+            goto done;
+        }
+        HS_CALL_GOTO(select_rows(s, fspace, q, cols), done);
+    }
+#else
+    (void)q;
+#endif
+    if (rows > 0 && H5Dwrite(ds, mtype, mspace, fspace, s->dxpl, data) < 0) {
         st = H5_FAIL(s, "cannot write dataset %s (%zu values)", path, rows * (size_t)cols);
         goto done;
     }
 done:
+    if (mspace != H5S_ALL) H5Sclose(mspace);
+    if (fspace != H5S_ALL) H5Sclose(fspace);
     if (st == HS_OK && out) {
         *out = ds;
         ds = H5I_INVALID_HID;
@@ -307,6 +660,7 @@ static hs_status put_string_attr(xh5_series *s, hid_t obj, const char *name, con
 static hs_status flush_file(xh5_series *s)
 {
     if (H5Fflush(s->file, H5F_SCOPE_GLOBAL) < 0) return H5_FAIL(s, "cannot flush the file");
+    if (s->part) return HS_OK; /* through MPI-IO, H5Fflush ends in MPI_File_sync */
     void *handle = NULL;
     if (H5Fget_vfd_handle(s->file, H5P_DEFAULT, &handle) < 0 || !handle)
         return H5_FAIL(s, "cannot get the file descriptor to fsync");
@@ -334,35 +688,86 @@ static hs_status drop_frames_from(xh5_series *s, int from, int *dropped)
 
 /* ---- write ---------------------------------------------------------------------------------- */
 
-/* Node indices are checked: an index out of range makes readers crash or draw garbage. */
+/* The rank's rows of a mesh array in global-index order, into s->rows: @p cols values of @p size
+ * bytes per row from @p src (a collective series). */
+static const void *rows_sorted(xh5_series *s, const xh5_sel *q, const void *src, int cols, size_t size)
+{
+    char *dst = s->rows;
+    const size_t row = (size_t)cols * size;
+    for (int32_t k = 0; k < q->n; ++k) memcpy(dst + (size_t)k * row, (const char *)src + (size_t)q->perm[k] * row, row);
+    return dst;
+}
+
+/* This rank's connectivity as int32 global node indices in global element order, into s->rows;
+ * every index checked: one out of range makes readers crash or draw garbage. */
+static hs_status cells_sorted(xh5_series *s, const void **out)
+{
+    const hs_series_part *p = s->pt;
+    int32_t *c = s->rows;
+    for (int32_t k = 0; k < s->sel_elem.n; ++k)
+        for (int j = 0; j < 4; ++j) {
+            const int64_t v = p->tets[4 * (size_t)s->sel_elem.perm[k] + (size_t)j];
+            HS_CHECK(v >= 0 && v < p->n_nodes_global, HS_ERR_INTERNAL,
+                     "element %lld has node index %lld outside [0, %lld)", (long long)s->sel_elem.gid[k],
+                     (long long)v, (long long)p->n_nodes_global);
+            c[4 * (size_t)k + (size_t)j] = (int32_t)v;
+        }
+    *out = c;
+    return HS_OK;
+}
+
+/* Node indices are checked: an index out of range makes readers crash or draw garbage. In a
+ * collective series the mesh is the part's (m NULL). */
 static hs_status write_mesh(xh5_series *s, const hs_mesh *m, int mesh_arrays)
 {
-    const size_t nn = (size_t)m->n_nodes, ne = (size_t)m->n_elems;
+    const hs_series_part *p = s->pt;
+    const size_t nn = m ? (size_t)m->n_nodes : (size_t)p->n_nodes_global;
+    const size_t ne = m ? (size_t)m->n_elems : (size_t)p->n_elems_global;
+    const xh5_sel *qn = m ? NULL : &s->sel_node, *qe = m ? NULL : &s->sel_elem;
     int e = link_exists(s->file, "/mesh/points");
     if (e < 0) return H5_FAIL(s, "cannot look for /mesh/points");
     if (!e) {
-        for (size_t i = 0; i < 4 * ne; ++i)
-            HS_CHECK(m->tets[i] >= 0 && m->tets[i] < m->n_nodes, HS_ERR_INTERNAL,
-                     "element %zu has node index %d outside [0, %d)", i / 4, (int)m->tets[i], (int)m->n_nodes);
-        HS_CALL(write_dataset(s, s->file, "/mesh/points", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, nn, 3, 0, m->xyz, NULL));
-        HS_CALL(write_dataset(s, s->file, "/mesh/cells", H5T_STD_I32LE, H5T_NATIVE_INT32, ne, 4, 0, m->tets, NULL));
+        const void *xyz = NULL, *tets = NULL;
+        if (m) {
+            for (size_t i = 0; i < 4 * ne; ++i)
+                HS_CHECK(m->tets[i] >= 0 && m->tets[i] < m->n_nodes, HS_ERR_INTERNAL,
+                         "element %zu has node index %d outside [0, %d)", i / 4, (int)m->tets[i], (int)m->n_nodes);
+            xyz = m->xyz;
+            tets = m->tets;
+        } else {
+            xyz = rows_sorted(s, qn, p->xyz, 3, sizeof(double));
+        }
+        HS_CALL(write_dataset(s, s->file, "/mesh/points", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, nn, 3, 0, qn, xyz, NULL));
+        if (!m) HS_CALL(cells_sorted(s, &tets));
+        HS_CALL(write_dataset(s, s->file, "/mesh/cells", H5T_STD_I32LE, H5T_NATIVE_INT32, ne, 4, 0, qe, tets, NULL));
     }
     if (mesh_arrays & HS_MESH_FIELD_REGION) {
         if ((e = link_exists(s->file, "/mesh/region")) < 0) return H5_FAIL(s, "cannot look for /mesh/region");
         if (!e)
-            HS_CALL(write_dataset(s, s->file, "/mesh/region", H5T_STD_I32LE, H5T_NATIVE_INT32, ne, 1, 0, m->region, NULL));
+            HS_CALL(write_dataset(s, s->file, "/mesh/region", H5T_STD_I32LE, H5T_NATIVE_INT32, ne, 1, 0, qe,
+                                  m ? (const void *)m->region : rows_sorted(s, qe, p->region, 1, sizeof(int32_t)),
+                                  NULL));
     }
     if (mesh_arrays & HS_MESH_FIELD_FIBER) {
         if ((e = link_exists(s->file, "/mesh/fiber")) < 0) return H5_FAIL(s, "cannot look for /mesh/fiber");
         if (!e)
-            HS_CALL(write_dataset(s, s->file, "/mesh/fiber", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, ne, 3, 0, m->fiber, NULL));
+            HS_CALL(write_dataset(s, s->file, "/mesh/fiber", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, ne, 3, 0, qe,
+                                  m ? (const void *)m->fiber : rows_sorted(s, qe, p->fiber, 3, sizeof(double)), NULL));
     }
     return HS_OK;
 }
 
-/* float32 of field @p a [n] (scale * x + offset in double, rounded once, when mapped) into buf. */
-static hs_status to_f32(xh5_series *s, const hs_frame_field *a, size_t n)
+/* float32 of field @p a [n] (scale * x + offset in double, rounded once, when mapped) into buf;
+ * with @p perm [n] (a collective series) buf[k] is that of a->data[perm[k]]. */
+static hs_status to_f32(xh5_series *s, const hs_frame_field *a, size_t n, const int32_t *perm)
 {
+    if (perm) {
+        if (a->mapped)
+            for (size_t k = 0; k < n; ++k) s->buf[k] = (float)(a->scale * a->data[perm[k]] + a->offset);
+        else
+            for (size_t k = 0; k < n; ++k) s->buf[k] = (float)a->data[perm[k]];
+        return HS_OK;
+    }
     if (n > s->buf_len) {
         float *b = realloc(s->buf, (n ? n : 1) * sizeof *b);
         HS_CHECK(b, HS_ERR_MEMORY, "out of memory for %zu float32 values of field %s", n, a->name);
@@ -376,8 +781,8 @@ static hs_status to_f32(xh5_series *s, const hs_frame_field *a, size_t n)
     return HS_OK;
 }
 
-static hs_status write_frame_group(xh5_series *s, int index, const hs_mesh *m, const hs_frame *fr,
-                                   const int *order, int n, int mesh_arrays)
+static hs_status write_frame_group(xh5_series *s, int index, const hs_frame *fr, const int *order, int n,
+                                   int mesh_arrays)
 {
     hs_status st = HS_OK;
     char g[32], names[HS_FRAME_MAX_FIELDS * 64 + 1] = "";
@@ -396,9 +801,10 @@ static hs_status write_frame_group(xh5_series *s, int index, const hs_mesh *m, c
         HS_CHECK_GOTO(strlen(a->name) < 64, done, HS_ERR_INTERNAL, "frame field name %s is too long", a->name);
         if (k) strcat(names, " ");
         strcat(names, a->name);
-        const size_t len = (size_t)(a->cell ? m->n_elems : m->n_nodes);
-        HS_CALL_GOTO(to_f32(s, a, len), done);
-        HS_CALL_GOTO(write_dataset(s, grp, a->name, H5T_IEEE_F32LE, H5T_NATIVE_FLOAT, len, 1, 1, s->buf, &ds), done);
+        const size_t len = (size_t)(a->cell ? s->n_elems : s->n_nodes);
+        const xh5_sel *q = !s->part ? NULL : a->cell ? &s->sel_elem : &s->sel_node;
+        HS_CALL_GOTO(to_f32(s, a, q ? (size_t)q->n : len, q ? q->perm : NULL), done);
+        HS_CALL_GOTO(write_dataset(s, grp, a->name, H5T_IEEE_F32LE, H5T_NATIVE_FLOAT, len, 1, 1, q, s->buf, &ds), done);
         const int32_t cell = a->cell;
         HS_CALL_GOTO(put_scalar_attr(s, ds, "cell", H5T_STD_I32LE, H5T_NATIVE_INT32, &cell), done);
         close_id(&ds, H5Dclose);
@@ -411,20 +817,33 @@ done:
     return st;
 }
 
+static hs_status write_frame(xh5_series *s, int index, const hs_mesh *mesh, const hs_frame *frame);
+
 static hs_status xh5_write_frame(void *impl, int index, const char *path, const hs_mesh *mesh,
                                  const hs_frame *frame)
 {
     (void)path; /* NULL: no file per frame */
     xh5_series *s = impl;
     quiet();
-    HS_CHECK(!s->mesh_known || (mesh->n_nodes == s->n_nodes && mesh->n_elems == s->n_elems), HS_ERR_INTERNAL,
+    return agree(s, write_frame(s, index, mesh, frame));
+}
+
+static hs_status write_frame(xh5_series *s, int index, const hs_mesh *mesh, const hs_frame *frame)
+{
+    const int32_t nn = mesh ? mesh->n_nodes : (int32_t)s->pt->n_nodes_global;
+    const int32_t ne = mesh ? mesh->n_elems : (int32_t)s->pt->n_elems_global;
+    HS_CHECK((mesh != NULL) != s->part, HS_ERR_INTERNAL, "XDMF/HDF5 series %s: a mesh %s", s->h5_path,
+             s->part ? "given to a collective series" : "missing");
+    HS_CHECK(!s->mesh_known || (nn == s->n_nodes && ne == s->n_elems), HS_ERR_INTERNAL,
              "XDMF/HDF5 series %s holds a mesh of %d nodes and %d elements; frame %d has %d and %d "
              "(one mesh per series)",
-             s->h5_path, (int)s->n_nodes, (int)s->n_elems, index, (int)mesh->n_nodes, (int)mesh->n_elems);
+             s->h5_path, (int)s->n_nodes, (int)s->n_elems, index, (int)nn, (int)ne);
     HS_CALL(hs_xdmf_grids_reserve(&s->g, index + 1));
     if (s->file < 0) {
         /* a new series (a resume opens the old file instead): an older file of this name goes */
-        s->file = H5Fcreate(s->h5_path, H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+        hid_t fapl = file_access(s);
+        if (fapl >= 0) s->file = H5Fcreate(s->h5_path, H5F_ACC_TRUNC, H5P_DEFAULT, fapl);
+        if (fapl >= 0) H5Pclose(fapl);
         if (s->file < 0) return H5_FAIL(s, "cannot create the file");
     }
     frame_desc d;
@@ -432,20 +851,25 @@ static hs_status xh5_write_frame(void *impl, int index, const char *path, const 
     int order[HS_FRAME_MAX_FIELDS];
     d.time = frame->time_ms;
     d.n = hs_frame_order(frame, order);
-    d.mesh_arrays = hs_frame_mesh_arrays(frame, mesh);
+    if (mesh) {
+        d.mesh_arrays = hs_frame_mesh_arrays(frame, mesh);
+    } else { /* the part's arrays, as hs_frame_mesh_arrays judges a mesh's */
+        if (s->pt->region) d.mesh_arrays |= frame->mesh_fields & HS_MESH_FIELD_REGION;
+        if (s->pt->fiber) d.mesh_arrays |= frame->mesh_fields & HS_MESH_FIELD_FIBER;
+    }
     for (int k = 0; k < d.n; ++k) {
         d.name[k] = frame->field[order[k]].name;
         d.cell[k] = frame->field[order[k]].cell;
     }
+    s->n_nodes = nn; /* before write_mesh: a collective series' sizes */
+    s->n_elems = ne;
     HS_CALL(write_mesh(s, mesh, d.mesh_arrays));
     s->mesh_known = 1;
-    s->n_nodes = mesh->n_nodes;
-    s->n_elems = mesh->n_elems;
 
     /* A frame of this number from a failed index write, or past a resume point, is replaced. */
     int dropped = 0;
     HS_CALL(drop_frames_from(s, index, &dropped));
-    HS_CALL(write_frame_group(s, index, mesh, frame, order, d.n, d.mesh_arrays));
+    HS_CALL(write_frame_group(s, index, frame, order, d.n, d.mesh_arrays));
     HS_CALL(flush_file(s));
 
     /* The grid text after frame index - 1 is that of a frame whose index could not be written:
@@ -459,28 +883,38 @@ static hs_status xh5_write_frame(void *impl, int index, const char *path, const 
 /* Rewrite the index with frames [0, n) (the grid text of each is kept), atomically, then delete
  * from the file the frames past it. With no frame, the index and the file are removed: they
  * would list frames a resume at 0 dropped. */
+static hs_status write_index(xh5_series *s, int n);
+
 static hs_status xh5_write_index(void *impl, const double *times, int n)
 {
     (void)times; /* they are in the grid text */
     xh5_series *s = impl;
     quiet();
+    return agree(s, write_index(s, n));
+}
+
+static hs_status write_index(xh5_series *s, int n)
+{
     if (n == 0) {
-        xh5_close(s);
+        xh5_close(s); /* collective in a collective series: every rank, whatever happens after */
         const char *gone[2] = {s->index_path, s->h5_path};
-        for (int i = 0; i < 2; ++i)
+        for (int i = 0; i < 2 && s->rank == 0; ++i)
             if (unlink(gone[i]) != 0 && errno != ENOENT) {
                 int err = errno;
                 return HS_FAIL(HS_ERR_IO, "cannot remove %s of the abandoned frames: %s", gone[i], strerror(err));
             }
         return HS_OK;
     }
-    char *comment = NULL;
-    const char *fmt = "heartsim XDMF series: the data is in the HDF5 file %s beside this one; docs/output.md";
-    HS_CALL(HS_ALLOC(comment, strlen(fmt) + strlen(s->xml_h5), "XDMF index comment"));
-    sprintf(comment, fmt, s->xml_h5);
-    hs_status st = hs_xdmf_grids_write_index(&s->g, n, s->index_path, comment, "frames");
-    free(comment);
-    HS_CALL(st);
+    hs_status st = HS_OK;
+    if (s->rank == 0) { /* every rank keeps the grid text; one writes it */
+        char *comment = NULL;
+        const char *fmt = "heartsim XDMF series: the data is in the HDF5 file %s beside this one; docs/output.md";
+        HS_CALL(HS_ALLOC(comment, strlen(fmt) + strlen(s->xml_h5), "XDMF index comment"));
+        sprintf(comment, fmt, s->xml_h5);
+        st = hs_xdmf_grids_write_index(&s->g, n, s->index_path, comment, "frames");
+        free(comment);
+    }
+    HS_CALL(agree(s, st)); /* the frames are dropped below only where the index went on every rank's word */
     /* Only now that the index no longer lists them: frames past it (a resume's abandoned ones). */
     int dropped = 0;
     if (s->file >= 0) {
@@ -591,17 +1025,26 @@ done:
 
 /* Open the old file and take over its first @p n frames, checking them against the checkpoint's
  * times. Nothing is changed in the file here; write_index drops the frames past n. */
+static hs_status resume(xh5_series *s, const double *times, int n);
+
 static hs_status xh5_resume(void *impl, const double *times, int n)
 {
     xh5_series *s = impl;
-    hs_status st = HS_OK;
     quiet();
+    return agree(s, resume(s, times, n));
+}
+
+static hs_status resume(xh5_series *s, const double *times, int n)
+{
+    hs_status st = HS_OK;
     xh5_close(s);
     hs_xdmf_grids_keep(&s->g, 0);
     s->mesh_known = 0;
     if (n == 0) return HS_OK;
     HS_CALL(hs_xdmf_grids_reserve(&s->g, n));
-    s->file = H5Fopen(s->h5_path, H5F_ACC_RDWR, H5P_DEFAULT);
+    hid_t fapl = file_access(s);
+    if (fapl >= 0) s->file = H5Fopen(s->h5_path, H5F_ACC_RDWR, fapl);
+    if (fapl >= 0) H5Pclose(fapl);
     if (s->file < 0) return H5_FAIL(s, "cannot resume the series: cannot open the file");
     hsize_t cols = 0, tcols = 0;
     long nn = dataset_rows(s->file, "/mesh/points", &cols), ne = dataset_rows(s->file, "/mesh/cells", &tcols);
@@ -628,6 +1071,9 @@ const hs_series_format_ops hs_series_format_xdmf_h5 = {
     .missing = NULL,
     .check_prefix = xh5_check_prefix,
     .create = xh5_create,
+#if HS_HAS_HDF5_PARALLEL
+    .create_part = xh5_create_part,
+#endif
     .write_frame = xh5_write_frame,
     .write_index = xh5_write_index,
     .resume = xh5_resume,

@@ -17,6 +17,8 @@
 #ifndef HS_SERIES_H
 #define HS_SERIES_H
 
+#include <stdint.h>
+
 #include "hs_mesh.h"
 #include "hs_status.h"
 #include "hs_frame.h"
@@ -60,7 +62,7 @@ hs_status hs_series_create(const char *format, const char *dir, const char *pref
  * @brief Write one frame of @p mesh and update the index (valid at any moment). A failure is
  * HS_ERR_IO naming the file; earlier frames and the index stay as they were. A time that is not
  * finite is HS_ERR_NUMERIC; a malformed frame (hs_frame_check) HS_ERR_INTERNAL.
- * @param[in] mesh,frame borrowed.
+ * @param[in] mesh,frame borrowed; mesh NULL for a series of hs_series_create_part.
  */
 hs_status hs_series_write(hs_series *s, const hs_mesh *mesh, const hs_frame *frame);
 
@@ -84,6 +86,60 @@ const char *hs_series_format(const hs_series *s);
  * which must list at least n_frames frames at exactly these times: HS_ERR_IO naming it).
  */
 hs_status hs_series_resume(hs_series *s, const double *times, int n_frames);
+
+/**
+ * A rank's share of a distributed run's mesh, for a series written collectively
+ * (hs_series_create_part): every node and every element is written by exactly one rank, each by
+ * its 64-bit global index (the run's numbering, as a serial run writes it), so the files are a
+ * serial run's. Nothing here needs the global mesh. Borrowed and kept until hs_series_destroy.
+ */
+typedef struct hs_series_part {
+    const void *comm;        /**< the ranks' MPI_Comm, given as a pointer to it (no MPI type in this header);
+                                  duplicated at create, so it may go after that */
+    int64_t n_nodes_global, n_elems_global;
+    int32_t n_nodes;         /**< nodes this rank writes (a distributed run: its owned nodes) */
+    int32_t n_elems;         /**< elements this rank writes */
+    const int64_t *node_gid; /**< [n_nodes] global index of each, all distinct over the ranks */
+    const int64_t *elem_gid; /**< [n_elems] */
+    const double *xyz;       /**< [n_nodes][3] coordinates */
+    const int64_t *tets;     /**< [n_elems][4] global node indices */
+    const int32_t *region;   /**< [n_elems] region marker (written when a frame asks for it) */
+    const double *fiber;     /**< [n_elems][3], or NULL when the mesh has none */
+    int selection;           /**< how a rank's rows are selected in a dataset: HS_SERIES_SEL_* */
+    int32_t gather_chunk;    /**< a gathered series: global indices per message (0: 2^20; tests use less) */
+} hs_series_part;
+
+/** hs_series_part.selection: AUTO takes one hyperslab per run of consecutive global indices when
+ *  the runs are few (a partition into contiguous ranges: one run per rank), and otherwise exchanges
+ *  the rows first (MPI_Alltoallv) so that rank r writes the block [r N / P, (r + 1) N / P) as one
+ *  hyperslab; the others force a way (benchmarks: docs/benchmarks.md measures them). */
+enum {
+    HS_SERIES_SEL_AUTO = 0,
+    HS_SERIES_SEL_HYPERSLABS = 1, /**< a union of hyperslabs, one per run */
+    HS_SERIES_SEL_POINTS = 2,     /**< a point selection */
+    HS_SERIES_SEL_EXCHANGE = 3    /**< exchanged into blocks, one hyperslab per rank */
+};
+
+/**
+ * @brief 1 when this build writes @p format collectively (hs_series_create_part, every rank its own
+ * rows): "xdmf_h5" with a parallel HDF5 (HS_HAS_HDF5_PARALLEL). 0 for the others, which a part
+ * series gathers to rank 0.
+ */
+int hs_series_can_part(const char *format);
+
+/**
+ * @brief Start a series written by every rank of @p part->comm together (collective: every rank
+ * calls it, and then hs_series_write, hs_series_resume and hs_series_destroy, in the same order).
+ * Frames then hold this rank's values only: point fields [part->n_nodes], cell fields
+ * [part->n_elems], in the part's order; hs_series_write takes mesh NULL (the mesh is the part's).
+ * Rank 0 writes the index; errors are agreed (every rank returns the first failing rank's).
+ * A format that cannot write collectively (hs_series_can_part 0: vtk, xdmf, xdmf_h5 with a serial
+ * HDF5) is gathered instead: the mesh with the first frame and each frame's arrays go to rank 0 in
+ * chunks of 2^20 global indices (bounded messages), and rank 0 writes them as a serial series; every
+ * rank keeps the same count and times. Needs a build with MPI (HS_ERR_INTERNAL otherwise).
+ */
+hs_status hs_series_create_part(const char *format, const char *dir, const char *prefix, const hs_series_part *part,
+                                hs_series **out);
 
 /** @brief Free the series; accepts NULL and sets *s = NULL. Files stay. */
 void hs_series_destroy(hs_series **s);

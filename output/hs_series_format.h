@@ -14,6 +14,7 @@
 #include "hs_frame.h"
 #include "hs_mesh.h"
 #include "hs_status.h"
+#include "hs_series.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -40,6 +41,11 @@ typedef struct hs_series_format_ops {
     /** What create refuses beyond the common rule (non-empty, no '/'): HS_ERR_CONFIG; NULL: none. */
     hs_status (*check_prefix)(const char *prefix);
     hs_status (*create)(const char *dir, const char *prefix, const char *index_path, void **impl);
+    /** A series written by all ranks of @p part (hs_series_create_part); NULL: the format cannot.
+     * Its write_frame then gets mesh NULL and frames of the part's values; every op is collective
+     * and returns the status agreed over the ranks. */
+    hs_status (*create_part)(const char *dir, const char *prefix, const char *index_path, const hs_series_part *part,
+                             void **impl);
     /** Write frame @p index of @p mesh into @p path (NULL when frame_ext is NULL; plus whatever
      * else the format keeps, such as mesh files); the frame has passed hs_frame_check and the mesh
      * the series' checks. A frame @p index already written (its index failed) is replaced. */

@@ -14,9 +14,13 @@
 #include <unistd.h>
 
 #include "hs_atomic_file.h"
+#include "hs_build_config.h"
 #include "hs_fs.h"
 #include "hs_series_format.h"
 #include "hs_util.h"
+#if HS_HAS_MPI
+#include <mpi.h>
+#endif
 
 /* ---- the formats ---------------------------------------------------------------------------- */
 
@@ -83,6 +87,8 @@ struct hs_series {
     char *index_path; /* DIR/PREFIX<index_ext> */
     double *times;    /* [cap] time in ms of each frame written so far */
     int n_frames, cap;
+    int part;         /* written collectively (hs_series_create_part): frames of a rank's part, mesh NULL */
+    struct series_gather *gather; /* a part series of a format without create_part: gathered to rank 0 */
 };
 
 void hs_series_frame_suffix(int index, const char *ext, char buf[HS_SERIES_SUFFIX_MAX])
@@ -120,7 +126,251 @@ static hs_status copy_string(const char *src, char **out, const char *what)
     return HS_OK;
 }
 
-hs_status hs_series_create(const char *format, const char *dir, const char *prefix, hs_series **out)
+/* ---- a part series gathered to rank 0 --------------------------------------------------------- */
+
+#if HS_HAS_MPI
+enum { GATHER_CHUNK = 1 << 20 }; /* rows of global index per message (hs_series_part.gather_chunk 0) */
+
+/* One kind of row (nodes or elements): the rank's rows sorted by global index, and on rank 0 where
+ * each row of each chunk lands. */
+typedef struct gather_rows {
+    int32_t n;          /* this rank's rows */
+    int32_t *perm;      /* [n] the rank's index of the k-th smallest global index */
+    int64_t n_global;
+    int64_t chunk;      /* global indices per chunk */
+    int64_t n_chunks;
+    int32_t *cbeg;      /* [n_chunks + 1] this rank's sorted rows in chunk c: cbeg[c] .. cbeg[c+1]-1 */
+    int32_t *place;     /* rank 0: [n_global] offset in its chunk of each row, in arrival order */
+    int *cnt, *dsp;     /* rank 0: [n_ranks] per chunk, scratch */
+} gather_rows;
+
+typedef struct series_gather {
+    MPI_Comm comm;
+    int rank, n_ranks;
+    const hs_series_part *pt;
+    gather_rows node, elem;
+    int64_t chunk;      /* global indices per message */
+    char *send, *recv;  /* [chunk * 32] bytes: a chunk's rows */
+    hs_mesh *mesh;      /* rank 0: the global mesh, gathered with the first frame */
+    double *field[HS_FRAME_MAX_FIELDS]; /* rank 0: a frame's global arrays */
+} series_gather;
+
+typedef struct gid_at {
+    int64_t gid;
+    int32_t i;
+} gid_at;
+
+static int cmp_gid(const void *a, const void *b)
+{
+    const int64_t x = ((const gid_at *)a)->gid, y = ((const gid_at *)b)->gid;
+    return (x > y) - (x < y);
+}
+
+static void gather_rows_free(gather_rows *g)
+{
+    free(g->perm);
+    free(g->cbeg);
+    free(g->place);
+    free(g->cnt);
+    free(g->dsp);
+}
+
+/* Sort the rank's rows, find their chunks, and tell rank 0 where each row of each chunk goes.
+ * Collective. The ranks' global indices must partition [0, n_global) (checked on rank 0). */
+static hs_status gather_rows_setup(series_gather *x, gather_rows *g, int32_t n, const int64_t *gid, int64_t n_global,
+                                   const char *what)
+{
+    hs_status st = HS_OK;
+    gid_at *v = NULL;
+    int64_t *sg = NULL, *rg = NULL;
+    g->n = n;
+    g->n_global = n_global;
+    g->chunk = x->chunk;
+    g->n_chunks = (n_global + g->chunk - 1) / g->chunk;
+    HS_CALL(HS_ALLOC(v, (size_t)n + 1, "output gather"));
+    HS_CALL_GOTO(HS_ALLOC(g->perm, (size_t)n + 1, "output gather"), done);
+    HS_CALL_GOTO(HS_ALLOC(g->cbeg, (size_t)g->n_chunks + 2, "output gather"), done);
+    HS_CALL_GOTO(HS_ALLOC(g->cnt, (size_t)x->n_ranks, "output gather"), done);
+    HS_CALL_GOTO(HS_ALLOC(g->dsp, (size_t)x->n_ranks, "output gather"), done);
+    HS_CALL_GOTO(HS_ALLOC(sg, (size_t)g->chunk, "output gather"), done);
+    if (x->rank == 0) {
+        HS_CALL_GOTO(HS_ALLOC(g->place, (size_t)n_global + 1, "output gather"), done);
+        HS_CALL_GOTO(HS_ALLOC(rg, (size_t)g->chunk, "output gather"), done);
+    }
+    for (int32_t i = 0; i < n; ++i) {
+        HS_CHECK_GOTO(gid[i] >= 0 && gid[i] < n_global, done, HS_ERR_INTERNAL, "%s %d has global index %lld outside "
+                      "[0, %lld)", what, (int)i, (long long)gid[i], (long long)n_global);
+        v[i] = (gid_at){gid[i], i};
+    }
+    qsort(v, (size_t)n, sizeof *v, cmp_gid);
+    for (int32_t k = 0; k < n; ++k) g->perm[k] = v[k].i;
+    for (int64_t c = 0, k = 0; c <= g->n_chunks; ++c) {
+        while (k < n && v[k].gid < c * g->chunk) ++k;
+        g->cbeg[c] = (int32_t)k;
+    }
+    g->cbeg[g->n_chunks] = n;
+done:
+    /* every rank goes through the chunks, also after a failure here (rank 0 reports the counts) */
+    for (int64_t c = 0; c < g->n_chunks; ++c) {
+        const int m = st == HS_OK ? g->cbeg[c + 1] - g->cbeg[c] : 0;
+        for (int k = 0; k < m; ++k) sg[k] = v[g->cbeg[c] + k].gid;
+        int got = 0;
+        MPI_Gather(&m, 1, MPI_INT, g->cnt, 1, MPI_INT, 0, x->comm);
+        if (x->rank == 0)
+            for (int r = 0; r < x->n_ranks; ++r) g->dsp[r] = got, got += g->cnt[r];
+        const int64_t c0 = c * g->chunk, len = (c + 1) * g->chunk < n_global ? g->chunk : n_global - c0;
+        if (x->rank == 0 && got != len && st == HS_OK)
+            st = HS_FAIL(HS_ERR_INTERNAL, "output gather: %lld %ss hold global indices [%lld, %lld), expected %lld",
+                         (long long)got, what, (long long)c0, (long long)(c0 + len), (long long)len);
+        MPI_Gatherv(sg, m, MPI_INT64_T, rg, g->cnt, g->dsp, MPI_INT64_T, 0, x->comm);
+        if (x->rank == 0 && st == HS_OK)
+            for (int k = 0; k < got; ++k) g->place[c0 + k] = (int32_t)(rg[k] - c0);
+    }
+    free(v);
+    free(sg);
+    free(rg);
+    return st;
+}
+
+/* Rows @p src (this rank's, local order, @p row bytes each) into @p dst [n_global] rows on rank 0,
+ * one chunk of global indices at a time. Collective. */
+static void gather_rows_run(series_gather *x, gather_rows *g, const void *src, size_t row, void *dst)
+{
+    MPI_Datatype t;
+    MPI_Type_contiguous((int)row, MPI_BYTE, &t);
+    MPI_Type_commit(&t);
+    for (int64_t c = 0; c < g->n_chunks; ++c) {
+        const int m = g->cbeg[c + 1] - g->cbeg[c];
+        for (int k = 0; k < m; ++k)
+            memcpy(x->send + (size_t)k * row, (const char *)src + (size_t)g->perm[g->cbeg[c] + k] * row, row);
+        MPI_Gather(&m, 1, MPI_INT, g->cnt, 1, MPI_INT, 0, x->comm);
+        int got = 0;
+        if (x->rank == 0)
+            for (int r = 0; r < x->n_ranks; ++r) g->dsp[r] = got, got += g->cnt[r];
+        MPI_Gatherv(x->send, m, t, x->recv, g->cnt, g->dsp, t, 0, x->comm);
+        if (x->rank == 0) {
+            const int64_t c0 = c * g->chunk;
+            for (int k = 0; k < got; ++k)
+                memcpy((char *)dst + (size_t)(c0 + g->place[c0 + k]) * row, x->recv + (size_t)k * row, row);
+        }
+    }
+    MPI_Type_free(&t);
+}
+
+static void gather_free(series_gather **p)
+{
+    series_gather *x = *p;
+    if (!x) return;
+    gather_rows_free(&x->node);
+    gather_rows_free(&x->elem);
+    free(x->send);
+    free(x->recv);
+    hs_mesh_destroy(&x->mesh);
+    for (int k = 0; k < HS_FRAME_MAX_FIELDS; ++k) free(x->field[k]);
+    if (x->comm != MPI_COMM_NULL) MPI_Comm_free(&x->comm);
+    free(x);
+    *p = NULL;
+}
+
+/* Every rank returns rank 0's status and message (rank 0 alone runs the encoder). */
+static hs_status gather_agree(series_gather *x, hs_status st)
+{
+    int code = (int)st;
+    char msg[2048] = "";
+    if (x->rank == 0 && st != HS_OK) snprintf(msg, sizeof msg, "%s", hs_error_message());
+    MPI_Bcast(&code, 1, MPI_INT, 0, x->comm);
+    if (code == HS_OK) return HS_OK;
+    MPI_Bcast(msg, (int)sizeof msg, MPI_CHAR, 0, x->comm);
+    hs_error_clear();
+    return hs_error_set((hs_status)code, __FILE__, __LINE__, __func__, "%s", msg);
+}
+
+/* The worst status over the ranks, with the first failing rank's message (setup before the encoder). */
+static hs_status gather_agree_any(series_gather *x, hs_status st)
+{
+    int first = st == HS_OK ? x->n_ranks : x->rank, min_first = x->n_ranks;
+    MPI_Allreduce(&first, &min_first, 1, MPI_INT, MPI_MIN, x->comm);
+    if (min_first == x->n_ranks) return HS_OK;
+    int code = (int)st;
+    char msg[2048] = "";
+    if (x->rank == min_first) snprintf(msg, sizeof msg, "%s", hs_error_message());
+    MPI_Bcast(&code, 1, MPI_INT, min_first, x->comm);
+    MPI_Bcast(msg, (int)sizeof msg, MPI_CHAR, min_first, x->comm);
+    hs_error_clear();
+    return hs_error_set((hs_status)code, __FILE__, __LINE__, __func__, "%s", msg);
+}
+
+static hs_status gather_create(const hs_series_part *part, series_gather **out)
+{
+    series_gather *x = NULL;
+    *out = NULL;
+    HS_CALL(HS_ALLOC(x, 1, "output gather"));
+    x->pt = part;
+    if (MPI_Comm_dup(*(const MPI_Comm *)part->comm, &x->comm) != MPI_SUCCESS) {
+        x->comm = MPI_COMM_NULL;
+        gather_free(&x);
+        return HS_FAIL(HS_ERR_INTERNAL, "output gather: MPI_Comm_dup failed");
+    }
+    MPI_Comm_rank(x->comm, &x->rank);
+    MPI_Comm_size(x->comm, &x->n_ranks);
+    hs_status st = HS_OK;
+    if (part->n_nodes_global > INT32_MAX || part->n_elems_global > INT32_MAX)
+        st = HS_FAIL(HS_ERR_CONFIG, "output gather: %lld nodes, %lld elements: rank 0's mesh holds 32-bit counts",
+                     (long long)part->n_nodes_global, (long long)part->n_elems_global);
+    x->chunk = part->gather_chunk > 0 ? part->gather_chunk : GATHER_CHUNK;
+    x->send = malloc((size_t)x->chunk * 32);
+    x->recv = x->rank == 0 ? malloc((size_t)x->chunk * 32) : NULL;
+    if (st == HS_OK && (!x->send || (x->rank == 0 && !x->recv)))
+        st = HS_FAIL(HS_ERR_MEMORY, "out of memory for the output gather's chunks");
+    st = gather_agree_any(x, st);
+    if (st == HS_OK) st = gather_agree_any(x, gather_rows_setup(x, &x->node, part->n_nodes, part->node_gid,
+                                                                part->n_nodes_global, "node"));
+    if (st == HS_OK) st = gather_agree_any(x, gather_rows_setup(x, &x->elem, part->n_elems, part->elem_gid,
+                                                                part->n_elems_global, "element"));
+    if (st != HS_OK) {
+        gather_free(&x);
+        return st;
+    }
+    *out = x;
+    return HS_OK;
+}
+
+/* The global mesh on rank 0, from every rank's part. Collective. */
+static hs_status gather_mesh(series_gather *x)
+{
+    const hs_series_part *p = x->pt;
+    hs_status st = HS_OK;
+    int64_t *tets = NULL;
+    int fib = p->fiber != NULL, any_fib = 0;
+    MPI_Allreduce(&fib, &any_fib, 1, MPI_INT, MPI_MAX, x->comm);
+    if (x->rank == 0) {
+        st = hs_mesh_alloc((int32_t)p->n_nodes_global, (int32_t)p->n_elems_global, &x->mesh);
+        if (st == HS_OK) st = HS_ALLOC(tets, 4 * (size_t)p->n_elems_global + 4, "gathered mesh");
+        if (st == HS_OK && any_fib) st = HS_ALLOC(x->mesh->fiber, 3 * (size_t)p->n_elems_global + 3, "gathered mesh");
+    }
+    HS_CALL(gather_agree(x, st));
+    gather_rows_run(x, &x->node, p->xyz, 3 * sizeof(double), x->rank ? NULL : x->mesh->xyz);
+    gather_rows_run(x, &x->elem, p->tets, 4 * sizeof(int64_t), tets);
+    if (p->region || !p->n_elems) {
+        static const int32_t none = 0;
+        gather_rows_run(x, &x->elem, p->region ? (const void *)p->region : &none, sizeof(int32_t),
+                        x->rank ? NULL : x->mesh->region);
+    }
+    if (any_fib) {
+        static const double none[3] = {0, 0, 0};
+        gather_rows_run(x, &x->elem, p->fiber ? (const void *)p->fiber : none, 3 * sizeof(double),
+                        x->rank ? NULL : x->mesh->fiber);
+    }
+    if (x->rank == 0)
+        for (size_t i = 0; i < 4 * (size_t)p->n_elems_global; ++i) x->mesh->tets[i] = (int32_t)tets[i];
+    free(tets);
+    return HS_OK;
+}
+#endif
+
+/* A plain series (part NULL) or one written collectively by the ranks of part. */
+static hs_status series_create(const char *format, const char *dir, const char *prefix, const hs_series_part *part,
+                               hs_series **out)
 {
     hs_status st = HS_OK;
     hs_series *s = NULL;
@@ -132,7 +382,22 @@ hs_status hs_series_create(const char *format, const char *dir, const char *pref
     HS_CALL_GOTO(copy_string(dir, &s->dir, "directory name"), fail);
     HS_CALL_GOTO(copy_string(prefix, &s->prefix, "prefix"), fail);
     HS_CALL_GOTO(prefixed_path(s, s->ops->index_ext, &s->index_path), fail);
-    HS_CALL_GOTO(s->ops->create(s->dir, s->prefix, s->index_path, &s->impl), fail);
+    if (part && s->ops->create_part) {
+        s->part = 1;
+        HS_CALL_GOTO(s->ops->create_part(s->dir, s->prefix, s->index_path, part, &s->impl), fail);
+    } else if (part) {
+#if HS_HAS_MPI
+        s->part = 1;
+        HS_CALL_GOTO(gather_create(part, &s->gather), fail);
+        /* rank 0 alone runs the encoder */
+        st = s->gather->rank == 0 ? s->ops->create(s->dir, s->prefix, s->index_path, &s->impl) : HS_OK;
+        HS_CALL_GOTO(gather_agree(s->gather, st), fail);
+#else
+        HS_CHECK_GOTO(0, fail, HS_ERR_INTERNAL, "hs_series_create_part: a build without MPI");
+#endif
+    } else {
+        HS_CALL_GOTO(s->ops->create(s->dir, s->prefix, s->index_path, &s->impl), fail);
+    }
     *out = s;
     return HS_OK;
 fail:
@@ -140,11 +405,35 @@ fail:
     return st;
 }
 
+hs_status hs_series_create(const char *format, const char *dir, const char *prefix, hs_series **out)
+{
+    return series_create(format, dir, prefix, NULL, out);
+}
+
+int hs_series_can_part(const char *format)
+{
+    const hs_series_format_ops *f = format ? hs_registry_find_ref(&registry, format) : NULL;
+    return f && !f->missing && f->create_part;
+}
+
+hs_status hs_series_create_part(const char *format, const char *dir, const char *prefix, const hs_series_part *part,
+                                hs_series **out)
+{
+    HS_CHECK(part && part->comm && part->n_nodes >= 0 && part->n_elems >= 0 &&
+                 (part->node_gid || !part->n_nodes) && (part->elem_gid || !part->n_elems) &&
+                 (part->xyz || !part->n_nodes) && (part->tets || !part->n_elems),
+             HS_ERR_INTERNAL, "hs_series_create_part: incomplete part");
+    return series_create(format, dir, prefix, part, out);
+}
+
 void hs_series_destroy(hs_series **sp)
 {
     if (!sp || !*sp) return;
     hs_series *s = *sp;
     if (s->impl) s->ops->destroy(s->impl);
+#if HS_HAS_MPI
+    gather_free(&s->gather);
+#endif
     free(s->dir);
     free(s->prefix);
     free(s->index_path);
@@ -186,15 +475,31 @@ static hs_status reserve_frames(hs_series *s, int n)
     return HS_OK;
 }
 
+static hs_status series_write(hs_series *s, const hs_mesh *mesh, const hs_frame *frame);
+#if HS_HAS_MPI
+static hs_status gather_write(hs_series *s, const hs_frame *frame);
+#endif
+
 hs_status hs_series_write(hs_series *s, const hs_mesh *mesh, const hs_frame *frame)
+{
+    HS_CHECK(s && frame && (mesh != NULL) != s->part, HS_ERR_INTERNAL,
+             "NULL argument (or a mesh given to a series written collectively)");
+#if HS_HAS_MPI
+    if (s->gather) return gather_write(s, frame);
+#endif
+    return series_write(s, mesh, frame);
+}
+
+/* The frame written by this process (a plain series; rank 0 of a gathered one, with the gathered
+ * mesh; every rank of a collective one, mesh NULL). */
+static hs_status series_write(hs_series *s, const hs_mesh *mesh, const hs_frame *frame)
 {
     hs_status st = HS_OK;
     char *path = NULL;
 
-    HS_CHECK(s && mesh && frame, HS_ERR_INTERNAL, "NULL argument");
-    HS_CHECK(mesh->n_nodes >= 0 && mesh->n_elems >= 0, HS_ERR_INTERNAL,
+    HS_CHECK(s->part || (mesh->n_nodes >= 0 && mesh->n_elems >= 0), HS_ERR_INTERNAL,
              "mesh has negative size (%d nodes, %d elements)", (int)mesh->n_nodes, (int)mesh->n_elems);
-    HS_CHECK((mesh->xyz || mesh->n_nodes == 0) && (mesh->tets || mesh->n_elems == 0), HS_ERR_INTERNAL,
+    HS_CHECK(s->part || ((mesh->xyz || mesh->n_nodes == 0) && (mesh->tets || mesh->n_elems == 0)), HS_ERR_INTERNAL,
              "mesh without coordinates or connectivity");
     HS_CALL(hs_frame_check(frame));
     /* Indexes hold times as text (JSON has no NaN or Inf); a non-finite time is a numerical failure. */
@@ -218,7 +523,61 @@ done:
     return st;
 }
 
+#if HS_HAS_MPI
+/* A frame of a gathered part series: the mesh (first frame) and the frame's arrays onto rank 0 in
+ * chunks, rank 0 writes, every rank returns its status and keeps the same count and times. */
+static hs_status gather_write(hs_series *s, const hs_frame *frame)
+{
+    series_gather *x = s->gather;
+    const hs_series_part *p = x->pt;
+    hs_status st = hs_frame_check(frame);
+    HS_CALL(gather_agree_any(x, st));
+    int need_mesh = x->rank == 0 ? !x->mesh : 0;
+    MPI_Bcast(&need_mesh, 1, MPI_INT, 0, x->comm);
+    if (need_mesh) HS_CALL(gather_mesh(x));
+    if (x->rank == 0) /* every buffer first: a rank short of memory must not leave the others in a gather */
+        for (int k = 0; k < frame->n_fields && st == HS_OK; ++k)
+            if (!x->field[k]) {
+                const size_t n = (size_t)(p->n_nodes_global > p->n_elems_global ? p->n_nodes_global : p->n_elems_global);
+                st = HS_ALLOC(x->field[k], n + 1, "gathered frame");
+            }
+    HS_CALL(gather_agree(x, st));
+    hs_frame fr = *frame;
+    for (int k = 0; k < frame->n_fields; ++k) {
+        const hs_frame_field *a = &frame->field[k];
+        gather_rows_run(x, a->cell ? &x->elem : &x->node, a->data, sizeof(double), x->field[k]);
+        fr.field[k].data = x->field[k];
+    }
+    st = x->rank == 0 ? series_write(s, x->mesh, &fr) : HS_OK;
+    HS_CALL(gather_agree(x, st));
+    if (x->rank != 0) { /* the count and times rank 0 keeps */
+        HS_CALL(reserve_frames(s, s->n_frames + 1));
+        s->times[s->n_frames++] = frame->time_ms;
+    }
+    return HS_OK;
+}
+#endif
+
+static hs_status series_resume(hs_series *s, const double *times, int n_frames);
+
 hs_status hs_series_resume(hs_series *s, const double *times, int n_frames)
+{
+#if HS_HAS_MPI
+    if (s && s->gather) { /* rank 0 resumes the encoder; every rank keeps the count and times */
+        hs_status st = s->gather->rank == 0 ? series_resume(s, times, n_frames) : HS_OK;
+        HS_CALL(gather_agree(s->gather, st));
+        if (s->gather->rank != 0) {
+            HS_CALL(reserve_frames(s, n_frames));
+            if (n_frames) memcpy(s->times, times, (size_t)n_frames * sizeof *times);
+            s->n_frames = n_frames;
+        }
+        return HS_OK;
+    }
+#endif
+    return series_resume(s, times, n_frames);
+}
+
+static hs_status series_resume(hs_series *s, const double *times, int n_frames)
 {
     HS_CHECK(s && s->n_frames == 0 && n_frames >= 0 && (times || n_frames == 0), HS_ERR_INTERNAL,
              "series resumed after frames were written, or with no times");

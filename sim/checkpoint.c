@@ -11,7 +11,9 @@
 #include <sys/stat.h>
 
 #include "hs_atomic_file.h"
+#include "hs_build_config.h"
 #include "hs_hash.h"
+#include "hs_part_file.h"
 #include "hs_util.h"
 
 _Static_assert(sizeof(hs_ckpt_header) == 20 * 8, "checkpoint header has no padding");
@@ -114,6 +116,99 @@ hs_status hs_checkpoint_write(const char *path, long step, double t_ms, double d
     return hs_atomic_file_commit(&f);
 }
 
+/* Payload checksum of one array [n] of a version 4 file: its segments' hashes in turn. */
+static uint64_t sum_segments(uint64_t s, const double *v, size_t n)
+{
+    for (size_t a = 0; a < n; a += HS_PART_SEGMENT) {
+        const size_t e = a + HS_PART_SEGMENT < n ? a + HS_PART_SEGMENT : n;
+        const uint64_t h = hs_fnv1a64(HS_FNV_OFFSET, v + a, sizeof(double) * (e - a));
+        s = hs_fnv1a64(s, &h, sizeof h);
+    }
+    return s;
+}
+
+hs_status hs_checkpoint_write_part(const char *path, long step, double t_ms, double dt_ms,
+                                   const uint64_t config_fp[HS_CKPT_GROUPS], const hs_mesh *mesh, int n_frames,
+                                   const double *frame_times, const hs_ckpt_part *p)
+{
+#if HS_HAS_MPI
+    const hs_state_desc *d = p->state->desc;
+    const size_t nn = (size_t)mesh->n_nodes, ne = (size_t)mesh->n_elems;
+    HS_CHECK(d->n_nodes == p->n_nodes && d->n_elems == p->n_elems, HS_ERR_INTERNAL, "state and part differ");
+    int nh = p->hist ? p->hist->n_valid : 0;
+    if (nh < 0 || nh > 2) nh = 0;
+    const double hh[2] = {nh ? p->hist->h[0] : 0.0, nh ? p->hist->h[1] : 0.0};
+    hs_part_file *f = NULL;
+    HS_CALL(hs_part_file_create(p->comm, path, "checkpoint", &f));
+    /* the potential and the model's variables must be finite on every rank */
+    hs_status st = HS_OK;
+    for (int k = 0; k < d->n_fields && st == HS_OK; ++k) {
+        if (k >= d->activation) continue;
+        const double *v = p->state->field[k];
+        const int node = d->f[k].where == HS_AT_NODE;
+        for (size_t i = 0; i < hs_state_field_len(d, k) && st == HS_OK; ++i)
+            if (!isfinite(v[i]))
+                st = HS_FAIL(HS_ERR_NUMERIC, "checkpoint %s not written: %s is %g %s %lld", path, d->f[k].name, v[i],
+                             node ? "at node" : "in element", (long long)(node ? p->node_gid[i] : p->elem_gid[i]));
+    }
+    st = hs_part_file_agree(f, st);
+    hs_ckpt_header h;
+    memset(&h, 0, sizeof h);
+    uint64_t *seg = NULL;
+    const size_t most = (nn > ne ? nn : ne) / HS_PART_SEGMENT + 2;
+    if (st == HS_OK) st = hs_part_file_agree(f, HS_ALLOC(seg, most, "checkpoint segment hashes"));
+    /* the arrays after the header, in the layout of version 3, and the payload checksum (rank 0) */
+    int64_t off = (int64_t)sizeof h;
+    uint64_t sum = hs_fnv1a64(HS_FNV_OFFSET, frame_times, sizeof(double) * (size_t)n_frames);
+    if (st == HS_OK) st = hs_part_file_write_root(f, off, frame_times, (int64_t)sizeof(double) * n_frames);
+    off += (int64_t)sizeof(double) * n_frames;
+    for (int k = 0; k < d->n_fields && st == HS_OK; ++k) {
+        const int node = d->f[k].where == HS_AT_NODE;
+        const int64_t n_global = node ? (int64_t)nn : (int64_t)ne;
+        st = hs_part_file_write_array(f, off, n_global, node ? p->n_nodes : p->n_elems, node ? p->node_gid : p->elem_gid,
+                                      p->state->field[k], seg);
+        for (int64_t q = 0; q < (n_global + HS_PART_SEGMENT - 1) / HS_PART_SEGMENT; ++q) sum = hs_fnv1a64(sum, &seg[q], 8);
+        off += 8 * n_global;
+    }
+    if (st == HS_OK) st = hs_part_file_write_root(f, off, hh, (int64_t)sizeof hh);
+    sum = hs_fnv1a64(sum, hh, sizeof hh);
+    off += (int64_t)sizeof hh;
+    for (int q = 0; q < nh && st == HS_OK; ++q) {
+        st = hs_part_file_write_array(f, off, (int64_t)nn, p->n_nodes, p->node_gid, p->hist_phi[q], seg);
+        for (int64_t r = 0; r < ((int64_t)nn + HS_PART_SEGMENT - 1) / HS_PART_SEGMENT; ++r) sum = hs_fnv1a64(sum, &seg[r], 8);
+        off += 8 * (int64_t)nn;
+    }
+    free(seg);
+    if (st == HS_OK) { /* the header last, with rank 0's checksum (the others' is not used) */
+        memcpy(h.magic, ckpt_magic, 8);
+        h.version = HS_CKPT_VERSION_PART;
+        h.endian = HS_CKPT_ENDIAN;
+        h.step = step;
+        h.t_ms = t_ms;
+        h.dt_ms = dt_ms;
+        h.n_nodes = (int64_t)nn;
+        h.n_elems = (int64_t)ne;
+        h.n_frames = n_frames;
+        h.mesh_fp = hs_mesh_fingerprint(mesh);
+        memcpy(h.config_fp, config_fp, sizeof h.config_fp);
+        h.reserved = (uint64_t)nh;
+        h.payload_bytes = (uint64_t)(off - (int64_t)sizeof h);
+        h.payload_sum = sum;
+        h.header_sum = header_sum(&h);
+        st = hs_part_file_write_root(f, 0, &h, (int64_t)sizeof h);
+    }
+    if (st != HS_OK) {
+        hs_part_file_destroy(&f);
+        return st;
+    }
+    return hs_part_file_commit(&f);
+#else
+    (void)path, (void)step, (void)t_ms, (void)dt_ms, (void)config_fp, (void)mesh, (void)n_frames, (void)frame_times,
+        (void)p;
+    return HS_FAIL(HS_ERR_INTERNAL, "a distributed checkpoint in a build without MPI");
+#endif
+}
+
 void hs_checkpoint_free(hs_checkpoint *ck)
 {
     HS_FREE(ck->frame_times);
@@ -167,9 +262,9 @@ hs_status hs_checkpoint_read(const char *path, const hs_model *model, const uint
         st = BAD("checkpoint %s was written on a host of the other byte order", path);
         goto fail;
     }
-    if (h->version != HS_CKPT_VERSION && h->version != 1 && h->version != 2) {
+    if (h->version != HS_CKPT_VERSION && h->version != HS_CKPT_VERSION_PART && h->version != 1 && h->version != 2) {
         st = BAD("checkpoint %s has format version %llu; this heartsim reads versions 1 to %u", path,
-                 (unsigned long long)h->version, HS_CKPT_VERSION);
+                 (unsigned long long)h->version, HS_CKPT_VERSION_PART);
         goto fail;
     }
     const int v2 = h->version >= 2;
@@ -232,17 +327,20 @@ hs_status hs_checkpoint_read(const char *path, const hs_model *model, const uint
     ck->hist.n_valid = (int)nh;
     ck->hist.h[0] = hh[0];
     ck->hist.h[1] = hh[1];
+    const int v4 = h->version == HS_CKPT_VERSION_PART; /* arrays summed by segments */
     uint64_t s = HS_FNV_OFFSET;
     s = hs_fnv1a64(s, ck->frame_times, sizeof(double) * nf);
     for (int k = 0; k < n_stored; ++k)
-        s = hs_fnv1a64(s, ck->state.field[k], sizeof(double) * hs_state_field_len(&ck->desc, k));
+        s = v4 ? sum_segments(s, ck->state.field[k], hs_state_field_len(&ck->desc, k))
+               : hs_fnv1a64(s, ck->state.field[k], sizeof(double) * hs_state_field_len(&ck->desc, k));
     if (n_stored < ck->desc.n_fields) { /* an older file: one beat where the node activated, not yet repolarised */
         const int kb = hs_state_find(&ck->desc, "beats");
         for (size_t i = 0; kb >= 0 && i < nn; ++i) ck->state.field[kb][i] = ck->state.field[ck->desc.activation][i] >= 0.0;
     }
     if (v2) {
         s = hs_fnv1a64(s, hh, sizeof hh);
-        for (uint64_t q = 0; q < nh; ++q) s = hs_fnv1a64(s, ck->hist_phi[q], sizeof(double) * nn);
+        for (uint64_t q = 0; q < nh; ++q)
+            s = v4 ? sum_segments(s, ck->hist_phi[q], nn) : hs_fnv1a64(s, ck->hist_phi[q], sizeof(double) * nn);
     }
     if (s != h->payload_sum) {
         st = BAD("checkpoint %s is damaged: payload checksum mismatch", path);

@@ -50,6 +50,38 @@ void hs_frame_plan_frame(const hs_frame_plan *p, const hs_state *state, double t
     }
 }
 
+/* Write the queued slot w->next_write; called and returns with w->mu held, which it releases while
+ * it writes. */
+static void write_next_locked(hs_frame_writer *w)
+{
+    int s = w->next_write;
+    w->state[s] = SLOT_WRITING;
+    pthread_mutex_unlock(&w->mu);
+    double t0 = hs_wtime();
+    hs_frame fr;
+    hs_frame_plan_frame(&w->plan, &w->buf[s].state, w->time[s], &fr);
+    hs_status st = HS_OK;
+    if (w->src.wait) st = w->src.wait(w->src.ctx, s); /* the device's copy into this slot */
+    if (st == HS_OK && w->err == HS_OK) { /* after a failure, drop later frames: the series stays as it was */
+        st = hs_series_write(w->ser, w->mesh, &fr);
+    }
+    char msg[sizeof w->errmsg] = "";
+    if (st != HS_OK) {
+        snprintf(msg, sizeof msg, "%s", hs_error_message());
+        hs_error_clear(); /* the message travels to the main thread through errmsg */
+    }
+    double dt = hs_wtime() - t0;
+    pthread_mutex_lock(&w->mu);
+    if (st != HS_OK && w->err == HS_OK) { /* the first error and its message, set together */
+        w->err = st;
+        memcpy(w->errmsg, msg, sizeof msg);
+    }
+    w->busy += dt;
+    w->state[s] = SLOT_FREE;
+    w->next_write = 1 - s;
+    pthread_cond_broadcast(&w->cv);
+}
+
 static void *writer_main(void *arg)
 {
     hs_frame_writer *w = arg;
@@ -57,32 +89,7 @@ static void *writer_main(void *arg)
     for (;;) {
         while (!w->stop && w->state[w->next_write] != SLOT_QUEUED) pthread_cond_wait(&w->cv, &w->mu);
         if (w->state[w->next_write] != SLOT_QUEUED) break; /* stop with nothing queued */
-        int s = w->next_write;
-        w->state[s] = SLOT_WRITING;
-        pthread_mutex_unlock(&w->mu);
-        double t0 = hs_wtime();
-        hs_frame fr;
-        hs_frame_plan_frame(&w->plan, &w->buf[s].state, w->time[s], &fr);
-        hs_status st = HS_OK;
-        if (w->src.wait) st = w->src.wait(w->src.ctx, s); /* the device's copy into this slot */
-        if (st == HS_OK && w->err == HS_OK) { /* after a failure, drop later frames: the series stays as it was */
-            st = hs_series_write(w->ser, w->mesh, &fr);
-        }
-        char msg[sizeof w->errmsg] = "";
-        if (st != HS_OK) {
-            snprintf(msg, sizeof msg, "%s", hs_error_message());
-            hs_error_clear(); /* the message travels to the main thread through errmsg */
-        }
-        double dt = hs_wtime() - t0;
-        pthread_mutex_lock(&w->mu);
-        if (st != HS_OK && w->err == HS_OK) { /* the first error and its message, set together */
-            w->err = st;
-            memcpy(w->errmsg, msg, sizeof msg);
-        }
-        w->busy += dt;
-        w->state[s] = SLOT_FREE;
-        w->next_write = 1 - s;
-        pthread_cond_broadcast(&w->cv);
+        write_next_locked(w);
     }
     pthread_mutex_unlock(&w->mu);
     return NULL;
@@ -125,9 +132,9 @@ hs_status hs_frame_writer_create(hs_series *ser, const hs_mesh *mesh, const hs_f
             if (hs_field_list_has(&plan->fields, k) || (k == HS_STATE_POTENTIAL && plan->mv))
                 st = buf_alloc(w, &w->buf[s].state.field[k], hs_state_field_len(plan->desc, k), plan->desc->f[k].name);
     }
-    if (st == HS_OK && pthread_create(&w->th, NULL, writer_main, w) != 0)
+    if (st == HS_OK && !w->src.sync && pthread_create(&w->th, NULL, writer_main, w) != 0)
         st = HS_FAIL(HS_ERR_INTERNAL, "cannot start the frame writer thread");
-    else if (st == HS_OK)
+    else if (st == HS_OK && !w->src.sync)
         w->started = 1;
     if (st != HS_OK) {
         hs_frame_writer_destroy(&w);
@@ -164,10 +171,12 @@ hs_status hs_frame_writer_submit(hs_frame_writer *w, double t_ms)
         w->state[s] = SLOT_QUEUED;
         w->filling = -1;
         pthread_cond_broadcast(&w->cv);
+        if (w->src.sync && s == w->next_write) write_next_locked(w); /* no thread: the caller writes */
     }
+    hs_status err = s >= 0 && w->src.sync && w->err != HS_OK ? raise_err_locked(w) : HS_OK;
     pthread_mutex_unlock(&w->mu);
     HS_CHECK(s >= 0, HS_ERR_INTERNAL, "frame submitted without a buffer");
-    return HS_OK;
+    return err;
 }
 
 hs_status hs_frame_writer_flush(hs_frame_writer *w)

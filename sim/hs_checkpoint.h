@@ -22,6 +22,12 @@
  * they restart with an empty history. Versions 1 and 2 end the state at activation: they restart
  * with repolarisation and apd unset (-1) and one beat where the node has activated.
  *
+ * Version 4 (a distributed run, hs_checkpoint_write_part): the same layout, written by every rank
+ * together (output/hs_part_file.h: each rank its nodes' and elements' values at their global
+ * indices); its payload checksum takes each state field and history vector as the FNV-1a 64 of its
+ * segments of HS_PART_SEGMENT values in turn (frame_times and hist_h as bytes), so it is the same
+ * whichever ranks wrote which values. Every version is read on any rank count.
+ *
  * The layout is documented in docs/reliability.md.
  */
 #ifndef HS_CHECKPOINT_H
@@ -41,6 +47,7 @@ extern "C" {
 #endif
 
 #define HS_CKPT_VERSION 3u
+#define HS_CKPT_VERSION_PART 4u /**< written by the ranks of a distributed run together */
 #define HS_CKPT_ENDIAN 0x0102030405060708ull
 /** Groups of config keys fingerprinted separately, so a mismatch names the group: mesh.*,
  *  fibers.*, model.*, time.dt, stimulus, solver tolerances + output.activation_threshold. */
@@ -96,6 +103,27 @@ hs_status hs_checkpoint_write(const char *path, long step, double t_ms, double d
                               const uint64_t config_fp[HS_CKPT_GROUPS], const hs_mesh *mesh, int n_frames,
                               const double *frame_times, const hs_state *state, const hs_extrap *hist,
                               double *const hist_phi[2]);
+
+/** A rank's share of a distributed run's state for hs_checkpoint_write_part; borrowed. */
+typedef struct hs_ckpt_part {
+    const void *comm;        /**< the ranks' MPI_Comm, as a pointer to it */
+    const hs_state *state;   /**< this rank's values of every field: nodes [n_nodes], elements [n_elems] */
+    int32_t n_nodes, n_elems;
+    const int64_t *node_gid; /**< [n_nodes] global indices */
+    const int64_t *elem_gid; /**< [n_elems] */
+    const hs_extrap *hist;   /**< NULL: none */
+    double *hist_phi[2];     /**< [n_nodes] this rank's values of phi_{n-1}, phi_{n-2} as hist->n_valid says */
+} hs_ckpt_part;
+
+/**
+ * @brief hs_checkpoint_write of a distributed run (version 4): every rank writes its values at their
+ * global indices into the one file, atomically, without a gather; @p mesh (the global mesh: sizes and
+ * fingerprint) and the frames as hs_checkpoint_write. Collective; a non-finite value on any rank is
+ * HS_ERR_NUMERIC on every rank, nothing written. Built with MPI only (HS_ERR_INTERNAL otherwise).
+ */
+hs_status hs_checkpoint_write_part(const char *path, long step, double t_ms, double dt_ms,
+                                   const uint64_t config_fp[HS_CKPT_GROUPS], const hs_mesh *mesh, int n_frames,
+                                   const double *frame_times, const hs_ckpt_part *part);
 
 /**
  * @brief Read a checkpoint file and verify it: magic, byte order, version, header checksum, size

@@ -51,11 +51,15 @@ typedef struct hs_frame_source {
     void (*free)(void *p);
     hs_status (*wait)(void *ctx, int slot); /**< NULL: the buffers are filled when submitted */
     void *ctx;
+    /** 1: no writer thread; submit writes the frame in the calling thread (a series written
+     *  collectively where MPI may be called from the main thread only: MPI_THREAD_FUNNELED). */
+    int sync;
 } hs_frame_source;
 
 /**
  * @brief Start the writer thread. @param[in] ser series (borrowed; used only by the thread until
- * flush); @param[in] mesh borrowed; @param[in] plan what each frame shows (copied; its descriptor
+ * flush); @param[in] mesh borrowed (NULL for a series of hs_series_create_part: frames then hold the
+ * rank's part, the plan's descriptor its sizes); @param[in] plan what each frame shows (copied; its descriptor
  * borrowed); @param[in] src buffer source (copied; NULL: host memory filled synchronously).
  */
 hs_status hs_frame_writer_create(hs_series *ser, const hs_mesh *mesh, const hs_frame_plan *plan,

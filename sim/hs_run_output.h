@@ -5,8 +5,10 @@
  *   (hs_samples.h), the per-beat maps (hs_beats.h) and the maps file at the end. Opened in
  *   hs_sim_run's set-up, written by the protocol's events (hs_protocol.h), finished and closed in its
  *   teardown. In a distributed run every rank takes part in frames, checkpoints, samples and the
- *   per-beat maps (the state is gathered and the sample rows summed collectively); only rank 0 has a
- *   series and a frame writer, and writes the files.
+ *   per-beat maps (the sample rows summed collectively). Every rank hands its owned nodes and
+ *   elements with their global indices to a part series (hs_series_create_part): written collectively
+ *   where the format can (hs_series_can_part: "xdmf_h5" with a parallel HDF5), else gathered to rank 0
+ *   in chunks, which writes them. Rank 0 writes checkpoints and the other files.
  */
 #ifndef HS_RUN_OUTPUT_H
 #define HS_RUN_OUTPUT_H
@@ -28,7 +30,15 @@ typedef struct hs_run_output {
     hs_state *scratch;       /**< borrowed: a host copy of the state (every field) */
     int enabled;             /**< output.enabled: frames and checkpoints are written */
     int writer;              /**< this process writes the files (serial, or rank 0) */
-    hs_series *ser;          /**< NULL: output off, or not the writer */
+    int collective;          /**< a distributed run: every rank has a part series (hs_series_create_part) */
+    hs_series *ser;          /**< NULL: output off */
+    hs_series_part part;     /**< collective: this rank's nodes and elements (arrays below, or the backend's) */
+    int64_t *part_tets;      /**< [part.n_elems][4] global node indices */
+    int32_t *part_region;    /**< [part.n_elems] */
+    double *part_fiber;      /**< [part.n_elems][3], NULL without fibres */
+    hs_state_desc part_desc; /**< the state's fields on part.n_nodes nodes and part.n_elems elements */
+    hs_state part_state;     /**< collective checkpoints: this rank's values of every field */
+    double *part_hist[2];    /**< collective checkpoints: this rank's history [part.n_nodes] */
     hs_frame_writer *fw;
     hs_samples *smp;         /**< probes and ECG (NULL: none); flushed with every checkpoint */
     hs_beats *beats;         /**< per-beat maps, recorded at every frame (NULL: none) */
@@ -56,7 +66,9 @@ hs_status hs_run_output_open(hs_run_output *o, const hs_sim_spec *spec, hs_sim *
 hs_status hs_run_output_frame(hs_run_output *o, double t_ms);
 
 /** @brief Write the checkpoint of the backend's state at @p step (after every frame submitted so far is
- *  on disk); older ones beyond output.checkpoint_keep go. Its path is then in o->ckpt_path. */
+ *  on disk); older ones beyond output.checkpoint_keep go. Its path is then in o->ckpt_path. A
+ *  distributed run writes it from every rank together (hs_checkpoint_write_part: version 4, no
+ *  gather). */
 hs_status hs_run_output_checkpoint(hs_run_output *o, long step);
 
 /**

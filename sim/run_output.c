@@ -9,10 +9,14 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "hs_build_config.h"
 #include "hs_checkpoint.h"
 #include "hs_frame_writer.h"
 #include "hs_maps.h"
 #include "hs_util.h"
+#if HS_HAS_MPI
+#include "hs_backend_mpi.h"
+#endif
 
 static hs_status frame_copy_wait(void *ctx, int slot)
 {
@@ -46,6 +50,47 @@ static hs_status checkpoints_prepare(hs_run_output *o, long restart_step)
     return st;
 }
 
+/* A collective series' part: this rank's owned nodes and the elements it reports, from the
+ * distributed backend's own view (no global array). */
+static hs_status collective_part(hs_run_output *o)
+{
+#if HS_HAS_MPI
+    const hs_sim_spec *cfg = o->spec;
+    hs_backend_mpi_view v;
+    hs_backend_mpi_view_get(o->sim->backend, &v);
+    const hs_mesh *lm = v.lmesh;
+    const size_t ne = (size_t)v.n_elems_mine;
+    HS_CALL(HS_ALLOC(o->part_tets, 4 * ne + 4, "output part"));
+    HS_CALL(HS_ALLOC(o->part_region, ne + 1, "output part"));
+    if (lm->fiber) HS_CALL(HS_ALLOC(o->part_fiber, 3 * ne + 3, "output part"));
+    for (size_t e = 0; e < ne; ++e) {
+        const size_t le = (size_t)v.elem_mine_local[e];
+        for (int j = 0; j < 4; ++j) o->part_tets[4 * e + (size_t)j] = v.part->l2g[lm->tets[4 * le + (size_t)j]];
+        o->part_region[e] = lm->region[le];
+        if (lm->fiber) memcpy(o->part_fiber + 3 * e, lm->fiber + 3 * le, 3 * sizeof(double));
+    }
+    const hs_state_desc *g = &o->sim->backend->state;
+    o->part = (hs_series_part){.comm = v.comm,
+                               .n_nodes_global = v.part->n_global,
+                               .n_elems_global = g->n_elems,
+                               .n_nodes = v.part->n_owned,
+                               .n_elems = v.n_elems_mine,
+                               .node_gid = v.part->l2g, /* owned nodes first */
+                               .elem_gid = v.elem_mine_global,
+                               .xyz = lm->xyz,
+                               .tets = o->part_tets,
+                               .region = o->part_region,
+                               .fiber = o->part_fiber,
+                               .selection = HS_SERIES_SEL_AUTO};
+    /* the model's variables where the scheme keeps them (nodes under splitting) */
+    hs_state_desc_init_scheme(&o->part_desc, cfg->model, cfg->scheme.kind, v.part->n_owned, v.n_elems_mine);
+    return HS_OK;
+#else
+    (void)o;
+    return HS_FAIL(HS_ERR_INTERNAL, "a collective series without MPI");
+#endif
+}
+
 hs_status hs_run_output_open(hs_run_output *o, const hs_sim_spec *cfg, hs_sim *sim, const hs_checkpoint *ck,
                              hs_state *scratch, hs_run_summary *sum)
 {
@@ -56,6 +101,7 @@ hs_status hs_run_output_open(hs_run_output *o, const hs_sim_spec *cfg, hs_sim *s
     o->last_ckpt = -1;
     o->enabled = cfg->output_enabled; /* every rank takes part in frames and checkpoints */
     o->writer = hs_run_output_is_writer(cfg);
+    o->collective = cfg->distributed && cfg->output_enabled; /* every rank its part, whatever the format */
     if (cfg->extrapolate > 0) {
         HS_CALL(HS_ALLOC(o->hist[0], sim->mesh->n_nodes, "checkpoint history"));
         HS_CALL(HS_ALLOC(o->hist[1], sim->mesh->n_nodes, "checkpoint history"));
@@ -73,15 +119,26 @@ hs_status hs_run_output_open(hs_run_output *o, const hs_sim_spec *cfg, hs_sim *s
     }
     /* probes and ECG on every rank: each samples the nodes it owns, the rows are summed, rank 0 writes */
     HS_CALL(hs_samples_create(cfg, sim, ck ? k0 * cfg->dt : -1.0, &o->smp));
-    if (!o->enabled || !o->writer) return HS_OK;
-    HS_CALL(checkpoints_prepare(o, ck ? k0 : -1));
+    if (!o->enabled || (!o->writer && !o->collective)) return HS_OK;
+    if (o->writer) HS_CALL(checkpoints_prepare(o, ck ? k0 : -1));
+    hs_frame_plan plan = hs_sim_frame_plan(cfg, sim);
+    if (o->collective) {
+        /* every rank its own nodes and elements (collectively, or gathered to rank 0 in chunks for a
+         * format that cannot: hs_series_create_part), in the main thread: MPI is funnelled, so no MPI
+         * call from the writer thread */
+        HS_CALL(collective_part(o));
+        HS_CALL(hs_series_create_part(cfg->out_format, cfg->out_dir, cfg->out_prefix, &o->part, &o->ser));
+        if (ck) HS_CALL(hs_series_resume(o->ser, ck->frame_times, (int)ck->h.n_frames));
+        plan.desc = &o->part_desc;
+        const hs_frame_source sync = {.sync = 1};
+        return hs_frame_writer_create(o->ser, NULL, &plan, &sync, &o->fw);
+    }
     HS_CALL(hs_series_create(cfg->out_format, cfg->out_dir, cfg->out_prefix, &o->ser));
     if (ck) HS_CALL(hs_series_resume(o->ser, ck->frame_times, (int)ck->h.n_frames));
     hs_frame_source src = {0};
     if (sim->backend->ops->state_copy_start)
         src = (hs_frame_source){sim->backend->ops->host_alloc, sim->backend->ops->host_free, frame_copy_wait,
-                                sim->backend};
-    hs_frame_plan plan = hs_sim_frame_plan(cfg, sim);
+                                sim->backend, 0};
     HS_CALL(hs_frame_writer_create(o->ser, sim->mesh, &plan, &src, &o->fw));
     return HS_OK;
 }
@@ -90,19 +147,20 @@ hs_status hs_run_output_open(hs_run_output *o, const hs_sim_spec *cfg, hs_sim *s
  * loop goes on. A backend with state_copy_start (cuda) only enqueues a snapshot and its copy into
  * the writer's page-locked buffers; the writer thread waits for that copy (frame_copy_wait), so
  * neither the main thread nor the device waits for the frame. Otherwise (cpu) get_state copies.
- * A distributed run gathers the state on every rank (a collective get_state), and only rank 0 has a
- * writer: the others take the state into the scratch state and go on. */
+ * A distributed run: every rank copies out its owned values (hs_backend_mpi_get_owned, no gather)
+ * and hands them to its part series in this thread (collective, or gathered to rank 0 in chunks). */
 hs_status hs_run_output_frame(hs_run_output *o, double t_ms)
 {
     hs_backend *b = o->sim->backend;
     double t0 = hs_wtime();
-    if (!o->fw) { /* a rank other than 0 of a distributed run */
-        HS_CALL(b->ops->get_state(b, o->scratch));
-        o->sum->frames++;
-        return HS_OK;
-    }
+    HS_CHECK(o->fw, HS_ERR_INTERNAL, "a frame without output"); /* frames come only with output on */
     hs_frame_bufs fb;
     HS_CALL(hs_frame_writer_acquire(o->fw, &fb));
+#if HS_HAS_MPI
+    if (o->collective)
+        HS_CALL(hs_backend_mpi_get_owned(b, &fb.state)); /* this rank's values, no gather */
+    else
+#endif
     if (b->ops->state_copy_start)
         HS_CALL(b->ops->state_copy_start(b, fb.slot, &fb.state));
     else
@@ -119,17 +177,34 @@ hs_status hs_run_output_checkpoint(hs_run_output *o, long step)
     hs_backend *b = o->sim->backend;
     if (o->fw) HS_CALL(hs_frame_writer_flush(o->fw));
     HS_CALL(hs_samples_flush(o->smp)); /* the CSVs hold every sample up to the checkpoint */
-    HS_CALL(b->ops->get_state(b, o->scratch));
     hs_extrap ex;
-    HS_CALL(b->ops->get_history(b, &ex, o->hist[0], o->hist[1]));
     hs_checkpoint_path(cfg->out_dir, cfg->out_prefix, step, o->ckpt_path, sizeof o->ckpt_path);
-    if (!o->writer) {
-        o->last_ckpt = step;
-        return HS_OK;
+#if HS_HAS_MPI
+    /* every rank its own values into the one file (version 4), no gather; on one rank the gather is
+     * a copy, and the serial run's file (version 3) keeps mpirun -np 1 byte for byte a serial run */
+    hs_backend_mpi_view view = {0};
+    if (o->collective) hs_backend_mpi_view_get(b, &view);
+    if (o->collective && view.part->n_ranks > 1) {
+        if (!o->part_state.desc) HS_CALL(hs_state_create(&o->part_desc, &o->part_state));
+        for (int q = 0; q < 2 && cfg->extrapolate > 0; ++q)
+            if (!o->part_hist[q]) HS_CALL(HS_ALLOC(o->part_hist[q], (size_t)o->part.n_nodes + 1, "checkpoint history"));
+        HS_CALL(hs_backend_mpi_get_owned(b, &o->part_state));
+        HS_CALL(hs_backend_mpi_get_owned_history(b, &ex, o->part_hist[0], o->part_hist[1]));
+        const hs_ckpt_part cp = {o->part.comm, &o->part_state, o->part.n_nodes, o->part.n_elems, o->part.node_gid,
+                                 o->part.elem_gid, &ex, {o->part_hist[0], o->part_hist[1]}};
+        HS_CALL(hs_checkpoint_write_part(o->ckpt_path, step, step * cfg->dt, cfg->dt, cfg->config_fp, o->sim->mesh,
+                                         hs_series_count(o->ser), hs_series_times(o->ser), &cp));
+    } else
+#endif
+    {
+        HS_CALL(b->ops->get_state(b, o->scratch));
+        HS_CALL(b->ops->get_history(b, &ex, o->hist[0], o->hist[1]));
+        if (o->writer)
+            HS_CALL(hs_checkpoint_write(o->ckpt_path, step, step * cfg->dt, cfg->dt, cfg->config_fp, o->sim->mesh,
+                                        hs_series_count(o->ser), hs_series_times(o->ser), o->scratch, &ex, o->hist));
     }
-    HS_CALL(hs_checkpoint_write(o->ckpt_path, step, step * cfg->dt, cfg->dt, cfg->config_fp, o->sim->mesh,
-                                hs_series_count(o->ser), hs_series_times(o->ser), o->scratch, &ex, o->hist));
     o->last_ckpt = step;
+    if (!o->writer) return HS_OK;
     int j = 0; /* the ring without this step (rewritten in place), then this step at its end */
     for (int i = 0; i < o->n_ring; ++i)
         if (o->ring[i] != step) o->ring[j++] = o->ring[i];
@@ -228,6 +303,16 @@ void hs_run_output_close(hs_run_output *o)
     free(o->hist[0]);
     free(o->hist[1]);
     free(o->ring);
+    free(o->part_tets);
+    free(o->part_region);
+    free(o->part_fiber);
+    hs_state_destroy(&o->part_state);
+    free(o->part_hist[0]);
+    free(o->part_hist[1]);
+    o->part_hist[0] = o->part_hist[1] = NULL;
     o->hist[0] = o->hist[1] = NULL;
     o->ring = NULL;
+    o->part_tets = NULL;
+    o->part_region = NULL;
+    o->part_fiber = NULL;
 }

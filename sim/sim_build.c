@@ -221,10 +221,16 @@ hs_status hs_sim_create(const hs_sim_spec *spec, hs_sim *sim)
     /* a distributed run builds the global pattern only for a partitioner that reads it (metis,
      * nonzeros), on rank 0, which alone partitions, or for a format that renumbers the mesh: the
      * ranks' views come from the elements */
-    if (!spec->distributed || !spec->partitioner || (spec->partitioner->needs_pattern && spec->rank == 0))
+    int one_rank = 0; /* one rank over a backend that runs the serial plan there: its policy times kernels on the pattern */
+#if HS_HAS_MPI
+    one_rank = spec->distributed && hs_backend_mpi_ranks() == 1 && sim->backend_entry->part &&
+               sim->backend_entry->part->one_rank_serial;
+#endif
+    if (!spec->distributed || !spec->partitioner || one_rank || (spec->partitioner->needs_pattern && spec->rank == 0))
         HS_CALL_GOTO(hs_csr_from_tets(sim->mesh->n_nodes, sim->mesh->n_elems, sim->mesh->tets, &pattern), fail);
     sim->setup.pattern = hs_wtime() - tp;
-    HS_CALL_GOTO(resolve_plan(spec, sim, pattern, &po), fail); /* a distributed run's plan reads no pattern */
+    /* a distributed run's plan on several ranks reads no pattern (rank 0 may hold one, the others not) */
+    HS_CALL_GOTO(resolve_plan(spec, sim, pattern, &po), fail);
     if (!pattern && po.exec.spmv->node_order) {
         tp = hs_wtime();
         HS_CALL_GOTO(hs_csr_from_tets(sim->mesh->n_nodes, sim->mesh->n_elems, sim->mesh->tets, &pattern), fail);

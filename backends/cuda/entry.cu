@@ -104,7 +104,10 @@ extern "C" hs_status hs_cuda_resolve_plan_ranks(const hs_csr *pattern, const hs_
                                                 hs_exec_plan *plan)
 {
     if (n_ranks <= 1) return cuda_resolve_plan(pattern, opt, plan);
-    hs_cuda_plan_rules(opt, pattern->n_rows, plan);
+    /* several ranks: only rank 0 may hold the global pattern (sim/sim_build.c builds it for a
+     * partitioner that reads it), so the rules see no row count; what depends on it, the step mode
+     * and the persistent CG, is decided below for every rank alike */
+    hs_cuda_plan_rules(opt, INT32_MAX, plan);
     if (plan->step != HS_STEP_KERNELS) {
         plan->step = HS_STEP_KERNELS;
         snprintf(plan->why_step, sizeof plan->why_step,

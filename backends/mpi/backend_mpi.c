@@ -268,6 +268,45 @@ static hs_status mpi_get_state(hs_backend *b, hs_state *dst)
     return HS_OK;
 }
 
+void hs_backend_mpi_view_get(const hs_backend *b, hs_backend_mpi_view *v)
+{
+    const mpi_impl *m = b->impl;
+    *v = (hs_backend_mpi_view){&m->comm, m->l, m->lmesh, m->n_elem_mine, m->elem_mine_local, m->elem_mine_global};
+}
+
+hs_status hs_backend_mpi_get_owned(hs_backend *b, hs_state *dst)
+{
+    mpi_impl *m = b->impl;
+    const hs_state_desc *d = &m->inner->state;
+    HS_CHECK(dst->desc && dst->desc->n_fields == d->n_fields && dst->desc->n_nodes == m->l->n_owned &&
+                 dst->desc->n_elems == m->n_elem_mine,
+             HS_ERR_INTERNAL, "rank %d: a state of %d nodes and %d elements for its %d owned nodes and %d elements",
+             m->rank, dst->desc ? (int)dst->desc->n_nodes : -1, dst->desc ? (int)dst->desc->n_elems : -1,
+             (int)m->l->n_owned, (int)m->n_elem_mine);
+    hs_state want = {d, {NULL}};
+    for (int k = 0; k < d->n_fields; ++k)
+        if (dst->field[k]) want.field[k] = m->lstate.field[k];
+    HS_CALL(agree(m, m->inner->ops->get_state(m->inner, &want)));
+    for (int k = 0; k < d->n_fields; ++k) {
+        if (!dst->field[k]) continue;
+        if (d->f[k].where == HS_AT_NODE) /* owned nodes come first */
+            memcpy(dst->field[k], m->lstate.field[k], sizeof(double) * (size_t)m->l->n_owned);
+        else
+            for (int32_t e = 0; e < m->n_elem_mine; ++e) dst->field[k][e] = m->lstate.field[k][m->elem_mine_local[e]];
+    }
+    return HS_OK;
+}
+
+hs_status hs_backend_mpi_get_owned_history(hs_backend *b, hs_extrap *ex, double *phi1, double *phi2)
+{
+    mpi_impl *m = b->impl;
+    HS_CALL(agree(m, m->inner->ops->get_history(m->inner, ex, m->lh1, m->lh2)));
+    const size_t n = sizeof(double) * (size_t)m->l->n_owned; /* owned nodes come first */
+    if (phi1 && ex->n_valid > 0) memcpy(phi1, m->lh1, n);
+    if (phi2 && ex->n_valid > 1) memcpy(phi2, m->lh2, n);
+    return HS_OK;
+}
+
 static hs_status mpi_set_state(hs_backend *b, const hs_state *src)
 {
     mpi_impl *m = b->impl;

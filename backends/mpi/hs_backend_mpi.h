@@ -65,6 +65,32 @@ void hs_backend_mpi_times(const hs_backend *b, hs_mpi_times *t);
  *  hs_par_subset_begin's in `heartsim bench scale`). */
 int hs_backend_mpi_ranks(void);
 
+/** A rank's own share of the run, for output written without a gather (sim/run_output.c): each node
+ *  by its owner, each element by the owner of its first node (as get_state reports them). Borrowed
+ *  from the backend. */
+typedef struct hs_backend_mpi_view {
+    const void *comm;               /**< the backend's MPI_Comm, as a pointer to it */
+    const hs_part_local *part;      /**< the rank's view: n_owned, l2g (owned nodes first), n_global */
+    const hs_mesh *lmesh;           /**< the rank's mesh: local nodes (owned first), local elements */
+    int32_t n_elems_mine;           /**< elements this rank reports */
+    const int32_t *elem_mine_local; /**< [n_elems_mine] their index in lmesh */
+    const int64_t *elem_mine_global; /**< [n_elems_mine] their global index, increasing */
+} hs_backend_mpi_view;
+
+/** @brief The view of a backend made by hs_backend_mpi_create. */
+void hs_backend_mpi_view_get(const hs_backend *b, hs_backend_mpi_view *v);
+
+/**
+ * @brief This rank's values of the non-NULL fields of @p dst, a state of n_owned nodes and
+ * n_elems_mine elements (hs_backend_mpi_view): node fields in owned order, element fields in
+ * elem_mine order. No gather; collective only in agreeing on errors.
+ */
+hs_status hs_backend_mpi_get_owned(hs_backend *b, hs_state *dst);
+
+/** @brief The extrapolation history (hs_backend_ops.get_history) at this rank's owned nodes:
+ *  @p phi1, @p phi2 [n_owned] (each may be NULL), filled as ex->n_valid says. No gather. */
+hs_status hs_backend_mpi_get_owned_history(hs_backend *b, hs_extrap *ex, double *phi1, double *phi2);
+
 #ifdef __cplusplus
 }
 #endif

@@ -19,10 +19,20 @@
 #include "aliev_panfilov.h"
 #include "mitchell_schaeffer.h"
 #include "bueno_orovio.h"
+#include "ten_tusscher_2006_epi.h"
+#include "ten_tusscher_2006_endo.h"
+#include "ten_tusscher_2006_m.h"
+#include "ohara_rudy_2011.h"
+#include "courtemanche_1998.h"
 #else
 HS_MODEL(aliev_panfilov)
 HS_MODEL(mitchell_schaeffer)
 HS_MODEL(bueno_orovio)
+HS_MODEL_NODAL(ten_tusscher_2006_epi)
+HS_MODEL_NODAL(ten_tusscher_2006_endo)
+HS_MODEL_NODAL(ten_tusscher_2006_m)
+HS_MODEL_NODAL(ohara_rudy_2011)
+HS_MODEL_NODAL(courtemanche_1998)
 #endif
 #ifdef HS_MODEL_NODAL_DEFAULTED_
 #undef HS_MODEL_NODAL

@@ -29,6 +29,14 @@ static void run_model(const hs_model *m)
                                         .start = 0.0, .duration = 2.0, .strength = 2.0};
     /* 0.1 ms, or half the model's tangent bound where that is smaller (bueno_orovio: 0.088 ms) */
     spec.dt = fmin(0.1, 0.5 * m->dt_max(spec.model_prm.v) * spec.time_unit);
+    if (!(m->schemes & HS_MODEL_SCHEME_NEWTON)) {
+        /* a model generated from CellML (mV, splitting only): 100 mV/ms (O'Hara-Rudy does not fire at 50),
+         * about twice the CellML files' own stimuli; dt 0.02 ms, where forward Euler of their concentrations is stable */
+        spec.scheme = hs_scheme_opts_newton();
+        spec.scheme.kind = HS_SCHEME_SPLITTING;
+        spec.stimuli[0].strength = 100.0 / m->mv_scale;
+        spec.dt = 0.02;
+    }
     HS_TEST_CHECK(spec.dt < m->dt_max(spec.model_prm.v) * spec.time_unit, "%s: dt above the model's bound", m->name);
     hs_sim sim;
     if (hs_sim_create(&spec, &sim) != HS_OK) {

@@ -69,6 +69,7 @@ int main(void)
 {
     hs_verbosity = 0;
     for (int i = 0; i < hs_models_count(); ++i) {
+        if (!(hs_models_at(i)->schemes & HS_MODEL_SCHEME_NEWTON)) continue; /* generated: splitting only */
         run(hs_models_at(i), HS_GATES_NEWTON);
         if (hs_models_at(i)->has_gates) run(hs_models_at(i), HS_GATES_RUSH_LARSEN);
     }

@@ -677,12 +677,15 @@ static void test_field_names(void)
                   "find beyond 31, full at %d", HS_CFG_LIST_MAX);
     hs_cfg_names p = hs_cfg_names_parse("phi,V,,activation");
     HS_TEST_CHECK(p.n == 3 && !strcmp(p.name[2], "activation"), "parse: %d names", p.n);
-    /* every model's default: its potential, V, activation, its variables, fiber */
+    /* every model's default: its potential, V (once: a model in mV names its potential V), activation,
+     * its variables, fiber */
     for (int i = 0; i < hs_models_count(); ++i) {
         const hs_model *m = hs_models_at(i);
         hs_cfg_names d = hs_config_default_fields(m);
-        int ok = d.n == m->n_vars + 4 && !strcmp(d.name[0], m->potential_name) && !strcmp(d.name[d.n - 1], "fiber");
-        for (int v = 0; v < m->n_vars && ok; ++v) ok = !strcmp(d.name[3 + v], m->vars[v].name);
+        const int v0 = strcmp(m->potential_name, "V") ? 3 : 2;
+        int ok = d.n == m->n_vars + v0 + 1 && !strcmp(d.name[0], m->potential_name) &&
+                 !strcmp(d.name[v0 - 1], "activation") && !strcmp(d.name[d.n - 1], "fiber");
+        for (int v = 0; v < m->n_vars && ok; ++v) ok = !strcmp(d.name[v0 + v], m->vars[v].name);
         HS_TEST_CHECK(ok, "%s: default output.fields", m->name);
     }
     /* every field of a model's state, listed backwards with V, fiber and region: the spec's list is
