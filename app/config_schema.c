@@ -287,7 +287,7 @@ static const hs_cfg_key base_keys[] = {
      AT(newton_max_iter), .meaning = "Newton iteration limit per time step (reaching it is an error)"},
     {.path = "solver.extrapolate", .type = HS_CFG_INT, CLOSED(0, 2), .def_num = 2, .unit = "-",
      AT(extrapolate),
-     .meaning = "initial Newton iterate: 0 previous step, 1 linear, 2 quadratic extrapolation of the last steps"},
+     .meaning = "initial Newton iterate: 0 previous step, 1 linear, 2 quadratic extrapolation of the last steps; solver.scheme = splitting: 1 or 2 start the diffusion's CG from u* plus the previous step's correction (scaled to dt), 0 from u*"},
     {.path = "solver.dt_retry", .type = HS_CFG_INT,
      .flags = HS_CFG_MIN_CLOSED | HS_CFG_MAX_CLOSED, .min = 0, .max = 10, .def_num = 0, .unit = "-",
      AT(dt_retry),

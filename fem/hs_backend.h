@@ -140,15 +140,26 @@ typedef struct hs_backend_ops {
      *  rows, else the problem's model_prm) and current stim_i = sum_k site_amp[k] w_ki
      *  (hs_nodal_stimulus; @p site_amp [n_sites] per model time unit); frozen nodes untouched.
      *  *bad_node: the smallest node whose values became non-finite, or -1 (the state is then
-     *  unspecified until restore_step). */
+     *  unspecified until restore_step). A caller that can wait for the answer passes *bad_node =
+     *  HS_REACT_DEFER: a backend with react_check may then return with the reaction only enqueued and
+     *  *bad_node still HS_REACT_DEFER (no host round trip), and the caller must call react_check before
+     *  it relies on the state (the cuda backend: the next diffuse synchronises anyway). */
     hs_status (*react)(hs_backend *b, double h, int n_sub, const double *site_amp, int32_t *bad_node);
     /** Diffusion over @p dt (model time units): solve (M + theta dt K) u = (M - (1-theta) dt K) phi
      *  (hs_split_matrices: assembled on the first call and again only when dt differs from the last
      *  assembly's), by the backend's CG (the problem's Krylov method, preconditioner and variant)
-     *  warm-started from phi and converged when ||rhs - A u|| <= solver.cg_tol ||rhs||; phi = u when
-     *  it converged (*cg says), phi unchanged otherwise. */
+     *  started from phi + g (g the previous accepted step's correction scaled to dt, hs_split_guess_scale
+     *  of the extrapolation history; 0 without one) and converged when ||rhs - A u|| <= solver.cg_tol
+     *  ||rhs||; phi = u when it converged (*cg says), phi unchanged otherwise; end_step keeps u - phi
+     *  as the history's first vector (get_history / set_history carry it). */
     hs_status (*diffuse)(hs_backend *b, double dt, hs_cg_result *cg);
+    /** The answer of a deferred react (*bad_node as react gives it: a node or -1), waiting for the
+     *  reaction where it has not finished. NULL: react never defers. */
+    hs_status (*react_check)(hs_backend *b, int32_t *bad_node);
 } hs_backend_ops;
+
+/** react's *bad_node on input: the caller accepts a deferred answer (react_check). */
+#define HS_REACT_DEFER (-2)
 
 /* ---- a backend on one rank's partition of a distributed run ------------------------------------ */
 

@@ -9,7 +9,8 @@
  * with the P1 mass matrix M (consistent or lumped: solver.mass) and stiffness K (fem/hs_fem.h's
  * element matrices, D in mm^2 per model time unit as the Newton scheme uses), assembled once and
  * again only when dt changes (a step retried in substeps), solved by the backend's CG (the
- * configured Krylov method and preconditioner) warm-started from u*. Godunov: reaction dt, diffusion
+ * configured Krylov method and preconditioner) started from u* plus the previous step's correction
+ * (hs_split_guess_scale). Godunov: reaction dt, diffusion
  * dt; Strang: reaction dt/2, diffusion dt, reaction dt/2 (solver.splitting).
  * (Sundnes et al., Computing the Electrical Activity in the Heart, 2006, ch. 3; Qu & Garfinkel,
  * IEEE TBME 46 (1999) for the split of the reaction; openCARP and Chaste run the same scheme.)
@@ -25,6 +26,7 @@
 
 #include <stdint.h>
 
+#include "hs_extrapolate.h"
 #include "hs_model_ode.h"
 #include "hs_scheme.h"
 #include "hs_status.h"
@@ -110,6 +112,42 @@ HS_HD int hs_split_react_node(const hs_model_params *prm, double h, int n_sub, d
         if (!hs_model_ode_vars(prm->n_vars, s, a, tau, hs) || !isfinite(*u)) return -1;
     }
     return 0;
+}
+
+/**
+ * @brief The diffusion's first guess u* + g, g = w[0] d_1 + w[1] d_2 from the last accepted steps'
+ * corrections d_k = u - u* (the diffusion's whole change of u over a step of h_k), kept as the
+ * extrapolation history's vectors (hs_extrap: h[0] = h_1, h[1] = h_2, n_valid; end_step shifts them
+ * with hs_extrap_accept). The correction is a rate times the step: r_k = d_k / h_k, taken at the
+ * middle of its step. solver.extrapolate = 1: r = r_1, g = (dt / h_1) d_1; = 2: r linear through
+ * r_2, r_1 evaluated at the middle of the new step,
+ *   g = dt (r_1 + (r_1 - r_2) q),  q = (dt + h_1) / (h_1 + h_2)   (equal steps: g = 2 d_1 - d_2).
+ * Diffusion changes u by about dt K u per step; a front moving v dt per step makes the correction at
+ * a node a smooth function of time, so the extrapolation leaves the CG a residual of O(dt^2) (order
+ * 1) or O(dt^3) (order 2) of the correction's instead of all of it (docs/benchmarks.md measures the
+ * iterations). Both backends keep d_1, d_2 where they compute; checkpoints and retries carry them
+ * as they carry the Newton scheme's history.
+ * @return how many corrections the guess uses (0: none, g = 0: the first step, extrapolate = 0, a
+ * restart without the history).
+ */
+static inline int hs_split_guess_weights(const hs_extrap *ex, double dt, double w[2])
+{
+    w[0] = w[1] = 0.0;
+    if (ex->order < 1 || ex->n_valid < 1 || !(ex->h[0] > 0.0)) return 0;
+    if (ex->order < 2 || ex->n_valid < 2 || !(ex->h[1] > 0.0)) {
+        w[0] = dt / ex->h[0];
+        return 1;
+    }
+    const double q = (dt + ex->h[0]) / (ex->h[0] + ex->h[1]);
+    w[0] = dt / ex->h[0] * (1.0 + q);
+    w[1] = -dt / ex->h[1] * q;
+    return 2;
+}
+
+/** @brief g at one node (the same arithmetic on every backend). */
+HS_HD double hs_split_guess_at(double w0, double w1, double d1, double d2)
+{
+    return w1 != 0.0 ? w0 * d1 + w1 * d2 : w0 * d1;
 }
 
 /**

@@ -178,9 +178,23 @@ int hs_split_substeps(const hs_scheme_opts *o, double h_ms)
     return n > 1e6 ? 1000000 : (int)n;
 }
 
-/* One reaction over [t0, t1] ms: the sites' averages there, the backend's react op. */
+/* The error of a reaction that went non-finite at node @p bad. */
+static hs_status react_failed(const hs_backend *b, int32_t bad, double t0, double t1, const char *phase,
+                              double t_step, double dt_step)
+{
+    const hs_problem *p = b->prob;
+    const int n_sub = hs_split_substeps(&p->opt.scheme, t1 - t0);
+    return HS_FAIL(HS_ERR_NUMERIC,
+                   "splitting: the %s model's ODEs became non-finite at node %d in the %sreaction of the step at t = "
+                   "%.4g ms (to %.4g ms; %d substeps of %.4g ms). Reduce solver.dt_ode or time.dt",
+                   p->opt.model->name, (int)bad, phase, t_step, t_step + dt_step, n_sub, (t1 - t0) / n_sub);
+}
+
+/* One reaction over [t0, t1] ms: the sites' averages there, the backend's react op. With @p defer
+ * (not NULL) the backend may leave the failure check for later: *defer = 1 then, and the caller
+ * calls react_check (after the diffusion, whose synchronisation brings the flag). */
 static hs_status react(hs_backend *b, double t0, double t1, double T, const char *phase, double t_step,
-                       double dt_step)
+                       double dt_step, int *defer)
 {
     const hs_problem *p = b->prob;
     double amp[256];
@@ -189,12 +203,10 @@ static hs_status react(hs_backend *b, double t0, double t1, double T, const char
     if (ns > 0) hs_stim_set_amplitudes(p->stim, t0, t1, amp);
     for (int k = 0; k < ns; ++k) amp[k] *= T; /* per model time unit */
     const int n_sub = hs_split_substeps(&p->opt.scheme, t1 - t0);
-    int32_t bad = -1;
+    int32_t bad = defer && b->ops->react_check ? HS_REACT_DEFER : -1;
     HS_CALL(b->ops->react(b, (t1 - t0) / T, n_sub, amp, &bad));
-    HS_CHECK(bad < 0, HS_ERR_NUMERIC,
-             "splitting: the %s model's ODEs became non-finite at node %d in the %sreaction of the step at t = %.4g "
-             "ms (to %.4g ms; %d substeps of %.4g ms). Reduce solver.dt_ode or time.dt",
-             p->opt.model->name, (int)bad, phase, t_step, t_step + dt_step, n_sub, (t1 - t0) / n_sub);
+    if (defer) *defer = bad == HS_REACT_DEFER;
+    if (bad >= 0) return react_failed(b, bad, t0, t1, phase, t_step, dt_step);
     return HS_OK;
 }
 
@@ -208,7 +220,11 @@ hs_status hs_split_step(hs_backend *b, double t_ms, double dt_ms, hs_step_stats 
     HS_CALL(b->ops->begin_step(b, dt_ms / T, NULL));
     const int strang = p->opt.scheme.order == HS_SPLIT_STRANG;
     const double t_half = strang ? t_ms + 0.5 * dt_ms : t_ms + dt_ms;
-    hs_status st = react(b, t_ms, t_half, T, strang ? "first " : "", t_ms, dt_ms);
+    /* the first reaction's failure check may wait for the diffusion's synchronisation (one host round
+     * trip per Godunov step on the cuda backend): a non-finite u* makes the diffusion stop at once
+     * (non-finite norms), and the reaction's failure is reported first */
+    int deferred = 0;
+    hs_status st = react(b, t_ms, t_half, T, strang ? "first " : "", t_ms, dt_ms, &deferred);
     if (st == HS_OK) {
         hs_cg_result cg;
         memset(&cg, 0, sizeof cg);
@@ -221,8 +237,18 @@ hs_status hs_split_step(hs_backend *b, double t_ms, double dt_ms, hs_step_stats 
                          "residual %.3e after %d iterations (solver.cg_tol %.1e, solver.cg_max_iter %d)",
                          hs_cg_outcome_name(cg.outcome), t_ms, t_ms + dt_ms, cg.rel_res, cg.iters, p->opt.cg.tol,
                          p->opt.cg.max_iter);
+        if (deferred) {
+            int32_t bad = -1;
+            hs_status sc = b->ops->react_check(b, &bad);
+            if (sc != HS_OK) {
+                st = sc;
+            } else if (bad >= 0) {
+                hs_error_clear(); /* the reaction's failure comes first: the diffusion only inherited it */
+                st = react_failed(b, bad, t_ms, t_half, strang ? "first " : "", t_ms, dt_ms);
+            }
+        }
     }
-    if (st == HS_OK && strang) st = react(b, t_half, t_ms + dt_ms, T, "second ", t_ms, dt_ms);
+    if (st == HS_OK && strang) st = react(b, t_half, t_ms + dt_ms, T, "second ", t_ms, dt_ms, NULL);
     if (st != HS_OK) {
         b->ops->restore_step(b);
         return st;

@@ -40,8 +40,8 @@ static void problem_opts(const hs_sim_spec *spec, hs_problem_opts *o)
     o->spmv_params = spec->spmv_params;
     o->pc = spec->pc;
     o->scheme = spec->scheme;
-    /* the first Newton iterate's extrapolation means nothing to the splitting scheme */
-    if (spec->scheme.kind == HS_SCHEME_SPLITTING) o->extrapolate = 0;
+    /* the splitting scheme: solver.extrapolate >= 1 starts the diffusion's CG from u* plus the previous
+     * step's correction (hs_split_guess_scale) */
 }
 
 /* Print each region entry's elements and volume; the mesh's "region" cell field becomes the entry

@@ -14,6 +14,7 @@
 #include "hs_build_config.h"
 #include "hs_element.h"
 #include "hs_readout.h"
+#include "hs_splitting.h"
 #include "hs_util.h"
 #include "hs_vec.h"
 
@@ -289,7 +290,13 @@ static hs_status cpu_end_step(hs_backend *b, double t_prev, double dt_ms)
 #pragma omp parallel for schedule(static) if (nn > HS_OMP_MIN)
     for (int32_t i = 0; i < nn; ++i)
         hs_readout_update(c->phi_n[i], c->phi[i], thr, thr_rep, t_prev, dt_ms, act + i, rep + i, apd + i, beats + i);
-    if (p->opt.extrapolate > 0) { /* history for the next step's first iterate */
+    if (p->opt.extrapolate > 0 && c->splitting) { /* the diffusion's correction: the next solve's guess */
+        double *t = c->phi_h2; /* d_1 becomes d_2 */
+        c->phi_h2 = c->phi_h1;
+        c->phi_h1 = t;
+        memcpy(c->phi_h1, c->du, sizeof(double) * (size_t)p->mesh->n_nodes);
+        hs_extrap_accept(&c->ex, c->dt);
+    } else if (p->opt.extrapolate > 0) { /* history for the next step's first iterate */
         double *t = c->phi_h2;
         c->phi_h2 = c->phi_h1;
         c->phi_h1 = t;

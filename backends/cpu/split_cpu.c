@@ -3,8 +3,11 @@
  * the reference of the scheme. The reaction runs hs_split_react_node at every node on OpenMP
  * threads; the diffusion assembles A = M + theta dt K and B = M - (1-theta) dt K with
  * hs_split_matrices (once, again when dt changes), copies them into the SpMV format's slots, and
- * solves A du = B u* - A u* with the configured Krylov method and preconditioner (computed once per
- * assembly), so that u = u* + du: CG warm-started from u*.
+ * solves A d' = B u* - A (u* + g) with the configured Krylov method and preconditioner (computed once
+ * per assembly), so that u = u* + g + d': CG warm-started from u* + g, g the previous step's correction
+ * extrapolated from the last two steps' corrections d = g + d' (hs_split_guess_weights; kept as the
+ * extrapolation history's vectors, so checkpoints and retries carry them; solver.extrapolate = 0:
+ * g = 0).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -113,7 +116,18 @@ hs_status hs_cpu_diffuse(hs_backend *b, double dt, hs_cg_result *cg)
 #pragma omp parallel for schedule(static) if (n > HS_OMP_MIN)
         for (int32_t i = 0; i < n; ++i) c->split_b[i] = (fr && fr[i]) ? c->phi[i] : m[i] * c->phi[i];
     }
-    hs_cpu_matvec(c, c->phi, c->rhs); /* A u* */
+    /* the first guess u* + g, g extrapolated from the last steps' corrections (hs_split_guess_weights:
+     * none without a history, then u* alone); du holds u* + g for the SpMV, the ghosts from its halo */
+    double w[2];
+    const int gs = hs_split_guess_weights(&c->ex, dt, w);
+    const double *d1 = c->phi_h1, *d2 = gs > 1 ? c->phi_h2 : c->phi_h1;
+    if (gs) {
+#pragma omp parallel for schedule(static) if (n > HS_OMP_MIN)
+        for (int32_t i = 0; i < n; ++i) c->du[i] = c->phi[i] + hs_split_guess_at(w[0], w[1], d1[i], d2[i]);
+        hs_cpu_matvec(c, c->du, c->rhs); /* A (u* + g) */
+    } else {
+        hs_cpu_matvec(c, c->phi, c->rhs); /* A u* */
+    }
 #pragma omp parallel for schedule(static) if (n > HS_OMP_MIN)
     for (int32_t i = 0; i < n; ++i) c->rhs[i] = c->split_b[i] - c->rhs[i];
     double nrm[2] = {hs_vec_dot(n, c->split_b, c->split_b), hs_vec_dot(n, c->rhs, c->rhs)};
@@ -124,8 +138,16 @@ hs_status hs_cpu_diffuse(hs_backend *b, double dt, hs_cg_result *cg)
         cg->outcome = HS_CG_NONFINITE;
         cg->rel_res = rnorm;
     } else if (rnorm <= o.tol * bnorm) {
-        cg->outcome = HS_CG_CONVERGED; /* u* solves it already: no iteration */
+        cg->outcome = HS_CG_CONVERGED; /* u* + g solves it already: no iteration */
         cg->rel_res = bnorm > 0.0 ? rnorm / bnorm : 0.0;
+#pragma omp parallel for schedule(static) if (n > HS_OMP_MIN)
+        for (int32_t i = 0; i < n; ++i) /* the correction, for the history */
+            c->du[i] = gs ? hs_split_guess_at(w[0], w[1], d1[i], d2[i]) : 0.0;
+        if (gs) {
+#pragma omp parallel for schedule(static) if (n > HS_OMP_MIN)
+            for (int32_t i = 0; i < n; ++i) c->phi[i] += c->du[i];
+            HS_CALL(hs_comm_halo(cm, c->phi));
+        }
     } else {
         /* converged when ||r_k|| <= tol ||b||: relative to the warm start's residual that is tol ||b|| / ||r_0|| */
         o.tol = o.tol * bnorm / rnorm;
@@ -136,8 +158,11 @@ hs_status hs_cpu_diffuse(hs_backend *b, double dt, hs_cg_result *cg)
                                     c->kw, cg));
         cg->rel_res *= rnorm / (bnorm > 0.0 ? bnorm : 1.0); /* relative to ||b||, as the test */
         if (cg->outcome == HS_CG_CONVERGED) {
-#pragma omp parallel for schedule(static) if (n > HS_OMP_MIN)
-            for (int32_t i = 0; i < n; ++i) c->phi[i] += c->du[i];
+    #pragma omp parallel for schedule(static) if (n > HS_OMP_MIN)
+            for (int32_t i = 0; i < n; ++i) {
+                if (gs) c->du[i] += hs_split_guess_at(w[0], w[1], d1[i], d2[i]); /* the whole correction g + d' */
+                c->phi[i] += c->du[i];
+            }
             HS_CALL(hs_comm_halo(cm, c->phi)); /* the ghosts of phi from their owners */
         }
     }

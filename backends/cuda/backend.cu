@@ -209,7 +209,7 @@ static const hs_backend_ops cuda_ops = {
     "cuda", hs_cu_begin_step, hs_cu_assemble, hs_cu_tangent, hs_cu_solve, hs_cu_iterate, hs_cu_end_step, hs_cu_restore_step,
     cu_get_state, cu_set_state, cu_get_history, cu_set_history, cu_state_copy_start, cu_state_copy_wait,
     cu_host_alloc, cu_host_free, cu_get_times, cu_destroy, hs_cu_newton_device, hs_cu_sample_setup, hs_cu_sample,
-    hs_cu_sample_fetch, hs_cu_steps_device, hs_cu_react, hs_cu_diffuse,
+    hs_cu_sample_fetch, hs_cu_steps_device, hs_cu_react, hs_cu_diffuse, hs_cu_react_check,
 };
 
 /* ---- set-up --------------------------------------------------------------------------------- */
@@ -304,11 +304,11 @@ static hs_status cuda_setup(hs_backend *b)
         if (b->state.f[k].initial != 0.0)
             HS_CALL(hs_cu_fill((int64_t)hs_state_field_len(&b->state, k), b->state.f[k].initial,
                                field_dev(c, &b->state, k)));
-    if (p->opt.extrapolate > 0 && !splitting) { /* the Newton iteration's first iterate only */
+    if (p->opt.extrapolate > 0) { /* the Newton iteration's first iterate; splitting: ph1 the last correction */
         HS_CALL(HS_CUDA_ALLOC(c->ph1, c->nn, "phi history"));
         HS_CALL(HS_CUDA_ALLOC(c->ph2, c->nn, "phi history"));
     }
-    c->ex.order = splitting ? 0 : p->opt.extrapolate;
+    c->ex.order = p->opt.extrapolate;
     hs_extrap_reset(&c->ex);
     HS_CALL(hs_gpu_cg_create(c->nn, p->opt.cg.variant, c->spmv, c->dinv, &c->cg));
     if (p->opt.cg.variant == HS_CG_SSTEP) { /* always its persistent kernel, through the format's slot map */

@@ -242,9 +242,13 @@ extern "C" hs_status hs_cuda_resolve_plan_ranks(const hs_csr *pattern, const hs_
  *  nodes, the diffusion's extra matrices and scalars. After the format and the CG exist. */
 hs_status hs_cu_split_setup(hs_backend *b);
 void hs_cu_split_free(cuda_impl *c);
+/** @brief The last diffusion's correction u - u* (the next guess's history), or NULL: no guess. */
+double *hs_cu_split_correction(cuda_impl *c);
 /** hs_backend_ops.react / .diffuse (fem/hs_backend.h). */
 hs_status hs_cu_react(hs_backend *b, double h, int n_sub, const double *site_amp, int32_t *bad_node);
 hs_status hs_cu_diffuse(hs_backend *b, double dt, hs_cg_result *cg);
+/** @brief The failure flag of a deferred reaction (hs_backend_ops.react_check; split.cu). */
+hs_status hs_cu_react_check(hs_backend *b, int32_t *bad_node);
 /** For the phase benchmark (diag.cu): enqueue the diffusion's start (r0 = C u*, B u*, the norms); one
  *  reaction of @p h in @p n_sub substeps without stimulus, start copies or failure flag; the least
  *  bytes of phase 0 (the reaction) or 1 (the diffusion's start). */

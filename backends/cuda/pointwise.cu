@@ -7,6 +7,7 @@
 #include <climits>
 
 #include "cuda_backend.cuh"
+#include "hs_splitting.h"
 #include "hs_gpu_reduce.cuh"
 #include "hs_readout.h"
 
@@ -132,7 +133,13 @@ hs_status hs_cu_end_step(hs_backend *b, double t_prev, double dt_ms)
     k_activation<<<nblocks(c->nn, 256), 256, 0, c->s>>>(c->nn, c->phin, c->phi, c->act, b->prob->opt.activation_phi,
                                                         b->prob->opt.repol_phi, t_prev, dt_ms);
     HS_CUDA_LAUNCH_CHECK("k_activation");
-    if (c->ph1) { /* history for the next first iterate: phi_{n-1} becomes phi_{n-2} by a pointer swap
+    if (c->sp && c->ph1) { /* splitting: the diffusion's corrections, the next solve's guess (d_1 -> d_2,
+                             * the step's -> d_1, in place: their addresses are in the captured solve) */
+        HS_CUDA_CALL(cudaMemcpyAsync(c->ph2, c->ph1, sizeof(double) * c->nn, cudaMemcpyDeviceToDevice, c->s));
+        HS_CUDA_CALL(cudaMemcpyAsync(c->ph1, hs_cu_split_correction(c), sizeof(double) * c->nn,
+                                     cudaMemcpyDeviceToDevice, c->s));
+        hs_extrap_accept(&c->ex, c->dt);
+    } else if (c->ph1) { /* history for the next first iterate: phi_{n-1} becomes phi_{n-2} by a pointer swap
                    * (only k_extrapolate, launched outside the graphs, reads ph1 and ph2), phi_n is
                    * copied (phin's address is in the captured graph) */
         double *t = c->ph2;

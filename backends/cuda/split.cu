@@ -4,8 +4,10 @@
  *
  * react: the node current stim_i = sum_k amp_k w_ki (the same sums as hs_nodal_stimulus, in site
  * order, each product and sum rounded as the host rounds them, so the current is the host's bit for
- * bit), then the nodal ODE kernel (nodal.cu) over the reaction's substeps; one synchronisation for
- * the failure flag.
+ * bit), then the nodal ODE kernel (nodal.cu) over the reaction's substeps; its failure flag copied
+ * to pinned memory, read at once, or (the caller passes HS_REACT_DEFER: hs_split_step's first
+ * reaction) by react_check after the diffusion's synchronisation: one host round trip per Godunov
+ * step.
  *
  * diffuse: (M + theta dt K) u = (M - (1-theta) dt K) u* =: B u*, warm-started from u*. The matrices
  * are hs_split_matrices' (the CPU reference, computed once on the host per dt and scattered into the
@@ -53,6 +55,11 @@ struct hs_cu_split {
     double *part;          /* [2][HS_RED_BLOCKS] */
     double *h_norms;       /* pinned [3] */
     int *bad, *h_bad;      /* smallest node of a non-finite reaction (0x7f7f7f7f: none); h_ pinned */
+    int react_pending;     /* a reaction's flag copy enqueued and not yet read (hs_cu_react_check) */
+    int guess;             /* solver.extrapolate >= 1: the CG starts from u* + g (hs_split_guess_weights) */
+    double *g;             /* [nn] the guess g = w0 d_1 + w1 d_2, after the solve the step's correction g + d' */
+    double *ag;            /* [nn] A g */
+    double *gs, *h_gs;     /* [2] the guess's weights (0: none), set by the host before each solve; h_ pinned */
     cudaGraphExec_t exec;  /* the diffusion solve (solver.graph) */
     cudaEvent_t ev0, ev1;
 };
@@ -84,15 +91,27 @@ __global__ void k_stim_site(int32_t cnt, const int32_t *__restrict__ node, const
         stim[node[j]] = __dadd_rn(stim[node[j]], __dmul_rn(amp, w[j])); /* no contraction: the host's bits */
 }
 
-/* block partials of ||r0||^2 and ||B u*||^2; B u* from bu, or m_i u_i (u_i at a frozen node) */
-__global__ void k_split_norms(int32_t n, const double *__restrict__ r0, const double *__restrict__ bu,
-                              const double *__restrict__ mass, const uint8_t *__restrict__ frozen,
-                              const double *__restrict__ u, double *part)
+/* g = w0 d_1 + w1 d_2 (hs_split_guess_at; the weights from the device: the host sets them before each
+ * solve, 0 without a history) */
+__global__ void k_split_guess(int32_t n, const double *__restrict__ gs, const double *__restrict__ d1,
+                              const double *__restrict__ d2, double *__restrict__ g)
+{
+    const double w0 = gs[0], w1 = gs[1];
+    for (int32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
+        g[i] = w0 != 0.0 ? hs_split_guess_at(w0, w1, d1[i], w1 != 0.0 ? d2[i] : 0.0) : 0.0;
+}
+
+/* block partials of ||r0||^2 and ||B u*||^2, r0 = C u* - A g written back when there is a guess;
+ * B u* from bu, or m_i u_i (u_i at a frozen node) */
+__global__ void k_split_norms(int32_t n, double *__restrict__ r0, const double *__restrict__ ag,
+                              const double *__restrict__ bu, const double *__restrict__ mass,
+                              const uint8_t *__restrict__ frozen, const double *__restrict__ u, double *part)
 {
     __shared__ double sh[HS_RED_THREADS];
     double rr = 0.0, bb = 0.0;
     for (int32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
-        const double r = r0[i];
+        double r = r0[i];
+        if (ag) r0[i] = r = r - ag[i];
         const double v = bu ? bu[i] : (frozen && frozen[i]) ? u[i] : __dmul_rn(mass[i], u[i]);
         rr += r * r;
         bb += v * v;
@@ -117,13 +136,18 @@ __global__ void k_split_norms_final(const double *part, double *norms)
     }
 }
 
-/* u = u* + d when the CG converged on finite norms (else u stays u*, as the cpu leaves phi) */
+/* u = u* + g + d when the CG converged on finite norms (else u stays u*, as the cpu leaves phi); g
+ * becomes the step's correction g + d (the next step's history) */
 __global__ void k_split_apply(int32_t n, const hs_gpu_cg_scalars *cg, int conv, const double *norms,
-                              const double *__restrict__ d, double *__restrict__ u)
+                              const double *__restrict__ d, double *__restrict__ g, double *__restrict__ u)
 {
     const int apply = (cg ? cg->status == HS_GPU_CG_CONV : conv) && isfinite(norms[0]) && isfinite(norms[1]);
     if (!apply) return;
-    for (int32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) u[i] += d[i];
+    for (int32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
+        const double dd = g ? d[i] + g[i] : d[i];
+        u[i] += dd;
+        if (g) g[i] = dd;
+    }
 }
 
 /* The warm start's tolerance through hs_cg_forcing_tol (hs_cg.h): with cg_tol = 0 (no floor), forcing
@@ -143,8 +167,14 @@ hs_status enqueue_start(cuda_impl *c)
     hs_cu_split *sp = c->sp;
     HS_CALL(hs_gpu_spmv_apply(sp->spmv_c, c->phi, c->rhs, c->s));
     if (!sp->lumped_b) HS_CALL(hs_gpu_spmv_apply(sp->spmv_b, c->phi, sp->bu, c->s));
-    k_split_norms<<<HS_RED_BLOCKS, HS_RED_THREADS, 0, c->s>>>(c->nn, c->rhs, sp->lumped_b ? nullptr : sp->bu, sp->mass,
-                                                              sp->frozen, c->phi, sp->part);
+    if (sp->guess) { /* r0 = C u* - A g: the residual of u* + g */
+        k_split_guess<<<nblocks(c->nn, 256), 256, 0, c->s>>>(c->nn, sp->gs, c->ph1, c->ph2, sp->g);
+        HS_CUDA_LAUNCH_CHECK("k_split_guess");
+        HS_CALL(hs_gpu_spmv_apply(c->spmv, sp->g, sp->ag, c->s));
+    }
+    k_split_norms<<<HS_RED_BLOCKS, HS_RED_THREADS, 0, c->s>>>(c->nn, c->rhs, sp->guess ? sp->ag : nullptr,
+                                                              sp->lumped_b ? nullptr : sp->bu, sp->mass, sp->frozen,
+                                                              c->phi, sp->part);
     HS_CUDA_LAUNCH_CHECK("k_split_norms");
     k_split_norms_final<<<1, HS_RED_THREADS, 0, c->s>>>(sp->part, sp->norms);
     HS_CUDA_LAUNCH_CHECK("k_split_norms_final");
@@ -153,7 +183,8 @@ hs_status enqueue_start(cuda_impl *c)
 
 hs_status enqueue_apply(cuda_impl *c, const hs_gpu_cg_scalars *cg, int conv)
 {
-    k_split_apply<<<nblocks(c->nn, 256), 256, 0, c->s>>>(c->nn, cg, conv, c->sp->norms, c->du, c->phi);
+    k_split_apply<<<nblocks(c->nn, 256), 256, 0, c->s>>>(c->nn, cg, conv, c->sp->norms, c->du,
+                                                         c->sp->guess ? c->sp->g : nullptr, c->phi);
     HS_CUDA_LAUNCH_CHECK("k_split_apply");
     return HS_OK;
 }
@@ -273,9 +304,12 @@ hs_status diffuse_general(hs_backend *b, hs_cg_result *cg)
         cg->rel_res = rnorm;
         return HS_OK;
     }
-    if (rnorm <= o->cg.tol * bnorm) {
+    if (rnorm <= o->cg.tol * bnorm) { /* u* + g solves it already: u = u* + g, as the cpu */
         cg->outcome = HS_CG_CONVERGED;
         cg->rel_res = bnorm > 0.0 ? rnorm / bnorm : 0.0;
+        HS_CUDA_CALL(cudaMemsetAsync(c->du, 0, sizeof(double) * c->nn, c->s));
+        HS_CALL(enqueue_apply(c, nullptr, 1));
+        HS_CUDA_CALL(cudaStreamSynchronize(c->s));
         return HS_OK;
     }
     hs_cg_opts co = o->cg;
@@ -313,9 +347,12 @@ double hs_cu_split_bytes(const hs_backend *b, int phase)
     if (phase == 0) /* the reaction: u and the variables read and written once; node rows, frozen flags */
         return nn * hs_nodal_bytes_per_node(c->nv, 0, 0) + (sp->ntab ? 2.0 * nn : 0.0) + (sp->frozen ? nn : 0.0);
     /* the diffusion's start: C u* (double values and a 4-byte column per slot, row pointers, u* and r0),
-     * B u* the same in the CG's precision unless B is the lumped diagonal, the norms (r0, B u* or m, u*) */
+     * B u* the same in the CG's precision unless B is the lumped diagonal, the guess and A g
+     * (solver.extrapolate >= 1), the norms (r0, B u* or m, u*) */
     double bytes = ns * (8.0 + 4.0) + (nn + 1) * 4.0 + nn * 16.0;
     if (!sp->lumped_b) bytes += ns * (vb + 4.0) + (nn + 1) * 4.0 + nn * 16.0;
+    if (sp->guess) /* g = w0 d_1 + w1 d_2 (24 bytes per node), A g as B u*, the norms read A g and write r0 */
+        bytes += nn * 24.0 + ns * (vb + 4.0) + (nn + 1) * 4.0 + nn * 16.0 + nn * 16.0;
     return bytes + nn * 24.0;
 }
 
@@ -361,6 +398,16 @@ hs_status hs_cu_split_setup(hs_backend *b)
     HS_CUDA_CALL(cudaMemset(sp->norms, 0, 3 * sizeof(double)));
     HS_CALL(HS_CUDA_ALLOC(sp->part, 2 * HS_RED_BLOCKS, "diffusion norm partials"));
     HS_CALL(HS_CUDA_ALLOC(sp->bad, 1, "reaction failure flag"));
+    HS_CALL(HS_CUDA_ALLOC(sp->gs, 2, "guess weights"));
+    HS_CUDA_CALL(cudaMemset(sp->gs, 0, 2 * sizeof(double)));
+    HS_CUDA_CALL(cudaMallocHost((void **)&sp->h_gs, 2 * sizeof(double)));
+    sp->h_gs[0] = sp->h_gs[1] = 0.0;
+    sp->guess = c->ph1 != nullptr; /* solver.extrapolate >= 1 (backend.cu allocates the history) */
+    if (sp->guess) {
+        HS_CALL(HS_CUDA_ALLOC(sp->g, c->nn, "diffusion guess"));
+        HS_CALL(HS_CUDA_ALLOC(sp->ag, c->nn, "A times the diffusion guess"));
+        HS_CUDA_CALL(cudaMemset(sp->g, 0, sizeof(double) * c->nn));
+    }
     HS_CUDA_CALL(cudaMallocHost((void **)&sp->h_norms, 3 * sizeof(double)));
     HS_CUDA_CALL(cudaMallocHost((void **)&sp->h_bad, sizeof(int)));
     HS_CUDA_CALL(cudaEventCreate(&sp->ev0));
@@ -376,10 +423,11 @@ void hs_cu_split_free(cuda_impl *c)
     hs_gpu_spmv_destroy(&sp->spmv_c);
     hs_gpu_spmv_destroy(&sp->spmv_b);
     void *dev[] = {sp->cval, sp->bval, sp->bu, sp->mass, sp->frozen, sp->ntab, sp->stim, sp->snode, sp->sw,
-                   sp->norms, sp->part, sp->bad};
+                   sp->norms, sp->part, sp->bad, sp->g, sp->ag, sp->gs};
     for (size_t i = 0; i < sizeof dev / sizeof dev[0]; ++i) cudaFree(dev[i]);
     cudaFreeHost(sp->h_norms);
     cudaFreeHost(sp->h_bad);
+    cudaFreeHost(sp->h_gs);
     if (sp->ev0) cudaEventDestroy(sp->ev0);
     if (sp->ev1) cudaEventDestroy(sp->ev1);
     free(sp);
@@ -392,8 +440,10 @@ hs_status hs_cu_react(hs_backend *b, double h, int n_sub, const double *site_amp
     hs_cu_split *sp = c->sp;
     const hs_problem *p = b->prob;
     const hs_nodal *nd = p->nodal;
+    const int defer = *bad_node == HS_REACT_DEFER;
     *bad_node = -1;
     HS_CHECK(sp && n_sub >= 1 && h > 0.0, HS_ERR_INTERNAL, "reaction over %g in %d substeps", h, n_sub);
+    HS_CHECK(!sp->react_pending, HS_ERR_INTERNAL, "a reaction while the last one's failure flag is unread");
     HS_CUDA_CALL(cudaEventRecord(sp->ev0, c->s));
     int on = 0;
     for (int k = 0; k < nd->n_sites; ++k) on |= site_amp[k] != 0.0;
@@ -418,7 +468,23 @@ hs_status hs_cu_react(hs_backend *b, double h, int n_sub, const double *site_amp
     HS_CALL(hs_cu_launch_nodal(&a, c->s));
     HS_CUDA_CALL(cudaMemcpyAsync(sp->h_bad, sp->bad, sizeof(int), cudaMemcpyDeviceToHost, c->s));
     HS_CUDA_CALL(cudaEventRecord(sp->ev1, c->s));
-    HS_CUDA_CALL(cudaStreamSynchronize(c->s));
+    sp->react_pending = 1;
+    if (defer) { /* the caller reads the flag with react_check, after a synchronisation it makes anyway */
+        *bad_node = HS_REACT_DEFER;
+        return HS_OK;
+    }
+    return hs_cu_react_check(b, bad_node);
+}
+
+hs_status hs_cu_react_check(hs_backend *b, int32_t *bad_node)
+{
+    cuda_impl *c = (cuda_impl *)b->impl;
+    hs_cu_split *sp = c->sp;
+    *bad_node = -1;
+    HS_CHECK(sp, HS_ERR_INTERNAL, "react_check: the backend does not run the splitting scheme");
+    if (!sp->react_pending) return HS_OK;
+    HS_CUDA_CALL(cudaEventSynchronize(sp->ev1)); /* returns at once after the diffusion's synchronisation */
+    sp->react_pending = 0;
     c->t.element += 1e-3 * elapsed_ms(sp->ev0, sp->ev1); /* the reaction is the splitting's element phase */
     if (*sp->h_bad != 0x7f7f7f7f) *bad_node = *sp->h_bad;
     return HS_OK;
@@ -436,6 +502,10 @@ hs_status hs_cu_diffuse(hs_backend *b, double dt, hs_cg_result *cg)
         c->t.assembly += hs_wtime() - t0;
     }
     HS_CUDA_CALL(cudaEventRecord(c->ev_s0, c->s));
+    if (sp->guess) { /* the guess's weights for this dt (the previous solve synchronised: h_gs is free) */
+        hs_split_guess_weights(&c->ex, dt, sp->h_gs);
+        HS_CUDA_CALL(cudaMemcpyAsync(sp->gs, sp->h_gs, 2 * sizeof(double), cudaMemcpyHostToDevice, c->s));
+    }
     if (c->gpc) {
         HS_CALL(diffuse_general(b, cg));
     } else {
@@ -467,3 +537,5 @@ hs_status hs_cu_diffuse(hs_backend *b, double dt, hs_cg_result *cg)
     c->t.solve += 1e-3 * elapsed_ms(c->ev_s0, c->ev_s1);
     return HS_OK;
 }
+
+double *hs_cu_split_correction(cuda_impl *c) { return c->sp && c->sp->guess ? c->sp->g : nullptr; }

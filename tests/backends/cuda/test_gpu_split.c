@@ -14,6 +14,9 @@
  *  4. every ionic model of the list (its defaults, solver.dt_ode = 0.02 ms).
  * Exit 77 without a CUDA device.
  *
+ * A failing reaction (a stimulus of 1e200): both backends report the same node and time, and the
+ * state goes back to the failed step's start (the cuda backend checks the first reaction's flag after
+ * the diffusion: react_check).
  * Tolerances, from the arithmetic. Both backends solve every diffusion to ||B u* - A u|| <= tol ||B u*||
  * (tol = solver.cg_tol = 1e-12 here), so each solution lies within tol ||A^-1||_2 ||B u*||_2 <=
  * tol kappa_2(A) ||u*||_2 of the exact one (||B||_2 <= ||A||_2 for theta >= 1/2), and the two backends
@@ -115,6 +118,70 @@ static double spd_kappa(const hs_csr *pat, const double *a)
     free(y);
     const double lmin = lmax - mu;
     return lmin > 0.0 ? lmax / lmin : INFINITY;
+}
+
+/* A reaction that goes non-finite (a stimulus of 1e200 per ms: u ~ 1e199 after the first step, the
+ * cubic current overflows in the next): the step that fails, its message (node and time) and the
+ * state after it (restore_step: the step's start, bit for bit). The cuda backend reads the first
+ * reaction's flag after the diffusion (react_check): the report must still be the reaction's. */
+typedef struct fail_out {
+    int step;
+    char msg[1024];
+    double *phi_before, *phi_after;
+    int32_t n;
+} fail_out;
+
+static int run_failing(const hs_sim_spec *s0, fail_out *f)
+{
+    memset(f, 0, sizeof *f);
+    f->step = -1;
+    hs_sim_spec s = *s0;
+    s.stimuli[0].strength = 1e200;
+    hs_sim sim;
+    if (hs_sim_create(&s, &sim) != HS_OK) {
+        hs_error_clear();
+        return -1;
+    }
+    hs_state st;
+    int rc = hs_state_create(&sim.backend->state, &st) == HS_OK ? 0 : -1;
+    f->n = sim.mesh->n_nodes;
+    f->phi_before = calloc((size_t)f->n, sizeof(double));
+    f->phi_after = calloc((size_t)f->n, sizeof(double));
+    for (int k = 0; rc == 0 && k < 5 && f->step < 0; ++k) {
+        hs_step_stats ss;
+        if (sim.backend->ops->get_state(sim.backend, &st) != HS_OK) rc = -1;
+        if (rc == 0) memcpy(f->phi_before, st.field[HS_STATE_POTENTIAL], sizeof(double) * f->n);
+        if (rc == 0 && hs_sim_step(&sim, k * s.dt, s.dt, &ss) != HS_OK) {
+            f->step = k;
+            snprintf(f->msg, sizeof f->msg, "%s", hs_error_message());
+            hs_error_clear();
+            if (sim.backend->ops->get_state(sim.backend, &st) != HS_OK) rc = -1;
+            if (rc == 0) memcpy(f->phi_after, st.field[HS_STATE_POTENTIAL], sizeof(double) * f->n);
+        }
+    }
+    hs_state_destroy(&st);
+    hs_sim_destroy(&sim);
+    return rc;
+}
+
+static void check_failure(void)
+{
+    static hs_sim_spec s;
+    fail_out c, g;
+    setup(&s, "cpu");
+    HS_TEST_CHECK(run_failing(&s, &c) == 0 && c.step >= 0, "cpu: the non-finite reaction was not reported");
+    setup(&s, "cuda");
+    HS_TEST_CHECK(run_failing(&s, &g) == 0 && g.step >= 0, "cuda: the non-finite reaction was not reported");
+    if (c.step >= 0 && g.step >= 0) {
+        HS_TEST_CHECK(c.step == g.step && !strcmp(c.msg, g.msg), "failure: cpu at step %d: %s; cuda at step %d: %s",
+                      c.step, c.msg, g.step, g.msg);
+        HS_TEST_CHECK(strstr(g.msg, "non-finite at node") != NULL, "cuda: not the reaction's report: %s", g.msg);
+        HS_TEST_CHECK(!memcmp(g.phi_before, g.phi_after, sizeof(double) * g.n),
+                      "cuda: phi after the failed step is not the step's start");
+        HS_TEST_CHECK(!memcmp(c.phi_before, c.phi_after, sizeof(double) * c.n),
+                      "cpu: phi after the failed step is not the step's start");
+    }
+    free(c.phi_before), free(c.phi_after), free(g.phi_before), free(g.phi_after);
 }
 
 static int run(const hs_sim_spec *s, run_out *r)
@@ -341,5 +408,7 @@ int main(int argc, char **argv)
         snprintf(what, sizeof what, "model %s", m->name);
         pair(what, &s, 1);
     }
+    /* 5. a non-finite reaction: the same report (node, time) on both, the state back at the step's start */
+    check_failure();
     HS_TEST_RETURN();
 }
