@@ -199,7 +199,10 @@ extern "C" int hs_dist_gpu_set_graph(hs_dist_gpu *g, int on, char *why, size_t w
     const int use = on && !g->serial && hs_cuda_comm_capturable(g->comm, no, sizeof no);
     if (!g->serial) {
         g->dist.graph = use;
-        if (g->c->cg->dist_exec) hs_gpu_cg_set_dist(g->c->cg, g->n_own, &g->dist); /* frees the old graph */
+        if (g->c->cg->dist_exec) { /* the old graph freed; the CG is Chronopoulos on a partition already */
+            hs_gpu_cg_clear_dist(g->c->cg, g->n_own);
+            g->c->cg->dist = &g->dist;
+        }
     }
     snprintf(g->why_graph, sizeof g->why_graph, "%s", on && !use ? no : "");
     if (why && why_len) snprintf(why, why_len, "%s", g->why_graph);
@@ -420,7 +423,8 @@ static hs_status cuda_part_bind(hs_backend *b, const hs_part_local *l, const voi
     else
         /* short: the backend line keeps 100 characters of it */
         snprintf(q->what, sizeof q->what, "device CG, %s%s %s the halo, halo and sums through %s",
-                 q->g->dist.graph ? "in graphs of " HS_CG_POLL_STR ", " : "", b->prob->opt.exec.spmv->name, hs_dist_gpu_split(q->g) ? "overlapping" : "after",
+                 q->g->dist.graph ? "in graphs of " HS_CG_POLL_STR ", " : "", b->prob->opt.exec.spmv->name,
+                 hs_dist_gpu_split(q->g) ? "overlapping" : "after",
                  hs_dist_gpu_transport(q->g));
     if (q->g->why_graph[0]) {
         int rank = 0;
