@@ -822,8 +822,9 @@ static void apply_preset(load_ctx *x, hs_config *cfg, const hs_model *m)
 }
 
 /* The diffusion tensor's coefficients: from tissue.sigma_* (S/m, with tissue.chi and c_m) when they
- * are given, else model.d_iso and d_ani, each defaulting to the model's (hs_model.d_default). Giving
- * both forms is an error naming one key of each. */
+ * are given, else model.d_iso and d_ani, each defaulting to the model's (hs_model.d_default, or
+ * d_default_split when solver.scheme resolves to splitting: "splitting", or "auto" for a model without
+ * the Newton kernels, as app/spec.c resolves it). Giving both forms is an error naming one key of each. */
 static void resolve_conductivity(load_ctx *x, hs_config *cfg, const hs_model *m)
 {
     static const char *const sig[4] = {"tissue.sigma_il", "tissue.sigma_it", "tissue.sigma_el", "tissue.sigma_et"};
@@ -832,8 +833,10 @@ static void resolve_conductivity(load_ctx *x, hs_config *cfg, const hs_model *m)
     int n_sig = 0;
     for (int q = 0; q < 4; ++q) n_sig += (os[q] = hs_cfg_origin_key(x, sig[q])) != NULL;
     if (n_sig == 0) {
-        if (m && !od) cfg->d_iso = hs_model_d_default(m, 0);
-        if (m && !oa) cfg->d_ani = hs_model_d_default(m, 1);
+        const int split = m && (!strcmp(cfg->scheme, "splitting") ||
+                                (!strcmp(cfg->scheme, "auto") && !(m->schemes & HS_MODEL_SCHEME_NEWTON)));
+        if (m && !od) cfg->d_iso = hs_model_d_default_scheme(m, 0, split);
+        if (m && !oa) cfg->d_ani = hs_model_d_default_scheme(m, 1, split);
         if (m && (!od || !oa) && !(m->d_default[0] > 0.0))
             hs_log(1, "warning: model %s has no tuned default conductivity: model.d_iso = %g, d_ani = %g mm^2/ms (the "
                       "shared default; `heartsim tune-cv` finds the values for 0.6 and 0.3 m/s)\n",

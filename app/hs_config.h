@@ -85,7 +85,8 @@ typedef struct hs_config {
     double model_prm[HS_MODEL_COUNT][HS_MODEL_MAX_PARAMS]; /**< model.<parameter> of every model, in
                                  the model's order (only the selected model's are used) */
     double d_iso, d_ani;    /**< mm^2/ms; after loading, the resolved values: from tissue.sigma_* when given,
-                                 else the keys, else the model's default (hs_model.d_default) */
+                                 else the keys, else the model's default (hs_model.d_default, or
+                                 d_default_split when solver.scheme resolves to splitting) */
     double time_unit;       /**< ms per model time unit (default: the model's) */
     char model_preset[32];  /**< model.preset: a published parameter set of the model, "" = none */
     int model_gates;        /**< model.gates: hs_gate_scheme */

@@ -165,6 +165,7 @@ const hs_model hs_model_aliev_panfilov = {
     .mv_offset = -80.0,
     .time_unit_default = 12.9,
     .d_default = {0.3, 0.9}, /* 0.598 and 0.299 m/s: the cubic front's speed (docs/config.md) */
+    .d_default_split = {0.3047, 0.9429}, /* 0.6 / 0.3 m/s under splitting at h = 0.5 mm, dt = 0.1 ms (tune-cv) */
     .dt_max = hs_ap_dt_max,
     .schemes = HS_MODEL_SCHEME_NEWTON | HS_MODEL_SCHEME_SPLITTING,
 };

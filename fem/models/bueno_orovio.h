@@ -270,6 +270,7 @@ const hs_model hs_model_bueno_orovio = {
     .mv_offset = -84.0,
     .time_unit_default = 1.0,
     .d_default = {0.005133, 0.02488}, /* 0.6 / 0.3 m/s at h = 0.5 mm, dt = 0.05 ms (tune-cv; docs/config.md) */
+    .d_default_split = {0.03101, 0.05273}, /* the same under splitting (tune-cv; docs/config.md) */
     .dt_max = hs_bo_dt_max,
     .has_gates = 1,
     .n_presets = (int)(sizeof hs_bo_presets / sizeof hs_bo_presets[0]),

@@ -156,6 +156,10 @@ typedef struct hs_model {
      *  the model conducts at 0.6 and 0.3 m/s at the default mesh.h and time.dt (found by `heartsim
      *  tune-cv`: docs/config.md). {0, 0}: not tuned, the shared {0.3, 0.9} (Aliev-Panfilov's), with a warning. */
     double d_default[2];
+    /** The same under solver.scheme = "splitting" (the ionic state at the nodes conducts slower than the
+     *  Newton scheme's one-point reaction on a mesh that does not resolve a steep front: docs/verification.md,
+     *  "Conduction velocity against a refined reference"); {0, 0}: d_default holds for both schemes. */
+    double d_default_split[2];
     /** Largest dt (model units) for which 1/dt - df/du > 0 at rest-like states (the element tangent
      *  stays positive definite, so CG applies); INFINITY when the model has no such bound. */
     double (*dt_max)(const double *v);
@@ -177,6 +181,15 @@ static inline double hs_model_d_default(const hs_model *m, int ani)
 {
     if (m->d_default[0] > 0.0) return m->d_default[ani ? 1 : 0];
     return ani ? HS_MODEL_D_ANI_SHARED : HS_MODEL_D_ISO_SHARED;
+}
+
+/** @brief @p m's default model.d_iso (@p ani = 0) or model.d_ani (1), mm^2/ms, under the scheme a run
+ *  uses (@p splitting nonzero: solver.scheme resolves to "splitting"): hs_model.d_default_split where the
+ *  model has one, else hs_model_d_default. */
+static inline double hs_model_d_default_scheme(const hs_model *m, int ani, int splitting)
+{
+    if (splitting && m->d_default_split[0] > 0.0) return m->d_default_split[ani ? 1 : 0];
+    return hs_model_d_default(m, ani);
 }
 
 #ifdef __cplusplus

@@ -122,6 +122,7 @@ const hs_model hs_model_mitchell_schaeffer = {
     .mv_offset = -80.0,
     .time_unit_default = 1.0,
     .d_default = {0.06169, 0.2173}, /* 0.6 / 0.3 m/s at h = 0.5 mm, dt = 0.1 ms (tune-cv; docs/config.md) */
+    .d_default_split = {0.07367, 0.2410}, /* the same under splitting (tune-cv; docs/config.md) */
     .dt_max = hs_ms_dt_max,
     .has_gates = 1,
     .schemes = HS_MODEL_SCHEME_NEWTON | HS_MODEL_SCHEME_SPLITTING,

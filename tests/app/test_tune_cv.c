@@ -10,7 +10,8 @@
  *     (the error of backward Euler at dt = 0.05 ms is +0.13%, the strip's ~0.5%: docs/verification.md);
  *  4. every model with a tuned default D (hs_model.d_default) conducts at 0.6 and 0.3 m/s within 2% at
  *     mesh.h = 0.5 mm and the largest dt = 0.1 / 2^k below its tangent bound (how the defaults were
- *     tuned: docs/config.md); a model without one is listed, not failed.
+ *     tuned: docs/config.md), under its default scheme (solver.scheme = "auto") and under splitting
+ *     (hs_model.d_default_split); a model without one is listed, not failed.
  * Usage: test_tune_cv [--table]: --table prints the tables of docs/verification.md (slower).
  * Built as test_gpu_tune_cv (HS_TEST_BACKEND "cuda"; exit 77 without a device): the strip's CV on the cuda
  * backend equals the cpu reference within 1e-6 relative (both solve each step to the Newton tolerance
@@ -164,22 +165,30 @@ int main(int argc, char **argv)
     }
 
     /* 4. the models' defaults conduct at 0.6 and 0.3 m/s (within 2%: they were tuned to 0.1% and rounded
-     *    to 4 digits) at h = 0.5 mm */
+     *    to 4 digits) at h = 0.5 mm, under the scheme each runs by default (solver.scheme = "auto") and
+     *    under splitting (hs_model.d_default_split where the model has one) */
     for (int i = 0; i < hs_models_count(); ++i) {
         const hs_model *m = hs_models_at(i);
         if (!(m->d_default[0] > 0.0)) {
             printf("%s: no tuned default D (hs_model.d_default): not checked\n", m->name);
             continue;
         }
-        char t[64];
-        snprintf(t, sizeof t, "model.type=\"%s\"", m->name);
-        HS_TEST_CHECK(load(t, "time.dt=0.01", NULL, NULL, NULL) == HS_OK, "%s", hs_error_message());
-        hs_tune_cv_opts od = {.h = 0.5, .dt = model_dt(m)};
-        double vl = measure(&od, cfg.d_iso + cfg.d_ani), vt = measure(&od, cfg.d_iso);
-        printf("%s: default D = %g, %g mm^2/ms at h = 0.5 mm, dt = %g ms: CV %.4f, %.4f m/s\n", m->name,
-               cfg.d_iso + cfg.d_ani, cfg.d_iso, od.dt, vl, vt);
-        HS_TEST_CHECK(fabs(vl - 0.6) <= 0.02 * 0.6 && fabs(vt - 0.3) <= 0.02 * 0.3,
-                      "%s: default CV %g, %g m/s not within 2%% of 0.6, 0.3", m->name, vl, vt);
+        static const char *const schemes[2] = {"auto", "splitting"};
+        for (int q = 0; q < 2; ++q) {
+            if (q == 1 && !(m->schemes & HS_MODEL_SCHEME_SPLITTING)) continue;
+            if (q == 1 && !(m->schemes & HS_MODEL_SCHEME_NEWTON)) continue; /* auto is splitting already */
+            char t[64], sc[64];
+            snprintf(t, sizeof t, "model.type=\"%s\"", m->name);
+            snprintf(sc, sizeof sc, "solver.scheme=\"%s\"", schemes[q]);
+            HS_TEST_CHECK(load(t, "time.dt=0.01", sc, NULL, NULL) == HS_OK, "%s", hs_error_message());
+            hs_tune_cv_opts od = {.h = 0.5, .dt = model_dt(m)};
+            double vl = measure(&od, cfg.d_iso + cfg.d_ani), vt = measure(&od, cfg.d_iso);
+            printf("%s, scheme %s: default D = %g, %g mm^2/ms at h = 0.5 mm, dt = %g ms: CV %.4f, %.4f m/s\n",
+                   m->name, schemes[q], cfg.d_iso + cfg.d_ani, cfg.d_iso, od.dt, vl, vt);
+            HS_TEST_CHECK(fabs(vl - 0.6) <= 0.02 * 0.6 && fabs(vt - 0.3) <= 0.02 * 0.3,
+                          "%s, scheme %s: default CV %g, %g m/s not within 2%% of 0.6, 0.3", m->name, schemes[q], vl,
+                          vt);
+        }
     }
     HS_TEST_RETURN();
 }
