@@ -136,7 +136,9 @@ static int run_failing(const hs_sim_spec *s0, fail_out *f)
     memset(f, 0, sizeof *f);
     f->step = -1;
     hs_sim_spec s = *s0;
-    s.stimuli[0].strength = 1e200;
+    /* an infinite current: the reaction's potential is non-finite at the stimulated nodes (a large
+     * finite one, 1e200, stays finite through one reaction and overflows in the diffusion's CG) */
+    s.stimuli[0].strength = INFINITY;
     hs_sim sim;
     if (hs_sim_create(&s, &sim) != HS_OK) {
         hs_error_clear();
