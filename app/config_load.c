@@ -22,6 +22,7 @@
 #include "config_internal.h"
 #include "hs_conductivity.h"
 #include "hs_models.h"
+#include "hs_scheme.h"
 #include "hs_util.h"
 
 /* ============================================================================================ */
@@ -825,6 +826,14 @@ static void apply_preset(load_ctx *x, hs_config *cfg, const hs_model *m)
  * are given, else model.d_iso and d_ani, each defaulting to the model's (hs_model.d_default, or
  * d_default_split when solver.scheme resolves to splitting: "splitting", or "auto" for a model without
  * the Newton kernels, as app/spec.c resolves it). Giving both forms is an error naming one key of each. */
+/* 1 when solver.scheme resolves to splitting for model @p m: "splitting", or "auto" for a model without
+ * the Newton kernels (as app/spec.c resolves it). */
+static int scheme_is_splitting(const hs_config *cfg, const hs_model *m)
+{
+    return m && (!strcmp(cfg->scheme, "splitting") ||
+                 (!strcmp(cfg->scheme, "auto") && !(m->schemes & HS_MODEL_SCHEME_NEWTON)));
+}
+
 static void resolve_conductivity(load_ctx *x, hs_config *cfg, const hs_model *m)
 {
     static const char *const sig[4] = {"tissue.sigma_il", "tissue.sigma_it", "tissue.sigma_el", "tissue.sigma_et"};
@@ -833,8 +842,7 @@ static void resolve_conductivity(load_ctx *x, hs_config *cfg, const hs_model *m)
     int n_sig = 0;
     for (int q = 0; q < 4; ++q) n_sig += (os[q] = hs_cfg_origin_key(x, sig[q])) != NULL;
     if (n_sig == 0) {
-        const int split = m && (!strcmp(cfg->scheme, "splitting") ||
-                                (!strcmp(cfg->scheme, "auto") && !(m->schemes & HS_MODEL_SCHEME_NEWTON)));
+        const int split = scheme_is_splitting(cfg, m);
         if (m && !od) cfg->d_iso = hs_model_d_default_scheme(m, 0, split);
         if (m && !oa) cfg->d_ani = hs_model_d_default_scheme(m, 1, split);
         if (m && (!od || !oa) && !(m->d_default[0] > 0.0))
@@ -886,12 +894,15 @@ static void resolve_conductivity(load_ctx *x, hs_config *cfg, const hs_model *m)
 }
 
 /* Defaults that depend on the model: model.time_unit, when not given, is the model's own; the
- * parameters of model.preset; the conductivity (resolve_conductivity). */
+ * parameters of model.preset; the conductivity (resolve_conductivity); solver.cg_tol under the
+ * splitting scheme (HS_SPLIT_CG_TOL_DEFAULT: its diffusion solve needs no more, docs/verification.md
+ * "The splitting scheme's CG tolerance"; the Newton scheme keeps the schema's 1e-8). */
 static void model_defaults(load_ctx *x, hs_config *cfg)
 {
     const hs_model *m = hs_models_find(cfg->model_type);
     if (m) apply_preset(x, cfg, m);
     resolve_conductivity(x, cfg, m);
+    if (scheme_is_splitting(cfg, m) && !hs_cfg_origin_key(x, "solver.cg_tol")) cfg->cg_tol = HS_SPLIT_CG_TOL_DEFAULT;
     if (m && !hs_cfg_origin_key(x, "model.time_unit")) cfg->time_unit = m->time_unit_default;
     if (m && !hs_cfg_origin_key(x, "output.fields")) cfg->out_fields = hs_config_default_fields(m);
 }

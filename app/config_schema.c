@@ -266,7 +266,7 @@ static const hs_cfg_key base_keys[] = {
      .def_str = "auto", .unit = "-", AT(spmv),
      .meaning = "SpMV kernel by registry name (`heartsim kernels`), or \"auto\": on cuda csr_scalar under the persistent CG, else the kernel with the least share of a Newton iteration (assembly stores + CG SpMVs) in a timed trial when the run is long enough to repay it, else cusparse_sell; csr_scalar on cpu"},
     {.path = "solver.cg_tol", .type = HS_CFG_FLOAT, OPEN(0, 1), .def_num = 1e-8, .unit = "1",
-     AT(cg_tol), .meaning = "CG stops at ||r|| <= cg_tol ||b||"},
+     AT(cg_tol), .meaning = "CG stops at ||r|| <= cg_tol ||b|| (1e-5 instead when not given and solver.scheme resolves to splitting: docs/verification.md)"},
     {.path = "solver.cg_max_iter", .type = HS_CFG_INT, GE(1), .def_num = 1000, .unit = "-",
      AT(cg_max_iter), .meaning = "CG iteration limit per Newton step (reaching it is an error)"},
     {.path = "solver.cg", .type = HS_CFG_ENUM, .choices = "chronopoulos|classic|sstep",
