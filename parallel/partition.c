@@ -231,6 +231,30 @@ void hs_part_local_destroy(hs_part_local **p)
     *p = NULL;
 }
 
+/* The ghosts' local numbers, after the owned ones: grouped by owner slot (nbr_of), global order
+ * within an owner. On entry g2l[i] == -2 marks a ghost; on return it holds its local number, and
+ * l->recv_ptr, l2g[n_owned..] and ghost_owner are filled (hs_part_local_create and
+ * hs_part_local_create_elems share it). */
+static hs_status number_ghosts(hs_part_local *l, int32_t n, const int32_t *part, const int32_t *nbr_of, int32_t *g2l)
+{
+    const int32_t n_owned = l->n_owned;
+    for (int32_t i = 0; i < n; ++i)
+        if (g2l[i] == -2) ++l->recv_ptr[nbr_of[part[i]] + 1];
+    for (int k = 0; k < l->n_nbrs; ++k) l->recv_ptr[k + 1] += l->recv_ptr[k];
+    int32_t *fill = NULL;
+    HS_CALL(HS_ALLOC(fill, (size_t)l->n_nbrs + 1, "partition receive lists"));
+    for (int32_t i = 0; i < n; ++i) {
+        if (g2l[i] != -2) continue;
+        const int32_t k = nbr_of[part[i]];
+        const int32_t gi = l->recv_ptr[k] + fill[k]++;
+        l->l2g[n_owned + gi] = i;
+        l->ghost_owner[gi] = part[i];
+        g2l[i] = n_owned + gi;
+    }
+    free(fill);
+    return HS_OK;
+}
+
 hs_status hs_part_local_create(const hs_csr *a, int32_t n_elems, const int32_t *tets, const int32_t *part,
                                int n_ranks, int rank, hs_part_local **out)
 {
@@ -304,20 +328,7 @@ hs_status hs_part_local_create(const hs_csr *a, int32_t n_elems, const int32_t *
             l->l2g[li] = i;
             g2l[i] = li;
         }
-        for (int32_t i = 0; i < n; ++i)
-            if (g2l[i] == -2) ++l->recv_ptr[nbr_of[part[i]] + 1];
-        for (int k = 0; k < l->n_nbrs; ++k) l->recv_ptr[k + 1] += l->recv_ptr[k];
-        int32_t *fill = NULL;
-        HS_CALL_GOTO(HS_ALLOC(fill, (size_t)l->n_nbrs + 1, "partition receive lists"), fail);
-        for (int32_t i = 0; i < n; ++i) {
-            if (g2l[i] != -2) continue;
-            const int k = nbr_of[part[i]];
-            const int32_t gi = l->recv_ptr[k] + fill[k]++;
-            l->l2g[n_owned + gi] = i;
-            l->ghost_owner[gi] = part[i];
-            g2l[i] = n_owned + gi;
-        }
-        free(fill);
+        HS_CALL_GOTO(number_ghosts(l, n, part, nbr_of, g2l), fail);
     }
 
     /* send lists: boundary rows in local (= global) order, each to every distinct rank among its
@@ -513,20 +524,7 @@ hs_status hs_part_local_create_elems(int64_t n_global, int32_t n_elems, const in
             l->l2g[li] = i;
             g2l[i] = li;
         }
-        for (int32_t i = 0; i < n; ++i)
-            if (g2l[i] == -2) ++l->recv_ptr[nbr_of[part[i]] + 1];
-        for (int k = 0; k < l->n_nbrs; ++k) l->recv_ptr[k + 1] += l->recv_ptr[k];
-        int32_t *fill = NULL;
-        HS_CALL_GOTO(HS_ALLOC(fill, (size_t)l->n_nbrs + 1, "partition receive lists"), fail);
-        for (int32_t i = 0; i < n; ++i) {
-            if (g2l[i] != -2) continue;
-            const int k = nbr_of[part[i]];
-            const int32_t gi = l->recv_ptr[k] + fill[k]++;
-            l->l2g[n_owned + gi] = i;
-            l->ghost_owner[gi] = part[i];
-            g2l[i] = n_owned + gi;
-        }
-        free(fill);
+        HS_CALL_GOTO(number_ghosts(l, n, part, nbr_of, g2l), fail);
     }
 
     /* local elements (global order, local nodes) and the (boundary row, neighbour rank) pairs */
