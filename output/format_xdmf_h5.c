@@ -56,6 +56,9 @@
 #include "hs_series_format.h"
 #include "hs_util.h"
 #include "hs_xdmf_text.h"
+#if HS_HAS_HDF5_PARALLEL
+#include "hs_mpi_status.h"
+#endif
 
 enum { HS_H5_CHUNK_VALUES = 1 << 20 }; /* values per chunk of a field dataset (4 MiB of float32) */
 
@@ -153,18 +156,7 @@ static hs_status agree(xh5_series *s, hs_status st)
 {
 #if HS_HAS_HDF5_PARALLEL
     if (!s->part) return st;
-    int first = st == HS_OK ? s->n_ranks : s->rank, min_first = s->n_ranks;
-    MPI_Allreduce(&first, &min_first, 1, MPI_INT, MPI_MIN, s->comm);
-    if (min_first == s->n_ranks) return HS_OK;
-    int code = (int)st;
-    char msg[2048] = "";
-    if (s->rank == min_first) snprintf(msg, sizeof msg, "%s", hs_error_message());
-    MPI_Bcast(&code, 1, MPI_INT, min_first, s->comm);
-    MPI_Bcast(msg, (int)sizeof msg, MPI_CHAR, min_first, s->comm);
-    hs_error_clear();
-    if (s->n_ranks == 1) return hs_error_set((hs_status)code, __FILE__, __LINE__, __func__, "%s", msg);
-    return hs_error_set((hs_status)code, __FILE__, __LINE__, __func__, "rank %d of %d: %s", min_first, s->n_ranks,
-                        msg);
+    return hs_mpi_agree(s->comm, st, NULL);
 #else
     (void)s;
     return st;

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <mpi.h>
+#include "hs_mpi_status.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,17 +24,7 @@ struct hs_part_file {
 /* Every rank returns the first failing rank's status and message. */
 static hs_status agree(const hs_part_file *f, hs_status st)
 {
-    int first = st == HS_OK ? f->n_ranks : f->rank, min_first = f->n_ranks;
-    MPI_Allreduce(&first, &min_first, 1, MPI_INT, MPI_MIN, f->comm);
-    if (min_first == f->n_ranks) return HS_OK;
-    int code = (int)st;
-    char msg[2048] = "";
-    if (f->rank == min_first) snprintf(msg, sizeof msg, "%s", hs_error_message());
-    MPI_Bcast(&code, 1, MPI_INT, min_first, f->comm);
-    MPI_Bcast(msg, (int)sizeof msg, MPI_CHAR, min_first, f->comm);
-    hs_error_clear();
-    if (f->n_ranks == 1) return hs_error_set((hs_status)code, __FILE__, __LINE__, __func__, "%s", msg);
-    return hs_error_set((hs_status)code, __FILE__, __LINE__, __func__, "rank %d of %d: %s", min_first, f->n_ranks, msg);
+    return hs_mpi_agree(f->comm, st, NULL);
 }
 
 static hs_status mpi_io(const hs_part_file *f, int rc, const char *step)

@@ -20,6 +20,7 @@
 #include "hs_util.h"
 #if HS_HAS_MPI
 #include <mpi.h>
+#include "hs_mpi_status.h"
 #endif
 
 /* ---- the formats ---------------------------------------------------------------------------- */
@@ -288,16 +289,7 @@ static hs_status gather_agree(series_gather *x, hs_status st)
 /* The worst status over the ranks, with the first failing rank's message (setup before the encoder). */
 static hs_status gather_agree_any(series_gather *x, hs_status st)
 {
-    int first = st == HS_OK ? x->n_ranks : x->rank, min_first = x->n_ranks;
-    MPI_Allreduce(&first, &min_first, 1, MPI_INT, MPI_MIN, x->comm);
-    if (min_first == x->n_ranks) return HS_OK;
-    int code = (int)st;
-    char msg[2048] = "";
-    if (x->rank == min_first) snprintf(msg, sizeof msg, "%s", hs_error_message());
-    MPI_Bcast(&code, 1, MPI_INT, min_first, x->comm);
-    MPI_Bcast(msg, (int)sizeof msg, MPI_CHAR, min_first, x->comm);
-    hs_error_clear();
-    return hs_error_set((hs_status)code, __FILE__, __LINE__, __func__, "%s", msg);
+    return hs_mpi_agree(x->comm, st, NULL);
 }
 
 static hs_status gather_create(const hs_series_part *part, series_gather **out)

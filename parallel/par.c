@@ -7,6 +7,7 @@
 #include "hs_build_config.h"
 #if HS_HAS_MPI
 #include "hs_dist.h" /* hs_par_comm */
+#include "hs_mpi_status.h"
 #endif
 
 static int active = 0, my_rank = 0, n_ranks = 1;
@@ -142,22 +143,11 @@ hs_status hs_par_agree(hs_status st)
 {
 #if HS_HAS_MPI
     if (!active) return st;
-    const MPI_Comm comm = hs_par_comm();
-    int size = 1, rank = 0;
-    MPI_Comm_size(comm, &size);
-    MPI_Comm_rank(comm, &rank);
-    int first = st == HS_OK ? size : rank, min_first = size;
-    MPI_Allreduce(&first, &min_first, 1, MPI_INT, MPI_MIN, comm);
-    if (min_first == size) return HS_OK;
-    int code = (int)st;
-    char msg[2048] = "";
-    if (rank == min_first) snprintf(msg, sizeof msg, "%s", hs_error_message());
-    MPI_Bcast(&code, 1, MPI_INT, min_first, comm);
-    MPI_Bcast(msg, (int)sizeof msg, MPI_CHAR, min_first, comm);
-    hs_error_clear();
-    hs_par_set_agreed(code);
-    if (min_first == 0) return hs_error_set((hs_status)code, __FILE__, __LINE__, __func__, "%s", msg);
-    return hs_error_set((hs_status)code, __FILE__, __LINE__, __func__, "rank %d of %d: %s", min_first, size, msg);
+    int failed = 0, size = 1;
+    MPI_Comm_size(hs_par_comm(), &size);
+    const hs_status out = hs_mpi_agree(hs_par_comm(), st, &failed);
+    if (failed < size) hs_par_set_agreed((int)out);
+    return out;
 #else
     return st;
 #endif

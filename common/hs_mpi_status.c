@@ -1,0 +1,23 @@
+/* One status for all the ranks of a communicator (hs_mpi_status.h). */
+#include "hs_mpi_status.h"
+
+#include <stdio.h>
+
+hs_status hs_mpi_agree(MPI_Comm comm, hs_status st, int *failed)
+{
+    int size = 1, rank = 0;
+    MPI_Comm_size(comm, &size);
+    MPI_Comm_rank(comm, &rank);
+    int first = st == HS_OK ? size : rank, min_first = size;
+    MPI_Allreduce(&first, &min_first, 1, MPI_INT, MPI_MIN, comm);
+    if (failed) *failed = min_first;
+    if (min_first == size) return HS_OK;
+    int code = (int)st;
+    char msg[2048] = "";
+    if (rank == min_first) snprintf(msg, sizeof msg, "%s", hs_error_message());
+    MPI_Bcast(&code, 1, MPI_INT, min_first, comm);
+    MPI_Bcast(msg, (int)sizeof msg, MPI_CHAR, min_first, comm);
+    hs_error_clear();
+    if (min_first == 0) return hs_error_set((hs_status)code, __FILE__, __LINE__, __func__, "%s", msg);
+    return hs_error_set((hs_status)code, __FILE__, __LINE__, __func__, "rank %d of %d: %s", min_first, size, msg);
+}
