@@ -58,13 +58,32 @@ static size_t state_len_n(const hs_state_desc *d, int n_stored)
 /* Doubles in the state's fields, all of them. */
 static size_t state_len(const hs_state_desc *d) { return state_len_n(d, d->n_fields); }
 
+/* A header's fields but the payload's size and checksums (the writer's), zero elsewhere. */
+static void header_fill(hs_ckpt_header *h, uint64_t version, long step, double t_ms, double dt_ms, const hs_mesh *mesh,
+                        int n_frames, const uint64_t config_fp[HS_CKPT_GROUPS], int nh)
+{
+    memset(h, 0, sizeof *h);
+    memcpy(h->magic, ckpt_magic, 8);
+    h->version = version;
+    h->endian = HS_CKPT_ENDIAN;
+    h->step = step;
+    h->t_ms = t_ms;
+    h->dt_ms = dt_ms;
+    h->n_nodes = (int64_t)mesh->n_nodes;
+    h->n_elems = (int64_t)mesh->n_elems;
+    h->n_frames = n_frames;
+    h->mesh_fp = hs_mesh_fingerprint(mesh);
+    memcpy(h->config_fp, config_fp, sizeof h->config_fp);
+    h->reserved = (uint64_t)nh;
+}
+
 hs_status hs_checkpoint_write(const char *path, long step, double t_ms, double dt_ms,
                               const uint64_t config_fp[HS_CKPT_GROUPS], const hs_mesh *mesh, int n_frames,
                               const double *frame_times, const hs_state *state, const hs_extrap *hist,
                               double *const hist_phi[2])
 {
     const hs_state_desc *d = state->desc;
-    const size_t nn = (size_t)mesh->n_nodes, ne = (size_t)mesh->n_elems;
+    const size_t nn = (size_t)mesh->n_nodes;
     HS_CHECK(d->n_nodes == mesh->n_nodes && d->n_elems == mesh->n_elems, HS_ERR_INTERNAL, "state and mesh differ");
     int nh = hist ? hist->n_valid : 0;
     if (nh < 0 || nh > 2) nh = 0;
@@ -79,19 +98,7 @@ hs_status hs_checkpoint_write(const char *path, long step, double t_ms, double d
                      d->f[k].name, f[i], node ? "at node" : "in element", i);
     }
     hs_ckpt_header h;
-    memset(&h, 0, sizeof h);
-    memcpy(h.magic, ckpt_magic, 8);
-    h.version = HS_CKPT_VERSION;
-    h.endian = HS_CKPT_ENDIAN;
-    h.step = step;
-    h.t_ms = t_ms;
-    h.dt_ms = dt_ms;
-    h.n_nodes = (int64_t)nn;
-    h.n_elems = (int64_t)ne;
-    h.n_frames = n_frames;
-    h.mesh_fp = hs_mesh_fingerprint(mesh);
-    memcpy(h.config_fp, config_fp, sizeof h.config_fp);
-    h.reserved = (uint64_t)nh;
+    header_fill(&h, HS_CKPT_VERSION, step, t_ms, dt_ms, mesh, n_frames, config_fp, nh);
     h.payload_bytes = sizeof(double) * ((size_t)n_frames + state_len(d) + 2 + (size_t)nh * nn);
     uint64_t s = HS_FNV_OFFSET;
     s = hs_fnv1a64(s, frame_times, sizeof(double) * (size_t)n_frames);
@@ -180,18 +187,7 @@ hs_status hs_checkpoint_write_part(const char *path, long step, double t_ms, dou
     }
     free(seg);
     if (st == HS_OK) { /* the header last, with rank 0's checksum (the others' is not used) */
-        memcpy(h.magic, ckpt_magic, 8);
-        h.version = HS_CKPT_VERSION_PART;
-        h.endian = HS_CKPT_ENDIAN;
-        h.step = step;
-        h.t_ms = t_ms;
-        h.dt_ms = dt_ms;
-        h.n_nodes = (int64_t)nn;
-        h.n_elems = (int64_t)ne;
-        h.n_frames = n_frames;
-        h.mesh_fp = hs_mesh_fingerprint(mesh);
-        memcpy(h.config_fp, config_fp, sizeof h.config_fp);
-        h.reserved = (uint64_t)nh;
+        header_fill(&h, HS_CKPT_VERSION_PART, step, t_ms, dt_ms, mesh, n_frames, config_fp, nh);
         h.payload_bytes = (uint64_t)(off - (int64_t)sizeof h);
         h.payload_sum = sum;
         h.header_sum = header_sum(&h);
