@@ -2,7 +2,7 @@
  * @file hs_comm.h
  * @brief What a Krylov solve and its operator need from the ranks of a run, with a serial no-op:
  * the shape of the rank's partition (owned rows, interior rows, local length) and its two kinds of
- * communication, the halo exchange of a vector (start, finish) and global reductions (sum, max).
+ * communication, the halo exchange of a vector (start, finish) and global sums.
  *
  * A serial run is one partition with no ghosts: hs_comm_serial(n) gives n owned rows, all interior,
  * and ops = NULL, so every call below does nothing and the solver runs the arithmetic it always ran.
@@ -38,9 +38,8 @@ typedef struct hs_comm_ops {
      *  then. One exchange in flight at a time. */
     hs_status (*halo_start)(void *impl, double *x);
     hs_status (*halo_finish)(void *impl);
-    /** v[0..n) summed / maximised over the ranks, in place (one message for all n). */
+    /** v[0..n) summed over the ranks, in place (one message for all n). */
     hs_status (*sum)(void *impl, double *v, int n);
-    hs_status (*max)(void *impl, double *v, int n);
 } hs_comm_ops;
 
 /** A rank's partition as the solver sees it, and its communication. */
@@ -84,13 +83,6 @@ static inline hs_status hs_comm_sum(hs_comm *c, double *v, int n)
     if (!c || !c->ops) return HS_OK;
     if (c->err != HS_OK) return c->err;
     return c->ops->sum(c->impl, v, n);
-}
-/** @brief v[0..n) maximised over the ranks in place (serial: nothing). */
-static inline hs_status hs_comm_max(hs_comm *c, double *v, int n)
-{
-    if (!c || !c->ops) return HS_OK;
-    if (c->err != HS_OK) return c->err;
-    return c->ops->max(c->impl, v, n);
 }
 
 #ifdef __cplusplus
