@@ -61,27 +61,6 @@ __global__ void k_init(int32_t n, const double *__restrict__ b, const double *__
     if (threadIdx.x == 0) { partA[blockIdx.x] = g; partB[blockIdx.x] = bb; }
 }
 
-// The scalars at the start of a solve: gamma = (r, u), bb = (b, b) (= (r, r) from x = 0), the
-// tolerance, and the status the first test gives (shared by the serial and the distributed init).
-__device__ static void scalars_start(hs_gpu_cg_scalars *sc, double gamma, double bb, double tol, int max_iter)
-{
-    sc->gamma = gamma;
-    sc->gamma_old = 0.0;
-    sc->alpha = 0.0;
-    sc->beta = 0.0;
-    sc->bb = bb;
-    sc->rr = bb;
-    sc->tol = tol;
-    sc->tol2 = tol * tol;
-    sc->iters = 0;
-    sc->fail_iter = 0;
-    sc->max_iter = max_iter;
-    sc->ticket = 0;
-    sc->ticket_spmv = 0;
-    sc->status = !isfinite(bb) ? HS_GPU_CG_NONFINITE : bb == 0.0 ? HS_GPU_CG_CONV
-               : max_iter <= 0 ? HS_GPU_CG_MAXIT : HS_GPU_CG_RUNNING;
-}
-
 __global__ void k_init_final(int nparts, const double *partA, const double *partB, hs_gpu_cg_scalars *sc,
                              double cg_tol, double forcing, double tol_res, const double *d_res, int max_iter,
                              cudaGraphConditionalHandle cond, int use_cond)
@@ -90,7 +69,22 @@ __global__ void k_init_final(int nparts, const double *partA, const double *part
     double g = hs_sum_partials(nparts, partA, sh);
     double bb = hs_sum_partials(nparts, partB, sh);
     if (threadIdx.x == 0) {
-        scalars_start(sc, g, bb, forcing_tol(cg_tol, forcing, tol_res, d_res), max_iter);
+        double tol = forcing_tol(cg_tol, forcing, tol_res, d_res);
+        sc->gamma = g;
+        sc->gamma_old = 0.0;
+        sc->alpha = 0.0;
+        sc->beta = 0.0;
+        sc->bb = bb;
+        sc->rr = bb;
+        sc->tol = tol;
+        sc->tol2 = tol * tol;
+        sc->iters = 0;
+        sc->fail_iter = 0;
+        sc->max_iter = max_iter;
+        sc->ticket = 0;
+        sc->ticket_spmv = 0;
+        sc->status = !isfinite(bb) ? HS_GPU_CG_NONFINITE : bb == 0.0 ? HS_GPU_CG_CONV
+                   : max_iter <= 0 ? HS_GPU_CG_MAXIT : HS_GPU_CG_RUNNING;
         set_cond(cond, use_cond, sc->status == HS_GPU_CG_RUNNING);
     }
 }
@@ -272,8 +266,23 @@ __global__ void k_dist_final3(int nparts, const double *pa, const double *pb, co
 __global__ void k_dist_init_final(const double *red, hs_gpu_cg_scalars *sc, double cg_tol, double forcing,
                                   double tol_res, const double *d_res, int max_iter)
 {
-    scalars_start(sc, red[0], red[2], forcing_tol(cg_tol, forcing, tol_res, d_res), max_iter);
+    const double tol = forcing_tol(cg_tol, forcing, tol_res, d_res), bb = red[2];
+    sc->gamma = red[0];
     sc->delta = red[1];
+    sc->gamma_old = 0.0;
+    sc->alpha = 0.0;
+    sc->beta = 0.0;
+    sc->bb = bb;
+    sc->rr = bb;
+    sc->tol = tol;
+    sc->tol2 = tol * tol;
+    sc->iters = 0;
+    sc->fail_iter = 0;
+    sc->max_iter = max_iter;
+    sc->ticket = 0;
+    sc->ticket_spmv = 0;
+    sc->status = !isfinite(bb) ? HS_GPU_CG_NONFINITE : bb == 0.0 ? HS_GPU_CG_CONV
+               : max_iter <= 0 ? HS_GPU_CG_MAXIT : HS_GPU_CG_RUNNING;
 }
 
 // alpha and beta of the iteration from the reduced gamma, gamma_old, delta (hs_cg_chronopoulos's)
