@@ -42,8 +42,7 @@ static hs_status bench_backend(const hs_config *cfg, const char *backend, int re
         hs_model_params_defaults(model, &spec.model_prm);
         /* solver.scheme = "auto" was resolved for the config's model: resolve it again for this one
          * (a model with the nodal form only runs the splitting scheme) */
-        if (!strcmp(cfg->scheme, "auto"))
-            spec.scheme.kind = model->schemes & HS_MODEL_SCHEME_NEWTON ? HS_SCHEME_NEWTON : HS_SCHEME_SPLITTING;
+        if (!strcmp(cfg->scheme, "auto")) spec.scheme.kind = hs_scheme_auto(model->schemes);
         spec.time_unit = model->time_unit_default;
         spec.dt = fmin(spec.dt, 0.5 * model->dt_max(spec.model_prm.v) * spec.time_unit);
         spec.output_enabled = 0;

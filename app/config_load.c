@@ -831,7 +831,7 @@ static void apply_preset(load_ctx *x, hs_config *cfg, const hs_model *m)
 static int scheme_is_splitting(const hs_config *cfg, const hs_model *m)
 {
     return m && (!strcmp(cfg->scheme, "splitting") ||
-                 (!strcmp(cfg->scheme, "auto") && !(m->schemes & HS_MODEL_SCHEME_NEWTON)));
+                 (!strcmp(cfg->scheme, "auto") && hs_scheme_auto(m->schemes) == HS_SCHEME_SPLITTING));
 }
 
 static void resolve_conductivity(load_ctx *x, hs_config *cfg, const hs_model *m)

@@ -58,7 +58,7 @@ static hs_status spec_scheme(const hs_config *cfg, hs_sim_spec *s)
     hs_scheme_opts *o = &s->scheme;
     *o = hs_scheme_opts_newton();
     const int has_newton = (s->model->schemes & HS_MODEL_SCHEME_NEWTON) != 0;
-    if (!strcmp(cfg->scheme, "auto")) o->kind = has_newton ? HS_SCHEME_NEWTON : HS_SCHEME_SPLITTING;
+    if (!strcmp(cfg->scheme, "auto")) o->kind = hs_scheme_auto(s->model->schemes);
     else HS_CALL(hs_scheme_lookup("solver.scheme", cfg->scheme, &o->kind));
     HS_CHECK(o->kind != HS_SCHEME_NEWTON || has_newton, HS_ERR_CONFIG,
              "%s: solver.scheme = \"newton\": model %s has the nodal form only (no implicit local update); use "

@@ -50,6 +50,13 @@ typedef struct hs_scheme_opts {
     double dt_ode_ms;  /**< longest reaction substep, ms (solver.dt_ode; 0: one substep per reaction) */
 } hs_scheme_opts;
 
+/** @brief What solver.scheme = "auto" is for a model with the schemes @p model_schemes
+ *  (hs_model.schemes bits): Newton for a model with the Newton kernels (the seeds' system and the
+ *  built-in models, docs/verification.md "Which scheme by default"), splitting for a model with the
+ *  nodal form only. app/spec.c, app/config_load.c (the defaults that follow the scheme) and
+ *  `bench step --models` resolve it here alike. */
+hs_scheme_kind hs_scheme_auto(unsigned model_schemes);
+
 /** @brief "newton" / "splitting". */
 const char *hs_scheme_name(hs_scheme_kind k);
 /** @brief "godunov" / "strang". */

@@ -3,9 +3,16 @@
 
 #include <string.h>
 
+#include "hs_model.h"
+
 static const char *const k_schemes[] = {"newton", "splitting"};
 static const char *const k_orders[] = {"godunov", "strang"};
 static const char *const k_masses[] = {"consistent", "lumped"};
+
+hs_scheme_kind hs_scheme_auto(unsigned model_schemes)
+{
+    return model_schemes & HS_MODEL_SCHEME_NEWTON ? HS_SCHEME_NEWTON : HS_SCHEME_SPLITTING;
+}
 
 const char *hs_scheme_name(hs_scheme_kind k) { return (unsigned)k < 2 ? k_schemes[k] : "(unknown)"; }
 const char *hs_split_order_name(hs_split_order o) { return (unsigned)o < 2 ? k_orders[o] : "(unknown)"; }
