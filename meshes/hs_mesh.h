@@ -78,6 +78,22 @@ typedef struct hs_box_params {
  */
 hs_status hs_mesh_create_box(const hs_box_params *p, hs_mesh **out);
 
+/** @brief The structured box's cells along x, y, z (as hs_mesh_create_box makes them; its
+ *  nodes are (cells + 1) per axis, numbered x fastest). Checks the lengths. */
+hs_status hs_mesh_box_cells(const hs_box_params *p, int64_t cells[3]);
+
+/**
+ * @brief One rank's part of the structured box without the rest (a distributed run's "box"
+ * partition): the tetrahedra with a vertex among the lattice nodes lo[a] <= index_a < hi[a] (a =
+ * x, y, z), in the order of hs_mesh_create_box, and their vertices, in lattice order. Coordinates,
+ * vertex order and numbers are those of hs_mesh_create_box (bit for bit).
+ * @param[out] out the part (local node indices in tets); @param[out] node_gid [n_nodes] each node's
+ * number in the whole box, increasing; @param[out] elem_gid [n_elems] each element's, increasing
+ * (both 64-bit, caller frees).
+ */
+hs_status hs_mesh_create_box_part(const hs_box_params *p, const int64_t lo[3], const int64_t hi[3], hs_mesh **out,
+                                  int64_t **node_gid, int64_t **elem_gid);
+
 /**
  * @brief Read a TetGen .node/.ele pair (0- or 1-based, point attributes and boundary markers
  * skipped, the first element attribute kept as region marker, '#' comments).
