@@ -56,6 +56,10 @@ typedef struct hs_mesh {
     int64_t *node_src;      /**< [n_node_src] the file's number of the node at file position k
                                  (indexed through node_orig); NULL: none */
     int32_t n_node_src;
+    /* A distributed run whose ranks make their own parts (parallel.partition = "box") keeps the
+     * whole mesh's counts only: n_nodes, n_elems, every array NULL, and here its checkpoint
+     * fingerprint (computed without the mesh; 0 when not needed). */
+    uint64_t fingerprint;
 } hs_mesh;
 
 /** @brief Element @p e as the source file numbers it (its index when the mesh has no file). */

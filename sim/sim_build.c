@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "hs_build_config.h"
+#include "hs_mesh_part.h"
 #include "hs_par.h"
 #include "hs_sim.h"
 #include "hs_util.h"
@@ -188,6 +189,12 @@ hs_status hs_sim_create(const hs_sim_spec *spec, hs_sim *sim)
     memset(sim, 0, sizeof *sim);
     hs_status st = HS_OK;
     hs_csr *pattern = NULL;
+    /* parallel.partition = "box": each rank generates its block of the box; no rank builds the whole mesh */
+    const int box_part = spec->distributed && spec->partitioner && spec->partitioner->box;
+#if HS_HAS_MPI
+    hs_backend_mpi_part bpart;
+    memset(&bpart, 0, sizeof bpart);
+#endif
     double t0 = hs_wtime();
     if (spec->threads > 0) omp_set_num_threads(spec->threads); /* solver.threads; 0 keeps OMP_NUM_THREADS */
     /* the backend first: a missing device is said before any meshing, and the device's own
@@ -208,13 +215,29 @@ hs_status hs_sim_create(const hs_sim_spec *spec, hs_sim *sim)
     /* not in a distributed run: each rank's device is chosen later (backends/mpi), and a context on
      * device 0 from every rank of a node would cost each rank's memory there */
     if (sim->backend_entry->warm_up && !spec->distributed) sim->backend_entry->warm_up();
-    /* checked, fibres, reordered; a distributed run's on rank 0, broadcast */
-    if (spec->distributed) HS_CALL_GOTO(hs_mesh_build_bcast(&spec->mesh, &sim->mesh, &sim->mesh_info), fail);
-    else HS_CALL_GOTO(hs_mesh_build(&spec->mesh, &sim->mesh, &sim->mesh_info), fail);
+    /* checked, fibres, reordered; a distributed run's on rank 0, broadcast; or each rank its block */
+    if (box_part) {
+#if HS_HAS_MPI
+        /* alike on every rank: said once, by rank 0 */
+        const char *why = hs_mesh_part_box_unfit(spec);
+        HS_CALL_GOTO(hs_par_agree(!why ? HS_OK : HS_FAIL(HS_ERR_CONFIG, "parallel.partition = \"box\": %s, which no "
+                                  "rank holds here; use parallel.partition = \"metis\" (or \"auto\", which picks it "
+                                  "for this run)", why)), fail);
+        HS_CALL_GOTO(hs_mesh_part_box(&spec->mesh, spec->stimuli, spec->n_stimuli, spec->output_enabled, &bpart,
+                                      &sim->mesh, &sim->stim, &sim->mesh_info), fail);
+#endif
+    } else if (spec->distributed) {
+        HS_CALL_GOTO(hs_mesh_build_bcast(&spec->mesh, &sim->mesh, &sim->mesh_info), fail);
+    } else {
+        HS_CALL_GOTO(hs_mesh_build(&spec->mesh, &sim->mesh, &sim->mesh_info), fail);
+    }
     sim->setup.mesh = hs_wtime() - t0;
     /* the node order's time where it ran: not from the cache, and in a distributed run on rank 0 */
     sim->setup.mesh_order = sim->mesh_info.from_cache || (spec->distributed && spec->rank != 0)
                                 ? 0.0 : sim->mesh_info.seconds_reorder;
+#if HS_HAS_MPI
+    if (box_part) sim->setup.mesh -= bpart.partition + bpart.scatter; /* reported as partition and scatter */
+#endif
     hs_problem_opts po;
     problem_opts(spec, &po);
     double tp = hs_wtime();
@@ -226,11 +249,20 @@ hs_status hs_sim_create(const hs_sim_spec *spec, hs_sim *sim)
     one_rank = spec->distributed && hs_backend_mpi_ranks() == 1 && sim->backend_entry->part &&
                sim->backend_entry->part->one_rank_serial;
 #endif
-    if (!spec->distributed || !spec->partitioner || one_rank || (spec->partitioner->needs_pattern && spec->rank == 0))
+#if HS_HAS_MPI
+    if (box_part && one_rank) /* one rank's block is the whole box, in the generator's numbering */
+        HS_CALL_GOTO(hs_csr_from_tets(bpart.lmesh->n_nodes, bpart.lmesh->n_elems, bpart.lmesh->tets, &pattern), fail);
+#endif
+    if (!box_part &&
+        (!spec->distributed || !spec->partitioner || one_rank || (spec->partitioner->needs_pattern && spec->rank == 0)))
         HS_CALL_GOTO(hs_csr_from_tets(sim->mesh->n_nodes, sim->mesh->n_elems, sim->mesh->tets, &pattern), fail);
     sim->setup.pattern = hs_wtime() - tp;
     /* a distributed run's plan on several ranks reads no pattern (rank 0 may hold one, the others not) */
     HS_CALL_GOTO(resolve_plan(spec, sim, pattern, &po), fail);
+    if (box_part && po.exec.spmv->node_order)
+        HS_CALL_GOTO(hs_par_agree(HS_FAIL(HS_ERR_CONFIG, "solver.spmv: \"%s\" renumbers the whole mesh, which "
+                                          "parallel.partition = \"box\" never builds; name another kernel or another "
+                                          "partition", po.exec.spmv->name)), fail);
     if (!pattern && po.exec.spmv->node_order) {
         tp = hs_wtime();
         HS_CALL_GOTO(hs_csr_from_tets(sim->mesh->n_nodes, sim->mesh->n_elems, sim->mesh->tets, &pattern), fail);
@@ -238,8 +270,9 @@ hs_status hs_sim_create(const hs_sim_spec *spec, hs_sim *sim)
     }
     HS_CALL_GOTO(format_order(sim, &po, &pattern), fail);
     tp = hs_wtime();
-    /* stimulus sites hold element indices: only now is the element numbering final */
-    HS_CALL_GOTO(hs_stim_set_create(sim->mesh, spec->stimuli, spec->n_stimuli, &sim->stim), fail);
+    /* stimulus sites hold element indices: only now is the element numbering final (the box's
+     * ranks found theirs on their blocks) */
+    if (!box_part) HS_CALL_GOTO(hs_stim_set_create(sim->mesh, spec->stimuli, spec->n_stimuli, &sim->stim), fail);
     if (spec->n_stimuli == 0) hs_warn("no stimulus configured: the tissue stays at rest");
     {
         char wbuf[4096];
@@ -265,7 +298,11 @@ hs_status hs_sim_create(const hs_sim_spec *spec, hs_sim *sim)
     if (spec->distributed) {
 #if HS_HAS_MPI
         HS_CHECK_GOTO(spec->partitioner, fail, HS_ERR_INTERNAL, "distributed run without a partitioner");
-        HS_CALL_GOTO(hs_backend_mpi_create(sim->prob, spec->partitioner, sim->backend_entry, &sim->backend), fail);
+        if (box_part)
+            HS_CALL_GOTO(hs_backend_mpi_create_part(sim->prob, &bpart, spec->partitioner, sim->backend_entry,
+                                                    &sim->backend), fail);
+        else
+            HS_CALL_GOTO(hs_backend_mpi_create(sim->prob, spec->partitioner, sim->backend_entry, &sim->backend), fail);
         /* the global pattern served the partition; nothing reads it afterwards */
         hs_csr_destroy(&sim->prob->pattern);
         hs_mpi_setup_times mt;
@@ -289,6 +326,9 @@ hs_status hs_sim_create(const hs_sim_spec *spec, hs_sim *sim)
     hs_log(2, "set-up took %.3f s\n", hs_wtime() - t0);
     return HS_OK;
 fail:
+#if HS_HAS_MPI
+    hs_backend_mpi_part_free(&bpart);
+#endif
     hs_csr_destroy(&pattern);
     hs_sim_destroy(sim);
     return st;
