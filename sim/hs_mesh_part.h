@@ -12,6 +12,7 @@
 
 #include "hs_mesh_build.h"
 #include "hs_partition.h"
+#include "hs_region.h"
 #include "hs_stimulus.h"
 
 struct hs_sim_spec;
@@ -56,6 +57,36 @@ const hs_partitioner *hs_mesh_part_auto(const struct hs_sim_spec *spec);
 hs_status hs_mesh_part_box(const hs_mesh_spec *spec, const hs_stimulus_cfg *sites, int n_sites, int fingerprint,
                            struct hs_backend_mpi_part *part, hs_mesh **counts, hs_stim_set **site_set,
                            hs_mesh_build_info *info);
+
+/**
+ * @brief A mesh built on rank 0 sent out in parts (collective): rank 0 makes each rank's part of
+ * @p m (the elements with a vertex the rank owns by @p owner, their vertices, fibres, labels, global
+ * numbers, stimulus elements and region rows), sends it and frees it before making the next; every
+ * rank cuts its view from its part (hs_part_local_create_part) and makes its mesh, sites and
+ * regions, the same arrays as backends/mpi cuts from the whole mesh. The other ranks never hold the
+ * whole mesh.
+ * @param[in] m, stim, reg, owner rank 0's whole mesh, sites, regions (NULL: none) and partition
+ * [n_nodes] (NULL elsewhere); @param[in] n_global the mesh's nodes; @param[in] sites, n_sites the
+ * spec's stimulus sites (every rank); @param[in,out] fingerprint rank 0's mesh fingerprint (or 0),
+ * given to every rank.
+ * @param[out] part the rank's part (n_elems_global set on rank 0 only: the caller's, as the counts).
+ */
+hs_status hs_mesh_part_scatter(const hs_mesh *m, const hs_stim_set *stim, const hs_region_set *reg,
+                               const int32_t *owner, int64_t n_global, const hs_stimulus_cfg *sites, int n_sites,
+                               uint64_t *fingerprint, struct hs_backend_mpi_part *part);
+
+/**
+ * @brief Rank 0 builds the mesh (hs_mesh_build: reading, the cache, fibres, checks, node order);
+ * the other ranks get its counts only (an hs_mesh without arrays) and @p info. Collective; rank 0's
+ * failure is every rank's, said once.
+ */
+hs_status hs_mesh_part_root_build(const hs_mesh_spec *spec, hs_mesh **out, hs_mesh_build_info *info);
+
+/** @brief Free @p m's arrays, keeping its counts and fingerprint (rank 0's mesh once sent out). */
+void hs_mesh_part_hollow(hs_mesh *m);
+
+/** @brief A stimulus set of @p n sites without elements (what the time loop reads: amplitudes). */
+hs_status hs_mesh_part_sites(const hs_stimulus_cfg *sites, int n, hs_stim_set **out);
 
 #ifdef __cplusplus
 }

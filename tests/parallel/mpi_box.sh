@@ -112,6 +112,43 @@ if [ "$has_hdf5" = 1 ]; then
     fail "xdmf_h5 on 3 box ranks: frames differ"
 fi
 
+# a file mesh (the exported scar_slab box with its regions, fibres from a file): rank 0 reads it and sends
+# each rank its part (elements, coordinates, fibres, region rows, global numbers); the other ranks never
+# hold the whole mesh. Probes and ECG still take the broadcast (they are found on the whole mesh).
+"$HEARTSIM" mesh "$HS_SOURCE_DIR/configs/scar_slab.cfg" --set mesh.h=0.5 --out "$tmp/me" > "$tmp/me.log" 2>&1 ||
+  { cat "$tmp/me.log"; fail "heartsim mesh"; }
+fcfg=$tmp/file.cfg
+python3 - "$HS_SOURCE_DIR/configs/scar_slab.cfg" "$tmp/me" > "$fcfg" <<'PY'
+import re, sys
+c = open(sys.argv[1]).read()
+c = re.sub(r"mesh = \{.*?\};", 'mesh = { source = "file"; file = "%s/slab_mesh.msh"; reorder = "none"; };' % sys.argv[2], c, flags=re.S)
+c = re.sub(r"fibers = \{.*?\};", 'fibers = { type = "file"; file = "%s/slab_fibers.txt"; location = "element"; };' % sys.argv[2], c, flags=re.S)
+c = re.sub(r"probes = \{.*?\};\n", "", c, flags=re.S)
+c = re.sub(r"ecg = \{.*?\};\n", "", c, flags=re.S)
+print(c)
+PY
+fsets=(--set time.t_end=3 --set output.interval=1 --set solver.backend=cpu)
+"$HEARTSIM" run "$fcfg" "${fsets[@]}" --out "$tmp/fs" -q
+fparts=rows; [ "$has_metis" = 1 ] && fparts="metis rows"
+for np in 2 3; do
+  for part in $fparts; do
+    o=$tmp/f$np$part
+    mpi "$np" run "$fcfg" "${fsets[@]}" --set parallel.partition=$part --out "$o" > "$o.log" 2>&1 ||
+      { cat "$o.log"; fail "file mesh, np $np $part"; }
+    grep -q "^mesh: rank 0 sent each of the other $((np - 1)) ranks its part" "$o.log" ||
+      { cat "$o.log"; fail "file mesh, np $np $part: the mesh was not sent in parts"; }
+    for f in slab_000000.vtk slab_000003.vtk; do
+      python3 "$close" "$tmp/fs/$f" "$o/$f" "V:$tol_v" "activation:$tol_a" || fail "file mesh np $np $part: $f"
+    done
+    python3 "$close" "$tmp/fs/slab_maps.vtk" "$o/slab_maps.vtk" "activation:$tol_a" || fail "file mesh np $np $part: maps"
+  done
+done
+# with probes: the broadcast, and the study's files as before (tests/parallel/mpi_study.sh checks them)
+o=$tmp/fprobes
+mpi 2 run "$HS_SOURCE_DIR/configs/scar_slab.cfg" --set mesh.h=0.5 "${fsets[@]}" --out "$o" > "$o.log" 2>&1 ||
+  { cat "$o.log"; fail "scar_slab with probes on 2 ranks"; }
+grep -q "^mesh: rank 0 sent" "$o.log" && { cat "$o.log"; fail "probes: the mesh was sent in parts"; }
+
 # not yet on a rank's block: refused once, naming the key (scar_slab.cfg: regions, probes, ECG)
 for bad in "$HS_SOURCE_DIR/configs/scar_slab.cfg" 'mesh.generator="tetgen"'; do
   o=$tmp/refused.log
