@@ -1,10 +1,11 @@
 /**
  * @file hs_backend_mpi.h
- * @brief The distributed backend: one simulation over the ranks of MPI_COMM_WORLD. Every rank
- * holds the global mesh (sim/ builds it, and on rank 0 the global pattern for a partitioner that
- * reads it, but not the global element geometry and gather maps), rank 0 partitions the nodes
+ * @brief The distributed backend: one simulation over the ranks of MPI_COMM_WORLD. Either every
+ * rank holds the global mesh (sim/ broadcasts it, and on rank 0 the global pattern for a partitioner
+ * that reads it, but not the global element geometry and gather maps), rank 0 partitions the nodes
  * (parallel.partition) and sends the partition, each rank cuts its view from the elements
- * (hs_part_local_create_elems) and runs an inner backend (any with partition ops, hs_backend_entry.part:
+ * (hs_part_local_create_elems); or the ranks made their parts without it (sim/mesh_part.c: the box's
+ * blocks, or a file mesh sent in parts: hs_backend_mpi_create_part). Each rank runs an inner backend (any with partition ops, hs_backend_entry.part:
  * cpu, or cuda on the rank's device) on its local mesh: the elements touching its owned nodes
  * (with their regions), whose other nodes are ghosts. The inner backend is reached through its ops
  * only (hs_backend_ops, hs_backend_part_ops), never its fields. Its element pass and "K_elem . 1"
