@@ -5,9 +5,10 @@
  *
  *   init (j = 0, no failure, the reaction flag cleared)
  *   WHILE (the condition k_split_end sets) {
- *     node current (k_split_stim), reaction (nodal.cu, saving the step's start), the diffusion's start
- *     (split.cu: r0 = C u* - A g, B u*, the norms), the CG (its own WHILE node, or the persistent
- *     kernel), u = u* + g + d, [Strang: node current, second reaction], k_split_end
+ *     [node current (k_split_stim)], reaction (nodal.cu, saving the step's start), the diffusion's
+ *     start (split.cu: r0 = C u* - A g, B u*, the norms), the CG (its own WHILE node, or the
+ *     persistent kernel), [Strang: u = u* + g + d, node current, second reaction], k_split_end
+ *     (Godunov: u = u* + g + d in it)
  *   }
  *   the control block (steps done, failure, CG iterations per step) to pinned memory
  *
@@ -17,10 +18,11 @@
  * hs_split_reaction_inputs, the function hs_split_step itself calls), row 0 is the current step's,
  * and k_split_end's last block copies the next step's row there. So every kernel sees the numbers
  * the one-step path (split.cu's ops from fem/splitting.c's hs_split_step) passes as arguments, and
- * the arithmetic is the same kernel for kernel: the same bits. The one difference is the node current:
- * one kernel over the stimulated nodes writes every one of them each step (the sums of
- * hs_nodal_stimulus in site order, 0 where no site is on) and the reaction always reads it, where the
- * one-step path skips it while every site is off; u += h (f + 0) is u += h f.
+ * the arithmetic is the same, kernel for kernel: the same bits. Two graphs: a launch in which every
+ * site is off (most of a run) takes the one without the node current, as hs_cu_react does then; in
+ * the other one kernel over the stimulated nodes writes each of them every step (the sums of
+ * hs_nodal_stimulus in site order, 0 while no site is on) and the reaction reads it, where the
+ * one-step path reads none in a step with every site off: u += h (f + 0) is u += h f.
  *
  * k_split_end is the one-step path's failure test (the reactions' flag, the CG's status, the norms'
  * finiteness: hs_split_step's) and its end_step (read-outs, the guess's history d_2 = d_1,
@@ -30,10 +32,10 @@
  * the same way and names it (or retries it: solver.dt_retry).
  *
  * Latency (docs/benchmarks.md, "N splitting steps per launch"): a graph's kernel node costs ~2-3 us
- * of launch latency at 50K nodes, where every kernel's work is ~1-5 us; a Godunov step is ~10 nodes
- * (node current, reaction, 2-3 SpMVs and a guess for the diffusion's start, 2 norm kernels, apply,
- * end) plus the CG (1.5 iterations at cg_tol 1e-5: one persistent-CG node of ~15-20 us), ~45-50 us,
- * against ~107 us with a host synchronisation per step. A persistent cooperative kernel for the whole
+ * of launch latency at 50K nodes, where every kernel's work is ~1-5 us; a Godunov step is 8 nodes
+ * (reaction, 2-3 SpMVs and a guess for the diffusion's start, 2 norm kernels, end) plus the CG (1.5
+ * iterations at cg_tol 1e-5: one persistent-CG node of ~15-20 us), ~35-45 us, against ~107 us with
+ * a host synchronisation per step. A persistent cooperative kernel for the whole
  * step would need ~6 grid barriers (~2-3 us each) plus the CG's, ~30-40 us, but holds the model's ODEs
  * in the same registers as the CG (ORd's reaction takes 255) and only CSR: not built.
  */
@@ -73,7 +75,7 @@ struct hs_cu_split_launch {
     double *uw;          /* [uptr[m]] */
     double *rows, *h_rows; /* [HS_STEPS_DEVICE_MAX + 1][stride]: row 0 the current step, 1 + j step j; h_ pinned */
     hs_split_ctl *ctl, *h_ctl; /* h_ pinned */
-    cudaGraphExec_t exec;
+    cudaGraphExec_t exec[2]; /* [with the node current]: a launch in which every site is off reads none */
 };
 
 namespace {
@@ -102,25 +104,34 @@ __global__ void k_split_launch_init(hs_split_ctl *ctl, int *bad)
     *bad = kNone;
 }
 
-/* The end of step j = ctl->j: hs_split_step's failure test, then (passed) end_step's read-outs and the
- * guess's history; the last block to finish records the step, moves to the next (its row into row 0,
- * the reaction flag cleared) and sets the loop's condition. */
+/* The end of step j = ctl->j: hs_split_step's failure test, then (passed) the update u = u* + g + d
+ * when @p du is given (Godunov: k_split_apply's arithmetic, fused here; Strang applied it before its
+ * second reaction), end_step's read-outs and the guess's history (d_2 = d_1, d_1 = the step's
+ * correction g + d); the last block to finish records the step, moves to the next (its row into row
+ * 0, the reaction flag cleared) and sets the loop's condition. A failed step changes nothing here: the
+ * host restores its start. */
 __global__ void k_split_end(int32_t n, hs_split_ctl *ctl, double *__restrict__ cur, const double *__restrict__ rows,
                             int stride, int *bad, const hs_gpu_cg_scalars *cg, const double *norms,
-                            const double *__restrict__ phin, const double *__restrict__ phi, double *__restrict__ act,
-                            double thr, double thr_rep, double *__restrict__ d1, double *__restrict__ d2,
-                            const double *__restrict__ g, cudaGraphConditionalHandle h)
+                            const double *__restrict__ du, const double *__restrict__ g, const double *__restrict__ phin,
+                            double *__restrict__ phi, double *__restrict__ act, double thr, double thr_rep,
+                            double *__restrict__ d1, double *__restrict__ d2, cudaGraphConditionalHandle h)
 {
     __shared__ int last, next;
     const int ok = *bad == kNone && cg->status == HS_GPU_CG_CONV && isfinite(norms[0]) && isfinite(norms[1]);
     if (ok) {
         const double t_prev = cur[R_TPREV], dt_ms = cur[R_DTMS];
         for (int32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
-            hs_readout_update(phin[i], phi[i], thr, thr_rep, t_prev, dt_ms, act + i, act + n + i,
-                              act + 2 * (int64_t)n + i, act + 3 * (int64_t)n + i);
+            double z = phi[i], corr = g ? g[i] : 0.0;
+            if (du) { /* k_split_apply: u += dd, the correction dd = d (+ g) */
+                corr = g ? du[i] + g[i] : du[i];
+                z += corr;
+                phi[i] = z;
+            }
+            hs_readout_update(phin[i], z, thr, thr_rep, t_prev, dt_ms, act + i, act + n + i, act + 2 * (int64_t)n + i,
+                              act + 3 * (int64_t)n + i);
             if (d1) { /* end_step: d_1 -> d_2, the step's correction -> d_1 */
                 d2[i] = d1[i];
-                d1[i] = g[i];
+                d1[i] = corr;
             }
         }
     }
@@ -212,48 +223,55 @@ hs_status launch_setup(hs_backend *b)
     return HS_OK;
 }
 
-/* one reaction inside the graph: the node current from the row's currents at @p amp, the substep
- * from @p hn; @p save: the step's first (it saves phi_n and the variables, as hs_cu_react does) */
-hs_status enqueue_react(hs_backend *b, const double *amp, const double *hn, int save)
+/* one reaction inside the graph: the node current from the row's currents at @p amp (@p stim: else
+ * none, as hs_cu_react while every site is off), the substep from @p hn; @p save: the step's first
+ * (it saves phi_n and the variables, as hs_cu_react does) */
+hs_status enqueue_react(hs_backend *b, int stim, const double *amp, const double *hn, int save)
 {
     cuda_impl *c = (cuda_impl *)b->impl;
     hs_cu_split *sp = c->sp;
     hs_cu_split_launch *L = sp->launch;
-    if (L->m > 0) {
+    stim = stim && L->m > 0;
+    if (stim) {
         k_split_stim<<<nblocks(L->m, 256), 256, 0, c->s>>>(L->m, L->unode, L->uptr, L->usite, L->uw, amp, sp->stim);
         HS_CUDA_LAUNCH_CHECK("k_split_stim");
     }
     hs_nodal_launch a = {c->nn,    c->nn,      &b->prob->opt.model_prm,  sp->ntab ? c->rtab : nullptr,
                          sp->ntab, sp->frozen, 0.0,                      1,
-                         c->phi,   c->ipv,     L->m > 0 ? sp->stim : nullptr, save ? c->phin : nullptr,
+                         c->phi,   c->ipv,     stim ? sp->stim : nullptr,  save ? c->phin : nullptr,
                          save && c->nv > 0 ? c->ipv_n : nullptr,           sp->bad, hn};
     return hs_cu_launch_nodal(&a, c->s);
 }
 
 /* the body of the WHILE node: one whole step */
-hs_status enqueue_step(hs_backend *b, cudaGraphConditionalHandle h)
+hs_status enqueue_step(hs_backend *b, int stim, cudaGraphConditionalHandle h)
 {
     cuda_impl *c = (cuda_impl *)b->impl;
     hs_cu_split *sp = c->sp;
     hs_cu_split_launch *L = sp->launch;
     const hs_problem_opts *o = &b->prob->opt;
     double *cur = L->rows;
-    HS_CALL(enqueue_react(b, cur + R_AMP, cur + R_H1, 1));
+    HS_CALL(enqueue_react(b, stim, cur + R_AMP, cur + R_H1, 1));
     HS_CALL(hs_cu_split_start(c, cur + R_W0));
     hs_gpu_cg_tol t = hs_cu_split_tol(b);
     HS_CALL(hs_gpu_cg_capture_solve(c->cg, c->rhs, c->du, &t, c->s));
-    HS_CALL(hs_cu_split_apply(c, c->cg->d_sc, 0));
-    if (o->scheme.order == HS_SPLIT_STRANG) HS_CALL(enqueue_react(b, cur + R_AMP + L->ns, cur + R_H2, 0));
+    const int strang = o->scheme.order == HS_SPLIT_STRANG;
+    if (strang) { /* the update before the second reaction; Godunov's is k_split_end's */
+        HS_CALL(hs_cu_split_apply(c, c->cg->d_sc, 0));
+        HS_CALL(enqueue_react(b, stim, cur + R_AMP + L->ns, cur + R_H2, 0));
+    }
     const int nb = nblocks(c->nn, 256);
     k_split_end<<<nb, 256, 0, c->s>>>(c->nn, L->ctl, cur, L->rows, L->stride, sp->bad, c->cg->d_sc, sp->norms,
-                                      c->phin, c->phi, c->act, o->activation_phi, o->repol_phi,
-                                      sp->guess ? c->ph1 : nullptr, c->ph2, sp->g, h);
+                                      strang ? nullptr : c->du, sp->guess ? sp->g : nullptr, c->phin, c->phi, c->act,
+                                      o->activation_phi, o->repol_phi, sp->guess ? c->ph1 : nullptr,
+                                      sp->guess ? c->ph2 : nullptr, h);
     HS_CUDA_LAUNCH_CHECK("k_split_end");
     return HS_OK;
 }
 
-/* init -> WHILE { step } -> the control block to the host, as step_graph.cu builds its Newton loop */
-hs_status capture(hs_backend *b)
+/* init -> WHILE { step } -> the control block to the host, as step_graph.cu builds its Newton loop;
+ * @p stim: with the node current (L->exec[stim]) */
+hs_status capture(hs_backend *b, int stim)
 {
     cuda_impl *c = (cuda_impl *)b->impl;
     hs_cu_split_launch *L = c->sp->launch;
@@ -300,7 +318,7 @@ hs_status capture(hs_backend *b)
         cudaStreamBeginCaptureToGraph(c->s, body, nullptr, nullptr, 0, cudaStreamCaptureModeThreadLocal) != cudaSuccess)
         st = HS_FAIL(HS_ERR_DEVICE, "splitting steps as one graph: cannot capture the step");
     else if (st == HS_OK) {
-        st = enqueue_step(b, h);
+        st = enqueue_step(b, stim, h);
         cudaGraph_t out = nullptr;
         cudaError_t e = cudaStreamEndCapture(c->s, &out);
         if (st == HS_OK && e != cudaSuccess)
@@ -308,9 +326,9 @@ hs_status capture(hs_backend *b)
                          cudaGetErrorString(e));
     }
     if (st == HS_OK) {
-        cudaError_t e = cudaGraphInstantiate(&L->exec, g, 0);
+        cudaError_t e = cudaGraphInstantiate(&L->exec[stim], g, 0);
         if (e != cudaSuccess) {
-            L->exec = nullptr;
+            L->exec[stim] = nullptr;
             st = HS_FAIL(HS_ERR_DEVICE, "splitting steps as one graph: instantiation failed: %s", cudaGetErrorString(e));
         }
     }
@@ -318,8 +336,9 @@ hs_status capture(hs_backend *b)
     return st;
 }
 
-/* the rows of steps k0 .. k0+n-1 (row 1 + j; row 0 = step k0's): the numbers hs_split_step would pass */
-void fill_rows(hs_backend *b, long k0, double dt_ms, int n)
+/* the rows of steps k0 .. k0+n-1 (row 1 + j; row 0 = step k0's): the numbers hs_split_step would pass;
+ * returns whether a site is on in any of them */
+int fill_rows(hs_backend *b, long k0, double dt_ms, int n)
 {
     cuda_impl *c = (cuda_impl *)b->impl;
     hs_cu_split_launch *L = c->sp->launch;
@@ -327,6 +346,7 @@ void fill_rows(hs_backend *b, long k0, double dt_ms, int n)
     const hs_scheme_opts *so = &p->opt.scheme;
     const double dt = dt_ms / p->opt.time_unit; /* as hs_split_step passes it to diffuse and begin_step */
     hs_extrap ex = c->ex;                      /* the history as end_step will advance it */
+    int on = 0;
     for (int j = 0; j < n; ++j) {
         double *r = L->h_rows + (size_t)(1 + j) * L->stride;
         const double t = (k0 + j) * dt_ms, t_half = hs_split_t_half(so, t, dt_ms);
@@ -347,8 +367,10 @@ void fill_rows(hs_backend *b, long k0, double dt_ms, int n)
             hs_split_guess_weights(&ex, dt, r + R_W0);
             hs_extrap_accept(&ex, dt);
         }
+        for (int k = 0; k < 2 * L->ns; ++k) on |= r[R_AMP + k] != 0.0;
     }
     memcpy(L->h_rows, L->h_rows + L->stride, sizeof(double) * (size_t)L->stride);
+    return on;
 }
 
 } // namespace
@@ -357,7 +379,8 @@ void hs_cu_split_launch_free(hs_cu_split *sp)
 {
     hs_cu_split_launch *L = sp->launch;
     if (!L) return;
-    if (L->exec) cudaGraphExecDestroy(L->exec);
+    for (int q = 0; q < 2; ++q)
+        if (L->exec[q]) cudaGraphExecDestroy(L->exec[q]);
     cudaFree(L->unode);
     cudaFree(L->uptr);
     cudaFree(L->usite);
@@ -389,8 +412,8 @@ hs_status hs_cu_split_steps(hs_backend *b, long k0, double dt_ms, int n, int *do
     }
     if (!sp->launch) HS_CALL(launch_setup(b));
     hs_cu_split_launch *L = sp->launch;
-    if (!L->exec) HS_CALL(capture(b));
-    fill_rows(b, k0, dt_ms, n);
+    const int stim = fill_rows(b, k0, dt_ms, n);
+    if (!L->exec[stim]) HS_CALL(capture(b, stim));
     HS_CUDA_CALL(cudaMemcpyAsync(L->rows, L->h_rows, sizeof(double) * (size_t)(n + 1) * L->stride,
                                  cudaMemcpyHostToDevice, c->s));
     /* the loop's bound: the graph reads it from the control block (init leaves n alone); h_ctl is free,
@@ -398,7 +421,7 @@ hs_status hs_cu_split_steps(hs_backend *b, long k0, double dt_ms, int n, int *do
     L->h_ctl->n = n;
     HS_CUDA_CALL(cudaMemcpyAsync(&L->ctl->n, &L->h_ctl->n, sizeof(int), cudaMemcpyHostToDevice, c->s));
     HS_CUDA_CALL(cudaEventRecord(c->ev_s0, c->s));
-    HS_CUDA_CALL(cudaGraphLaunch(L->exec, c->s));
+    HS_CUDA_CALL(cudaGraphLaunch(L->exec[stim], c->s));
     HS_CUDA_CALL(cudaEventRecord(c->ev_s1, c->s));
     HS_CUDA_CALL(cudaStreamSynchronize(c->s));
     c->t.solve += 1e-3 * elapsed_ms(c->ev_s0, c->ev_s1); /* the whole steps: not split by phase */
