@@ -8,7 +8,9 @@
  * periods: launches start and end inside pulses).
  *  1. Godunov, consistent mass, the persistent CG and the kernel CG (its own WHILE node inside the
  *     step loop's); Godunov, lumped mass (B diagonal); Strang, theta = 1/2, reaction substeps
- *     (solver.dt_ode), consistent and lumped mass; regions with a scar (frozen nodes).
+ *     (solver.dt_ode), consistent and lumped mass; without the guess; another SpMV format with float32
+ *     values; regions with a scar (frozen nodes). csr_scalar with float64 values unless named (a
+ *     run's "auto" would time a trial and might choose another kernel in each run).
  *     Expected: the same bits. Every kernel of a launched step is the one-step path's kernel on the same
  *     inputs in the same order (the per-step numbers - substeps, currents, guess weights, the start
  *     time - come from the same host functions: hs_split_reaction_inputs, hs_split_guess_weights);
@@ -31,6 +33,7 @@
 
 #include "hs_cuda.h"
 #include "hs_sim.h"
+#include "hs_spmv.h"
 #include "hs_test.h"
 #include "hs_test_spec.h"
 #include "hs_util.h"
@@ -43,6 +46,8 @@ static void setup(hs_sim_spec *s)
     hs_test_spec_defaults(s);
     s->mesh.box = (hs_box_params){.lx = 4.0, .ly = 2.0, .lz = 1.0, .h = 0.25};
     s->backend = hs_backends_find("cuda");
+    s->spmv = hs_spmv_find("csr_scalar"); /* named: "auto" would time a trial in each run */
+    s->matrix_values = HS_VALUES_F64;
     s->n_stimuli = 2;
     s->stimuli[0] = (hs_stimulus_cfg){.shape = HS_STIM_BOX, .min = {-1, -1, -1}, .max = {0.6, 1e3, 1e3},
                                       .start = 0.05, .duration = 1.0, .strength = 2.0, .period = 12.0, .count = 3};
@@ -217,6 +222,10 @@ int main(int argc, char **argv)
     setup(&s);
     s.extrapolate = 0;
     pair("godunov, no guess (extrapolate 0)", &s);
+    setup(&s);
+    s.spmv = hs_spmv_find("ellwarp_k1");
+    s.matrix_values = HS_VALUES_F32;
+    if (s.spmv && hs_spmv_serves(s.spmv, HS_VALUES_F32)) pair("godunov, ellwarp_k1, float32 values", &s);
     setup(&s);
     hs_region_cfg *r = s.regions; /* a scar: its inner nodes frozen, identity rows in A and B */
     memset(r, 0, sizeof *r);
