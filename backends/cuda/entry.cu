@@ -121,9 +121,10 @@ extern "C" hs_status hs_cuda_resolve_plan_ranks(const hs_csr *pattern, const hs_
         plan->step = asked == HS_STEP_AUTO ? HS_STEP_GRAPH : HS_STEP_KERNELS;
         snprintf(plan->why_step, sizeof plan->why_step,
                  "%d ranks, splitting: the host runs a step's ops, the reaction and the diffusion; %s", n_ranks,
-                 plan->step == HS_STEP_GRAPH ? "each diffusion's CG replays its iterations from a CUDA graph of "
-                                               HS_CG_POLL_STR " (the halo exchange and the all-reduce in it: NCCL >= 2.9)"
-                                             : "the CG's kernels launched one by one (solver.step = \"kernels\")");
+                 plan->step == HS_STEP_GRAPH
+                     ? "each diffusion's CG replays its iterations from a CUDA graph of " HS_CG_POLL_STR
+                       " (the halo exchange and the all-reduce in it: NCCL >= 2.9)"
+                     : "the CG's kernels launched one by one (solver.step = \"kernels\")");
     } else if (plan->step == HS_STEP_GRAPH)
         snprintf(plan->why_step, sizeof plan->why_step,
                  "%d ranks%s: the Newton decisions are global, on the host; each CG solve replays its iterations "

@@ -32,8 +32,8 @@
 #include "cuda_backend.cuh"
 #include "hs_gpu_reduce.cuh"
 #include "hs_nodal.cuh"
-#include "hs_split_rows.cuh"
 #include "hs_problem.h"
+#include "hs_split_rows.cuh"
 #include "hs_splitting.h"
 #include "hs_util.h"
 
@@ -174,7 +174,8 @@ hs_status enqueue_start(cuda_impl *c, int32_t rows = -1)
         HS_CUDA_LAUNCH_CHECK("k_split_guess");
         HS_CALL(hs_gpu_spmv_apply(c->spmv, sp->g, sp->ag, c->s));
     }
-    k_split_norms<<<HS_RED_BLOCKS, HS_RED_THREADS, 0, c->s>>>(rows < 0 ? c->nn : rows, c->rhs, sp->guess ? sp->ag : nullptr,
+    const int32_t n = rows < 0 ? c->nn : rows;
+    k_split_norms<<<HS_RED_BLOCKS, HS_RED_THREADS, 0, c->s>>>(n, c->rhs, sp->guess ? sp->ag : nullptr,
                                                               sp->lumped_b ? nullptr : sp->bu, sp->mass, sp->frozen,
                                                               c->phi, sp->part);
     HS_CUDA_LAUNCH_CHECK("k_split_norms");
@@ -188,7 +189,7 @@ hs_status enqueue_apply(cuda_impl *c, const hs_gpu_cg_scalars *cg, int conv, int
 {
     const int32_t n = rows < 0 ? c->nn : rows;
     k_split_apply<<<nblocks(n, 256), 256, 0, c->s>>>(n, cg, conv, c->sp->norms, c->du,
-                                                         c->sp->guess ? c->sp->g : nullptr, c->phi);
+                                                     c->sp->guess ? c->sp->g : nullptr, c->phi);
     HS_CUDA_LAUNCH_CHECK("k_split_apply");
     return HS_OK;
 }
