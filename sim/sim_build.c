@@ -277,8 +277,10 @@ hs_status hs_sim_create(const hs_sim_spec *spec, hs_sim *sim)
         (!spec->distributed || !spec->partitioner || one_rank || (spec->partitioner->needs_pattern && spec->rank == 0)))
         HS_CALL_GOTO(hs_csr_from_tets(sim->mesh->n_nodes, sim->mesh->n_elems, sim->mesh->tets, &pattern), fail);
     sim->setup.pattern = hs_wtime() - tp;
-    /* a distributed run's plan on several ranks reads no pattern (rank 0 may hold one, the others not) */
-    HS_CALL_GOTO(resolve_plan(spec, sim, pattern, &po), fail);
+    /* a distributed run's plan on several ranks reads no pattern (rank 0 may hold one, the others not);
+     * its refusals (the config's, alike on every rank) are said once, by rank 0 */
+    const hs_status rp = resolve_plan(spec, sim, pattern, &po);
+    HS_CALL_GOTO(spec->distributed ? hs_par_agree(rp) : rp, fail);
     if ((box_part || scatter) && po.exec.spmv->node_order)
         HS_CALL_GOTO(hs_par_agree(HS_FAIL(HS_ERR_CONFIG, "solver.spmv: \"%s\" renumbers the whole mesh, which "
                                           "parallel.partition = \"box\" never builds; name another kernel or another "
