@@ -208,6 +208,7 @@ hs_status hs_spec_from_config(const hs_config *cfg, hs_sim_spec *s)
     s->dt_retry = cfg->dt_retry;
     /* resolved here, checked for this build (METIS) only by a distributed run: a serial run ignores it */
     s->partitioner = hs_registry_find(hs_partitioners(), cfg->partition);
+    HS_CALL(hs_transport_lookup("parallel.transport", cfg->transport, &s->transport));
     HS_CHECK(s->partitioner != NULL, HS_ERR_CONFIG, "parallel.partition: unknown partitioner \"%s\"", cfg->partition);
     s->distributed = hs_par_active();
     s->rank = hs_par_rank();
