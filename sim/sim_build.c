@@ -115,6 +115,7 @@ static hs_status resolve_plan(const hs_sim_spec *spec, hs_sim *sim, const hs_csr
     double t0 = hs_wtime();
     hs_exec_plan plan = hs_exec_plan_request(spec->step, spec->persistent, spec->matrix_values, spec->spmv);
     plan.scheme = po->scheme.kind;
+    plan.transport = spec->transport; /* resolved by the backend when it binds a partition */
     /* a distributed run: the backend's plan for its partitions (hs_backend_part_ops.resolve_plan: the
      * cuda backend's is the serial one on one rank), else distributed_plan */
     const hs_backend_part_ops *part = sim->backend_entry->part;
