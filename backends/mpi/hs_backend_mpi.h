@@ -35,6 +35,9 @@ extern "C" {
 typedef struct hs_mpi_times {
     double halo_wait, allreduce, spmv;
     long exchanges, allreduces;
+    long host_waits; /**< the host's waits for the device or the other ranks: the wrapper's collectives
+                          (error agreement, residual and update norms), the inner backend's synchronisations
+                          (assembly, tangent, CG polls, the device Newton loop's reads of its test) */
 } hs_mpi_times;
 
 /** This rank's set-up phases (seconds) in hs_backend_mpi_create. */

@@ -15,14 +15,17 @@
 # N = 30 steps.
 #   -np 1: one rank runs the serial plan and the serial device Newton iteration (the backend line says
 #          "one rank: the serial device solve"); no exchange.
-#   -np 2, and every GPU count above 2 the machine has (nvidia-smi -L): the device CG on each rank's
+#   -np 2, 3, and every GPU count above 3 the machine has (nvidia-smi -L): the device CG on each rank's
 #          rows; on a machine with fewer GPUs than ranks they share devices and the exchange goes through
 #          MPI (with a warning); with one GPU per rank NCCL carries it when the build has it and
 #          libnccl.so.2 loads. "auto" takes the serial default kernel there (cusparse_sell with these
 #          float64 values: multiplied whole after the halo); at 2 ranks also solver.spmv = "csr_scalar"
-#          (its interior rows multiplied while the halo travels), and solver.step = "kernels" (the CG's
-#          iterations launched one by one; the default "graph" replays them from a CUDA graph where
-#          NCCL >= 2.9 carries the exchange: the backend line says "in graphs of 4").
+#          (its interior rows multiplied while the halo travels). solver.step = "graph" (the default)
+#          runs the Newton loop on the device (backends/cuda/dist_newton.cu: the backend line says
+#          "device Newton loop", "in graphs" where NCCL >= 2.9 carries the exchange), "kernels" on the
+#          host around the device CG ("device CG"): at 2 and 3 ranks both run, and the device loop must
+#          take the host loop's Newton and CG iterations, one for one, and its potential (the same
+#          kernels in the same order; the sums the Newton test reads are exact).
 set -euo pipefail
 mpiexec=$1
 has_nccl=$2
@@ -40,8 +43,8 @@ fi
 tol_v=$(python3 -c 'print(100 * 30 * 1e-8)')
 tol_a=$(python3 -c 'print(2 * 30 * 1e-8)')
 ngpu=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || true)
-counts="1 2"
-[ "${ngpu:-0}" -gt 2 ] && counts="$counts $ngpu"
+counts="1 2 3"
+[ "${ngpu:-0}" -gt 3 ] && counts="$counts $ngpu"
 run_np() { # np backend name [--set ...]: run, check the backend line and transport, compare with the serial run
   local np=$1 backend=$2 name=$3; shift 3
   local out=$tmp/np$np-$name
@@ -54,14 +57,20 @@ run_np() { # np backend name [--set ...]: run, check the backend line and transp
     grep -q "^backend: mpi (1 ranks, rows partition; one rank: the serial device solve) of cuda (" "$out.log" ||
       { echo "np 1 ($backend): not the serial device solve"; cat "$out.log"; exit 1; }
   else
-    grep -q "^backend: mpi ($np ranks, rows partition; device CG, .* the halo, halo and sums through .*) of cuda (" "$out.log" ||
+    grep -q "^backend: mpi ($np ranks, rows partition; device [A-Za-z ]*, .* the halo, halo and sums through .*) of cuda (" "$out.log" ||
       { echo "np $np ($backend): not the distributed cuda backend"; cat "$out.log"; exit 1; }
+    # who runs the Newton loop: the device with solver.step = graph (auto), the host with kernels
+    if [ "$name" = kernels ]; then
+      grep -q "; device CG, " "$out.log" || { echo "np $np ($name): expected the host Newton loop"; cat "$out.log"; exit 1; }
+    else
+      grep -q "; device Newton loop" "$out.log" || { echo "np $np ($name): expected the device Newton loop"; cat "$out.log"; exit 1; }
+    fi
     # the transport: NCCL where each rank has its own device and NCCL is there
     if [ "$has_nccl" = 1 ] && [ "${ngpu:-0}" -ge "$np" ] && ! grep -q "NCCL could not be" "$out.log"; then
       grep -q "through NCCL" "$out.log" || { echo "np $np: expected the NCCL transport"; cat "$out.log"; exit 1; }
-      # solver.step = graph (auto) with NCCL >= 2.9: the CG's iterations replayed from a CUDA graph
+      # solver.step = graph (auto) with NCCL >= 2.9: the device Newton loop replayed from CUDA graphs
       if [ "$name" != kernels ] && ! grep -q "capturable from 2.9" "$out.log"; then
-        grep -q "device CG, in graphs of 4, " "$out.log" || { echo "np $np: expected the CG in graphs"; cat "$out.log"; exit 1; }
+        grep -q "device Newton loop in graphs, " "$out.log" || { echo "np $np: expected the Newton loop in graphs"; cat "$out.log"; exit 1; }
       fi
     else
       grep -q "through MPI via host buffers" "$out.log" || { echo "np $np: expected the MPI transport"; cat "$out.log"; exit 1; }
@@ -74,11 +83,23 @@ run_np() { # np backend name [--set ...]: run, check the backend line and transp
   python3 "$close" "$tmp/serial/slab_maps.vtk" "$out/slab_maps.vtk" "activation:$tol_a"
   echo "mpirun -np $np, solver.backend = $backend ($name): equals the serial GPU run ($(grep -o 'through [A-Z][A-Za-z0-9. ]*' "$out.log" | head -1))"
 }
+iters() { grep -o "iterations: [0-9]* Newton ([0-9.]* per step), [0-9]* CG" "$1"; }
 for np in $counts; do
   run_np "$np" cuda default
   [ "$np" = 1 ] && run_np 1 auto default
   [ "$np" = 2 ] && run_np 2 cuda csr_scalar --set solver.spmv=csr_scalar
-  [ "$np" = 2 ] && run_np 2 cuda kernels --set solver.step=kernels # the CG's launches one by one
+  if [ "$np" = 2 ] || [ "$np" = 3 ]; then
+    run_np "$np" cuda kernels --set solver.step=kernels # the Newton loop on the host (the reference)
+    # the device Newton loop against the host one on the same partition: the same iterations, the
+    # same potential (the bound above, as against the serial run)
+    a=$(iters "$tmp/np$np-default.log"); b=$(iters "$tmp/np$np-kernels.log")
+    [ -n "$a" ] && [ "$a" = "$b" ] || { echo "np $np: device Newton loop '$a', host loop '$b'"; exit 1; }
+    for f in slab_000003.vtk slab_maps.vtk; do
+      python3 "$close" "$tmp/np$np-kernels/$f" "$tmp/np$np-default/$f" "activation:$tol_a"
+    done
+    python3 "$close" "$tmp/np$np-kernels/slab_000003.vtk" "$tmp/np$np-default/slab_000003.vtk" "V:$tol_v"
+    echo "mpirun -np $np: the device Newton loop took the host loop's iterations ($a) and potential"
+  fi
 done
 # a CG variant the partition's device CG does not run (several ranks) is refused by its key, once
 # (rank 0), not replaced by Chronopoulos-Gear in silence
