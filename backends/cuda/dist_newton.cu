@@ -3,8 +3,8 @@
  * (hs_dist_gpu_newton, hs_backend_part_ops.newton; solver.step = "graph" on several ranks): what
  * step_graph.cu runs serially, made global. One Newton iteration:
  *
- *   tangent (split) -> CG init + HS_CG_POLL iterations        ... the host reads the CG status
- *   [HS_CG_POLL more iterations]*                               ... and again, until it stopped
+ *   tangent (split) -> CG init + a run of iterations           ... the host reads the CG status
+ *   [1, 2, 4, 4, ... more iterations]*                          ... and again, until it stopped
  *   phi -= du on the owned rows (if the CG converged: its device status), the ghosts of phi
  *   from their owners, element + assembly on the local mesh, the owned rows' residual, one
  *   sum over the ranks of every rank's (residual, its global node, max |du|, element failed),
@@ -24,10 +24,12 @@
  * residual, assembly, tangent and solve synchronisations and five host all-reduces (agree, maxloc,
  * update norm). The CG's stopping test stays a host poll: a CUDA graph's WHILE node cannot hold
  * NCCL's calls (their event nodes are refused in conditional bodies: NVIDIA/nccl#1986), and iterations
- * run after convergence would cost a whole SpMV and exchange each. Where the comm allows capture
- * (hs_cuda_comm_capturable: NCCL >= 2.9) each of the four sequences (first assembly; tangent, CG init
- * and first iterations; HS_CG_POLL iterations; update, assembly and test) is captured once into a
- * CUDA graph and replayed (again when dt changes: a kernel argument); else launched one by one.
+ * run after convergence cost a whole SpMV, exchange and all-reduce each; the first read comes one
+ * iteration before the last solve at this Newton iteration stopped, then after 1, 2, 4, 4, ... more
+ * (solve(), below), where the host loop reads every HS_CG_POLL. Where the comm allows capture
+ * (hs_cuda_comm_capturable: NCCL >= 2.9) each sequence (first assembly and test; tangent and CG init;
+ * n CG iterations, n <= CHUNK_MAX; update, assembly and test) is captured once into a CUDA graph and
+ * replayed (again when dt changes: a kernel argument); else launched one by one.
  */
 #define OMPI_SKIP_MPICXX 1
 #define MPICH_SKIP_MPICXX 1
@@ -65,6 +67,8 @@ struct seq_graph {
 
 } // namespace
 
+enum { CHUNK_MAX = 32 }; /* the longest run of CG iterations one graph holds */
+
 struct hs_dist_newton {
     int64_t *gid;           /* [n_own] the owned rows' global nodes (device) */
     double *red;            /* [ranks][SLOTS] the sum over the ranks (device) */
@@ -72,8 +76,9 @@ struct hs_dist_newton {
     cudaEvent_t ev_n1;      /* after the test: the residual's sum and test count as assembly */
     int graphs;             /* the sequences below replayed from graphs (g->dist.graph when captured) */
     double graph_dt;
-    seq_graph first, head, chunk, tail;
-    int chunk0;             /* CG iterations in the head: min(HS_CG_POLL, cg max_iter) */
+    seq_graph first, head, tail;
+    seq_graph chunk[CHUNK_MAX + 1]; /* chunk[n]: n CG iterations */
+    int prev[32];           /* CG iterations of the last solve at each Newton iteration (0: none yet) */
 };
 
 namespace {
@@ -199,26 +204,25 @@ hs_status enqueue_test(hs_dist_gpu *g, int first, int in_graph)
     return HS_OK;
 }
 
-hs_status seq_first(hs_dist_gpu *g, int in_graph)
+hs_status seq_first(hs_dist_gpu *g, int in_graph, int)
 {
     HS_CALL(hs_cu_enqueue_assemble(g->b, in_graph));
     return enqueue_test(g, 1, in_graph);
 }
 
-/* the tangent, the CG's start and its first iterations, its status to the host */
-hs_status seq_head(hs_dist_gpu *g, int in_graph)
+/* the tangent and the CG's start (its first SpMV, exchange and all-reduce) */
+hs_status seq_head(hs_dist_gpu *g, int in_graph, int)
 {
     cuda_impl *c = g->c;
     const hs_gpu_cg_tol t = cg_tol(g);
     HS_CALL(hs_cu_enqueue_tangent(c, in_graph));
     HS_CALL(rec(c->ev_s0, c->s, in_graph));
-    HS_CALL(hs_gpu_cg_enqueue_fixed(c->cg, c->rhs, c->du, &t, g->nt->chunk0, 1, c->s));
-    HS_CUDA_CALL(cudaMemcpyAsync(c->h_cg, c->cg->d_sc, sizeof(hs_gpu_cg_scalars), cudaMemcpyDeviceToHost, c->s));
-    return HS_OK;
+    return hs_gpu_cg_enqueue_fixed(c->cg, c->rhs, c->du, &t, 0, 1, c->s);
 }
 
-/* HS_CG_POLL more iterations (status-guarded: no-ops once the CG stopped), the status to the host */
-hs_status seq_chunk_n(hs_dist_gpu *g, int n)
+/* n CG iterations (status-guarded: no-ops once the CG stopped, but for their SpMV, exchange and
+ * all-reduce, which every rank runs alike), the status to the host */
+hs_status seq_chunk(hs_dist_gpu *g, int, int n)
 {
     cuda_impl *c = g->c;
     const hs_gpu_cg_tol t = cg_tol(g);
@@ -227,14 +231,8 @@ hs_status seq_chunk_n(hs_dist_gpu *g, int n)
     return HS_OK;
 }
 
-hs_status seq_chunk(hs_dist_gpu *g, int in_graph)
-{
-    (void)in_graph;
-    return seq_chunk_n(g, HS_CG_POLL);
-}
-
 /* phi -= du where the CG converged (its device status), the ghosts of phi, assembly, test */
-hs_status seq_tail(hs_dist_gpu *g, int in_graph)
+hs_status seq_tail(hs_dist_gpu *g, int in_graph, int)
 {
     cuda_impl *c = g->c;
     HS_CALL(hs_cu_launch_update_phi(c->s, g->n_own, c->cg->d_sc, 0, c->phi, c->du, g->part, NULL));
@@ -256,22 +254,22 @@ void drop_all(hs_dist_newton *nt)
 {
     drop(&nt->first);
     drop(&nt->head);
-    drop(&nt->chunk);
     drop(&nt->tail);
+    for (int n = 0; n <= CHUNK_MAX; ++n) drop(&nt->chunk[n]);
 }
 
 /* Run a sequence: from its graph (captured at the first run) or launched one by one. Capture mode
  * relaxed: NCCL's own calls during the capture are its to order (as cg.cu's capture of the CG's
  * iterations). */
-hs_status run(hs_dist_gpu *g, seq_graph *q, hs_status (*seq)(hs_dist_gpu *, int))
+hs_status run(hs_dist_gpu *g, seq_graph *q, hs_status (*seq)(hs_dist_gpu *, int, int), int arg = 0)
 {
     cudaStream_t s = g->c->s;
-    if (!g->nt->graphs) return seq(g, 0);
+    if (!g->nt->graphs) return seq(g, 0, arg);
     if (!q->exec) {
         hs_dist_times t0, t1;
         hs_cuda_comm_times(g->comm, &t0);
         HS_CUDA_CALL(cudaStreamBeginCapture(s, cudaStreamCaptureModeRelaxed));
-        hs_status st = seq(g, 1);
+        hs_status st = seq(g, 1, arg);
         cudaGraph_t graph = nullptr;
         const cudaError_t e = cudaStreamEndCapture(s, &graph);
         hs_cuda_comm_times(g->comm, &t1);
@@ -297,7 +295,7 @@ hs_status run(hs_dist_gpu *g, seq_graph *q, hs_status (*seq)(hs_dist_gpu *, int)
     return HS_OK;
 }
 
-hs_status wait(hs_dist_gpu *g)
+hs_status wait_device(hs_dist_gpu *g)
 {
     HS_CUDA_CALL(cudaStreamSynchronize(g->c->s));
     g->waits++;
@@ -325,8 +323,43 @@ hs_status setup(hs_dist_gpu *g)
     HS_CALL(HS_CUDA_ALLOC(nt->ctl, 1, "Newton control block"));
     HS_CUDA_CALL(cudaMallocHost((void **)&nt->h_ctl, sizeof(newton_ctl)));
     HS_CUDA_CALL(cudaEventCreate(&nt->ev_n1));
-    const int mi = g->b->prob->opt.cg.max_iter;
-    nt->chunk0 = mi < HS_CG_POLL ? (mi > 0 ? mi : 0) : HS_CG_POLL;
+    return HS_OK;
+}
+
+/* n CG iterations on the stream: graphs of at most CHUNK_MAX each, one read of the status at the end */
+hs_status run_chunk(hs_dist_gpu *g, int n)
+{
+    for (int m; n > 0; n -= m) {
+        m = n < CHUNK_MAX ? n : CHUNK_MAX;
+        HS_CALL(run(g, &g->nt->chunk[m], seq_chunk, m));
+    }
+    return HS_OK;
+}
+
+/* The CG of Newton iteration k: the host reads the status after a first run of iterations one short of
+ * the last solve's at this k (successive steps' solves take about as many), then after 1, 2, 4, 4, ...
+ * more: fewer reads than every HS_CG_POLL, and fewer iterations run after convergence (each a whole
+ * SpMV, exchange and all-reduce). Any grouping gives the same numbers: an iteration after the stop
+ * changes nothing the solve returns. */
+hs_status solve(hs_dist_gpu *g, int k)
+{
+    hs_dist_newton *nt = g->nt;
+    cuda_impl *c = g->c;
+    const int max_iter = g->b->prob->opt.cg.max_iter, kk = k < 32 ? k : 31;
+    HS_CALL(run(g, &nt->head, seq_head));
+    int launched = 0, n = nt->prev[kk] > 1 ? nt->prev[kk] - 1 : HS_CG_POLL, next = 1;
+    for (;;) {
+        if (n > max_iter - launched) n = max_iter - launched;
+        if (n > 0) HS_CALL(run_chunk(g, n));
+        else HS_CUDA_CALL(cudaMemcpyAsync(c->h_cg, c->cg->d_sc, sizeof(hs_gpu_cg_scalars), cudaMemcpyDeviceToHost, c->s));
+        launched += n;
+        HS_CALL(wait_device(g));
+        if (c->h_cg->status != HS_GPU_CG_RUNNING || launched >= max_iter) break;
+        n = next;
+        next = next * 2 < HS_CG_POLL ? next * 2 : HS_CG_POLL;
+    }
+    const hs_gpu_cg_scalars *h = c->h_cg;
+    nt->prev[kk] = h->fail_iter > h->iters ? h->fail_iter : h->iters;
     return HS_OK;
 }
 
@@ -343,24 +376,14 @@ extern "C" hs_status hs_dist_gpu_newton(hs_dist_gpu *g, hs_newton_out *out)
         nt->graphs = g->dist.graph;
         nt->graph_dt = c->dt;
     }
-    const int max_iter = g->b->prob->opt.cg.max_iter;
     const newton_ctl *h = nt->h_ctl;
     HS_CALL(run(g, &nt->first, seq_first));
-    HS_CALL(wait(g));
+    HS_CALL(wait_device(g));
     time_assembly(c, nt);
     while (h->go) {
-        HS_CALL(run(g, &nt->head, seq_head));
-        int launched = nt->chunk0;
-        for (;;) { /* the CG's polls: hs_gpu_cg_solve_stream's loop */
-            HS_CALL(wait(g));
-            if (c->h_cg->status != HS_GPU_CG_RUNNING || launched >= max_iter) break;
-            const int n = launched + HS_CG_POLL > max_iter ? max_iter - launched : HS_CG_POLL;
-            if (n == HS_CG_POLL) HS_CALL(run(g, &nt->chunk, seq_chunk));
-            else HS_CALL(seq_chunk_n(g, n)); /* a last short chunk: launched (as cg.cu does) */
-            launched += n;
-        }
+        HS_CALL(solve(g, h->k));
         HS_CALL(run(g, &nt->tail, seq_tail));
-        HS_CALL(wait(g));
+        HS_CALL(wait_device(g));
         if (c->split) c->t.assembly += 1e-3 * elapsed_ms(c->ev_k0, c->ev_k1); /* the tangent */
         c->t.solve += 1e-3 * elapsed_ms(c->ev_s0, c->ev_s1);
         time_assembly(c, nt);

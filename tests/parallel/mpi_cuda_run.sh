@@ -101,6 +101,28 @@ for np in $counts; do
     echo "mpirun -np $np: the device Newton loop took the host loop's iterations ($a) and potential"
   fi
 done
+# the device Newton loop fails as the host loop does, with the same words and numbers (its test on the
+# device: the iteration limit with the residual, its global node and history; a CG stopped at its
+# iteration limit, shorter than a poll, with the residual before the solve), and the same exit code
+fail_np2() { # name [--set ...]
+  local name=$1 step rc; shift
+  for step in graph kernels; do
+    local out=$tmp/fail-$name-$step
+    rc=0
+    timeout 120 "$mpiexec" --oversubscribe --allow-run-as-root -np 2 "$HEARTSIM" run "$cfg" "${sets[@]}" \
+      --set solver.backend=cuda --set parallel.partition=rows --set solver.dt_retry=0 --set solver.step=$step "$@" \
+      --out "$out" < /dev/null > "$out.log" 2>&1 || rc=$?
+    [ "$rc" != 0 ] && [ "$rc" != 124 ] || { echo "np 2, $name ($step): rc $rc (expected a failure)"; cat "$out.log"; exit 1; }
+    { echo "rc $rc"; grep "^heartsim: error" "$out.log"; } > "$out.err" ||
+      { echo "np 2, $name ($step): no error line"; cat "$out.log"; exit 1; }
+  done
+  cmp -s "$tmp/fail-$name-graph.err" "$tmp/fail-$name-kernels.err" ||
+    { echo "np 2, $name: the device loop's failure differs from the host loop's"; diff "$tmp/fail-$name-graph.err" \
+        "$tmp/fail-$name-kernels.err"; exit 1; }
+  echo "mpirun -np 2, $name: the device Newton loop fails as the host loop: $(tail -1 "$tmp/fail-$name-graph.err" | cut -c1-90)"
+}
+fail_np2 newton_max_iter --set solver.newton_max_iter=1
+fail_np2 cg_max_iter --set solver.cg_max_iter=2
 # a CG variant the partition's device CG does not run (several ranks) is refused by its key, once
 # (rank 0), not replaced by Chronopoulos-Gear in silence
 out=$tmp/np2-classic
