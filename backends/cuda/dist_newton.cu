@@ -28,7 +28,7 @@
  * iteration before the last solve at this Newton iteration stopped, then after 1, 2, 4, 4, ... more
  * (solve(), below), where the host loop reads every HS_CG_POLL. Where the comm allows capture
  * (hs_cuda_comm_capturable: NCCL >= 2.9) each sequence (first assembly and test; tangent and CG init;
- * n CG iterations, n <= CHUNK_MAX; update, assembly and test) is captured once into a CUDA graph and
+ * 1, 2, 4 or 8 CG iterations; update, assembly and test) is captured once into a CUDA graph and
  * replayed (again when dt changes: a kernel argument); else launched one by one.
  */
 #define OMPI_SKIP_MPICXX 1
@@ -67,7 +67,7 @@ struct seq_graph {
 
 } // namespace
 
-enum { CHUNK_MAX = 32 }; /* the longest run of CG iterations one graph holds */
+enum { CHUNK_MAX = 8 }; /* the longest run of CG iterations one graph holds (runs of 1, 2, 4, 8) */
 
 struct hs_dist_newton {
     int64_t *gid;           /* [n_own] the owned rows' global nodes (device) */
@@ -326,12 +326,15 @@ hs_status setup(hs_dist_gpu *g)
     return HS_OK;
 }
 
-/* n CG iterations on the stream: graphs of at most CHUNK_MAX each, one read of the status at the end */
+/* n CG iterations on the stream as runs of 8, 4, 2, 1 (four graphs in all, captured during the first
+ * steps: a capture holding NCCL's calls costs milliseconds), one read of the status at the end */
 hs_status run_chunk(hs_dist_gpu *g, int n)
 {
-    for (int m; n > 0; n -= m) {
-        m = n < CHUNK_MAX ? n : CHUNK_MAX;
+    while (n > 0) {
+        int m = CHUNK_MAX;
+        while (m > n) m /= 2;
         HS_CALL(run(g, &g->nt->chunk[m], seq_chunk, m));
+        n -= m;
     }
     return HS_OK;
 }

@@ -109,9 +109,10 @@ fail_np2() { # name [--set ...]
   for step in graph kernels; do
     local out=$tmp/fail-$name-$step
     rc=0
+    rm -rf "$tmp/fail" # one output directory: the message names its checkpoint
     timeout 120 "$mpiexec" --oversubscribe --allow-run-as-root -np 2 "$HEARTSIM" run "$cfg" "${sets[@]}" \
       --set solver.backend=cuda --set parallel.partition=rows --set solver.dt_retry=0 --set solver.step=$step "$@" \
-      --out "$out" < /dev/null > "$out.log" 2>&1 || rc=$?
+      --out "$tmp/fail" < /dev/null > "$out.log" 2>&1 || rc=$?
     [ "$rc" != 0 ] && [ "$rc" != 124 ] || { echo "np 2, $name ($step): rc $rc (expected a failure)"; cat "$out.log"; exit 1; }
     { echo "rc $rc"; grep "^heartsim: error" "$out.log"; } > "$out.err" ||
       { echo "np 2, $name ($step): no error line"; cat "$out.log"; exit 1; }
