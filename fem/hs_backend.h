@@ -227,6 +227,16 @@ typedef struct hs_backend_part_ops {
      *  before its products and after the update, its sums over the ranks), so the distributed backend
      *  forwards them; 0: a distributed run refuses solver.scheme = "splitting" with this backend. */
     int splitting;
+    /** Optional (NULL: the distributed backend runs the Newton loop on the host: assemble, residual, solve):
+     *  after the backend's begin_step, the Newton loop of the step on the partition as
+     *  hs_backend_ops.newton_device runs it serially, every decision global and taken where the backend
+     *  computes (the cuda backend: the owned rows' residual and update norms reduced over the ranks on
+     *  the device, the Newton test there: backends/cuda/dist_newton.cu), the same tests as fem/newton.c's
+     *  loop; out->res_node and out->node_before in global numbering. An element failure is returned by
+     *  the ranks that found it (the element in the backend's local numbering, as assemble names it)
+     *  while the others return HS_OK with out->stop = HS_NEWTON_ELEMENT. Used when the plan's step is not
+     *  "kernels". Collective. */
+    hs_status (*newton)(hs_backend_part *p, hs_newton_out *out);
 } hs_backend_part_ops;
 
 /** Steps one hs_backend_ops.steps_device call runs at most. */

@@ -49,6 +49,8 @@ typedef struct hs_dist_times {
     double halo_wait; /**< waiting for the halo after the interior rows (exposed exchange time) */
     double allreduce; /**< MPI_Allreduce of the sums and maxima */
     long exchanges, allreduces;
+    long host_waits;  /**< the host's synchronisations with a device (a device backend's partition: stream
+                           synchronisations, CG polls; 0 for the host comm) */
 } hs_dist_times;
 
 /**

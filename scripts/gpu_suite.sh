@@ -25,7 +25,8 @@
 #   scripts/gpu_suite.sh run scale
 #                                 (on the GPU machine, not in "all") `heartsim bench step bench_1m.cfg`
 #                                 (cuda) and `mpirun -np <GPUs> heartsim bench scale bench_1m.cfg`:
-#                                 the 1-rank ratio (scale's first row over step's) and the scaling
+#                                 the 1-rank ratio (scale's first row over step's) and the scaling;
+#                                 then bench scale with solver.step = kernels (the host Newton loop)
 #   scripts/gpu_suite.sh run compare BASE
 #                                 (on the GPU machine) `bench cg` and `bench step` at ~50K and 1M rows
 #                                 and `bench spmv` at 1M with this bundle and with BASE, another
@@ -235,9 +236,10 @@ run)
         python3 vtk_fields_close.py /tmp/hs_mpi/serial/slab_000005.vtk /tmp/hs_mpi/np$np/slab_000005.vtk \
           V:5e-5 activation:1e-6 && echo "mpirun -np $np: equals the serial run" || exit 1
       done
-      # the cuda backend per rank: -np 1 (the serial device path), 2 and as many ranks as GPUs here
+      # the cuda backend per rank: -np 1 (the serial device path), 2, 3 and as many ranks as GPUs here
       # (nvidia-smi -L; NCCL where each rank has its own GPU and libnccl.so.2 loads, else MPI via host
-      # buffers) equal the serial GPU run (tests/parallel/mpi_cuda_run.sh); first the partition's device
+      # buffers) equal the serial GPU run, the device Newton loop (solver.step = graph) the host one
+      # (kernels) iteration for iteration (tests/parallel/mpi_cuda_run.sh); first the partition's device
       # CG and every SpMV format on a partition against the host (tests/backends/cuda/test_gpu_dist_cg.cu)
       ngpu=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || true)
       counts="1 2"; [ "${ngpu:-0}" -gt 2 ] && counts="$counts $ngpu"
@@ -257,6 +259,9 @@ run)
       ngpu=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || true)
       ./heartsim bench step bench_1m.cfg --no-cpu --set solver.backend=cuda || exit 1
       mpirun -np "${ngpu:-1}" ./heartsim bench scale bench_1m.cfg --set solver.backend=cuda 2>&1 | grep -v pmix || exit 1
+      # the Newton loop on the host around the device CG (the reference of the device loop above)
+      mpirun -np "${ngpu:-1}" ./heartsim bench scale bench_1m.cfg --set solver.backend=cuda --set solver.step=kernels \
+        2>&1 | grep -v pmix || exit 1
     ) || fail=$((fail+1))
   fi
   [ "$fail" -eq 0 ]

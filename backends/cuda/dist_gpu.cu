@@ -10,7 +10,10 @@
  *    three sums of an iteration in one all-reduce enqueued on the stream (NCCL; MPI through pinned
  *    host buffers where NCCL is absent or ranks share a device), the host reading the status every
  *    HS_CG_POLL iterations as the serial stream path does. The host reference is the cpu backend's
- *    solve on a partition (hs_cg_chronopoulos over hs_comm_mpi_create's comm, solvers/cg.c).
+ *    solve on a partition (hs_cg_chronopoulos over hs_comm_mpi_create's comm, solvers/cg.c). With
+ *    solver.step = "graph" the whole Newton loop of a step runs so, its decisions on the device
+ *    (dist_newton.cu, part op newton); with "kernels" the distributed backend runs it on the host over
+ *    residual and solve below.
  * The SpMV of the owned rows: csr_scalar multiplies the interior rows while the halo travels and the
  * boundary rows after (a thread per row, through the format's slots, float64 or float32 values as the
  * backend stores them); any other registered format multiplies the rank's whole local matrix with its
@@ -29,29 +32,11 @@
 #include "cuda_backend.cuh"
 #include "hs_cuda.h"
 #include "hs_cuda_comm.h"
+#include "dist_gpu.cuh"
 #include "hs_dist_gpu.h"
 #include "hs_dist_split.h"
 #include "hs_gpu_reduce.cuh"
 #include "hs_util.h"
-
-struct hs_dist_gpu {
-    hs_backend *b;            /* borrowed: the inner cuda backend */
-    cuda_impl *c;             /* its device state */
-    const hs_part_local *l;   /* borrowed */
-    hs_cuda_comm *comm;       /* owned */
-    int size;                 /* ranks */
-    int split;                /* 1: csr_scalar's interior/boundary rows with the halo in flight */
-    int32_t n_int, n_own;
-    int32_t *d_rp, *d_col;    /* the owned rows' CSR pattern (split) */
-    hs_gpu_cg_dist dist;      /* what c->cg calls on the partition */
-    double *part, *h_part;    /* |du| block maxima (device, pinned) */
-    double *d_resv, *h_resv;
-    int *d_resi, *h_resi;
-    int serial;               /* one rank, solved by the serial backend (hs_cu_solve) */
-    hs_dist_times cap0;       /* the comm's counts when the CG's graph capture began */
-    long cap_ex, cap_ar;      /* exchanges and all-reduces one launch of that graph runs */
-    char why_graph[160];      /* solver.step = graph, yet iterations launched one by one: why */
-};
 
 /* ---- kernels ---------------------------------------------------------------------------------- */
 
@@ -217,15 +202,22 @@ extern "C" hs_status hs_dist_gpu_spmv(hs_dist_gpu *g, double *d_x, double *d_y)
     return hs_cuda_comm_check(g->comm);
 }
 
-extern "C" hs_status hs_dist_gpu_residual(hs_dist_gpu *g, double *v, int32_t *i_local)
+hs_status hs_dist_gpu_enqueue_residual(hs_dist_gpu *g)
 {
     cuda_impl *c = g->c;
     k_res_owned<<<HS_RED_BLOCKS, HS_RED_THREADS, 0, c->s>>>(g->n_own, c->rhs, c->inv_mass, c->dt, c->partA, c->parti);
     HS_CUDA_LAUNCH_CHECK("k_res_owned");
-    HS_CALL(hs_cu_launch_final_maxloc(c, g->d_resv, g->d_resi));
+    return hs_cu_launch_final_maxloc(c, g->d_resv, g->d_resi);
+}
+
+extern "C" hs_status hs_dist_gpu_residual(hs_dist_gpu *g, double *v, int32_t *i_local)
+{
+    cuda_impl *c = g->c;
+    HS_CALL(hs_dist_gpu_enqueue_residual(g));
     HS_CUDA_CALL(cudaMemcpyAsync(g->h_resv, g->d_resv, sizeof(double), cudaMemcpyDeviceToHost, c->s));
     HS_CUDA_CALL(cudaMemcpyAsync(g->h_resi, g->d_resi, sizeof(int), cudaMemcpyDeviceToHost, c->s));
     HS_CUDA_CALL(cudaStreamSynchronize(c->s));
+    g->waits++;
     *v = *g->h_resv <= INFINITY ? *g->h_resv : INFINITY; /* NaN: reported as non-finite */
     *i_local = *g->h_resi;
     return HS_OK;
@@ -241,6 +233,7 @@ extern "C" hs_status hs_dist_gpu_solve(hs_dist_gpu *g, const hs_cg_opts *opts, h
     HS_CALL(hs_gpu_cg_solve_stream(c->cg, c->rhs, c->du, &t, HS_CG_POLL, c->s, c->h_cg));
     HS_CALL(hs_cuda_comm_check(g->comm)); /* an ipc wait that gave up on a peer: no result to trust */
     hs_gpu_cg_result_of(c->h_cg, res);
+    g->waits += (c->h_cg->iters + HS_CG_POLL - 1) / HS_CG_POLL + (c->h_cg->iters == 0); /* its polls */
     const int conv = res->outcome == HS_CG_CONVERGED;
     /* the serial backend's update kernel on the owned rows, the decision taken on the host */
     HS_CALL(hs_cu_launch_update_phi(c->s, g->n_own, NULL, conv, c->phi, c->du, g->part, NULL));
@@ -252,6 +245,7 @@ extern "C" hs_status hs_dist_gpu_solve(hs_dist_gpu *g, const hs_cg_opts *opts, h
     HS_CUDA_CALL(cudaEventRecord(c->ev_s1, c->s));
     HS_CUDA_CALL(cudaStreamSynchronize(c->s));
     HS_CALL(hs_cuda_comm_check(g->comm));
+    g->waits++;
     c->t.solve += 1e-3 * elapsed_ms(c->ev_s0, c->ev_s1);
     double m = 0.0;
     for (int k = 0; k < HS_RED_BLOCKS; ++k) /* the kernel's order: NaN largest */
@@ -276,6 +270,7 @@ static hs_status create(hs_dist_gpu *g, hs_backend *cuda, const hs_part_local *l
     g->n_int = l->n_interior;
     g->n_own = l->n_owned;
     HS_MPI_CALL(MPI_Comm_size(comm, &g->size));
+    HS_MPI_CALL(MPI_Comm_rank(comm, &g->rank));
     HS_CUDA_CALL(cudaSetDevice(hs_gpu_device()));
     HS_CALL(hs_cuda_comm_create(l, &comm, transport, &g->comm));
     HS_CALL(HS_CUDA_ALLOC(g->part, HS_RED_BLOCKS, "reduction partials"));
@@ -323,12 +318,14 @@ extern "C" void hs_dist_gpu_times(const hs_dist_gpu *g, hs_dist_times *t)
 {
     hs_cuda_comm_times(g->comm, t);
     t->spmv = -1.0; /* the products are not timed apart from the CG (asynchronous on the device) */
+    t->host_waits += g->waits; /* this solver's synchronisations (the MPI transport's inside the comm not counted) */
 }
 
 extern "C" void hs_dist_gpu_destroy(hs_dist_gpu **pg)
 {
     hs_dist_gpu *g = *pg;
     if (!g) return;
+    hs_dist_newton_free(g);
     if (g->c && g->c->cg && g->c->cg->dist == &g->dist) /* the CG outlives this: back to one partition */
         hs_gpu_cg_clear_dist(g->c->cg, g->c->nn);
     hs_cuda_comm_destroy(&g->comm);
@@ -382,8 +379,10 @@ static hs_status cuda_part_local_opts(hs_problem_opts *po, int n_ranks)
              "solver.spmv: \"%s\" numbers the nodes in its own order, which a rank's local numbering (owned "
              "interior, owned boundary, ghosts) replaces; on several ranks use another kernel (\"auto\" chooses one)",
              po->exec.spmv->name);
-    po->graph = 0; /* no graph of a Newton iteration: its decisions are global, on the host */
-    if (po->exec.step != HS_STEP_GRAPH) po->exec.step = HS_STEP_KERNELS; /* graph: the CG's (hs_dist_gpu_set_graph) */
+    po->graph = 0; /* not the serial per-iteration graph (graph.cu): its CG loop holds no all-reduce */
+    /* graph: the partition's Newton loop on the device (dist_newton.cu), in graphs where the comm allows
+     * (hs_dist_gpu_set_graph) */
+    if (po->exec.step != HS_STEP_GRAPH) po->exec.step = HS_STEP_KERNELS;
     po->exec.persistent_cg = 0;
     return HS_OK;
 }
@@ -415,18 +414,19 @@ static hs_status cuda_part_bind(hs_backend *b, const hs_part_local *l, const voi
     }
     if (q->g->serial)
         snprintf(q->what, sizeof q->what, "one rank: the serial device solve");
-    else
-        /* short: the backend line keeps 100 characters of it */
-        snprintf(q->what, sizeof q->what, "device CG, %s%s %s the halo, halo and sums through %s",
-                 q->g->dist.graph ? "in graphs of " HS_CG_POLL_STR ", " : "", b->prob->opt.exec.spmv->name,
-                 hs_dist_gpu_split(q->g) ? "overlapping" : "after",
+    else /* short: the backend line keeps 100 characters of it. graph: the Newton loop on the device
+          * (dist_newton.cu), kernels: on the host around the device CG */
+        snprintf(q->what, sizeof q->what, "device %s, %s %s the halo, halo and sums through %s",
+                 b->prob->opt.exec.step != HS_STEP_GRAPH ? "CG" : q->g->dist.graph ? "Newton loop in graphs"
+                                                                                   : "Newton loop",
+                 b->prob->opt.exec.spmv->name, hs_dist_gpu_split(q->g) ? "overlapping" : "after",
                  hs_dist_gpu_transport(q->g));
     if (q->g->why_graph[0]) {
         int rank = 0;
         MPI_Comm_rank(*(const MPI_Comm *)comm, &rank);
         if (rank == 0)
-            hs_warn("solver.step = \"graph\" on several ranks captures the CG's iterations as CUDA graphs; not here "
-                    "(%s): they are launched one by one (the same numbers)", q->g->why_graph);
+            hs_warn("solver.step = \"graph\" on several ranks replays the device Newton loop from CUDA graphs; not "
+                    "here (%s): its kernels are launched one by one (the same numbers)", q->g->why_graph);
     }
     *out = reinterpret_cast<hs_backend_part *>(q);
     return HS_OK;
@@ -452,10 +452,28 @@ static const char *cuda_part_describe(const hs_backend_part *p)
     return reinterpret_cast<const cuda_part *>(p)->what;
 }
 
-extern "C" const hs_backend_part_ops hs_cuda_part_ops = {
-    cuda_part_prepare, cuda_part_local_opts, cuda_part_bind, cuda_part_residual,
-    cuda_part_solve,   cuda_part_times,      cuda_part_describe, cuda_part_unbind,
-    hs_cuda_resolve_plan_ranks, /* entry.cu: one rank the serial plan, several the serial choices on the host loop */
-    1,                          /* one rank: the backend's own Newton iteration */
-    1,                          /* splitting: react on the owned nodes, diffuse over the ranks (dist_split.cu) */
-};
+static hs_status cuda_part_newton(hs_backend_part *p, hs_newton_out *out)
+{
+    return hs_dist_gpu_newton(reinterpret_cast<cuda_part *>(p)->g, out);
+}
+
+/* One op a line (C++17 has no designated initialisers): a new op is one more line here. */
+static hs_backend_part_ops cuda_part_ops_table(void)
+{
+    hs_backend_part_ops o = {};
+    o.prepare = cuda_part_prepare;
+    o.local_opts = cuda_part_local_opts;
+    o.bind = cuda_part_bind;
+    o.residual = cuda_part_residual;
+    o.solve = cuda_part_solve;
+    o.times = cuda_part_times;
+    o.describe = cuda_part_describe;
+    o.unbind = cuda_part_unbind;
+    o.resolve_plan = hs_cuda_resolve_plan_ranks; /* entry.cu: one rank the serial plan, several their own */
+    o.one_rank_serial = 1;                       /* one rank: the backend's own Newton iteration */
+    o.splitting = 1;                             /* react on the owned nodes, diffuse over the ranks (dist_split.cu) */
+    o.newton = cuda_part_newton;                 /* several ranks, solver.step = "graph": dist_newton.cu */
+    return o;
+}
+
+extern "C" const hs_backend_part_ops hs_cuda_part_ops = cuda_part_ops_table();

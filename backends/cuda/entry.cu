@@ -97,11 +97,11 @@ static hs_status cuda_resolve_plan(const hs_csr *pattern, const hs_problem_opts 
 }
 
 /* The plan of a distributed run on @p n_ranks ranks (hs_cuda_part_ops.resolve_plan, dist_gpu.cu): one
- * rank runs the serial code, so the serial plan; several run the Newton loop on the host and the CG
- * as a kernel sequence with one all-reduce per iteration (no persistent kernel): step "graph" (what
- * auto takes, and what "persistent" becomes) replays its iterations from a CUDA graph of HS_CG_POLL
- * of them where the transport allows (NCCL >= 2.9: hs_dist_gpu_set_graph; the MPI transport launches
- * them one by one and rank 0 says so), "kernels" launches them one by one; "auto" takes the serial
+ * rank runs the serial code, so the serial plan; several run the CG as a kernel sequence with one
+ * all-reduce per iteration (no persistent kernel): step "graph" (what auto takes, and what
+ * "persistent" becomes) runs the Newton loop on the device (dist_newton.cu), replayed from CUDA graphs
+ * where the transport allows (NCCL >= 2.9: hs_dist_gpu_set_graph; the MPI transport launches them one
+ * by one and rank 0 says so), "kernels" runs it on the host around the CG; "auto" takes the serial
  * default kernel without a trial (each rank would time its own, on its own device, and might choose
  * apart). */
 extern "C" hs_status hs_cuda_resolve_plan_ranks(const hs_csr *pattern, const hs_problem_opts *opt, int n_ranks,
@@ -127,14 +127,14 @@ extern "C" hs_status hs_cuda_resolve_plan_ranks(const hs_csr *pattern, const hs_
                      : "the CG's kernels launched one by one (solver.step = \"kernels\")");
     } else if (plan->step == HS_STEP_GRAPH)
         snprintf(plan->why_step, sizeof plan->why_step,
-                 "%d ranks%s: the Newton decisions are global, on the host; each CG solve replays its iterations "
-                 "from a CUDA graph of " HS_CG_POLL_STR " (the halo exchange and the all-reduce in it: NCCL >= 2.9)",
+                 "%d ranks%s: the Newton loop on the device, its decisions global (dist_newton.cu), replayed from "
+                 "CUDA graphs where NCCL >= 2.9 lets the halo exchange and the all-reduces be captured",
                  n_ranks, asked == HS_STEP_PERSISTENT ? " (no persistent kernel holds an all-reduce)" : "");
     else if (asked == HS_STEP_AUTO) {
         char rule[sizeof plan->why_step];
         snprintf(rule, sizeof rule, "%s", plan->why_step);
         snprintf(plan->why_step, sizeof plan->why_step,
-                 "%d ranks: the Newton decisions on the host, the CG's kernels launched one by one (%.150s)", n_ranks,
+                 "%d ranks: the Newton loop on the host, the CG's kernels launched one by one (%.150s)", n_ranks,
                  rule);
     }
     if (plan->persistent_cg) {

@@ -1,7 +1,8 @@
 /**
  * @file hs_dist_gpu.h
- * @brief The cuda backend on one rank's partition (backends/cuda/dist_gpu.cu, built with CUDA and
- * MPI): the rank's device, the Newton residual of the owned rows, and the solve. One rank solves with
+ * @brief The cuda backend on one rank's partition (backends/cuda/dist_gpu.cu, dist_newton.cu, built
+ * with CUDA and MPI): the rank's device, the Newton residual of the owned rows, the solve, and the
+ * Newton loop of a step with its decisions on the device (hs_dist_gpu_newton). One rank solves with
  * the serial backend's own code (the comm has nothing to do); several run the serial device CG
  * (backends/cuda/cg.cu, Chronopoulos-Gear, every scalar on the device) over the owned rows, with the
  * halo exchange and the one all-reduce per iteration of the device comm (hs_cuda_comm.h: NCCL, or MPI
@@ -51,10 +52,11 @@ hs_status hs_dist_gpu_create(hs_backend *cuda, const hs_part_local *l, MPI_Comm 
  *  halo travels), 0 when the format's kernel multiplies the local matrix after the halo. */
 int hs_dist_gpu_split(const hs_dist_gpu *g);
 /**
- * @brief @p on 1: the CG replays its iterations from a CUDA graph of HS_CG_POLL of them where the comm
- * allows the capture (hs_cuda_comm_capturable: one rank, ipc, or NCCL >= 2.9), else launches them one by
- * one; 0: one by one. Returns 1 when the graph is used from now on. hs_dist_gpu_create sets it from
- * the inner backend's plan (solver.step = "graph"). Not with one_rank_serial on one rank (returns 0).
+ * @brief @p on 1: the CG replays its iterations from a CUDA graph of HS_CG_POLL of them, and the device
+ * Newton loop (hs_dist_gpu_newton) its sequences from CUDA graphs, where the comm allows the capture
+ * (hs_cuda_comm_capturable: one rank, ipc, or NCCL >= 2.9), else they are launched one by one; 0: one by
+ * one. Returns 1 when the graphs are used from now on. hs_dist_gpu_create sets it from the inner
+ * backend's plan (solver.step = "graph"). Not with one_rank_serial on one rank (returns 0).
  * @p why (may be NULL): why not, when on and it returns 0.
  */
 int hs_dist_gpu_set_graph(hs_dist_gpu *g, int on, char *why, size_t why_len);
@@ -75,11 +77,25 @@ hs_status hs_dist_gpu_residual(hs_dist_gpu *g, double *v, int32_t *i_local);
  * @param[out] upd_local max |du| over the owned rows (this rank). Collective.
  */
 hs_status hs_dist_gpu_solve(hs_dist_gpu *g, const hs_cg_opts *opts, hs_cg_result *res, double *upd_local);
+/**
+ * @brief After the inner backend's begin_step: the Newton loop of the step on the partition with every
+ * decision on the device (backends/cuda/dist_newton.cu): per Newton iteration the CG (the host polling
+ * its status every HS_CG_POLL iterations), the update, the ghosts of phi, the element pass and assembly,
+ * the owned rows' residual and update norms summed over the ranks as one vector (exact: each rank fills
+ * only its own entries) and the test of fem/newton.c on one thread; the host reads the test once per
+ * iteration. Replayed from CUDA graphs where hs_dist_gpu_set_graph says so, else launched one by one
+ * (the same numbers, those of the host loop over hs_dist_gpu_residual and hs_dist_gpu_solve).
+ * hs_backend_part_ops.newton's contract: @p out as hs_backend_ops.newton_device fills it, nodes global;
+ * an element failure is returned only by the ranks that found it. Not with one_rank_serial on one rank.
+ * Collective.
+ */
+hs_status hs_dist_gpu_newton(hs_dist_gpu *g, hs_newton_out *out);
 void hs_dist_gpu_destroy(hs_dist_gpu **g);
 
 /** The cuda backend on one rank's partition (hs_backend.h), over the functions above: prepare picks
  *  the device and the transport, local_opts (several ranks) refuses what the partition's CG does not
- *  run and turns off the graph and persistent paths. hs_backend_cuda.part points here. */
+ *  run and turns off the serial graph and persistent paths, newton is hs_dist_gpu_newton.
+ *  hs_backend_cuda.part points here. */
 extern const hs_backend_part_ops hs_cuda_part_ops;
 
 #ifdef __cplusplus

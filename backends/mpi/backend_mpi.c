@@ -46,6 +46,9 @@ typedef struct mpi_impl {
     hs_mpi_setup_times setup; /* this rank's set-up phases */
     int fast;               /* the inner backend's own transport (prepare's answer: NCCL), else MPI */
     int whole;              /* one rank: the inner backend's iterate / newton_device run the Newton iteration */
+    int device_loop;        /* several ranks: the inner backend's partition runs the Newton loop (part op newton) */
+    int device;             /* the inner backend computes on a device: its assemble and solve wait for it */
+    long waits;             /* the host's waits here: collectives, and inner ops that wait for the device */
 } mpi_impl;
 
 /* Every rank returns the same status: the first failing rank's code and message go to all. */
@@ -53,6 +56,7 @@ static hs_status agree(mpi_impl *m, hs_status st)
 {
     int first = st == HS_OK ? m->size : m->rank, min_first = 0;
     MPI_Allreduce(&first, &min_first, 1, MPI_INT, MPI_MIN, m->comm);
+    m->waits++;
     if (min_first == m->size) return HS_OK;
     int code = (int)st;
     char msg[2048] = "";
@@ -124,6 +128,7 @@ static hs_status residual_maxloc(mpi_impl *m, double v, int64_t node, double *re
     HS_MPI_CALL(MPI_Allreduce(&loc, &glob, 1, m->res_type, m->res_op, m->comm));
     m->t.allreduce += hs_wtime() - t0;
     m->t.allreduces++;
+    m->waits++;
     *res_norm = glob.v;
     *res_node = (int32_t)glob.i; /* the Newton loop names the mesh's node (hs_mesh numbers them in 32 bits) */
     m->res = glob.v;
@@ -134,6 +139,7 @@ static hs_status mpi_assemble(hs_backend *b, double *res_norm, int32_t *res_node
 {
     mpi_impl *m = b->impl;
     HS_CALL(agree(m, name_global_element(m, b->prob->mesh, m->inner->ops->assemble(m->inner, res_norm, res_node))));
+    m->waits += m->device; /* the assembly's synchronisation */
     /* the owned rows only (a ghost's row misses the elements of other ranks) */
     double v = 0.0;
     int32_t il = 0;
@@ -145,6 +151,7 @@ static hs_status mpi_assemble(hs_backend *b, double *res_norm, int32_t *res_node
 static hs_status mpi_tangent(hs_backend *b)
 {
     mpi_impl *m = b->impl;
+    m->waits += m->device && m->lprob->split; /* a split assembly's K, formed and waited for */
     return agree(m, m->inner->ops->tangent(m->inner));
 }
 
@@ -164,6 +171,7 @@ static hs_status mpi_solve(hs_backend *b, hs_cg_result *cg, double *upd_norm)
     MPI_Allreduce(MPI_IN_PLACE, &u, 1, MPI_DOUBLE, MPI_MAX, m->comm);
     m->t.allreduce += hs_wtime() - ta;
     m->t.allreduces++;
+    m->waits++;
     *upd_norm = u;
     m->t_solve += hs_wtime() - t0;
     return HS_OK;
@@ -222,6 +230,18 @@ static hs_status mpi_newton_device(hs_backend *b, hs_newton_out *out)
     out->node_before = global_node(m, out->node_before);
     m->res = out->res;
     return agree(m, name_global_element(m, b->prob->mesh, st));
+}
+
+/* Several ranks, solver.step = "graph": the inner backend's partition runs the Newton loop with its
+ * decisions global and on the device (hs_backend_part_ops.newton: the cuda backend's dist_newton.cu), in
+ * place of the host loop over assemble, residual and solve; only its errors are agreed here. */
+static hs_status mpi_newton_part(hs_backend *b, hs_newton_out *out)
+{
+    mpi_impl *m = b->impl;
+    const hs_status st = m->pops->newton(m->part, out);
+    HS_CALL(agree(m, name_global_element(m, b->prob->mesh, st)));
+    m->res = out->res;
+    return HS_OK;
 }
 
 static hs_status mpi_end_step(hs_backend *b, double t_prev, double dt_ms)
@@ -445,7 +465,7 @@ static void mpi_get_times(const hs_backend *b, hs_phase_times *t)
     hs_dist_times d;
     m->pops->times(m->part, &d);
     m->inner->ops->get_times(m->inner, t);
-    if (m->whole) return; /* the inner backend's Newton iteration: its own clocks */
+    if (m->whole || m->device_loop) return; /* the inner backend's Newton iteration: its own clocks */
     t->solve = m->t_solve;
     t->spmv = d.spmv;
 }
@@ -467,6 +487,7 @@ void hs_backend_mpi_times(const hs_backend *b, hs_mpi_times *t)
     t->spmv = d.spmv;
     t->exchanges = d.exchanges;
     t->allreduces = d.allreduces + m->t.allreduces;
+    t->host_waits = d.host_waits + m->waits;
 }
 
 int hs_backend_mpi_ranks(void)
@@ -516,6 +537,8 @@ static void mpi_destroy(hs_backend *b)
 static const hs_backend_ops mpi_ops = {HS_MPI_OPS};
 /* one rank over a backend with a device-side Newton iteration (mpi_iterate) */
 static const hs_backend_ops mpi_ops_whole = {HS_MPI_OPS, .iterate = mpi_iterate, .newton_device = mpi_newton_device};
+/* several ranks over a partition that runs the Newton loop itself (mpi_newton_part) */
+static const hs_backend_ops mpi_ops_part_loop = {HS_MPI_OPS, .newton_device = mpi_newton_part};
 
 static int cmp_i64(const void *a, const void *b)
 {
@@ -768,6 +791,7 @@ static hs_status create_with(const hs_problem *g, hs_backend_mpi_part *given, co
     MPI_Comm_rank(m->comm, &m->rank);
     MPI_Comm_size(m->comm, &m->size);
     m->pops = inner->part;
+    m->device = inner->needs_device;
     st = agree(m, res_maxloc_create(m));
     if (st != HS_OK) {
         hs_backend_destroy(&b);
@@ -815,6 +839,9 @@ static hs_status create_with(const hs_problem *g, hs_backend_mpi_part *given, co
     if (m->size == 1 && m->pops->one_rank_serial && m->inner->ops->iterate && m->inner->ops->newton_device) {
         m->whole = 1;
         b->ops = &mpi_ops_whole;
+    } else if (m->pops->newton && g->opt.exec.step != HS_STEP_KERNELS && g->opt.scheme.kind == HS_SCHEME_NEWTON) {
+        m->device_loop = 1; /* fem/newton.c calls newton_device when the step is not "kernels" */
+        b->ops = &mpi_ops_part_loop;
     }
     const char *what = m->pops->describe ? m->pops->describe(m->part) : NULL;
     if (what)

@@ -13,7 +13,10 @@
  * (max over owned rows with a 64-bit global node), the update norm, errors (the first failing
  * rank's message goes to all), and solves through the inner backend's partition ops (solve: the
  * cpu backend's own solve over the rank's comm, hs_comm_mpi_create of parallel/hs_dist.h, or the
- * cuda backend's device CG of backends/cuda/hs_dist_gpu.h), which refreshes the ghosts of phi.
+ * cuda backend's device CG of backends/cuda/hs_dist_gpu.h), which refreshes the ghosts of phi. An
+ * inner backend whose partition ops run the Newton loop themselves (hs_backend_part_ops.newton: the
+ * cuda backend, its decisions on the device) gets it whole when the plan's step is not "kernels": this
+ * backend's newton_device then only agrees on its errors.
  * Probes and ECG: each rank applies the sample sets' entries of its owned nodes, the fetch sums the
  * ranks' rows on every rank. Its state is the global one: get_state gathers every field onto every
  * rank (dst's NULL fields land in a scratch buffer), set_state takes the global state on every rank.
@@ -36,6 +39,9 @@ extern "C" {
 typedef struct hs_mpi_times {
     double halo_wait, allreduce, spmv;
     long exchanges, allreduces;
+    long host_waits; /**< the host's waits for the device or the other ranks: the wrapper's collectives
+                          (error agreement, residual and update norms), the inner backend's synchronisations
+                          (assembly, tangent, CG polls, the device Newton loop's reads of its test) */
 } hs_mpi_times;
 
 /** This rank's set-up phases (seconds) in hs_backend_mpi_create. */

@@ -15,16 +15,19 @@
 # N = 30 steps.
 #   -np 1: one rank runs the serial plan and the serial device Newton iteration (the backend line says
 #          "one rank: the serial device solve"); no exchange.
-#   -np 2, and every GPU count above 2 the machine has (nvidia-smi -L): the device CG on each rank's
+#   -np 2, 3, and every GPU count above 3 the machine has (nvidia-smi -L): the device CG on each rank's
 #          rows; parallel.transport = "auto": on a machine with fewer GPUs than ranks they share
 #          devices and the exchange goes through MPI (with a warning); with one GPU per rank the ipc
 #          transport (CUDA IPC peer memory, one node) carries it, else NCCL when the build has it and
 #          libnccl.so.2 loads. At 2 ranks each transport is also named (ipc and mpi always, nccl where
 #          it can run): each run equals the serial one within the bound. "auto" takes the serial default kernel there (cusparse_sell with these
 #          float64 values: multiplied whole after the halo); at 2 ranks also solver.spmv = "csr_scalar"
-#          (its interior rows multiplied while the halo travels), and solver.step = "kernels" (the CG's
-#          iterations launched one by one; the default "graph" replays them from a CUDA graph where
-#          NCCL >= 2.9 carries the exchange: the backend line says "in graphs of 4").
+#          (its interior rows multiplied while the halo travels). solver.step = "graph" (the default)
+#          runs the Newton loop on the device (backends/cuda/dist_newton.cu: the backend line says
+#          "device Newton loop", "in graphs" where ipc or NCCL >= 2.9 carries the exchange), "kernels" on
+#          the host around the device CG ("device CG"): at 2 and 3 ranks both run, and the device loop
+#          must take the host loop's Newton and CG iterations, one for one, and its potential (the same
+#          kernels in the same order; the sums the Newton test reads are exact).
 set -euo pipefail
 mpiexec=$1
 has_nccl=$2
@@ -42,8 +45,8 @@ fi
 tol_v=$(python3 -c 'print(100 * 30 * 1e-8)')
 tol_a=$(python3 -c 'print(2 * 30 * 1e-8)')
 ngpu=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || true)
-counts="1 2"
-[ "${ngpu:-0}" -gt 2 ] && counts="$counts $ngpu"
+counts="1 2 3"
+[ "${ngpu:-0}" -gt 3 ] && counts="$counts $ngpu"
 run_np() { # np backend name [--set ...]: run, check the backend line and transport, compare with the serial run
   local np=$1 backend=$2 name=$3; shift 3
   local out=$tmp/np$np-$name
@@ -56,8 +59,14 @@ run_np() { # np backend name [--set ...]: run, check the backend line and transp
     grep -q "^backend: mpi (1 ranks, rows partition; one rank: the serial device solve) of cuda (" "$out.log" ||
       { echo "np 1 ($backend): not the serial device solve"; cat "$out.log"; exit 1; }
   else
-    grep -q "^backend: mpi ($np ranks, rows partition; device CG, .* the halo, halo and sums through .*) of cuda (" "$out.log" ||
+    grep -q "^backend: mpi ($np ranks, rows partition; device [A-Za-z ]*, .* the halo, halo and sums through .*) of cuda (" "$out.log" ||
       { echo "np $np ($backend): not the distributed cuda backend"; cat "$out.log"; exit 1; }
+    # who runs the Newton loop: the device with solver.step = graph (auto), the host with kernels
+    if [ "$name" = kernels ]; then
+      grep -q "; device CG, " "$out.log" || { echo "np $np ($name): expected the host Newton loop"; cat "$out.log"; exit 1; }
+    else
+      grep -q "; device Newton loop" "$out.log" || { echo "np $np ($name): expected the device Newton loop"; cat "$out.log"; exit 1; }
+    fi
     # the transport (TR: what parallel.transport names, auto by default): auto takes ipc where each
     # rank has its own device (one node), else NCCL where it can run, else MPI
     local want=mpi
@@ -73,9 +82,9 @@ run_np() { # np backend name [--set ...]: run, check the backend line and transp
       nccl) grep -q "through NCCL" "$out.log" || { echo "np $np: expected the NCCL transport"; cat "$out.log"; exit 1; } ;;
       *) grep -q "through MPI via host buffers" "$out.log" || { echo "np $np: expected the MPI transport"; cat "$out.log"; exit 1; } ;;
     esac
-    # solver.step = graph (auto) with ipc or NCCL >= 2.9: the CG's iterations replayed from a CUDA graph
+    # solver.step = graph (auto) with ipc or NCCL >= 2.9: the device Newton loop replayed from CUDA graphs
     if [ "$want" != mpi ] && [ "$name" != kernels ] && ! grep -q "capturable from 2.9" "$out.log"; then
-      grep -q "device CG, in graphs of 4, " "$out.log" || { echo "np $np: expected the CG in graphs"; cat "$out.log"; exit 1; }
+      grep -q "device Newton loop in graphs, " "$out.log" || { echo "np $np: expected the Newton loop in graphs"; cat "$out.log"; exit 1; }
     fi
   fi
   [ "$(grep -c '^summary:' "$out.log")" = 1 ] || { echo "np $np: not one summary"; cat "$out.log"; exit 1; }
@@ -85,17 +94,52 @@ run_np() { # np backend name [--set ...]: run, check the backend line and transp
   python3 "$close" "$tmp/serial/slab_maps.vtk" "$out/slab_maps.vtk" "activation:$tol_a"
   echo "mpirun -np $np, solver.backend = $backend ($name): equals the serial GPU run ($(grep -o 'through [A-Z][A-Za-z0-9. ]*' "$out.log" | head -1))"
 }
+iters() { grep -o "iterations: [0-9]* Newton ([0-9.]* per step), [0-9]* CG" "$1"; }
 for np in $counts; do
   run_np "$np" cuda default
   [ "$np" = 1 ] && run_np 1 auto default
   [ "$np" = 2 ] && run_np 2 cuda csr_scalar --set solver.spmv=csr_scalar
-  [ "$np" = 2 ] && run_np 2 cuda kernels --set solver.step=kernels # the CG's launches one by one
+  if [ "$np" = 2 ] || [ "$np" = 3 ]; then
+    run_np "$np" cuda kernels --set solver.step=kernels # the Newton loop on the host (the reference)
+    # the device Newton loop against the host one on the same partition: the same iterations, the
+    # same potential (the bound above, as against the serial run)
+    a=$(iters "$tmp/np$np-default.log"); b=$(iters "$tmp/np$np-kernels.log")
+    [ -n "$a" ] && [ "$a" = "$b" ] || { echo "np $np: device Newton loop '$a', host loop '$b'"; exit 1; }
+    for f in slab_000003.vtk slab_maps.vtk; do
+      python3 "$close" "$tmp/np$np-kernels/$f" "$tmp/np$np-default/$f" "activation:$tol_a"
+    done
+    python3 "$close" "$tmp/np$np-kernels/slab_000003.vtk" "$tmp/np$np-default/slab_000003.vtk" "V:$tol_v"
+    echo "mpirun -np $np: the device Newton loop took the host loop's iterations ($a) and potential"
+  fi
   if [ "$np" = 2 ]; then # each transport named (ipc works on a shared device too, slowly)
     TR=ipc run_np 2 cuda ipc --set parallel.transport=ipc
     TR=mpi run_np 2 cuda mpi --set parallel.transport=mpi
     if [ "$has_nccl" = 1 ] && [ "${ngpu:-0}" -ge 2 ]; then TR=nccl run_np 2 cuda nccl --set parallel.transport=nccl; fi
   fi
 done
+# the device Newton loop fails as the host loop does, with the same words and numbers (its test on the
+# device: the iteration limit with the residual, its global node and history; a CG stopped at its
+# iteration limit, shorter than a poll, with the residual before the solve), and the same exit code
+fail_np2() { # name [--set ...]
+  local name=$1 step rc; shift
+  for step in graph kernels; do
+    local out=$tmp/fail-$name-$step
+    rc=0
+    rm -rf "$tmp/fail" # one output directory: the message names its checkpoint
+    timeout 120 "$mpiexec" --oversubscribe --allow-run-as-root -np 2 "$HEARTSIM" run "$cfg" "${sets[@]}" \
+      --set solver.backend=cuda --set parallel.partition=rows --set solver.dt_retry=0 --set solver.step=$step "$@" \
+      --out "$tmp/fail" < /dev/null > "$out.log" 2>&1 || rc=$?
+    [ "$rc" != 0 ] && [ "$rc" != 124 ] || { echo "np 2, $name ($step): rc $rc (expected a failure)"; cat "$out.log"; exit 1; }
+    { echo "rc $rc"; grep "^heartsim: error" "$out.log"; } > "$out.err" ||
+      { echo "np 2, $name ($step): no error line"; cat "$out.log"; exit 1; }
+  done
+  cmp -s "$tmp/fail-$name-graph.err" "$tmp/fail-$name-kernels.err" ||
+    { echo "np 2, $name: the device loop's failure differs from the host loop's"; diff "$tmp/fail-$name-graph.err" \
+        "$tmp/fail-$name-kernels.err"; exit 1; }
+  echo "mpirun -np 2, $name: the device Newton loop fails as the host loop: $(tail -1 "$tmp/fail-$name-graph.err" | cut -c1-90)"
+}
+fail_np2 newton_max_iter --set solver.newton_max_iter=1
+fail_np2 cg_max_iter --set solver.cg_max_iter=2
 # a CG variant the partition's device CG does not run (several ranks) is refused by its key, once
 # (rank 0), not replaced by Chronopoulos-Gear in silence
 out=$tmp/np2-classic

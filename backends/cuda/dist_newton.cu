@@ -1,0 +1,427 @@
+/*
+ * The Newton loop of a step on one rank's partition with every decision on the device
+ * (hs_dist_gpu_newton, hs_backend_part_ops.newton; solver.step = "graph" on several ranks): what
+ * step_graph.cu runs serially, made global. One Newton iteration:
+ *
+ *   tangent (split) -> CG init + a run of iterations           ... the host reads the CG status
+ *   [1, 2, 4, 4, ... more iterations]*                          ... and again, until it stopped
+ *   phi -= du on the owned rows (if the CG converged: its device status), the ghosts of phi
+ *   from their owners, element + assembly on the local mesh, the owned rows' residual, one
+ *   sum over the ranks of every rank's (residual, its global node, max |du|, element failed),
+ *   the Newton test on one thread                               ... the host reads the test
+ *
+ * and before the first, the first assembly, its sum and test. The sum is a sum of device doubles
+ * (hs_cuda_comm_sum_dev) of a vector [ranks][4] in which each rank fills its own four slots and zeros
+ * the others: one nonzero per entry, so every rank gets every rank's values exactly, whatever the
+ * order of the additions, and takes the same decision (the larger residual, then the smaller global
+ * node: MPI_MAXLOC's rule, as backends/mpi's host loop; the largest update, NaN largest; any element
+ * failure). The tests are fem/newton.c's (and step_graph.cu's k_newton_check), and the kernels those
+ * of the host loop (backends/mpi over hs_dist_gpu_residual and hs_dist_gpu_solve) in the same order,
+ * the CG's tolerance forced on the device from the global residual (hs_cg_forcing_tol), so the two
+ * loops give the same bits; the host loop stays the reference (solver.step = "kernels").
+ *
+ * Host waits per Newton iteration: the CG's polls and one read of the test, against the host loop's
+ * residual, assembly, tangent and solve synchronisations and five host all-reduces (agree, maxloc,
+ * update norm). The CG's stopping test stays a host poll: a CUDA graph's WHILE node cannot hold
+ * NCCL's calls (their event nodes are refused in conditional bodies: NVIDIA/nccl#1986), and iterations
+ * run after convergence cost a whole SpMV, exchange and all-reduce each; the first read comes one
+ * iteration before the last solve at this Newton iteration stopped, then after 1, 2, 4, 4, ... more
+ * (solve(), below), where the host loop reads every HS_CG_POLL. Where the comm allows capture
+ * (hs_cuda_comm_capturable: NCCL >= 2.9) each sequence (first assembly and test; tangent and CG init;
+ * 1, 2, 4 or 8 CG iterations; update, assembly and test) is captured once into a CUDA graph and
+ * replayed (again when dt changes: a kernel argument); else launched one by one.
+ */
+#define OMPI_SKIP_MPICXX 1
+#define MPICH_SKIP_MPICXX 1
+#include <mpi.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+
+#include "dist_gpu.cuh"
+#include "hs_gpu_reduce.cuh"
+#include "hs_util.h"
+
+namespace {
+
+enum { SLOTS = 4 }; /* per rank: residual, its global node, max |du|, element failed (1) */
+
+/* The loop's decisions (a step_graph.cu hs_newton_ctl, made global); pinned copy on the host. */
+struct newton_ctl {
+    int go;                 /* 1: another Newton iteration */
+    int k, stop, solves, cg_iters, cg_iters_max, n_hist;
+    int bad_here;           /* this rank's failed element (local), -1 when another rank's */
+    long long res_node, node_before; /* global */
+    double res, upd, res_before;
+    double hist[32];
+    hs_gpu_cg_scalars cg;   /* the last solve's */
+};
+
+/* One sequence captured into a CUDA graph: what a launch runs of the comm's exchanges and all-reduces
+ * (the capture counted them without running them: hs_cuda_comm_count). */
+struct seq_graph {
+    cudaGraphExec_t exec;
+    long ex, ar;
+};
+
+} // namespace
+
+enum { CHUNK_MAX = 8 }; /* the longest run of CG iterations one graph holds (runs of 1, 2, 4, 8) */
+
+struct hs_dist_newton {
+    int64_t *gid;           /* [n_own] the owned rows' global nodes (device) */
+    double *red;            /* [ranks][SLOTS] the sum over the ranks (device) */
+    newton_ctl *ctl, *h_ctl; /* device, pinned */
+    cudaEvent_t ev_n1;      /* after the test: the residual's sum and test count as assembly */
+    int graphs;             /* the sequences below replayed from graphs (g->dist.graph when captured) */
+    double graph_dt;
+    seq_graph first, head, tail;
+    seq_graph chunk[CHUNK_MAX + 1]; /* chunk[n]: n CG iterations */
+    int prev[32];           /* CG iterations of the last solve at each Newton iteration (0: none yet) */
+};
+
+namespace {
+
+/* Each rank's slots: its residual (NaN as +inf, as the host loop reports it), the residual's global
+ * node, its max |du| over the block maxima @p upd_part (NULL: none yet), 1 when its element pass
+ * failed; every other rank's slots zero. One block of HS_RED_THREADS. */
+__global__ void k_newton_pack(int ranks, int rank, const double *resv, const int *resi, const int64_t *gid,
+                              const double *upd_part, int n_part, const dev_scalars *sc, double *red)
+{
+    __shared__ double sh[HS_RED_THREADS];
+    for (int q = threadIdx.x; q < ranks * SLOTS; q += blockDim.x) red[q] = 0.0;
+    double m = 0.0;
+    for (int q = threadIdx.x; upd_part && q < n_part; q += blockDim.x) {
+        const double v = upd_part[q];
+        if ((isnan(v) && !isnan(m)) || v > m) m = v;
+    }
+    sh[threadIdx.x] = m;
+    __syncthreads();
+    for (int s = HS_RED_THREADS / 2; s > 0; s >>= 1) { /* a max: the order does not matter (NaN largest) */
+        if (threadIdx.x < s) {
+            const double v = sh[threadIdx.x + s];
+            if ((isnan(v) && !isnan(sh[threadIdx.x])) || v > sh[threadIdx.x]) sh[threadIdx.x] = v;
+        }
+        __syncthreads();
+    }
+    if (threadIdx.x == 0) {
+        const double r = *resv;
+        double *mine = red + (size_t)rank * SLOTS;
+        mine[0] = isnan(r) ? INFINITY : r;
+        mine[1] = (double)gid[*resi]; /* exact below 2^53 */
+        mine[2] = sh[0];
+        mine[3] = sc->bad_elem != 0x7f7f7f7f ? 1.0 : 0.0;
+    }
+}
+
+/* The Newton test of fem/newton.c on the summed slots (one thread). first: after the first assembly;
+ * else after a solve, the update and an assembly. */
+__global__ void k_newton_test(newton_ctl *ctl, const double *red, int ranks, const hs_gpu_cg_scalars *cgs,
+                              const dev_scalars *sc, double tol_res, double tol_upd, int max_iter, int first)
+{
+    ctl->go = 0;
+    if (first) {
+        ctl->k = 0;
+        ctl->stop = HS_NEWTON_CONVERGED;
+        ctl->solves = ctl->cg_iters = ctl->cg_iters_max = ctl->n_hist = 0;
+        ctl->upd = INFINITY;
+        ctl->res_before = 0.0;
+        ctl->node_before = 0;
+        ctl->bad_here = -1;
+    } else {
+        ctl->solves++;
+        const int it = cgs->status == HS_GPU_CG_BREAK || cgs->status == HS_GPU_CG_NONFINITE
+                           ? (cgs->fail_iter > cgs->iters ? cgs->fail_iter : cgs->iters)
+                           : cgs->iters; /* as hs_gpu_cg_result_of */
+        ctl->cg_iters += it;
+        if (it > ctl->cg_iters_max) ctl->cg_iters_max = it;
+        ctl->cg = *cgs;
+        if (cgs->status != HS_GPU_CG_CONV) { /* the assembly after a failed solve means nothing */
+            ctl->stop = HS_NEWTON_CG;
+            ctl->res_before = ctl->res;
+            ctl->node_before = ctl->res_node;
+            return;
+        }
+    }
+    double res = 0.0, upd = 0.0;
+    long long node = -1;
+    int bad = 0;
+    for (int q = 0; q < ranks; ++q) {
+        const double *s = red + (size_t)q * SLOTS;
+        const long long n = (long long)s[1];
+        if (node < 0 || s[0] > res || (s[0] == res && n < node)) {
+            res = s[0];
+            node = n;
+        }
+        if ((isnan(s[2]) && !isnan(upd)) || s[2] > upd) upd = s[2];
+        bad |= s[3] != 0.0;
+    }
+    if (!first) {
+        ctl->upd = upd;
+        ctl->k++;
+    }
+    if (bad) {
+        ctl->stop = HS_NEWTON_ELEMENT;
+        ctl->bad_here = sc->bad_elem != 0x7f7f7f7f ? sc->bad_elem : -1;
+        return;
+    }
+    ctl->res = res;
+    ctl->res_node = node;
+    if (ctl->n_hist < 32) ctl->hist[ctl->n_hist++] = res;
+    if (!isfinite(res)) ctl->stop = HS_NEWTON_NONFINITE;
+    else if (res <= tol_res && (ctl->k == 0 || ctl->upd <= tol_upd)) ctl->stop = HS_NEWTON_CONVERGED;
+    else if (ctl->k == max_iter) ctl->stop = HS_NEWTON_MAXIT;
+    else ctl->go = 1;
+}
+
+/* The CG's tolerance: forced on the device from the global residual the test left in ctl->res. */
+hs_gpu_cg_tol cg_tol(const hs_dist_gpu *g)
+{
+    const hs_problem_opts *o = &g->b->prob->opt;
+    hs_gpu_cg_tol t = {o->cg.tol, o->cg_forcing, o->newton_tol_residual, &g->nt->ctl->res, o->cg.max_iter};
+    return t;
+}
+
+/* ---- the four sequences (in_graph: hs_cu_enqueue_assemble's, 1 while captured) ------------------- */
+
+/* the residual of the owned rows, the sum over the ranks, the test, the decision to the host */
+hs_status enqueue_test(hs_dist_gpu *g, int first, int in_graph)
+{
+    cuda_impl *c = g->c;
+    hs_dist_newton *nt = g->nt;
+    const hs_problem_opts *o = &g->b->prob->opt;
+    HS_CALL(hs_dist_gpu_enqueue_residual(g));
+    k_newton_pack<<<1, HS_RED_THREADS, 0, c->s>>>(g->size, g->rank, g->d_resv, g->d_resi, nt->gid,
+                                                   first ? nullptr : g->part, HS_RED_BLOCKS, c->d_sc, nt->red);
+    HS_CUDA_LAUNCH_CHECK("k_newton_pack");
+    HS_CALL(hs_cuda_comm_sum_dev(g->comm, nt->red, g->size * SLOTS, c->s));
+    k_newton_test<<<1, 1, 0, c->s>>>(nt->ctl, nt->red, g->size, c->cg->d_sc, c->d_sc, o->newton_tol_residual,
+                                     o->newton_tol_update, o->newton_max_iter, first);
+    HS_CUDA_LAUNCH_CHECK("k_newton_test");
+    HS_CALL(rec(nt->ev_n1, c->s, in_graph));
+    HS_CUDA_CALL(cudaMemcpyAsync(nt->h_ctl, nt->ctl, sizeof(newton_ctl), cudaMemcpyDeviceToHost, c->s));
+    return HS_OK;
+}
+
+hs_status seq_first(hs_dist_gpu *g, int in_graph, int)
+{
+    HS_CALL(hs_cu_enqueue_assemble(g->b, in_graph));
+    return enqueue_test(g, 1, in_graph);
+}
+
+/* the tangent and the CG's start (its first SpMV, exchange and all-reduce) */
+hs_status seq_head(hs_dist_gpu *g, int in_graph, int)
+{
+    cuda_impl *c = g->c;
+    const hs_gpu_cg_tol t = cg_tol(g);
+    HS_CALL(hs_cu_enqueue_tangent(c, in_graph));
+    HS_CALL(rec(c->ev_s0, c->s, in_graph));
+    return hs_gpu_cg_enqueue_fixed(c->cg, c->rhs, c->du, &t, 0, 1, c->s);
+}
+
+/* n CG iterations (status-guarded: no-ops once the CG stopped, but for their SpMV, exchange and
+ * all-reduce, which every rank runs alike), the status to the host */
+hs_status seq_chunk(hs_dist_gpu *g, int, int n)
+{
+    cuda_impl *c = g->c;
+    const hs_gpu_cg_tol t = cg_tol(g);
+    HS_CALL(hs_gpu_cg_enqueue_fixed(c->cg, c->rhs, c->du, &t, n, 0, c->s));
+    HS_CUDA_CALL(cudaMemcpyAsync(c->h_cg, c->cg->d_sc, sizeof(hs_gpu_cg_scalars), cudaMemcpyDeviceToHost, c->s));
+    return HS_OK;
+}
+
+/* phi -= du where the CG converged (its device status), the ghosts of phi, assembly, test */
+hs_status seq_tail(hs_dist_gpu *g, int in_graph, int)
+{
+    cuda_impl *c = g->c;
+    HS_CALL(hs_cu_launch_update_phi(c->s, g->n_own, c->cg->d_sc, 0, c->phi, c->du, g->part, NULL));
+    /* every rank exchanges alike, whatever the outcome (a failed solve left phi as it was) */
+    HS_CALL(hs_cuda_comm_halo_start(g->comm, c->phi, c->s));
+    HS_CALL(hs_cuda_comm_halo_finish(g->comm, c->phi, c->s));
+    HS_CALL(rec(c->ev_s1, c->s, in_graph));
+    HS_CALL(hs_cu_enqueue_assemble(g->b, in_graph));
+    return enqueue_test(g, 0, in_graph);
+}
+
+void drop(seq_graph *q)
+{
+    if (q->exec) cudaGraphExecDestroy(q->exec);
+    *q = seq_graph{};
+}
+
+void drop_all(hs_dist_newton *nt)
+{
+    drop(&nt->first);
+    drop(&nt->head);
+    drop(&nt->tail);
+    for (int n = 0; n <= CHUNK_MAX; ++n) drop(&nt->chunk[n]);
+}
+
+/* Run a sequence: from its graph (captured at the first run) or launched one by one. Capture mode
+ * relaxed: NCCL's own calls during the capture are its to order (as cg.cu's capture of the CG's
+ * iterations). */
+hs_status run(hs_dist_gpu *g, seq_graph *q, hs_status (*seq)(hs_dist_gpu *, int, int), int arg = 0)
+{
+    cudaStream_t s = g->c->s;
+    if (!g->nt->graphs) return seq(g, 0, arg);
+    if (!q->exec) {
+        hs_dist_times t0, t1;
+        hs_cuda_comm_times(g->comm, &t0);
+        HS_CUDA_CALL(cudaStreamBeginCapture(s, cudaStreamCaptureModeRelaxed));
+        hs_status st = seq(g, 1, arg);
+        cudaGraph_t graph = nullptr;
+        const cudaError_t e = cudaStreamEndCapture(s, &graph);
+        hs_cuda_comm_times(g->comm, &t1);
+        q->ex = t1.exchanges - t0.exchanges;
+        q->ar = t1.allreduces - t0.allreduces;
+        hs_cuda_comm_count(g->comm, -q->ex, -q->ar); /* counted, not run */
+        if (st == HS_OK && e != cudaSuccess)
+            st = HS_FAIL(HS_ERR_DEVICE, "CUDA graph capture of the partition's Newton iteration failed: %s",
+                         cudaGetErrorString(e));
+        if (st == HS_OK) {
+            const cudaError_t ei = cudaGraphInstantiate(&q->exec, graph, 0);
+            if (ei != cudaSuccess) {
+                q->exec = nullptr;
+                st = HS_FAIL(HS_ERR_DEVICE, "instantiating the partition's Newton iteration graph failed: %s",
+                             cudaGetErrorString(ei));
+            }
+        }
+        if (graph) cudaGraphDestroy(graph);
+        HS_CALL(st);
+    }
+    HS_CUDA_CALL(cudaGraphLaunch(q->exec, s));
+    hs_cuda_comm_count(g->comm, q->ex, q->ar);
+    return HS_OK;
+}
+
+hs_status wait_device(hs_dist_gpu *g)
+{
+    HS_CUDA_CALL(cudaStreamSynchronize(g->c->s));
+    g->waits++;
+    return hs_cuda_comm_check(g->comm); /* an ipc wait that gave up on a peer: no result to trust */
+}
+
+/* After an assembly and its test completed: element, and assembly with the residual's sum and test. */
+void time_assembly(cuda_impl *c, const hs_dist_newton *nt)
+{
+    c->t.element += 1e-3 * elapsed_ms(c->ev_e0, c->ev_e1);
+    c->t.assembly += 1e-3 * (elapsed_ms(c->ev_e1, c->ev_a1) + elapsed_ms(c->ev_a1, nt->ev_n1));
+}
+
+hs_status setup(hs_dist_gpu *g)
+{
+    hs_dist_newton *nt = nullptr;
+    HS_CALL(HS_ALLOC(nt, 1, "device Newton loop"));
+    g->nt = nt;
+    /* one more than the owned rows: a rank without any reads gid[0] (the residual's row 0) */
+    HS_CALL(HS_CUDA_ALLOC(nt->gid, (size_t)g->n_own + 1, "owned rows' global nodes"));
+    HS_CUDA_CALL(cudaMemset(nt->gid, 0, sizeof(int64_t) * ((size_t)g->n_own + 1)));
+    if (g->n_own > 0)
+        HS_CUDA_CALL(cudaMemcpy(nt->gid, g->l->l2g, sizeof(int64_t) * (size_t)g->n_own, cudaMemcpyHostToDevice));
+    HS_CALL(HS_CUDA_ALLOC(nt->red, (size_t)g->size * SLOTS, "Newton sums"));
+    HS_CALL(HS_CUDA_ALLOC(nt->ctl, 1, "Newton control block"));
+    HS_CUDA_CALL(cudaMallocHost((void **)&nt->h_ctl, sizeof(newton_ctl)));
+    HS_CUDA_CALL(cudaEventCreate(&nt->ev_n1));
+    return HS_OK;
+}
+
+/* n CG iterations on the stream as runs of 8, 4, 2, 1 (four graphs in all, captured during the first
+ * steps: a capture holding NCCL's calls costs milliseconds), one read of the status at the end */
+hs_status run_chunk(hs_dist_gpu *g, int n)
+{
+    while (n > 0) {
+        int m = CHUNK_MAX;
+        while (m > n) m /= 2;
+        HS_CALL(run(g, &g->nt->chunk[m], seq_chunk, m));
+        n -= m;
+    }
+    return HS_OK;
+}
+
+/* The CG of Newton iteration k: the host reads the status after a first run of iterations one short of
+ * the last solve's at this k (successive steps' solves take about as many), then after 1, 2, 4, 4, ...
+ * more: fewer reads than every HS_CG_POLL, and fewer iterations run after convergence (each a whole
+ * SpMV, exchange and all-reduce). Any grouping gives the same numbers: an iteration after the stop
+ * changes nothing the solve returns. */
+hs_status solve(hs_dist_gpu *g, int k)
+{
+    hs_dist_newton *nt = g->nt;
+    cuda_impl *c = g->c;
+    const int max_iter = g->b->prob->opt.cg.max_iter, kk = k < 32 ? k : 31;
+    HS_CALL(run(g, &nt->head, seq_head));
+    int launched = 0, n = nt->prev[kk] > 1 ? nt->prev[kk] - 1 : HS_CG_POLL, next = 1;
+    for (;;) {
+        if (n > max_iter - launched) n = max_iter - launched;
+        if (n > 0) HS_CALL(run_chunk(g, n));
+        else HS_CUDA_CALL(cudaMemcpyAsync(c->h_cg, c->cg->d_sc, sizeof(hs_gpu_cg_scalars), cudaMemcpyDeviceToHost, c->s));
+        launched += n;
+        HS_CALL(wait_device(g));
+        if (c->h_cg->status != HS_GPU_CG_RUNNING || launched >= max_iter) break;
+        n = next;
+        next = next * 2 < HS_CG_POLL ? next * 2 : HS_CG_POLL;
+    }
+    const hs_gpu_cg_scalars *h = c->h_cg;
+    nt->prev[kk] = h->fail_iter > h->iters ? h->fail_iter : h->iters;
+    return HS_OK;
+}
+
+} // namespace
+
+extern "C" hs_status hs_dist_gpu_newton(hs_dist_gpu *g, hs_newton_out *out)
+{
+    HS_CHECK(!g->serial, HS_ERR_INTERNAL, "the partition's Newton loop on one rank is the serial backend's");
+    cuda_impl *c = g->c;
+    if (!g->nt) HS_CALL(setup(g));
+    hs_dist_newton *nt = g->nt;
+    if (nt->graphs != g->dist.graph || nt->graph_dt != c->dt) { /* dt is a kernel argument */
+        drop_all(nt);
+        nt->graphs = g->dist.graph;
+        nt->graph_dt = c->dt;
+    }
+    const newton_ctl *h = nt->h_ctl;
+    HS_CALL(run(g, &nt->first, seq_first));
+    HS_CALL(wait_device(g));
+    time_assembly(c, nt);
+    while (h->go) {
+        HS_CALL(solve(g, h->k));
+        HS_CALL(run(g, &nt->tail, seq_tail));
+        HS_CALL(wait_device(g));
+        if (c->split) c->t.assembly += 1e-3 * elapsed_ms(c->ev_k0, c->ev_k1); /* the tangent */
+        c->t.solve += 1e-3 * elapsed_ms(c->ev_s0, c->ev_s1);
+        time_assembly(c, nt);
+    }
+    c->k_stale = c->split; /* the loop ends with an assembly (its tangent formed only before a solve) */
+    c->k_timed = 0;
+    memset(out, 0, sizeof *out);
+    out->stop = h->stop;
+    out->k = h->k;
+    out->solves = h->solves;
+    out->cg_iters = h->cg_iters;
+    out->cg_iters_max = h->cg_iters_max;
+    out->res = h->res;
+    out->upd = h->upd;
+    out->res_node = (int32_t)h->res_node; /* the Newton loop names the mesh's node in 32 bits */
+    out->res_before = h->res_before;
+    out->node_before = (int32_t)h->node_before;
+    out->n_hist = h->n_hist;
+    for (int k = 0; k < h->n_hist && k < 32; ++k) out->res_hist[k] = h->hist[k];
+    if (h->solves > 0) hs_gpu_cg_result_of(&h->cg, &out->cg);
+    /* every rank stops alike; the ranks whose elements failed say which (the others' HS_OK is agreed) */
+    if (h->stop == HS_NEWTON_ELEMENT && h->bad_here >= 0) return hs_cu_element_error(g->b, h->bad_here);
+    return HS_OK;
+}
+
+void hs_dist_newton_free(hs_dist_gpu *g)
+{
+    hs_dist_newton *nt = g->nt;
+    if (!nt) return;
+    drop_all(nt);
+    cudaFree(nt->gid);
+    cudaFree(nt->red);
+    cudaFree(nt->ctl);
+    if (nt->h_ctl) cudaFreeHost(nt->h_ctl);
+    if (nt->ev_n1) cudaEventDestroy(nt->ev_n1);
+    free(nt);
+    g->nt = nullptr;
+}
