@@ -35,6 +35,7 @@ hs_status hs_run_command(const hs_config *cfg, const char *restart, const char *
     HS_CALL(hs_par_agree(hs_spec_from_config(cfg, &spec))); /* alike on every rank: said once under mpirun */
     spec.resume_cmd = resume_cmd;
     spec.resume_dir = hs_shell_quote(cfg->out_dir, resume_dir, sizeof resume_dir);
+    spec.restarting = restart != NULL; /* a checkpoint is compared with the mesh even without output */
     /* what a kill would cost and what the checkpoints take on disk, before the run starts */
     if (cfg->output_enabled && cfg->checkpoint_interval > 0)
         hs_log(1, "checkpoints: every %g ms of simulated time and at the end, the newest %d kept in %s "

@@ -81,6 +81,8 @@ typedef struct hs_sim_spec {
 
     /* output */
     int output_enabled;
+    int restarting;              /**< 1: --restart (its checkpoint is compared with the mesh: a distributed
+                                      run whose ranks hold parts computes the whole mesh's fingerprint) */
     const char *out_format;      /**< a name hs_series_create accepts (checked by app/) */
     char out_dir[HS_PATH_MAX];
     char out_prefix[64];

@@ -242,7 +242,8 @@ hs_status hs_sim_create(const hs_sim_spec *spec, hs_sim *sim)
         HS_CALL_GOTO(hs_par_agree(!why ? HS_OK : HS_FAIL(HS_ERR_CONFIG, "parallel.partition = \"box\": %s, which no "
                                   "rank holds here; use parallel.partition = \"metis\" (or \"auto\", which picks it "
                                   "for this run)", why)), fail);
-        HS_CALL_GOTO(hs_mesh_part_box(&spec->mesh, spec->stimuli, spec->n_stimuli, spec->output_enabled, &bpart,
+        HS_CALL_GOTO(hs_mesh_part_box(&spec->mesh, spec->stimuli, spec->n_stimuli,
+                                      spec->output_enabled || spec->restarting, &bpart,
                                       &sim->mesh, &sim->stim, &sim->mesh_info), fail);
 #endif
     } else if (scatter) {
@@ -331,7 +332,8 @@ hs_status hs_sim_create(const hs_sim_spec *spec, hs_sim *sim)
             if (st == HS_OK)
                 st = hs_partition_nodes_n(spec->partitioner, pattern, sim->mesh->n_nodes, ranks, owner);
             /* checkpoints name the mesh by its fingerprint: rank 0's, for every rank */
-            if (st == HS_OK && spec->output_enabled) sim->mesh->fingerprint = hs_mesh_fingerprint(sim->mesh);
+            if (st == HS_OK && (spec->output_enabled || spec->restarting))
+                sim->mesh->fingerprint = hs_mesh_fingerprint(sim->mesh);
         }
         st = hs_par_agree(st);
         const double tpart = hs_wtime() - t1;

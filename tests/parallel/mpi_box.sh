@@ -93,6 +93,10 @@ grep -q "^restart: from .*t = 1 ms" "$r.2.log" || { cat "$r.2.log"; fail "2 rank
   { cat "$r.3.log"; fail "serial restart of the box checkpoint"; }
 grep -q "^restart: from .*t = 2 ms" "$r.3.log" || { cat "$r.3.log"; fail "serial: no restart from 2 ms"; }
 same "$r"
+# without output the ranks still compare the checkpoint with the box they generate (its fingerprint)
+mpi 2 run "$cfg" "${sets[@]}" "${none[@]}" --set parallel.partition=box --set output.enabled=false \
+  --set time.t_end=3.2 --restart "$r" > "$r.4.log" 2>&1 || { cat "$r.4.log"; fail "box restart without output"; }
+grep -q "^restart: from .*t = 3 ms" "$r.4.log" || { cat "$r.4.log"; fail "box restart without output: not from 3 ms"; }
 # a checkpoint of another mesh is still told apart (the fingerprint made without the mesh)
 if mpi 2 run "$cfg" "${sets[@]}" "${none[@]}" --set mesh.lx=10.5 --set parallel.partition=box --out "$tmp/other" \
      --restart "$r" > "$tmp/other.log" 2>&1; then
