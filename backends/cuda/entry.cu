@@ -112,6 +112,10 @@ extern "C" hs_status hs_cuda_resolve_plan_ranks(const hs_csr *pattern, const hs_
      * partitioner that reads it), so the rules see no row count; what depends on it, the step mode
      * and the persistent CG, is decided below for every rank alike */
     const hs_step_mode asked = plan->step;
+    if (opt->scheme.kind == HS_SCHEME_SPLITTING && asked == HS_STEP_AUTO) { /* split_step.cu's graph is serial */
+        plan->step = HS_STEP_KERNELS;
+        snprintf(plan->why_step, sizeof plan->why_step, "the splitting steps as one graph run on one device only");
+    }
     hs_cuda_plan_rules(opt, INT32_MAX, plan);
     if (plan->step == HS_STEP_PERSISTENT) plan->step = HS_STEP_GRAPH;
     if (plan->step == HS_STEP_GRAPH)

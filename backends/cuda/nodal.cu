@@ -23,9 +23,13 @@ __global__ void __launch_bounds__(kNodalThreads) k_nodal(int32_t n, int64_t ld, 
                                                          const uint8_t *__restrict__ frozen, double h, int nsub,
                                                          double *__restrict__ u, double *__restrict__ s,
                                                          const double *__restrict__ stim, double *__restrict__ u0,
-                                                         double *__restrict__ s0, int *bad)
+                                                         double *__restrict__ s0, int *bad, const double *hn)
 {
     constexpr int NV = model_ct<ID>::nv;
+    if (hn) { /* the substep from the device (split_step.cu: one graph for many steps) */
+        h = hn[0];
+        nsub = (int)hn[1];
+    }
     for (int32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
         double ui = u[i];
         double sv[NV > 0 ? NV : 1];
@@ -59,7 +63,7 @@ hs_status launch3(const hs_nodal_launch *a, const prm_ct<ID> &prm, cudaStream_t 
     if (nb > 65535 * 16) nb = 65535 * 16; /* grid-stride: the cap drops no node */
     k_nodal<ID, STIM, HET><<<(int)nb, kNodalThreads, 0, s>>>(a->n, a->ld, prm, a->rtab, a->ntab, a->frozen, a->h, a->nsub,
                                                              a->u,
-                                                             a->s, a->stim, a->u0, a->s0, a->bad);
+                                                             a->s, a->stim, a->u0, a->s0, a->bad, a->hn);
     HS_CUDA_LAUNCH_CHECK("k_nodal");
     return HS_OK;
 }

@@ -196,7 +196,7 @@ int main(int argc, char **argv)
                 T_CUDA(cudaMalloc(&dfz, n));
                 T_CUDA(cudaMemcpy(dfz, frozen.data(), n, cudaMemcpyHostToDevice));
             }
-            hs_nodal_launch a = {n, ld, &p, drt, dtab, dfz, h, NSUB, du, ds, dstim, du0, ds0, dbad};
+            hs_nodal_launch a = {n, ld, &p, drt, dtab, dfz, h, NSUB, du, ds, dstim, du0, ds0, dbad, nullptr};
             HS_TEST_OK(hs_cu_launch_nodal(&a, st));
             T_CUDA(cudaStreamSynchronize(st));
             std::vector<double> ug(n), sg(s.size()), u0g(n), s0g(s.size());
