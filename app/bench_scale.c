@@ -1,12 +1,14 @@
 /* `heartsim bench scale CONFIG` under mpirun -np P: strong scaling (the config's mesh) and weak
  * scaling (a box slab grown along x with the rank count, so nodes per rank stay fixed) over rank
  * counts 1, 2, 4, ..., P in one job (hs_par_subset_begin), time per step and per phase (maximum
- * over the ranks), halo and all-reduce time, parallel efficiency. */
+ * over the ranks), halo and all-reduce time, parallel efficiency; with --transports the tables once
+ * per parallel.transport, side by side in one job. */
 #include <stdio.h>
 #include <string.h>
 
 #include "hs_bench.h"
 #include "hs_build_config.h"
+#include "hs_exec_plan.h"
 #include "hs_par.h"
 #include "hs_spec.h"
 #include "hs_util.h"
@@ -84,17 +86,32 @@ static void print_table(const char *title, const scale_row *r, int n, int weak, 
 }
 #endif
 
-hs_status hs_bench_scale(const hs_config *cfg, int steps, double warm_ms, int tables)
+hs_status hs_bench_scale(const hs_config *cfg, int steps, double warm_ms, const char *transports, int tables)
 {
 #if HS_HAS_MPI
     HS_CHECK(hs_par_active(), HS_ERR_USAGE,
              "bench scale runs under an MPI launcher: mpirun -np P heartsim bench scale CONFIG (it measures 1, 2, "
              "4, ..., P ranks in one job)");
+    /* the transports: the config's, or each of --transports (checked before anything runs) */
+    char names[8][16];
+    int n_tr = 0;
+    if (!transports) snprintf(names[n_tr++], sizeof names[0], "%s", cfg->transport);
+    for (const char *p = transports; p && *p;) {
+        const char *e = strchr(p, ',');
+        const size_t len = e ? (size_t)(e - p) : strlen(p);
+        HS_CHECK(n_tr < 8 && len > 0 && len < sizeof names[0], HS_ERR_USAGE,
+                 "--transports: a comma list of at most 8 of auto, nccl, ipc, mpi, got \"%s\"", transports);
+        snprintf(names[n_tr], sizeof names[0], "%.*s", (int)len, p);
+        hs_transport t;
+        HS_CALL(hs_transport_lookup("--transports", names[n_tr], &t));
+        ++n_tr;
+        p = e ? e + 1 : p + len;
+    }
     const int P = hs_par_size(), me = hs_par_rank();
     int counts[32], n = 0;
     for (int p = 1; p < P && n < 31; p *= 2) counts[n++] = p;
     counts[n++] = P;
-    scale_row strong[32], weak[32];
+    static scale_row strong[8][32], weak[8][32];
     memset(strong, 0, sizeof strong);
     memset(weak, 0, sizeof weak);
     static hs_config grown;
@@ -102,36 +119,48 @@ hs_status hs_bench_scale(const hs_config *cfg, int steps, double warm_ms, int ta
     HS_CHECK(can_weak || tables != 2, HS_ERR_USAGE,
              "bench scale --weak: weak scaling grows a box slab along x; %s has mesh.source = \"%s\"", cfg->path,
              cfg->mesh_source);
-    for (int pass = 0; pass < 1 + can_weak; ++pass) {
-        if (!(tables & (1 << pass))) continue;
-        for (int i = 0; i < n; ++i) {
-            scale_row *row = pass ? &weak[i] : &strong[i];
-            row->ranks = counts[i];
-            hs_status st = HS_OK;
-            if (hs_par_subset_begin(counts[i])) {
-                grown = *cfg;
-                if (pass) grown.box.lx = cfg->box.lx * counts[i]; /* weak: the slab grows along x */
-                st = measure(&grown, steps, warm_ms, row);
+    for (int tr = 0; tr < n_tr; ++tr) {
+        for (int pass = 0; pass < 1 + can_weak; ++pass) {
+            if (!(tables & (1 << pass))) continue;
+            for (int i = 0; i < n; ++i) {
+                scale_row *row = pass ? &weak[tr][i] : &strong[tr][i];
+                if (tr > 0 && counts[i] == 1) { /* one rank exchanges nothing: the first transport's row */
+                    *row = pass ? weak[0][i] : strong[0][i];
+                    continue;
+                }
+                row->ranks = counts[i];
+                hs_status st = HS_OK;
+                if (hs_par_subset_begin(counts[i])) {
+                    grown = *cfg;
+                    snprintf(grown.transport, sizeof grown.transport, "%.15s", names[tr]);
+                    if (pass) grown.box.lx = cfg->box.lx * counts[i]; /* weak: the slab grows along x */
+                    st = measure(&grown, steps, warm_ms, row);
+                }
+                hs_par_subset_end();
+                HS_CALL(st);
             }
-            hs_par_subset_end();
-            HS_CALL(st);
         }
     }
     if (me == 0) {
         printf("bench scale: %s, %d timed steps after %g ms; times per step, the maximum over the ranks; "
                "efficiency: strong T1 / (p Tp), weak T1 / Tp\n",
                cfg->path, steps, warm_ms);
-        if (tables & 1) print_table("strong scaling (the config's mesh)", strong, n, 0, stdout);
-        if (can_weak && (tables & 2))
-            print_table("weak scaling (mesh.lx times the rank count)", weak, n, 1, stdout);
-        else if (!can_weak)
-            printf("\nweak scaling: only for mesh.source = \"box\" (the slab is grown along x)\n");
+        for (int tr = 0; tr < n_tr; ++tr) {
+            char title[200];
+            snprintf(title, sizeof title, "strong scaling (the config's mesh), parallel.transport = \"%.15s\"", names[tr]);
+            if (tables & 1) print_table(title, strong[tr], n, 0, stdout);
+            snprintf(title, sizeof title, "weak scaling (mesh.lx times the rank count), parallel.transport = \"%.15s\"",
+                     names[tr]);
+            if (can_weak && (tables & 2)) print_table(title, weak[tr], n, 1, stdout);
+        }
+        if (!can_weak) printf("\nweak scaling: only for mesh.source = \"box\" (the slab is grown along x)\n");
     }
     return HS_OK;
 #else
     (void)cfg;
     (void)steps;
     (void)warm_ms;
+    (void)transports;
     (void)tables;
     return HS_FAIL(HS_ERR_USAGE, "bench scale needs a build with MPI (install libopenmpi-dev openmpi-bin, "
                                  "scripts/setup-debian.sh, and rebuild)");

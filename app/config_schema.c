@@ -335,6 +335,9 @@ static const hs_cfg_key base_keys[] = {
     {.path = "parallel.partition", .type = HS_CFG_ENUM, .choices = "auto|metis|rows|nonzeros|box", .def_str = "auto",
      .unit = "-", AT(partition),
      .meaning = "how a distributed run (mpirun -np N heartsim run) splits the nodes over the ranks: metis = METIS k-way on the node graph, weighted by row nonzeros (fewest cut edges; needs a build with METIS); rows = equal blocks of consecutive rows (seed 001's PCSR-I); nonzeros = consecutive rows with equal nonzeros (seed 001's PCSR-II); box = blocks of the structured mesh.source = \"box\" with the fewest cut faces, each rank generating its own block (no rank builds the whole mesh; the nodes keep the generator's numbering, as mesh.reorder = \"none\"; box or sphere stimuli, no regions, probes, ECG or per-beat maps yet); auto = box where it takes the run and mesh.reorder = \"none\", else metis (rows in a build without METIS). Ignored by a serial run"},
+    {.path = "parallel.transport", .type = HS_CFG_ENUM, .choices = "auto|nccl|ipc|mpi", .def_str = "auto",
+     .unit = "-", AT(transport),
+     .meaning = "how the ranks of a distributed cuda run exchange the halo and sum the CG's scalars (docs/parallel.md): nccl = NCCL send/recv and all-reduce on the streams; ipc = CUDA IPC peer memory (all ranks on one node: kernels store into the peers' buffers and signal device flags); mpi = MPI through pinned host buffers; auto = ipc when every rank is on one node with its own GPU and each rank maps its peers' memory, else nccl where it loads and every rank has its own GPU, else mpi (the log says which and why). Ignored by a serial run and by the cpu backend (MPI)"},
 
     /* ---- spmv: tunables of the SpMV formats (docs/kernels.md) ------------------------------- */
     {.path = "spmv.block_size", .type = HS_CFG_INT, GE(32), .def_num = 256, .unit = "threads",

@@ -22,10 +22,11 @@ hs_status hs_bench_step(const hs_config *cfg, int reps, double warm_ms, int cpu_
  * config's mesh) and weak scaling (box slabs grown along x with the ranks) over 1, 2, 4, ..., P
  * ranks of the one job: time per step and per phase (element, assembly, CG, halo wait,
  * all-reduce; maximum over the ranks), CG iterations, parallel efficiency. Markdown on stdout.
- * @param steps timed steps per row; @param warm_ms simulated time before timing; @param tables 1 the
- * strong-scaling rows only, 2 the weak-scaling rows only, 3 both.
+ * @param steps timed steps per row; @param warm_ms simulated time before timing.
+ * @param transports NULL: the config's parallel.transport; else a comma list of its values
+ *        ("nccl,ipc"): the tables once per transport, the 1-rank rows (no exchange) measured once.
  */
-hs_status hs_bench_scale(const hs_config *cfg, int steps, double warm_ms, int tables);
+hs_status hs_bench_scale(const hs_config *cfg, int steps, double warm_ms, const char *transports, int tables);
 
 /** Options of `heartsim bench spmv` (app/bench_spmv.c). */
 typedef struct hs_bench_spmv_opts {

@@ -36,7 +36,8 @@ static const char *usage_text =
     "  bench spmv [CONFIG | --matrix FILE.mtx] [--reps N] [--kernels a,b,...] [--csv FILE] [--json FILE]\n"
     "                                                 every SpMV kernel on one matrix (GPU): checked, timed\n"
     "  bench cg CONFIG [--reps N] [--iters K] [--set ...]\n"
-    "  bench scale CONFIG [--reps N] [--warm MS] [--set ...]   (under mpirun -np P)\n"
+    "  bench scale CONFIG [--reps N] [--warm MS] [--transports a,b] [--strong | --weak] [--set ...]\n"
+    "                                            (under mpirun -np P)\n"
     "                                                 Jacobi-PCG per iteration (GPU): naive cuSPARSE+cuBLAS,\n"
     "                                                 classic, Chronopoulos-Gear; stream and CUDA graph\n"
     "  bench solve [CONFIG | --matrix FILE.mtx] [--rhs FILE] [--reps N] [--tol T]\n"
@@ -151,6 +152,7 @@ int main(int argc, char **argv)
     hs_tune_cv_opts tune = {0};
 
     const char *cfg_path = NULL;
+    const char *transports = NULL; /* bench scale --transports */
     static const char *sets[MAX_SETS];
     static char out_set[HS_PATH_MAX + 32];
     int n_sets = 0;
@@ -161,6 +163,8 @@ int main(int argc, char **argv)
             if (reps < 1) return usage_error("--reps needs a positive count, got \"%s\"", argv[i]);
         } else if ((bench == 1 || bench == 5) && !strcmp(a, "--warm") && i + 1 < argc) {
             warm = atof(argv[++i]);
+        } else if (bench == 5 && !strcmp(a, "--transports") && i + 1 < argc) {
+            transports = argv[++i];
         } else if (bench == 3 && !strcmp(a, "--iters") && i + 1 < argc) {
             cg_iters = atoi(argv[++i]);
             if (cg_iters < 1) return usage_error("--iters needs a positive count, got \"%s\"", argv[i]);
@@ -297,7 +301,7 @@ int main(int argc, char **argv)
         return st == HS_OK ? 0 : fail(st);
     }
     if (bench == 5) {
-        st = hs_bench_scale(&cfg, reps, warm, scale_tables);
+        st = hs_bench_scale(&cfg, reps, warm, transports, scale_tables);
         if (st != HS_OK) return fail(st);
         hs_par_finalize();
         return 0;

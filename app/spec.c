@@ -212,6 +212,7 @@ hs_status hs_spec_from_config(const hs_config *cfg, hs_sim_spec *s)
     s->partitioner = partition_auto ? NULL : hs_registry_find(hs_partitioners(), cfg->partition);
     HS_CHECK(partition_auto || s->partitioner != NULL, HS_ERR_CONFIG, "parallel.partition: unknown partitioner \"%s\"",
              cfg->partition);
+    HS_CALL(hs_transport_lookup("parallel.transport", cfg->transport, &s->transport));
     s->distributed = hs_par_active();
     s->rank = hs_par_rank();
     HS_CALL(spec_scheme(cfg, s));

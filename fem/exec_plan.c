@@ -1,5 +1,5 @@
-/* The step modes of fem/hs_step_mode_list.h as a registry (solver.step), and the execution plan's
- * request helpers (fem/hs_exec_plan.h). */
+/* The step modes of fem/hs_step_mode_list.h (solver.step) and the transports of fem/hs_transport_list.h
+ * (parallel.transport) as registries, and the execution plan's request helpers (fem/hs_exec_plan.h). */
 #include <string.h>
 
 #include "hs_exec_plan.h"
@@ -29,6 +29,35 @@ hs_status hs_step_mode_lookup(const char *key, const char *name, hs_step_mode *o
     }
     HS_CALL(hs_registry_lookup(&k_registry, key, name, "auto", &e));
     *out = ((const hs_step_mode_info *)e)->mode;
+    return HS_OK;
+}
+
+static const hs_transport_info k_transports[] = {
+#define HS_TRANSPORT(enumerator, name, summary) [enumerator - 1] = {name, enumerator, summary},
+#include "hs_transport_list.h"
+#undef HS_TRANSPORT
+};
+
+static const hs_registry k_transport_registry = HS_REGISTRY_INIT("transport", k_transports);
+
+const hs_registry *hs_transports(void) { return &k_transport_registry; }
+
+const char *hs_transport_name(hs_transport t)
+{
+    return t == HS_TRANSPORT_AUTO                           ? "auto"
+           : t >= 1 && (size_t)t <= k_transport_registry.count ? k_transports[t - 1].name
+                                                             : "(unknown)";
+}
+
+hs_status hs_transport_lookup(const char *key, const char *name, hs_transport *out)
+{
+    const void *e = NULL;
+    if (name && !strcmp(name, "auto")) {
+        *out = HS_TRANSPORT_AUTO;
+        return HS_OK;
+    }
+    HS_CALL(hs_registry_lookup(&k_transport_registry, key, name, "auto", &e));
+    *out = ((const hs_transport_info *)e)->transport;
     return HS_OK;
 }
 

@@ -43,6 +43,30 @@ const char *hs_step_mode_name(hs_step_mode m);
  *  `<key>: unknown step mode "<name>"; available: auto, kernels, graph, persistent` (out unchanged). */
 hs_status hs_step_mode_lookup(const char *key, const char *name, hs_step_mode *out);
 
+/** parallel.transport, listed once in hs_transport_list.h: HS_TRANSPORT_AUTO = 0 (a zeroed plan asks
+ *  for auto), then HS_TRANSPORT_NCCL = 1, HS_TRANSPORT_IPC = 2, HS_TRANSPORT_MPI = 3. */
+typedef enum hs_transport {
+    HS_TRANSPORT_AUTO = 0,
+#define HS_TRANSPORT(enumerator, name, summary) enumerator,
+#include "hs_transport_list.h"
+#undef HS_TRANSPORT
+} hs_transport;
+
+/** An entry of the transport table (one per line of hs_transport_list.h, in list order). */
+typedef struct hs_transport_info {
+    const char *name; /**< config name (parallel.transport); first member (hs_registry) */
+    hs_transport transport;
+    const char *summary;
+} hs_transport_info;
+
+/** @brief The table of transports (entries hs_transport_info, without "auto"). Static storage. */
+const hs_registry *hs_transports(void);
+/** @brief Name of @p t ("ipc"; "auto" for HS_TRANSPORT_AUTO). */
+const char *hs_transport_name(hs_transport t);
+/** @brief Transport by name, or HS_TRANSPORT_AUTO for "auto"; an unknown name is HS_ERR_CONFIG reading
+ *  `<key>: unknown transport "<name>"; available: auto, nccl, ipc, mpi` (out unchanged). */
+hs_status hs_transport_lookup(const char *key, const char *name, hs_transport *out);
+
 /** solver.persistent = "auto" in hs_exec_plan.persistent_cg before it is resolved. */
 #define HS_PERSISTENT_AUTO (-1)
 
@@ -66,6 +90,9 @@ typedef struct hs_exec_plan {
                                    kernel (cuda), 0 not; HS_PERSISTENT_AUTO before resolution */
     hs_matrix_values values;  /**< solver.matrix_values: precision of the CG matrix's stored values */
     const hs_spmv_ops *spmv;  /**< solver.spmv: the SpMV kernel, an entry of the registry (never NULL after) */
+    hs_transport transport;   /**< parallel.transport: a distributed device run's halo and sums; the config's
+                                   request, "auto" included: a device backend resolves it when it binds the
+                                   partition (it needs every rank's devices: backends/cuda/cuda_comm.cu) */
     char why_step[HS_EXEC_WHY_LEN];
     char why_persistent[HS_EXEC_WHY_LEN];
     char why_values[HS_EXEC_WHY_LEN];

@@ -100,6 +100,7 @@ typedef struct hs_sim_spec {
     int distributed;             /**< 1: one simulation over the MPI ranks (backends/mpi), 0: serial */
     int rank;                    /**< this process's rank; only rank 0 writes files */
     const hs_partitioner *partitioner; /**< parallel.partition */
+    hs_transport transport;     /**< parallel.transport (fem/hs_transport_list.h), HS_TRANSPORT_AUTO: the backend's choice */
 } hs_sim_spec;
 
 /** Wall seconds of the set-up phases of hs_sim_create, in their order. */

@@ -115,6 +115,7 @@ static hs_status resolve_plan(const hs_sim_spec *spec, hs_sim *sim, const hs_csr
     double t0 = hs_wtime();
     hs_exec_plan plan = hs_exec_plan_request(spec->step, spec->persistent, spec->matrix_values, spec->spmv);
     plan.scheme = po->scheme.kind;
+    plan.transport = spec->transport; /* resolved by the backend when it binds a partition */
     /* a distributed run: the backend's plan for its partitions (hs_backend_part_ops.resolve_plan: the
      * cuda backend's is the serial one on one rank), else distributed_plan */
     const hs_backend_part_ops *part = sim->backend_entry->part;
@@ -277,8 +278,10 @@ hs_status hs_sim_create(const hs_sim_spec *spec, hs_sim *sim)
         (!spec->distributed || !spec->partitioner || one_rank || (spec->partitioner->needs_pattern && spec->rank == 0)))
         HS_CALL_GOTO(hs_csr_from_tets(sim->mesh->n_nodes, sim->mesh->n_elems, sim->mesh->tets, &pattern), fail);
     sim->setup.pattern = hs_wtime() - tp;
-    /* a distributed run's plan on several ranks reads no pattern (rank 0 may hold one, the others not) */
-    HS_CALL_GOTO(resolve_plan(spec, sim, pattern, &po), fail);
+    /* a distributed run's plan on several ranks reads no pattern (rank 0 may hold one, the others not);
+     * its refusals (the config's, alike on every rank) are said once, by rank 0 */
+    const hs_status rp = resolve_plan(spec, sim, pattern, &po);
+    HS_CALL_GOTO(spec->distributed ? hs_par_agree(rp) : rp, fail);
     if ((box_part || scatter) && po.exec.spmv->node_order)
         HS_CALL_GOTO(hs_par_agree(HS_FAIL(HS_ERR_CONFIG, "solver.spmv: \"%s\" renumbers the whole mesh, which "
                                           "parallel.partition = \"box\" never builds; name another kernel or another "

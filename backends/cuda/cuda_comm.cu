@@ -1,8 +1,10 @@
 /*
  * The cuda backend's device comm on a partition (hs_cuda_comm.h): halo exchange of a device vector
- * and sums of device doubles over the ranks, through NCCL enqueued on the streams (no host wait), or
- * through MPI and pinned host buffers. The host comm (parallel/dist.c, hs_comm_mpi_create) is the
- * reference: the same send lists, the same ghost order (grouped by owner), MPI_SUM over the ranks.
+ * and sums of device doubles over the ranks, through NCCL enqueued on the streams (no host wait),
+ * through CUDA IPC peer memory and device flags on one node (ipc_comm.cu, no host wait), or through
+ * MPI and pinned host buffers. The transport is parallel.transport, "auto" resolved here once, alike
+ * on every rank (resolve). The host comm (parallel/dist.c, hs_comm_mpi_create) is the reference: the
+ * same send lists, the same ghost order (grouped by owner), MPI_SUM over the ranks.
  */
 #define OMPI_SKIP_MPICXX 1
 #define MPICH_SKIP_MPICXX 1
@@ -16,6 +18,7 @@
 #include "hs_cuda.h"
 #include "hs_cuda_comm.h"
 #include "hs_dist.h"
+#include "hs_ipc_comm.cuh"
 #include "hs_partition.h"
 #include "hs_util.h"
 
@@ -107,6 +110,7 @@ struct hs_cuda_comm {
     const hs_part_local *l; /* borrowed */
     MPI_Comm comm;          /* own duplicate */
     int rank, size, nccl;
+    hs_ipc *ipc;            /* the ipc transport, or NULL */
     int nccl_version;       /* ncclGetVersion's code (2.9.0: 20900), 0 without NCCL */
 #if HS_HAS_NCCL
     ncclComm_t nc;
@@ -148,7 +152,139 @@ static hs_status nccl_init(hs_cuda_comm *g)
 }
 #endif
 
-static hs_status create(hs_cuda_comm *g, const hs_part_local *l, MPI_Comm comm, int use_nccl)
+/* What the choice of a transport needs, alike on every rank: every rank on one node, two ranks on one
+ * device (PCI addresses compared within the node), NCCL loadable everywhere (else why not). */
+struct comm_facts {
+    int one_node, shared, nccl;
+    char why_nccl[300];
+};
+
+static hs_status gather_facts(hs_cuda_comm *g, comm_facts *f)
+{
+    MPI_Comm node = MPI_COMM_NULL;
+    int nsize = 1, nrank = 0;
+    HS_MPI_CALL(MPI_Comm_split_type(g->comm, MPI_COMM_TYPE_SHARED, g->rank, MPI_INFO_NULL, &node));
+    MPI_Comm_size(node, &nsize);
+    MPI_Comm_rank(node, &nrank);
+    char bus[32] = "none";
+    if (cudaDeviceGetPCIBusId(bus, (int)sizeof bus, hs_gpu_device()) != cudaSuccess) {
+        cudaGetLastError();
+        snprintf(bus, sizeof bus, "?rank%d", g->rank); /* unknown: taken as its own */
+    }
+    char *all = (char *)calloc((size_t)nsize, sizeof bus);
+    int sh = all == NULL; /* cannot tell: as if shared (the choice that works either way) */
+    if (all && MPI_Allgather(bus, (int)sizeof bus, MPI_CHAR, all, (int)sizeof bus, MPI_CHAR, node) != MPI_SUCCESS)
+        sh = 1;
+    for (int q = 0; all && !sh && q < nsize; ++q)
+        if (q != nrank && strncmp(all + sizeof bus * (size_t)q, bus, sizeof bus) == 0) sh = 1;
+    free(all);
+    MPI_Comm_free(&node);
+    int v[3] = {nsize == g->size, !sh, hs_cuda_nccl_available(f->why_nccl, sizeof f->why_nccl)};
+    HS_MPI_CALL(MPI_Allreduce(MPI_IN_PLACE, v, 3, MPI_INT, MPI_MIN, g->comm));
+    f->one_node = v[0];
+    f->shared = !v[1];
+    f->nccl = v[2];
+    if (!f->nccl && !f->why_nccl[0]) snprintf(f->why_nccl, sizeof f->why_nccl, "NCCL could not be loaded on another rank");
+    return HS_OK;
+}
+
+static hs_status use_mpi(hs_cuda_comm *g)
+{
+    HS_CUDA_CALL(cudaMallocHost((void **)&g->h_send, sizeof(double) * ((size_t)g->n_send + 1)));
+    HS_CUDA_CALL(cudaMallocHost((void **)&g->h_recv, sizeof(double) * ((size_t)g->n_ghost + 1)));
+    snprintf(g->transport, sizeof g->transport, "MPI via host buffers");
+    return HS_OK;
+}
+
+/* NCCL, or MPI when a communicator cannot be made on some rank (no usable network interface for NCCL's
+ * bootstrap, ...): agreed by every rank, said by rank 0, rather than ending the run */
+static hs_status use_nccl(hs_cuda_comm *g)
+{
+#if HS_HAS_NCCL
+    hs_status st = nccl_init(g);
+    int ok = st == HS_OK;
+    HS_MPI_CALL(MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, g->comm));
+    if (ok) return HS_OK;
+    if (g->rank == 0)
+        hs_warn("NCCL could not be set up (%s): the halo exchange and the CG's all-reduce go through MPI via "
+                "host buffers", st != HS_OK ? hs_error_message() : "failed on another rank");
+    hs_error_clear();
+    if (g->nc) nc.CommDestroy(g->nc);
+    g->nc = NULL;
+    g->nccl = 0;
+    return use_mpi(g);
+#else
+    return HS_FAIL(HS_ERR_INTERNAL, "NCCL chosen in a build without it");
+#endif
+}
+
+/* parallel.transport (fem/hs_transport_list.h) resolved once, the same on every rank (every fact is
+ * agreed first), rank 0 logging the choice and why; a transport named in the config that cannot run
+ * here is a config error naming the key, never replaced silently. auto: ipc when every rank is on one
+ * node with a device of its own and every rank maps every other's memory (tried: a refusal anywhere
+ * falls back), else NCCL where it loads and every rank has its own device, else MPI (warned). Ranks
+ * sharing a device take MPI under auto: without MPS two processes' kernels do not run at once, so a
+ * device-side wait for the other process would last until the GPU's time slice passes to it. */
+static hs_status resolve(hs_cuda_comm *g, int request)
+{
+    comm_facts f;
+    memset(&f, 0, sizeof f);
+    HS_CALL(gather_facts(g, &f));
+    const char *key = "parallel.transport";
+    const int nccl_ok = HS_HAS_NCCL && f.nccl && !f.shared;
+    const char *why_no_nccl = !HS_HAS_NCCL ? "this build has no NCCL (HS_USE_NCCL)"
+                              : f.shared   ? "ranks share a device, which one NCCL communicator does not allow"
+                                           : f.why_nccl;
+    char why[320] = "";
+    switch (request) {
+    case HS_TRANSPORT_MPI:
+        return use_mpi(g);
+    case HS_TRANSPORT_NCCL:
+        HS_CHECK(nccl_ok, HS_ERR_CONFIG, "%s = \"nccl\": %s; use \"auto\", \"ipc\" or \"mpi\"", key, why_no_nccl);
+        return use_nccl(g);
+    case HS_TRANSPORT_IPC: {
+        HS_CHECK(f.one_node, HS_ERR_CONFIG, "%s = \"ipc\": the ranks span several nodes, and CUDA IPC maps memory "
+                 "within one; use \"auto\", \"nccl\" or \"mpi\"", key);
+        if (hs_ipc_create(g->l, g->comm, &g->ipc) != HS_OK) {
+            snprintf(why, sizeof why, "%s", hs_error_message());
+            hs_error_clear();
+            return HS_FAIL(HS_ERR_CONFIG, "%s = \"ipc\": %s; use \"auto\", \"nccl\" or \"mpi\"", key, why);
+        }
+        snprintf(g->transport, sizeof g->transport, "CUDA IPC peer memory");
+        return HS_OK;
+    }
+    case HS_TRANSPORT_AUTO:
+        break;
+    default:
+        return HS_FAIL(HS_ERR_INTERNAL, "transport %d", request);
+    }
+    if (f.one_node && !f.shared) {
+        hs_status st = hs_ipc_create(g->l, g->comm, &g->ipc);
+        if (st == HS_OK) {
+            snprintf(g->transport, sizeof g->transport, "CUDA IPC peer memory");
+            if (g->rank == 0)
+                hs_log(1, "transport: auto -> ipc (the %d ranks are on one node, each with its own GPU, and each "
+                       "maps the others' memory)\n", g->size);
+            return HS_OK;
+        }
+        snprintf(why, sizeof why, "CUDA IPC could not be set up: %.250s", hs_error_message());
+        hs_error_clear();
+    } else {
+        snprintf(why, sizeof why, "%s", !f.one_node ? "the ranks span several nodes (no CUDA IPC)"
+                                                    : "ranks share a device (no CUDA IPC under auto)");
+    }
+    if (nccl_ok) {
+        if (g->rank == 0) hs_log(1, "transport: auto -> nccl (%s)\n", why);
+        return use_nccl(g);
+    }
+    if (g->rank == 0)
+        hs_warn("%s, and %s: the halo exchange and the CG's all-reduce go through MPI and host buffers (correct, "
+                "slower%s; docs/parallel.md)", why, why_no_nccl,
+                f.shared ? ": give each rank its own GPU" : "");
+    return use_mpi(g);
+}
+
+static hs_status create(hs_cuda_comm *g, const hs_part_local *l, MPI_Comm comm, int transport)
 {
     g->l = l;
     g->n_own = l->n_owned;
@@ -169,43 +305,17 @@ static hs_status create(hs_cuda_comm *g, const hs_part_local *l, MPI_Comm comm, 
         snprintf(g->transport, sizeof g->transport, "none (one rank)");
         return HS_OK;
     }
-    if (use_nccl) {
-#if HS_HAS_NCCL
-        /* a communicator that cannot be made (no usable network interface for NCCL's bootstrap, ...)
-         * leaves the run on the MPI transport, agreed by every rank, rather than ending it */
-        hs_status st = nccl_init(g);
-        int ok = st == HS_OK;
-        HS_MPI_CALL(MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, g->comm));
-        if (!ok) {
-            if (g->rank == 0)
-                hs_warn("NCCL could not be set up (%s): the halo exchange and the CG's all-reduce go through MPI via "
-                        "host buffers", st != HS_OK ? hs_error_message() : "failed on another rank");
-            hs_error_clear();
-            if (g->nc) nc.CommDestroy(g->nc);
-            g->nc = NULL;
-            g->nccl = 0;
-            use_nccl = 0;
-        }
-#else
-        return HS_FAIL(HS_ERR_CONFIG, "this build has no NCCL (HS_USE_NCCL): the exchange goes through MPI");
-#endif
-    }
-    if (!use_nccl) {
-        HS_CUDA_CALL(cudaMallocHost((void **)&g->h_send, sizeof(double) * ((size_t)g->n_send + 1)));
-        HS_CUDA_CALL(cudaMallocHost((void **)&g->h_recv, sizeof(double) * ((size_t)g->n_ghost + 1)));
-        snprintf(g->transport, sizeof g->transport, "MPI via host buffers");
-    }
-    return HS_OK;
+    return resolve(g, transport);
 }
 
-extern "C" hs_status hs_cuda_comm_create(const hs_part_local *l, const void *mpi_comm, int use_nccl,
+extern "C" hs_status hs_cuda_comm_create(const hs_part_local *l, const void *mpi_comm, int transport,
                                          hs_cuda_comm **out)
 {
     *out = NULL;
     hs_cuda_comm *g = NULL;
     HS_CALL(HS_ALLOC(g, 1, "device comm"));
     g->comm = MPI_COMM_NULL;
-    const hs_status st = create(g, l, *(const MPI_Comm *)mpi_comm, use_nccl);
+    const hs_status st = create(g, l, *(const MPI_Comm *)mpi_comm, transport);
     if (st != HS_OK) {
         hs_cuda_comm_destroy(&g);
         return st;
@@ -219,6 +329,7 @@ extern "C" void hs_cuda_comm_destroy(hs_cuda_comm **pg)
     hs_cuda_comm *g = pg ? *pg : NULL;
     if (!g) return;
     if (g->s2) cudaStreamSynchronize(g->s2);
+    hs_ipc_destroy(&g->ipc);
 #if HS_HAS_NCCL
     if (g->nccl && g->nc) nc.CommDestroy(g->nc);
 #endif
@@ -261,7 +372,7 @@ extern "C" int hs_cuda_comm_capturable(const hs_cuda_comm *c, char *why, size_t 
 {
     const char *no = NULL;
     char buf[128];
-    if (!c || c->size == 1) no = NULL; /* nothing to exchange or sum: the kernels alone */
+    if (!c || c->size == 1 || c->ipc) no = NULL; /* nothing to exchange or sum, or kernels that do it */
     else if (!c->nccl) no = "the MPI transport waits on the host";
     else if (c->nccl_version < HS_NCCL_GRAPH_VERSION) {
         snprintf(buf, sizeof buf, "%s loaded; NCCL calls are capturable from 2.9", c->transport);
@@ -275,6 +386,7 @@ extern "C" hs_status hs_cuda_comm_sum_dev(hs_cuda_comm *c, double *d_v, int n, c
 {
     if (!c || c->size == 1 || n <= 0) return HS_OK;
     c->t.allreduces++;
+    if (c->ipc) return hs_ipc_sum(c->ipc, d_v, n, s);
 #if HS_HAS_NCCL
     if (c->nccl) {
         HS_NCCL_CALL(nc.AllReduce(d_v, d_v, (size_t)n, ncclDouble, ncclSum, c->nc, s));
@@ -295,6 +407,10 @@ extern "C" hs_status hs_cuda_comm_halo_start(hs_cuda_comm *g, double *x, cudaStr
 {
     if (!g || g->l->n_nbrs == 0) return HS_OK;
     const hs_part_local *l = g->l;
+    if (g->ipc) {
+        g->t.exchanges++;
+        return hs_ipc_halo_start(g->ipc, x, s);
+    }
     if (g->n_send > 0) {
         k_pack<<<nblocks(g->n_send, 256), 256, 0, s>>>(g->n_send, g->d_send_idx, x, g->d_sendbuf);
         HS_CUDA_LAUNCH_CHECK("k_pack");
@@ -341,6 +457,7 @@ extern "C" hs_status hs_cuda_comm_halo_start(hs_cuda_comm *g, double *x, cudaStr
 extern "C" hs_status hs_cuda_comm_halo_finish(hs_cuda_comm *g, double *x, cudaStream_t s)
 {
     if (!g || g->l->n_nbrs == 0) return HS_OK;
+    if (g->ipc) return hs_ipc_halo_finish(g->ipc, x, s);
 #if HS_HAS_NCCL
     if (g->nccl) {
         HS_CUDA_CALL(cudaStreamWaitEvent(s, g->ev_halo, 0));
@@ -353,4 +470,11 @@ extern "C" hs_status hs_cuda_comm_halo_finish(hs_cuda_comm *g, double *x, cudaSt
     if (g->n_ghost > 0)
         HS_CUDA_CALL(cudaMemcpyAsync(x + g->n_own, g->h_recv, sizeof(double) * g->n_ghost, cudaMemcpyHostToDevice, s));
     return HS_OK;
+}
+
+extern "C" hs_status hs_cuda_comm_check(const hs_cuda_comm *c) { return c && c->ipc ? hs_ipc_check(c->ipc) : HS_OK; }
+
+extern "C" void hs_cuda_comm_set_timeout(hs_cuda_comm *c, double seconds)
+{
+    if (c && c->ipc) hs_ipc_set_timeout(c->ipc, seconds);
 }

@@ -34,6 +34,7 @@
 #include "hs_cuda_comm.h"
 #include "dist_gpu.cuh"
 #include "hs_dist_gpu.h"
+#include "hs_dist_split.h"
 #include "hs_gpu_reduce.cuh"
 #include "hs_util.h"
 
@@ -198,7 +199,7 @@ extern "C" hs_status hs_dist_gpu_spmv(hs_dist_gpu *g, double *d_x, double *d_y)
 {
     HS_CALL(part_spmv(g, d_x, d_y, g->c->s));
     HS_CUDA_CALL(cudaStreamSynchronize(g->c->s));
-    return HS_OK;
+    return hs_cuda_comm_check(g->comm);
 }
 
 hs_status hs_dist_gpu_enqueue_residual(hs_dist_gpu *g)
@@ -230,6 +231,7 @@ extern "C" hs_status hs_dist_gpu_solve(hs_dist_gpu *g, const hs_cg_opts *opts, h
     HS_CUDA_CALL(cudaEventRecord(c->ev_s0, c->s));
     const hs_gpu_cg_tol t = {opts->tol, 0.0, 0.0, NULL, opts->max_iter}; /* the tolerance is forced already */
     HS_CALL(hs_gpu_cg_solve_stream(c->cg, c->rhs, c->du, &t, HS_CG_POLL, c->s, c->h_cg));
+    HS_CALL(hs_cuda_comm_check(g->comm)); /* an ipc wait that gave up on a peer: no result to trust */
     hs_gpu_cg_result_of(c->h_cg, res);
     g->waits += (c->h_cg->iters + HS_CG_POLL - 1) / HS_CG_POLL + (c->h_cg->iters == 0); /* its polls */
     const int conv = res->outcome == HS_CG_CONVERGED;
@@ -243,6 +245,7 @@ extern "C" hs_status hs_dist_gpu_solve(hs_dist_gpu *g, const hs_cg_opts *opts, h
     HS_CUDA_CALL(cudaEventRecord(c->ev_s1, c->s));
     HS_CUDA_CALL(cudaStreamSynchronize(c->s));
     g->waits++;
+    HS_CALL(hs_cuda_comm_check(g->comm));
     c->t.solve += 1e-3 * elapsed_ms(c->ev_s0, c->ev_s1);
     double m = 0.0;
     for (int k = 0; k < HS_RED_BLOCKS; ++k) /* the kernel's order: NaN largest */
@@ -253,7 +256,7 @@ extern "C" hs_status hs_dist_gpu_solve(hs_dist_gpu *g, const hs_cg_opts *opts, h
 
 /* ---- set-up ----------------------------------------------------------------------------------- */
 
-static hs_status create(hs_dist_gpu *g, hs_backend *cuda, const hs_part_local *l, MPI_Comm comm, int use_nccl,
+static hs_status create(hs_dist_gpu *g, hs_backend *cuda, const hs_part_local *l, MPI_Comm comm, int transport,
                         int one_rank_serial)
 {
     cuda_impl *c = (cuda_impl *)cuda->impl;
@@ -269,7 +272,7 @@ static hs_status create(hs_dist_gpu *g, hs_backend *cuda, const hs_part_local *l
     HS_MPI_CALL(MPI_Comm_size(comm, &g->size));
     HS_MPI_CALL(MPI_Comm_rank(comm, &g->rank));
     HS_CUDA_CALL(cudaSetDevice(hs_gpu_device()));
-    HS_CALL(hs_cuda_comm_create(l, &comm, use_nccl, &g->comm));
+    HS_CALL(hs_cuda_comm_create(l, &comm, transport, &g->comm));
     HS_CALL(HS_CUDA_ALLOC(g->part, HS_RED_BLOCKS, "reduction partials"));
     HS_CALL(HS_CUDA_ALLOC(g->d_resv, 1, "residual norm"));
     HS_CALL(HS_CUDA_ALLOC(g->d_resi, 1, "residual node"));
@@ -296,13 +299,13 @@ static hs_status create(hs_dist_gpu *g, hs_backend *cuda, const hs_part_local *l
     return HS_OK;
 }
 
-extern "C" hs_status hs_dist_gpu_create(hs_backend *cuda, const hs_part_local *l, MPI_Comm comm, int use_nccl,
+extern "C" hs_status hs_dist_gpu_create(hs_backend *cuda, const hs_part_local *l, MPI_Comm comm, int transport,
                                         int one_rank_serial, hs_dist_gpu **out)
 {
     *out = NULL;
     hs_dist_gpu *g = NULL;
     HS_CALL(HS_ALLOC(g, 1, "distributed device solver"));
-    hs_status st = create(g, cuda, l, comm, use_nccl, one_rank_serial);
+    hs_status st = create(g, cuda, l, comm, transport, one_rank_serial);
     if (st != HS_OK) {
         hs_dist_gpu_destroy(&g);
         return st;
@@ -341,32 +344,20 @@ extern "C" void hs_dist_gpu_destroy(hs_dist_gpu **pg)
 namespace {
 struct cuda_part {
     hs_dist_gpu *g;
+    hs_cu_dist_split *ds; /* solver.scheme = "splitting" on several ranks (dist_split.cu); NULL otherwise */
     char what[200];
 };
 } // namespace
 
-/* The rank's device, then the transport: NCCL when every rank can load it and every rank has its own
- * device. Every collective runs on every rank, with or without a device (the error after them). */
+/* The rank's device. The transport is parallel.transport, resolved when the partition is bound
+ * (hs_cuda_comm_create: auto takes ipc, NCCL or MPI, and says why), so *fast stays 0. Every
+ * collective runs on every rank, with or without a device (the error after them). */
 static hs_status cuda_part_prepare(const void *comm, char *desc, size_t desc_len, int *fast)
 {
     const MPI_Comm c = *(const MPI_Comm *)comm;
-    int rank = 0, shared = 0;
-    HS_MPI_CALL(MPI_Comm_rank(c, &rank));
+    int shared = 0;
     *fast = 0;
-    const hs_status st = hs_dist_gpu_select_device(c, &shared, desc, desc_len);
-    char why[300] = "";
-    int nccl = st == HS_OK && hs_cuda_nccl_available(why, sizeof why);
-    HS_MPI_CALL(MPI_Allreduce(MPI_IN_PLACE, &nccl, 1, MPI_INT, MPI_MIN, c));
-    HS_CALL(st);
-    *fast = nccl && !shared;
-    if (rank == 0 && HS_HAS_NCCL && !nccl)
-        hs_warn("%s (on this or another rank): the halo exchange and the CG's all-reduce go through MPI and host "
-                "buffers (correct, slower; docs/parallel.md)", why[0] ? why : "NCCL could not be loaded");
-    else if (rank == 0 && HS_HAS_NCCL && shared)
-        hs_warn("more ranks than GPUs on a node: ranks share a device, which one NCCL communicator does not "
-                "allow; the halo exchange and the CG's all-reduce go through MPI and host buffers (correct, "
-                "slower: give each rank its own GPU, docs/parallel.md)");
-    return HS_OK;
+    return hs_dist_gpu_select_device(c, &shared, desc, desc_len);
 }
 
 /* One rank: the serial run's choices, all of them (the partition is the whole mesh, the solve the
@@ -400,6 +391,7 @@ static void cuda_part_unbind(hs_backend_part **pp)
 {
     if (!pp || !*pp) return;
     cuda_part *q = reinterpret_cast<cuda_part *>(*pp);
+    hs_cu_dist_split_unbind(&q->ds);
     hs_dist_gpu_destroy(&q->g);
     free(q);
     *pp = NULL;
@@ -408,10 +400,13 @@ static void cuda_part_unbind(hs_backend_part **pp)
 static hs_status cuda_part_bind(hs_backend *b, const hs_part_local *l, const void *comm, int fast,
                                 hs_backend_part **out)
 {
+    (void)fast; /* the transport is the plan's request (parallel.transport), resolved by the comm */
     *out = NULL;
     cuda_part *q = (cuda_part *)calloc(1, sizeof *q);
     HS_CHECK(q != NULL, HS_ERR_MEMORY, "out of memory for the distributed device solver");
-    const hs_status st = hs_dist_gpu_create(b, l, *(const MPI_Comm *)comm, fast, 1, &q->g);
+    hs_status st = hs_dist_gpu_create(b, l, *(const MPI_Comm *)comm, b->prob->opt.exec.transport, 1, &q->g);
+    if (st == HS_OK && !q->g->serial && b->prob->opt.scheme.kind == HS_SCHEME_SPLITTING)
+        st = hs_cu_dist_split_bind(b, q->g->comm, l->n_owned, &q->ds);
     if (st != HS_OK) {
         hs_backend_part *p = reinterpret_cast<hs_backend_part *>(q);
         cuda_part_unbind(&p);
@@ -476,7 +471,7 @@ static hs_backend_part_ops cuda_part_ops_table(void)
     o.unbind = cuda_part_unbind;
     o.resolve_plan = hs_cuda_resolve_plan_ranks; /* entry.cu: one rank the serial plan, several their own */
     o.one_rank_serial = 1;                       /* one rank: the backend's own Newton iteration */
-    o.splitting = 0;                             /* not on a cuda partition yet (solver.scheme is refused there) */
+    o.splitting = 1;                             /* react on the owned nodes, diffuse over the ranks (dist_split.cu) */
     o.newton = cuda_part_newton;                 /* several ranks, solver.step = "graph": dist_newton.cu */
     return o;
 }

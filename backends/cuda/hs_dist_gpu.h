@@ -40,13 +40,13 @@ typedef struct hs_dist_gpu hs_dist_gpu;
 
 /**
  * @brief The distributed solver over the inner cuda backend @p cuda (created on the local problem of
- * view @p l, its options adjusted by hs_cuda_part_ops.local_opts) on @p comm; @p use_nccl 1: NCCL
- * transport (HS_ERR_CONFIG when not built), 0: MPI through the host. On several ranks it makes the
+ * view @p l, its options adjusted by hs_cuda_part_ops.local_opts) on @p comm; @p transport: an hs_transport
+ * (parallel.transport: auto, nccl, ipc, mpi; resolved by hs_cuda_comm_create). On several ranks it makes the
  * backend's CG solve over the owned rows (hs_gpu_cg_set_dist) until destroyed. All borrowed.
  * Collective. @p one_rank_serial 1: on a comm of one rank, solve with the serial backend's hs_cu_solve
  * (every serial path) and leave its CG alone; 0: the distributed CG on any comm (tests).
  */
-hs_status hs_dist_gpu_create(hs_backend *cuda, const hs_part_local *l, MPI_Comm comm, int use_nccl,
+hs_status hs_dist_gpu_create(hs_backend *cuda, const hs_part_local *l, MPI_Comm comm, int transport,
                              int one_rank_serial, hs_dist_gpu **out);
 /** @brief 1 when the owned rows are multiplied in two blocks (csr_scalar: interior rows while the
  *  halo travels), 0 when the format's kernel multiplies the local matrix after the halo. */
@@ -54,8 +54,8 @@ int hs_dist_gpu_split(const hs_dist_gpu *g);
 /**
  * @brief @p on 1: the CG replays its iterations from a CUDA graph of HS_CG_POLL of them, and the device
  * Newton loop (hs_dist_gpu_newton) its sequences from CUDA graphs, where the comm allows the capture
- * (hs_cuda_comm_capturable: one rank, or NCCL >= 2.9), else they are launched one by one; 0: one by
- * one. Returns 1 when the graphs are used from now on. hs_dist_gpu_create sets it from the inner
+ * (hs_cuda_comm_capturable: one rank, ipc, or NCCL >= 2.9), else they are launched one by one; 0: one
+ * by one. Returns 1 when the graphs are used from now on. hs_dist_gpu_create sets it from the inner
  * backend's plan (solver.step = "graph"). Not with one_rank_serial on one rank (returns 0).
  * @p why (may be NULL): why not, when on and it returns 0.
  */

@@ -44,11 +44,12 @@ struct hs_cu_split {
 /** A, C (and B) for @p dt (model units) into the format's slots, D^-1 (host reference, synchronises). */
 hs_status hs_cu_split_assemble(hs_backend *b, double dt);
 /** Enqueue the diffusion's start: r0 = C u* (- A g), B u*, the norms; @p gs: device [2], the guess's
- *  weights (hs_split_guess_weights; read by a kernel, so a graph may take them from a per-step row). */
-hs_status hs_cu_split_start(cuda_impl *c, const double *gs);
+ *  weights (hs_split_guess_weights; read by a kernel, so a graph may take them from a per-step row);
+ *  the norms over rows [0, @p rows) (a partition's owned rows; -1: every node). */
+hs_status hs_cu_split_start(cuda_impl *c, const double *gs, int32_t rows = -1);
 /** Enqueue u = u* + g + d where the CG converged (@p cg's device status, or @p conv when NULL) on finite
- *  norms; g becomes the step's correction. */
-hs_status hs_cu_split_apply(cuda_impl *c, const hs_gpu_cg_scalars *cg, int conv);
+ *  norms, on rows [0, @p rows) (-1: every node); g becomes the step's correction. */
+hs_status hs_cu_split_apply(cuda_impl *c, const hs_gpu_cg_scalars *cg, int conv, int32_t rows = -1);
 /** The CG's tolerance cg_tol ||B u*|| / ||r0||, formed on the device from the norms. */
 hs_gpu_cg_tol hs_cu_split_tol(const hs_backend *b);
 

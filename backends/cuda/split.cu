@@ -33,6 +33,7 @@
 #include "hs_gpu_reduce.cuh"
 #include "hs_nodal.cuh"
 #include "hs_split.cuh"
+#include "hs_split_rows.cuh"
 #include "hs_problem.h"
 #include "hs_splitting.h"
 #include "hs_util.h"
@@ -137,8 +138,9 @@ hs_gpu_cg_tol hs_cu_split_tol(const hs_backend *b)
     return t;
 }
 
-/* r0 = C u*, B u*, the norms (the diffusion's start, before its CG); the guess's weights at gs */
-hs_status hs_cu_split_start(cuda_impl *c, const double *gs)
+/* r0 = C u*, B u*, the norms (the diffusion's start, before its CG); the guess's weights at gs; the
+ * norms over rows [0, rows) (a partition's owned rows: dist_split.cu; -1: every node) */
+hs_status hs_cu_split_start(cuda_impl *c, const double *gs, int32_t rows)
 {
     hs_cu_split *sp = c->sp;
     HS_CALL(hs_gpu_spmv_apply(sp->spmv_c, c->phi, c->rhs, c->s));
@@ -148,7 +150,8 @@ hs_status hs_cu_split_start(cuda_impl *c, const double *gs)
         HS_CUDA_LAUNCH_CHECK("k_split_guess");
         HS_CALL(hs_gpu_spmv_apply(c->spmv, sp->g, sp->ag, c->s));
     }
-    k_split_norms<<<HS_RED_BLOCKS, HS_RED_THREADS, 0, c->s>>>(c->nn, c->rhs, sp->guess ? sp->ag : nullptr,
+    const int32_t n = rows < 0 ? c->nn : rows;
+    k_split_norms<<<HS_RED_BLOCKS, HS_RED_THREADS, 0, c->s>>>(n, c->rhs, sp->guess ? sp->ag : nullptr,
                                                               sp->lumped_b ? nullptr : sp->bu, sp->mass, sp->frozen,
                                                               c->phi, sp->part);
     HS_CUDA_LAUNCH_CHECK("k_split_norms");
@@ -157,10 +160,12 @@ hs_status hs_cu_split_start(cuda_impl *c, const double *gs)
     return HS_OK;
 }
 
-hs_status hs_cu_split_apply(cuda_impl *c, const hs_gpu_cg_scalars *cg, int conv)
+/* rows as hs_cu_split_start's */
+hs_status hs_cu_split_apply(cuda_impl *c, const hs_gpu_cg_scalars *cg, int conv, int32_t rows)
 {
-    k_split_apply<<<nblocks(c->nn, 256), 256, 0, c->s>>>(c->nn, cg, conv, c->sp->norms, c->du,
-                                                         c->sp->guess ? c->sp->g : nullptr, c->phi);
+    const int32_t n = rows < 0 ? c->nn : rows;
+    k_split_apply<<<nblocks(n, 256), 256, 0, c->s>>>(n, cg, conv, c->sp->norms, c->du,
+                                                     c->sp->guess ? c->sp->g : nullptr, c->phi);
     HS_CUDA_LAUNCH_CHECK("k_split_apply");
     return HS_OK;
 }
@@ -478,17 +483,8 @@ hs_status hs_cu_diffuse(hs_backend *b, double dt, hs_cg_result *cg)
     cuda_impl *c = (cuda_impl *)b->impl;
     hs_cu_split *sp = c->sp;
     memset(cg, 0, sizeof *cg);
-    HS_CHECK(sp, HS_ERR_INTERNAL, "diffuse: the backend does not run the splitting scheme");
-    if (!(sp->dt == dt)) {
-        const double t0 = hs_wtime();
-        HS_CALL(hs_cu_split_assemble(b, dt));
-        c->t.assembly += hs_wtime() - t0;
-    }
+    HS_CALL(hs_cu_split_prepare(b, dt));
     HS_CUDA_CALL(cudaEventRecord(c->ev_s0, c->s));
-    if (sp->guess) { /* the guess's weights for this dt (the previous solve synchronised: h_gs is free) */
-        hs_split_guess_weights(&c->ex, dt, sp->h_gs);
-        HS_CUDA_CALL(cudaMemcpyAsync(sp->gs, sp->h_gs, 2 * sizeof(double), cudaMemcpyHostToDevice, c->s));
-    }
     if (c->gpc) {
         HS_CALL(diffuse_general(b, cg));
     } else {
@@ -499,19 +495,11 @@ hs_status hs_cu_diffuse(hs_backend *b, double dt, hs_cg_result *cg)
             hs_gpu_cg_tol t = hs_cu_split_tol(b);
             HS_CALL(hs_cu_split_start(c, sp->gs));
             HS_CALL(hs_gpu_cg_solve_stream(c->cg, c->rhs, c->du, &t, HS_CG_POLL, c->s, c->h_cg));
-            HS_CALL(hs_cu_split_apply(c, c->cg->d_sc, 0));
-            HS_CUDA_CALL(cudaMemcpyAsync(sp->h_norms, sp->norms, 3 * sizeof(double), cudaMemcpyDeviceToHost, c->s));
+            HS_CALL(hs_cu_split_enqueue_finish_rows(c, -1));
         }
         HS_CUDA_CALL(cudaEventRecord(c->ev_s1, c->s));
         HS_CUDA_CALL(cudaStreamSynchronize(c->s));
-        hs_gpu_cg_result_of(c->h_cg, cg);
-        const double rr = sp->h_norms[0], bb = sp->h_norms[1];
-        if (!isfinite(rr) || !isfinite(bb)) { /* as the cpu: the warm start's residual or B u* is not finite */
-            cg->outcome = HS_CG_NONFINITE;
-            cg->rel_res = sqrt(rr);
-        } else { /* relative to ||B u*||, the test's norm */
-            cg->rel_res *= sqrt(rr) / (bb > 0.0 ? sqrt(bb) : 1.0);
-        }
+        hs_cu_split_result(c, cg);
         c->t.solve += 1e-3 * elapsed_ms(c->ev_s0, c->ev_s1);
         return HS_OK;
     }
@@ -522,3 +510,65 @@ hs_status hs_cu_diffuse(hs_backend *b, double dt, hs_cg_result *cg)
 }
 
 double *hs_cu_split_correction(cuda_impl *c) { return c->sp && c->sp->guess ? c->sp->g : nullptr; }
+
+/* ---- the pieces a partition's diffusion reuses (hs_split_rows.cuh, dist_split.cu) --------------- */
+
+hs_status hs_cu_split_react_rows(hs_backend *b, int32_t n)
+{
+    cuda_impl *c = (cuda_impl *)b->impl;
+    hs_cu_split *sp = c->sp;
+    const uint8_t *fr = b->prob->nodal->frozen;
+    HS_CHECK(sp && n >= 0 && n <= c->nn && !sp->exec, HS_ERR_INTERNAL,
+             "reaction rows %d of %d (before the diffusion's graph holds the mask's address)", n, c->nn);
+    if (n == c->nn && !fr) { /* every node reacts: no mask */
+        cudaFree(sp->frozen);
+        sp->frozen = nullptr;
+        return HS_OK;
+    }
+    if (!sp->frozen) HS_CALL(HS_CUDA_ALLOC(sp->frozen, c->nn, "frozen nodes"));
+    if (fr) HS_CUDA_CALL(cudaMemcpy(sp->frozen, fr, (size_t)c->nn, cudaMemcpyHostToDevice));
+    else HS_CUDA_CALL(cudaMemset(sp->frozen, 0, (size_t)c->nn));
+    if (n < c->nn) HS_CUDA_CALL(cudaMemset(sp->frozen + n, 1, (size_t)(c->nn - n)));
+    return HS_OK;
+}
+
+hs_status hs_cu_split_prepare(hs_backend *b, double dt)
+{
+    cuda_impl *c = (cuda_impl *)b->impl;
+    hs_cu_split *sp = c->sp;
+    HS_CHECK(sp, HS_ERR_INTERNAL, "diffuse: the backend does not run the splitting scheme");
+    if (!(sp->dt == dt)) {
+        const double t0 = hs_wtime();
+        HS_CALL(hs_cu_split_assemble(b, dt));
+        c->t.assembly += hs_wtime() - t0;
+    }
+    if (sp->guess) { /* the guess's weights for this dt (the previous solve synchronised: h_gs is free) */
+        hs_split_guess_weights(&c->ex, dt, sp->h_gs);
+        HS_CUDA_CALL(cudaMemcpyAsync(sp->gs, sp->h_gs, 2 * sizeof(double), cudaMemcpyHostToDevice, c->s));
+    }
+    return HS_OK;
+}
+
+hs_status hs_cu_split_enqueue_start_rows(cuda_impl *c, int32_t rows) { return hs_cu_split_start(c, c->sp->gs, rows); }
+
+double *hs_cu_split_norms(cuda_impl *c) { return c->sp->norms; }
+
+hs_status hs_cu_split_enqueue_finish_rows(cuda_impl *c, int32_t rows)
+{
+    HS_CALL(hs_cu_split_apply(c, c->cg->d_sc, 0, rows));
+    HS_CUDA_CALL(cudaMemcpyAsync(c->sp->h_norms, c->sp->norms, 3 * sizeof(double), cudaMemcpyDeviceToHost, c->s));
+    return HS_OK;
+}
+
+void hs_cu_split_result(const cuda_impl *c, hs_cg_result *cg)
+{
+    const hs_cu_split *sp = c->sp;
+    hs_gpu_cg_result_of(c->h_cg, cg);
+    const double rr = sp->h_norms[0], bb = sp->h_norms[1];
+    if (!isfinite(rr) || !isfinite(bb)) { /* as the cpu: the warm start's residual or B u* is not finite */
+        cg->outcome = HS_CG_NONFINITE;
+        cg->rel_res = sqrt(rr);
+    } else { /* relative to ||B u*||, the test's norm */
+        cg->rel_res *= sqrt(rr) / (bb > 0.0 ? sqrt(bb) : 1.0);
+    }
+}

@@ -16,9 +16,11 @@
 #   -np 1: one rank runs the serial plan and the serial device Newton iteration (the backend line says
 #          "one rank: the serial device solve"); no exchange.
 #   -np 2, 3, and every GPU count above 3 the machine has (nvidia-smi -L): the device CG on each rank's
-#          rows; on a machine with fewer GPUs than ranks they share devices and the exchange goes through
-#          MPI (with a warning); with one GPU per rank NCCL carries it when the build has it and
-#          libnccl.so.2 loads. "auto" takes the serial default kernel there (cusparse_sell with these
+#          rows; parallel.transport = "auto": on a machine with fewer GPUs than ranks they share
+#          devices and the exchange goes through MPI (with a warning); with one GPU per rank the ipc
+#          transport (CUDA IPC peer memory, one node) carries it, else NCCL when the build has it and
+#          libnccl.so.2 loads. At 2 ranks each transport is also named (ipc and mpi always, nccl where
+#          it can run): each run equals the serial one within the bound. "auto" takes the serial default kernel there (cusparse_sell with these
 #          float64 values: multiplied whole after the halo); at 2 ranks also solver.spmv = "csr_scalar"
 #          (its interior rows multiplied while the halo travels). solver.step = "graph" (the default)
 #          runs the Newton loop on the device (backends/cuda/dist_newton.cu: the backend line says
@@ -65,15 +67,24 @@ run_np() { # np backend name [--set ...]: run, check the backend line and transp
     else
       grep -q "; device Newton loop" "$out.log" || { echo "np $np ($name): expected the device Newton loop"; cat "$out.log"; exit 1; }
     fi
-    # the transport: NCCL where each rank has its own device and NCCL is there
-    if [ "$has_nccl" = 1 ] && [ "${ngpu:-0}" -ge "$np" ] && ! grep -q "NCCL could not be" "$out.log"; then
-      grep -q "through NCCL" "$out.log" || { echo "np $np: expected the NCCL transport"; cat "$out.log"; exit 1; }
-      # solver.step = graph (auto) with NCCL >= 2.9: the device Newton loop replayed from CUDA graphs
-      if [ "$name" != kernels ] && ! grep -q "capturable from 2.9" "$out.log"; then
-        grep -q "device Newton loop in graphs, " "$out.log" || { echo "np $np: expected the Newton loop in graphs"; cat "$out.log"; exit 1; }
-      fi
-    else
-      grep -q "through MPI via host buffers" "$out.log" || { echo "np $np: expected the MPI transport"; cat "$out.log"; exit 1; }
+    # the transport (TR: what parallel.transport names, auto by default): auto takes ipc where each
+    # rank has its own device (one node), else NCCL where it can run, else MPI
+    local want=mpi
+    case "${TR:-auto}" in
+      auto) if [ "${ngpu:-0}" -ge "$np" ] && ! grep -q "CUDA IPC could not be set up" "$out.log"; then want=ipc
+            elif [ "$has_nccl" = 1 ] && [ "${ngpu:-0}" -ge "$np" ] && ! grep -q "NCCL could not be" "$out.log"; then want=nccl
+            fi ;;
+      ipc) want=ipc ;;
+      nccl) grep -q "NCCL could not be" "$out.log" || want=nccl ;;
+    esac
+    case $want in
+      ipc) grep -q "through CUDA IPC peer memory" "$out.log" || { echo "np $np: expected the ipc transport"; cat "$out.log"; exit 1; } ;;
+      nccl) grep -q "through NCCL" "$out.log" || { echo "np $np: expected the NCCL transport"; cat "$out.log"; exit 1; } ;;
+      *) grep -q "through MPI via host buffers" "$out.log" || { echo "np $np: expected the MPI transport"; cat "$out.log"; exit 1; } ;;
+    esac
+    # solver.step = graph (auto) with ipc or NCCL >= 2.9: the device Newton loop replayed from CUDA graphs
+    if [ "$want" != mpi ] && [ "$name" != kernels ] && ! grep -q "capturable from 2.9" "$out.log"; then
+      grep -q "device Newton loop in graphs, " "$out.log" || { echo "np $np: expected the Newton loop in graphs"; cat "$out.log"; exit 1; }
     fi
   fi
   [ "$(grep -c '^summary:' "$out.log")" = 1 ] || { echo "np $np: not one summary"; cat "$out.log"; exit 1; }
@@ -99,6 +110,11 @@ for np in $counts; do
     done
     python3 "$close" "$tmp/np$np-kernels/slab_000003.vtk" "$tmp/np$np-default/slab_000003.vtk" "V:$tol_v"
     echo "mpirun -np $np: the device Newton loop took the host loop's iterations ($a) and potential"
+  fi
+  if [ "$np" = 2 ]; then # each transport named (ipc works on a shared device too, slowly)
+    TR=ipc run_np 2 cuda ipc --set parallel.transport=ipc
+    TR=mpi run_np 2 cuda mpi --set parallel.transport=mpi
+    if [ "$has_nccl" = 1 ] && [ "${ngpu:-0}" -ge 2 ]; then TR=nccl run_np 2 cuda nccl --set parallel.transport=nccl; fi
   fi
 done
 # the device Newton loop fails as the host loop does, with the same words and numbers (its test on the

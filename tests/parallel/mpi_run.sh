@@ -91,6 +91,18 @@ timeout 120 "$mpiexec" --oversubscribe --allow-run-as-root -np 2 "$HEARTSIM" ben
   --reps 2 --warm 0.2 --strong -q < /dev/null > "$out" 2>&1 || { cat "$out"; echo "bench scale --strong failed"; exit 1; }
 grep -q '^strong scaling' "$out" && ! grep -q '^weak scaling' "$out" && ! grep -q '^| 2 | 2255 |' "$out" \
   || { cat "$out"; echo "bench scale --strong: tables"; exit 1; }
+# --transports: the tables once per transport named, in one job (the cpu backend's ranks use MPI either
+# way); an unknown name is refused by name
+out=$tmp/scale_tr.md
+timeout 120 "$mpiexec" --oversubscribe --allow-run-as-root -np 2 "$HEARTSIM" bench scale "$cfg" --set mesh.h=0.5 \
+  --reps 1 --warm 0.1 --transports auto,mpi -q < /dev/null > "$out" 2>&1 || { cat "$out"; echo "bench scale --transports failed"; exit 1; }
+[ "$(grep -c '^strong scaling.*parallel.transport = "auto"' "$out")" = 1 ] && \
+  [ "$(grep -c '^strong scaling.*parallel.transport = "mpi"' "$out")" = 1 ] && [ "$(grep -c '^| 2 | 1155 | 577 |' "$out")" = 2 ] \
+  || { cat "$out"; echo "bench scale --transports: a table per transport"; exit 1; }
+if timeout 60 "$mpiexec" --oversubscribe --allow-run-as-root -np 2 "$HEARTSIM" bench scale "$cfg" --set mesh.h=0.5 \
+  --reps 1 --transports nccl,shm -q < /dev/null > "$out" 2>&1 || ! grep -q 'unknown transport "shm"; available: auto, nccl, ipc, mpi' "$out"; then
+  cat "$out"; echo "bench scale --transports shm: not refused by name"; exit 1
+fi
 
 # solver.backend = "auto" under mpirun: the backend auto picks here (cpu without a GPU, cuda with one)
 # on every rank, inside the distributed backend; a named device step is replaced, and the log says so once

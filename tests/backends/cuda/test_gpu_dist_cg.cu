@@ -6,7 +6,9 @@
  * rank's local matrix (owned rows, then the ghosts' incomplete rows) in every registered SpMV format
  * with a device kernel and no node order of its own, with float64 values and, where the format has
  * them, float32 ones, for each transport this process can use (NCCL when every rank has its own device
- * and libnccl loads; MPI via host buffers always):
+ * and libnccl loads; CUDA IPC peer memory when every rank is on one node, two ranks on one device
+ * included (there on the first two format/value pairs: each wait lasts a time slice of the GPU); MPI
+ * via host buffers always):
  *  - the SpMV of the owned rows with garbage (NaN) in the ghosts before the exchange equals the
  *    global product's rows: |y - y_ref| <= nnz_row eps (|A| |x|)_i (the same products, summed in
  *    another order at most; eps of double: the float32 values are the reference's too);
@@ -25,7 +27,12 @@
  *  - the iterations replayed from a CUDA graph (hs_dist_gpu_set_graph: one rank, or NCCL >= 2.9) give
  *    the launches' outcome, iteration count, update norm, all-reduce count and x and phi bit for bit,
  *    at the capture and at a replay, and with max_iter = 6 (a graph, then 2 iterations launched); the
- *    MPI transport on several ranks refuses the graph (it waits on the host).
+ *    MPI transport on several ranks refuses the graph (it waits on the host);
+ *  - the device comm alone, ipc transport (several ranks on one node): halo and sum, launched and
+ *    captured into a CUDA graph replayed 3 times with new values each time (the sequence numbers live
+ *    on the device): the ghosts are exactly their owners' values and the sums equal, bit for bit on
+ *    every rank, the host's sum of the same partials in rank order; a rank that skips a sum makes the
+ *    other ranks' wait give up after the (shortened) timeout with an error naming a silent rank.
  * The inner cuda backend is stood in for by a cuda_impl holding what hs_dist_gpu reads. */
 #define OMPI_SKIP_MPICXX 1
 #define MPICH_SKIP_MPICXX 1
@@ -96,6 +103,89 @@ static T *dev_copy(const std::vector<T> &h)
     if (cudaMalloc((void **)&d, sizeof(T) * (h.size() + 1)) != cudaSuccess) return NULL;
     if (!h.empty()) cudaMemcpy(d, h.data(), sizeof(T) * h.size(), cudaMemcpyHostToDevice);
     return d;
+}
+
+/* f(global node, round): the values of the comm test (exact in double) */
+static double comm_val(int64_t g, int round) { return (double)(g % 1000) * 0.25 + 1000.0 * round + 0.5; }
+/* rank q's j-th partial of round r (rounded: the order of the sum shows in the bits) */
+static double part_val(int q, int j, int round) { return 0.1 * (q + 1) * (j + 1) + 1e-3 * round; }
+
+/* The ipc transport alone: halo and sums launched, then captured into a graph and replayed (round 1..3). */
+static void test_ipc_comm(const hs_part_local *l, int rank, int size)
+{
+    hs_cuda_comm *c = NULL;
+    const MPI_Comm world = MPI_COMM_WORLD;
+    HS_TEST_OK(hs_cuda_comm_create(l, &world, HS_TRANSPORT_IPC, &c));
+    if (!c) return;
+    HS_TEST_CHECK(strstr(hs_cuda_comm_transport(c), "IPC") != NULL, "transport %s", hs_cuda_comm_transport(c));
+    HS_TEST_CHECK(hs_cuda_comm_capturable(c, NULL, 0), "the ipc transport is not capturable");
+    const int32_t no = l->n_owned, nl = l->n_owned + l->n_ghost;
+    cudaStream_t s;
+    cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);
+    double *dx = NULL, *dv = NULL;
+    cudaMalloc((void **)&dx, sizeof(double) * (nl + 1));
+    cudaMalloc((void **)&dv, sizeof(double) * 3);
+    cudaGraphExec_t exec = NULL;
+    for (int round = 0; round < 4; ++round) {
+        std::vector<double> x(nl, NAN), v(3);
+        for (int32_t i = 0; i < no; ++i) x[i] = comm_val(l->l2g[i], round);
+        for (int j = 0; j < 3; ++j) v[j] = part_val(rank, j, round);
+        cudaMemcpyAsync(dx, x.data(), sizeof(double) * nl, cudaMemcpyHostToDevice, s);
+        cudaMemcpyAsync(dv, v.data(), sizeof(double) * 3, cudaMemcpyHostToDevice, s);
+        if (round == 0) { /* launched */
+            HS_TEST_OK(hs_cuda_comm_halo_start(c, dx, s));
+            HS_TEST_OK(hs_cuda_comm_halo_finish(c, dx, s));
+            HS_TEST_OK(hs_cuda_comm_sum_dev(c, dv, 3, s));
+        } else { /* one graph, captured once, replayed with the numbers advancing on the device */
+            if (!exec) {
+                cudaGraph_t graph = NULL;
+                HS_TEST_CHECK(cudaStreamBeginCapture(s, cudaStreamCaptureModeRelaxed) == cudaSuccess, "capture");
+                HS_TEST_OK(hs_cuda_comm_halo_start(c, dx, s));
+                HS_TEST_OK(hs_cuda_comm_halo_finish(c, dx, s));
+                HS_TEST_OK(hs_cuda_comm_sum_dev(c, dv, 3, s));
+                HS_TEST_CHECK(cudaStreamEndCapture(s, &graph) == cudaSuccess, "end capture");
+                HS_TEST_CHECK(cudaGraphInstantiate(&exec, graph, 0) == cudaSuccess, "instantiate");
+                cudaGraphDestroy(graph);
+            }
+            HS_TEST_CHECK(cudaGraphLaunch(exec, s) == cudaSuccess, "graph launch");
+        }
+        HS_TEST_CHECK(cudaStreamSynchronize(s) == cudaSuccess, "sync");
+        HS_TEST_OK(hs_cuda_comm_check(c));
+        std::vector<double> got(nl), sum(3);
+        cudaMemcpy(got.data(), dx, sizeof(double) * nl, cudaMemcpyDeviceToHost);
+        cudaMemcpy(sum.data(), dv, sizeof(double) * 3, cudaMemcpyDeviceToHost);
+        int bad = 0;
+        for (int32_t i = 0; i < nl; ++i) bad += got[i] != comm_val(l->l2g[i], round);
+        HS_TEST_CHECK(bad == 0, "ipc round %d: %d of %d local values differ from their owners'", round, bad, nl);
+        for (int j = 0; j < 3; ++j) {
+            double ref = part_val(0, j, round);
+            for (int q = 1; q < size; ++q) ref += part_val(q, j, round);
+            HS_TEST_CHECK(memcmp(&sum[j], &ref, sizeof ref) == 0, "ipc round %d: sum %d = %.17g, rank order %.17g",
+                          round, j, sum[j], ref);
+        }
+        std::vector<double> all((size_t)3 * size);
+        MPI_Allgather(sum.data(), 3, MPI_DOUBLE, all.data(), 3, MPI_DOUBLE, MPI_COMM_WORLD);
+        HS_TEST_CHECK(memcmp(all.data(), all.data() + 3 * (size - 1), sizeof(double) * 3) == 0,
+                      "ipc round %d: the sums differ between ranks", round);
+    }
+    if (exec) cudaGraphExecDestroy(exec);
+    /* a silent rank: the last rank skips a sum; the others give up after 0.5 s and name a rank */
+    hs_cuda_comm_set_timeout(c, 0.5);
+    if (rank != size - 1) {
+        HS_TEST_OK(hs_cuda_comm_sum_dev(c, dv, 3, s));
+        cudaStreamSynchronize(s);
+        const hs_status st = hs_cuda_comm_check(c);
+        HS_TEST_CHECK(st == HS_ERR_DEVICE && strstr(hs_error_message(), "gave up"),
+                      "a silent rank: status %d (%s)", (int)st, st ? hs_error_message() : "no error");
+        if (rank == 0 && st != HS_OK) printf("  a silent rank, as reported: %s\n", hs_error_message());
+        hs_error_clear();
+    }
+    MPI_Barrier(MPI_COMM_WORLD); /* every wait ended before any rank unmaps its memory */
+    hs_cuda_comm_destroy(&c);
+    cudaFree(dx);
+    cudaFree(dv);
+    cudaStreamDestroy(s);
+    if (rank == 0) printf("ipc transport: halo and sums launched and replayed from a graph, a silent rank reported\n");
 }
 
 int main(int argc, char **argv)
@@ -186,6 +276,27 @@ int main(int argc, char **argv)
     MPI_Allreduce(MPI_IN_PLACE, &nccl, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
     nccl = nccl && !shared;
     if (rank == 0 && !nccl) printf("NCCL transport not tested here: %s\n", shared ? "ranks share a device" : why);
+    /* CUDA IPC: every rank on one node (a device of its own or not) */
+    int one_node = 0;
+    {
+        MPI_Comm node;
+        MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
+        int ns = 0;
+        MPI_Comm_size(node, &ns);
+        MPI_Comm_free(&node);
+        one_node = ns == size;
+        MPI_Allreduce(MPI_IN_PLACE, &one_node, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    }
+    if (rank == 0 && !one_node) printf("ipc transport not tested here: the ranks span several nodes\n");
+    /* the transports to run: one rank exchanges nothing (one run) */
+    std::vector<int> transports;
+    if (size == 1) transports.push_back(HS_TRANSPORT_AUTO);
+    else {
+        if (nccl) transports.push_back(HS_TRANSPORT_NCCL);
+        if (one_node) transports.push_back(HS_TRANSPORT_IPC);
+        transports.push_back(HS_TRANSPORT_MPI);
+    }
+    if (size > 1 && one_node) test_ipc_comm(l, rank, size);
 
     /* a random x for the SpMV check */
     std::vector<double> xg(n), yg(n), ayx(n);
@@ -271,7 +382,10 @@ int main(int argc, char **argv)
             be.impl = &c;
             be.prob = &prob;
             const char *what = f->name;
-            for (int use = nccl; use >= 0; --use) {
+            for (const int use : transports) {
+                /* ipc on a shared device: every wait lasts until the other process gets the GPU's time
+                 * slice (no MPS), so two format/value pairs only */
+                if (use == HS_TRANSPORT_IPC && shared && formats > 2) continue;
                 hs_dist_gpu *g = NULL;
                 HS_TEST_OK(hs_dist_gpu_create(&be, l, MPI_COMM_WORLD, use, 0, &g));
                 if (!g) MPI_Abort(MPI_COMM_WORLD, 1);
@@ -352,7 +466,7 @@ int main(int argc, char **argv)
                  * launched one by one) against the launches with the same max_iter */
                 char whyg[160] = "";
                 const int captured = hs_dist_gpu_set_graph(g, 1, whyg, sizeof whyg);
-                if (size == 1 || use) {
+                if (size == 1 || use != HS_TRANSPORT_MPI) {
                     if (!captured && rank == 0) printf("  graph path not tested: %s\n", whyg);
                     HS_TEST_CHECK(captured || strstr(whyg, "capturable from 2.9"), "%s %s np=%d: no graph (%s)", what,
                                   tr, size, whyg);

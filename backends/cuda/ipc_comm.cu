@@ -1,0 +1,439 @@
+/*
+ * The intra-node transport of the device comm (hs_ipc_comm.cuh; parallel.transport = "ipc"): the halo
+ * and the sums through CUDA IPC peer memory and device flags, the "one-shot" pattern of the custom
+ * all-reduces of inference stacks (each rank stores its values into every peer's buffer, fences,
+ * raises a flag; each waits for every flag, then reads its own buffer). The host comm
+ * (parallel/dist.c) and the NCCL and MPI transports (cuda_comm.cu) are the references: the same send
+ * lists, the ghosts grouped by owner, the sums over the ranks (here in rank order, bit for bit alike
+ * on every rank).
+ *
+ * Memory of rank r, one cudaMalloc exported with cudaIpcGetMemHandle and mapped by every other rank
+ * (ipc_layout):
+ *   sflag [P]                         u64: sflag[q] = the number of the last sum rank q stored here
+ *   slot  [2][P][HS_IPC_SUM_MAX]      double: slot[parity][q][j] = rank q's j-th partial of that sum
+ *   hflag [n_nbrs]                    u64: hflag[k] = the number of the last halo nbr[k] stored here
+ *   stage [2][n_ghost]                double: stage[parity][recv_ptr[k] + j] = nbr[k]'s j-th value for r
+ * and, not shared, ipc_ctl: the numbers of the exchanges and sums this rank completed. A halo or sum
+ * of number s (1, 2, ...) uses parity s & 1. The numbers live on the device and advance in the
+ * kernels themselves, so a CUDA graph that holds these kernels is replayed correctly (no host counter
+ * in a kernel argument).
+ *
+ * Memory order (PTX memory model): a writer stores its values (plain stores, remote over NVLink or
+ * local), the block synchronises, one thread fences at system scope (__threadfence_system) and stores
+ * the flag with release semantics at system scope; a reader's thread loads the flag with acquire
+ * semantics at system scope until it reaches the number, the block synchronises, and the block reads
+ * the values through L2 (__ldcg: the landing buffers are written by other devices, and a line of an
+ * earlier exchange may sit in this SM's L1). Where several blocks write for one flag, each fences
+ * before taking a ticket (atomicAdd) and the last one fences again before the release store (the
+ * pattern of the CUDA sample threadFenceReduction, at system scope).
+ *
+ * Reuse of the buffers (write-after-read). Parity double-buffers them, and causality does the rest:
+ *  - halo: rank r writes exchange e + 2 into q's stage[e & 1] only after r's halo_finish of e + 1
+ *    (the comm runs one exchange at a time, start then finish, on one stream), which waited for q's
+ *    flag of e + 1; q raised that flag at the end of its halo_start of e + 1, enqueued after its
+ *    halo_finish of e, which had read stage[e & 1] into q's vector. Neighbours are symmetric (q holds a
+ *    ghost of r exactly when r holds one of q: the pattern is symmetric), and every neighbour pair
+ *    raises its flags at every exchange even with nothing to send, so the chain always exists.
+ *  - sums: r writes sum e + 2 into q's slot[e & 1][r] only after its sum e + 1 saw every flag of
+ *    e + 1, q's included, which q raised in its sum kernel of e + 1, enqueued after its sum kernel of
+ *    e had read slot[e & 1].
+ * No further synchronisation (no acknowledgement flags) is needed, and none of the CG's all-reduces
+ * is relied upon.
+ *
+ * Every wait gives up after a timeout (20 s of the device's global timer): it records the peer and
+ * the number in a device word (later waits then return at once) and in pinned host memory that
+ * hs_ipc_check reads after the host's synchronisation, so a peer that died or hangs ends the run
+ * with an error naming it instead of a hang.
+ */
+#include <cuda/atomic>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include "cuda_backend.cuh"
+#include "hs_cuda.h"
+#include "hs_dist.h"
+#include "hs_ipc_comm.cuh"
+#include "hs_partition.h"
+#include "hs_util.h"
+
+typedef unsigned long long u64;
+
+#define HS_IPC_THREADS 256
+#define HS_IPC_TAG 1405
+
+/* this rank's numbers of the exchanges and sums completed (device memory, not shared) */
+struct ipc_ctl {
+    u64 halo_seq; /* advanced by the last block of k_ipc_halo_finish */
+    u64 sum_seq;  /* advanced by k_ipc_sum */
+    int err;      /* 0, or the kind of the first wait that gave up (1 halo, 2 sum): later waits return */
+};
+
+/* what hs_ipc_check reports (pinned, mapped host memory; written by the device only on a timeout) */
+struct ipc_err {
+    int kind, peer;
+    u64 seq;
+};
+
+/* where this rank's values for neighbour k go, in that neighbour's memory as this process maps it */
+struct ipc_nbr {
+    double *dst;    /* stage[0] + the neighbour's recv_ptr for this rank; parity 1 at dst + stride */
+    u64 *flag;      /* the neighbour's hflag word for this rank */
+    int64_t stride; /* the neighbour's n_ghost */
+    int32_t s0, ns; /* this rank's send list for it: send_idx[s0, s0 + ns) */
+};
+
+struct ipc_layout {
+    size_t sflag, slot, hflag, stage, bytes;
+};
+
+/* the byte offsets of a rank's shared allocation: a function of the rank count and its own view */
+static ipc_layout layout_of(int P, int n_nbrs, int64_t n_ghost)
+{
+    auto up = [](size_t b) { return (b + 255) / 256 * 256; };
+    ipc_layout y;
+    y.sflag = 0;
+    y.slot = up(sizeof(u64) * (size_t)P);
+    y.hflag = y.slot + up(sizeof(double) * 2 * (size_t)P * HS_IPC_SUM_MAX);
+    y.stage = y.hflag + up(sizeof(u64) * (size_t)(n_nbrs > 0 ? n_nbrs : 1));
+    y.bytes = y.stage + up(sizeof(double) * 2 * (size_t)(n_ghost > 0 ? n_ghost : 1));
+    return y;
+}
+
+struct hs_ipc {
+    MPI_Comm comm; /* borrowed */
+    int rank, size, n_nbrs;
+    int32_t n_own, n_ghost;
+    ipc_layout lay;
+    char *mine;         /* this rank's shared allocation */
+    char **peer;        /* [size] each rank's allocation as this process maps it (peer[rank] = mine) */
+    char **d_base;      /* [size] the same, on the device */
+    ipc_nbr *d_nbr;     /* [n_nbrs] */
+    int32_t *d_send_idx, *d_nbr_rank;
+    ipc_ctl *d_ctl;
+    unsigned *d_ticket; /* [n_nbrs + 1]: k_ipc_halo_start's per neighbour, k_ipc_halo_finish's; 0 between kernels */
+    ipc_err *h_err, *d_err; /* pinned and mapped: the host's and the device's view */
+    int bx_start, bx_finish;
+    u64 timeout_ns;
+};
+
+/* ---- device side ---------------------------------------------------------------------------- */
+
+static __device__ __forceinline__ u64 now_ns()
+{
+    u64 t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    return t;
+}
+
+/* raise a peer's (or this rank's) flag to seq: everything this thread's block stored before its last
+ * __syncthreads, fenced, is visible to whoever acquires the flag at seq */
+static __device__ __forceinline__ void raise_flag(u64 *flag, u64 seq)
+{
+    __threadfence_system();
+    cuda::atomic_ref<u64, cuda::thread_scope_system>(*flag).store(seq, cuda::memory_order_release);
+}
+
+/* 1 once *flag >= want (acquired at system scope); 0 when an earlier wait gave up or this one spun for
+ * timeout_ns, which it records (kind, peer, want) for hs_ipc_check */
+static __device__ int wait_flag(u64 *flag, u64 want, u64 timeout_ns, ipc_ctl *ctl, ipc_err *err, int kind, int peer)
+{
+    cuda::atomic_ref<u64, cuda::thread_scope_system> f(*flag);
+    if (f.load(cuda::memory_order_acquire) >= want) return 1;
+    const u64 t0 = now_ns();
+    for (;;) {
+        if (*(volatile int *)&ctl->err) return 0;
+        if (f.load(cuda::memory_order_acquire) >= want) return 1;
+        if (now_ns() - t0 > timeout_ns) {
+            if (atomicCAS(&ctl->err, 0, kind) == 0) {
+                err->peer = peer;
+                err->seq = want;
+                __threadfence_system();
+                *(volatile int *)&err->kind = kind;
+                __threadfence_system();
+            }
+            return 0;
+        }
+    }
+}
+
+/* Halo, sender side: grid (bx, n_nbrs); the blocks of neighbour k store x's values of its send list
+ * into its landing buffer of this exchange's parity, the last of them raises its flag. Every
+ * neighbour gets a flag, with or without values (the reuse argument above needs it). */
+static __global__ void k_ipc_halo_start(const double *__restrict__ x, const int32_t *__restrict__ send_idx,
+                                        const ipc_nbr *__restrict__ nbr, const ipc_ctl *__restrict__ ctl,
+                                        unsigned *ticket)
+{
+    const ipc_nbr q = nbr[blockIdx.y];
+    const u64 seq = ctl->halo_seq + 1; /* this exchange (halo_finish advances the count) */
+    double *dst = q.dst + (seq & 1) * q.stride;
+    for (int32_t j = blockIdx.x * blockDim.x + threadIdx.x; j < q.ns; j += gridDim.x * blockDim.x)
+        dst[j] = x[send_idx[q.s0 + j]];
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        __threadfence_system(); /* this block's stores before its ticket */
+        if (atomicAdd(&ticket[blockIdx.y], 1u) == gridDim.x - 1) { /* the last block for this neighbour */
+            ticket[blockIdx.y] = 0; /* the next exchange's (read again only by a later kernel) */
+            raise_flag(q.flag, seq);
+        }
+    }
+}
+
+/* Halo, receiver side: every block waits for the flags of all neighbours (thread k watches nbr[k]),
+ * then copies its share of the landing buffer into the ghosts; the last block advances the count. */
+static __global__ void k_ipc_halo_finish(double *__restrict__ ghosts, int32_t n_ghost, const double *stage,
+                                         u64 *hflag, const int32_t *__restrict__ nbr_rank, int n_nbrs,
+                                         ipc_ctl *ctl, unsigned *ticket, u64 timeout_ns, ipc_err *err)
+{
+    const u64 seq = ctl->halo_seq + 1;
+    for (int k = threadIdx.x; k < n_nbrs; k += blockDim.x)
+        wait_flag(&hflag[k], seq, timeout_ns, ctl, err, 1, nbr_rank[k]);
+    __syncthreads();
+    const double *src = stage + (seq & 1) * (u64)n_ghost;
+    for (int32_t j = blockIdx.x * blockDim.x + threadIdx.x; j < n_ghost; j += gridDim.x * blockDim.x)
+        ghosts[j] = __ldcg(src + j);
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        __threadfence(); /* this block read halo_seq before its ticket */
+        if (atomicAdd(ticket, 1u) == gridDim.x - 1) {
+            *ticket = 0;
+            ctl->halo_seq = seq;
+        }
+    }
+}
+
+/* Sum: one block of HS_IPC_SUM_MAX threads; thread j stores partial j into slot [parity][rank][j] of
+ * every rank (itself included), thread q raises rank q's flag for this rank and waits for this rank's
+ * flag of q; then thread j adds the P slots in rank order (the same additions on every rank). */
+static __global__ void k_ipc_sum(double *d_v, int n, int rank, int P, char *const *__restrict__ base, size_t off_slot,
+                                 size_t off_sflag, ipc_ctl *ctl, u64 timeout_ns, ipc_err *err)
+{
+    const int t = threadIdx.x;
+    const u64 seq = ctl->sum_seq + 1;
+    const size_t par = seq & 1;
+    if (t < n) {
+        const double v = d_v[t];
+        for (int q = 0; q < P; ++q)
+            reinterpret_cast<double *>(base[q] + off_slot)[(par * P + rank) * HS_IPC_SUM_MAX + t] = v;
+    }
+    __syncthreads();
+    if (t < P) {
+        raise_flag(reinterpret_cast<u64 *>(base[t] + off_sflag) + rank, seq);
+        wait_flag(reinterpret_cast<u64 *>(base[rank] + off_sflag) + t, seq, timeout_ns, ctl, err, 2, t);
+    }
+    __syncthreads();
+    if (t < n) {
+        const double *slot = reinterpret_cast<const double *>(base[rank] + off_slot) + par * P * HS_IPC_SUM_MAX;
+        double s = __ldcg(slot + t);
+        for (int q = 1; q < P; ++q) s += __ldcg(slot + (size_t)q * HS_IPC_SUM_MAX + t);
+        d_v[t] = s;
+    }
+    if (t == 0) ctl->sum_seq = seq; /* every thread read it before the first barrier */
+}
+
+/* ---- host side ------------------------------------------------------------------------------ */
+
+hs_status hs_ipc_halo_start(hs_ipc *p, const double *d_x, cudaStream_t s)
+{
+    if (p->n_nbrs == 0) return HS_OK;
+    k_ipc_halo_start<<<dim3(p->bx_start, p->n_nbrs), HS_IPC_THREADS, 0, s>>>(d_x, p->d_send_idx, p->d_nbr, p->d_ctl,
+                                                                               p->d_ticket);
+    HS_CUDA_LAUNCH_CHECK("k_ipc_halo_start");
+    return HS_OK;
+}
+
+hs_status hs_ipc_halo_finish(hs_ipc *p, double *d_x, cudaStream_t s)
+{
+    if (p->n_nbrs == 0) return HS_OK;
+    k_ipc_halo_finish<<<p->bx_finish, HS_IPC_THREADS, 0, s>>>(
+        d_x + p->n_own, p->n_ghost, reinterpret_cast<const double *>(p->mine + p->lay.stage),
+        reinterpret_cast<u64 *>(p->mine + p->lay.hflag), p->d_nbr_rank, p->n_nbrs, p->d_ctl, p->d_ticket + p->n_nbrs,
+        p->timeout_ns, p->d_err);
+    HS_CUDA_LAUNCH_CHECK("k_ipc_halo_finish");
+    return HS_OK;
+}
+
+hs_status hs_ipc_sum(hs_ipc *p, double *d_v, int n, cudaStream_t s)
+{
+    HS_CHECK(n >= 1 && n <= HS_IPC_SUM_MAX, HS_ERR_INTERNAL, "an ipc sum of %d values (1 to %d)", n, HS_IPC_SUM_MAX);
+    k_ipc_sum<<<1, HS_IPC_SUM_MAX, 0, s>>>(d_v, n, p->rank, p->size, p->d_base, p->lay.slot, p->lay.sflag, p->d_ctl,
+                                          p->timeout_ns, p->d_err);
+    HS_CUDA_LAUNCH_CHECK("k_ipc_sum");
+    return HS_OK;
+}
+
+hs_status hs_ipc_check(const hs_ipc *p)
+{
+    const volatile ipc_err *e = p ? p->h_err : NULL;
+    if (!e || !e->kind) return HS_OK;
+    return HS_FAIL(HS_ERR_DEVICE,
+                   "rank %d: the ipc transport (parallel.transport) waited %.0f s on the device for rank %d's %s "
+                   "(number %llu) and gave up: that rank stopped or hangs (its own error, if any, is reported too)",
+                   p->rank, 1e-9 * (double)p->timeout_ns, e->peer, e->kind == 1 ? "halo values" : "partial sums",
+                   (unsigned long long)e->seq);
+}
+
+void hs_ipc_set_timeout(hs_ipc *p, double seconds) { p->timeout_ns = (u64)(seconds * 1e9); }
+
+/* what every rank's local steps gave: HS_OK on all, or this rank's error, or one naming the first
+ * rank that failed (every rank calls it at the same points) */
+static hs_status agree(MPI_Comm comm, int rank, int size, hs_status st, const char *what)
+{
+    int first = st == HS_OK ? size : rank;
+    if (MPI_Allreduce(MPI_IN_PLACE, &first, 1, MPI_INT, MPI_MIN, comm) != MPI_SUCCESS) first = st == HS_OK ? -1 : rank;
+    if (first == size) return HS_OK;
+    if (st != HS_OK) return st;
+    if (first < 0) return HS_FAIL(HS_ERR_INTERNAL, "MPI_Allreduce failed while setting up %s", what);
+    return HS_FAIL(HS_ERR_DEVICE, "%s failed on rank %d (its message is in its log)", what, first);
+}
+
+/* this rank's allocations (local: may fail) */
+static hs_status setup_local(hs_ipc *p, const hs_part_local *l, cudaIpcMemHandle_t *h)
+{
+    HS_CHECK(p->size <= HS_IPC_MAX_RANKS, HS_ERR_CONFIG,
+             "parallel.transport = \"ipc\": %d ranks, at most %d (one node)", p->size, HS_IPC_MAX_RANKS);
+    p->lay = layout_of(p->size, p->n_nbrs, p->n_ghost);
+    HS_CUDA_CALL(cudaMalloc((void **)&p->mine, p->lay.bytes)); /* cudaMalloc: what cudaIpcGetMemHandle exports */
+    HS_CUDA_CALL(cudaMemset(p->mine, 0, p->lay.bytes));        /* every flag at 0: no exchange, no sum yet */
+    HS_CUDA_CALL(cudaIpcGetMemHandle(h, p->mine));
+    const int32_t n_send = l->send_ptr[l->n_nbrs];
+    HS_CALL(upload(&p->d_send_idx, l->send_idx, (size_t)n_send, "ipc halo send lists"));
+    HS_CALL(upload(&p->d_nbr_rank, l->nbr, (size_t)l->n_nbrs, "ipc neighbour ranks"));
+    HS_CALL(HS_CUDA_ALLOC(p->d_ctl, 1, "ipc counters"));
+    HS_CUDA_CALL(cudaMemset(p->d_ctl, 0, sizeof(ipc_ctl)));
+    HS_CALL(HS_CUDA_ALLOC(p->d_ticket, (size_t)l->n_nbrs + 1, "ipc tickets"));
+    HS_CUDA_CALL(cudaMemset(p->d_ticket, 0, sizeof(unsigned) * ((size_t)l->n_nbrs + 1)));
+    HS_CUDA_CALL(cudaHostAlloc((void **)&p->h_err, sizeof(ipc_err), cudaHostAllocMapped));
+    memset(p->h_err, 0, sizeof(ipc_err));
+    HS_CUDA_CALL(cudaHostGetDevicePointer((void **)&p->d_err, p->h_err, 0));
+    HS_CUDA_CALL(cudaDeviceSynchronize()); /* zeroed before any peer may write (after the exchange below) */
+    int max_ns = 1;
+    for (int k = 0; k < l->n_nbrs; ++k) max_ns = std::max(max_ns, l->send_ptr[k + 1] - l->send_ptr[k]);
+    p->bx_start = std::min(nblocks(max_ns, HS_IPC_THREADS), 64);
+    p->bx_finish = std::min(nblocks(p->n_ghost > 0 ? p->n_ghost : 1, HS_IPC_THREADS), 128);
+    return HS_OK;
+}
+
+/* the peers' allocations mapped, the neighbour table built (local: may fail). @p theirs [n_nbrs][4]:
+ * what neighbour k said of its memory for this rank: hflag offset, stage offset, n_ghost, count. */
+static hs_status setup_peers(hs_ipc *p, const hs_part_local *l, const cudaIpcMemHandle_t *handles, const int64_t *theirs)
+{
+    HS_CALL(HS_ALLOC(p->peer, (size_t)p->size, "ipc peer table"));
+    for (int q = 0; q < p->size; ++q) {
+        if (q == p->rank) {
+            p->peer[q] = p->mine;
+            continue;
+        }
+        /* a peer on another device: peer access enabled on first use where cudaDeviceCanAccessPeer allows
+         * it; on this device (ranks sharing a GPU): the same memory through the other process's handle */
+        const cudaError_t e = cudaIpcOpenMemHandle((void **)&p->peer[q], handles[q], cudaIpcMemLazyEnablePeerAccess);
+        if (e != cudaSuccess) {
+            p->peer[q] = NULL;
+            cudaGetLastError();
+            return HS_FAIL(HS_ERR_DEVICE, "rank %d cannot map rank %d's device memory (cudaIpcOpenMemHandle: %s)",
+                           p->rank, q, cudaGetErrorString(e));
+        }
+    }
+    HS_CALL(upload(&p->d_base, p->peer, (size_t)p->size, "ipc peer addresses"));
+    ipc_nbr *t = NULL;
+    HS_CALL(HS_ALLOC(t, (size_t)l->n_nbrs + 1, "ipc neighbour table"));
+    hs_status st = HS_OK;
+    for (int k = 0; k < l->n_nbrs && st == HS_OK; ++k) {
+        const int64_t *w = theirs + 4 * k;
+        const int32_t ns = l->send_ptr[k + 1] - l->send_ptr[k];
+        if (w[3] != ns) {
+            st = HS_FAIL(HS_ERR_INTERNAL, "rank %d sends %d halo values to rank %d, which expects %lld", p->rank, ns,
+                         l->nbr[k], (long long)w[3]);
+            break;
+        }
+        char *b = p->peer[l->nbr[k]];
+        t[k].dst = reinterpret_cast<double *>(b + w[1]);
+        t[k].flag = reinterpret_cast<u64 *>(b + w[0]);
+        t[k].stride = w[2];
+        t[k].s0 = l->send_ptr[k];
+        t[k].ns = ns;
+    }
+    if (st == HS_OK) st = upload(&p->d_nbr, t, (size_t)l->n_nbrs, "ipc neighbour table");
+    free(t);
+    return st;
+}
+
+static hs_status create(hs_ipc *p, const hs_part_local *l, MPI_Comm comm)
+{
+    p->comm = comm;
+    MPI_Comm_rank(comm, &p->rank);
+    MPI_Comm_size(comm, &p->size);
+    p->n_nbrs = l->n_nbrs;
+    p->n_own = l->n_owned;
+    p->n_ghost = l->n_ghost;
+    p->timeout_ns = 20000000000ull;
+    HS_CUDA_CALL(cudaSetDevice(hs_gpu_device()));
+    cudaIpcMemHandle_t h;
+    memset(&h, 0, sizeof h);
+    hs_status st = setup_local(p, l, &h);
+    /* every rank's handle (every rank makes the same MPI calls, whatever failed locally) */
+    cudaIpcMemHandle_t *all = (cudaIpcMemHandle_t *)calloc((size_t)p->size, sizeof h);
+    int64_t *mine = (int64_t *)calloc(4 * (size_t)l->n_nbrs + 1, sizeof(int64_t));
+    int64_t *theirs = (int64_t *)calloc(4 * (size_t)l->n_nbrs + 1, sizeof(int64_t));
+    MPI_Request *rq = (MPI_Request *)calloc(2 * (size_t)l->n_nbrs + 1, sizeof(MPI_Request));
+    if (st == HS_OK && (!all || !mine || !theirs || !rq)) st = HS_FAIL(HS_ERR_MEMORY, "out of memory (ipc set-up)");
+    if (all && MPI_Allgather(&h, (int)sizeof h, MPI_BYTE, all, (int)sizeof h, MPI_BYTE, comm) != MPI_SUCCESS &&
+        st == HS_OK)
+        st = HS_FAIL(HS_ERR_INTERNAL, "MPI_Allgather of the IPC handles failed");
+    st = agree(comm, p->rank, p->size, st, "the CUDA IPC transport's allocation");
+    if (st != HS_OK) goto done;
+    /* each neighbour learns where its values for this rank go: this rank's hflag word for it, its
+     * ghosts' place in stage, the stride of the parities, and how many it expects */
+    for (int k = 0; k < l->n_nbrs; ++k) {
+        int64_t *w = mine + 4 * k;
+        w[0] = (int64_t)(p->lay.hflag + sizeof(u64) * (size_t)k);
+        w[1] = (int64_t)(p->lay.stage + sizeof(double) * (size_t)l->recv_ptr[k]);
+        w[2] = l->n_ghost;
+        w[3] = l->recv_ptr[k + 1] - l->recv_ptr[k];
+    }
+    for (int k = 0; k < l->n_nbrs; ++k) {
+        MPI_Irecv(theirs + 4 * k, 4, MPI_INT64_T, l->nbr[k], HS_IPC_TAG, comm, &rq[2 * k]);
+        MPI_Isend(mine + 4 * k, 4, MPI_INT64_T, l->nbr[k], HS_IPC_TAG, comm, &rq[2 * k + 1]);
+    }
+    if (MPI_Waitall(2 * l->n_nbrs, rq, MPI_STATUSES_IGNORE) != MPI_SUCCESS)
+        st = HS_FAIL(HS_ERR_INTERNAL, "the exchange of the IPC buffer offsets failed");
+    if (st == HS_OK) st = setup_peers(p, l, all, theirs);
+    st = agree(comm, p->rank, p->size, st, "mapping the peers' memory (CUDA IPC)");
+done:
+    free(all);
+    free(mine);
+    free(theirs);
+    free(rq);
+    return st;
+}
+
+hs_status hs_ipc_create(const hs_part_local *l, MPI_Comm comm, hs_ipc **out)
+{
+    *out = NULL;
+    hs_ipc *p = NULL;
+    HS_CALL(HS_ALLOC(p, 1, "ipc transport"));
+    const hs_status st = create(p, l, comm);
+    if (st != HS_OK) {
+        hs_ipc_destroy(&p);
+        return st;
+    }
+    *out = p;
+    return HS_OK;
+}
+
+void hs_ipc_destroy(hs_ipc **pp)
+{
+    hs_ipc *p = pp ? *pp : NULL;
+    if (!p) return;
+    for (int q = 0; p->peer && q < p->size; ++q)
+        if (q != p->rank && p->peer[q]) cudaIpcCloseMemHandle(p->peer[q]);
+    free(p->peer);
+    void *dev[] = {p->mine, p->d_base, p->d_nbr, p->d_send_idx, p->d_nbr_rank, p->d_ctl, p->d_ticket};
+    for (size_t k = 0; k < sizeof dev / sizeof dev[0]; ++k)
+        if (dev[k]) cudaFree(dev[k]);
+    if (p->h_err) cudaFreeHost(p->h_err);
+    free(p);
+    *pp = NULL;
+}
