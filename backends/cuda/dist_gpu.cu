@@ -244,8 +244,8 @@ extern "C" hs_status hs_dist_gpu_solve(hs_dist_gpu *g, const hs_cg_opts *opts, h
     }
     HS_CUDA_CALL(cudaEventRecord(c->ev_s1, c->s));
     HS_CUDA_CALL(cudaStreamSynchronize(c->s));
-    HS_CALL(hs_cuda_comm_check(g->comm));
     g->waits++;
+    HS_CALL(hs_cuda_comm_check(g->comm));
     c->t.solve += 1e-3 * elapsed_ms(c->ev_s0, c->ev_s1);
     double m = 0.0;
     for (int k = 0; k < HS_RED_BLOCKS; ++k) /* the kernel's order: NaN largest */

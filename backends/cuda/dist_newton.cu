@@ -46,6 +46,9 @@
 namespace {
 
 enum { SLOTS = 4 }; /* per rank: residual, its global node, max |du|, element failed (1) */
+/* the most doubles one hs_cuda_comm_sum_dev carries on every transport (the ipc and MPI ones hold 64:
+ * HS_IPC_SUM_MAX, cuda_comm.cu's HS_COMM_SUM_MAX); a longer vector is summed in pieces */
+enum { SUM_PIECE = 64 };
 
 /* The loop's decisions (a step_graph.cu hs_newton_ctl, made global); pinned copy on the host. */
 struct newton_ctl {
@@ -195,7 +198,10 @@ hs_status enqueue_test(hs_dist_gpu *g, int first, int in_graph)
     k_newton_pack<<<1, HS_RED_THREADS, 0, c->s>>>(g->size, g->rank, g->d_resv, g->d_resi, nt->gid,
                                                    first ? nullptr : g->part, HS_RED_BLOCKS, c->d_sc, nt->red);
     HS_CUDA_LAUNCH_CHECK("k_newton_pack");
-    HS_CALL(hs_cuda_comm_sum_dev(g->comm, nt->red, g->size * SLOTS, c->s));
+    for (int q = 0; q < g->size * SLOTS; q += SUM_PIECE) { /* one sum below 17 ranks */
+        const int n = g->size * SLOTS - q < SUM_PIECE ? g->size * SLOTS - q : SUM_PIECE;
+        HS_CALL(hs_cuda_comm_sum_dev(g->comm, nt->red + q, n, c->s));
+    }
     k_newton_test<<<1, 1, 0, c->s>>>(nt->ctl, nt->red, g->size, c->cg->d_sc, c->d_sc, o->newton_tol_residual,
                                      o->newton_tol_update, o->newton_max_iter, first);
     HS_CUDA_LAUNCH_CHECK("k_newton_test");

@@ -54,8 +54,8 @@ int hs_dist_gpu_split(const hs_dist_gpu *g);
 /**
  * @brief @p on 1: the CG replays its iterations from a CUDA graph of HS_CG_POLL of them, and the device
  * Newton loop (hs_dist_gpu_newton) its sequences from CUDA graphs, where the comm allows the capture
- * (hs_cuda_comm_capturable: one rank, ipc, or NCCL >= 2.9), else they are launched one by one; 0: one by
- * one. Returns 1 when the graphs are used from now on. hs_dist_gpu_create sets it from the inner
+ * (hs_cuda_comm_capturable: one rank, ipc, or NCCL >= 2.9), else they are launched one by one; 0: one
+ * by one. Returns 1 when the graphs are used from now on. hs_dist_gpu_create sets it from the inner
  * backend's plan (solver.step = "graph"). Not with one_rank_serial on one rank (returns 0).
  * @p why (may be NULL): why not, when on and it returns 0.
  */
