@@ -117,8 +117,9 @@ extern "C" hs_status hs_cuda_resolve_plan_ranks(const hs_csr *pattern, const hs_
     HS_CHECK(!no, HS_ERR_CONFIG, "solver.step = \"%s\": %s", hs_step_mode_name(asked), no);
     hs_cuda_plan_rules(opt, INT32_MAX, plan);
     if (plan->step == HS_STEP_PERSISTENT) plan->step = HS_STEP_GRAPH;
-    if (splitting) { /* the host runs a step's ops (dist_split.cu); "graph": the diffusion CG's iterations */
-        plan->step = asked == HS_STEP_AUTO ? HS_STEP_GRAPH : HS_STEP_KERNELS;
+    if (splitting) { /* the host runs a step's ops (dist_split.cu: split_step.cu's graph of steps is one device's);
+                      * "auto" and "graph": the diffusion CG's iterations in graphs */
+        plan->step = asked == HS_STEP_KERNELS ? HS_STEP_KERNELS : HS_STEP_GRAPH;
         snprintf(plan->why_step, sizeof plan->why_step,
                  "%d ranks, splitting: the host runs a step's ops, the reaction and the diffusion; %s", n_ranks,
                  plan->step == HS_STEP_GRAPH

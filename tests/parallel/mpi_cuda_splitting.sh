@@ -33,7 +33,8 @@
 #   study         scar_slab (a non-conducting scar: frozen nodes; a slower band: node region rows;
 #                 probes; a pseudo-ECG): -np 2, 3 against the serial run, 3 against the cpu backend;
 #                 2 ranks to 5 ms with a checkpoint, restarted on 3 to 10 ms
-# and solver.step = "persistent" refused on 2 ranks as a serial run refuses it, naming the key.
+# a failing reaction named once; and solver.step = "persistent" refused on 2 ranks as a serial run
+# refuses it, naming the key.
 set -euo pipefail
 mpiexec=$1
 tmp=$(mktemp -d)
@@ -157,6 +158,17 @@ par 2 cuda study_rs "$scfg" "${st[@]}" --set time.t_end=5 --set output.checkpoin
 par 3 cuda study_rs "$scfg" "${st[@]}" --set output.checkpoint_interval=5 --restart "$rs"
 grep -q "^restart: from .*t = 5 ms" "$rs.log" || { cat "$rs.log"; echo "no restart from 5 ms"; exit 1; }
 study_same study study_rs
+
+# a reaction that fails (the cubic term overflows in its second substep): every rank stops at the
+# same step, and rank 0 names the node once, as a serial run does (HS_ERR_NUMERIC)
+out=$tmp/fail.log
+rc=0
+timeout 120 "$mpiexec" --oversubscribe --allow-run-as-root -np 2 "$HEARTSIM" run "$cfg" "${base[@]}" "${quick[@]}" \
+  --set solver.backend=cuda --set 'stimulus.[0].strength=1e200' --set solver.dt_ode=0.05 --out "$tmp/fail" \
+  < /dev/null > "$out" 2>&1 || rc=$?
+[ "$rc" != 0 ] && [ "$(grep -c "^heartsim: error: .*model's ODEs became non-finite at node [0-9]* in the reaction" \
+  "$out")" = 1 ] || { echo "a failing reaction on 2 ranks (mpirun exit $rc): not one message naming the node"; cat "$out"; exit 1; }
+echo "a failing reaction on 2 ranks: stopped, the node named once"
 
 # what a serial run refuses, several ranks refuse too, once, naming the key and its value
 out=$tmp/refusal.log
