@@ -81,7 +81,7 @@ static void print_table(const char *title, const scale_row *r, int n, int weak, 
 }
 #endif
 
-hs_status hs_bench_scale(const hs_config *cfg, int steps, double warm_ms)
+hs_status hs_bench_scale(const hs_config *cfg, int steps, double warm_ms, int tables)
 {
 #if HS_HAS_MPI
     HS_CHECK(hs_par_active(), HS_ERR_USAGE,
@@ -96,7 +96,11 @@ hs_status hs_bench_scale(const hs_config *cfg, int steps, double warm_ms)
     memset(weak, 0, sizeof weak);
     static hs_config grown;
     const int can_weak = !strcmp(cfg->mesh_source, "box");
+    HS_CHECK(can_weak || tables != 2, HS_ERR_USAGE,
+             "bench scale --weak: weak scaling grows a box slab along x; %s has mesh.source = \"%s\"", cfg->path,
+             cfg->mesh_source);
     for (int pass = 0; pass < 1 + can_weak; ++pass) {
+        if (!(tables & (1 << pass))) continue;
         for (int i = 0; i < n; ++i) {
             scale_row *row = pass ? &weak[i] : &strong[i];
             row->ranks = counts[i];
@@ -114,10 +118,10 @@ hs_status hs_bench_scale(const hs_config *cfg, int steps, double warm_ms)
         printf("bench scale: %s, %d timed steps after %g ms; times per step, the maximum over the ranks; "
                "efficiency: strong T1 / (p Tp), weak T1 / Tp\n",
                cfg->path, steps, warm_ms);
-        print_table("strong scaling (the config's mesh)", strong, n, 0, stdout);
-        if (can_weak)
+        if (tables & 1) print_table("strong scaling (the config's mesh)", strong, n, 0, stdout);
+        if (can_weak && (tables & 2))
             print_table("weak scaling (mesh.lx times the rank count)", weak, n, 1, stdout);
-        else
+        else if (!can_weak)
             printf("\nweak scaling: only for mesh.source = \"box\" (the slab is grown along x)\n");
     }
     return HS_OK;
@@ -125,6 +129,7 @@ hs_status hs_bench_scale(const hs_config *cfg, int steps, double warm_ms)
     (void)cfg;
     (void)steps;
     (void)warm_ms;
+    (void)tables;
     return HS_FAIL(HS_ERR_USAGE, "bench scale needs a build with MPI (install libopenmpi-dev openmpi-bin, "
                                  "scripts/setup-debian.sh, and rebuild)");
 #endif

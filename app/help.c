@@ -105,14 +105,16 @@ static const help_entry helps[] = {
      "  --stim-strength S   1/ms, --stim-duration MS: the pulse at x = 0 (default: the first stimulus\n"
      "                      entry's, else 2/ms for 2 ms)\n",
      "heartsim tune-cv configs/lv_paced.cfg --cv-l 0.6 --cv-t 0.3 --h 1.0", 1},
-    {"bench scale", "mpirun -np P heartsim bench scale CONFIG [--reps N] [--warm MS] [--set ...]",
+    {"bench scale", "mpirun -np P heartsim bench scale CONFIG [--reps N] [--warm MS] [--strong | --weak] [--set ...]",
      "Strong scaling (the config's mesh) and weak scaling (mesh.source = \"box\": the slab grown along x\n"
      "with the rank count) over 1, 2, 4, ..., P ranks in one MPI job, the distributed backend of\n"
      "solver.backend on each rank (auto: cuda where a GPU is present, a GPU per rank): time per\n"
      "step and per phase (element, assembly, CG, halo wait, all-reduce; maximum over the ranks), CG\n"
      "iterations, parallel efficiency. Markdown tables on stdout (docs/parallel.md).",
      "  --reps N      timed steps per row (default 20)\n"
-     "  --warm MS     simulated time before timing, so a front is in the tissue (default 5)\n",
+     "  --warm MS     simulated time before timing, so a front is in the tissue (default 5)\n"
+     "  --strong      the strong-scaling table only; --weak: the weak-scaling table only (a large\n"
+     "                mesh's weak rows grow it P times: bench_16m strong, bench_4m weak)\n",
      "mpirun -np 4 heartsim bench scale configs/bench_50k.cfg", 0},
     {"kernels", "heartsim kernels",
      "List the SpMV kernels solver.spmv accepts (name, where it runs, what it does and its paper), the\n"

@@ -22,9 +22,10 @@ hs_status hs_bench_step(const hs_config *cfg, int reps, double warm_ms, int cpu_
  * config's mesh) and weak scaling (box slabs grown along x with the ranks) over 1, 2, 4, ..., P
  * ranks of the one job: time per step and per phase (element, assembly, CG, halo wait,
  * all-reduce; maximum over the ranks), CG iterations, parallel efficiency. Markdown on stdout.
- * @param steps timed steps per row; @param warm_ms simulated time before timing.
+ * @param steps timed steps per row; @param warm_ms simulated time before timing; @param tables 1 the
+ * strong-scaling rows only, 2 the weak-scaling rows only, 3 both.
  */
-hs_status hs_bench_scale(const hs_config *cfg, int steps, double warm_ms);
+hs_status hs_bench_scale(const hs_config *cfg, int steps, double warm_ms, int tables);
 
 /** Options of `heartsim bench spmv` (app/bench_spmv.c). */
 typedef struct hs_bench_spmv_opts {

@@ -147,6 +147,7 @@ int main(int argc, char **argv)
     int solve_max_iter = 10000, sai_level = 1;
     double warm = 5.0;
     int cg_iters = 100;
+    int scale_tables = 3; /* bench scale: 1 strong, 2 weak, 3 both */
     hs_tune_cv_opts tune = {0};
 
     const char *cfg_path = NULL;
@@ -163,6 +164,8 @@ int main(int argc, char **argv)
         } else if (bench == 3 && !strcmp(a, "--iters") && i + 1 < argc) {
             cg_iters = atoi(argv[++i]);
             if (cg_iters < 1) return usage_error("--iters needs a positive count, got \"%s\"", argv[i]);
+        } else if (bench == 5 && (!strcmp(a, "--strong") || !strcmp(a, "--weak"))) {
+            scale_tables = !strcmp(a, "--strong") ? 1 : 2;
         } else if (bench == 1 && !strcmp(a, "--no-cpu")) {
             cpu_too = 0;
         } else if (bench == 1 && !strcmp(a, "--models")) {
@@ -294,7 +297,7 @@ int main(int argc, char **argv)
         return st == HS_OK ? 0 : fail(st);
     }
     if (bench == 5) {
-        st = hs_bench_scale(&cfg, reps, warm);
+        st = hs_bench_scale(&cfg, reps, warm, scale_tables);
         if (st != HS_OK) return fail(st);
         hs_par_finalize();
         return 0;

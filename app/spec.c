@@ -10,6 +10,7 @@
 #include "hs_precond.h"
 #include "hs_par.h"
 #include "hs_series.h"
+#include "hs_mesh_part.h"
 #include "hs_util.h"
 
 static const char *const fiber_names[] = {"auto", "constant", "ellipsoid", "file", "mesh"};
@@ -207,8 +208,10 @@ hs_status hs_spec_from_config(const hs_config *cfg, hs_sim_spec *s)
     s->threads = cfg->threads;
     s->dt_retry = cfg->dt_retry;
     /* resolved here, checked for this build (METIS) only by a distributed run: a serial run ignores it */
-    s->partitioner = hs_registry_find(hs_partitioners(), cfg->partition);
-    HS_CHECK(s->partitioner != NULL, HS_ERR_CONFIG, "parallel.partition: unknown partitioner \"%s\"", cfg->partition);
+    const int partition_auto = !strcmp(cfg->partition, "auto"); /* resolved below, once the spec is whole */
+    s->partitioner = partition_auto ? NULL : hs_registry_find(hs_partitioners(), cfg->partition);
+    HS_CHECK(partition_auto || s->partitioner != NULL, HS_ERR_CONFIG, "parallel.partition: unknown partitioner \"%s\"",
+             cfg->partition);
     s->distributed = hs_par_active();
     s->rank = hs_par_rank();
     HS_CALL(spec_scheme(cfg, s));
@@ -230,5 +233,6 @@ hs_status hs_spec_from_config(const hs_config *cfg, hs_sim_spec *s)
         s->config_fp[5] = hs_fnv1a64(hs_fnv1a64(s->config_fp[5], iv, sizeof iv), dv, sizeof dv);
     }
     s->config_path = cfg->path;
+    if (partition_auto) s->partitioner = hs_mesh_part_auto(s);
     return HS_OK;
 }

@@ -124,7 +124,10 @@ typedef struct hs_backend_ops {
      *  the device, begin_step, the Newton loop and end_step of each, with no host round trip
      *  (solver.step = "persistent"). @p site_amp [n][n_sites]: each step's stimulus amplitudes per ms.
      *  *done steps completed (their stats in @p stats [n]); when *done < n, step k0 + *done failed and
-     *  the backend is back at its start, to be run again by hs_time_step (which reports or retries it). */
+     *  the backend is back at its start, to be run again by hs_time_step (which reports or retries it).
+     *  Under the splitting scheme (solver.step = "graph" on the cuda backend) the steps are
+     *  hs_split_step's, each reaction's currents from hs_split_reaction_inputs (@p site_amp unused), and
+     *  a failed step is run again by hs_split_step (hs_scheme_step). */
     hs_status (*steps_device)(hs_backend *b, long k0, double dt_ms, int n, const double *site_amp, int *done,
                               hs_step_stats *stats);
 
@@ -133,8 +136,8 @@ typedef struct hs_backend_ops {
      * naming solver.scheme). Under this scheme the state's model variables live at the nodes
      * (hs_state_desc_init_scheme: [n_vars][n_nodes] on the backend), begin_step only saves phi_n and
      * the variables (its site_amp is NULL), end_step updates the read-outs from phi_n to phi as under
-     * Newton, restore_step goes back to both; assemble, tangent, solve, iterate, newton_device and
-     * steps_device are not called. */
+     * Newton, restore_step goes back to both; assemble, tangent, solve, iterate and newton_device are
+     * not called; steps_device, where a backend has it, runs whole splitting steps (above). */
     /** Reaction: every node's ODEs over @p h (model time units) in @p n_sub substeps of h / n_sub,
      *  exactly hs_split_react_node (fem/hs_splitting.h) with the node's parameters (hs_nodal.node_tab
      *  rows, else the problem's model_prm) and current stim_i = sum_k site_amp[k] w_ki

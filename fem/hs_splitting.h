@@ -150,6 +150,23 @@ HS_HD double hs_split_guess_at(double w0, double w1, double d1, double d2)
     return w1 != 0.0 ? w0 * d1 + w1 * d2 : w0 * d1;
 }
 
+/** @brief The middle of a step from @p t_ms of @p dt_ms under @p o: where Strang's first reaction ends
+ *  (t + dt/2), or the step's end for Godunov (its one reaction covers the step). */
+static inline double hs_split_t_half(const hs_scheme_opts *o, double t_ms, double dt_ms)
+{
+    return o->order == HS_SPLIT_STRANG ? t_ms + 0.5 * dt_ms : t_ms + dt_ms;
+}
+
+/**
+ * @brief One reaction's inputs over [t0, t1] ms, exactly as hs_split_step hands them to the react op:
+ * the sites' currents per model time unit (hs_stim_set_amplitudes' time averages over the interval,
+ * times the time unit) into @p amp [n_sites], the interval in model units into *h.
+ * A backend that runs several steps on its own (the cuda backend's launches: hs_backend_ops.steps_device)
+ * takes its numbers from here, so both paths give the same bits.
+ * @return the substeps (hs_split_substeps of the interval).
+ */
+int hs_split_reaction_inputs(const hs_problem *p, double t0, double t1, double *amp, double *h);
+
 /**
  * @brief One splitting step from t_ms to t_ms + dt_ms on backend @p b (whose problem runs the
  * splitting scheme): begin_step; Godunov: react over [t, t+dt], diffuse; Strang: react over

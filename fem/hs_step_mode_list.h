@@ -9,7 +9,8 @@ HS_STEP_MODE(HS_STEP_KERNELS, "kernels",
              "the host runs the Newton loop of a step: one synchronisation per Newton iteration")
 HS_STEP_MODE(HS_STEP_GRAPH, "graph",
              "the Newton loop of a step on the device (hs_backend_ops.newton_device: a CUDA graph with a "
-             "device-side WHILE node): one synchronisation per step")
+             "device-side WHILE node): one synchronisation per step; under solver.scheme = \"splitting\" the "
+             "steps up to the next frame, checkpoint or sample as one CUDA graph (hs_backend_ops.steps_device)")
 HS_STEP_MODE(HS_STEP_PERSISTENT, "persistent",
              "the steps up to the next frame, checkpoint or sample as one cooperative kernel "
              "(hs_backend_ops.steps_device)")

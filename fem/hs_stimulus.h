@@ -94,6 +94,16 @@ hs_status hs_stim_set_create(const hs_mesh *m, const hs_stimulus_cfg *sites, int
                              hs_stim_set **out);
 
 /**
+ * @brief hs_stim_set_create on a rank's part of the mesh (a distributed run whose ranks make their
+ * own parts): box and sphere sites only (an element is in a site by its centroid, so the part's
+ * elements of a site are the whole mesh's restricted to the part); a site may cover none of the
+ * part: the caller sums @p count [n_sites] (each site's elements here) over the ranks and refuses
+ * a site that covers no element anywhere.
+ */
+hs_status hs_stim_set_create_part(const hs_mesh *m, const hs_stimulus_cfg *sites, int n_sites, int64_t *count,
+                                  hs_stim_set **out);
+
+/**
  * @brief Warnings about a set of sites for a run to @p t_end ms, one line each (no trailing newline)
  * in @p buf (NUL-separated lines are joined by '\n'; truncated to @p n): pulses of a site that
  * start at or after t_end (they never fire); two sites that share elements and are on at the same

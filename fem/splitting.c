@@ -178,6 +178,16 @@ int hs_split_substeps(const hs_scheme_opts *o, double h_ms)
     return n > 1e6 ? 1000000 : (int)n;
 }
 
+int hs_split_reaction_inputs(const hs_problem *p, double t0, double t1, double *amp, double *h)
+{
+    const double T = p->opt.time_unit;
+    const int ns = p->stim ? p->stim->n_sites : 0;
+    if (ns > 0) hs_stim_set_amplitudes(p->stim, t0, t1, amp);
+    for (int k = 0; k < ns; ++k) amp[k] *= T; /* per model time unit */
+    *h = (t1 - t0) / T;
+    return hs_split_substeps(&p->opt.scheme, t1 - t0);
+}
+
 /* The error of a reaction that went non-finite at node @p bad. */
 static hs_status react_failed(const hs_backend *b, int32_t bad, double t0, double t1, const char *phase,
                               double t_step, double dt_step)
@@ -193,18 +203,16 @@ static hs_status react_failed(const hs_backend *b, int32_t bad, double t0, doubl
 /* One reaction over [t0, t1] ms: the sites' averages there, the backend's react op. With @p defer
  * (not NULL) the backend may leave the failure check for later: *defer = 1 then, and the caller
  * calls react_check (after the diffusion, whose synchronisation brings the flag). */
-static hs_status react(hs_backend *b, double t0, double t1, double T, const char *phase, double t_step,
+static hs_status react(hs_backend *b, double t0, double t1, const char *phase, double t_step,
                        double dt_step, int *defer)
 {
     const hs_problem *p = b->prob;
-    double amp[256];
+    double amp[256], h = 0.0;
     const int ns = p->stim ? p->stim->n_sites : 0;
     HS_CHECK(ns <= 256, HS_ERR_INTERNAL, "too many stimulus sites (%d)", ns);
-    if (ns > 0) hs_stim_set_amplitudes(p->stim, t0, t1, amp);
-    for (int k = 0; k < ns; ++k) amp[k] *= T; /* per model time unit */
-    const int n_sub = hs_split_substeps(&p->opt.scheme, t1 - t0);
+    const int n_sub = hs_split_reaction_inputs(p, t0, t1, amp, &h);
     int32_t bad = defer && b->ops->react_check ? HS_REACT_DEFER : -1;
-    HS_CALL(b->ops->react(b, (t1 - t0) / T, n_sub, amp, &bad));
+    HS_CALL(b->ops->react(b, h, n_sub, amp, &bad));
     if (defer) *defer = bad == HS_REACT_DEFER;
     if (bad >= 0) return react_failed(b, bad, t0, t1, phase, t_step, dt_step);
     return HS_OK;
@@ -219,12 +227,12 @@ hs_status hs_split_step(hs_backend *b, double t_ms, double dt_ms, hs_step_stats 
              "solver.scheme = \"splitting\": the %s backend does not run the splitting scheme", b->ops->name);
     HS_CALL(b->ops->begin_step(b, dt_ms / T, NULL));
     const int strang = p->opt.scheme.order == HS_SPLIT_STRANG;
-    const double t_half = strang ? t_ms + 0.5 * dt_ms : t_ms + dt_ms;
+    const double t_half = hs_split_t_half(&p->opt.scheme, t_ms, dt_ms);
     /* the first reaction's failure check may wait for the diffusion's synchronisation (one host round
      * trip per Godunov step on the cuda backend): a non-finite u* makes the diffusion stop at once
      * (non-finite norms), and the reaction's failure is reported first */
     int deferred = 0;
-    hs_status st = react(b, t_ms, t_half, T, strang ? "first " : "", t_ms, dt_ms, &deferred);
+    hs_status st = react(b, t_ms, t_half, strang ? "first " : "", t_ms, dt_ms, &deferred);
     if (st == HS_OK) {
         hs_cg_result cg;
         memset(&cg, 0, sizeof cg);
@@ -248,7 +256,7 @@ hs_status hs_split_step(hs_backend *b, double t_ms, double dt_ms, hs_step_stats 
             }
         }
     }
-    if (st == HS_OK && strang) st = react(b, t_half, t_ms + dt_ms, T, "second ", t_ms, dt_ms, NULL);
+    if (st == HS_OK && strang) st = react(b, t_half, t_ms + dt_ms, "second ", t_ms, dt_ms, NULL);
     if (st != HS_OK) {
         b->ops->restore_step(b);
         return st;

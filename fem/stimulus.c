@@ -251,7 +251,7 @@ static void centroid(const hs_mesh *m, int32_t e, double c[3])
 
 /* Mark the elements of site k. */
 static hs_status select_site(const hs_mesh *m, int k, const hs_stimulus_cfg *q, node_elems *ne,
-                             unsigned char *mark)
+                             unsigned char *mark, int part)
 {
     if ((q->shape == HS_STIM_SURFACE || q->shape == HS_STIM_NODES) && !ne->ptr)
         HS_CALL(node_elems_build(m, ne));
@@ -265,7 +265,7 @@ static hs_status select_site(const hs_mesh *m, int k, const hs_stimulus_cfg *q, 
             mark[e] = q->shape == HS_STIM_BOX ? in_box(q, c) : in_sphere(c, q->center, q->radius);
             cnt += mark[e];
         }
-        if (cnt) return HS_OK;
+        if (cnt || part) return HS_OK;
         if (q->shape == HS_STIM_BOX)
             return HS_FAIL(HS_ERR_CONFIG,
                            "stimulus [%d]: the box [%g, %g, %g] - [%g, %g, %g] mm contains no element centroid; "
@@ -282,8 +282,10 @@ static hs_status select_site(const hs_mesh *m, int k, const hs_stimulus_cfg *q, 
     return HS_FAIL(HS_ERR_INTERNAL, "stimulus [%d]: unknown shape %d", k, (int)q->shape);
 }
 
-hs_status hs_stim_set_create(const hs_mesh *m, const hs_stimulus_cfg *sites, int n_sites,
-                             hs_stim_set **out)
+/* part: a rank's part of the mesh (box and sphere sites only; a site may cover none of it), each
+ * site's element count in count[] */
+static hs_status stim_set_create(const hs_mesh *m, const hs_stimulus_cfg *sites, int n_sites, int part,
+                                 int64_t *count, hs_stim_set **out)
 {
     *out = NULL;
     hs_status st = HS_OK;
@@ -301,10 +303,14 @@ hs_status hs_stim_set_create(const hs_mesh *m, const hs_stimulus_cfg *sites, int
     for (int k = 0; k < n_sites; ++k) HS_CALL_GOTO(hs_stim_cfg_check(&sites[k], k), fail);
     for (int k = 0; k < n_sites; ++k) {
         memset(mark, 0, (size_t)m->n_elems);
-        HS_CALL_GOTO(select_site(m, k, &sites[k], &ne, mark), fail);
+        HS_CHECK_GOTO(!part || sites[k].shape == HS_STIM_BOX || sites[k].shape == HS_STIM_SPHERE, fail,
+                      HS_ERR_CONFIG, "stimulus [%d]: a rank's part of the mesh takes shape = \"box\" or \"sphere\" "
+                      "sites only (parallel.partition = \"box\"); use parallel.partition = \"metis\"", k);
+        HS_CALL_GOTO(select_site(m, k, &sites[k], &ne, mark, part), fail);
         int64_t base = s->elem_ptr[k], cnt = 0;
         for (int32_t e = 0; e < m->n_elems; ++e) cnt += mark[e];
-        HS_CHECK_GOTO(cnt > 0, fail, HS_ERR_CONFIG, "stimulus [%d] covers no element", k);
+        if (count) count[k] = cnt;
+        HS_CHECK_GOTO(cnt > 0 || part, fail, HS_ERR_CONFIG, "stimulus [%d] covers no element", k);
         HS_CHECK_GOTO(base + cnt <= INT32_MAX, fail, HS_ERR_CONFIG,
                       "stimulus sites cover %lld elements in all; at most %d", (long long)(base + cnt), INT32_MAX);
         HS_CALL_GOTO(hs_grow_array((void **)&s->elem, &cap, (size_t)(base + cnt), sizeof(int32_t),
@@ -323,6 +329,17 @@ fail:
     node_elems_free(&ne);
     hs_stim_set_destroy(&s);
     return st;
+}
+
+hs_status hs_stim_set_create(const hs_mesh *m, const hs_stimulus_cfg *sites, int n_sites, hs_stim_set **out)
+{
+    return stim_set_create(m, sites, n_sites, 0, NULL, out);
+}
+
+hs_status hs_stim_set_create_part(const hs_mesh *m, const hs_stimulus_cfg *sites, int n_sites, int64_t *count,
+                                  hs_stim_set **out)
+{
+    return stim_set_create(m, sites, n_sites, 1, count, out);
 }
 
 double hs_stim_site_amplitude(const hs_stimulus_cfg *q, double t0, double t1)

@@ -56,6 +56,10 @@ typedef struct hs_mesh {
     int64_t *node_src;      /**< [n_node_src] the file's number of the node at file position k
                                  (indexed through node_orig); NULL: none */
     int32_t n_node_src;
+    /* A distributed run whose ranks make their own parts (parallel.partition = "box") keeps the
+     * whole mesh's counts only: n_nodes, n_elems, every array NULL, and here its checkpoint
+     * fingerprint (computed without the mesh; 0 when not needed). */
+    uint64_t fingerprint;
 } hs_mesh;
 
 /** @brief Element @p e as the source file numbers it (its index when the mesh has no file). */
@@ -77,6 +81,22 @@ typedef struct hs_box_params {
  * @param[in] p parameters; @param[out] out new mesh (free with hs_mesh_destroy).
  */
 hs_status hs_mesh_create_box(const hs_box_params *p, hs_mesh **out);
+
+/** @brief The structured box's cells along x, y, z (as hs_mesh_create_box makes them; its
+ *  nodes are (cells + 1) per axis, numbered x fastest). Checks the lengths. */
+hs_status hs_mesh_box_cells(const hs_box_params *p, int64_t cells[3]);
+
+/**
+ * @brief One rank's part of the structured box without the rest (a distributed run's "box"
+ * partition): the tetrahedra with a vertex among the lattice nodes lo[a] <= index_a < hi[a] (a =
+ * x, y, z), in the order of hs_mesh_create_box, and their vertices, in lattice order. Coordinates,
+ * vertex order and numbers are those of hs_mesh_create_box (bit for bit).
+ * @param[out] out the part (local node indices in tets); @param[out] node_gid [n_nodes] each node's
+ * number in the whole box, increasing; @param[out] elem_gid [n_elems] each element's, increasing
+ * (both 64-bit, caller frees).
+ */
+hs_status hs_mesh_create_box_part(const hs_box_params *p, const int64_t lo[3], const int64_t hi[3], hs_mesh **out,
+                                  int64_t **node_gid, int64_t **elem_gid);
 
 /**
  * @brief Read a TetGen .node/.ele pair (0- or 1-based, point attributes and boundary markers

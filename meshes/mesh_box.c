@@ -89,6 +89,113 @@ static hs_status create_structured(const hs_box_params *p, hs_mesh **out)
     return HS_OK;
 }
 
+hs_status hs_mesh_box_cells(const hs_box_params *p, int64_t cells[3])
+{
+    HS_CHECK(p != NULL && cells != NULL, HS_ERR_INTERNAL, "hs_mesh_box_cells: NULL argument");
+    HS_CALL(check_length(p->lx, "lx"));
+    HS_CALL(check_length(p->ly, "ly"));
+    HS_CALL(check_length(p->lz, "lz"));
+    HS_CALL(check_length(p->h, "h"));
+    HS_CALL(cells_along(p->lx, p->h, "lx", &cells[0]));
+    HS_CALL(cells_along(p->ly, p->h, "ly", &cells[1]));
+    HS_CALL(cells_along(p->lz, p->h, "lz", &cells[2]));
+    return HS_OK;
+}
+
+/* The coordinate of lattice index i of n cells over [0, l]: as create_structured (far end exact). */
+static double lattice_x(double l, int64_t i, int64_t n) { return i == n ? l : l * (double)i / (double)n; }
+
+hs_status hs_mesh_create_box_part(const hs_box_params *p, const int64_t lo[3], const int64_t hi[3], hs_mesh **out,
+                                  int64_t **node_gid, int64_t **elem_gid)
+{
+    HS_CHECK(p != NULL && out != NULL && node_gid != NULL && elem_gid != NULL, HS_ERR_INTERNAL,
+             "hs_mesh_create_box_part: NULL argument");
+    *out = NULL;
+    *node_gid = *elem_gid = NULL;
+    HS_CHECK(!p->use_tetgen, HS_ERR_INTERNAL, "a part of the box is generated for the structured split only");
+    int64_t n[3];
+    HS_CALL(hs_mesh_box_cells(p, n));
+    const double l[3] = {p->lx, p->ly, p->lz};
+    int64_t c0[3], c1[3], w[3]; /* cells [c0, c1) along each axis; the nodes [c0, c1] (w per axis) */
+    for (int a = 0; a < 3; ++a) {
+        HS_CHECK(0 <= lo[a] && lo[a] < hi[a] && hi[a] <= n[a] + 1, HS_ERR_INTERNAL,
+                 "box part: nodes [%lld, %lld) along axis %d of %lld", (long long)lo[a], (long long)hi[a], a,
+                 (long long)n[a] + 1);
+        c0[a] = lo[a] > 0 ? lo[a] - 1 : 0; /* a cell touches an owned node: cell index in [lo-1, hi-1] */
+        c1[a] = hi[a] < n[a] ? hi[a] : n[a];
+        w[a] = c1[a] - c0[a] + 1;
+    }
+    const int64_t sx = n[0] + 1, sxy = (n[0] + 1) * (n[1] + 1); /* global node strides */
+    const int64_t wx = w[0], wxy = w[0] * w[1];                 /* the candidate block's */
+    const int64_t n_cand = wxy * w[2], n_cells = (c1[0] - c0[0]) * (c1[1] - c0[1]) * (c1[2] - c0[2]);
+    HS_CHECK(n_cand < INT32_MAX && 6 * n_cells < INT32_MAX, HS_ERR_MESH,
+             "box part of %lld nodes and %lld tetrahedra: a rank's part is numbered in 32 bits; use more ranks",
+             (long long)n_cand, (long long)(6 * n_cells));
+    hs_status st = HS_OK;
+    int32_t *cand = NULL, *tets = NULL;
+    int64_t *egid = NULL, *ngid = NULL;
+    hs_mesh *m = NULL;
+    HS_CALL(HS_ALLOC(cand, (size_t)n_cand + 1, "box part nodes"));
+    HS_CALL_GOTO(HS_ALLOC(tets, 24 * (size_t)n_cells + 4, "box part elements"), done);
+    HS_CALL_GOTO(HS_ALLOC(egid, 6 * (size_t)n_cells + 1, "box part elements"), done);
+    for (int64_t i = 0; i < n_cand; ++i) cand[i] = -1;
+    const int64_t step[3] = {1, wx, wxy}; /* candidate-block offsets of unit steps */
+    int32_t ne = 0;
+    for (int64_t k = c0[2]; k < c1[2]; ++k)
+        for (int64_t j = c0[1]; j < c1[1]; ++j)
+            for (int64_t i = c0[0]; i < c1[0]; ++i) {
+                const int64_t v0 = (i - c0[0]) + wx * (j - c0[1]) + wxy * (k - c0[2]);
+                const int64_t cell = i + n[0] * (j + n[1] * k);
+                for (int s = 0; s < 6; ++s) {
+                    const int64_t v1 = v0 + step[k_perm[s][0]];
+                    const int64_t v2 = v1 + step[k_perm[s][1]];
+                    const int64_t v[4] = {v0, k_perm_sign[s] > 0 ? v1 : v2, k_perm_sign[s] > 0 ? v2 : v1,
+                                          v0 + 1 + wx + wxy};
+                    int mine = 0; /* a vertex in the owned block */
+                    for (int c = 0; c < 4 && !mine; ++c) {
+                        const int64_t x = c0[0] + v[c] % wx, y = c0[1] + (v[c] / wx) % w[1], z = c0[2] + v[c] / wxy;
+                        mine = x >= lo[0] && x < hi[0] && y >= lo[1] && y < hi[1] && z >= lo[2] && z < hi[2];
+                    }
+                    if (!mine) continue;
+                    for (int c = 0; c < 4; ++c) {
+                        tets[4 * (size_t)ne + (size_t)c] = (int32_t)v[c];
+                        cand[v[c]] = 0;
+                    }
+                    egid[ne++] = 6 * cell + s; /* create_structured's element number */
+                }
+            }
+    /* the used candidates in lattice order (= increasing global number) */
+    int32_t nn = 0;
+    for (int64_t i = 0; i < n_cand; ++i)
+        if (cand[i] == 0) cand[i] = nn++;
+    HS_CALL_GOTO(hs_mesh_alloc(nn, ne, &m), done);
+    HS_CALL_GOTO(HS_ALLOC(ngid, (size_t)nn + 1, "box part nodes"), done);
+    for (int64_t i = 0; i < n_cand; ++i) {
+        if (cand[i] < 0) continue;
+        const int64_t x = c0[0] + i % wx, y = c0[1] + (i / wx) % w[1], z = c0[2] + i / wxy;
+        const int32_t li = cand[i];
+        double *xyz = m->xyz + 3 * (size_t)li;
+        xyz[0] = lattice_x(l[0], x, n[0]);
+        xyz[1] = lattice_x(l[1], y, n[1]);
+        xyz[2] = lattice_x(l[2], z, n[2]);
+        ngid[li] = x + sx * y + sxy * z;
+        m->node_orig[li] = ngid[li] <= INT32_MAX ? (int32_t)ngid[li] : -1;
+    }
+    for (size_t q = 0; q < 4 * (size_t)ne; ++q) m->tets[q] = cand[tets[q]];
+    *out = m;
+    *node_gid = ngid;
+    *elem_gid = egid;
+    m = NULL;
+    ngid = egid = NULL;
+done:
+    hs_mesh_destroy(&m);
+    free(ngid);
+    free(egid);
+    free(tets);
+    free(cand);
+    return st;
+}
+
 static hs_status create_tetgen(const hs_box_params *p, hs_mesh **out)
 {
     /* Corner c = i + 2j + 4k sits at (i*lx, j*ly, k*lz). */

@@ -38,7 +38,32 @@ typedef struct hs_partitioner {
     /** part[i] in [0, n_parts) for each row i of the symmetric pattern; deterministic (every rank
      *  computes the same partition from the same pattern). */
     hs_status (*assign)(const hs_csr *pattern, int n_parts, int32_t *part);
+    int box;             /**< 1: the structured box's blocks (hs_box_blocks): each rank generates its part
+                              of the box, no rank the whole mesh; assign refuses (no pattern defines it) */
 } hs_partitioner;
+
+/** The "box" partition: the lattice of the structured box's nodes, (cells + 1) per axis and
+ *  numbered x fastest (hs_mesh_create_box), cut into parts[0] x parts[1] x parts[2] blocks. */
+typedef struct hs_box_blocks {
+    int64_t nodes[3]; /**< lattice nodes along x, y, z */
+    int parts[3];     /**< blocks along x, y, z; their product is the rank count */
+} hs_box_blocks;
+
+/**
+ * @brief The blocks of @p n_parts ranks over a box of @p cells cells per axis: of the
+ * factorisations parts[0] parts[1] parts[2] = n_parts with at most one block per node along each
+ * axis, the one with the fewest cut lattice faces (sum over axes of (parts - 1) x the face's nodes;
+ * ties: the split along z, the slowest axis, whose blocks are contiguous global ranges). Along an
+ * axis block b holds nodes [b N / p, (b+1) N / p): balanced in nodes to within one layer.
+ * HS_ERR_CONFIG when no factorisation fits (more ranks than nodes).
+ */
+hs_status hs_box_blocks_make(const int64_t cells[3], int n_parts, hs_box_blocks *b);
+
+/** @brief Rank @p rank's block: nodes lo[a] <= index_a < hi[a]. Rank = bx + px (by + py bz). */
+void hs_box_blocks_range(const hs_box_blocks *b, int rank, int64_t lo[3], int64_t hi[3]);
+
+/** @brief The rank owning lattice node @p gid (= i + nx (j + ny k)). */
+int hs_box_blocks_owner(const hs_box_blocks *b, int64_t gid);
 
 /** @brief The table of partitioners (entries hs_partitioner). Static storage. */
 const hs_registry *hs_partitioners(void);
@@ -109,6 +134,22 @@ hs_status hs_part_local_create(const hs_csr *pattern, int32_t n_elems, const int
  */
 hs_status hs_part_local_create_elems(int64_t n_global, int32_t n_elems, const int32_t *tets, const int32_t *part,
                                      int n_ranks, int rank, hs_part_local **out);
+/**
+ * @brief The same view as hs_part_local_create_elems, from the rank's part of the mesh alone (no
+ * global array): the elements touching its owned nodes and their nodes, each with its global
+ * number and owner. Owned nodes are those with owner[i] == rank; every element of an owned node
+ * must be among @p elem_gid (the caller's duty: a rank that generated or received its part).
+ * @param[in] n_global nodes of the whole mesh; @param[in] n_nodes, node_gid, owner the part's nodes
+ * [n_nodes] (any order; global numbers distinct); @param[in] n_elems, elem_gid, tets its elements
+ * [n_elems] (global numbers increasing), [n_elems][4] in the part's node indices (vertex order kept);
+ * elements without an owned node are dropped.
+ * @param[out] out new view; @param[out] node_local [n_nodes] each part node's local index in the
+ * view (-1: in no element kept); @param[out] elem_local [n_elems] each element's (-1: dropped).
+ */
+hs_status hs_part_local_create_part(int64_t n_global, int32_t n_nodes, const int64_t *node_gid, const int32_t *owner,
+                                    int32_t n_elems, const int64_t *elem_gid, const int32_t *tets, int n_ranks,
+                                    int rank, hs_part_local **out, int32_t *node_local, int32_t *elem_local);
+
 /** @brief Free; accepts NULL and sets *p = NULL. */
 void hs_part_local_destroy(hs_part_local **p);
 

@@ -15,3 +15,6 @@ HS_PARTITIONER(rows, "rows",
 HS_PARTITIONER(nonzeros, "nonzeros",
                "blocks of consecutive rows with equal nonzeros (PCSR-II)",
                "seed 001 sec. 4, method (2)")
+HS_PARTITIONER(box, "box",
+               "blocks of the structured box (mesh.source = \"box\"), each rank generating its own; fewest cut faces",
+               "issue 26: a geometric partition of the lattice, no rank holds the global mesh")

@@ -97,17 +97,35 @@ done:
 #endif
 }
 
+/* The structured box's blocks: not a function of a pattern (each rank generates its part of the
+ * box, hs_box_blocks_*), so a mesh that is not that box is refused here. */
+static hs_status part_box(const hs_csr *a, int n_parts, int32_t *part)
+{
+    (void)a, (void)n_parts, (void)part;
+    return HS_FAIL(HS_ERR_CONFIG, "parallel.partition = \"box\" partitions the structured mesh.source = \"box\" "
+                   "only (each rank generates its own block of it); this mesh is not one: use \"metis\", \"rows\" "
+                   "or \"auto\"");
+}
+
 /* whether each partitioner is built here */
 #define available_metis HS_HAS_METIS
 #define available_rows 1
 #define available_nonzeros 1
+#define available_box 1
 /* whether each one reads the pattern beyond its row count */
 #define needs_pattern_metis 1
 #define needs_pattern_rows 0
 #define needs_pattern_nonzeros 1
+#define needs_pattern_box 0
+/* whether each one is the box's own (hs_partitioner.box) */
+#define box_metis 0
+#define box_rows 0
+#define box_nonzeros 0
+#define box_box 1
 
 static const hs_partitioner partitioners[] = {
-#define HS_PARTITIONER(id, name, summary, seed) {name, summary, seed, available_##id, needs_pattern_##id, part_##id},
+#define HS_PARTITIONER(id, name, summary, seed) \
+    {name, summary, seed, available_##id, needs_pattern_##id, part_##id, box_##id},
 #include "hs_partition_list.h"
 #undef HS_PARTITIONER
 };
@@ -581,6 +599,219 @@ fail:
     hs_csr_destroy(&lp);
     free(pairs);
     free(g2l);
+    free(nbr_of);
+    hs_part_local_destroy(&l);
+    return st;
+}
+
+/* ---- the box's blocks --------------------------------------------------------------------- */
+
+hs_status hs_box_blocks_make(const int64_t cells[3], int n_parts, hs_box_blocks *b)
+{
+    HS_CHECK(n_parts >= 1, HS_ERR_INTERNAL, "%d ranks", n_parts);
+    memset(b, 0, sizeof *b);
+    for (int a = 0; a < 3; ++a) b->nodes[a] = cells[a] + 1;
+    const int64_t *N = b->nodes;
+    double best = -1.0;
+    for (int px = 1; px <= n_parts; ++px) {
+        if (n_parts % px || px > N[0]) continue;
+        for (int py = 1; py <= n_parts / px; ++py) {
+            if ((n_parts / px) % py || py > N[1]) continue;
+            const int pz = n_parts / px / py;
+            if (pz > N[2]) continue;
+            /* cut lattice faces; among equal cuts the later (more along z, then y) wins */
+            const double cut = (double)(px - 1) * (double)(N[1] * N[2]) + (double)(py - 1) * (double)(N[0] * N[2]) +
+                               (double)(pz - 1) * (double)(N[0] * N[1]);
+            if (best < 0.0 || cut < best || (cut == best && (pz > b->parts[2] || (pz == b->parts[2] && py > b->parts[1])))) {
+                best = cut;
+                b->parts[0] = px;
+                b->parts[1] = py;
+                b->parts[2] = pz;
+            }
+        }
+    }
+    HS_CHECK(best >= 0.0, HS_ERR_CONFIG,
+             "parallel.partition = \"box\": %d ranks do not fit a box of %lld x %lld x %lld nodes as blocks "
+             "(at most one block per node along each axis); use fewer ranks", n_parts, (long long)N[0],
+             (long long)N[1], (long long)N[2]);
+    return HS_OK;
+}
+
+void hs_box_blocks_range(const hs_box_blocks *b, int rank, int64_t lo[3], int64_t hi[3])
+{
+    const int c[3] = {rank % b->parts[0], (rank / b->parts[0]) % b->parts[1], rank / (b->parts[0] * b->parts[1])};
+    for (int a = 0; a < 3; ++a) {
+        lo[a] = c[a] * b->nodes[a] / b->parts[a];
+        hi[a] = (c[a] + 1) * b->nodes[a] / b->parts[a];
+    }
+}
+
+/* the block index along one axis of node x: the largest c with c N / p <= x, i.e. ((x+1) p - 1) / N */
+static int block_of(int64_t x, int64_t N, int p) { return (int)(((x + 1) * p - 1) / N); }
+
+int hs_box_blocks_owner(const hs_box_blocks *b, int64_t gid)
+{
+    const int64_t *N = b->nodes;
+    const int64_t x = gid % N[0], y = (gid / N[0]) % N[1], z = gid / (N[0] * N[1]);
+    return block_of(x, N[0], b->parts[0]) +
+           b->parts[0] * (block_of(y, N[1], b->parts[1]) + b->parts[1] * block_of(z, N[2], b->parts[2]));
+}
+
+/* ---- the view from a rank's part of the mesh ---------------------------------------------- */
+
+typedef struct key_idx {
+    int64_t k1, k2; /* sort keys: (owner slot, global number) or (0, global number) */
+    int32_t i;
+} key_idx;
+
+static int cmp_key_idx(const void *a, const void *b)
+{
+    const key_idx *x = a, *y = b;
+    if (x->k1 != y->k1) return (x->k1 > y->k1) - (x->k1 < y->k1);
+    return (x->k2 > y->k2) - (x->k2 < y->k2);
+}
+
+hs_status hs_part_local_create_part(int64_t n_global, int32_t n_nodes, const int64_t *node_gid, const int32_t *owner,
+                                    int32_t n_elems, const int64_t *elem_gid, const int32_t *tets, int n_ranks,
+                                    int rank, hs_part_local **out, int32_t *node_local, int32_t *elem_local)
+{
+    *out = NULL;
+    hs_status st = HS_OK;
+    hs_part_local *l = NULL;
+    int8_t *kind = NULL;   /* [n_nodes] 0 unused, 1 owned, 3 owned boundary, 2 ghost */
+    int32_t *nbr_of = NULL; /* [n_ranks] neighbour slot, -1 none */
+    key_idx *ord = NULL;
+    node_rank *pairs = NULL;
+    hs_csr *lp = NULL;
+    HS_CALL(HS_ALLOC(l, 1, "partition view"));
+    l->rank = rank;
+    l->n_ranks = n_ranks;
+    l->n_global = n_global;
+    HS_CALL_GOTO(HS_ALLOC(kind, (size_t)n_nodes + 1, "partition part"), fail);
+    HS_CALL_GOTO(HS_ALLOC(nbr_of, n_ranks, "partition neighbours"), fail);
+    for (int q = 0; q < n_ranks; ++q) nbr_of[q] = -1;
+    for (int32_t i = 0; i < n_nodes; ++i) kind[i] = owner[i] == rank; /* owned nodes count, used or not */
+    int32_t n_local_elems = 0;
+    int64_t n_cut = 0;
+    for (int32_t e = 0; e < n_elems; ++e) {
+        const int32_t *t = tets + 4 * (size_t)e;
+        HS_CHECK_GOTO(e == 0 || elem_gid[e] > elem_gid[e - 1], fail, HS_ERR_INTERNAL,
+                      "rank %d: the part's elements are not in increasing global order", rank);
+        int mine = 0;
+        for (int c = 0; c < 4; ++c) mine += owner[t[c]] == rank;
+        if (!mine) continue;
+        ++n_local_elems;
+        if (mine == 4) continue;
+        n_cut += (int64_t)mine * (4 - mine);
+        for (int c = 0; c < 4; ++c) {
+            if (owner[t[c]] == rank) {
+                kind[t[c]] = 3;
+            } else {
+                kind[t[c]] = 2;
+                HS_CHECK_GOTO(owner[t[c]] >= 0 && owner[t[c]] < n_ranks, fail, HS_ERR_INTERNAL,
+                              "rank %d: node %lld owned by rank %d of %d", rank, (long long)node_gid[t[c]],
+                              (int)owner[t[c]], n_ranks);
+                nbr_of[owner[t[c]]] = 0;
+            }
+        }
+    }
+    int32_t n_owned = 0, n_boundary = 0, n_ghost = 0;
+    for (int32_t i = 0; i < n_nodes; ++i) {
+        n_owned += kind[i] == 1 || kind[i] == 3;
+        n_boundary += kind[i] == 3;
+        n_ghost += kind[i] == 2;
+    }
+    l->n_owned = n_owned;
+    l->n_interior = n_owned - n_boundary;
+    l->n_ghost = n_ghost;
+    for (int q = 0; q < n_ranks; ++q) l->n_nbrs += nbr_of[q] == 0;
+    HS_CALL_GOTO(HS_ALLOC(l->l2g, (size_t)n_owned + n_ghost + 1, "partition local nodes"), fail);
+    HS_CALL_GOTO(HS_ALLOC(l->ghost_owner, (size_t)n_ghost + 1, "partition ghosts"), fail);
+    HS_CALL_GOTO(HS_ALLOC(l->nbr, (size_t)l->n_nbrs + 1, "partition neighbours"), fail);
+    HS_CALL_GOTO(HS_ALLOC(l->send_ptr, (size_t)l->n_nbrs + 1, "partition send lists"), fail);
+    HS_CALL_GOTO(HS_ALLOC(l->recv_ptr, (size_t)l->n_nbrs + 1, "partition receive lists"), fail);
+    for (int q = 0, k = 0; q < n_ranks; ++q)
+        if (nbr_of[q] == 0) {
+            l->nbr[k] = q;
+            nbr_of[q] = k++;
+        }
+    /* local numbering as hs_part_local_create_elems: interior, boundary (global order), ghosts by
+     * owner slot (global order within); sorted keys stand for the global array's scan */
+    HS_CALL_GOTO(HS_ALLOC(ord, (size_t)n_owned + n_ghost + 1, "partition order"), fail);
+    {
+        int32_t k = 0;
+        for (int32_t i = 0; i < n_nodes; ++i) {
+            node_local[i] = -1;
+            if (kind[i] == 1) ord[k++] = (key_idx){0, node_gid[i], i};
+            else if (kind[i] == 3) ord[k++] = (key_idx){1, node_gid[i], i};
+            else if (kind[i] == 2) ord[k++] = (key_idx){2 + nbr_of[owner[i]], node_gid[i], i};
+        }
+        qsort(ord, (size_t)k, sizeof *ord, cmp_key_idx);
+        for (int32_t li = 0; li < k; ++li) {
+            HS_CHECK_GOTO(li == 0 || ord[li].k1 != ord[li - 1].k1 || ord[li].k2 != ord[li - 1].k2, fail,
+                          HS_ERR_INTERNAL, "rank %d: node %lld twice in the part", rank, (long long)ord[li].k2);
+            l->l2g[li] = ord[li].k2;
+            node_local[ord[li].i] = li;
+            if (li >= n_owned) {
+                const int s = (int)ord[li].k1 - 2;
+                l->ghost_owner[li - n_owned] = l->nbr[s];
+                ++l->recv_ptr[s + 1];
+            }
+        }
+        for (int s = 0; s < l->n_nbrs; ++s) l->recv_ptr[s + 1] += l->recv_ptr[s];
+    }
+    l->n_elems = n_local_elems;
+    HS_CALL_GOTO(HS_ALLOC(l->elems, (size_t)n_local_elems + 1, "partition elements"), fail);
+    HS_CALL_GOTO(HS_ALLOC(l->tets, 4 * (size_t)n_local_elems + 4, "partition elements"), fail);
+    HS_CALL_GOTO(HS_ALLOC(pairs, (size_t)n_cut + 1, "partition send lists"), fail);
+    int64_t np = 0;
+    for (int32_t e = 0, m = 0; e < n_elems; ++e) {
+        const int32_t *t = tets + 4 * (size_t)e;
+        int mine = 0;
+        for (int c = 0; c < 4; ++c) mine += owner[t[c]] == rank;
+        elem_local[e] = mine ? m : -1;
+        if (!mine) continue;
+        l->elems[m] = elem_gid[e];
+        for (int c = 0; c < 4; ++c) l->tets[4 * (size_t)m + c] = node_local[t[c]];
+        ++m;
+        if (mine == 4) continue;
+        for (int a = 0; a < 4; ++a)
+            for (int b = 0; b < 4; ++b)
+                if (owner[t[a]] == rank && owner[t[b]] != rank)
+                    pairs[np++] = (node_rank){node_local[t[a]], owner[t[b]]};
+    }
+    qsort(pairs, (size_t)np, sizeof *pairs, cmp_node_rank);
+    int64_t nu = 0;
+    for (int64_t k = 0; k < np; ++k)
+        if (nu == 0 || pairs[k].li != pairs[nu - 1].li || pairs[k].q != pairs[nu - 1].q) pairs[nu++] = pairs[k];
+    for (int64_t k = 0; k < nu; ++k) ++l->send_ptr[nbr_of[pairs[k].q] + 1];
+    for (int k = 0; k < l->n_nbrs; ++k) l->send_ptr[k + 1] += l->send_ptr[k];
+    HS_CALL_GOTO(HS_ALLOC(l->send_idx, (size_t)l->send_ptr[l->n_nbrs] + 1, "partition send lists"), fail);
+    {
+        int32_t *fill = NULL;
+        HS_CALL_GOTO(HS_ALLOC(fill, (size_t)l->n_nbrs + 1, "partition send lists"), fail);
+        for (int64_t k = 0; k < nu; ++k) {
+            const int s = nbr_of[pairs[k].q];
+            l->send_idx[l->send_ptr[s] + fill[s]++] = pairs[k].li;
+        }
+        free(fill);
+    }
+    HS_CALL_GOTO(hs_csr_from_tets(n_owned + n_ghost, n_local_elems, l->tets, &lp), fail);
+    HS_CALL_GOTO(hs_csr_create(n_owned, n_owned + n_ghost, lp->row_ptr[n_owned], &l->pattern), fail);
+    memcpy(l->pattern->row_ptr, lp->row_ptr, sizeof(int32_t) * ((size_t)n_owned + 1));
+    memcpy(l->pattern->col, lp->col, sizeof(int32_t) * (size_t)lp->row_ptr[n_owned]);
+    hs_csr_destroy(&lp);
+    free(pairs);
+    free(ord);
+    free(kind);
+    free(nbr_of);
+    *out = l;
+    return HS_OK;
+fail:
+    hs_csr_destroy(&lp);
+    free(pairs);
+    free(ord);
+    free(kind);
     free(nbr_of);
     hs_part_local_destroy(&l);
     return st;

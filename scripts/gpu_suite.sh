@@ -20,7 +20,8 @@
 #   scripts/gpu_suite.sh run mpi  (on the GPU machine) the Open MPI carried in .gpu-bundle/mpi launches
 #                                 heartsim: mpirun -np 1 and 2 equal the serial run (cpu backend),
 #                                 and with solver.backend = cuda on 1, 2 and as many ranks as the
-#                                 machine has GPUs the serial GPU run (NCCL or MPI)
+#                                 machine has GPUs the serial GPU run (NCCL or MPI); the splitting
+#                                 scheme on 1, 2, 3 cuda ranks (tests/parallel/mpi_cuda_splitting.sh)
 #   scripts/gpu_suite.sh run scale
 #                                 (on the GPU machine, not in "all") `heartsim bench step bench_1m.cfg`
 #                                 (cuda) and `mpirun -np <GPUs> heartsim bench scale bench_1m.cfg`:
@@ -47,7 +48,7 @@ bundle)
   ldd build-gpu/bin/heartsim build-gpu/bin/test_gpu_* | awk '$3 ~ /^\/(usr\/)?lib/ {print $3}' | sort -u |
     grep -vE '/(libc|libm|libpthread|libdl|librt|libresolv|libstdc\+\+|libgcc_s|ld-linux[^/]*)\.so' |
     while read -r lib; do cp -L "$lib" .gpu-bundle/; done
-  cp configs/bench_*.cfg configs/quick_slab.cfg configs/lv_ellipsoid.cfg .gpu-bundle/
+  cp configs/bench_*.cfg configs/quick_slab.cfg configs/scar_slab.cfg configs/lv_ellipsoid.cfg .gpu-bundle/
   # the Open MPI runtime (the GPU machine has none) for `run mpi`: docs/parallel.md
   if grep -q "HS_HAS_MPI 1" build-gpu/generated/hs_build_config.h; then
     scripts/mpi_bundle.sh .gpu-bundle/mpi build-gpu/bin/heartsim >/dev/null
@@ -56,7 +57,8 @@ bundle)
     for f in .gpu-bundle/mpi/lib/*.so*; do
       b=.gpu-bundle/$(basename "$f"); [ -f "$b" ] && cmp -s "$f" "$b" && rm -f "$f"
     done
-    cp tests/app/vtk_fields_close.py tests/app/hs_vtk_legacy.py tests/parallel/mpi_cuda_run.sh .gpu-bundle/
+    cp tests/app/vtk_fields_close.py tests/app/hs_vtk_legacy.py tests/parallel/mpi_cuda_run.sh \
+       tests/parallel/mpi_cuda_splitting.sh tests/parallel/csv_close.py .gpu-bundle/
     grep -q "HS_HAS_NCCL 1" build-gpu/generated/hs_build_config.h && echo 1 > .gpu-bundle/has_nccl || echo 0 > .gpu-bundle/has_nccl
   fi
   du -sh .gpu-bundle
@@ -240,7 +242,10 @@ run)
       ngpu=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || true)
       counts="1 2"; [ "${ngpu:-0}" -gt 2 ] && counts="$counts $ngpu"
       for np in $counts; do mpirun -np $np ./test_gpu_dist_cg || exit 1; done
-      HEARTSIM=./heartsim HS_CFG=quick_slab.cfg HS_CLOSE=vtk_fields_close.py bash mpi_cuda_run.sh mpirun "$(cat has_nccl)"
+      HEARTSIM=./heartsim HS_CFG=quick_slab.cfg HS_CLOSE=vtk_fields_close.py bash mpi_cuda_run.sh mpirun "$(cat has_nccl)" || exit 1
+      # the splitting scheme on cuda partitions (-np 1, 2, 3): = the serial GPU run and the cpu backend's ranks
+      HEARTSIM=./heartsim HS_CFG=quick_slab.cfg HS_SCAR_CFG=scar_slab.cfg HS_CLOSE=vtk_fields_close.py \
+        HS_CSV_CLOSE=csv_close.py bash mpi_cuda_splitting.sh mpirun
     ) || fail=$((fail+1))
   fi
   if [ "$what" = scale ]; then

@@ -143,7 +143,7 @@ void hs_sim_destroy(hs_sim *sim);
 /** @brief Advance @p sim by one step from t_ms with the spec's stimuli (tests, benchmarks). */
 hs_status hs_sim_step(hs_sim *sim, double t_ms, double dt_ms, hs_step_stats *stats);
 /** @brief Steps k0 .. k0+n-1 (t = k dt_ms) as one device launch (hs_backend_ops.steps_device, solver.step
- *  = "persistent"): *done steps completed, their stats in @p stats [n]; when *done < n the step k0 + *done
+ *  = "persistent" under Newton, "graph" under splitting): *done steps completed, their stats in @p stats [n]; when *done < n the step k0 + *done
  *  failed and the backend is at its start (run it with hs_sim_step to report or retry it). */
 hs_status hs_sim_steps(hs_sim *sim, long k0, double dt_ms, int n, int *done, hs_step_stats *stats);
 

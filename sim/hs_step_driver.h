@@ -3,11 +3,12 @@
  * @brief How a run advances: the backend from step k over at most n steps of time.dt, either one
  *   step through hs_sim_step (fem/newton.c's hs_time_step, or the splitting scheme's hs_split_step) with the retries in substeps of
  *   solver.dt_retry, or several steps as one device launch through hs_sim_steps (solver.step =
- *   "persistent"). It knows nothing of frames, checkpoints, probes or signals: the protocol
+ *   "persistent" under Newton, "graph" under splitting). It knows nothing of frames, checkpoints, probes or signals: the protocol
  *   scheduler (hs_protocol.h) says how far it may go, and sim/sim_run.c composes the two.
  *
  * Both schemes (solver.scheme) advance one step at a time through hs_sim_step, which takes the
- * problem's scheme (fem/hs_backend.h hs_scheme_step); device launches are Newton steps only. A new
+ * problem's scheme (fem/hs_backend.h hs_scheme_step); device launches run either scheme's steps
+ * (hs_backend_ops.steps_device), a failed one run again through hs_sim_step. A new
  * way to advance is one more mode in step_driver.c: its advance function, the most steps it takes at
  * once, and where hs_step_driver_create picks it; the protocol does not change.
  */
@@ -37,7 +38,7 @@ typedef struct hs_advance {
 
 /**
  * @brief The driver of @p sim: device launches when the backend has steps_device, solver.step is
- * "persistent" and the run is serial; one step at a time otherwise.
+ * "persistent" (Newton) or "graph" (splitting) and the run is serial; one step at a time otherwise.
  * @param[in] spec, sim borrowed (kept); @param[in] scratch borrowed (kept): a host state the driver
  * may overwrite during an advance (the start of a retried step); the run lends the same one to its
  * checkpoints, so a retry costs no second copy of the state.

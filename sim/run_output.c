@@ -13,6 +13,7 @@
 #include "hs_checkpoint.h"
 #include "hs_frame_writer.h"
 #include "hs_maps.h"
+#include "hs_mesh_build.h"
 #include "hs_util.h"
 #if HS_HAS_MPI
 #include "hs_backend_mpi.h"
@@ -237,6 +238,7 @@ static hs_status write_maps(const hs_run_output *o, double t_ms)
     hs_frame fr = hs_frame_at(t_ms);
     hs_status st = HS_OK;
     char *path = NULL;
+    hs_mesh *whole = NULL;
     for (size_t m = 0; m < sizeof map_fields / sizeof map_fields[0]; ++m)
         for (int k = 0; k < d->n_fields; ++k) {
             if (strcmp(d->f[k].name, map_fields[m]) != 0 || d->f[k].where != HS_AT_NODE) continue;
@@ -246,9 +248,24 @@ static hs_status write_maps(const hs_run_output *o, double t_ms)
     if (sim->regions) fr.mesh_fields |= HS_MESH_FIELD_REGION; /* the regions entry of each element */
     HS_CALL_GOTO(sim->backend->ops->get_state(sim->backend, &maps), done);
     if (!o->writer) goto done;
-    HS_CALL_GOTO(hs_maps_write(o->spec->out_dir, o->spec->out_prefix, sim->mesh, &fr, &path), done);
+    if (!sim->mesh->xyz) {
+        /* the ranks made their own parts (parallel.partition = "box"): the writer generates the whole
+         * box for this one file, in the generator's numbering (the gathered maps' too) */
+        hs_mesh_spec ms = o->spec->mesh;
+        ms.reorder = HS_REORDER_NONE;
+        ms.cache = 0;
+        const int v = hs_verbosity;
+        hs_verbosity = 0; /* its build was reported at set-up */
+        st = hs_mesh_build(&ms, &whole, NULL);
+        hs_verbosity = v;
+        HS_CALL_GOTO(st, done);
+        HS_CHECK_GOTO(whole->n_nodes == sim->mesh->n_nodes && whole->n_elems == sim->mesh->n_elems, done,
+                      HS_ERR_INTERNAL, "the maps' mesh is not the run's");
+    }
+    HS_CALL_GOTO(hs_maps_write(o->spec->out_dir, o->spec->out_prefix, whole ? whole : sim->mesh, &fr, &path), done);
     hs_log(1, "maps: %s (t = %g ms)\n", path, t_ms);
 done:
+    hs_mesh_destroy(&whole);
     free(path);
     for (int k = 0; k < HS_STATE_MAX_FIELDS; ++k) free(maps.field[k]);
     return st;

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "hs_build_config.h"
+#include "hs_mesh_part.h"
 #include "hs_par.h"
 #include "hs_sim.h"
 #include "hs_util.h"
@@ -183,11 +184,35 @@ static hs_status problem_outline(const hs_mesh *mesh, const hs_stim_set *stim, c
     return HS_OK;
 }
 
+/* A distributed run on several ranks whose other ranks need not hold the whole mesh: rank 0 builds it
+ * and sends each rank its part (hs_mesh_part_scatter). Not yet: probes and ECG electrodes (their sample
+ * sets are found on the whole mesh by every rank), per-beat maps (written from it), and a format with its
+ * own node order (it renumbers it): those runs broadcast the mesh as before. */
+static int scatter_fits(const hs_sim_spec *spec)
+{
+    int multi = spec->n_stimuli > 1;
+    for (int k = 0; k < spec->n_stimuli; ++k) multi |= spec->stimuli[k].count > 1;
+#if HS_HAS_MPI
+    const int ranks = spec->distributed ? hs_backend_mpi_ranks() : 1;
+#else
+    const int ranks = 1;
+#endif
+    return spec->distributed && ranks > 1 && spec->partitioner && !spec->partitioner->box && spec->n_probes == 0 &&
+           spec->n_electrodes == 0 && !(multi && spec->output_enabled) && !(spec->spmv && spec->spmv->node_order);
+}
+
 hs_status hs_sim_create(const hs_sim_spec *spec, hs_sim *sim)
 {
     memset(sim, 0, sizeof *sim);
     hs_status st = HS_OK;
     hs_csr *pattern = NULL;
+    /* parallel.partition = "box": each rank generates its block of the box; no rank builds the whole mesh */
+    const int box_part = spec->distributed && spec->partitioner && spec->partitioner->box;
+    const int scatter = !box_part && scatter_fits(spec); /* rank 0 reads the mesh and sends each rank its part */
+#if HS_HAS_MPI
+    hs_backend_mpi_part bpart;
+    memset(&bpart, 0, sizeof bpart);
+#endif
     double t0 = hs_wtime();
     if (spec->threads > 0) omp_set_num_threads(spec->threads); /* solver.threads; 0 keeps OMP_NUM_THREADS */
     /* the backend first: a missing device is said before any meshing, and the device's own
@@ -208,13 +233,31 @@ hs_status hs_sim_create(const hs_sim_spec *spec, hs_sim *sim)
     /* not in a distributed run: each rank's device is chosen later (backends/mpi), and a context on
      * device 0 from every rank of a node would cost each rank's memory there */
     if (sim->backend_entry->warm_up && !spec->distributed) sim->backend_entry->warm_up();
-    /* checked, fibres, reordered; a distributed run's on rank 0, broadcast */
-    if (spec->distributed) HS_CALL_GOTO(hs_mesh_build_bcast(&spec->mesh, &sim->mesh, &sim->mesh_info), fail);
-    else HS_CALL_GOTO(hs_mesh_build(&spec->mesh, &sim->mesh, &sim->mesh_info), fail);
+    /* checked, fibres, reordered; a distributed run's on rank 0, broadcast; or each rank its block */
+    if (box_part) {
+#if HS_HAS_MPI
+        /* alike on every rank: said once, by rank 0 */
+        const char *why = hs_mesh_part_box_unfit(spec);
+        HS_CALL_GOTO(hs_par_agree(!why ? HS_OK : HS_FAIL(HS_ERR_CONFIG, "parallel.partition = \"box\": %s, which no "
+                                  "rank holds here; use parallel.partition = \"metis\" (or \"auto\", which picks it "
+                                  "for this run)", why)), fail);
+        HS_CALL_GOTO(hs_mesh_part_box(&spec->mesh, spec->stimuli, spec->n_stimuli, spec->output_enabled, &bpart,
+                                      &sim->mesh, &sim->stim, &sim->mesh_info), fail);
+#endif
+    } else if (scatter) {
+        HS_CALL_GOTO(hs_mesh_part_root_build(&spec->mesh, &sim->mesh, &sim->mesh_info), fail);
+    } else if (spec->distributed) {
+        HS_CALL_GOTO(hs_mesh_build_bcast(&spec->mesh, &sim->mesh, &sim->mesh_info), fail);
+    } else {
+        HS_CALL_GOTO(hs_mesh_build(&spec->mesh, &sim->mesh, &sim->mesh_info), fail);
+    }
     sim->setup.mesh = hs_wtime() - t0;
     /* the node order's time where it ran: not from the cache, and in a distributed run on rank 0 */
     sim->setup.mesh_order = sim->mesh_info.from_cache || (spec->distributed && spec->rank != 0)
                                 ? 0.0 : sim->mesh_info.seconds_reorder;
+#if HS_HAS_MPI
+    if (box_part) sim->setup.mesh -= bpart.partition + bpart.scatter; /* reported as partition and scatter */
+#endif
     hs_problem_opts po;
     problem_opts(spec, &po);
     double tp = hs_wtime();
@@ -226,11 +269,22 @@ hs_status hs_sim_create(const hs_sim_spec *spec, hs_sim *sim)
     one_rank = spec->distributed && hs_backend_mpi_ranks() == 1 && sim->backend_entry->part &&
                sim->backend_entry->part->one_rank_serial;
 #endif
-    if (!spec->distributed || !spec->partitioner || one_rank || (spec->partitioner->needs_pattern && spec->rank == 0))
+#if HS_HAS_MPI
+    if (box_part && one_rank) /* one rank's block is the whole box, in the generator's numbering */
+        HS_CALL_GOTO(hs_csr_from_tets(bpart.lmesh->n_nodes, bpart.lmesh->n_elems, bpart.lmesh->tets, &pattern), fail);
+#endif
+    if (!box_part &&
+        (!spec->distributed || !spec->partitioner || one_rank || (spec->partitioner->needs_pattern && spec->rank == 0)))
         HS_CALL_GOTO(hs_csr_from_tets(sim->mesh->n_nodes, sim->mesh->n_elems, sim->mesh->tets, &pattern), fail);
     sim->setup.pattern = hs_wtime() - tp;
-    /* a distributed run's plan on several ranks reads no pattern (rank 0 may hold one, the others not) */
-    HS_CALL_GOTO(resolve_plan(spec, sim, pattern, &po), fail);
+    /* a distributed run's plan on several ranks reads no pattern (rank 0 may hold one, the others not);
+     * its refusals (the config's, alike on every rank) are said once, by rank 0 */
+    const hs_status rp = resolve_plan(spec, sim, pattern, &po);
+    HS_CALL_GOTO(spec->distributed ? hs_par_agree(rp) : rp, fail);
+    if ((box_part || scatter) && po.exec.spmv->node_order)
+        HS_CALL_GOTO(hs_par_agree(HS_FAIL(HS_ERR_CONFIG, "solver.spmv: \"%s\" renumbers the whole mesh, which "
+                                          "parallel.partition = \"box\" never builds; name another kernel or another "
+                                          "partition", po.exec.spmv->name)), fail);
     if (!pattern && po.exec.spmv->node_order) {
         tp = hs_wtime();
         HS_CALL_GOTO(hs_csr_from_tets(sim->mesh->n_nodes, sim->mesh->n_elems, sim->mesh->tets, &pattern), fail);
@@ -238,20 +292,61 @@ hs_status hs_sim_create(const hs_sim_spec *spec, hs_sim *sim)
     }
     HS_CALL_GOTO(format_order(sim, &po, &pattern), fail);
     tp = hs_wtime();
-    /* stimulus sites hold element indices: only now is the element numbering final */
-    HS_CALL_GOTO(hs_stim_set_create(sim->mesh, spec->stimuli, spec->n_stimuli, &sim->stim), fail);
+    /* stimulus sites hold element indices: only now is the element numbering final (the box's
+     * ranks found theirs on their blocks) */
+    const int whole = !box_part && (!scatter || spec->rank == 0); /* this rank holds the whole mesh */
+    if (!box_part) {
+        st = whole ? hs_stim_set_create(sim->mesh, spec->stimuli, spec->n_stimuli, &sim->stim)
+                   : hs_mesh_part_sites(spec->stimuli, spec->n_stimuli, &sim->stim);
+        /* rank 0's errors in the sites (and the regions below) are every rank's: the others find none */
+        if (scatter) st = hs_par_agree(st);
+        HS_CALL_GOTO(st, fail);
+    }
     if (spec->n_stimuli == 0) hs_warn("no stimulus configured: the tissue stays at rest");
     {
         char wbuf[4096];
         if (hs_stim_set_warnings(sim->stim, spec->t_end, wbuf, sizeof wbuf) > 0)
             for (char *line = strtok(wbuf, "\n"); line; line = strtok(NULL, "\n")) hs_warn("%s", line);
     }
-    if (spec->n_regions > 0) {
-        HS_CALL_GOTO(hs_region_set_create(sim->mesh, spec->regions, spec->n_regions, &spec->model_prm, spec->d_iso,
-                                          spec->d_ani, &sim->regions), fail);
-        HS_CALL_GOTO(report_regions(spec, sim), fail);
+    if (spec->n_regions > 0 && whole) {
+        st = hs_region_set_create(sim->mesh, spec->regions, spec->n_regions, &spec->model_prm, spec->d_iso,
+                                  spec->d_ani, &sim->regions);
+        if (st == HS_OK) st = report_regions(spec, sim);
+        if (scatter) st = hs_par_agree(st);
+        HS_CALL_GOTO(st, fail);
         po.regions = sim->regions;
+    } else if (spec->n_regions > 0 && scatter) {
+        HS_CALL_GOTO(hs_par_agree(HS_OK), fail);
     }
+#if HS_HAS_MPI
+    if (scatter) {
+        /* rank 0 partitions (with the pattern, where the partitioner reads one) and sends the parts */
+        double t1 = hs_wtime();
+        int32_t *owner = NULL;
+        const int ranks = hs_backend_mpi_ranks();
+        st = HS_OK;
+        if (spec->rank == 0) {
+            st = HS_ALLOC(owner, (size_t)sim->mesh->n_nodes + 1, "partition");
+            if (st == HS_OK)
+                st = hs_partition_nodes_n(spec->partitioner, pattern, sim->mesh->n_nodes, ranks, owner);
+            /* checkpoints name the mesh by its fingerprint: rank 0's, for every rank */
+            if (st == HS_OK && spec->output_enabled) sim->mesh->fingerprint = hs_mesh_fingerprint(sim->mesh);
+        }
+        st = hs_par_agree(st);
+        const double tpart = hs_wtime() - t1;
+        if (st == HS_OK)
+            st = hs_mesh_part_scatter(sim->mesh, sim->stim, sim->regions, owner, sim->mesh->n_nodes, spec->stimuli,
+                                      spec->n_stimuli, &sim->mesh->fingerprint, &bpart);
+        free(owner);
+        HS_CALL_GOTO(st, fail);
+        bpart.n_elems_global = sim->mesh->n_elems;
+        bpart.partition += tpart;
+        if (spec->rank != 0) po.regions = bpart.lreg; /* the same table as rank 0's */
+        /* rank 0 keeps the whole mesh only for the maps file it writes at the end */
+        if (spec->rank == 0 && !spec->output_enabled) hs_mesh_part_hollow(sim->mesh);
+        hs_csr_destroy(&pattern); /* it served the partition */
+    }
+#endif
     if (spec->distributed) HS_CALL_GOTO(problem_outline(sim->mesh, sim->stim, &po, &pattern, &sim->prob), fail);
     else HS_CALL_GOTO(hs_problem_create(sim->mesh, sim->stim, &po, &pattern, &sim->prob), fail);
     if (sim->prob->pattern)
@@ -262,10 +357,17 @@ hs_status hs_sim_create(const hs_sim_spec *spec, hs_sim *sim)
                sim->mesh->n_nodes);
     double tb = hs_wtime();
     sim->setup.problem = tb - tp;
+#if HS_HAS_MPI
+    if (scatter) sim->setup.problem -= bpart.partition + bpart.scatter; /* reported as partition and scatter */
+#endif
     if (spec->distributed) {
 #if HS_HAS_MPI
         HS_CHECK_GOTO(spec->partitioner, fail, HS_ERR_INTERNAL, "distributed run without a partitioner");
-        HS_CALL_GOTO(hs_backend_mpi_create(sim->prob, spec->partitioner, sim->backend_entry, &sim->backend), fail);
+        if (box_part || scatter)
+            HS_CALL_GOTO(hs_backend_mpi_create_part(sim->prob, &bpart, spec->partitioner, sim->backend_entry,
+                                                    &sim->backend), fail);
+        else
+            HS_CALL_GOTO(hs_backend_mpi_create(sim->prob, spec->partitioner, sim->backend_entry, &sim->backend), fail);
         /* the global pattern served the partition; nothing reads it afterwards */
         hs_csr_destroy(&sim->prob->pattern);
         hs_mpi_setup_times mt;
@@ -283,12 +385,17 @@ hs_status hs_sim_create(const hs_sim_spec *spec, hs_sim *sim)
     HS_CHECK_GOTO(spec->scheme.kind != HS_SCHEME_SPLITTING || (sim->backend->ops->react && sim->backend->ops->diffuse),
                   fail, HS_ERR_CONFIG, "solver.scheme = \"splitting\": the %s backend does not run the splitting scheme "
                   "yet; use solver.backend = \"cpu\" or solver.scheme = \"newton\"", sim->backend->ops->name);
-    sim->setup.backend = hs_wtime() - tb - sim->setup.partition - sim->setup.scatter - sim->setup.maps;
+    /* the parts made before (box, scatter) were timed outside this interval */
+    sim->setup.backend = hs_wtime() - tb - sim->setup.maps -
+                         (box_part || scatter ? 0.0 : sim->setup.partition + sim->setup.scatter);
     sim->setup.peak_rss = hs_peak_rss_bytes();
     hs_log(1, "backend: %s\n", sim->backend->description);
     hs_log(2, "set-up took %.3f s\n", hs_wtime() - t0);
     return HS_OK;
 fail:
+#if HS_HAS_MPI
+    hs_backend_mpi_part_free(&bpart);
+#endif
     hs_csr_destroy(&pattern);
     hs_sim_destroy(sim);
     return st;

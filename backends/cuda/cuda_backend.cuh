@@ -17,6 +17,7 @@
  *   nodal.cu      the splitting scheme's nodal ODE kernel (hs_nodal.cuh), compiled per model
  *   split.cu      the splitting scheme's ops react and diffuse (fem/hs_splitting.h): the node stimulus,
  *                 the diffusion matrices in the format's slots, the warm-started solve as one graph
+ *   split_step.cu the splitting steps up to the next output event as one CUDA graph (hs_split.cuh)
  *
  * Device layouts are structure-of-arrays so neighbouring threads touch neighbouring addresses:
  * full assembly: kd [10][ne], ke [10][ne] (K_e is symmetric: the 10 entries a <= b, hs_sym4_index), re [4][ne];
@@ -249,6 +250,9 @@ hs_status hs_cu_react(hs_backend *b, double h, int n_sub, const double *site_amp
 hs_status hs_cu_diffuse(hs_backend *b, double dt, hs_cg_result *cg);
 /** @brief The failure flag of a deferred reaction (hs_backend_ops.react_check; split.cu). */
 hs_status hs_cu_react_check(hs_backend *b, int32_t *bad_node);
+/** hs_backend_ops.steps_device under the splitting scheme (split_step.cu; step_persistent.cu's
+ *  hs_cu_steps_device hands it over): steps k0 .. k0+n-1 as one CUDA graph launch. */
+hs_status hs_cu_split_steps(hs_backend *b, long k0, double dt_ms, int n, int *done, hs_step_stats *stats);
 /** For the phase benchmark (diag.cu): enqueue the diffusion's start (r0 = C u*, B u*, the norms); one
  *  reaction of @p h in @p n_sub substeps without stimulus, start copies or failure flag; the least
  *  bytes of phase 0 (the reaction) or 1 (the diffusion's start). */

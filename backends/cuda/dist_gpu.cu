@@ -30,6 +30,7 @@
 #include "hs_cuda.h"
 #include "hs_cuda_comm.h"
 #include "hs_dist_gpu.h"
+#include "hs_dist_split.h"
 #include "hs_gpu_reduce.cuh"
 #include "hs_util.h"
 
@@ -344,6 +345,7 @@ extern "C" void hs_dist_gpu_destroy(hs_dist_gpu **pg)
 namespace {
 struct cuda_part {
     hs_dist_gpu *g;
+    hs_cu_dist_split *ds; /* solver.scheme = "splitting" on several ranks (dist_split.cu); NULL otherwise */
     char what[200];
 };
 } // namespace
@@ -401,6 +403,7 @@ static void cuda_part_unbind(hs_backend_part **pp)
 {
     if (!pp || !*pp) return;
     cuda_part *q = reinterpret_cast<cuda_part *>(*pp);
+    hs_cu_dist_split_unbind(&q->ds);
     hs_dist_gpu_destroy(&q->g);
     free(q);
     *pp = NULL;
@@ -412,7 +415,9 @@ static hs_status cuda_part_bind(hs_backend *b, const hs_part_local *l, const voi
     *out = NULL;
     cuda_part *q = (cuda_part *)calloc(1, sizeof *q);
     HS_CHECK(q != NULL, HS_ERR_MEMORY, "out of memory for the distributed device solver");
-    const hs_status st = hs_dist_gpu_create(b, l, *(const MPI_Comm *)comm, fast, 1, &q->g);
+    hs_status st = hs_dist_gpu_create(b, l, *(const MPI_Comm *)comm, fast, 1, &q->g);
+    if (st == HS_OK && !q->g->serial && b->prob->opt.scheme.kind == HS_SCHEME_SPLITTING)
+        st = hs_cu_dist_split_bind(b, q->g->comm, l->n_owned, &q->ds);
     if (st != HS_OK) {
         hs_backend_part *p = reinterpret_cast<hs_backend_part *>(q);
         cuda_part_unbind(&p);
@@ -462,5 +467,5 @@ extern "C" const hs_backend_part_ops hs_cuda_part_ops = {
     cuda_part_solve,   cuda_part_times,      cuda_part_describe, cuda_part_unbind,
     hs_cuda_resolve_plan_ranks, /* entry.cu: one rank the serial plan, several the serial choices on the host loop */
     1,                          /* one rank: the backend's own Newton iteration */
-    0,                          /* splitting: not on a cuda partition yet (solver.scheme is refused there) */
+    1,                          /* splitting: react on the owned nodes, diffuse over the ranks (dist_split.cu) */
 };

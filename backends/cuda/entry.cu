@@ -112,9 +112,20 @@ extern "C" hs_status hs_cuda_resolve_plan_ranks(const hs_csr *pattern, const hs_
      * partitioner that reads it), so the rules see no row count; what depends on it, the step mode
      * and the persistent CG, is decided below for every rank alike */
     const hs_step_mode asked = plan->step;
+    const int splitting = opt->scheme.kind == HS_SCHEME_SPLITTING;
+    const char *no = splitting ? hs_cuda_scheme_refusal(opt, asked) : NULL; /* what a serial run refuses */
+    HS_CHECK(!no, HS_ERR_CONFIG, "solver.step = \"%s\": %s", hs_step_mode_name(asked), no);
     hs_cuda_plan_rules(opt, INT32_MAX, plan);
     if (plan->step == HS_STEP_PERSISTENT) plan->step = HS_STEP_GRAPH;
-    if (plan->step == HS_STEP_GRAPH)
+    if (splitting) { /* the host runs a step's ops (dist_split.cu); "graph": the diffusion CG's iterations */
+        plan->step = asked == HS_STEP_AUTO ? HS_STEP_GRAPH : HS_STEP_KERNELS;
+        snprintf(plan->why_step, sizeof plan->why_step,
+                 "%d ranks, splitting: the host runs a step's ops, the reaction and the diffusion; %s", n_ranks,
+                 plan->step == HS_STEP_GRAPH
+                     ? "each diffusion's CG replays its iterations from a CUDA graph of " HS_CG_POLL_STR
+                       " (the halo exchange and the all-reduce in it: NCCL >= 2.9)"
+                     : "the CG's kernels launched one by one (solver.step = \"kernels\")");
+    } else if (plan->step == HS_STEP_GRAPH)
         snprintf(plan->why_step, sizeof plan->why_step,
                  "%d ranks%s: the Newton decisions are global, on the host; each CG solve replays its iterations "
                  "from a CUDA graph of " HS_CG_POLL_STR " (the halo exchange and the all-reduce in it: NCCL >= 2.9)",

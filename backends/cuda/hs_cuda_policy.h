@@ -35,18 +35,26 @@ extern "C" {
 const char *hs_cuda_step_persistent_refusal(const hs_problem_opts *o, int persistent, int32_t n_rows);
 
 /**
+ * @brief Why the splitting scheme's steps cannot run as one CUDA graph with @p o's solver (NULL: they
+ * can): the graph holds the device's Jacobi-CG (backends/cuda/split_step.cu).
+ */
+const char *hs_cuda_split_graph_refusal(const hs_problem_opts *o);
+
+/**
  * @brief solver.step = "auto": HS_STEP_PERSISTENT when its kernel runs these settings on at most
- * HS_CUDA_STEP_PERSISTENT_AUTO_ROWS rows, else HS_STEP_GRAPH with Jacobi-CG, else HS_STEP_KERNELS;
- * HS_STEP_KERNELS under solver.scheme = "splitting" (the host runs its ops: hs_cuda_scheme_refusal).
+ * HS_CUDA_STEP_PERSISTENT_AUTO_ROWS rows, else HS_STEP_GRAPH with Jacobi-CG, else HS_STEP_KERNELS.
+ * Under solver.scheme = "splitting": HS_STEP_GRAPH (the steps up to the next output event as one CUDA
+ * graph, split_step.cu) at every size with Jacobi-CG and solver.graph on, else HS_STEP_KERNELS (the
+ * host runs a step's ops).
  * @param[out] why the reason (static storage).
  */
 hs_step_mode hs_cuda_step_auto(const hs_problem_opts *o, int persistent, int32_t n_rows, const char **why);
 
 /**
  * @brief Why the cuda backend cannot run step mode @p step (a named one; HS_STEP_AUTO: never refused)
- * under @p o's scheme (NULL: it can). Under solver.scheme = "splitting" a step is the ops react and
- * diffuse run from the host (HS_STEP_KERNELS; hs_cuda_step_auto takes it), the diffusion solve as
- * one CUDA graph inside diffuse.
+ * under @p o's scheme (NULL: it can). Under solver.scheme = "splitting": "kernels" (the ops react and
+ * diffuse run from the host, a step at a time) or "graph" (the steps up to the next output event as one
+ * CUDA graph: hs_cuda_split_graph_refusal); "persistent" is refused (the Newton scheme's kernel).
  */
 const char *hs_cuda_scheme_refusal(const hs_problem_opts *o, hs_step_mode step);
 

@@ -35,6 +35,9 @@ struct hs_nodal_launch {
     double *s0;                 /**< [nv][ld] receives the variables at the start (with u0), or NULL */
     int *bad;                   /**< smallest node whose values became non-finite (atomicMin; the caller
                                      sets it to 0x7f7f7f7f), or NULL */
+    const double *hn;           /**< device [2]: the substep and the substep count, read by the kernel in
+                                     place of h and nsub (a graph replayed for steps whose h differs in its
+                                     last bits: split_step.cu), or NULL: h, nsub */
 };
 
 /** @brief Enqueue the nodal kernel of model a->prm->id on @p s. HS_ERR_INTERNAL for a model not in

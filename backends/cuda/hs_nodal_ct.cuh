@@ -81,40 +81,76 @@ __device__ __forceinline__ int ode_vars_ct(double *s, const double *a, const dou
     return ok;
 }
 
+/* one substep of one node (hs_split_react_node's arithmetic): the fused substep of a model that has one,
+ * else the nodal form then ode_vars_ct; u += h (f + stim). 1 when every variable stayed finite. */
+template <int ID>
+__device__ __forceinline__ int substep_ct(const double *v, double &u, double *s, double stim, double h)
+{
+    constexpr int NV = model_ct<ID>::nv;
+    double f = 0.0;
+    int ok = 1;
+    if constexpr (model_has_substep_ct<ID>()) {
+        double sn[NV > 0 ? NV : 1];
+        model_substep_ct<ID>(v, u, s, h, &f, sn);
+#pragma unroll
+        for (int j = 0; j < NV; ++j) {
+            s[j] = sn[j];
+            ok &= isfinite(sn[j]) ? 1 : 0;
+        }
+    } else {
+        double a[NV > 0 ? NV : 1], tau[NV > 0 ? NV : 1];
+        model_rhs_ct<ID>(v, u, s, &f, a, tau);
+        ok = ode_vars_ct<NV>(s, a, tau, h);
+    }
+    u += h * (f + stim);
+    return ok;
+}
+
+/* @p nsub > 1 substeps, not inlined into the kernel: inside a loop the compiler hoists every
+ * parameter-only expression (a model's derived constants) out of it and holds them in registers for the
+ * whole loop (O'Hara-Rudy: 255 registers and spills, against 168 for one substep), so the loop lives in
+ * a function of its own and the kernel's one-substep path keeps its registers. @p s, @p u: the caller's
+ * copies (their address is taken here, not the kernel's registers'). */
+template <int ID>
+__device__ __noinline__ int substeps_ct(const double *v, double *u, double *s, double stim, double h, int nsub)
+{
+    constexpr int NV = model_ct<ID>::nv;
+    double x[NV > 0 ? NV : 1], uu = *u;
+#pragma unroll
+    for (int j = 0; j < NV; ++j) x[j] = s[j];
+    int ok = 1;
+    for (int k = 0; k < nsub; ++k) ok &= substep_ct<ID>(v, uu, x, stim, h);
+#pragma unroll
+    for (int j = 0; j < NV; ++j) s[j] = x[j];
+    *u = uu;
+    return ok;
+}
+
 /**
  * @brief @p nsub substeps of length @p h (model units) of one node's ODEs, the potential @p u and the
  * model's NV variables @p s held in registers: per substep the nodal form at the substep's start,
- * Rush-Larsen for the gates and forward Euler for the rest (ode_vars_ct: hs_model_ode_vars unrolled), then
- * u += h (f + stim) with @p stim the node's stimulus current (model units). The host reference is the
- * same source (HS_HD); the device may contract a multiply and an add into one rounding.
- * @p ONE: the caller guarantees @p nsub == 1, so there is no loop. With a loop the compiler hoists every
- * parameter-only expression (a model's derived constants) out of it and keeps them in registers across the
- * substeps: O'Hara-Rudy's kernel then needs 255 registers and spills, without the loop 184 and none
- * (docs/benchmarks.md, issue 29).
+ * Rush-Larsen for the gates and forward Euler for the rest (hs_model_ode_vars; a CellML model's fused
+ * hs_model_substep_<id>, the same expressions), then u += h (f + stim) with @p stim the node's stimulus
+ * current (model units). The host reference is the same source (HS_HD); the device may contract a
+ * multiply and an add into one rounding. One substep (dt_ode = dt, the common case) runs inline without
+ * a loop; more run in substeps_ct (why there).
  * @return 1 when every value stayed finite, 0 otherwise (the step is then refused by the caller).
  */
-template <int ID, bool ONE = false>
+template <int ID>
 __device__ __forceinline__ int nodal_ode_ct(const double *v, double &u, double *s, double stim, double h, int nsub)
 {
     constexpr int NV = model_ct<ID>::nv;
-    int ok = 1;
-    const int ns = ONE ? 1 : nsub;
-    for (int k = 0; k < ns; ++k) {
-        double f = 0.0;
-        if constexpr (model_has_substep_ct<ID>()) {
-            double sn[NV > 0 ? NV : 1];
-            model_substep_ct<ID>(v, u, s, h, &f, sn);
+    int ok;
+    if (nsub == 1) {
+        ok = substep_ct<ID>(v, u, s, stim, h);
+    } else {
+        double t[NV > 0 ? NV : 1], tu = u;
 #pragma unroll
-            for (int j = 0; j < NV; ++j) {
-                s[j] = sn[j];
-                ok &= isfinite(sn[j]) ? 1 : 0;
-            }
-        } else {
-            double a[NV > 0 ? NV : 1], tau[NV > 0 ? NV : 1];
-            model_rhs_ct<ID>(v, u, s, &f, a, tau);
-            ok &= ode_vars_ct<NV>(s, a, tau, h);
-        }
-        u += h * (f + stim);
+        for (int j = 0; j < NV; ++j) t[j] = s[j];
+        ok = substeps_ct<ID>(v, &tu, t, stim, h, nsub);
+#pragma unroll
+        for (int j = 0; j < NV; ++j) s[j] = t[j];
+        u = tu;
     }
     return ok & (isfinite(u) ? 1 : 0);
 }

@@ -20,10 +20,16 @@ const char *hs_cuda_step_persistent_refusal(const hs_problem_opts *o, int persis
 hs_step_mode hs_cuda_step_auto(const hs_problem_opts *o, int persistent, int32_t n_rows, const char **why)
 {
     if (o->scheme.kind == HS_SCHEME_SPLITTING) {
-        *why = o->graph ? "solver.scheme = splitting: the host runs a step's ops, the reaction (the nodal ODE kernel) and "
-                          "the diffusion solve (one CUDA graph), one synchronisation each"
-                        : "solver.scheme = splitting: the host runs a step's ops, the reaction (the nodal ODE kernel) and "
-                          "the diffusion solve (its kernels launched one by one, solver.graph = off)";
+        if (!hs_cuda_split_graph_refusal(o) && o->graph) {
+            *why = "solver.scheme = splitting: the steps up to the next output event as one CUDA graph (reaction, "
+                   "diffusion solve, read-outs; its WHILE node stops at the last step or a failed one), no host "
+                   "synchronisation between steps";
+            return HS_STEP_GRAPH;
+        }
+        *why = o->graph ? "solver.scheme = splitting with another solver.precond or solver.krylov than Jacobi-CG: the host "
+                          "runs a step's ops, the reaction and the diffusion solve (its host-driven Krylov loop)"
+                        : "solver.scheme = splitting, solver.graph = off: the host runs a step's ops, the reaction (the "
+                          "nodal ODE kernel) and the diffusion solve (its kernels launched one by one)";
         return HS_STEP_KERNELS;
     }
     if (o->pc.precond != HS_PRECOND_JACOBI || o->pc.krylov != HS_KRYLOV_CG) {
@@ -40,12 +46,22 @@ hs_step_mode hs_cuda_step_auto(const hs_problem_opts *o, int persistent, int32_t
     return HS_STEP_GRAPH;
 }
 
+const char *hs_cuda_split_graph_refusal(const hs_problem_opts *o)
+{
+    if (o->pc.precond != HS_PRECOND_JACOBI || o->pc.krylov != HS_KRYLOV_CG)
+        return "the splitting steps as one CUDA graph run Jacobi-CG only (another solver.precond or solver.krylov "
+               "runs its host-driven loop: solver.step = \"kernels\")";
+    return NULL;
+}
+
 const char *hs_cuda_scheme_refusal(const hs_problem_opts *o, hs_step_mode step)
 {
-    if (o->scheme.kind == HS_SCHEME_SPLITTING && step != HS_STEP_AUTO && step != HS_STEP_KERNELS)
-        return "under solver.scheme = \"splitting\" the cuda backend runs a step as its ops from the host "
-               "(solver.step = \"kernels\", what \"auto\" takes), the diffusion solve inside as one CUDA graph "
-               "(solver.graph)";
+    if (o->scheme.kind != HS_SCHEME_SPLITTING) return NULL;
+    if (step == HS_STEP_PERSISTENT)
+        return "under solver.scheme = \"splitting\" the cuda backend runs the steps up to the next output event as "
+               "one CUDA graph (solver.step = \"graph\", what \"auto\" takes with Jacobi-CG) or a step at a time "
+               "from the host (\"kernels\"); the persistent step is the Newton scheme's";
+    if (step == HS_STEP_GRAPH) return hs_cuda_split_graph_refusal(o);
     return NULL;
 }
 

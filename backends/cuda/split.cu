@@ -32,37 +32,12 @@
 #include "cuda_backend.cuh"
 #include "hs_gpu_reduce.cuh"
 #include "hs_nodal.cuh"
+#include "hs_split.cuh"
+#include "hs_split_rows.cuh"
 #include "hs_problem.h"
 #include "hs_splitting.h"
 #include "hs_util.h"
 
-struct hs_cu_split {
-    int lumped_b;          /* B = diag(m) (lumped mass, theta = 1): no SpMV for ||B u*|| */
-    double dt;             /* model units the slots hold A, C (and B) for; NaN: none yet */
-    double *cval;          /* [n_slots] C = B - A, double */
-    hs_gpu_spmv *spmv_c;
-    void *bval;            /* [n_slots] B in the CG's value precision (NULL when lumped_b) */
-    hs_gpu_spmv *spmv_b;
-    double *bu;            /* [nn] B u* (NULL when lumped_b) */
-    double *mass;          /* [nn] lumped mass (hs_nodal.mass_lumped) */
-    uint8_t *frozen;       /* [nn] decoupled nodes, or NULL */
-    uint16_t *ntab;        /* [nn] region row of each node, or NULL */
-    double *stim;          /* [nn] the node current of the reaction */
-    int32_t *snode;        /* [n_stim] nodes of every site (hs_nodal.stim_node) */
-    double *sw;            /* [n_stim] their shares */
-    int stim_on;           /* stim holds a current that is not zero everywhere */
-    double *norms;         /* [3] ||r0||^2, ||B u*||^2, ||r0|| / ||B u*|| */
-    double *part;          /* [2][HS_RED_BLOCKS] */
-    double *h_norms;       /* pinned [3] */
-    int *bad, *h_bad;      /* smallest node of a non-finite reaction (0x7f7f7f7f: none); h_ pinned */
-    int react_pending;     /* a reaction's flag copy enqueued and not yet read (hs_cu_react_check) */
-    int guess;             /* solver.extrapolate >= 1: the CG starts from u* + g (hs_split_guess_weights) */
-    double *g;             /* [nn] the guess g = w0 d_1 + w1 d_2, after the solve the step's correction g + d' */
-    double *ag;            /* [nn] A g */
-    double *gs, *h_gs;     /* [2] the guess's weights (0: none), set by the host before each solve; h_ pinned */
-    cudaGraphExec_t exec;  /* the diffusion solve (solver.graph) */
-    cudaEvent_t ev0, ev1;
-};
 
 namespace {
 
@@ -153,7 +128,9 @@ __global__ void k_split_apply(int32_t n, const hs_gpu_cg_scalars *cg, int conv, 
 /* The warm start's tolerance through hs_cg_forcing_tol (hs_cg.h): with cg_tol = 0 (no floor), forcing
  * = 1e300 (no cap) and tol_res = 10 solver.cg_tol it is 0.1 tol_res / res = cg_tol ||B u*|| / ||r0||
  * with res = norms[2] = ||r0|| / ||B u*||, evaluated where the CG starts, on the device. */
-hs_gpu_cg_tol split_tol(const hs_backend *b)
+} // namespace
+
+hs_gpu_cg_tol hs_cu_split_tol(const hs_backend *b)
 {
     const cuda_impl *c = (const cuda_impl *)b->impl;
     const hs_problem_opts *o = &b->prob->opt;
@@ -161,18 +138,20 @@ hs_gpu_cg_tol split_tol(const hs_backend *b)
     return t;
 }
 
-/* r0 = C u*, B u*, the norms (the diffusion's start, before its CG) */
-hs_status enqueue_start(cuda_impl *c)
+/* r0 = C u*, B u*, the norms (the diffusion's start, before its CG); the guess's weights at gs; the
+ * norms over rows [0, rows) (a partition's owned rows: dist_split.cu; -1: every node) */
+hs_status hs_cu_split_start(cuda_impl *c, const double *gs, int32_t rows)
 {
     hs_cu_split *sp = c->sp;
     HS_CALL(hs_gpu_spmv_apply(sp->spmv_c, c->phi, c->rhs, c->s));
     if (!sp->lumped_b) HS_CALL(hs_gpu_spmv_apply(sp->spmv_b, c->phi, sp->bu, c->s));
     if (sp->guess) { /* r0 = C u* - A g: the residual of u* + g */
-        k_split_guess<<<nblocks(c->nn, 256), 256, 0, c->s>>>(c->nn, sp->gs, c->ph1, c->ph2, sp->g);
+        k_split_guess<<<nblocks(c->nn, 256), 256, 0, c->s>>>(c->nn, gs, c->ph1, c->ph2, sp->g);
         HS_CUDA_LAUNCH_CHECK("k_split_guess");
         HS_CALL(hs_gpu_spmv_apply(c->spmv, sp->g, sp->ag, c->s));
     }
-    k_split_norms<<<HS_RED_BLOCKS, HS_RED_THREADS, 0, c->s>>>(c->nn, c->rhs, sp->guess ? sp->ag : nullptr,
+    const int32_t n = rows < 0 ? c->nn : rows;
+    k_split_norms<<<HS_RED_BLOCKS, HS_RED_THREADS, 0, c->s>>>(n, c->rhs, sp->guess ? sp->ag : nullptr,
                                                               sp->lumped_b ? nullptr : sp->bu, sp->mass, sp->frozen,
                                                               c->phi, sp->part);
     HS_CUDA_LAUNCH_CHECK("k_split_norms");
@@ -181,13 +160,17 @@ hs_status enqueue_start(cuda_impl *c)
     return HS_OK;
 }
 
-hs_status enqueue_apply(cuda_impl *c, const hs_gpu_cg_scalars *cg, int conv)
+/* rows as hs_cu_split_start's */
+hs_status hs_cu_split_apply(cuda_impl *c, const hs_gpu_cg_scalars *cg, int conv, int32_t rows)
 {
-    k_split_apply<<<nblocks(c->nn, 256), 256, 0, c->s>>>(c->nn, cg, conv, c->sp->norms, c->du,
-                                                         c->sp->guess ? c->sp->g : nullptr, c->phi);
+    const int32_t n = rows < 0 ? c->nn : rows;
+    k_split_apply<<<nblocks(n, 256), 256, 0, c->s>>>(n, cg, conv, c->sp->norms, c->du,
+                                                     c->sp->guess ? c->sp->g : nullptr, c->phi);
     HS_CUDA_LAUNCH_CHECK("k_split_apply");
     return HS_OK;
 }
+
+namespace {
 
 /* The whole solve as one graph: start, CG (init + WHILE node, or the persistent kernel), update, the
  * scalars to pinned memory. Its kernels read the matrices' values where they are stored, so a new dt
@@ -197,10 +180,10 @@ hs_status capture_solve(hs_backend *b)
     cuda_impl *c = (cuda_impl *)b->impl;
     hs_cu_split *sp = c->sp;
     HS_CUDA_CALL(cudaStreamBeginCapture(c->s, cudaStreamCaptureModeThreadLocal));
-    hs_gpu_cg_tol t = split_tol(b);
-    hs_status st = enqueue_start(c);
+    hs_gpu_cg_tol t = hs_cu_split_tol(b);
+    hs_status st = hs_cu_split_start(c, sp->gs);
     if (st == HS_OK) st = hs_gpu_cg_capture_solve(c->cg, c->rhs, c->du, &t, c->s);
-    if (st == HS_OK) st = enqueue_apply(c, c->cg->d_sc, 0);
+    if (st == HS_OK) st = hs_cu_split_apply(c, c->cg->d_sc, 0);
     if (st == HS_OK && (cudaMemcpyAsync(c->h_cg, c->cg->d_sc, sizeof(hs_gpu_cg_scalars), cudaMemcpyDeviceToHost,
                                         c->s) != cudaSuccess ||
                         cudaMemcpyAsync(sp->h_norms, sp->norms, 3 * sizeof(double), cudaMemcpyDeviceToHost, c->s) !=
@@ -222,8 +205,10 @@ hs_status capture_solve(hs_backend *b)
     return st;
 }
 
+} // namespace
+
 /* A, C (and B) for dt into the slots, D^-1; the preconditioner of the general solvers (host, once per dt) */
-hs_status assemble(hs_backend *b, double dt)
+hs_status hs_cu_split_assemble(hs_backend *b, double dt)
 {
     cuda_impl *c = (cuda_impl *)b->impl;
     hs_cu_split *sp = c->sp;
@@ -284,6 +269,8 @@ hs_status assemble(hs_backend *b, double dt)
     return HS_OK;
 }
 
+namespace {
+
 hs_status kval_spmv(void *ctx, const double *x, double *y, cudaStream_t s)
 {
     return hs_gpu_spmv_apply((hs_gpu_spmv *)ctx, x, y, s);
@@ -295,7 +282,7 @@ hs_status diffuse_general(hs_backend *b, hs_cg_result *cg)
     cuda_impl *c = (cuda_impl *)b->impl;
     hs_cu_split *sp = c->sp;
     const hs_problem_opts *o = &b->prob->opt;
-    HS_CALL(enqueue_start(c));
+    HS_CALL(hs_cu_split_start(c, sp->gs));
     HS_CUDA_CALL(cudaMemcpyAsync(sp->h_norms, sp->norms, 3 * sizeof(double), cudaMemcpyDeviceToHost, c->s));
     HS_CUDA_CALL(cudaStreamSynchronize(c->s));
     const double rnorm = sqrt(sp->h_norms[0]), bnorm = sqrt(sp->h_norms[1]);
@@ -308,7 +295,7 @@ hs_status diffuse_general(hs_backend *b, hs_cg_result *cg)
         cg->outcome = HS_CG_CONVERGED;
         cg->rel_res = bnorm > 0.0 ? rnorm / bnorm : 0.0;
         HS_CUDA_CALL(cudaMemsetAsync(c->du, 0, sizeof(double) * c->nn, c->s));
-        HS_CALL(enqueue_apply(c, nullptr, 1));
+        HS_CALL(hs_cu_split_apply(c, nullptr, 1));
         HS_CUDA_CALL(cudaStreamSynchronize(c->s));
         return HS_OK;
     }
@@ -317,14 +304,14 @@ hs_status diffuse_general(hs_backend *b, hs_cg_result *cg)
     HS_CALL(hs_gpu_krylov_solve(o->pc.krylov, c->gkw, kval_spmv, c->spmv, hs_gpu_precond_apply_cb, c->gpc, c->rhs,
                                 c->du, &co, cg));
     cg->rel_res *= rnorm / (bnorm > 0.0 ? bnorm : 1.0);
-    HS_CALL(enqueue_apply(c, nullptr, cg->outcome == HS_CG_CONVERGED));
+    HS_CALL(hs_cu_split_apply(c, nullptr, cg->outcome == HS_CG_CONVERGED));
     HS_CUDA_CALL(cudaStreamSynchronize(c->s));
     return HS_OK;
 }
 
 } // namespace
 
-hs_status hs_cu_split_enqueue_start(cuda_impl *c) { return enqueue_start(c); }
+hs_status hs_cu_split_enqueue_start(cuda_impl *c) { return hs_cu_split_start(c, c->sp->gs); }
 
 hs_status hs_cu_split_enqueue_react(hs_backend *b, double h, int n_sub)
 {
@@ -334,7 +321,7 @@ hs_status hs_cu_split_enqueue_react(hs_backend *b, double h, int n_sub)
     hs_nodal_launch a = {c->nn,    c->nn,      &b->prob->opt.model_prm, sp->ntab ? c->rtab : nullptr,
                          sp->ntab, sp->frozen, h / n_sub,               n_sub,
                          c->phi,   c->ipv,     nullptr,                 nullptr,
-                         nullptr,  nullptr};
+                         nullptr,  nullptr,    nullptr};
     return hs_cu_launch_nodal(&a, c->s);
 }
 
@@ -419,6 +406,7 @@ void hs_cu_split_free(cuda_impl *c)
 {
     hs_cu_split *sp = c->sp;
     if (!sp) return;
+    hs_cu_split_launch_free(sp);
     if (sp->exec) cudaGraphExecDestroy(sp->exec);
     hs_gpu_spmv_destroy(&sp->spmv_c);
     hs_gpu_spmv_destroy(&sp->spmv_b);
@@ -464,7 +452,7 @@ hs_status hs_cu_react(hs_backend *b, double h, int n_sub, const double *site_amp
     hs_nodal_launch a = {c->nn,    c->nn,      &p->opt.model_prm,      sp->ntab ? c->rtab : nullptr,
                          sp->ntab, sp->frozen, hs,                     n_sub,
                          c->phi,   c->ipv,     on ? sp->stim : nullptr, save ? c->phin : nullptr,
-                         save && c->nv > 0 ? c->ipv_n : nullptr,        sp->bad};
+                         save && c->nv > 0 ? c->ipv_n : nullptr,        sp->bad, nullptr};
     HS_CALL(hs_cu_launch_nodal(&a, c->s));
     HS_CUDA_CALL(cudaMemcpyAsync(sp->h_bad, sp->bad, sizeof(int), cudaMemcpyDeviceToHost, c->s));
     HS_CUDA_CALL(cudaEventRecord(sp->ev1, c->s));
@@ -495,17 +483,8 @@ hs_status hs_cu_diffuse(hs_backend *b, double dt, hs_cg_result *cg)
     cuda_impl *c = (cuda_impl *)b->impl;
     hs_cu_split *sp = c->sp;
     memset(cg, 0, sizeof *cg);
-    HS_CHECK(sp, HS_ERR_INTERNAL, "diffuse: the backend does not run the splitting scheme");
-    if (!(sp->dt == dt)) {
-        const double t0 = hs_wtime();
-        HS_CALL(assemble(b, dt));
-        c->t.assembly += hs_wtime() - t0;
-    }
+    HS_CALL(hs_cu_split_prepare(b, dt));
     HS_CUDA_CALL(cudaEventRecord(c->ev_s0, c->s));
-    if (sp->guess) { /* the guess's weights for this dt (the previous solve synchronised: h_gs is free) */
-        hs_split_guess_weights(&c->ex, dt, sp->h_gs);
-        HS_CUDA_CALL(cudaMemcpyAsync(sp->gs, sp->h_gs, 2 * sizeof(double), cudaMemcpyHostToDevice, c->s));
-    }
     if (c->gpc) {
         HS_CALL(diffuse_general(b, cg));
     } else {
@@ -513,22 +492,14 @@ hs_status hs_cu_diffuse(hs_backend *b, double dt, hs_cg_result *cg)
             if (!sp->exec) HS_CALL(capture_solve(b));
             HS_CUDA_CALL(cudaGraphLaunch(sp->exec, c->s));
         } else {
-            hs_gpu_cg_tol t = split_tol(b);
-            HS_CALL(enqueue_start(c));
+            hs_gpu_cg_tol t = hs_cu_split_tol(b);
+            HS_CALL(hs_cu_split_start(c, sp->gs));
             HS_CALL(hs_gpu_cg_solve_stream(c->cg, c->rhs, c->du, &t, HS_CG_POLL, c->s, c->h_cg));
-            HS_CALL(enqueue_apply(c, c->cg->d_sc, 0));
-            HS_CUDA_CALL(cudaMemcpyAsync(sp->h_norms, sp->norms, 3 * sizeof(double), cudaMemcpyDeviceToHost, c->s));
+            HS_CALL(hs_cu_split_enqueue_finish_rows(c, -1));
         }
         HS_CUDA_CALL(cudaEventRecord(c->ev_s1, c->s));
         HS_CUDA_CALL(cudaStreamSynchronize(c->s));
-        hs_gpu_cg_result_of(c->h_cg, cg);
-        const double rr = sp->h_norms[0], bb = sp->h_norms[1];
-        if (!isfinite(rr) || !isfinite(bb)) { /* as the cpu: the warm start's residual or B u* is not finite */
-            cg->outcome = HS_CG_NONFINITE;
-            cg->rel_res = sqrt(rr);
-        } else { /* relative to ||B u*||, the test's norm */
-            cg->rel_res *= sqrt(rr) / (bb > 0.0 ? sqrt(bb) : 1.0);
-        }
+        hs_cu_split_result(c, cg);
         c->t.solve += 1e-3 * elapsed_ms(c->ev_s0, c->ev_s1);
         return HS_OK;
     }
@@ -539,3 +510,65 @@ hs_status hs_cu_diffuse(hs_backend *b, double dt, hs_cg_result *cg)
 }
 
 double *hs_cu_split_correction(cuda_impl *c) { return c->sp && c->sp->guess ? c->sp->g : nullptr; }
+
+/* ---- the pieces a partition's diffusion reuses (hs_split_rows.cuh, dist_split.cu) --------------- */
+
+hs_status hs_cu_split_react_rows(hs_backend *b, int32_t n)
+{
+    cuda_impl *c = (cuda_impl *)b->impl;
+    hs_cu_split *sp = c->sp;
+    const uint8_t *fr = b->prob->nodal->frozen;
+    HS_CHECK(sp && n >= 0 && n <= c->nn && !sp->exec, HS_ERR_INTERNAL,
+             "reaction rows %d of %d (before the diffusion's graph holds the mask's address)", n, c->nn);
+    if (n == c->nn && !fr) { /* every node reacts: no mask */
+        cudaFree(sp->frozen);
+        sp->frozen = nullptr;
+        return HS_OK;
+    }
+    if (!sp->frozen) HS_CALL(HS_CUDA_ALLOC(sp->frozen, c->nn, "frozen nodes"));
+    if (fr) HS_CUDA_CALL(cudaMemcpy(sp->frozen, fr, (size_t)c->nn, cudaMemcpyHostToDevice));
+    else HS_CUDA_CALL(cudaMemset(sp->frozen, 0, (size_t)c->nn));
+    if (n < c->nn) HS_CUDA_CALL(cudaMemset(sp->frozen + n, 1, (size_t)(c->nn - n)));
+    return HS_OK;
+}
+
+hs_status hs_cu_split_prepare(hs_backend *b, double dt)
+{
+    cuda_impl *c = (cuda_impl *)b->impl;
+    hs_cu_split *sp = c->sp;
+    HS_CHECK(sp, HS_ERR_INTERNAL, "diffuse: the backend does not run the splitting scheme");
+    if (!(sp->dt == dt)) {
+        const double t0 = hs_wtime();
+        HS_CALL(hs_cu_split_assemble(b, dt));
+        c->t.assembly += hs_wtime() - t0;
+    }
+    if (sp->guess) { /* the guess's weights for this dt (the previous solve synchronised: h_gs is free) */
+        hs_split_guess_weights(&c->ex, dt, sp->h_gs);
+        HS_CUDA_CALL(cudaMemcpyAsync(sp->gs, sp->h_gs, 2 * sizeof(double), cudaMemcpyHostToDevice, c->s));
+    }
+    return HS_OK;
+}
+
+hs_status hs_cu_split_enqueue_start_rows(cuda_impl *c, int32_t rows) { return hs_cu_split_start(c, c->sp->gs, rows); }
+
+double *hs_cu_split_norms(cuda_impl *c) { return c->sp->norms; }
+
+hs_status hs_cu_split_enqueue_finish_rows(cuda_impl *c, int32_t rows)
+{
+    HS_CALL(hs_cu_split_apply(c, c->cg->d_sc, 0, rows));
+    HS_CUDA_CALL(cudaMemcpyAsync(c->sp->h_norms, c->sp->norms, 3 * sizeof(double), cudaMemcpyDeviceToHost, c->s));
+    return HS_OK;
+}
+
+void hs_cu_split_result(const cuda_impl *c, hs_cg_result *cg)
+{
+    const hs_cu_split *sp = c->sp;
+    hs_gpu_cg_result_of(c->h_cg, cg);
+    const double rr = sp->h_norms[0], bb = sp->h_norms[1];
+    if (!isfinite(rr) || !isfinite(bb)) { /* as the cpu: the warm start's residual or B u* is not finite */
+        cg->outcome = HS_CG_NONFINITE;
+        cg->rel_res = sqrt(rr);
+    } else { /* relative to ||B u*||, the test's norm */
+        cg->rel_res *= sqrt(rr) / (bb > 0.0 ? sqrt(bb) : 1.0);
+    }
+}

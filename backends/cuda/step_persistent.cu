@@ -730,6 +730,7 @@ hs_status hs_cu_steps_device(hs_backend *b, long k0, double dt_ms, int n, const 
     cuda_impl *c = (cuda_impl *)b->impl;
     const hs_problem *p = b->prob;
     *done = 0;
+    if (c->sp) return hs_cu_split_steps(b, k0, dt_ms, n, done, stats); /* the splitting scheme's launches */
     HS_CHECK(n >= 1 && n <= HS_PSTEP_MAX, HS_ERR_INTERNAL, "persistent step: %d steps per launch", n);
     HS_CALL(hs_cu_pstep_prepare(b));
     hs_pstep_dev *d = c->pstep;

@@ -39,7 +39,8 @@ typedef struct mpi_impl {
     MPI_Op res_op;
     hs_state lstate;        /* local copy of every field, for get/set_state */
     double *lh1, *lh2, *buf; /* local history, owned-value buffer */
-    double *gbuf;           /* [max(n_nodes, n_elems)] a gathered field nobody asked for */
+    double *gbuf;           /* [max(n_nodes, n_elems)] a gathered field nobody asked for (made by the
+                               first get_state: the set-up holds no global array) */
     double res;             /* global Newton residual of the last assembly */
     double t_solve;
     hs_mpi_setup_times setup; /* this rank's set-up phases */
@@ -78,8 +79,9 @@ static hs_status name_global_element(const mpi_impl *m, const hs_mesh *global, h
     int le = -1;
     if (!p || sscanf(p + 8, "%d", &le) != 1 || le < 0 || le >= m->l->n_elems) return st;
     char text[2048];
+    const int64_t ge = m->l->elems[le];
     snprintf(text, sizeof text, "%s [rank %d's element %d is element %lld of the mesh]", msg, m->rank, le,
-             hs_mesh_elem_name(global, (int32_t)m->l->elems[le]));
+             global && global->tets ? hs_mesh_elem_name(global, (int32_t)ge) : (long long)ge);
     hs_error_clear();
     return hs_error_set(st, __FILE__, __LINE__, __func__, "%s", text);
 }
@@ -258,6 +260,12 @@ static hs_status mpi_get_state(hs_backend *b, hs_state *dst)
     hs_state want = {&m->inner->state, {NULL}};
     for (int k = 0; k < b->state.n_fields; ++k) want.field[k] = m->lstate.field[k];
     HS_CALL(agree(m, m->inner->ops->get_state(m->inner, &want)));
+    if (!m->gbuf) {
+        size_t len = 1;
+        for (int k = 0; k < b->state.n_fields; ++k)
+            if (hs_state_field_len(&b->state, k) > len) len = hs_state_field_len(&b->state, k);
+        HS_CALL(agree(m, HS_ALLOC(m->gbuf, len + 1, "gather buffer")));
+    }
     for (int k = 0; k < b->state.n_fields; ++k) {
         int32_t n = 0;
         const int64_t *idx = NULL;
@@ -613,7 +621,9 @@ fail:
     return st;
 }
 
-static hs_status create_local(mpi_impl *m, const hs_problem *g, const hs_partitioner *part, const hs_backend_entry *inner)
+/* The rank's part cut from the global mesh every rank holds: rank 0 partitions, every rank cuts its
+ * view, local mesh, stimulus sites and regions. */
+static hs_status cut_local(mpi_impl *m, const hs_problem *g, const hs_partitioner *part)
 {
     const int32_t n = g->mesh->n_nodes;
     HS_CALL(HS_ALLOC(m->owner, n, "partition"));
@@ -632,7 +642,17 @@ static hs_status create_local(mpi_impl *m, const hs_problem *g, const hs_partiti
     HS_CALL(local_stim(g->stim, l, &m->lstim));
     HS_CALL(local_regions(g->opt.regions, l, &m->lreg));
     m->setup.scatter = hs_wtime() - t1;
-    t1 = hs_wtime();
+    free(m->owner); /* [n_global]: the partition is in the local view now */
+    m->owner = NULL;
+    return HS_OK;
+}
+
+/* The local problem and the inner backend on the rank's part (m->l, lmesh, lstim, lreg), whichever
+ * way the part was made. */
+static hs_status create_local(mpi_impl *m, const hs_problem *g, const hs_backend_entry *inner)
+{
+    const hs_part_local *l = m->l;
+    double t0 = hs_wtime(), t1 = t0;
     hs_problem_opts po = g->opt;
     po.regions = m->lreg;
     if (!po.exec.spmv) po.exec.spmv = &hs_spmv_ops_csr_scalar; /* the format is the backend's to accept (local_opts) */
@@ -654,12 +674,13 @@ static hs_status create_local(mpi_impl *m, const hs_problem *g, const hs_partiti
     HS_CALL(inner->create(m->lprob, &m->inner));
     HS_CALL(m->pops->bind(m->inner, l, &m->comm, m->fast, &m->part));
     m->setup.upload = hs_wtime() - t1;
-    /* element fields: each element reported by the owner of its first node */
-    for (int32_t e = 0; e < l->n_elems; ++e) m->n_elem_mine += m->owner[g->mesh->tets[4 * (size_t)l->elems[e]]] == m->rank;
+    /* element fields: each element reported by the owner of its first node (the view keeps the
+     * vertex order, so that is the local first vertex: an owned one, or a ghost of another rank) */
+    for (int32_t e = 0; e < l->n_elems; ++e) m->n_elem_mine += l->tets[4 * (size_t)e] < l->n_owned;
     HS_CALL(HS_ALLOC(m->elem_mine_local, (size_t)m->n_elem_mine + 1, "element owners"));
     HS_CALL(HS_ALLOC(m->elem_mine_global, (size_t)m->n_elem_mine + 1, "element owners"));
     for (int32_t e = 0, k = 0; e < l->n_elems; ++e)
-        if (m->owner[g->mesh->tets[4 * (size_t)l->elems[e]]] == m->rank) {
+        if (l->tets[4 * (size_t)e] < l->n_owned) {
             m->elem_mine_local[k] = e;
             m->elem_mine_global[k++] = l->elems[e];
         }
@@ -668,7 +689,6 @@ static hs_status create_local(mpi_impl *m, const hs_problem *g, const hs_partiti
     HS_CALL(HS_ALLOC(m->lh1, nl, "local history"));
     HS_CALL(HS_ALLOC(m->lh2, nl, "local history"));
     HS_CALL(HS_ALLOC(m->buf, (size_t)m->n_elem_mine + 1, "gather buffer"));
-    HS_CALL(HS_ALLOC(m->gbuf, (size_t)(n > g->mesh->n_elems ? n : g->mesh->n_elems) + 1, "gather buffer"));
     hs_log(2, "rank %d: partition and local problem in %.3f s\n", m->rank, hs_wtime() - t0);
     return HS_OK;
 }
@@ -715,10 +735,12 @@ static hs_status refusal(const hs_problem *g, const hs_backend_entry *inner)
     return HS_OK;
 }
 
-hs_status hs_backend_mpi_create(const hs_problem *g, const hs_partitioner *part, const hs_backend_entry *inner,
-                                hs_backend **out)
+static hs_status create_with(const hs_problem *g, hs_backend_mpi_part *given, const hs_partitioner *part,
+                             const hs_backend_entry *inner, hs_backend **out)
 {
     *out = NULL;
+    const int64_t n_nodes = given ? given->l->n_global : g->mesh->n_nodes;
+    const int64_t n_elems = given ? given->n_elems_global : g->mesh->n_elems;
     {
         /* alike on every rank: printed once, by rank 0 (app/main.c), with no MPI_Abort */
         const hs_status rs = refusal(g, inner);
@@ -732,7 +754,7 @@ hs_status hs_backend_mpi_create(const hs_problem *g, const hs_partitioner *part,
     HS_CALL(HS_ALLOC(b, 1, "backend"));
     b->ops = &mpi_ops;
     b->prob = g;
-    hs_state_desc_init_scheme(&b->state, g->opt.model, g->opt.scheme.kind, g->mesh->n_nodes, g->mesh->n_elems);
+    hs_state_desc_init_scheme(&b->state, g->opt.model, g->opt.scheme.kind, (int32_t)n_nodes, (int32_t)n_elems);
     hs_status st = HS_ALLOC(m, 1, "distributed backend");
     if (st != HS_OK) {
         free(b);
@@ -766,7 +788,18 @@ hs_status hs_backend_mpi_create(const hs_problem *g, const hs_partitioner *part,
                 hs_log(1, "%s: %.500s\n", inner->needs_device ? "gpu" : inner->name, all + sizeof desc * (size_t)q);
         free(all);
     }
-    st = agree(m, create_local(m, g, part, inner));
+    if (given) { /* the part made without the global mesh: taken over */
+        m->l = given->l;
+        m->lmesh = given->lmesh;
+        m->lstim = given->lstim;
+        m->lreg = given->lreg;
+        m->setup.partition = given->partition;
+        m->setup.scatter = given->scatter;
+        *given = (hs_backend_mpi_part){0};
+    } else {
+        st = agree(m, cut_local(m, g, part));
+    }
+    if (st == HS_OK) st = agree(m, create_local(m, g, inner));
     if (st == HS_OK) {
         hs_part_balance bal;
         st = balance_of(m, &bal);
@@ -792,4 +825,30 @@ hs_status hs_backend_mpi_create(const hs_problem *g, const hs_partitioner *part,
                  m->inner->description);
     *out = b;
     return HS_OK;
+}
+
+hs_status hs_backend_mpi_create(const hs_problem *g, const hs_partitioner *part, const hs_backend_entry *inner,
+                                hs_backend **out)
+{
+    return create_with(g, NULL, part, inner, out);
+}
+
+hs_status hs_backend_mpi_create_part(const hs_problem *outline, hs_backend_mpi_part *given, const hs_partitioner *part,
+                                     const hs_backend_entry *inner, hs_backend **out)
+{
+    hs_status st = HS_OK;
+    if (!given || !given->l || !given->lmesh || !given->lstim)
+        st = HS_FAIL(HS_ERR_INTERNAL, "a rank's part without its view, mesh or stimulus sites");
+    if (st == HS_OK) st = create_with(outline, given, part, inner, out);
+    hs_backend_mpi_part_free(given); /* what was not taken (a refusal before it) */
+    return st;
+}
+
+void hs_backend_mpi_part_free(hs_backend_mpi_part *p)
+{
+    if (!p) return;
+    hs_part_local_destroy(&p->l);
+    hs_mesh_destroy(&p->lmesh);
+    hs_stim_set_destroy(&p->lstim);
+    hs_region_set_destroy(&p->lreg);
 }

@@ -8,11 +8,14 @@ compiles backends/cuda/nodal.cu as BUILD_DIR does (its include flags: a CUDA bui
 configured by CMake) for sm_ARCH with `-Xptxas -v`, disassembles it with cuobjdump -sass (on the
 PATH, or pip's nvidia-cuda-cuobjdump and nvidia-cuda-nvdisasm), and prints one markdown row per model
 for its kernel instances: registers, stack frame, spill bytes (ptxas), and the static instruction mix of
-the instance bench_1m runs (no stimulus, no regions, one substep): FP64 (DFMA, DMUL, DADD), MUFU (the
+the instance bench_1m runs (no stimulus, no regions; its one-substep path; the substep loop for
+nsub > 1 is a function of its own, whose stack and spills are listed beside): FP64 (DFMA, DMUL, DADD), MUFU (the
 reciprocal seeds of the divisions, rsqrt), CALL (calls of the slow paths of division, reciprocal, sqrt,
 pow: taken only for operands out of the fast path's range, each with a BSSY/BSYNC pair around it),
-local memory (LDL, STL), and all instructions. Static counts: the nodal form is straight-line code
-but for those slow paths, so per node and substep each instruction of the main path runs once.
+local memory (LDL, STL), and all instructions, counted in the kernel's body up to its EXIT (the
+out-of-line subroutines after it, the slow paths and the nsub > 1 loop, are not counted). Static counts:
+the nodal form is straight-line code but for those slow paths, so per node each counted instruction runs
+once.
 """
 import argparse
 import os
@@ -81,20 +84,27 @@ def main(argv):
         open(os.path.join(tmp, 'ptxas.txt'), 'w').write(log)
         open(os.path.join(tmp, 'nodal.sass'), 'w').write(sass)
 
-    kre = re.compile(r'k_nodalILi(\d+)ELb([01])ELb([01])ELb([01])E')
-    res = {}  # (id, stim, het, one) -> dict
+    kre = re.compile(r'k_nodalILi(\d+)ELb([01])ELb([01])E')
+    lre = re.compile(r'substeps_ctILi(\d+)E')
+    res = {}  # (id, stim, het) -> dict; (id, 'loop') -> the substep loop's function
     cur = None
     for line in log.splitlines():
         m = re.search(r"Function properties for (\S+)", line)
         if m:
             k = kre.search(m.group(1))
             cur = tuple(int(x) for x in k.groups()) if k else None
+            lo = lre.search(m.group(1))
+            if lo:
+                cur = (int(lo.group(1)), 'loop')
             continue
         if cur is None:
             continue
         m = re.search(r'(\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads', line)
         if m:
             res.setdefault(cur, {}).update(stack=int(m.group(1)), st=int(m.group(2)), ld=int(m.group(3)))
+            if cur[1] == 'loop':
+                cur = None
+            continue
         m = re.search(r'Used (\d+) registers', line)
         if m:
             res.setdefault(cur, {})['regs'] = int(m.group(1))
@@ -105,7 +115,10 @@ def main(argv):
         k = kre.search(p.split('\n', 1)[0])
         if not k:
             continue
-        ops = re.findall(r'/\*[0-9a-f]{4,}\*/\s+(?:@!?U?P[T0-9]+\s+)?([A-Z][A-Z0-9_]*)(\.[A-Z0-9_.]+)?', p)
+        # the kernel's body, up to its first unpredicated EXIT: the out-of-line subroutines after it (the
+        # slow paths, the nsub > 1 loop) are not counted
+        body = re.split(r'/\*[0-9a-f]{4,}\*/\s+EXIT\s*;', p)[0]
+        ops = re.findall(r'/\*[0-9a-f]{4,}\*/\s+(?:@!?U?P[T0-9]+\s+)?([A-Z][A-Z0-9_]*)(\.[A-Z0-9_.]+)?', body)
         c = {}
         for op, suf in ops:
             c[op] = c.get(op, 0) + 1
@@ -114,17 +127,19 @@ def main(argv):
         c['ALL'] = len(ops)
         mix[tuple(int(x) for x in k.groups())] = c
     names = model_names()
-    print('| model | registers (bench instance; + stimulus, regions, nsub > 1) | stack / spill st / ld bytes '
-          '(bench instance) | DFMA | DMUL | DADD | MUFU | CALL | BSSY | LDL / STL | instructions |')
+    print('| model | registers (bench instance; + stimulus, regions) | stack / spill st / ld bytes (bench instance; '
+          'nsub > 1 loop) | DFMA | DMUL | DADD | MUFU | CALL | BSSY | LDL / STL | instructions |')
     print('|---|---|---|---|---|---|---|---|---|---|---|')
     for i, n in enumerate(names):
-        b = res.get((i, 0, 0, 1))
+        b = res.get((i, 0, 0))
         if b is None:
             continue
-        others = [res.get(key, {}).get('regs', '-') for key in ((i, 1, 0, 1), (i, 0, 1, 1), (i, 0, 0, 0))]
-        c = mix.get((i, 0, 0, 1), {})
-        print('| %s | %d (%s) | %d / %d / %d | %d | %d | %d | %d | %d | %d | %d / %d | %d |' % (
-            n, b['regs'], ', '.join(str(x) for x in others), b['stack'], b['st'], b['ld'], c.get('DFMA', 0),
+        others = [res.get(key, {}).get('regs', '-') for key in ((i, 1, 0), (i, 0, 1))]
+        lp = res.get((i, 'loop'), {})
+        c = mix.get((i, 0, 0), {})
+        print('| %s | %d (%s) | %d / %d / %d; %s / %s / %s | %d | %d | %d | %d | %d | %d | %d / %d | %d |' % (
+            n, b['regs'], ', '.join(str(x) for x in others), b['stack'], b['st'], b['ld'], lp.get('stack', '-'),
+            lp.get('st', '-'), lp.get('ld', '-'), c.get('DFMA', 0),
             c.get('DMUL', 0), c.get('DADD', 0), c.get('MUFU', 0), c.get('CALL', 0), c.get('BSSY', 0), c.get('LDL', 0),
             c.get('STL', 0), c.get('ALL', 0)))
     return 0

@@ -134,9 +134,10 @@ static void cuda_rules(void)
     }
 }
 
-/* solver.scheme = "splitting" on cuda (issue 28): a step is the ops react and diffuse run from the host,
- * so "auto" is the host loop at every size with its reason, a named graph or persistent step is refused
- * with one, the persistent CG and the values follow the Newton scheme's rules */
+/* solver.scheme = "splitting" on cuda (issue 28): "auto" is the steps up to the next output event as one
+ * CUDA graph (split_step.cu) at every size with Jacobi-CG and solver.graph on, else the host running a
+ * step's ops, each with its reason; a named graph needs Jacobi-CG, a named persistent step is refused;
+ * the persistent CG and the values follow the Newton scheme's rules */
 static void cuda_splitting(void)
 {
     const int AUTO = HS_PERSISTENT_AUTO;
@@ -144,20 +145,30 @@ static void cuda_splitting(void)
     o.scheme = hs_scheme_opts_newton();
     o.scheme.kind = HS_SCHEME_SPLITTING;
     o.graph = 1;
-    expect(&o, AUTO, 50653, HS_STEP_KERNELS, "splitting, bench_50k");
-    expect(&o, AUTO, 1030301, HS_STEP_KERNELS, "splitting, bench_1m");
+    expect(&o, AUTO, 50653, HS_STEP_GRAPH, "splitting, bench_50k");
+    expect(&o, AUTO, 1030301, HS_STEP_GRAPH, "splitting, bench_1m");
+    o.graph = 0;
+    expect(&o, AUTO, 50653, HS_STEP_KERNELS, "splitting, solver.graph = off");
+    o.graph = 1;
+    o.pc.precond = HS_PRECOND_FSAI;
+    expect(&o, AUTO, 50653, HS_STEP_KERNELS, "splitting, FSAI-PCG");
+    HS_TEST_CHECK(hs_cuda_scheme_refusal(&o, HS_STEP_GRAPH) != NULL, "splitting: a graph with FSAI-PCG accepted");
+    o.pc.precond = HS_PRECOND_JACOBI;
     HS_TEST_CHECK(hs_cuda_step_persistent_refusal(&o, 1, 50653) != NULL, "splitting: the persistent step accepted");
-    HS_TEST_CHECK(!hs_cuda_scheme_refusal(&o, HS_STEP_AUTO) && !hs_cuda_scheme_refusal(&o, HS_STEP_KERNELS),
-                  "splitting: auto or kernels refused");
-    HS_TEST_CHECK(hs_cuda_scheme_refusal(&o, HS_STEP_GRAPH) && hs_cuda_scheme_refusal(&o, HS_STEP_PERSISTENT),
-                  "splitting: a graph or persistent step accepted");
+    HS_TEST_CHECK(!hs_cuda_scheme_refusal(&o, HS_STEP_AUTO) && !hs_cuda_scheme_refusal(&o, HS_STEP_KERNELS) &&
+                      !hs_cuda_scheme_refusal(&o, HS_STEP_GRAPH),
+                  "splitting: auto, kernels or graph refused");
+    HS_TEST_CHECK(hs_cuda_scheme_refusal(&o, HS_STEP_PERSISTENT) != NULL, "splitting: the persistent step accepted");
     hs_exec_plan p = rules(&o, HS_STEP_AUTO, AUTO, NULL, 50653);
-    HS_TEST_CHECK(p.step == HS_STEP_KERNELS && p.why_step[0] && p.persistent_cg == 1 && p.values == HS_VALUES_F32,
+    HS_TEST_CHECK(p.step == HS_STEP_GRAPH && p.why_step[0] && p.persistent_cg == 1 && p.values == HS_VALUES_F32,
                   "splitting, all auto, 50653 rows: %s, persistent %d, %s", hs_step_mode_name(p.step), p.persistent_cg,
                   hs_matrix_values_name(p.values));
     p = rules(&o, HS_STEP_AUTO, AUTO, NULL, 1030301);
-    HS_TEST_CHECK(p.step == HS_STEP_KERNELS && p.persistent_cg == 0, "splitting, all auto, 1M rows: %s, persistent %d",
+    HS_TEST_CHECK(p.step == HS_STEP_GRAPH && p.persistent_cg == 0, "splitting, all auto, 1M rows: %s, persistent %d",
                   hs_step_mode_name(p.step), p.persistent_cg);
+    p = rules(&o, HS_STEP_KERNELS, AUTO, NULL, 50653);
+    HS_TEST_CHECK(p.step == HS_STEP_KERNELS && !p.why_step[0], "splitting, kernels named: %s",
+                  hs_step_mode_name(p.step));
     /* the Newton scheme refuses nothing here */
     o.scheme.kind = HS_SCHEME_NEWTON;
     HS_TEST_CHECK(!hs_cuda_scheme_refusal(&o, HS_STEP_GRAPH) && !hs_cuda_scheme_refusal(&o, HS_STEP_PERSISTENT),

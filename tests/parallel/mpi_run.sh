@@ -86,6 +86,11 @@ timeout 120 "$mpiexec" --oversubscribe --allow-run-as-root -np 2 "$HEARTSIM" ben
 grep -q '^strong scaling' "$out" && grep -q '^weak scaling' "$out" || { cat "$out"; echo "bench scale: tables"; exit 1; }
 grep -q '^| 1 | 1155 | 1155 |' "$out" && grep -q '^| 2 | 1155 | 577 |' "$out" && grep -q '^| 2 | 2255 | 1127 |' "$out" \
   || { cat "$out"; echo "bench scale: rows"; exit 1; }
+# --strong: the strong-scaling table alone (no weak rows are run); --weak refused on a file mesh
+timeout 120 "$mpiexec" --oversubscribe --allow-run-as-root -np 2 "$HEARTSIM" bench scale "$cfg" --set mesh.h=0.5 \
+  --reps 2 --warm 0.2 --strong -q < /dev/null > "$out" 2>&1 || { cat "$out"; echo "bench scale --strong failed"; exit 1; }
+grep -q '^strong scaling' "$out" && ! grep -q '^weak scaling' "$out" && ! grep -q '^| 2 | 2255 |' "$out" \
+  || { cat "$out"; echo "bench scale --strong: tables"; exit 1; }
 
 # solver.backend = "auto" under mpirun: the backend auto picks here (cpu without a GPU, cuda with one)
 # on every rank, inside the distributed backend; a named device step is replaced, and the log says so once

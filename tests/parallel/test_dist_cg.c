@@ -106,7 +106,8 @@ int main(int argc, char **argv)
     const hs_registry *reg = hs_partitioners();
     for (size_t pk = 0; pk < reg->count; ++pk) {
         const hs_partitioner *p = hs_registry_at(reg, pk);
-        if (!p->available) continue;
+        /* the box's blocks are not a function of a pattern; their views equal the cut ones (test_partition) */
+        if (!p->available || p->box) continue;
         hs_part_local *l = NULL;
         HS_TEST_OK(hs_partition_nodes(p, a, size, part));
         HS_TEST_OK(hs_part_local_create(a, m->n_elems, m->tets, part, size, rank, &l));

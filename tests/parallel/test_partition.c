@@ -3,7 +3,9 @@
  * free of ghosts, send lists equal to the neighbours' ghost lists, the edge cut counted from the
  * elements, PCSR-I's cut on the box equal to the number of Kuhn edges between two node layers, the
  * balance bounds of PCSR-I / PCSR-II, and METIS beating PCSR-I's cut; the view built from the
- * elements alone (no global pattern) equal to the pattern's, array for array. */
+ * elements alone (no global pattern) equal to the pattern's, array for array; the "box" partition:
+ * each rank's generated part of the box gives the view the global mesh gives for the same owners,
+ * array for array, with coordinates bit for bit, and holds at most its block plus one layer. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -154,6 +156,92 @@ static void check_views(const hs_mesh *m, const hs_csr *a, const int32_t *part, 
     free(v);
 }
 
+static int views_equal(const hs_part_local *x, const hs_part_local *y)
+{
+    const int32_t nl = x->n_owned + x->n_ghost;
+    if (x->n_global != y->n_global || x->n_interior != y->n_interior || x->n_owned != y->n_owned ||
+        x->n_ghost != y->n_ghost || x->n_elems != y->n_elems || x->n_nbrs != y->n_nbrs)
+        return 0;
+    if (memcmp(x->l2g, y->l2g, sizeof(int64_t) * (size_t)nl) ||
+        memcmp(x->ghost_owner, y->ghost_owner, sizeof(int32_t) * (size_t)x->n_ghost) ||
+        memcmp(x->elems, y->elems, sizeof(int64_t) * (size_t)x->n_elems) ||
+        memcmp(x->tets, y->tets, 4 * sizeof(int32_t) * (size_t)x->n_elems) ||
+        memcmp(x->nbr, y->nbr, sizeof(int32_t) * (size_t)x->n_nbrs) ||
+        memcmp(x->send_ptr, y->send_ptr, sizeof(int32_t) * ((size_t)x->n_nbrs + 1)) ||
+        memcmp(x->recv_ptr, y->recv_ptr, sizeof(int32_t) * ((size_t)x->n_nbrs + 1)) ||
+        memcmp(x->send_idx, y->send_idx, sizeof(int32_t) * (size_t)x->send_ptr[x->n_nbrs]))
+        return 0;
+    if (x->pattern->nnz != y->pattern->nnz ||
+        memcmp(x->pattern->row_ptr, y->pattern->row_ptr, sizeof(int32_t) * ((size_t)x->n_owned + 1)) ||
+        memcmp(x->pattern->col, y->pattern->col, sizeof(int32_t) * (size_t)x->pattern->nnz))
+        return 0;
+    return 1;
+}
+
+/* The box partition on P ranks: blocks balanced within a layer, each rank's generated part equal to
+ * the cut of the global mesh, and no more than its block plus one layer of nodes around it. */
+static void box_parts(const hs_box_params *bp, const hs_mesh *m, int P)
+{
+    int64_t cells[3];
+    HS_TEST_OK(hs_mesh_box_cells(bp, cells));
+    hs_box_blocks bb;
+    HS_TEST_OK(hs_box_blocks_make(cells, P, &bb));
+    HS_TEST_CHECK(bb.parts[0] * bb.parts[1] * bb.parts[2] == P, "P=%d: blocks %d x %d x %d", P, bb.parts[0],
+                  bb.parts[1], bb.parts[2]);
+    int32_t *owner = malloc(sizeof(int32_t) * (size_t)m->n_nodes);
+    for (int32_t i = 0; i < m->n_nodes; ++i) owner[i] = hs_box_blocks_owner(&bb, i);
+    for (int r = 0; r < P; ++r) {
+        int64_t lo[3], hi[3], own = 1, halo = 1;
+        hs_box_blocks_range(&bb, r, lo, hi);
+        for (int a = 0; a < 3; ++a) {
+            own *= hi[a] - lo[a];
+            halo *= hi[a] - lo[a] + (lo[a] > 0) + (hi[a] < bb.nodes[a]);
+            /* balanced in nodes: each axis within one layer of N / p */
+            HS_TEST_CHECK(hi[a] - lo[a] <= bb.nodes[a] / bb.parts[a] + 1 && hi[a] - lo[a] >= bb.nodes[a] / bb.parts[a],
+                          "P=%d rank %d axis %d: %lld layers of %lld over %d", P, r, a, (long long)(hi[a] - lo[a]),
+                          (long long)bb.nodes[a], bb.parts[a]);
+        }
+        hs_part_local *ref = NULL, *gen = NULL;
+        HS_TEST_OK(hs_part_local_create_elems(m->n_nodes, m->n_elems, m->tets, owner, P, r, &ref));
+        hs_mesh *pm = NULL;
+        int64_t *ngid = NULL, *egid = NULL;
+        HS_TEST_OK(hs_mesh_create_box_part(bp, lo, hi, &pm, &ngid, &egid));
+        if (!pm || !ref) continue;
+        int32_t *pown = malloc(sizeof(int32_t) * ((size_t)pm->n_nodes + 1));
+        int32_t *nl = malloc(sizeof(int32_t) * ((size_t)pm->n_nodes + 1));
+        int32_t *el = malloc(sizeof(int32_t) * ((size_t)pm->n_elems + 1));
+        int bad = 0;
+        for (int32_t i = 0; i < pm->n_nodes; ++i) {
+            pown[i] = hs_box_blocks_owner(&bb, ngid[i]);
+            bad += memcmp(pm->xyz + 3 * (size_t)i, m->xyz + 3 * (size_t)ngid[i], 3 * sizeof(double)) != 0;
+        }
+        for (int32_t e = 0; e < pm->n_elems; ++e)
+            for (int c = 0; c < 4; ++c) bad += ngid[pm->tets[4 * (size_t)e + c]] != m->tets[4 * (size_t)egid[e] + c];
+        HS_TEST_CHECK(bad == 0, "P=%d rank %d: %d coordinates or vertices differ from the whole box's", P, r, bad);
+        HS_TEST_CHECK(pm->n_nodes <= halo, "P=%d rank %d: %d nodes held, more than the block and a layer (%lld)", P, r,
+                      (int)pm->n_nodes, (long long)halo);
+        HS_TEST_OK(hs_part_local_create_part(m->n_nodes, pm->n_nodes, ngid, pown, pm->n_elems, egid, pm->tets, P, r,
+                                             &gen, nl, el));
+        if (gen) {
+            HS_TEST_CHECK(gen->n_owned == own, "P=%d rank %d: owns %d of its block's %lld", P, r, (int)gen->n_owned,
+                          (long long)own);
+            HS_TEST_CHECK(views_equal(gen, ref), "P=%d rank %d: the generated part's view differs from the cut", P, r);
+            int kept = 0;
+            for (int32_t e = 0; e < pm->n_elems; ++e) kept += el[e] >= 0;
+            HS_TEST_CHECK(kept == pm->n_elems, "P=%d rank %d: the part holds elements without an owned node", P, r);
+        }
+        hs_part_local_destroy(&gen);
+        hs_part_local_destroy(&ref);
+        free(pown);
+        free(nl);
+        free(el);
+        free(ngid);
+        free(egid);
+        hs_mesh_destroy(&pm);
+    }
+    free(owner);
+}
+
 int main(void)
 {
     /* 8 x 6 x 5 cells: 9 x 7 x 6 = 378 nodes, 6 layers of 63 */
@@ -170,10 +258,15 @@ int main(void)
         if (a->row_ptr[i + 1] - a->row_ptr[i] > max_row) max_row = a->row_ptr[i + 1] - a->row_ptr[i];
 
     const hs_registry *reg = hs_partitioners();
-    HS_TEST_CHECK(reg->count == 3, "three partitioners listed");
+    HS_TEST_CHECK(reg->count == 4, "four partitioners listed");
     for (size_t k = 0; k < reg->count; ++k) {
         const hs_partitioner *p = hs_registry_at(reg, k);
         if (!p->available) continue;
+        if (p->box) { /* the box's own blocks: no pattern defines them (box_parts below) */
+            HS_TEST_CHECK(hs_partition_nodes(p, a, 2, part) == HS_ERR_CONFIG, "box on a pattern refused");
+            hs_error_clear();
+            continue;
+        }
         for (int P = 1; P <= 5; ++P) {
             HS_TEST_OK(hs_partition_nodes(p, a, P, part));
             check_views(m, a, part, P, p->name);
@@ -263,6 +356,37 @@ int main(void)
                       "nonzeros without the pattern refused");
         hs_error_clear();
         free(again);
+    }
+
+    /* the box's blocks: 9 x 7 x 6 nodes, so the smallest cut face is x's (7 x 6): 2 slabs along x, 2 x 2
+     * across x and y for 4 (cut 42 + 54 < 3 x 42) */
+    for (int P = 1; P <= 8; ++P) box_parts(&bp, m, P);
+    {
+        int64_t cells[3] = {nx, ny, nz};
+        hs_box_blocks bb;
+        HS_TEST_OK(hs_box_blocks_make(cells, 2, &bb));
+        HS_TEST_CHECK(bb.parts[0] == 2 && bb.parts[1] == 1 && bb.parts[2] == 1, "2 ranks: %d x %d x %d", bb.parts[0],
+                      bb.parts[1], bb.parts[2]);
+        HS_TEST_OK(hs_box_blocks_make(cells, 4, &bb));
+        HS_TEST_CHECK(bb.parts[0] == 2 && bb.parts[1] == 2 && bb.parts[2] == 1, "4 ranks: %d x %d x %d", bb.parts[0],
+                      bb.parts[1], bb.parts[2]);
+        HS_TEST_CHECK(hs_box_blocks_make(cells, 10000, &bb) == HS_ERR_CONFIG, "more blocks than nodes refused");
+        hs_error_clear();
+    }
+    {
+        int64_t cube[3] = {10, 10, 10};
+        hs_box_blocks bb;
+        HS_TEST_OK(hs_box_blocks_make(cube, 2, &bb));
+        HS_TEST_CHECK(bb.parts[2] == 2, "a cube on 2 ranks: slabs along z (ties), %d x %d x %d", bb.parts[0],
+                      bb.parts[1], bb.parts[2]);
+    }
+    {
+        hs_box_params lp = {1.0, 1.0, 20.0, 1.0, 0, 1.414}; /* a long box: slabs across its long axis */
+        int64_t cells[3];
+        HS_TEST_OK(hs_mesh_box_cells(&lp, cells));
+        hs_box_blocks bb;
+        HS_TEST_OK(hs_box_blocks_make(cells, 4, &bb));
+        HS_TEST_CHECK(bb.parts[2] == 4, "a long box on 4 ranks: %d x %d x %d", bb.parts[0], bb.parts[1], bb.parts[2]);
     }
 
     free(part);

@@ -2,11 +2,11 @@
 // (hs_split_react_node, fem/hs_splitting.h: hs_model_rhs, u += h (f + stim), hs_model_ode_vars, on the
 // host, what the cpu backend's react runs), for
 // every model of the list: one reaction step of NSUB substeps, and one of a single substep (the kernel's
-// instance without the substep loop, nodal.cu's ONE: what a step with dt_ode = dt runs), at nodes whose
-// states are taken along a
+// path without the substep loop: what a step with dt_ode = dt runs), at nodes whose states are taken along a
 // stimulated 0-D action potential of the model (upstroke, plateau, repolarisation, rest), half of them
 // stimulated; a padded leading dimension, the start copies u0 and s0, a region table with a second parameter
-// row and a non-conducting row, frozen (decoupled) nodes, and a non-finite state reported at its node.
+// row and a non-conducting row, frozen (decoupled) nodes, the substep read from the device (hn, with
+// the regions), and a non-finite state reported at its node.
 //
 // Tolerance, derived per node and variable. Host and device evaluate the same source; they differ by
 // the elementary functions (CUDA's exp, log, pow, tanh: at most 2 ulp in double, CUDA C Programming
@@ -199,7 +199,16 @@ int main(int argc, char **argv)
                     T_CUDA(cudaMalloc(&dfz, n));
                     T_CUDA(cudaMemcpy(dfz, frozen.data(), n, cudaMemcpyHostToDevice));
                 }
-                hs_nodal_launch a = {n, ld, &p, drt, dtab, dfz, h, NSUB, du, ds, dstim, du0, ds0, dbad};
+                // with regions, the substep comes from the device (hs_nodal_launch.hn, as split_step.cu's
+                // graph passes it) and the launch's own h and nsub are the placeholders that caller gives
+                double *dhn = nullptr;
+                const double hn[2] = {h, (double)NSUB};
+                if (het) {
+                    T_CUDA(cudaMalloc(&dhn, sizeof hn));
+                    T_CUDA(cudaMemcpy(dhn, hn, sizeof hn, cudaMemcpyHostToDevice));
+                }
+                hs_nodal_launch a = {n,  ld, &p,    drt,  dtab, dfz, het ? 0.0 : h, het ? 1 : NSUB, du, ds, dstim,
+                                     du0, ds0, dbad, dhn};
                 HS_TEST_OK(hs_cu_launch_nodal(&a, st));
                 T_CUDA(cudaStreamSynchronize(st));
                 std::vector<double> ug(n), sg(s.size()), u0g(n), s0g(s.size());
@@ -257,6 +266,7 @@ int main(int argc, char **argv)
                 cudaFree(dtab);
                 cudaFree(drt);
                 cudaFree(dfz);
+                cudaFree(dhn);
             }
         }
     }
