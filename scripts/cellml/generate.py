@@ -30,6 +30,7 @@ changes one constant of a preset (O'Hara-Rudy's celltype = 2 gives its M cell).
 """
 import argparse
 import hashlib
+import math
 import os
 import re
 import shlex
@@ -81,21 +82,48 @@ def c_string(s):
     return '"' + s.replace('\\', '\\\\').replace('"', '\\"') + '"'
 
 
+def int_power(b, n):
+    """b**n (n >= 2) as products by repeated squaring: x^8 = ((x^2)^2)^2, the repeated factors written out
+    (the compiler evaluates an expression once; 2, 3 and 4 are b*b, b*b*b, b*b*b*b as before)."""
+    if n <= 4:
+        return '(' + '*'.join([b] * n) + ')'
+    half = int_power(b, n // 2)
+    sq = '(' + half + '*' + half + ')'
+    return '(' + sq + '*' + b + ')' if n % 2 else sq
+
+
 class CWriter(myokit.formats.ansic.AnsiCExpressionWriter):
-    """myokit's C writer; small integer powers are written as products (pow() is slow on GPUs)."""
+    """myokit's C writer, with what a GPU evaluates faster (issue 29; each at most a few roundings from
+    the written form, docs/models.md): pow() with constant exponents 2..8 as products, -1 as a
+    division, +-0.5 and 1.5 through sqrt (pow is about a hundred instructions on a GPU); a division
+    by a literal constant as a multiplication by its reciprocal (a double division is a reciprocal
+    seed, Newton steps and a slow-path branch)."""
 
     def _ex_power(self, e):
         base, ex = e[0], e[1]
-        if isinstance(ex, myokit.Number):
+        if ex.is_literal():  # a number, or one with a sign (the CellML files write -1 as minus(1))
             v = float(ex.eval())
-            if v in (2.0, 3.0, 4.0):
+            if v in (-1.0, 0.5, -0.5, 1.5) or (v == int(v) and 2 <= v <= 8):
                 b = self.ex(base)
                 if not re.fullmatch(r'[A-Za-z_][A-Za-z_0-9\[\]]*|\d+(\.\d*)?', b):
                     b = '(' + b + ')'
-                return '(' + '*'.join([b] * int(v)) + ')'
+                if v == -1.0:
+                    return '(1.0 / ' + b + ')'
+                if v == 0.5:
+                    return 'sqrt(' + b + ')'
+                if v == -0.5:
+                    return '(1.0 / sqrt(' + b + '))'
+                if v == 1.5:
+                    return '(' + b + ' * sqrt(' + b + '))'
+                return int_power(b, int(v))
         return super()._ex_power(e)
 
     def _ex_divide(self, e):
+        d = e[1]
+        if isinstance(d, myokit.Number):
+            c = float(d.eval())
+            if c != 0.0 and math.isfinite(c) and math.isfinite(1.0 / c):
+                return self.ex(myokit.Multiply(e[0], myokit.Number(1.0 / c)))
         # (exp(z) - 1)/(exp(z) + 1), tanh written out (Bueno-Orovio's CellML), as tanh(z/2): the quotient
         # is inf/inf = NaN once exp(z) overflows (z > 709), tanh is not
         n, d = e[0], e[1]
@@ -360,14 +388,35 @@ def build(info, prefix, model_id):
     roots = singular_points(eqs, vm)
     w = CWriter()
     w.set_lhs_function(lhs)
-    body = []
+
+    # Every local is a named item (its C line and the items it reads); the outputs pull them in on
+    # demand (order_items): a local is written just before its first use, so few values are live at
+    # once. The C statements have no side effects, so the order changes no result; on the GPU it
+    # decides the registers the nodal kernel needs (docs/benchmarks.md, issue 29).
+    items = {}
+    item_order = []
+
+    def deps_of(*exprs):
+        out = []
+        for e in exprs:
+            for ref in e.references():
+                v = ref.var()
+                n = 'hs_v' if (v is vm and roots) else cname.get(v) if v not in sidx and v is not vm else None
+                if n is not None and n not in out:
+                    out.append(n)
+        return sorted(out, key=item_order.index)  # references() is a set: the equations' order, not its
+
+    def add_item(name, line, deps):
+        items[name] = (line, deps)
+        item_order.append(name)
+
     if roots:
-        body.append('    /* x/(exp(z) - 1) with z = 0 at V = %s mV (%s): evaluated 1e-10 mV away there */' % (
-            ', '.join(c_number(r) for r in sorted(roots)), ', '.join(sorted(set(sum(roots.values(), []))))))
-        cond = ' || '.join('hs_u == %s' % c_number(r) for r in sorted(roots))
-        body.append('    const double hs_v = (%s) ? hs_u + 1e-10 : hs_u;' % cond)
+        add_item('hs_v', ['    /* x/(exp(z) - 1) with z = 0 at V = %s mV (%s): evaluated 1e-10 mV away there */' % (
+            ', '.join(c_number(r) for r in sorted(roots)), ', '.join(sorted(set(sum(roots.values(), []))))),
+            '    const double hs_v = (%s) ? hs_u + 1e-10 : hs_u;' % ' || '.join(
+                'hs_u == %s' % c_number(r) for r in sorted(roots))], [])
     for v in params:
-        body.append('    const double %s = hs_p[%s];' % (cname[v], enum_of[v]))
+        add_item(cname[v], ['    const double %s = hs_p[%s];' % (cname[v], enum_of[v])], [])
     dot = {}
     for eq in eqs:
         if isinstance(eq.lhs, myokit.Derivative):
@@ -375,29 +424,70 @@ def build(info, prefix, model_id):
             if x in gates:
                 continue
             dot[x] = 'dot_' + (cname.get(x) or re.sub(r'[^A-Za-z0-9_]', '_', x.name()))
-            body.append('    const double %s = %s;' % (dot[x], w.ex(eq.rhs)))
+            add_item(dot[x], ['    const double %s = %s;' % (dot[x], w.ex(eq.rhs))], deps_of(eq.rhs))
         else:
             v = eq.lhs.var()
             if v in pkeys:
                 continue
-            body.append('    const double %s = %s;' % (cname[v], w.ex(eq.rhs)))
-    body.append('    *hs_f = %s;' % dot[vm])
+            add_item(cname[v], ['    const double %s = %s;' % (cname[v], w.ex(eq.rhs))], deps_of(eq.rhs))
+    # outputs: (deps, lines of the nodal form hs_model_rhs_<id>, lines of the fused substep hs_model_substep_<id>)
+    # in this order: dV/dt (it needs every current), the other variables' derivatives (the currents again,
+    # which then die), the gates one by one (steady state, time constant, update: mostly of V alone)
+    outputs = [([dot[vm]], ['    *hs_f = %s;' % dot[vm]], ['    *hs_f = %s;' % dot[vm]])]
     for x in states:
-        if x is vm:
+        if x is vm or x in gates:
             continue
         k = sidx[x]
-        if x in gates:
-            kind, e1, e2 = gates[x]
-            if kind == 'inf_tau':
-                body.append('    hs_a[%d] = %s; /* %s: steady state */' % (k, w.ex(e1), x.name()))
-                body.append('    hs_tau[%d] = %s;' % (k, w.ex(e2)))
-            else:
-                body.append('    hs_a[%d] = (%s) / ((%s) + (%s)); /* %s: alpha/(alpha+beta) */' % (
-                    k, w.ex(e1), w.ex(e1), w.ex(e2), x.name()))
-                body.append('    hs_tau[%d] = 1.0 / ((%s) + (%s));' % (k, w.ex(e1), w.ex(e2)))
+        outputs.append(([dot[x]], ['    hs_a[%d] = %s; /* d%s/dt */' % (k, dot[x], x.name()), '    hs_tau[%d] = 0.0;' % k],
+                        ['    hs_sn[%d] = hs_s[%d] + hs_h * %s; /* %s */' % (k, k, dot[x], x.name())]))
+    for x in states:
+        if x is vm or x not in gates:
+            continue
+        k = sidx[x]
+        kind, e1, e2 = gates[x]
+        if kind == 'inf_tau':
+            ea, et = w.ex(e1), w.ex(e2)
+            rhs = ['    hs_a[%d] = %s; /* %s: steady state */' % (k, ea, x.name()), '    hs_tau[%d] = %s;' % (k, et)]
         else:
-            body.append('    hs_a[%d] = %s; /* d%s/dt */' % (k, dot[x], x.name()))
-            body.append('    hs_tau[%d] = 0.0;' % k)
+            ea = '(%s) / ((%s) + (%s))' % (w.ex(e1), w.ex(e1), w.ex(e2))
+            et = '1.0 / ((%s) + (%s))' % (w.ex(e1), w.ex(e2))
+            rhs = ['    hs_a[%d] = %s; /* %s: alpha/(alpha+beta) */' % (k, ea, x.name()), '    hs_tau[%d] = %s;' % (k, et)]
+        # hs_model_ode_vars's expression, word for word (a gate whose tau is not > 0 is stepped as it steps it)
+        sub = ['    { /* %s: Rush-Larsen */' % x.name(),
+               '        const double hs_ak = %s;' % ea,
+               '        const double hs_tk = %s;' % et,
+               '        hs_sn[%d] = hs_tk > 0.0 ? hs_ak + (hs_s[%d] - hs_ak) * exp(-hs_h / hs_tk) : hs_s[%d] + hs_h * hs_ak;'
+               % (k, k, k),
+               '    }']
+        outputs.append((deps_of(e1, e2), rhs, sub))
+
+    def order_items():
+        done = set()
+        seq = []
+
+        def need(n):
+            if n in done:
+                return
+            done.add(n)
+            for d in items[n][1]:
+                need(d)
+            seq.append(n)
+
+        per_output = []
+        for deps, _, _ in outputs:
+            first = len(seq)
+            for d in deps:
+                need(d)
+            per_output.append(seq[first:])
+        return per_output
+
+    body, substep = [], []
+    for (deps, rhs_lines, sub_lines), locals_ in zip(outputs, order_items()):
+        for n in locals_:
+            body.extend(items[n][0])
+            substep.extend(items[n][0])
+        body.extend(rhs_lines)
+        substep.extend(sub_lines)
     # variables: names unique within the model, not V nor a read-out
     vnames = []
     vcount = {}
@@ -413,7 +503,7 @@ def build(info, prefix, model_id):
         if len(n) >= 32:
             n = n[:31]
         vnames.append(n)
-    return dict(params=params, pkeys=pkeys, enum_of=enum_of, body=body, vnames=vnames, sidx=sidx)
+    return dict(params=params, pkeys=pkeys, enum_of=enum_of, body=body, substep=substep, vnames=vnames, sidx=sidx)
 
 
 def describe_value(v):
@@ -541,6 +631,19 @@ def render(a, argv, info, b, preset_values, meanings):
     o('    double *hs_tau)')
     o('{')
     out.extend(b['body'])
+    o('}')
+    o('')
+    o('/** One substep of the nodal form fused with the variables\' update (the fast path of the GPU nodal kernel,')
+    o(' *  backends/cuda/hs_nodal_ct.cuh): hs_f = dV/dt without stimulus as hs_model_rhs_%s gives it, and' % a.id)
+    o(' *  hs_sn[k] the variable k after a substep hs_h (ms) from hs_s, by the expression of hs_model_ode_vars')
+    o(' *  (fem/models/hs_model_ode.h) from the same steady states, time constants and derivatives: each variable')
+    o(' *  is updated as soon as its terms are known, so few values are live at once. hs_sn must not alias hs_s;')
+    o(' *  the potential\'s update u += hs_h (f + stim) is the caller\'s. */')
+    o('HS_HD void hs_model_substep_%s(const double *hs_p, double hs_u, const double *hs_s, double hs_h, double *hs_f,'
+      % a.id)
+    o('    double *hs_sn)')
+    o('{')
+    out.extend(b['substep'])
     o('}')
     o('')
     o('/** No bound of the implicit scheme applies (the model runs under the splitting scheme only). */')

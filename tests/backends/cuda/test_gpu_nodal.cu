@@ -1,10 +1,12 @@
 // The nodal ODE kernel of the splitting scheme (backends/cuda/nodal.cu) against the CPU reference
 // (hs_split_react_node, fem/hs_splitting.h: hs_model_rhs, u += h (f + stim), hs_model_ode_vars, on the
 // host, what the cpu backend's react runs), for
-// every model of the list: one reaction step of NSUB substeps at nodes whose states are taken along a
+// every model of the list: one reaction step of NSUB substeps, and one of a single substep (the kernel's
+// path without the substep loop: what a step with dt_ode = dt runs), at nodes whose states are taken along a
 // stimulated 0-D action potential of the model (upstroke, plateau, repolarisation, rest), half of them
 // stimulated; a padded leading dimension, the start copies u0 and s0, a region table with a second parameter
-// row and a non-conducting row, frozen (decoupled) nodes, and a non-finite state reported at its node.
+// row and a non-conducting row, frozen (decoupled) nodes, the substep read from the device (hn, with
+// the regions), and a non-finite state reported at its node.
 //
 // Tolerance, derived per node and variable. Host and device evaluate the same source; they differ by
 // the elementary functions (CUDA's exp, log, pow, tanh: at most 2 ulp in double, CUDA C Programming
@@ -39,7 +41,7 @@
         HS_TEST_CHECK(e_ == cudaSuccess, "%s: %s", #x, cudaGetErrorString(e_));                   \
     } while (0)
 
-static const int NSUB = 10;      // substeps of the tested reaction step
+static const int NSUBS[2] = {10, 1}; // substeps of the tested reaction steps
 static const double H_MS = 0.01; // substep, ms
 static const double C_ULP = 16.0;
 
@@ -138,120 +140,134 @@ int main(int argc, char **argv)
         hs_model_params p;
         hs_model_params_defaults(m, &p);
         const int nv = m->n_vars, w = 1 + nv;
-        const double T = m->time_unit_default, H = NSUB * H_MS / T, h = H / NSUB; // as the react op splits it
-        const double amp = 50.0 / m->mv_scale * T;
-        std::vector<double> states;
-        trajectory_states(m, &p, n, states);
-        // the second parameter row of the region test: every parameter 3% larger (within any range
-        // the descriptor allows for these models' defaults; switches stay as they are)
-        hs_model_params p2 = p;
-        for (int k = 0; k < m->n_params; ++k)
-            if (m->params[k].kind == HS_PARAM_REAL) p2.v[k] *= 1.03;
-        for (int het = 0; het < 2; ++het) {
-            // host arrays: u [n], s [nv][ld], stim [n]; row of each node (het: 0, 1, 2 = hole)
-            std::vector<double> u(n), s((size_t)(nv > 0 ? nv : 1) * ld, 0.0), stim(n), e(w), x(w);
-            std::vector<uint16_t> row(n);
-            std::vector<uint8_t> frozen(n, 0);
-            for (int i = 0; i < n; ++i) {
-                u[i] = states[(size_t)i * w];
-                for (int k = 0; k < nv; ++k) s[(size_t)k * ld + i] = states[(size_t)i * w + 1 + k];
-                stim[i] = (i % 2) ? amp : 0.0;
-                row[i] = het ? (uint16_t)(i % 3) : 0;
-                frozen[i] = het && i % 7 == 3; // decoupled nodes (hs_nodal.frozen): left as they are
-            }
-            const int bad_node = n - 7; // a non-finite variable (or potential) here must be reported
-            if (nv > 0) s[(size_t)(nv - 1) * ld + bad_node] = NAN;
-            else u[bad_node] = NAN;
-            if (het && row[bad_node] == 2) row[bad_node] = 0;
-            double *du = nullptr, *ds = nullptr, *dstim = nullptr, *du0 = nullptr, *ds0 = nullptr;
-            int *dbad = nullptr;
-            uint16_t *dtab = nullptr;
-            uint8_t *dfz = nullptr;
-            hs_region_row *drt = nullptr;
-            T_CUDA(cudaMalloc(&du, sizeof(double) * n));
-            T_CUDA(cudaMalloc(&du0, sizeof(double) * n));
-            T_CUDA(cudaMalloc(&ds, sizeof(double) * s.size()));
-            T_CUDA(cudaMalloc(&ds0, sizeof(double) * s.size()));
-            T_CUDA(cudaMemset(ds0, 0, sizeof(double) * s.size()));
-            T_CUDA(cudaMalloc(&dstim, sizeof(double) * n));
-            T_CUDA(cudaMalloc(&dbad, sizeof(int)));
-            T_CUDA(cudaMemcpy(du, u.data(), sizeof(double) * n, cudaMemcpyHostToDevice));
-            T_CUDA(cudaMemcpy(ds, s.data(), sizeof(double) * s.size(), cudaMemcpyHostToDevice));
-            T_CUDA(cudaMemcpy(dstim, stim.data(), sizeof(double) * n, cudaMemcpyHostToDevice));
-            T_CUDA(cudaMemset(dbad, 0x7f, sizeof(int)));
-            T_CUDA(cudaMemset(du0, 0, sizeof(double) * n));
-            hs_region_row rt[3];
-            memset(rt, 0, sizeof rt);
-            rt[0].prm = p;
-            rt[0].conducting = 1;
-            rt[1].prm = p2;
-            rt[1].conducting = 1;
-            rt[2].prm = p;
-            rt[2].conducting = 0;
-            if (het) {
-                T_CUDA(cudaMalloc(&dtab, sizeof(uint16_t) * n));
-                T_CUDA(cudaMalloc(&drt, sizeof rt));
-                T_CUDA(cudaMemcpy(dtab, row.data(), sizeof(uint16_t) * n, cudaMemcpyHostToDevice));
-                T_CUDA(cudaMemcpy(drt, rt, sizeof rt, cudaMemcpyHostToDevice));
-                T_CUDA(cudaMalloc(&dfz, n));
-                T_CUDA(cudaMemcpy(dfz, frozen.data(), n, cudaMemcpyHostToDevice));
-            }
-            hs_nodal_launch a = {n, ld, &p, drt, dtab, dfz, h, NSUB, du, ds, dstim, du0, ds0, dbad, nullptr};
-            HS_TEST_OK(hs_cu_launch_nodal(&a, st));
-            T_CUDA(cudaStreamSynchronize(st));
-            std::vector<double> ug(n), sg(s.size()), u0g(n), s0g(s.size());
-            int bad = 0;
-            T_CUDA(cudaMemcpy(ug.data(), du, sizeof(double) * n, cudaMemcpyDeviceToHost));
-            T_CUDA(cudaMemcpy(u0g.data(), du0, sizeof(double) * n, cudaMemcpyDeviceToHost));
-            T_CUDA(cudaMemcpy(sg.data(), ds, sizeof(double) * s.size(), cudaMemcpyDeviceToHost));
-            T_CUDA(cudaMemcpy(s0g.data(), ds0, sizeof(double) * s.size(), cudaMemcpyDeviceToHost));
-            T_CUDA(cudaMemcpy(&bad, dbad, sizeof(int), cudaMemcpyDeviceToHost));
-            HS_TEST_CHECK(bad == bad_node, "%s%s: non-finite state at node %d reported as %d", m->name,
-                          het ? " (regions)" : "", bad_node, bad);
-            double worst = 0.0, worst_tol = 0.0;
-            int fails = 0;
-            for (int i = 0; i < n; ++i) {
-                HS_TEST_CHECK(memcmp(&u0g[i], &u[i], sizeof(double)) == 0, "%s: u0[%d] is not u at the start",
-                              m->name, i);
-                for (int k = 0; k < nv; ++k)
-                    HS_TEST_CHECK(memcmp(&s0g[(size_t)k * ld + i], &s[(size_t)k * ld + i], sizeof(double)) == 0,
-                                  "%s: s0[%d][%d] is not s at the start", m->name, k, i);
-                if (i == bad_node) continue;
-                x[0] = u[i];
-                for (int k = 0; k < nv; ++k) x[1 + k] = s[(size_t)k * ld + i];
-                const int r = row[i];
-                if (r == 2 || frozen[i]) { // a hole or a decoupled node: nothing moves, bit for bit
-                    for (int j = 0; j < w; ++j) e[j] = 0.0;
-                } else { // the bound along the substeps, then the reference itself (the same values)
-                    std::vector<double> xb(x);
-                    ref_step(r == 1 ? &p2 : &p, nv, xb.data(), stim[i], h, NSUB, e.data());
-                    HS_TEST_CHECK(hs_split_react_node(r == 1 ? &p2 : &p, H, NSUB, stim[i], &x[0], x.data() + 1) == 0,
-                                  "%s: the reference failed at node %d", m->name, i);
+        for (int NSUB : NSUBS) {
+            const double T = m->time_unit_default, H = NSUB * H_MS / T, h = H / NSUB; // as the react op splits it
+            const double amp = 50.0 / m->mv_scale * T;
+            std::vector<double> states;
+            trajectory_states(m, &p, n, states);
+            // the second parameter row of the region test: every parameter 3% larger (within any range
+            // the descriptor allows for these models' defaults; switches stay as they are)
+            hs_model_params p2 = p;
+            for (int k = 0; k < m->n_params; ++k)
+                if (m->params[k].kind == HS_PARAM_REAL) p2.v[k] *= 1.03;
+            for (int het = 0; het < 2; ++het) {
+                // host arrays: u [n], s [nv][ld], stim [n]; row of each node (het: 0, 1, 2 = hole)
+                std::vector<double> u(n), s((size_t)(nv > 0 ? nv : 1) * ld, 0.0), stim(n), e(w), x(w);
+                std::vector<uint16_t> row(n);
+                std::vector<uint8_t> frozen(n, 0);
+                for (int i = 0; i < n; ++i) {
+                    u[i] = states[(size_t)i * w];
+                    for (int k = 0; k < nv; ++k) s[(size_t)k * ld + i] = states[(size_t)i * w + 1 + k];
+                    stim[i] = (i % 2) ? amp : 0.0;
+                    row[i] = het ? (uint16_t)(i % 3) : 0;
+                    frozen[i] = het && i % 7 == 3; // decoupled nodes (hs_nodal.frozen): left as they are
                 }
-                for (int j = 0; j < w; ++j) {
-                    const double g = j == 0 ? ug[i] : sg[(size_t)(j - 1) * ld + i];
-                    const double tol = 2.0 * e[j];
-                    const double diff = fabs(g - x[j]);
-                    if (!(diff <= tol) && fails++ < 5)
-                        HS_TEST_CHECK(diff <= tol, "%s%s node %d (row %d) variable %d: device %.17g, host %.17g, "
-                                      "|diff| %.3g > %.3g", m->name, het ? " (regions)" : "", i, r, j, g, x[j], diff,
-                                      tol);
-                    if (tol > 0.0 && diff / tol > worst) worst = diff / tol, worst_tol = tol;
+                const int bad_node = n - 7; // a non-finite variable (or potential) here must be reported
+                if (nv > 0) s[(size_t)(nv - 1) * ld + bad_node] = NAN;
+                else u[bad_node] = NAN;
+                if (het && row[bad_node] == 2) row[bad_node] = 0;
+                double *du = nullptr, *ds = nullptr, *dstim = nullptr, *du0 = nullptr, *ds0 = nullptr;
+                int *dbad = nullptr;
+                uint16_t *dtab = nullptr;
+                uint8_t *dfz = nullptr;
+                hs_region_row *drt = nullptr;
+                T_CUDA(cudaMalloc(&du, sizeof(double) * n));
+                T_CUDA(cudaMalloc(&du0, sizeof(double) * n));
+                T_CUDA(cudaMalloc(&ds, sizeof(double) * s.size()));
+                T_CUDA(cudaMalloc(&ds0, sizeof(double) * s.size()));
+                T_CUDA(cudaMemset(ds0, 0, sizeof(double) * s.size()));
+                T_CUDA(cudaMalloc(&dstim, sizeof(double) * n));
+                T_CUDA(cudaMalloc(&dbad, sizeof(int)));
+                T_CUDA(cudaMemcpy(du, u.data(), sizeof(double) * n, cudaMemcpyHostToDevice));
+                T_CUDA(cudaMemcpy(ds, s.data(), sizeof(double) * s.size(), cudaMemcpyHostToDevice));
+                T_CUDA(cudaMemcpy(dstim, stim.data(), sizeof(double) * n, cudaMemcpyHostToDevice));
+                T_CUDA(cudaMemset(dbad, 0x7f, sizeof(int)));
+                T_CUDA(cudaMemset(du0, 0, sizeof(double) * n));
+                hs_region_row rt[3];
+                memset(rt, 0, sizeof rt);
+                rt[0].prm = p;
+                rt[0].conducting = 1;
+                rt[1].prm = p2;
+                rt[1].conducting = 1;
+                rt[2].prm = p;
+                rt[2].conducting = 0;
+                if (het) {
+                    T_CUDA(cudaMalloc(&dtab, sizeof(uint16_t) * n));
+                    T_CUDA(cudaMalloc(&drt, sizeof rt));
+                    T_CUDA(cudaMemcpy(dtab, row.data(), sizeof(uint16_t) * n, cudaMemcpyHostToDevice));
+                    T_CUDA(cudaMemcpy(drt, rt, sizeof rt, cudaMemcpyHostToDevice));
+                    T_CUDA(cudaMalloc(&dfz, n));
+                    T_CUDA(cudaMemcpy(dfz, frozen.data(), n, cudaMemcpyHostToDevice));
                 }
+                // with regions, the substep comes from the device (hs_nodal_launch.hn, as split_step.cu's
+                // graph passes it) and the launch's own h and nsub are the placeholders that caller gives
+                double *dhn = nullptr;
+                const double hn[2] = {h, (double)NSUB};
+                if (het) {
+                    T_CUDA(cudaMalloc(&dhn, sizeof hn));
+                    T_CUDA(cudaMemcpy(dhn, hn, sizeof hn, cudaMemcpyHostToDevice));
+                }
+                hs_nodal_launch a = {n,  ld, &p,    drt,  dtab, dfz, het ? 0.0 : h, het ? 1 : NSUB, du, ds, dstim,
+                                     du0, ds0, dbad, dhn};
+                HS_TEST_OK(hs_cu_launch_nodal(&a, st));
+                T_CUDA(cudaStreamSynchronize(st));
+                std::vector<double> ug(n), sg(s.size()), u0g(n), s0g(s.size());
+                int bad = 0;
+                T_CUDA(cudaMemcpy(ug.data(), du, sizeof(double) * n, cudaMemcpyDeviceToHost));
+                T_CUDA(cudaMemcpy(u0g.data(), du0, sizeof(double) * n, cudaMemcpyDeviceToHost));
+                T_CUDA(cudaMemcpy(sg.data(), ds, sizeof(double) * s.size(), cudaMemcpyDeviceToHost));
+                T_CUDA(cudaMemcpy(s0g.data(), ds0, sizeof(double) * s.size(), cudaMemcpyDeviceToHost));
+                T_CUDA(cudaMemcpy(&bad, dbad, sizeof(int), cudaMemcpyDeviceToHost));
+                HS_TEST_CHECK(bad == bad_node, "%s%s: non-finite state at node %d reported as %d", m->name,
+                              het ? " (regions)" : "", bad_node, bad);
+                double worst = 0.0, worst_tol = 0.0;
+                int fails = 0;
+                for (int i = 0; i < n; ++i) {
+                    HS_TEST_CHECK(memcmp(&u0g[i], &u[i], sizeof(double)) == 0, "%s: u0[%d] is not u at the start",
+                                  m->name, i);
+                    for (int k = 0; k < nv; ++k)
+                        HS_TEST_CHECK(memcmp(&s0g[(size_t)k * ld + i], &s[(size_t)k * ld + i], sizeof(double)) == 0,
+                                      "%s: s0[%d][%d] is not s at the start", m->name, k, i);
+                    if (i == bad_node) continue;
+                    x[0] = u[i];
+                    for (int k = 0; k < nv; ++k) x[1 + k] = s[(size_t)k * ld + i];
+                    const int r = row[i];
+                    if (r == 2 || frozen[i]) { // a hole or a decoupled node: nothing moves, bit for bit
+                        for (int j = 0; j < w; ++j) e[j] = 0.0;
+                    } else { // the bound along the substeps, then the reference itself (the same values)
+                        std::vector<double> xb(x);
+                        const hs_model_params *pr = r == 1 ? &p2 : &p;
+                        ref_step(pr, nv, xb.data(), stim[i], h, NSUB, e.data());
+                        HS_TEST_CHECK(hs_split_react_node(pr, H, NSUB, stim[i], &x[0], x.data() + 1) == 0,
+                                      "%s: the reference failed at node %d", m->name, i);
+                    }
+                    for (int j = 0; j < w; ++j) {
+                        const double g = j == 0 ? ug[i] : sg[(size_t)(j - 1) * ld + i];
+                        const double tol = 2.0 * e[j];
+                        const double diff = fabs(g - x[j]);
+                        if (!(diff <= tol) && fails++ < 5)
+                            HS_TEST_CHECK(diff <= tol, "%s%s, %d substeps, node %d (row %d) variable %d: device "
+                                          "%.17g, host %.17g, |diff| %.3g > %.3g", m->name, het ? " (regions)" : "",
+                                          NSUB, i, r, j, g, x[j], diff, tol);
+                        if (tol > 0.0 && diff / tol > worst) worst = diff / tol, worst_tol = tol;
+                    }
+                }
+                HS_TEST_CHECK(fails == 0, "%s%s, %d substeps: %d values outside the bound", m->name,
+                          het ? " (regions)" : "", NSUB, fails);
+                if (verbose)
+                    printf("%-22s %s, %2d substeps: largest |device - host| / bound = %.3g (bound there %.3g)\n",
+                           m->name, het ? "regions" : "uniform", NSUB, worst, worst_tol);
+                cudaFree(du);
+                cudaFree(du0);
+                cudaFree(ds0);
+                cudaFree(ds);
+                cudaFree(dstim);
+                cudaFree(dbad);
+                cudaFree(dtab);
+                cudaFree(drt);
+                cudaFree(dfz);
+                cudaFree(dhn);
             }
-            HS_TEST_CHECK(fails == 0, "%s%s: %d values outside the bound", m->name, het ? " (regions)" : "", fails);
-            if (verbose)
-                printf("%-22s %s: largest |device - host| / bound = %.3g (bound there %.3g)\n", m->name,
-                       het ? "regions" : "uniform", worst, worst_tol);
-            cudaFree(du);
-            cudaFree(du0);
-            cudaFree(ds0);
-            cudaFree(ds);
-            cudaFree(dstim);
-            cudaFree(dbad);
-            cudaFree(dtab);
-            cudaFree(drt);
-            cudaFree(dfz);
         }
     }
     cudaStreamDestroy(st);
