@@ -269,7 +269,7 @@ hs_status hs_ipc_check(const hs_ipc *p)
     const volatile ipc_err *e = p ? p->h_err : NULL;
     if (!e || !e->kind) return HS_OK;
     return HS_FAIL(HS_ERR_DEVICE,
-                   "rank %d: the ipc transport (parallel.transport) waited %.0f s on the device for rank %d's %s "
+                   "rank %d: the ipc transport (parallel.transport) waited %.3g s on the device for rank %d's %s "
                    "(number %llu) and gave up: that rank stopped or hangs (its own error, if any, is reported too)",
                    p->rank, 1e-9 * (double)p->timeout_ns, e->peer, e->kind == 1 ? "halo values" : "partial sums",
                    (unsigned long long)e->seq);
