@@ -414,7 +414,7 @@ static hs_status cuda_part_bind(hs_backend *b, const hs_part_local *l, const voi
     }
     if (q->g->serial)
         snprintf(q->what, sizeof q->what, "one rank: the serial device solve");
-    else /* short: the backend line keeps 100 characters of it. graph: the Newton loop on the device
+    else /* short: the backend line keeps 150 characters of it. graph: the Newton loop on the device
           * (dist_newton.cu), kernels: on the host around the device CG */
         snprintf(q->what, sizeof q->what, "device %s, %s %s the halo, halo and sums through %s",
                  b->prob->opt.exec.step != HS_STEP_GRAPH ? "CG" : q->g->dist.graph ? "Newton loop in graphs"

@@ -844,8 +844,10 @@ static hs_status create_with(const hs_problem *g, hs_backend_mpi_part *given, co
         b->ops = &mpi_ops_part_loop;
     }
     const char *what = m->pops->describe ? m->pops->describe(m->part) : NULL;
-    if (what)
-        snprintf(b->description, sizeof b->description, "mpi (%d ranks, %s partition; %.100s) of %.110s", m->size,
+    if (what) /* the partition's words whole (the longest, ~110 characters: "device Newton loop in graphs,
+               * cusparse_sell after the halo, halo and sums through CUDA IPC peer memory"); the inner
+               * backend's line is printed whole on its own ("gpu: ...") */
+        snprintf(b->description, sizeof b->description, "mpi (%d ranks, %s partition; %.150s) of %.60s", m->size,
                  part->name, what, m->inner->description);
     else
         snprintf(b->description, sizeof b->description, "mpi (%d ranks, %s partition) of %.200s", m->size, part->name,
