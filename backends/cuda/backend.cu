@@ -366,6 +366,9 @@ static hs_status cuda_setup(hs_backend *b)
         else if (l > 1 && l < sizeof b->description - 40)
             snprintf(b->description + l - 1, sizeof b->description - l + 1, ", persistent CG kernel)");
     }
+    /* the set-up's cudaMemsets run on the legacy default stream, which c->s (non-blocking) does not
+     * wait for: done before the first step's work */
+    HS_CUDA_CALL(cudaDeviceSynchronize());
     return HS_OK;
 }
 

@@ -455,6 +455,11 @@ hs_status hs_gpu_cg_create(int32_t n, hs_cg_variant variant, hs_gpu_spmv *spmv, 
         st = HS_FAIL(HS_ERR_DEVICE, "cudaMemset of CG scalars failed");
     if (st == HS_OK && cudaStreamCreateWithFlags(&cg->s_body, cudaStreamNonBlocking) != cudaSuccess)
         st = HS_FAIL(HS_ERR_DEVICE, "cannot create the CG capture stream");
+    /* cudaMemset runs on the legacy default stream, which the callers' non-blocking streams do not wait
+     * for: without this a solve enqueued at once could start before the zeroing and have its scalars
+     * wiped (seen on an H200 with four test_gpu_cg processes sharing the GPU: a breakdown at iteration 0) */
+    if (st == HS_OK && cudaDeviceSynchronize() != cudaSuccess)
+        st = HS_FAIL(HS_ERR_DEVICE, "the CG's zeroing did not complete: %s", cudaGetErrorString(cudaGetLastError()));
     if (st != HS_OK) {
         hs_gpu_cg_destroy(&cg);
         return st;

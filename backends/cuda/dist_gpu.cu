@@ -417,8 +417,11 @@ static hs_status cuda_part_bind(hs_backend *b, const hs_part_local *l, const voi
     else /* short: the backend line keeps 150 characters of it. graph: the Newton loop on the device
           * (dist_newton.cu), kernels: on the host around the device CG */
         snprintf(q->what, sizeof q->what, "device %s, %s %s the halo, halo and sums through %s",
-                 b->prob->opt.exec.step != HS_STEP_GRAPH ? "CG" : q->g->dist.graph ? "Newton loop in graphs"
-                                                                                   : "Newton loop",
+                 b->prob->opt.scheme.kind == HS_SCHEME_SPLITTING /* the host runs the steps (dist_split.cu) */
+                     ? (q->g->dist.graph ? "CG in graphs of " HS_CG_POLL_STR : "CG")
+                 : b->prob->opt.exec.step != HS_STEP_GRAPH ? "CG"
+                 : q->g->dist.graph                        ? "Newton loop in graphs"
+                                                           : "Newton loop",
                  b->prob->opt.exec.spmv->name, hs_dist_gpu_split(q->g) ? "overlapping" : "after",
                  hs_dist_gpu_transport(q->g));
     if (q->g->why_graph[0]) {

@@ -399,6 +399,7 @@ hs_status hs_cu_split_setup(hs_backend *b)
     HS_CUDA_CALL(cudaMallocHost((void **)&sp->h_bad, sizeof(int)));
     HS_CUDA_CALL(cudaEventCreate(&sp->ev0));
     HS_CUDA_CALL(cudaEventCreate(&sp->ev1));
+    HS_CUDA_CALL(cudaDeviceSynchronize()); /* the cudaMemsets above (legacy stream) before c->s's work */
     return HS_OK;
 }
 
@@ -529,6 +530,7 @@ hs_status hs_cu_split_react_rows(hs_backend *b, int32_t n)
     if (fr) HS_CUDA_CALL(cudaMemcpy(sp->frozen, fr, (size_t)c->nn, cudaMemcpyHostToDevice));
     else HS_CUDA_CALL(cudaMemset(sp->frozen, 0, (size_t)c->nn));
     if (n < c->nn) HS_CUDA_CALL(cudaMemset(sp->frozen + n, 1, (size_t)(c->nn - n)));
+    HS_CUDA_CALL(cudaDeviceSynchronize()); /* the mask (legacy stream) before the reactions on c->s */
     return HS_OK;
 }
 

@@ -71,7 +71,7 @@ par() {
     grep -q "^backend: mpi (1 ranks, rows partition; one rank: the serial device solve) of cuda (" "$out.log" ||
       { echo "$name: not the serial device solve"; cat "$out.log"; exit 1; }
   elif [ "$backend" = cuda ]; then
-    grep -q "^backend: mpi ($np ranks, rows partition; device CG, .*) of cuda (" "$out.log" ||
+    grep -q "^backend: mpi ($np ranks, rows partition; device CG[a-z0-9 ]*, .*) of cuda (" "$out.log" ||
       { echo "$name: not the distributed cuda backend"; cat "$out.log"; exit 1; }
   fi
 }
