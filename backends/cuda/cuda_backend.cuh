@@ -253,10 +253,11 @@ hs_status hs_cu_react_check(hs_backend *b, int32_t *bad_node);
 /** hs_backend_ops.steps_device under the splitting scheme (split_step.cu; step_persistent.cu's
  *  hs_cu_steps_device hands it over): steps k0 .. k0+n-1 as one CUDA graph launch. */
 hs_status hs_cu_split_steps(hs_backend *b, long k0, double dt_ms, int n, int *done, hs_step_stats *stats);
-/** For the phase benchmark (diag.cu): enqueue the diffusion's start (r0 = C u*, B u*, the norms); one
+/** For the phase benchmark (diag.cu) and a partition's diffusion (dist_split.cu, the norms over its
+ *  owned rows [0, rows); -1: every node): enqueue the diffusion's start (r0 = C u*, B u*, the norms); one
  *  reaction of @p h in @p n_sub substeps without stimulus, start copies or failure flag; the least
  *  bytes of phase 0 (the reaction) or 1 (the diffusion's start). */
-hs_status hs_cu_split_enqueue_start(cuda_impl *c);
+hs_status hs_cu_split_enqueue_start(cuda_impl *c, int32_t rows = -1);
 hs_status hs_cu_split_enqueue_react(hs_backend *b, double h, int n_sub);
 double hs_cu_split_bytes(const hs_backend *b, int phase);
 

@@ -68,7 +68,7 @@ hs_status dist_diffuse(hs_backend *b, double dt, hs_cg_result *cg)
     HS_CALL(hs_cu_split_prepare(b, dt));
     HS_CUDA_CALL(cudaEventRecord(c->ev_s0, c->s));
     HS_CALL(halo(d, c->phi, c->s));
-    HS_CALL(hs_cu_split_enqueue_start_rows(c, d->n_own));
+    HS_CALL(hs_cu_split_enqueue_start(c, d->n_own));
     double *norms = hs_cu_split_norms(c);
     HS_CALL(hs_cuda_comm_sum_dev(d->comm, norms, 2, c->s));
     k_norm_ratio<<<1, 1, 0, c->s>>>(norms);

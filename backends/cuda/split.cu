@@ -311,7 +311,7 @@ hs_status diffuse_general(hs_backend *b, hs_cg_result *cg)
 
 } // namespace
 
-hs_status hs_cu_split_enqueue_start(cuda_impl *c) { return hs_cu_split_start(c, c->sp->gs); }
+hs_status hs_cu_split_enqueue_start(cuda_impl *c, int32_t rows) { return hs_cu_split_start(c, c->sp->gs, rows); }
 
 hs_status hs_cu_split_enqueue_react(hs_backend *b, double h, int n_sub)
 {
@@ -550,8 +550,6 @@ hs_status hs_cu_split_prepare(hs_backend *b, double dt)
     }
     return HS_OK;
 }
-
-hs_status hs_cu_split_enqueue_start_rows(cuda_impl *c, int32_t rows) { return hs_cu_split_start(c, c->sp->gs, rows); }
 
 double *hs_cu_split_norms(cuda_impl *c) { return c->sp->norms; }
 
