@@ -75,6 +75,7 @@ struct hs_cu_split_launch {
     double *uw;          /* [uptr[m]] */
     double *rows, *h_rows; /* [HS_STEPS_DEVICE_MAX + 1][stride]: row 0 the current step, 1 + j step j; h_ pinned */
     hs_split_ctl *ctl, *h_ctl; /* h_ pinned */
+    double *vdev;        /* the model's parameters (hs_nodal_launch.vdev): the substep loop reads them here */
     cudaGraphExec_t exec[2]; /* [with the node current]: a launch in which every site is off reads none */
 };
 
@@ -213,6 +214,7 @@ hs_status launch_setup(hs_backend *b)
     L->ns = b->prob->nodal->n_sites;
     L->stride = R_AMP + 2 * L->ns;
     HS_CALL(build_stim(c, b->prob->nodal, L));
+    HS_CALL(upload(&L->vdev, b->prob->opt.model_prm.v, (size_t)HS_MODEL_MAX_PARAMS, "the model's parameters"));
     const size_t rows = (size_t)(HS_STEPS_DEVICE_MAX + 1) * L->stride;
     HS_CALL(HS_CUDA_ALLOC(L->rows, rows, "splitting steps' rows"));
     HS_CUDA_CALL(cudaMallocHost((void **)&L->h_rows, sizeof(double) * rows));
@@ -239,7 +241,8 @@ hs_status enqueue_react(hs_backend *b, int stim, const double *amp, const double
     hs_nodal_launch a = {c->nn,    c->nn,      &b->prob->opt.model_prm,  sp->ntab ? c->rtab : nullptr,
                          sp->ntab, sp->frozen, 0.0,                      1,
                          c->phi,   c->ipv,     stim ? sp->stim : nullptr,  save ? c->phin : nullptr,
-                         save && c->nv > 0 ? c->ipv_n : nullptr,           sp->bad, hn};
+                         save && c->nv > 0 ? c->ipv_n : nullptr,           sp->bad, hn,
+                         L->vdev};
     return hs_cu_launch_nodal(&a, c->s);
 }
 
@@ -387,6 +390,7 @@ void hs_cu_split_launch_free(hs_cu_split *sp)
     cudaFree(L->uw);
     cudaFree(L->rows);
     cudaFree(L->ctl);
+    cudaFree(L->vdev);
     cudaFreeHost(L->h_rows);
     cudaFreeHost(L->h_ctl);
     free(L);
