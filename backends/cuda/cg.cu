@@ -19,6 +19,7 @@
 #include <cstdlib>
 
 #include "hs_cuda_check.cuh"
+#include "hs_dist_pcg.cuh"
 #include "hs_gpu_cg.cuh"
 #include "hs_gpu_reduce.cuh"
 #include "hs_util.h"
@@ -285,20 +286,19 @@ __global__ void k_dist_init_final(const double *red, hs_gpu_cg_scalars *sc, doub
                : max_iter <= 0 ? HS_GPU_CG_MAXIT : HS_GPU_CG_RUNNING;
 }
 
-// alpha and beta of the iteration from the reduced gamma, gamma_old, delta (hs_cg_chronopoulos's)
+// alpha and beta of the iteration from the reduced gamma, gamma_old, delta (hs_cg_chronopoulos's;
+// hs_dist_cg_coef, which dist_pcg.cu's fused kernel runs too)
 __global__ void k_dist_coef(hs_gpu_cg_scalars *sc)
 {
     if (sc->status != HS_GPU_CG_RUNNING) return;
-    const int it = sc->iters;
-    const double g = sc->gamma;
-    const double beta = it == 0 ? 0.0 : g / sc->gamma_old;
-    const double denom = it == 0 ? sc->delta : sc->delta - beta * g / sc->alpha; // = (p, A p)
-    if (!(denom > 0.0) || !(g > 0.0)) {
-        sc->status = isfinite(denom) && isfinite(g) ? HS_GPU_CG_BREAK : HS_GPU_CG_NONFINITE;
-        sc->fail_iter = it + 1;
+    double alpha, beta, denom;
+    int verdict;
+    if (!hs_dist_cg_coef(sc, &alpha, &beta, &denom, &verdict)) {
+        sc->status = verdict;
+        sc->fail_iter = sc->iters + 1;
         return;
     }
-    sc->alpha = g / denom;
+    sc->alpha = alpha;
     sc->beta = beta;
     sc->pq = denom;
 }
@@ -320,20 +320,8 @@ __global__ void k_dist_vector(int32_t n, const hs_gpu_cg_scalars *sc, double *__
     if (threadIdx.x == 0) { partA[blockIdx.x] = gg; partB[blockIdx.x] = rr; }
 }
 
-// the test after the all-reduce of (r,u), (r,r), (A u, u): ||r|| <= tol ||b|| as solvers/cg.c
-__global__ void k_dist_test(const double *red, hs_gpu_cg_scalars *sc)
-{
-    if (sc->status != HS_GPU_CG_RUNNING) return;
-    const int it = sc->iters + 1;
-    sc->gamma_old = sc->gamma;
-    sc->gamma = red[0];
-    sc->rr = red[1];
-    sc->delta = red[2];
-    sc->iters = it;
-    if (!isfinite(red[1])) sc->status = HS_GPU_CG_NONFINITE;
-    else if (red[1] <= sc->tol2 * sc->bb) sc->status = HS_GPU_CG_CONV;
-    else if (it >= sc->max_iter) sc->status = HS_GPU_CG_MAXIT;
-}
+// the test after the all-reduce of (r,u), (r,r), (A u, u) (hs_dist_cg_test)
+__global__ void k_dist_test(const double *red, hs_gpu_cg_scalars *sc) { hs_dist_cg_test(red, sc); }
 
 // ---- enqueueing -----------------------------------------------------------------------------------
 
@@ -358,6 +346,7 @@ hs_status enqueue_init_dist(hs_gpu_cg *cg, const double *b, double *x, const hs_
 hs_status enqueue_iteration_dist(hs_gpu_cg *cg, double *x, cudaStream_t s)
 {
     const hs_gpu_cg_dist *d = cg->dist;
+    if (d->iteration) return d->iteration(d->ctx, cg, x, s); /* the transport fused in (dist_pcg.cu) */
     const int VB = cg->vblocks;
     k_dist_coef<<<1, 1, 0, s>>>(cg->d_sc);
     HS_CUDA_LAUNCH_CHECK("k_dist_coef");

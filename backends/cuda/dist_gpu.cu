@@ -32,6 +32,8 @@
 #include "cuda_backend.cuh"
 #include "hs_cuda.h"
 #include "hs_cuda_comm.h"
+#include "hs_dist_pcg.cuh"
+#include "hs_ipc_comm.cuh"
 #include "dist_gpu.cuh"
 #include "hs_dist_gpu.h"
 #include "hs_dist_split.h"
@@ -132,12 +134,11 @@ static hs_status rows(hs_dist_gpu *g, int32_t r0, int32_t r1, const T *val, cons
     return HS_OK;
 }
 
-/* y = A x on the owned rows, x's ghosts exchanged on the way */
-static hs_status part_spmv(void *ctx, double *x, double *y, cudaStream_t s)
+/* y = A x on the owned rows once x's halo exchange was started: finished on the way */
+static hs_status part_spmv_started(void *ctx, double *x, double *y, cudaStream_t s)
 {
     hs_dist_gpu *g = (hs_dist_gpu *)ctx;
     cuda_impl *c = g->c;
-    HS_CALL(hs_cuda_comm_halo_start(g->comm, x, s));
     if (!g->split) { /* the format's own kernel over the local matrix, the ghosts arrived */
         HS_CALL(hs_cuda_comm_halo_finish(g->comm, x, s));
         return hs_gpu_spmv_apply(c->spmv, x, y, s);
@@ -147,6 +148,24 @@ static hs_status part_spmv(void *ctx, double *x, double *y, cudaStream_t s)
     HS_CALL(hs_cuda_comm_halo_finish(g->comm, x, s));
     if (c->f32) HS_CALL(rows(g, g->n_int, g->n_own, c->kval32, x, y, s));
     else HS_CALL(rows(g, g->n_int, g->n_own, c->kval, x, y, s));
+    return HS_OK;
+}
+
+/* y = A x on the owned rows, x's ghosts exchanged on the way */
+static hs_status part_spmv(void *ctx, double *x, double *y, cudaStream_t s)
+{
+    HS_CALL(hs_cuda_comm_halo_start(((hs_dist_gpu *)ctx)->comm, x, s));
+    return part_spmv_started(ctx, x, y, s);
+}
+
+/* the ipc transport: a CG iteration with the halo's stores and the sum in its own kernels
+ * (dist_pcg.cu), counted as the sequence's one exchange and one all-reduce */
+static hs_status part_iteration(void *ctx, hs_gpu_cg *cg, double *x, cudaStream_t s)
+{
+    hs_dist_gpu *g = (hs_dist_gpu *)ctx;
+    hs_ipc *ipc = hs_cuda_comm_ipc(g->comm);
+    HS_CALL(hs_dist_pcg_enqueue(cg, x, ipc, part_spmv_started, g, s));
+    hs_cuda_comm_count(g->comm, hs_ipc_n_nbrs(ipc) > 0, 1);
     return HS_OK;
 }
 
@@ -193,6 +212,18 @@ extern "C" int hs_dist_gpu_set_graph(hs_dist_gpu *g, int on, char *why, size_t w
     snprintf(g->why_graph, sizeof g->why_graph, "%s", on && !use ? no : "");
     if (why && why_len) snprintf(why, why_len, "%s", g->why_graph);
     return use;
+}
+
+extern "C" int hs_dist_gpu_set_fused(hs_dist_gpu *g, int on)
+{
+    if (g->serial) return 0;
+    g->dist.iteration = on && hs_cuda_comm_ipc(g->comm) ? part_iteration : NULL;
+    hs_dist_newton_free(g); /* its graphs hold the other kind of iteration (made again when next used) */
+    if (g->c->cg->dist_exec) {
+        hs_gpu_cg_clear_dist(g->c->cg, g->n_own);
+        g->c->cg->dist = &g->dist;
+    }
+    return g->dist.iteration != NULL;
 }
 
 extern "C" hs_status hs_dist_gpu_spmv(hs_dist_gpu *g, double *d_x, double *d_y)
@@ -292,6 +323,8 @@ static hs_status create(hs_dist_gpu *g, hs_backend *cuda, const hs_part_local *l
         g->dist.sum = part_sum;
         g->dist.ctx = g;
         g->dist.note = part_note;
+        /* the ipc transport fused into the iteration's kernels (9 kernels to 4: hs_dist_pcg.cuh) */
+        hs_dist_gpu_set_fused(g, 1);
         HS_CALL(hs_gpu_cg_set_dist(c->cg, g->n_own, &g->dist));
         hs_dist_gpu_set_graph(g, cuda->prob->opt.exec.step == HS_STEP_GRAPH, NULL, 0);
     }

@@ -60,6 +60,14 @@ int hs_dist_gpu_split(const hs_dist_gpu *g);
  * @p why (may be NULL): why not, when on and it returns 0.
  */
 int hs_dist_gpu_set_graph(hs_dist_gpu *g, int on, char *why, size_t why_len);
+/**
+ * @brief @p on 1 (what hs_dist_gpu_create sets): with the ipc transport, each CG iteration runs the
+ * transport inside its own kernels (backends/cuda/dist_pcg.cu, four kernels); 0: cg.cu's kernel sequence
+ * over the comm's halo and sum (nine), the same bits. Returns 1 when the fused iteration is used from
+ * now on (never with another transport or on one rank). For tests and measurements; the graphs
+ * captured so far are dropped.
+ */
+int hs_dist_gpu_set_fused(hs_dist_gpu *g, int on);
 /** @brief d_y[0..n_owned) = A d_x on the owned rows, the ghosts of d_x [n_local] exchanged first (what the
  *  distributed CG multiplies with; synchronous, for tests). Not with one_rank_serial on one rank.
  *  Collective. */

@@ -68,6 +68,8 @@ struct hs_gpu_cg_tol {
     int max_iter;
 };
 
+struct hs_gpu_cg;
+
 /** A CG on one rank's partition (hs_gpu_cg_set_dist): the operator over the owned rows and the sum
  *  over the ranks, both enqueued on the solve's stream (backends/cuda/dist_gpu.cu). */
 struct hs_gpu_cg_dist {
@@ -83,6 +85,10 @@ struct hs_gpu_cg_dist {
      *  HS_GPU_CG_NOTE_CAPTURED after it (what spmv and sum counted then ran nothing), HS_GPU_CG_NOTE_REPLAY
      *  after each launch of the graph (it ran what the capture counted) */
     void (*note)(void *ctx, int what);
+    /** NULL: an iteration is cg.cu's kernel sequence over spmv and sum; else it enqueues a whole
+     *  iteration itself, the transport fused into the kernels (the ipc transport: dist_pcg.cu, the same
+     *  bits); the init stays the sequence's */
+    hs_status (*iteration)(void *ctx, struct hs_gpu_cg *cg, double *x, cudaStream_t s);
 };
 
 enum { HS_GPU_CG_NOTE_CAPTURE = 0, HS_GPU_CG_NOTE_CAPTURED = 1, HS_GPU_CG_NOTE_REPLAY = 2 };

@@ -1,0 +1,135 @@
+/*
+ * The distributed Chronopoulos-Gear iteration with the ipc transport fused into its kernels
+ * (hs_dist_pcg.cuh says what runs where; the kernel sequence of cg.cu over the same transport is the
+ * reference: the same arithmetic in the same order, so the same bits, which
+ * tests/parallel/test_gpu_dist_pcg.cu checks).
+ *
+ * Why not one persistent cooperative kernel per solve: at bench_1m's size (515K rows a rank on two
+ * GPUs) an iteration is bandwidth work (~43 us), and the one-barrier persistent CG (hs_gpu_cg1.cuh)
+ * with its CSR product through the slot map measured 181 us per iteration at 1M rows on one H100
+ * against 86 us for the kernel sequence with the format's SpMV (docs/benchmarks.md): the gaps between
+ * kernels, not the kernels, are what the fusion removes; the format's SpMV and the graph replay stay.
+ *
+ * Deadlock freedom: the vector kernel never waits; the halo's finish waits only for the peers' vector
+ * kernels of the same iteration, which wait for nothing; the dot kernel's last block waits only for
+ * the peers' dot kernels of the same iteration, whose other blocks never wait and which depend only
+ * on the finish above. Every wait gives up after the transport's timeout (hs_ipc_wait_flag), and
+ * hs_cuda_comm_check names the silent peer after the host's synchronisation.
+ */
+#define OMPI_SKIP_MPICXX 1
+#define MPICH_SKIP_MPICXX 1
+#include <mpi.h>
+
+#include "cuda_backend.cuh"
+#include "hs_dist_pcg.cuh"
+#include "hs_gpu_reduce.cuh"
+#include "hs_ipc_comm.cuh"
+
+namespace {
+
+constexpr int kT = HS_RED_THREADS; // cg.cu's vector, dot and final kernels' block size: the same partials
+
+/* 1. alpha and beta in every block (hs_dist_cg_coef on the same scalars: the same bits), the rows'
+ * update (hs_cgc_update_row) and the partials of (r,u), (r,r) as k_dist_vector; each row another rank
+ * holds as a ghost stored into its landing buffer; the last block raises the halo flags (every block's
+ * stores fenced at system scope before its ticket) and writes the scalars k_dist_coef writes. Every
+ * block reads the scalars before its ticket and only the last block writes them: no race. After the
+ * solve stopped (or broke down here) the rows stay and their values are still sent: every rank
+ * exchanges alike, whatever the status (which is every rank's). */
+__global__ void __launch_bounds__(kT)
+k_pcg_vector(int32_t n, hs_gpu_cg_scalars *sc, double *__restrict__ x, double *__restrict__ r, double *__restrict__ u,
+             double *__restrict__ p, double *__restrict__ s, const double *__restrict__ w,
+             const double *__restrict__ dinv, double *partA, double *partB, hs_ipc_dev v)
+{
+    __shared__ double sh[kT];
+    __shared__ int last;
+    const int running = sc->status == HS_GPU_CG_RUNNING;
+    double alpha = 0.0, beta = 0.0, denom = 0.0;
+    int verdict = HS_GPU_CG_RUNNING;
+    const int upd = running && hs_dist_cg_coef(sc, &alpha, &beta, &denom, &verdict); // uniform over the grid
+    const hs_ipc_u64 seq = v.n_nbrs ? hs_ipc_dev_halo_next(v) : 0;
+    double gg = 0.0, rr = 0.0;
+    for (int32_t i = blockIdx.x * kT + threadIdx.x; i < n; i += gridDim.x * kT) {
+        if (upd) hs_cgc_update_row(i, alpha, beta, x, r, u, p, s, w, dinv, gg, rr);
+        if (i >= v.row_lo) hs_ipc_dev_store_row(v, i, u[i], seq);
+    }
+    if (upd) {
+        gg = hs_block_sum(gg, sh);
+        rr = hs_block_sum(rr, sh);
+        if (threadIdx.x == 0) { partA[blockIdx.x] = gg; partB[blockIdx.x] = rr; }
+    }
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        __threadfence_system(); // this block's remote stores and partials before its ticket
+        last = atomicAdd(&sc->ticket, 1u) == gridDim.x - 1;
+    }
+    __syncthreads();
+    if (!last) return;
+    __threadfence();
+    if (v.n_nbrs) hs_ipc_dev_halo_raise(v, seq);
+    if (threadIdx.x == 0) {
+        sc->ticket = 0;
+        if (upd) {
+            sc->alpha = alpha;
+            sc->beta = beta;
+            sc->pq = denom;
+        } else if (running) {
+            sc->status = verdict;
+            sc->fail_iter = sc->iters + 1;
+        }
+    }
+}
+
+/* 4. the partials of (w, u) as k_dot; the last block: the three partial arrays summed as
+ * k_dist_final3 sums them (red = (r,u), (r,r), (A u, u)), summed over the ranks in rank order
+ * (hs_ipc_dev_block_sum, as hs_ipc_sum), the test (hs_dist_cg_test). Once the solve stopped only the
+ * sum over the ranks runs (on stale values nobody reads), as in the sequence. */
+__global__ void __launch_bounds__(kT)
+k_pcg_dot_sum(int32_t n, int nparts, const double *__restrict__ w, const double *__restrict__ u, const double *partA,
+              const double *partB, double *partD, double *red, hs_gpu_cg_scalars *sc, hs_ipc_dev v)
+{
+    __shared__ double sh[kT];
+    __shared__ int last;
+    const int running = sc->status == HS_GPU_CG_RUNNING;
+    if (running) {
+        double d = 0.0;
+        for (int32_t i = blockIdx.x * kT + threadIdx.x; i < n; i += gridDim.x * kT) d += w[i] * u[i];
+        d = hs_block_sum(d, sh);
+        if (threadIdx.x == 0) partD[blockIdx.x] = d;
+    }
+    if (threadIdx.x == 0) {
+        __threadfence(); // the partial before the ticket
+        last = atomicAdd(&sc->ticket_spmv, 1u) == gridDim.x - 1;
+    }
+    __syncthreads();
+    if (!last) return;
+    __threadfence();
+    if (running) {
+        const double a = hs_sum_partials(nparts, partA, sh);
+        const double b = hs_sum_partials(nparts, partB, sh);
+        const double c = hs_sum_partials(nparts, partD, sh);
+        if (threadIdx.x == 0) { red[0] = a; red[1] = b; red[2] = c; }
+    }
+    hs_ipc_dev_block_sum(v, red, 3); // synchronises the block before and after
+    if (threadIdx.x == 0) {
+        sc->ticket_spmv = 0;
+        hs_dist_cg_test(red, sc);
+    }
+}
+
+} // namespace
+
+hs_status hs_dist_pcg_enqueue(hs_gpu_cg *cg, double *x, hs_ipc *ipc, hs_dist_spmv_started_fn spmv_started, void *ctx,
+                              cudaStream_t s)
+{
+    hs_ipc_dev v;
+    hs_ipc_dev_of(ipc, &v);
+    const int VB = cg->vblocks;
+    k_pcg_vector<<<VB, kT, 0, s>>>(cg->n, cg->d_sc, x, cg->r, cg->u, cg->p, cg->s, cg->w, cg->dinv, cg->partA,
+                                   cg->partB, v);
+    HS_CUDA_LAUNCH_CHECK("k_pcg_vector");
+    HS_CALL(spmv_started(ctx, cg->u, cg->w, s));
+    k_pcg_dot_sum<<<VB, kT, 0, s>>>(cg->n, VB, cg->w, cg->u, cg->partA, cg->partB, cg->partD, cg->d_red, cg->d_sc, v);
+    HS_CUDA_LAUNCH_CHECK("k_pcg_dot_sum");
+    return HS_OK;
+}

@@ -1,0 +1,81 @@
+/**
+ * @file hs_dist_pcg.cuh
+ * @brief Private to backends/cuda/: the distributed Chronopoulos-Gear iteration with the ipc transport
+ * fused into its kernels (backends/cuda/dist_pcg.cu), and the device arithmetic it shares with the
+ * kernel sequence of cg.cu (hs_gpu_cg_set_dist), so that the two give the same bits.
+ *
+ * The kernel sequence of an iteration on a partition (cg.cu): alpha and beta (1 thread), the vector
+ * update, the halo's store kernel, its wait-and-copy kernel, the SpMV, the dot pass, the partials'
+ * sums (1 block), the all-reduce (ipc: 1 block), the stopping test (1 thread): nine kernels, each a
+ * launch-and-drain gap in a CUDA graph. Fused (hs_dist_pcg_enqueue):
+ *   1. vector: every block forms alpha and beta from the scalars (the same numbers, the same bits),
+ *      updates its rows, and stores the new u of each row another rank holds as a ghost straight into
+ *      that rank's landing buffer (hs_ipc_dev_store_row); the last block (a ticket) raises the halo
+ *      flags and writes the scalars;
+ *   2. the halo's finish (hs_ipc_halo_finish: wait for the flags, copy the ghosts in), or with
+ *      csr_scalar the interior rows first, then it, then the boundary rows (the comm's split SpMV);
+ *   3. the SpMV w = A u (the format's own kernel);
+ *   4. dot: the partials of (w, u); the last block sums the three partial arrays in cg.cu's order,
+ *      sums them over the ranks in rank order (hs_ipc_dev_block_sum) and runs the stopping test.
+ * Four kernels; the comm counts one exchange and one all-reduce per iteration, as the sequence.
+ */
+#ifndef HS_DIST_PCG_CUH
+#define HS_DIST_PCG_CUH
+
+#include <cuda_runtime.h>
+
+#include <cmath>
+
+#include "hs_gpu_cg.cuh"
+#include "hs_status.h"
+
+struct hs_ipc;
+
+/** alpha, beta and (p, A p) of a distributed iteration from the reduced gamma, gamma_old, delta and the
+ *  last alpha (hs_cg_chronopoulos's); 0 and the verdict in *status when the iteration breaks down. */
+__device__ __forceinline__ int hs_dist_cg_coef(const hs_gpu_cg_scalars *sc, double *alpha, double *beta, double *denom,
+                                               int *status)
+{
+    const int it = sc->iters;
+    const double g = sc->gamma;
+    const double b = it == 0 ? 0.0 : g / sc->gamma_old;
+    const double d = it == 0 ? sc->delta : sc->delta - b * g / sc->alpha; // = (p, A p)
+    if (!(d > 0.0) || !(g > 0.0)) {
+        *status = isfinite(d) && isfinite(g) ? HS_GPU_CG_BREAK : HS_GPU_CG_NONFINITE;
+        return 0;
+    }
+    *alpha = g / d;
+    *beta = b;
+    *denom = d;
+    return 1;
+}
+
+/** The test after the all-reduce of (r,u), (r,r), (A u, u) in red: ||r|| <= tol ||b|| as solvers/cg.c
+ *  (one thread; nothing once the solve stopped). */
+__device__ __forceinline__ void hs_dist_cg_test(const double *red, hs_gpu_cg_scalars *sc)
+{
+    if (sc->status != HS_GPU_CG_RUNNING) return;
+    const int it = sc->iters + 1;
+    sc->gamma_old = sc->gamma;
+    sc->gamma = red[0];
+    sc->rr = red[1];
+    sc->delta = red[2];
+    sc->iters = it;
+    if (!isfinite(red[1])) sc->status = HS_GPU_CG_NONFINITE;
+    else if (red[1] <= sc->tol2 * sc->bb) sc->status = HS_GPU_CG_CONV;
+    else if (it >= sc->max_iter) sc->status = HS_GPU_CG_MAXIT;
+}
+
+/** y[0..n_owned) = A x when x's halo exchange was started (its values stored and flagged): finish it
+ *  and multiply (dist_gpu.cu's part_spmv after its start). */
+typedef hs_status (*hs_dist_spmv_started_fn)(void *ctx, double *x, double *y, cudaStream_t s);
+
+/**
+ * @brief Enqueue one iteration of @p cg (on a partition: hs_gpu_cg_set_dist, cg->n the owned rows) on
+ * @p s with the ipc transport @p ipc fused into its kernels (the comment above); @p spmv_started, @p ctx:
+ * the rest of the product. The same bits as cg.cu's kernel sequence over the same transport.
+ */
+hs_status hs_dist_pcg_enqueue(hs_gpu_cg *cg, double *x, struct hs_ipc *ipc, hs_dist_spmv_started_fn spmv_started,
+                              void *ctx, cudaStream_t s);
+
+#endif
