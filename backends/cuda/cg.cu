@@ -265,7 +265,8 @@ __global__ void k_dist_final3(int nparts, const double *pa, const double *pb, co
 
 // after init's all-reduce: red = (r,u), (A u, u), (b,b) over the ranks
 __global__ void k_dist_init_final(const double *red, hs_gpu_cg_scalars *sc, double cg_tol, double forcing,
-                                  double tol_res, const double *d_res, int max_iter)
+                                  double tol_res, const double *d_res, int max_iter, cudaGraphConditionalHandle cond,
+                                  int use_cond)
 {
     const double tol = forcing_tol(cg_tol, forcing, tol_res, d_res), bb = red[2];
     sc->gamma = red[0];
@@ -284,6 +285,7 @@ __global__ void k_dist_init_final(const double *red, hs_gpu_cg_scalars *sc, doub
     sc->ticket_spmv = 0;
     sc->status = !isfinite(bb) ? HS_GPU_CG_NONFINITE : bb == 0.0 ? HS_GPU_CG_CONV
                : max_iter <= 0 ? HS_GPU_CG_MAXIT : HS_GPU_CG_RUNNING;
+    set_cond(cond, use_cond, sc->status == HS_GPU_CG_RUNNING);
 }
 
 // alpha and beta of the iteration from the reduced gamma, gamma_old, delta (hs_cg_chronopoulos's;
@@ -325,7 +327,8 @@ __global__ void k_dist_test(const double *red, hs_gpu_cg_scalars *sc) { hs_dist_
 
 // ---- enqueueing -----------------------------------------------------------------------------------
 
-hs_status enqueue_init_dist(hs_gpu_cg *cg, const double *b, double *x, const hs_gpu_cg_tol *t, cudaStream_t s)
+hs_status enqueue_init_dist(hs_gpu_cg *cg, const double *b, double *x, const hs_gpu_cg_tol *t, cudaStream_t s,
+                            cudaGraphConditionalHandle cond, int use_cond)
 {
     const hs_gpu_cg_dist *d = cg->dist;
     k_init<<<cg->vblocks, kT, 0, s>>>(cg->n, b, cg->dinv, x, cg->r, cg->u, cg->p, cg->s, cg->partA, cg->partB);
@@ -335,7 +338,8 @@ hs_status enqueue_init_dist(hs_gpu_cg *cg, const double *b, double *x, const hs_
     k_dist_final3<<<1, kT, 0, s>>>(cg->vblocks, cg->partA, cg->partD, cg->partB, cg->d_red, nullptr);
     HS_CUDA_LAUNCH_CHECK("k_dist_final3");
     HS_CALL(d->sum(d->ctx, cg->d_red, 3, s));
-    k_dist_init_final<<<1, 1, 0, s>>>(cg->d_red, cg->d_sc, t->cg_tol, t->forcing, t->tol_res, t->d_res, t->max_iter);
+    k_dist_init_final<<<1, 1, 0, s>>>(cg->d_red, cg->d_sc, t->cg_tol, t->forcing, t->tol_res, t->d_res, t->max_iter,
+                                      cond, use_cond);
     HS_CUDA_LAUNCH_CHECK("k_dist_init_final");
     return HS_OK;
 }
@@ -343,10 +347,12 @@ hs_status enqueue_init_dist(hs_gpu_cg *cg, const double *b, double *x, const hs_
 // One iteration; every rank enqueues the same ones (its status is the others': the same sums), so the
 // exchange and the all-reduce run on all ranks alike, also after the solve stopped (then as no-ops
 // on stale values: the kernels around them return at once).
-hs_status enqueue_iteration_dist(hs_gpu_cg *cg, double *x, cudaStream_t s)
+hs_status enqueue_iteration_dist(hs_gpu_cg *cg, double *x, cudaStream_t s, cudaGraphConditionalHandle cond = {},
+                                 int use_cond = 0)
 {
     const hs_gpu_cg_dist *d = cg->dist;
-    if (d->iteration) return d->iteration(d->ctx, cg, x, s); /* the transport fused in (dist_pcg.cu) */
+    if (d->iteration) return d->iteration(d->ctx, cg, x, s, cond, use_cond); /* the transport fused in (dist_pcg.cu) */
+    HS_CHECK(!use_cond, HS_ERR_INTERNAL, "the CG's kernel sequence on a partition sets no loop condition");
     const int VB = cg->vblocks;
     k_dist_coef<<<1, 1, 0, s>>>(cg->d_sc);
     HS_CUDA_LAUNCH_CHECK("k_dist_coef");
@@ -366,7 +372,7 @@ hs_status enqueue_iteration_dist(hs_gpu_cg *cg, double *x, cudaStream_t s)
 hs_status enqueue_init(hs_gpu_cg *cg, const double *b, double *x, const hs_gpu_cg_tol *t, cudaStream_t s,
                        cudaGraphConditionalHandle cond, int use_cond)
 {
-    if (cg->dist) return enqueue_init_dist(cg, b, x, t, s);
+    if (cg->dist) return enqueue_init_dist(cg, b, x, t, s, cond, use_cond);
     HS_CHECK(cg->variant != HS_CG_SSTEP, HS_ERR_INTERNAL,
              "the s-step CG runs only as its persistent kernel (hs_gpu_cg_set_sstep first)");
     k_init<<<cg->vblocks, kT, 0, s>>>(cg->n, b, cg->dinv, x, cg->r, cg->u, cg->p,
@@ -383,7 +389,7 @@ hs_status enqueue_init(hs_gpu_cg *cg, const double *b, double *x, const hs_gpu_c
 hs_status enqueue_iteration(hs_gpu_cg *cg, double *x, cudaStream_t s, cudaGraphConditionalHandle cond,
                             int use_cond)
 {
-    if (cg->dist) return enqueue_iteration_dist(cg, x, s);
+    if (cg->dist) return enqueue_iteration_dist(cg, x, s, cond, use_cond);
     const int VB = cg->vblocks;
     if (cg->variant == HS_CG_CHRONOPOULOS) {
         int n_dparts = 1; // fused: the SpMV's last block leaves delta itself in d_sc->delta
@@ -610,7 +616,10 @@ hs_status hs_gpu_cg_capture_solve(hs_gpu_cg *cg, const double *b, double *x, con
                                   cudaStream_t s)
 {
     if (cg->persistent) return hs_gpu_cg_launch_persistent(cg, b, x, t, s); /* one cooperative kernel node */
-    HS_CHECK(!cg->dist, HS_ERR_INTERNAL, "the CG on a partition is not captured into a graph (hs_gpu_cg_set_dist)");
+    /* on a partition: only where the transport is fused into the iteration's kernels (the ipc transport,
+     * dist_pcg.cu), whose last kernel sets the loop condition; NCCL's calls cannot live in a WHILE body */
+    HS_CHECK(!cg->dist || cg->dist->iteration, HS_ERR_INTERNAL,
+             "the CG on a partition is captured with its loop only when the transport is fused into its kernels");
     cudaStreamCaptureStatus cs;
     cudaGraph_t graph = nullptr;
     HS_CUDA_CALL(cudaStreamGetCaptureInfo(s, &cs, nullptr, &graph));

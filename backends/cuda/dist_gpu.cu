@@ -160,11 +160,12 @@ static hs_status part_spmv(void *ctx, double *x, double *y, cudaStream_t s)
 
 /* the ipc transport: a CG iteration with the halo's stores and the sum in its own kernels
  * (dist_pcg.cu), counted as the sequence's one exchange and one all-reduce */
-static hs_status part_iteration(void *ctx, hs_gpu_cg *cg, double *x, cudaStream_t s)
+static hs_status part_iteration(void *ctx, hs_gpu_cg *cg, double *x, cudaStream_t s, cudaGraphConditionalHandle cond,
+                                int use_cond)
 {
     hs_dist_gpu *g = (hs_dist_gpu *)ctx;
     hs_ipc *ipc = hs_cuda_comm_ipc(g->comm);
-    HS_CALL(hs_dist_pcg_enqueue(cg, x, ipc, part_spmv_started, g, s));
+    HS_CALL(hs_dist_pcg_enqueue(cg, x, ipc, part_spmv_started, g, s, cond, use_cond));
     hs_cuda_comm_count(g->comm, hs_ipc_n_nbrs(ipc) > 0, 1);
     return HS_OK;
 }

@@ -83,10 +83,12 @@ k_pcg_vector(int32_t n, hs_gpu_cg_scalars *sc, double *__restrict__ x, double *_
 /* 4. the partials of (w, u) as k_dot; the last block: the three partial arrays summed as
  * k_dist_final3 sums them (red = (r,u), (r,r), (A u, u)), summed over the ranks in rank order
  * (hs_ipc_dev_block_sum, as hs_ipc_sum), the test (hs_dist_cg_test). Once the solve stopped only the
- * sum over the ranks runs (on stale values nobody reads), as in the sequence. */
+ * sum over the ranks runs (on stale values nobody reads), as in the sequence. In a WHILE body
+ * (use_cond) it sets the loop's condition: running or not, the same on every rank. */
 __global__ void __launch_bounds__(kT)
 k_pcg_dot_sum(int32_t n, int nparts, const double *__restrict__ w, const double *__restrict__ u, const double *partA,
-              const double *partB, double *partD, double *red, hs_gpu_cg_scalars *sc, hs_ipc_dev v)
+              const double *partB, double *partD, double *red, hs_gpu_cg_scalars *sc, hs_ipc_dev v,
+              cudaGraphConditionalHandle cond, int use_cond)
 {
     __shared__ double sh[kT];
     __shared__ int last;
@@ -114,13 +116,14 @@ k_pcg_dot_sum(int32_t n, int nparts, const double *__restrict__ w, const double 
     if (threadIdx.x == 0) {
         sc->ticket_spmv = 0;
         hs_dist_cg_test(red, sc);
+        if (use_cond) cudaGraphSetConditional(cond, sc->status == HS_GPU_CG_RUNNING);
     }
 }
 
 } // namespace
 
 hs_status hs_dist_pcg_enqueue(hs_gpu_cg *cg, double *x, hs_ipc *ipc, hs_dist_spmv_started_fn spmv_started, void *ctx,
-                              cudaStream_t s)
+                              cudaStream_t s, cudaGraphConditionalHandle cond, int use_cond)
 {
     hs_ipc_dev v;
     hs_ipc_dev_of(ipc, &v);
@@ -129,7 +132,8 @@ hs_status hs_dist_pcg_enqueue(hs_gpu_cg *cg, double *x, hs_ipc *ipc, hs_dist_spm
                                    cg->partB, v);
     HS_CUDA_LAUNCH_CHECK("k_pcg_vector");
     HS_CALL(spmv_started(ctx, cg->u, cg->w, s));
-    k_pcg_dot_sum<<<VB, kT, 0, s>>>(cg->n, VB, cg->w, cg->u, cg->partA, cg->partB, cg->partD, cg->d_red, cg->d_sc, v);
+    k_pcg_dot_sum<<<VB, kT, 0, s>>>(cg->n, VB, cg->w, cg->u, cg->partA, cg->partB, cg->partD, cg->d_red, cg->d_sc, v,
+                                    cond, use_cond);
     HS_CUDA_LAUNCH_CHECK("k_pcg_dot_sum");
     return HS_OK;
 }

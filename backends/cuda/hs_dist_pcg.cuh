@@ -16,7 +16,8 @@
  *      csr_scalar the interior rows first, then it, then the boundary rows (the comm's split SpMV);
  *   3. the SpMV w = A u (the format's own kernel);
  *   4. dot: the partials of (w, u); the last block sums the three partial arrays in cg.cu's order,
- *      sums them over the ranks in rank order (hs_ipc_dev_block_sum) and runs the stopping test.
+ *      sums them over the ranks in rank order (hs_ipc_dev_block_sum) and runs the stopping test
+ *      (and sets a WHILE node's condition: every rank has the same bits, so every rank stops alike).
  * Four kernels; the comm counts one exchange and one all-reduce per iteration, as the sequence.
  */
 #ifndef HS_DIST_PCG_CUH
@@ -73,9 +74,11 @@ typedef hs_status (*hs_dist_spmv_started_fn)(void *ctx, double *x, double *y, cu
 /**
  * @brief Enqueue one iteration of @p cg (on a partition: hs_gpu_cg_set_dist, cg->n the owned rows) on
  * @p s with the ipc transport @p ipc fused into its kernels (the comment above); @p spmv_started, @p ctx:
- * the rest of the product. The same bits as cg.cu's kernel sequence over the same transport.
+ * the rest of the product. The same bits as cg.cu's kernel sequence over the same transport. With
+ * @p use_cond the dot kernel's last block sets @p cond to "still running" after the test (the body of
+ * hs_gpu_cg_capture_solve's WHILE node: a whole solve without a host poll).
  */
 hs_status hs_dist_pcg_enqueue(hs_gpu_cg *cg, double *x, struct hs_ipc *ipc, hs_dist_spmv_started_fn spmv_started,
-                              void *ctx, cudaStream_t s);
+                              void *ctx, cudaStream_t s, cudaGraphConditionalHandle cond, int use_cond);
 
 #endif

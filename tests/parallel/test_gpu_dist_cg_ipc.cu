@@ -10,6 +10,9 @@
  *    iteration gives the sequence's outcome, iteration count, update norm, all-reduce and exchange
  *    counts, x and phi (ghosts included) bit for bit (the same arithmetic in the same order; the sums over
  *    the ranks in rank order);
+ *  - the whole solve captured as one graph, the init and a WHILE node over the fused iteration (its dot
+ *    kernel sets the condition: solver.step = "graph"'s Newton loop, dist_newton.cu), launched twice:
+ *    the polled fused solve's outcome, iterations and x, bit for bit; the sequence is refused there;
  *  - the converged solution's true residual, gathered and computed on the host, is <= 1.01 tol ||b||;
  *  - a silent peer: rank 1 skips a solve, rank 0's fused solve ends (no hang) with HS_ERR_DEVICE naming
  *    the wait that gave up after the shortened timeout (0.5 s).
@@ -217,6 +220,43 @@ static solve_out solve_once(hs_dist_gpu *g, const hs_cg_opts *o, int32_t no, int
     return r;
 }
 
+/* The whole solve as one graph: the init and a WHILE node whose body is one fused iteration
+ * (hs_gpu_cg_capture_solve; its dot kernel sets the condition), launched @p launches times; the last
+ * launch's outcome. st: the capture's status (refused for the kernel sequence). */
+static solve_out solve_while(hs_dist_gpu *g, const hs_cg_opts *o, int32_t no, int launches)
+{
+    solve_out r;
+    cuda_impl *c = g->c;
+    const hs_gpu_cg_tol t = {o->tol, 0.0, 0.0, NULL, o->max_iter};
+    cudaGraph_t graph = NULL;
+    cudaGraphExec_t exec = NULL;
+    memset(&r.res, 0, sizeof r.res);
+    r.upd = 0.0;
+    r.allreduces = r.exchanges = 0;
+    HS_TEST_CHECK(cudaStreamBeginCapture(c->s, cudaStreamCaptureModeRelaxed) == cudaSuccess, "capture");
+    r.st = hs_gpu_cg_capture_solve(c->cg, c->rhs, c->du, &t, c->s);
+    const cudaError_t e = cudaStreamEndCapture(c->s, &graph);
+    if (r.st != HS_OK) {
+        if (graph) cudaGraphDestroy(graph);
+        return r;
+    }
+    HS_TEST_CHECK(e == cudaSuccess && cudaGraphInstantiate(&exec, graph, 0) == cudaSuccess, "WHILE graph: %s",
+                  cudaGetErrorString(e));
+    cudaGraphDestroy(graph);
+    hs_gpu_cg_scalars h;
+    for (int q = 0; q < launches && exec; ++q) {
+        HS_TEST_CHECK(cudaGraphLaunch(exec, c->s) == cudaSuccess, "WHILE graph launch");
+        HS_TEST_CHECK(cudaStreamSynchronize(c->s) == cudaSuccess, "WHILE graph run");
+        HS_TEST_OK(hs_cuda_comm_check(g->comm));
+        cudaMemcpy(&h, c->cg->d_sc, sizeof h, cudaMemcpyDeviceToHost);
+        hs_gpu_cg_result_of(&h, &r.res);
+    }
+    if (exec) cudaGraphExecDestroy(exec);
+    r.x.resize(no);
+    cudaMemcpy(r.x.data(), c->du, sizeof(double) * no, cudaMemcpyDeviceToHost);
+    return r;
+}
+
 static void check_equal(const solve_out &f, const solve_out &q, const char *what)
 {
     HS_TEST_CHECK(f.st == HS_OK && q.st == HS_OK, "%s: status fused %d, sequence %d", what, (int)f.st, (int)q.st);
@@ -269,6 +309,21 @@ static void test_format(const problem *P, const hs_spmv_ops *f, int f32, int ran
                     }
                 }
                 check_equal(r[1], r[0], what);
+                if (!graph) { /* the whole solve in one graph, its loop on the device: the fused solve's bits */
+                    hs_dist_gpu_set_fused(g, 0);
+                    const solve_out no_loop = solve_while(g, os[oi], no, 1);
+                    HS_TEST_CHECK(no_loop.st == HS_ERR_INTERNAL, "%s: the kernel sequence captured with a WHILE loop",
+                                  what);
+                    hs_error_clear();
+                    hs_dist_gpu_set_fused(g, 1);
+                    const solve_out w = solve_while(g, os[oi], no, 2);
+                    HS_TEST_CHECK(w.st == HS_OK && w.res.outcome == r[1].res.outcome && w.res.iters == r[1].res.iters &&
+                                      memcmp(&w.res.rel_res, &r[1].res.rel_res, sizeof(double)) == 0 &&
+                                      memcmp(w.x.data(), r[1].x.data(), sizeof(double) * no) == 0,
+                                  "%s, WHILE loop: %s in %d iterations (%.17g), polled %s in %d (%.17g), or x differs",
+                                  what, hs_cg_outcome_name(w.res.outcome), w.res.iters, w.res.rel_res,
+                                  hs_cg_outcome_name(r[1].res.outcome), r[1].res.iters, r[1].res.rel_res);
+                }
                 if (!brk && !oi && !graph) { /* one rank fused, the other the sequence: the same protocol */
                     hs_dist_gpu_set_fused(g, rank == 0);
                     const solve_out mixed = solve_once(g, os[oi], no, nl);
