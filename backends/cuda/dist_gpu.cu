@@ -151,6 +151,15 @@ static hs_status part_spmv_started(void *ctx, double *x, double *y, cudaStream_t
     return HS_OK;
 }
 
+/* y = A x on the owned rows, x's ghosts in place (the fused iteration's direct stores) */
+static hs_status part_spmv_ready(void *ctx, double *x, double *y, cudaStream_t s)
+{
+    hs_dist_gpu *g = (hs_dist_gpu *)ctx;
+    cuda_impl *c = g->c;
+    if (!g->split) return hs_gpu_spmv_apply(c->spmv, x, y, s);
+    return c->f32 ? rows(g, 0, g->n_own, c->kval32, x, y, s) : rows(g, 0, g->n_own, c->kval, x, y, s);
+}
+
 /* y = A x on the owned rows, x's ghosts exchanged on the way */
 static hs_status part_spmv(void *ctx, double *x, double *y, cudaStream_t s)
 {
@@ -159,13 +168,16 @@ static hs_status part_spmv(void *ctx, double *x, double *y, cudaStream_t s)
 }
 
 /* the ipc transport: a CG iteration with the halo's stores and the sum in its own kernels
- * (dist_pcg.cu), counted as the sequence's one exchange and one all-reduce */
+ * (dist_pcg.cu), counted as the sequence's one exchange and one all-reduce. The CG's u is bound to the
+ * transport (create): the rows land in the neighbours' ghosts of u and the vector kernel waits for
+ * the flags, so the product follows with no finish kernel. */
 static hs_status part_iteration(void *ctx, hs_gpu_cg *cg, double *x, cudaStream_t s, cudaGraphConditionalHandle cond,
                                 int use_cond)
 {
     hs_dist_gpu *g = (hs_dist_gpu *)ctx;
     hs_ipc *ipc = hs_cuda_comm_ipc(g->comm);
-    HS_CALL(hs_dist_pcg_enqueue(cg, x, ipc, part_spmv_started, g, s, cond, use_cond));
+    HS_CHECK(g->u_bound == cg->u, HS_ERR_INTERNAL, "the fused CG iteration: u is not the vector bound to the transport");
+    HS_CALL(hs_dist_pcg_enqueue(cg, x, ipc, part_spmv_ready, g, s, cond, use_cond));
     hs_cuda_comm_count(g->comm, hs_ipc_n_nbrs(ipc) > 0, 1);
     return HS_OK;
 }
@@ -324,7 +336,12 @@ static hs_status create(hs_dist_gpu *g, hs_backend *cuda, const hs_part_local *l
         g->dist.sum = part_sum;
         g->dist.ctx = g;
         g->dist.note = part_note;
-        /* the ipc transport fused into the iteration's kernels (9 kernels to 4: hs_dist_pcg.cuh) */
+        /* the ipc transport fused into the iteration's kernels (9 kernels to 3: hs_dist_pcg.cuh), the
+         * CG's u mapped by the neighbours (collective: every rank has the same transport) */
+        if (hs_cuda_comm_ipc(g->comm)) {
+            HS_CALL(hs_ipc_bind_vector(hs_cuda_comm_ipc(g->comm), c->cg->u));
+            g->u_bound = c->cg->u;
+        }
         hs_dist_gpu_set_fused(g, 1);
         HS_CALL(hs_gpu_cg_set_dist(c->cg, g->n_own, &g->dist));
         hs_dist_gpu_set_graph(g, cuda->prob->opt.exec.step == HS_STEP_GRAPH, NULL, 0);

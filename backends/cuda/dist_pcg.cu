@@ -10,10 +10,10 @@
  * against 86 us for the kernel sequence with the format's SpMV (docs/benchmarks.md): the gaps between
  * kernels, not the kernels, are what the fusion removes; the format's SpMV and the graph replay stay.
  *
- * Deadlock freedom: the vector kernel never waits; the halo's finish waits only for the peers' vector
- * kernels of the same iteration, which wait for nothing; the dot kernel's last block waits only for
- * the peers' dot kernels of the same iteration, whose other blocks never wait and which depend only
- * on the finish above. Every wait gives up after the transport's timeout (hs_ipc_wait_flag), and
+ * Deadlock freedom: the vector kernel's last block waits only for the peers' vector kernels of the same
+ * iteration, whose other blocks never wait and whose last blocks raise their flags before they wait;
+ * the dot kernel's last block waits only for the peers' dot kernels of the same iteration, whose other
+ * blocks never wait and which depend only on the vector kernels and the product before them. Every wait gives up after the transport's timeout (hs_ipc_wait_flag), and
  * hs_cuda_comm_check names the silent peer after the host's synchronisation.
  */
 #define OMPI_SKIP_MPICXX 1
@@ -31,8 +31,9 @@ constexpr int kT = HS_RED_THREADS; // cg.cu's vector, dot and final kernels' blo
 
 /* 1. alpha and beta in every block (hs_dist_cg_coef on the same scalars: the same bits), the rows'
  * update (hs_cgc_update_row) and the partials of (r,u), (r,r) as k_dist_vector; each row another rank
- * holds as a ghost stored into its landing buffer; the last block raises the halo flags (every block's
- * stores fenced at system scope before its ticket) and writes the scalars k_dist_coef writes. Every
+ * holds as a ghost stored into that rank's ghosts of u (hs_ipc_bind_vector); the last
+ * block raises the halo flags (every block's stores fenced at system scope before its ticket), waits
+ * for the neighbours' (hs_ipc_dev_halo_last) and writes the scalars k_dist_coef writes. Every
  * block reads the scalars before its ticket and only the last block writes them: no race. After the
  * solve stopped (or broke down here) the rows stay and their values are still sent: every rank
  * exchanges alike, whatever the status (which is every rank's). */
@@ -66,7 +67,7 @@ k_pcg_vector(int32_t n, hs_gpu_cg_scalars *sc, double *__restrict__ x, double *_
     __syncthreads();
     if (!last) return;
     __threadfence();
-    if (v.n_nbrs) hs_ipc_dev_halo_raise(v, seq);
+    if (v.n_nbrs) hs_ipc_dev_halo_last(v, seq); /* flags; direct: the neighbours' too, then the ghosts are in */
     if (threadIdx.x == 0) {
         sc->ticket = 0;
         if (upd) {
@@ -80,7 +81,7 @@ k_pcg_vector(int32_t n, hs_gpu_cg_scalars *sc, double *__restrict__ x, double *_
     }
 }
 
-/* 4. the partials of (w, u) as k_dot; the last block: the three partial arrays summed as
+/* 3. the partials of (w, u) as k_dot; the last block: the three partial arrays summed as
  * k_dist_final3 sums them (red = (r,u), (r,r), (A u, u)), summed over the ranks in rank order
  * (hs_ipc_dev_block_sum, as hs_ipc_sum), the test (hs_dist_cg_test). Once the solve stopped only the
  * sum over the ranks runs (on stale values nobody reads), as in the sequence. In a WHILE body
@@ -127,6 +128,7 @@ hs_status hs_dist_pcg_enqueue(hs_gpu_cg *cg, double *x, hs_ipc *ipc, hs_dist_spm
 {
     hs_ipc_dev v;
     hs_ipc_dev_of(ipc, &v);
+    HS_CHECK(v.direct, HS_ERR_INTERNAL, "the fused CG iteration needs the CG's u bound to the ipc transport");
     const int VB = cg->vblocks;
     k_pcg_vector<<<VB, kT, 0, s>>>(cg->n, cg->d_sc, x, cg->r, cg->u, cg->p, cg->s, cg->w, cg->dinv, cg->partA,
                                    cg->partB, v);

@@ -10,15 +10,19 @@
  * launch-and-drain gap in a CUDA graph. Fused (hs_dist_pcg_enqueue):
  *   1. vector: every block forms alpha and beta from the scalars (the same numbers, the same bits),
  *      updates its rows, and stores the new u of each row another rank holds as a ghost straight into
- *      that rank's landing buffer (hs_ipc_dev_store_row); the last block (a ticket) raises the halo
- *      flags and writes the scalars;
- *   2. the halo's finish (hs_ipc_halo_finish: wait for the flags, copy the ghosts in), or with
- *      csr_scalar the interior rows first, then it, then the boundary rows (the comm's split SpMV);
- *   3. the SpMV w = A u (the format's own kernel);
- *   4. dot: the partials of (w, u); the last block sums the three partial arrays in cg.cu's order,
+ *      that rank's u (hs_ipc_bind_vector: the neighbours' CG vectors mapped; hs_ipc_dev_store_row);
+ *      the last block (a ticket) raises the halo flags, waits for the neighbours' flags (their rows
+ *      are then in this rank's ghosts of u) and writes the scalars;
+ *   2. the SpMV w = A u (the format's own kernel; csr_scalar's two row blocks);
+ *   3. dot: the partials of (w, u); the last block sums the three partial arrays in cg.cu's order,
  *      sums them over the ranks in rank order (hs_ipc_dev_block_sum) and runs the stopping test
  *      (and sets a WHILE node's condition: every rank has the same bits, so every rank stops alike).
- * Four kernels; the comm counts one exchange and one all-reduce per iteration, as the sequence.
+ * Three kernels; the comm counts one exchange and one all-reduce per iteration, as the sequence.
+ * Reuse of u's ghosts without acknowledgement: a neighbour writes them for iteration m+1 in its vector
+ * kernel, after its dot kernel of m saw this rank's sum flag of m, which this rank raised after its
+ * SpMV of m had read them; and this rank's vector kernel of m waited for the neighbour's flag of m,
+ * raised after the neighbour's stores of m, so no store of one solve lands after the next solve's
+ * init (whose exchange goes through the landing buffers and copies into the ghosts).
  */
 #ifndef HS_DIST_PCG_CUH
 #define HS_DIST_PCG_CUH
@@ -67,8 +71,7 @@ __device__ __forceinline__ void hs_dist_cg_test(const double *red, hs_gpu_cg_sca
     else if (it >= sc->max_iter) sc->status = HS_GPU_CG_MAXIT;
 }
 
-/** y[0..n_owned) = A x when x's halo exchange was started (its values stored and flagged): finish it
- *  and multiply (dist_gpu.cu's part_spmv after its start). */
+/** y[0..n_owned) = A x, x's ghosts in place (dist_gpu.cu's part_spmv_ready). */
 typedef hs_status (*hs_dist_spmv_started_fn)(void *ctx, double *x, double *y, cudaStream_t s);
 
 /**

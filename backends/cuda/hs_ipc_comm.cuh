@@ -78,6 +78,8 @@ struct hs_ipc_nbr {
     hs_ipc_u64 *flag;   /**< the neighbour's hflag word for this rank */
     int64_t stride;     /**< the neighbour's n_ghost */
     int32_t s0, ns;     /**< this rank's send list for it: send_idx[s0, s0 + ns) */
+    double *vec_dst;    /**< hs_ipc_bind_vector: where this rank's values go in the neighbour's bound vector
+                             (its ghosts from this rank); NULL before */
 };
 
 /** The transport as a kernel sees it (by value; every pointer device memory or mapped). */
@@ -92,8 +94,21 @@ struct hs_ipc_dev {
     hs_ipc_ctl *ctl;
     hs_ipc_err *err;
     hs_ipc_u64 timeout_ns;
+    int direct;                /**< 1: rows go straight into the neighbours' bound vectors (hs_ipc_bind_vector) */
+    hs_ipc_u64 *hflag;         /**< [n_nbrs] this rank's flags, one per neighbour */
+    const int32_t *nbr_rank;   /**< [n_nbrs] the neighbours' ranks (for the timeout's error) */
 };
 
+/**
+ * @brief Map, for the kernels that fuse the transport (hs_ipc_dev_store_row), every neighbour's vector
+ * @p d_x [n_owned + n_ghost] (the neighbour's own argument: the same vector's role on every rank, e.g.
+ * the CG's u), so that this rank's rows land straight in the neighbour's ghosts of it instead of its
+ * landing buffer: the exchange then needs no copy (hs_ipc_dev_halo_last waits for the flags in the
+ * kernel that stored). @p d_x must be a cudaMalloc allocation's base that outlives @p p. Collective;
+ * every rank returns the same verdict. The comm's own exchanges (hs_ipc_halo_start/finish, any
+ * vector) keep the landing buffers.
+ */
+hs_status hs_ipc_bind_vector(hs_ipc *p, double *d_x);
 /** @brief The device view of @p p (valid while p lives). */
 void hs_ipc_dev_of(const hs_ipc *p, hs_ipc_dev *v);
 /** @brief Neighbours of this rank (0: a halo start or finish does nothing). */
@@ -157,15 +172,23 @@ static __device__ __forceinline__ void hs_ipc_dev_store_row(const hs_ipc_dev &v,
     for (int32_t e = v.row_ptr[i - v.row_lo]; e < e1; ++e) {
         const int2 d = v.row_dst[e];
         const hs_ipc_nbr &q = v.nbr[d.x];
-        q.dst[(seq & 1) * q.stride + d.y] = ui;
+        (v.direct ? q.vec_dst : q.dst + (seq & 1) * q.stride)[d.y] = ui;
     }
 }
 
-/** Exchange @p seq's flags, raised by threads 0 .. n_nbrs-1 of the one block that runs after every
- *  block's stores were fenced at system scope (a ticket): every neighbour gets its flag. */
-static __device__ __forceinline__ void hs_ipc_dev_halo_raise(const hs_ipc_dev &v, hs_ipc_u64 seq)
+/** The end of exchange @p seq in the one block that runs after every block's stores were fenced at
+ *  system scope (a ticket; every thread of it calls this): every neighbour's flag raised; then, with
+ *  direct stores (the values went into the neighbours' vector itself), the wait for every neighbour's
+ *  flag of seq and the exchange counted done (hs_ipc_halo_finish's work, without its copy): the
+ *  kernels after this one read the ghosts. Without direct stores hs_ipc_halo_finish follows. */
+static __device__ __forceinline__ void hs_ipc_dev_halo_last(const hs_ipc_dev &v, hs_ipc_u64 seq)
 {
     for (int k = threadIdx.x; k < v.n_nbrs; k += blockDim.x) hs_ipc_raise_flag(v.nbr[k].flag, seq);
+    if (!v.direct) return;
+    for (int k = threadIdx.x; k < v.n_nbrs; k += blockDim.x)
+        hs_ipc_wait_flag(&v.hflag[k], seq, v.timeout_ns, v.ctl, v.err, 1, v.nbr_rank[k]);
+    __syncthreads();
+    if (threadIdx.x == 0) v.ctl->halo_seq = seq; /* every block of the kernel read it before its ticket */
 }
 
 /** d_v[0..n) summed over the ranks in place, in rank order (hs_ipc_sum's kernel as a block's code):

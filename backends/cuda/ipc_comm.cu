@@ -102,6 +102,11 @@ struct hs_ipc {
     int32_t row_lo;
     int32_t *d_row_ptr;
     int2 *d_row_dst;
+    const hs_part_local *view; /* borrowed */
+    ipc_nbr *h_nbr;     /* [n_nbrs] the neighbour table as uploaded to d_nbr */
+    const int32_t *nbr; /* [n_nbrs] the neighbours' ranks (the view's) */
+    double **vec_peer;  /* [n_nbrs] hs_ipc_bind_vector: each neighbour's vector as mapped here (NULL: none) */
+    int direct;         /* 1 once bound */
 };
 
 /* ---- device side ---------------------------------------------------------------------------- */
@@ -219,6 +224,79 @@ void hs_ipc_dev_of(const hs_ipc *p, hs_ipc_dev *v)
     v->ctl = p->d_ctl;
     v->err = p->d_err;
     v->timeout_ns = p->timeout_ns;
+    v->direct = p->direct;
+    v->hflag = reinterpret_cast<u64 *>(p->mine + p->lay.hflag);
+    v->nbr_rank = p->d_nbr_rank;
+}
+
+static hs_status agree(MPI_Comm comm, int rank, int size, hs_status st, const char *what);
+
+/* what a neighbour needs to store into this rank's bound vector */
+struct vec_msg {
+    cudaIpcMemHandle_t h;
+    int64_t off; /* in doubles: where the neighbour's values start (n_owned + its recv_ptr) */
+    int32_t ok;  /* 0: this rank could not export (the error is its own) */
+};
+
+hs_status hs_ipc_bind_vector(hs_ipc *p, double *d_x)
+{
+    const int nn = p->n_nbrs;
+    hs_status st = HS_OK;
+    vec_msg *out = (vec_msg *)calloc((size_t)nn + 1, sizeof(vec_msg));
+    vec_msg *in = (vec_msg *)calloc((size_t)nn + 1, sizeof(vec_msg));
+    MPI_Request *rq = (MPI_Request *)calloc(2 * (size_t)nn + 1, sizeof(MPI_Request));
+    if (!p->vec_peer) p->vec_peer = (double **)calloc((size_t)nn + 1, sizeof(double *));
+    if (!out || !in || !rq || !p->vec_peer) st = HS_FAIL(HS_ERR_MEMORY, "out of memory (ipc vector binding)");
+    if (st == HS_OK && p->direct) st = HS_FAIL(HS_ERR_INTERNAL, "ipc: a vector is bound already");
+    cudaIpcMemHandle_t h;
+    memset(&h, 0, sizeof h);
+    if (st == HS_OK && nn > 0) {
+        const cudaError_t e = cudaIpcGetMemHandle(&h, d_x);
+        if (e != cudaSuccess) {
+            cudaGetLastError();
+            st = HS_FAIL(HS_ERR_DEVICE, "rank %d cannot export its vector for the ipc transport (cudaIpcGetMemHandle: "
+                         "%s)", p->rank, cudaGetErrorString(e));
+        }
+    }
+    const hs_part_local *l = p->view;
+    for (int k = 0; out && k < nn; ++k) {
+        out[k].h = h;
+        out[k].off = (int64_t)l->n_owned + l->recv_ptr[k];
+        out[k].ok = st == HS_OK;
+    }
+    /* every rank the same MPI calls, whatever failed locally */
+    int nq = 0;
+    for (int k = 0; rq && in && out && k < nn; ++k) {
+        MPI_Irecv(&in[k], (int)sizeof(vec_msg), MPI_BYTE, p->nbr[k], HS_IPC_TAG + 1, p->comm, &rq[nq++]);
+        MPI_Isend(&out[k], (int)sizeof(vec_msg), MPI_BYTE, p->nbr[k], HS_IPC_TAG + 1, p->comm, &rq[nq++]);
+    }
+    if (nq && MPI_Waitall(nq, rq, MPI_STATUSES_IGNORE) != MPI_SUCCESS && st == HS_OK)
+        st = HS_FAIL(HS_ERR_INTERNAL, "the exchange of the ipc vector handles failed");
+    for (int k = 0; st == HS_OK && k < nn; ++k) {
+        if (!in[k].ok) {
+            st = HS_FAIL(HS_ERR_DEVICE, "rank %d could not export its vector (its message is in its log)", p->nbr[k]);
+            break;
+        }
+        const cudaError_t e = cudaIpcOpenMemHandle((void **)&p->vec_peer[k], in[k].h, cudaIpcMemLazyEnablePeerAccess);
+        if (e != cudaSuccess) {
+            p->vec_peer[k] = NULL;
+            cudaGetLastError();
+            st = HS_FAIL(HS_ERR_DEVICE, "rank %d cannot map rank %d's vector (cudaIpcOpenMemHandle: %s)", p->rank,
+                         p->nbr[k], cudaGetErrorString(e));
+            break;
+        }
+        p->h_nbr[k].vec_dst = p->vec_peer[k] + in[k].off;
+    }
+    if (st == HS_OK && nn > 0)
+        st = cudaMemcpy(p->d_nbr, p->h_nbr, sizeof(ipc_nbr) * (size_t)nn, cudaMemcpyHostToDevice) == cudaSuccess
+                 ? HS_OK
+                 : HS_FAIL(HS_ERR_DEVICE, "uploading the ipc neighbour table failed");
+    free(out);
+    free(in);
+    free(rq);
+    st = agree(p->comm, p->rank, p->size, st, "binding a vector to the CUDA IPC transport");
+    if (st == HS_OK) p->direct = 1;
+    return st;
 }
 
 /* what every rank's local steps gave: HS_OK on all, or this rank's error, or one naming the first
@@ -338,7 +416,7 @@ static hs_status setup_peers(hs_ipc *p, const hs_part_local *l, const cudaIpcMem
         t[k].ns = ns;
     }
     if (st == HS_OK) st = upload(&p->d_nbr, t, (size_t)l->n_nbrs, "ipc neighbour table");
-    free(t);
+    p->h_nbr = t; /* kept: hs_ipc_bind_vector completes it */
     return st;
 }
 
@@ -348,6 +426,8 @@ static hs_status create(hs_ipc *p, const hs_part_local *l, MPI_Comm comm)
     MPI_Comm_rank(comm, &p->rank);
     MPI_Comm_size(comm, &p->size);
     p->n_nbrs = l->n_nbrs;
+    p->view = l;
+    p->nbr = l->nbr;
     p->n_own = l->n_owned;
     p->n_ghost = l->n_ghost;
     p->timeout_ns = 20000000000ull;
@@ -412,6 +492,10 @@ void hs_ipc_destroy(hs_ipc **pp)
     for (int q = 0; p->peer && q < p->size; ++q)
         if (q != p->rank && p->peer[q]) cudaIpcCloseMemHandle(p->peer[q]);
     free(p->peer);
+    for (int k = 0; p->vec_peer && k < p->n_nbrs; ++k)
+        if (p->vec_peer[k]) cudaIpcCloseMemHandle(p->vec_peer[k]);
+    free(p->vec_peer);
+    free(p->h_nbr);
     void *dev[] = {p->mine, p->d_base, p->d_nbr, p->d_send_idx, p->d_nbr_rank, p->d_ctl, p->d_ticket, p->d_row_ptr,
                    p->d_row_dst};
     for (size_t k = 0; k < sizeof dev / sizeof dev[0]; ++k)
