@@ -47,16 +47,8 @@ __global__ void k_init(int32_t n, const double *__restrict__ b, const double *__
 {
     __shared__ double sh[kT];
     double g = 0.0, bb = 0.0;
-    for (int32_t i = blockIdx.x * kT + threadIdx.x; i < n; i += gridDim.x * kT) {
-        double bi = b[i], ui = dinv[i] * bi;
-        x[i] = 0.0;
-        r[i] = bi;
-        u[i] = ui;
-        p[i] = 0.0; // classic sets p = z in its first iteration through beta = 0 as well
-        if (s) s[i] = 0.0;
-        g += bi * ui;
-        bb += bi * bi;
-    }
+    for (int32_t i = blockIdx.x * kT + threadIdx.x; i < n; i += gridDim.x * kT)
+        hs_cg_init_row(i, b, dinv, x, r, u, p, s, g, bb); // hs_dist_pcg.cuh: dist_pcg.cu's init runs it too
     g = hs_block_sum(g, sh);
     bb = hs_block_sum(bb, sh);
     if (threadIdx.x == 0) { partA[blockIdx.x] = g; partB[blockIdx.x] = bb; }
@@ -268,23 +260,7 @@ __global__ void k_dist_init_final(const double *red, hs_gpu_cg_scalars *sc, doub
                                   double tol_res, const double *d_res, int max_iter, cudaGraphConditionalHandle cond,
                                   int use_cond)
 {
-    const double tol = forcing_tol(cg_tol, forcing, tol_res, d_res), bb = red[2];
-    sc->gamma = red[0];
-    sc->delta = red[1];
-    sc->gamma_old = 0.0;
-    sc->alpha = 0.0;
-    sc->beta = 0.0;
-    sc->bb = bb;
-    sc->rr = bb;
-    sc->tol = tol;
-    sc->tol2 = tol * tol;
-    sc->iters = 0;
-    sc->fail_iter = 0;
-    sc->max_iter = max_iter;
-    sc->ticket = 0;
-    sc->ticket_spmv = 0;
-    sc->status = !isfinite(bb) ? HS_GPU_CG_NONFINITE : bb == 0.0 ? HS_GPU_CG_CONV
-               : max_iter <= 0 ? HS_GPU_CG_MAXIT : HS_GPU_CG_RUNNING;
+    hs_dist_cg_init_final(red, sc, forcing_tol(cg_tol, forcing, tol_res, d_res), max_iter);
     set_cond(cond, use_cond, sc->status == HS_GPU_CG_RUNNING);
 }
 
@@ -331,6 +307,7 @@ hs_status enqueue_init_dist(hs_gpu_cg *cg, const double *b, double *x, const hs_
                             cudaGraphConditionalHandle cond, int use_cond)
 {
     const hs_gpu_cg_dist *d = cg->dist;
+    if (d->init) return d->init(d->ctx, cg, b, x, t, s, cond, use_cond); /* the transport fused in (dist_pcg.cu) */
     k_init<<<cg->vblocks, kT, 0, s>>>(cg->n, b, cg->dinv, x, cg->r, cg->u, cg->p, cg->s, cg->partA, cg->partB);
     HS_CUDA_LAUNCH_CHECK("k_init");
     HS_CALL(d->spmv(d->ctx, cg->u, cg->w, s));

@@ -182,6 +182,18 @@ static hs_status part_iteration(void *ctx, hs_gpu_cg *cg, double *x, cudaStream_
     return HS_OK;
 }
 
+/* its init likewise (dist_pcg.cu) */
+static hs_status part_init(void *ctx, hs_gpu_cg *cg, const double *b, double *x, const hs_gpu_cg_tol *t, cudaStream_t s,
+                           cudaGraphConditionalHandle cond, int use_cond)
+{
+    hs_dist_gpu *g = (hs_dist_gpu *)ctx;
+    hs_ipc *ipc = hs_cuda_comm_ipc(g->comm);
+    HS_CHECK(g->u_bound == cg->u, HS_ERR_INTERNAL, "the fused CG init: u is not the vector bound to the transport");
+    HS_CALL(hs_dist_pcg_enqueue_init(cg, b, x, t, ipc, part_spmv_ready, g, s, cond, use_cond));
+    hs_cuda_comm_count(g->comm, hs_ipc_n_nbrs(ipc) > 0, 1);
+    return HS_OK;
+}
+
 static hs_status part_sum(void *ctx, double *d_v, int n, cudaStream_t s)
 {
     return hs_cuda_comm_sum_dev(((hs_dist_gpu *)ctx)->comm, d_v, n, s);
@@ -230,7 +242,9 @@ extern "C" int hs_dist_gpu_set_graph(hs_dist_gpu *g, int on, char *why, size_t w
 extern "C" int hs_dist_gpu_set_fused(hs_dist_gpu *g, int on)
 {
     if (g->serial) return 0;
-    g->dist.iteration = on && hs_cuda_comm_ipc(g->comm) ? part_iteration : NULL;
+    const int use = on && hs_cuda_comm_ipc(g->comm) && g->u_bound;
+    g->dist.iteration = use ? part_iteration : NULL;
+    g->dist.init = use ? part_init : NULL;
     hs_dist_newton_free(g); /* its graphs hold the other kind of iteration (made again when next used) */
     if (g->c->cg->dist_exec) {
         hs_gpu_cg_clear_dist(g->c->cg, g->n_own);

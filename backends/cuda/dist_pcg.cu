@@ -121,7 +121,87 @@ k_pcg_dot_sum(int32_t n, int nparts, const double *__restrict__ w, const double 
     }
 }
 
+/* The init's rows as k_init (hs_cg_init_row) with the partials of (r,u), (b,b), u's sent rows stored into
+ * the neighbours' ghosts, the last block's flags and wait (as k_pcg_vector). */
+__global__ void __launch_bounds__(kT)
+k_pcg_init(int32_t n, const double *__restrict__ b, const double *__restrict__ dinv, double *__restrict__ x,
+           double *__restrict__ r, double *__restrict__ u, double *__restrict__ p, double *__restrict__ s,
+           double *partA, double *partB, hs_gpu_cg_scalars *sc, hs_ipc_dev v)
+{
+    __shared__ double sh[kT];
+    __shared__ int last;
+    const hs_ipc_u64 seq = v.n_nbrs ? hs_ipc_dev_halo_next(v) : 0;
+    double g = 0.0, bb = 0.0;
+    for (int32_t i = blockIdx.x * kT + threadIdx.x; i < n; i += gridDim.x * kT) {
+        hs_cg_init_row(i, b, dinv, x, r, u, p, s, g, bb);
+        if (i >= v.row_lo) hs_ipc_dev_store_row(v, i, u[i], seq);
+    }
+    g = hs_block_sum(g, sh);
+    bb = hs_block_sum(bb, sh);
+    if (threadIdx.x == 0) {
+        partA[blockIdx.x] = g;
+        partB[blockIdx.x] = bb;
+        __threadfence_system(); // this block's remote stores (before the block sums' barriers) and partials
+        last = atomicAdd(&sc->ticket, 1u) == gridDim.x - 1;
+    }
+    __syncthreads();
+    if (!last) return;
+    __threadfence();
+    if (v.n_nbrs) hs_ipc_dev_halo_last(v, seq);
+    if (threadIdx.x == 0) sc->ticket = 0;
+}
+
+/* The init's dot as k_dot, then in the last block k_dist_final3's sums (red = (r,u), (A u, u), (b,b)),
+ * the sum over the ranks, the scalars (hs_dist_cg_init_final) and a WHILE node's condition. */
+__global__ void __launch_bounds__(kT)
+k_pcg_init_dot(int32_t n, int nparts, const double *__restrict__ w, const double *__restrict__ u, const double *partA,
+               const double *partB, double *partD, double *red, hs_gpu_cg_scalars *sc, hs_ipc_dev v, double cg_tol,
+               double forcing, double tol_res, const double *d_res, int max_iter, cudaGraphConditionalHandle cond,
+               int use_cond)
+{
+    __shared__ double sh[kT];
+    __shared__ int last;
+    double d = 0.0;
+    for (int32_t i = blockIdx.x * kT + threadIdx.x; i < n; i += gridDim.x * kT) d += w[i] * u[i];
+    d = hs_block_sum(d, sh);
+    if (threadIdx.x == 0) {
+        partD[blockIdx.x] = d;
+        __threadfence();
+        last = atomicAdd(&sc->ticket_spmv, 1u) == gridDim.x - 1;
+    }
+    __syncthreads();
+    if (!last) return;
+    __threadfence();
+    const double a = hs_sum_partials(nparts, partA, sh);
+    const double bD = hs_sum_partials(nparts, partD, sh);
+    const double c = hs_sum_partials(nparts, partB, sh);
+    if (threadIdx.x == 0) { red[0] = a; red[1] = bD; red[2] = c; }
+    hs_ipc_dev_block_sum(v, red, 3);
+    if (threadIdx.x == 0) {
+        const double tol = d_res ? hs_cg_forcing_tol(cg_tol, forcing, tol_res, *d_res) : cg_tol;
+        hs_dist_cg_init_final(red, sc, tol, max_iter); // the tickets to 0 too
+        if (use_cond) cudaGraphSetConditional(cond, sc->status == HS_GPU_CG_RUNNING);
+    }
+}
+
 } // namespace
+
+hs_status hs_dist_pcg_enqueue_init(hs_gpu_cg *cg, const double *b, double *x, const hs_gpu_cg_tol *t, hs_ipc *ipc,
+                                   hs_dist_spmv_started_fn spmv, void *ctx, cudaStream_t s,
+                                   cudaGraphConditionalHandle cond, int use_cond)
+{
+    hs_ipc_dev v;
+    hs_ipc_dev_of(ipc, &v);
+    HS_CHECK(v.direct, HS_ERR_INTERNAL, "the fused CG init needs the CG's u bound to the ipc transport");
+    const int VB = cg->vblocks;
+    k_pcg_init<<<VB, kT, 0, s>>>(cg->n, b, cg->dinv, x, cg->r, cg->u, cg->p, cg->s, cg->partA, cg->partB, cg->d_sc, v);
+    HS_CUDA_LAUNCH_CHECK("k_pcg_init");
+    HS_CALL(spmv(ctx, cg->u, cg->w, s));
+    k_pcg_init_dot<<<VB, kT, 0, s>>>(cg->n, VB, cg->w, cg->u, cg->partA, cg->partB, cg->partD, cg->d_red, cg->d_sc, v,
+                                     t->cg_tol, t->forcing, t->tol_res, t->d_res, t->max_iter, cond, use_cond);
+    HS_CUDA_LAUNCH_CHECK("k_pcg_init_dot");
+    return HS_OK;
+}
 
 hs_status hs_dist_pcg_enqueue(hs_gpu_cg *cg, double *x, hs_ipc *ipc, hs_dist_spmv_started_fn spmv_started, void *ctx,
                               cudaStream_t s, cudaGraphConditionalHandle cond, int use_cond)

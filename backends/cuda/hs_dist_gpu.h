@@ -62,8 +62,8 @@ int hs_dist_gpu_split(const hs_dist_gpu *g);
 int hs_dist_gpu_set_graph(hs_dist_gpu *g, int on, char *why, size_t why_len);
 /**
  * @brief @p on 1 (what hs_dist_gpu_create sets): with the ipc transport, each CG iteration runs the
- * transport inside its own kernels (backends/cuda/dist_pcg.cu, three kernels); 0: cg.cu's kernel sequence
- * over the comm's halo and sum (nine), the same bits. Returns 1 when the fused iteration is used from
+ * transport inside its own kernels (backends/cuda/dist_pcg.cu, three kernels; the solve's init too);
+ * 0: cg.cu's kernel sequence over the comm's halo and sum (nine), the same bits. Returns 1 when the fused iteration is used from
  * now on (never with another transport or on one rank). For tests and measurements; the graphs
  * captured so far are dropped.
  */

@@ -17,7 +17,8 @@
  *   3. dot: the partials of (w, u); the last block sums the three partial arrays in cg.cu's order,
  *      sums them over the ranks in rank order (hs_ipc_dev_block_sum) and runs the stopping test
  *      (and sets a WHILE node's condition: every rank has the same bits, so every rank stops alike).
- * Three kernels; the comm counts one exchange and one all-reduce per iteration, as the sequence.
+ * Three kernels; the comm counts one exchange and one all-reduce per iteration, as the sequence. The
+ * init likewise (hs_dist_pcg_enqueue_init: three kernels instead of eight).
  * Reuse of u's ghosts without acknowledgement: a neighbour writes them for iteration m+1 in its vector
  * kernel, after its dot kernel of m saw this rank's sum flag of m, which this rank raised after its
  * SpMV of m had read them; and this rank's vector kernel of m waited for the neighbour's flag of m,
@@ -35,6 +36,44 @@
 #include "hs_status.h"
 
 struct hs_ipc;
+
+/** One row of the CG's init (cg.cu's k_init, the fused init of dist_pcg.cu): x = 0, r = b, u = D^-1 b,
+ *  p = 0, s = 0 (s may be NULL); adds the row's (r, u) to g and (b, b) to bb. */
+__device__ __forceinline__ void hs_cg_init_row(int64_t i, const double *b, const double *dinv, double *x, double *r,
+                                               double *u, double *p, double *s, double &g, double &bb)
+{
+    const double bi = b[i], ui = dinv[i] * bi;
+    x[i] = 0.0;
+    r[i] = bi;
+    u[i] = ui;
+    p[i] = 0.0; // classic sets p = z in its first iteration through beta = 0 as well
+    if (s) s[i] = 0.0;
+    g += bi * ui;
+    bb += bi * bi;
+}
+
+/** The scalars after the init's sum over the ranks: red = (r,u), (A u, u), (b,b); @p tol the solve's
+ *  relative tolerance (one thread). */
+__device__ __forceinline__ void hs_dist_cg_init_final(const double *red, hs_gpu_cg_scalars *sc, double tol, int max_iter)
+{
+    const double bb = red[2];
+    sc->gamma = red[0];
+    sc->delta = red[1];
+    sc->gamma_old = 0.0;
+    sc->alpha = 0.0;
+    sc->beta = 0.0;
+    sc->bb = bb;
+    sc->rr = bb;
+    sc->tol = tol;
+    sc->tol2 = tol * tol;
+    sc->iters = 0;
+    sc->fail_iter = 0;
+    sc->max_iter = max_iter;
+    sc->ticket = 0;
+    sc->ticket_spmv = 0;
+    sc->status = !isfinite(bb) ? HS_GPU_CG_NONFINITE : bb == 0.0 ? HS_GPU_CG_CONV
+               : max_iter <= 0 ? HS_GPU_CG_MAXIT : HS_GPU_CG_RUNNING;
+}
 
 /** alpha, beta and (p, A p) of a distributed iteration from the reduced gamma, gamma_old, delta and the
  *  last alpha (hs_cg_chronopoulos's); 0 and the verdict in *status when the iteration breaks down. */
@@ -83,5 +122,14 @@ typedef hs_status (*hs_dist_spmv_started_fn)(void *ctx, double *x, double *y, cu
  */
 hs_status hs_dist_pcg_enqueue(hs_gpu_cg *cg, double *x, struct hs_ipc *ipc, hs_dist_spmv_started_fn spmv_started,
                               void *ctx, cudaStream_t s, cudaGraphConditionalHandle cond, int use_cond);
+/**
+ * @brief Enqueue the init of a solve of @p cg (as hs_dist_pcg_enqueue: on a partition, the ipc transport
+ * fused in, u bound) from x = 0 with tolerance @p t: three kernels (the rows' init storing u's sent
+ * rows into the neighbours' ghosts, the product, the dot with the sums over the ranks and the
+ * scalars) instead of cg.cu's eight, the same bits; with @p use_cond the last sets @p cond.
+ */
+hs_status hs_dist_pcg_enqueue_init(hs_gpu_cg *cg, const double *b, double *x, const hs_gpu_cg_tol *t, struct hs_ipc *ipc,
+                                   hs_dist_spmv_started_fn spmv, void *ctx, cudaStream_t s,
+                                   cudaGraphConditionalHandle cond, int use_cond);
 
 #endif

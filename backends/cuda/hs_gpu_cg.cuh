@@ -88,9 +88,13 @@ struct hs_gpu_cg_dist {
     /** NULL: an iteration is cg.cu's kernel sequence over spmv and sum; else it enqueues a whole
      *  iteration itself, the transport fused into the kernels (the ipc transport: dist_pcg.cu, the same
      *  bits), its last kernel setting @p cond to "still running" when @p use_cond (a WHILE body:
-     *  hs_gpu_cg_capture_solve); the init stays the sequence's */
+     *  hs_gpu_cg_capture_solve) */
     hs_status (*iteration)(void *ctx, struct hs_gpu_cg *cg, double *x, cudaStream_t s, cudaGraphConditionalHandle cond,
                            int use_cond);
+    /** NULL: the init is cg.cu's kernel sequence; else it enqueues the init (x = 0 and the scalars from
+     *  b, tolerance t) itself, fused likewise, setting @p cond when @p use_cond */
+    hs_status (*init)(void *ctx, struct hs_gpu_cg *cg, const double *b, double *x, const struct hs_gpu_cg_tol *t,
+                      cudaStream_t s, cudaGraphConditionalHandle cond, int use_cond);
 };
 
 enum { HS_GPU_CG_NOTE_CAPTURE = 0, HS_GPU_CG_NOTE_CAPTURED = 1, HS_GPU_CG_NOTE_REPLAY = 2 };

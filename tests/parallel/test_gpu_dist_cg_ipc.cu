@@ -1,6 +1,6 @@
 /* The distributed CG iteration with the ipc transport fused into its kernels (backends/cuda/dist_pcg.cu:
- * three kernels, the rows stored straight into the neighbours' ghosts of u) against cg.cu's kernel
- * sequence over the same transport (nine), under mpirun -np 2 with
+ * three kernels, the rows stored straight into the neighbours' ghosts of u; the solve's init likewise)
+ * against cg.cu's kernel sequence over the same transport (nine; the init eight), under mpirun -np 2 with
  * a GPU per rank on one node (ctest: labels gpu, mpi; exit 77 otherwise: fewer GPUs than ranks, ranks on
  * several nodes, or not 2 ranks). On the SPD M-matrix of tests/backends/cuda/test_gpu_dist_cg.cu (a box
  * pattern, off-diagonals -(1 + (i+j) mod 3)/2, diagonal = their absolute sum + 1), partitioned by rows,
