@@ -220,7 +220,7 @@ static void part_note(void *ctx, int what)
 
 extern "C" const char *hs_dist_gpu_transport(const hs_dist_gpu *g) { return hs_cuda_comm_transport(g->comm); }
 
-extern "C" int hs_dist_gpu_split(const hs_dist_gpu *g) { return g->split; }
+extern "C" int hs_dist_gpu_split(const hs_dist_gpu *g) { return g->split && !g->dist.iteration; }
 
 extern "C" int hs_dist_gpu_set_graph(hs_dist_gpu *g, int on, char *why, size_t why_len)
 {

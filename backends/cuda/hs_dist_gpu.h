@@ -48,8 +48,9 @@ typedef struct hs_dist_gpu hs_dist_gpu;
  */
 hs_status hs_dist_gpu_create(hs_backend *cuda, const hs_part_local *l, MPI_Comm comm, int transport,
                              int one_rank_serial, hs_dist_gpu **out);
-/** @brief 1 when the owned rows are multiplied in two blocks (csr_scalar: interior rows while the
- *  halo travels), 0 when the format's kernel multiplies the local matrix after the halo. */
+/** @brief 1 when the CG's products multiply the owned rows in two blocks (csr_scalar: interior rows
+ *  while the halo travels), 0 when after the halo: the format's kernel over the local matrix, or
+ *  csr_scalar's rows within the ipc transport's fused iteration (whose vector kernel ends the halo). */
 int hs_dist_gpu_split(const hs_dist_gpu *g);
 /**
  * @brief @p on 1: the CG replays its iterations from a CUDA graph of HS_CG_POLL of them, and the device
