@@ -253,6 +253,14 @@ extern "C" int hs_dist_gpu_set_fused(hs_dist_gpu *g, int on)
     return g->dist.iteration != NULL;
 }
 
+extern "C" hs_status hs_dist_gpu_phase_times(hs_dist_gpu *g, int K, int reps, double *us, int n)
+{
+    HS_CHECK(!g->serial && g->dist.iteration && n >= HS_PCG_T_N, HS_ERR_INTERNAL,
+             "phase times: the fused iteration of the ipc transport only (%d slots of %d)", n, (int)HS_PCG_T_N);
+    return hs_dist_pcg_phase_times(g->c->cg, g->c->rhs, g->c->du, hs_cuda_comm_ipc(g->comm), part_spmv_ready, g, g->c->s,
+                                   K, reps, us);
+}
+
 extern "C" hs_status hs_dist_gpu_spmv(hs_dist_gpu *g, double *d_x, double *d_y)
 {
     HS_CALL(part_spmv(g, d_x, d_y, g->c->s));

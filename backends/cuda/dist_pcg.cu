@@ -20,10 +20,14 @@
 #define MPICH_SKIP_MPICXX 1
 #include <mpi.h>
 
+#include <cstdint>
+#include <cstdlib>
+
 #include "cuda_backend.cuh"
 #include "hs_dist_pcg.cuh"
 #include "hs_gpu_reduce.cuh"
 #include "hs_ipc_comm.cuh"
+#include "hs_util.h"
 
 namespace {
 
@@ -201,6 +205,95 @@ hs_status hs_dist_pcg_enqueue_init(hs_gpu_cg *cg, const double *b, double *x, co
                                      t->cg_tol, t->forcing, t->tol_res, t->d_res, t->max_iter, cond, use_cond);
     HS_CUDA_LAUNCH_CHECK("k_pcg_init_dot");
     return HS_OK;
+}
+
+namespace {
+
+/* one phase K times in a graph, replayed reps times: the median microseconds per call */
+template <typename F>
+hs_status time_phase(cudaStream_t s, int K, int reps, F piece, double *out)
+{
+    cudaGraph_t graph = nullptr;
+    cudaGraphExec_t exec = nullptr;
+    HS_CUDA_CALL(cudaStreamBeginCapture(s, cudaStreamCaptureModeRelaxed));
+    hs_status st = HS_OK;
+    for (int q = 0; q < K && st == HS_OK; ++q) st = piece();
+    const cudaError_t e = cudaStreamEndCapture(s, &graph);
+    if (st == HS_OK && e != cudaSuccess) st = HS_FAIL(HS_ERR_DEVICE, "phase capture: %s", cudaGetErrorString(e));
+    if (st == HS_OK && cudaGraphInstantiate(&exec, graph, 0) != cudaSuccess) st = HS_FAIL(HS_ERR_DEVICE, "phase graph");
+    if (graph) cudaGraphDestroy(graph);
+    HS_CALL(st);
+    cudaEvent_t e0 = nullptr, e1 = nullptr;
+    cudaEventCreate(&e0);
+    cudaEventCreate(&e1);
+    double *t = (double *)calloc((size_t)reps + 1, sizeof(double));
+    if (!t) st = HS_FAIL(HS_ERR_MEMORY, "phase timings");
+    for (int r = -1; r < reps && st == HS_OK; ++r) {
+        cudaEventRecord(e0, s);
+        cudaGraphLaunch(exec, s);
+        cudaEventRecord(e1, s);
+        if (cudaEventSynchronize(e1) != cudaSuccess) st = HS_FAIL(HS_ERR_DEVICE, "phase run failed");
+        float ms = 0.0f;
+        cudaEventElapsedTime(&ms, e0, e1);
+        if (r >= 0) t[r] = 1e3 * ms / K;
+    }
+    if (st == HS_OK) *out = hs_median(t, reps);
+    free(t);
+    cudaEventDestroy(e0);
+    cudaEventDestroy(e1);
+    cudaGraphExecDestroy(exec);
+    return st;
+}
+
+} // namespace
+
+hs_status hs_dist_pcg_phase_times(hs_gpu_cg *cg, const double *b, double *x, hs_ipc *ipc, hs_dist_spmv_started_fn spmv,
+                                  void *ctx, cudaStream_t s, int K, int reps, double *us)
+{
+    hs_ipc_dev v;
+    hs_ipc_dev_of(ipc, &v);
+    hs_ipc_dev loc = v; /* no halo: no stores, no flags, no wait */
+    loc.n_nbrs = 0;
+    loc.row_lo = INT32_MAX;
+    const int VB = cg->vblocks;
+    const hs_gpu_cg_tol t = {0.0, 0.0, 0.0, nullptr, 1 << 30}; /* never stops */
+    const cudaGraphConditionalHandle none{};
+    /* the init before each phase: sane vectors, iteration 0 (alpha, beta then depend on nothing the
+     * repeated vector kernel changes), status running (the repeated dot kernel keeps (r,r) > 0) */
+    auto init = [&]() -> hs_status {
+        HS_CALL(hs_dist_pcg_enqueue_init(cg, b, x, &t, ipc, spmv, ctx, s, none, 0));
+        HS_CUDA_CALL(cudaStreamSynchronize(s));
+        return HS_OK;
+    };
+    auto vec = [&](const hs_ipc_dev &w) -> hs_status {
+        k_pcg_vector<<<VB, kT, 0, s>>>(cg->n, cg->d_sc, x, cg->r, cg->u, cg->p, cg->s, cg->w, cg->dinv, cg->partA,
+                                       cg->partB, w);
+        HS_CUDA_LAUNCH_CHECK("k_pcg_vector");
+        return HS_OK;
+    };
+    HS_CALL(init());
+    HS_CALL(time_phase(s, K, reps, [&]() { return hs_dist_pcg_enqueue(cg, x, ipc, spmv, ctx, s, none, 0); },
+                       &us[HS_PCG_T_ITER]));
+    HS_CALL(init());
+    HS_CALL(time_phase(s, K, reps, [&]() { return vec(v); }, &us[HS_PCG_T_VECTOR]));
+    HS_CALL(init());
+    HS_CALL(time_phase(s, K, reps, [&]() { return vec(loc); }, &us[HS_PCG_T_VECTOR_LOC]));
+    HS_CALL(time_phase(s, K, reps, [&]() { return spmv(ctx, cg->u, cg->w, s); }, &us[HS_PCG_T_SPMV]));
+    HS_CALL(init());
+    HS_CALL(time_phase(s, K, reps, [&]() -> hs_status {
+        k_pcg_dot_sum<<<VB, kT, 0, s>>>(cg->n, VB, cg->w, cg->u, cg->partA, cg->partB, cg->partD, cg->d_red, cg->d_sc,
+                                        v, none, 0);
+        HS_CUDA_LAUNCH_CHECK("k_pcg_dot_sum");
+        return HS_OK;
+    }, &us[HS_PCG_T_DOT_SUM]));
+    HS_CALL(time_phase(s, K, reps, [&]() { return hs_gpu_dot_pass(cg->n, cg->w, cg->u, cg->partD, nullptr, s); },
+                       &us[HS_PCG_T_DOT]));
+    HS_CALL(time_phase(s, K, reps, [&]() { return hs_ipc_sum(ipc, cg->d_red, 3, s); }, &us[HS_PCG_T_SUM]));
+    HS_CALL(time_phase(s, K, reps, [&]() -> hs_status {
+        HS_CALL(hs_ipc_halo_start(ipc, cg->u, s));
+        return hs_ipc_halo_finish(ipc, cg->u, s);
+    }, &us[HS_PCG_T_HALO]));
+    return init(); /* the vectors sane again */
 }
 
 hs_status hs_dist_pcg_enqueue(hs_gpu_cg *cg, double *x, hs_ipc *ipc, hs_dist_spmv_started_fn spmv_started, void *ctx,

@@ -69,6 +69,14 @@ int hs_dist_gpu_set_graph(hs_dist_gpu *g, int on, char *why, size_t why_len);
  * captured so far are dropped.
  */
 int hs_dist_gpu_set_fused(hs_dist_gpu *g, int on);
+/**
+ * @brief Where a fused CG iteration's time goes (the ipc transport only; HS_ERR_INTERNAL otherwise): the
+ * microseconds per call of each phase replayed alone from a graph of @p K, the median of @p reps, in
+ * @p us [n] (backends/cuda/hs_dist_pcg.cuh, HS_PCG_T_*: the iteration, the vector kernel with and
+ * without its halo, the product, the dot kernel with the sums, the dot pass, the sum, the halo alone).
+ * Overwrites the CG's vectors (not within a solve). Collective. For tests and measurements.
+ */
+hs_status hs_dist_gpu_phase_times(hs_dist_gpu *g, int K, int reps, double *us, int n);
 /** @brief d_y[0..n_owned) = A d_x on the owned rows, the ghosts of d_x [n_local] exchanged first (what the
  *  distributed CG multiplies with; synchronous, for tests). Not with one_rank_serial on one rank.
  *  Collective. */

@@ -132,4 +132,26 @@ hs_status hs_dist_pcg_enqueue_init(hs_gpu_cg *cg, const double *b, double *x, co
                                    hs_dist_spmv_started_fn spmv, void *ctx, cudaStream_t s,
                                    cudaGraphConditionalHandle cond, int use_cond);
 
+/** The phases hs_dist_pcg_phase_times measures (microseconds per call, each replayed alone from a graph). */
+enum {
+    HS_PCG_T_ITER,       /**< a whole fused iteration (vector + product + dot) */
+    HS_PCG_T_VECTOR,     /**< the vector kernel with its halo (stores, flags, the wait) */
+    HS_PCG_T_VECTOR_LOC, /**< the same kernel without the halo (no stores, no flags) */
+    HS_PCG_T_SPMV,       /**< the product (the format's kernel) */
+    HS_PCG_T_DOT_SUM,    /**< the dot kernel with the sums over the ranks and the test */
+    HS_PCG_T_DOT,        /**< the dot pass alone (hs_gpu_dot_pass) */
+    HS_PCG_T_SUM,        /**< the transport's sum of 3 doubles alone (hs_ipc_sum) */
+    HS_PCG_T_HALO,       /**< the transport's halo of u alone (hs_ipc_halo_start + finish, landing buffers) */
+    HS_PCG_T_N
+};
+
+/**
+ * @brief Time each phase of the fused iteration on its own (bench and tests: where an iteration's time
+ * goes): each is captured K times into a graph, replayed @p reps times after one warm launch, the median
+ * per call in @p us [HS_PCG_T_N]. Runs the CG's init first and between phases (the vectors and scalars are
+ * overwritten: not within a solve). Collective: every rank calls it with the same K and reps.
+ */
+hs_status hs_dist_pcg_phase_times(hs_gpu_cg *cg, const double *b, double *x, struct hs_ipc *ipc, hs_dist_spmv_started_fn spmv,
+                                  void *ctx, cudaStream_t s, int K, int reps, double *us);
+
 #endif

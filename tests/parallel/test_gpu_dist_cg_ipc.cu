@@ -18,8 +18,10 @@
  *  - a silent peer: rank 1 skips a solve, rank 0's fused solve ends (no hang) with HS_ERR_DEVICE naming
  *    the wait that gave up after the shortened timeout (0.5 s).
  * Then (unless HS_TEST_QUICK is set) the time per iteration of both at bench_1m's size (101^3 nodes,
- * 515K rows a rank), replayed from a CUDA graph of 40 iterations: printed, not asserted (the lead's
- * measurement; docs/benchmarks.md). */
+ * 515K rows a rank), replayed from a CUDA graph of 40 iterations, in cusparse_sell float64 and
+ * ellwarp_k1 float32 (what bench_1m takes on several ranks), each phase of the fused iteration alone
+ * (hs_dist_gpu_phase_times), and the same matrix's serial iteration, SpMV and dot on one GPU (rank 0):
+ * printed, not asserted (the measurement of docs/benchmarks.md). */
 #define OMPI_SKIP_MPICXX 1
 #define MPICH_SKIP_MPICXX 1
 #include <mpi.h>
@@ -40,6 +42,7 @@
 #include "hs_cuda_comm.h"
 #include "hs_dist.h"
 #include "hs_dist_gpu.h"
+#include "hs_dist_pcg.cuh"
 #include "hs_gpu_reduce.cuh"
 #include "hs_gpu_spmv.cuh"
 #include "hs_mesh.h"
@@ -392,10 +395,10 @@ static void test_silent_peer(const problem *P, int rank)
 }
 
 /* Time per iteration of both, replayed from a graph of K iterations (printed). */
-static void time_iterations(const problem *P, int rank)
+static void time_iterations(const problem *P, int rank, const char *fmt, int f32)
 {
     stand_in S;
-    stand_in_make(&S, P, hs_spmv_find("cusparse_sell"), 0, 1.0);
+    stand_in_make(&S, P, hs_spmv_find(fmt), f32, 1.0);
     hs_dist_gpu *g = NULL;
     HS_TEST_OK(hs_dist_gpu_create(&S.be, P->l, MPI_COMM_WORLD, HS_TRANSPORT_IPC, 0, &g));
     if (!g) MPI_Abort(MPI_COMM_WORLD, 1);
@@ -436,10 +439,72 @@ static void time_iterations(const problem *P, int rank)
     cudaEventDestroy(e0);
     cudaEventDestroy(e1);
     if (rank == 0)
-        printf("time per CG iteration, %d rows a rank (%d nodes), cusparse_sell float64, ipc, graph of %d: "
+        printf("time per CG iteration, %d rows a rank (%d nodes), %s %s, ipc, graph of %d: "
                "sequence (9 kernels) %.1f us, fused (3 kernels) %.1f us (median of %d, max over the ranks)\n",
-               P->no, P->n, (int)K, us[0], us[1], REPS - 2);
+               P->no, P->n, fmt, f32 ? "float32" : "float64", (int)K, us[0], us[1], REPS - 2);
+    /* where the fused iteration's time goes: each phase alone (max over the ranks) */
+    hs_dist_gpu_set_fused(g, 1);
+    double ph[HS_PCG_T_N];
+    HS_TEST_OK(hs_dist_gpu_phase_times(g, K, 11, ph, HS_PCG_T_N));
+    MPI_Allreduce(MPI_IN_PLACE, ph, HS_PCG_T_N, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    if (rank == 0)
+        printf("phases alone, us per call (max over the ranks): iteration %.1f = vector+halo %.1f (without the halo "
+               "%.1f) + SpMV %.1f + dot+sum+test %.1f (dot pass alone %.1f); the transport alone: sum of 3 doubles "
+               "%.1f, halo of u (start + finish) %.1f\n",
+               ph[HS_PCG_T_ITER], ph[HS_PCG_T_VECTOR], ph[HS_PCG_T_VECTOR_LOC], ph[HS_PCG_T_SPMV], ph[HS_PCG_T_DOT_SUM],
+               ph[HS_PCG_T_DOT], ph[HS_PCG_T_SUM], ph[HS_PCG_T_HALO]);
     hs_dist_gpu_destroy(&g);
+    stand_in_free(&S);
+}
+
+/* K calls of piece in a graph, replayed: the median microseconds per call */
+template <typename F>
+static double time_graph(cudaStream_t s, int K, int reps, F piece)
+{
+    cudaGraph_t graph = NULL;
+    cudaGraphExec_t exec = NULL;
+    cudaStreamBeginCapture(s, cudaStreamCaptureModeRelaxed);
+    for (int q = 0; q < K; ++q) HS_TEST_OK(piece());
+    HS_TEST_CHECK(cudaStreamEndCapture(s, &graph) == cudaSuccess && cudaGraphInstantiate(&exec, graph, 0) == cudaSuccess,
+                  "serial reference: graph");
+    if (graph) cudaGraphDestroy(graph);
+    std::vector<double> v;
+    cudaEvent_t e0, e1;
+    cudaEventCreate(&e0);
+    cudaEventCreate(&e1);
+    for (int r = -1; r < reps && exec; ++r) {
+        cudaEventRecord(e0, s);
+        cudaGraphLaunch(exec, s);
+        cudaEventRecord(e1, s);
+        cudaEventSynchronize(e1);
+        float ms = 0.0f;
+        cudaEventElapsedTime(&ms, e0, e1);
+        if (r >= 0) v.push_back(1e3 * ms / K);
+    }
+    cudaEventDestroy(e0);
+    cudaEventDestroy(e1);
+    if (exec) cudaGraphExecDestroy(exec);
+    std::sort(v.begin(), v.end());
+    return v.empty() ? 0.0 : v[v.size() / 2];
+}
+
+/* The reference on one GPU (rank 0): the whole matrix's serial CG iteration, SpMV and dot pass. */
+static void time_serial(const problem *P, const char *fmt, int f32)
+{
+    stand_in S;
+    stand_in_make(&S, P, hs_spmv_find(fmt), f32, 1.0);
+    cuda_impl &c = S.c;
+    enum { K = 40, REPS = 11 };
+    const hs_gpu_cg_tol t = {0.0, 0.0, 0.0, NULL, 1 << 30};
+    HS_TEST_OK(hs_gpu_cg_enqueue_fixed(c.cg, c.rhs, c.du, &t, 0, 1, c.s));
+    const double it = time_graph(c.s, K, REPS, [&]() { return hs_gpu_cg_enqueue_fixed(c.cg, c.rhs, c.du, &t, 1, 0, c.s); });
+    const double sp = time_graph(c.s, K, REPS, [&]() { return hs_gpu_spmv_apply(c.spmv, c.cg->u, c.cg->w, c.s); });
+    const double dt = time_graph(c.s, K, REPS, [&]() {
+        return hs_gpu_dot_pass(c.cg->n, c.cg->w, c.cg->u, c.cg->partD, NULL, c.s);
+    });
+    printf("one GPU, the whole matrix (%d rows), %s %s: CG iteration %.1f us (%s), SpMV %.1f, dot pass %.1f (half "
+           "the iteration: %.1f)\n", P->n, fmt, f32 ? "float32" : "float64", it,
+           c.cg->fused ? "2 kernels: the dot in the SpMV" : "3 kernels", sp, dt, 0.5 * it);
     stand_in_free(&S);
 }
 
@@ -494,8 +559,17 @@ int main(int argc, char **argv)
     if (!getenv("HS_TEST_QUICK")) {
         problem Q;
         problem_make(&Q, 100.0, size, rank); /* bench_1m's 101^3 nodes */
-        time_iterations(&Q, rank);
+        time_iterations(&Q, rank, "cusparse_sell", 0);
+        time_iterations(&Q, rank, "ellwarp_k1", 1); /* what bench_1m takes on several ranks (float32 values) */
         problem_free(&Q);
+        if (rank == 0) { /* the same matrix on one GPU */
+            problem R;
+            problem_make(&R, 100.0, 1, 0);
+            time_serial(&R, "cusparse_sell", 0);
+            time_serial(&R, "ellwarp_k1", 1);
+            problem_free(&R);
+        }
+        MPI_Barrier(MPI_COMM_WORLD);
     }
     int fails = hs_test_failures, all = 0;
     MPI_Allreduce(&fails, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
