@@ -249,9 +249,8 @@ __global__ void k_dist_final3(int nparts, const double *pa, const double *pb, co
 {
     __shared__ double sh[kT];
     if (sc && sc->status != HS_GPU_CG_RUNNING) return;
-    const double a = hs_sum_partials(nparts, pa, sh);
-    const double b = hs_sum_partials(nparts, pb, sh);
-    const double c = hs_sum_partials(nparts, pc, sh);
+    double a, b, c;
+    hs_dist_sum3(nparts, pa, pb, pc, sh, a, b, c); // dist_pcg.cu's dot kernels sum so too: the same bits
     if (threadIdx.x == 0) { red[0] = a; red[1] = b; red[2] = c; }
 }
 

@@ -112,9 +112,8 @@ k_pcg_dot_sum(int32_t n, int nparts, const double *__restrict__ w, const double 
     if (!last) return;
     __threadfence();
     if (running) {
-        const double a = hs_sum_partials(nparts, partA, sh);
-        const double b = hs_sum_partials(nparts, partB, sh);
-        const double c = hs_sum_partials(nparts, partD, sh);
+        double a, b, c;
+        hs_dist_sum3(nparts, partA, partB, partD, sh, a, b, c); // as k_dist_final3
         if (threadIdx.x == 0) { red[0] = a; red[1] = b; red[2] = c; }
     }
     hs_ipc_dev_block_sum(v, red, 3); // synchronises the block before and after
@@ -176,9 +175,8 @@ k_pcg_init_dot(int32_t n, int nparts, const double *__restrict__ w, const double
     __syncthreads();
     if (!last) return;
     __threadfence();
-    const double a = hs_sum_partials(nparts, partA, sh);
-    const double bD = hs_sum_partials(nparts, partD, sh);
-    const double c = hs_sum_partials(nparts, partB, sh);
+    double a, bD, c;
+    hs_dist_sum3(nparts, partA, partD, partB, sh, a, bD, c); // as the init's k_dist_final3
     if (threadIdx.x == 0) { red[0] = a; red[1] = bD; red[2] = c; }
     hs_ipc_dev_block_sum(v, red, 3);
     if (threadIdx.x == 0) {

@@ -37,6 +37,57 @@
 
 struct hs_ipc;
 
+/** The totals of three partial arrays of @p n entries each (n <= 4 blockDim.x, blockDim.x a multiple of 32),
+ *  the same bits in every thread: each thread issues all its loads (through L2: other blocks wrote them)
+ *  before the first add, adds them in a fixed order, then a xor-shuffle tree per warp and warp 0 over
+ *  the warps, the three sums interleaved (one L2 round trip and one tree for all three, where three
+ *  hs_sum_partials take three of each). cg.cu's k_dist_final3 and dist_pcg.cu's dot kernels both use
+ *  it, so the kernel sequence and the fused iteration give the same bits. Every thread of the block
+ *  calls it; @p sh: 99 doubles of shared memory. */
+__device__ __forceinline__ void hs_dist_sum3(int n, const double *pa, const double *pb, const double *pc, double *sh,
+                                             double &a, double &b, double &c)
+{
+    const int t = threadIdx.x, lane = t & 31, warp = t >> 5, nw = blockDim.x >> 5;
+    double va[4], vb[4], vc[4];
+#pragma unroll
+    for (int q = 0; q < 4; ++q) {
+        const int p = t + q * (int)blockDim.x;
+        const bool in = p < n;
+        va[q] = in ? __ldcg(pa + p) : 0.0;
+        vb[q] = in ? __ldcg(pb + p) : 0.0;
+        vc[q] = in ? __ldcg(pc + p) : 0.0;
+    }
+    a = (va[0] + va[1]) + (va[2] + va[3]);
+    b = (vb[0] + vb[1]) + (vb[2] + vb[3]);
+    c = (vc[0] + vc[1]) + (vc[2] + vc[3]);
+#pragma unroll
+    for (int off = 16; off > 0; off >>= 1) {
+        a += __shfl_xor_sync(0xffffffffu, a, off);
+        b += __shfl_xor_sync(0xffffffffu, b, off);
+        c += __shfl_xor_sync(0xffffffffu, c, off);
+    }
+    __syncthreads(); /* sh free (the caller's earlier use of it ended) */
+    if (lane == 0) { sh[warp] = a; sh[32 + warp] = b; sh[64 + warp] = c; }
+    __syncthreads();
+    if (warp == 0) {
+        a = lane < nw ? sh[lane] : 0.0;
+        b = lane < nw ? sh[32 + lane] : 0.0;
+        c = lane < nw ? sh[64 + lane] : 0.0;
+#pragma unroll
+        for (int off = 16; off > 0; off >>= 1) {
+            a += __shfl_xor_sync(0xffffffffu, a, off);
+            b += __shfl_xor_sync(0xffffffffu, b, off);
+            c += __shfl_xor_sync(0xffffffffu, c, off);
+        }
+        if (lane == 0) { sh[96] = a; sh[97] = b; sh[98] = c; }
+    }
+    __syncthreads();
+    a = sh[96];
+    b = sh[97];
+    c = sh[98];
+    __syncthreads(); /* sh free again */
+}
+
 /** One row of the CG's init (cg.cu's k_init, the fused init of dist_pcg.cu): x = 0, r = b, u = D^-1 b,
  *  p = 0, s = 0 (s may be NULL); adds the row's (r, u) to g and (b, b) to bb. */
 __device__ __forceinline__ void hs_cg_init_row(int64_t i, const double *b, const double *dinv, double *x, double *r,
