@@ -19,6 +19,7 @@
 #include <cstdlib>
 
 #include "hs_cuda_check.cuh"
+#include "hs_dist_pcg.cuh"
 #include "hs_gpu_cg.cuh"
 #include "hs_gpu_reduce.cuh"
 #include "hs_util.h"
@@ -46,16 +47,8 @@ __global__ void k_init(int32_t n, const double *__restrict__ b, const double *__
 {
     __shared__ double sh[kT];
     double g = 0.0, bb = 0.0;
-    for (int32_t i = blockIdx.x * kT + threadIdx.x; i < n; i += gridDim.x * kT) {
-        double bi = b[i], ui = dinv[i] * bi;
-        x[i] = 0.0;
-        r[i] = bi;
-        u[i] = ui;
-        p[i] = 0.0; // classic sets p = z in its first iteration through beta = 0 as well
-        if (s) s[i] = 0.0;
-        g += bi * ui;
-        bb += bi * bi;
-    }
+    for (int32_t i = blockIdx.x * kT + threadIdx.x; i < n; i += gridDim.x * kT)
+        hs_cg_init_row(i, b, dinv, x, r, u, p, s, g, bb); // hs_dist_pcg.cuh: dist_pcg.cu's init runs it too
     g = hs_block_sum(g, sh);
     bb = hs_block_sum(bb, sh);
     if (threadIdx.x == 0) { partA[blockIdx.x] = g; partB[blockIdx.x] = bb; }
@@ -256,49 +249,33 @@ __global__ void k_dist_final3(int nparts, const double *pa, const double *pb, co
 {
     __shared__ double sh[kT];
     if (sc && sc->status != HS_GPU_CG_RUNNING) return;
-    const double a = hs_sum_partials(nparts, pa, sh);
-    const double b = hs_sum_partials(nparts, pb, sh);
-    const double c = hs_sum_partials(nparts, pc, sh);
+    double a, b, c;
+    hs_dist_sum3(nparts, pa, pb, pc, sh, a, b, c); // dist_pcg.cu's dot kernels sum so too: the same bits
     if (threadIdx.x == 0) { red[0] = a; red[1] = b; red[2] = c; }
 }
 
 // after init's all-reduce: red = (r,u), (A u, u), (b,b) over the ranks
 __global__ void k_dist_init_final(const double *red, hs_gpu_cg_scalars *sc, double cg_tol, double forcing,
-                                  double tol_res, const double *d_res, int max_iter)
+                                  double tol_res, const double *d_res, int max_iter, cudaGraphConditionalHandle cond,
+                                  int use_cond)
 {
-    const double tol = forcing_tol(cg_tol, forcing, tol_res, d_res), bb = red[2];
-    sc->gamma = red[0];
-    sc->delta = red[1];
-    sc->gamma_old = 0.0;
-    sc->alpha = 0.0;
-    sc->beta = 0.0;
-    sc->bb = bb;
-    sc->rr = bb;
-    sc->tol = tol;
-    sc->tol2 = tol * tol;
-    sc->iters = 0;
-    sc->fail_iter = 0;
-    sc->max_iter = max_iter;
-    sc->ticket = 0;
-    sc->ticket_spmv = 0;
-    sc->status = !isfinite(bb) ? HS_GPU_CG_NONFINITE : bb == 0.0 ? HS_GPU_CG_CONV
-               : max_iter <= 0 ? HS_GPU_CG_MAXIT : HS_GPU_CG_RUNNING;
+    hs_dist_cg_init_final(red, sc, forcing_tol(cg_tol, forcing, tol_res, d_res), max_iter);
+    set_cond(cond, use_cond, sc->status == HS_GPU_CG_RUNNING);
 }
 
-// alpha and beta of the iteration from the reduced gamma, gamma_old, delta (hs_cg_chronopoulos's)
+// alpha and beta of the iteration from the reduced gamma, gamma_old, delta (hs_cg_chronopoulos's;
+// hs_dist_cg_coef, which dist_pcg.cu's fused kernel runs too)
 __global__ void k_dist_coef(hs_gpu_cg_scalars *sc)
 {
     if (sc->status != HS_GPU_CG_RUNNING) return;
-    const int it = sc->iters;
-    const double g = sc->gamma;
-    const double beta = it == 0 ? 0.0 : g / sc->gamma_old;
-    const double denom = it == 0 ? sc->delta : sc->delta - beta * g / sc->alpha; // = (p, A p)
-    if (!(denom > 0.0) || !(g > 0.0)) {
-        sc->status = isfinite(denom) && isfinite(g) ? HS_GPU_CG_BREAK : HS_GPU_CG_NONFINITE;
-        sc->fail_iter = it + 1;
+    double alpha, beta, denom;
+    int verdict;
+    if (!hs_dist_cg_coef(sc, &alpha, &beta, &denom, &verdict)) {
+        sc->status = verdict;
+        sc->fail_iter = sc->iters + 1;
         return;
     }
-    sc->alpha = g / denom;
+    sc->alpha = alpha;
     sc->beta = beta;
     sc->pq = denom;
 }
@@ -320,26 +297,16 @@ __global__ void k_dist_vector(int32_t n, const hs_gpu_cg_scalars *sc, double *__
     if (threadIdx.x == 0) { partA[blockIdx.x] = gg; partB[blockIdx.x] = rr; }
 }
 
-// the test after the all-reduce of (r,u), (r,r), (A u, u): ||r|| <= tol ||b|| as solvers/cg.c
-__global__ void k_dist_test(const double *red, hs_gpu_cg_scalars *sc)
-{
-    if (sc->status != HS_GPU_CG_RUNNING) return;
-    const int it = sc->iters + 1;
-    sc->gamma_old = sc->gamma;
-    sc->gamma = red[0];
-    sc->rr = red[1];
-    sc->delta = red[2];
-    sc->iters = it;
-    if (!isfinite(red[1])) sc->status = HS_GPU_CG_NONFINITE;
-    else if (red[1] <= sc->tol2 * sc->bb) sc->status = HS_GPU_CG_CONV;
-    else if (it >= sc->max_iter) sc->status = HS_GPU_CG_MAXIT;
-}
+// the test after the all-reduce of (r,u), (r,r), (A u, u) (hs_dist_cg_test)
+__global__ void k_dist_test(const double *red, hs_gpu_cg_scalars *sc) { hs_dist_cg_test(red, sc); }
 
 // ---- enqueueing -----------------------------------------------------------------------------------
 
-hs_status enqueue_init_dist(hs_gpu_cg *cg, const double *b, double *x, const hs_gpu_cg_tol *t, cudaStream_t s)
+hs_status enqueue_init_dist(hs_gpu_cg *cg, const double *b, double *x, const hs_gpu_cg_tol *t, cudaStream_t s,
+                            cudaGraphConditionalHandle cond, int use_cond)
 {
     const hs_gpu_cg_dist *d = cg->dist;
+    if (d->init) return d->init(d->ctx, cg, b, x, t, s, cond, use_cond); /* the transport fused in (dist_pcg.cu) */
     k_init<<<cg->vblocks, kT, 0, s>>>(cg->n, b, cg->dinv, x, cg->r, cg->u, cg->p, cg->s, cg->partA, cg->partB);
     HS_CUDA_LAUNCH_CHECK("k_init");
     HS_CALL(d->spmv(d->ctx, cg->u, cg->w, s));
@@ -347,7 +314,8 @@ hs_status enqueue_init_dist(hs_gpu_cg *cg, const double *b, double *x, const hs_
     k_dist_final3<<<1, kT, 0, s>>>(cg->vblocks, cg->partA, cg->partD, cg->partB, cg->d_red, nullptr);
     HS_CUDA_LAUNCH_CHECK("k_dist_final3");
     HS_CALL(d->sum(d->ctx, cg->d_red, 3, s));
-    k_dist_init_final<<<1, 1, 0, s>>>(cg->d_red, cg->d_sc, t->cg_tol, t->forcing, t->tol_res, t->d_res, t->max_iter);
+    k_dist_init_final<<<1, 1, 0, s>>>(cg->d_red, cg->d_sc, t->cg_tol, t->forcing, t->tol_res, t->d_res, t->max_iter,
+                                      cond, use_cond);
     HS_CUDA_LAUNCH_CHECK("k_dist_init_final");
     return HS_OK;
 }
@@ -355,9 +323,12 @@ hs_status enqueue_init_dist(hs_gpu_cg *cg, const double *b, double *x, const hs_
 // One iteration; every rank enqueues the same ones (its status is the others': the same sums), so the
 // exchange and the all-reduce run on all ranks alike, also after the solve stopped (then as no-ops
 // on stale values: the kernels around them return at once).
-hs_status enqueue_iteration_dist(hs_gpu_cg *cg, double *x, cudaStream_t s)
+hs_status enqueue_iteration_dist(hs_gpu_cg *cg, double *x, cudaStream_t s, cudaGraphConditionalHandle cond = {},
+                                 int use_cond = 0)
 {
     const hs_gpu_cg_dist *d = cg->dist;
+    if (d->iteration) return d->iteration(d->ctx, cg, x, s, cond, use_cond); /* the transport fused in (dist_pcg.cu) */
+    HS_CHECK(!use_cond, HS_ERR_INTERNAL, "the CG's kernel sequence on a partition sets no loop condition");
     const int VB = cg->vblocks;
     k_dist_coef<<<1, 1, 0, s>>>(cg->d_sc);
     HS_CUDA_LAUNCH_CHECK("k_dist_coef");
@@ -377,7 +348,7 @@ hs_status enqueue_iteration_dist(hs_gpu_cg *cg, double *x, cudaStream_t s)
 hs_status enqueue_init(hs_gpu_cg *cg, const double *b, double *x, const hs_gpu_cg_tol *t, cudaStream_t s,
                        cudaGraphConditionalHandle cond, int use_cond)
 {
-    if (cg->dist) return enqueue_init_dist(cg, b, x, t, s);
+    if (cg->dist) return enqueue_init_dist(cg, b, x, t, s, cond, use_cond);
     HS_CHECK(cg->variant != HS_CG_SSTEP, HS_ERR_INTERNAL,
              "the s-step CG runs only as its persistent kernel (hs_gpu_cg_set_sstep first)");
     k_init<<<cg->vblocks, kT, 0, s>>>(cg->n, b, cg->dinv, x, cg->r, cg->u, cg->p,
@@ -394,7 +365,7 @@ hs_status enqueue_init(hs_gpu_cg *cg, const double *b, double *x, const hs_gpu_c
 hs_status enqueue_iteration(hs_gpu_cg *cg, double *x, cudaStream_t s, cudaGraphConditionalHandle cond,
                             int use_cond)
 {
-    if (cg->dist) return enqueue_iteration_dist(cg, x, s);
+    if (cg->dist) return enqueue_iteration_dist(cg, x, s, cond, use_cond);
     const int VB = cg->vblocks;
     if (cg->variant == HS_CG_CHRONOPOULOS) {
         int n_dparts = 1; // fused: the SpMV's last block leaves delta itself in d_sc->delta
@@ -621,7 +592,10 @@ hs_status hs_gpu_cg_capture_solve(hs_gpu_cg *cg, const double *b, double *x, con
                                   cudaStream_t s)
 {
     if (cg->persistent) return hs_gpu_cg_launch_persistent(cg, b, x, t, s); /* one cooperative kernel node */
-    HS_CHECK(!cg->dist, HS_ERR_INTERNAL, "the CG on a partition is not captured into a graph (hs_gpu_cg_set_dist)");
+    /* on a partition: only where the transport is fused into the iteration's kernels (the ipc transport,
+     * dist_pcg.cu), whose last kernel sets the loop condition; NCCL's calls cannot live in a WHILE body */
+    HS_CHECK(!cg->dist || cg->dist->iteration, HS_ERR_INTERNAL,
+             "the CG on a partition is captured with its loop only when the transport is fused into its kernels");
     cudaStreamCaptureStatus cs;
     cudaGraph_t graph = nullptr;
     HS_CUDA_CALL(cudaStreamGetCaptureInfo(s, &cs, nullptr, &graph));

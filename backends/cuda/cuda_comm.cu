@@ -472,6 +472,8 @@ extern "C" hs_status hs_cuda_comm_halo_finish(hs_cuda_comm *g, double *x, cudaSt
     return HS_OK;
 }
 
+extern "C" hs_ipc *hs_cuda_comm_ipc(const hs_cuda_comm *c) { return c && c->size > 1 ? c->ipc : NULL; }
+
 extern "C" hs_status hs_cuda_comm_check(const hs_cuda_comm *c) { return c && c->ipc ? hs_ipc_check(c->ipc) : HS_OK; }
 
 extern "C" void hs_cuda_comm_set_timeout(hs_cuda_comm *c, double seconds)

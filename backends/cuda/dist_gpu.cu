@@ -32,6 +32,8 @@
 #include "cuda_backend.cuh"
 #include "hs_cuda.h"
 #include "hs_cuda_comm.h"
+#include "hs_dist_pcg.cuh"
+#include "hs_ipc_comm.cuh"
 #include "dist_gpu.cuh"
 #include "hs_dist_gpu.h"
 #include "hs_dist_split.h"
@@ -132,12 +134,11 @@ static hs_status rows(hs_dist_gpu *g, int32_t r0, int32_t r1, const T *val, cons
     return HS_OK;
 }
 
-/* y = A x on the owned rows, x's ghosts exchanged on the way */
-static hs_status part_spmv(void *ctx, double *x, double *y, cudaStream_t s)
+/* y = A x on the owned rows once x's halo exchange was started: finished on the way */
+static hs_status part_spmv_started(void *ctx, double *x, double *y, cudaStream_t s)
 {
     hs_dist_gpu *g = (hs_dist_gpu *)ctx;
     cuda_impl *c = g->c;
-    HS_CALL(hs_cuda_comm_halo_start(g->comm, x, s));
     if (!g->split) { /* the format's own kernel over the local matrix, the ghosts arrived */
         HS_CALL(hs_cuda_comm_halo_finish(g->comm, x, s));
         return hs_gpu_spmv_apply(c->spmv, x, y, s);
@@ -147,6 +148,49 @@ static hs_status part_spmv(void *ctx, double *x, double *y, cudaStream_t s)
     HS_CALL(hs_cuda_comm_halo_finish(g->comm, x, s));
     if (c->f32) HS_CALL(rows(g, g->n_int, g->n_own, c->kval32, x, y, s));
     else HS_CALL(rows(g, g->n_int, g->n_own, c->kval, x, y, s));
+    return HS_OK;
+}
+
+/* y = A x on the owned rows, x's ghosts in place (the fused iteration's direct stores) */
+static hs_status part_spmv_ready(void *ctx, double *x, double *y, cudaStream_t s)
+{
+    hs_dist_gpu *g = (hs_dist_gpu *)ctx;
+    cuda_impl *c = g->c;
+    if (!g->split) return hs_gpu_spmv_apply(c->spmv, x, y, s);
+    return c->f32 ? rows(g, 0, g->n_own, c->kval32, x, y, s) : rows(g, 0, g->n_own, c->kval, x, y, s);
+}
+
+/* y = A x on the owned rows, x's ghosts exchanged on the way */
+static hs_status part_spmv(void *ctx, double *x, double *y, cudaStream_t s)
+{
+    HS_CALL(hs_cuda_comm_halo_start(((hs_dist_gpu *)ctx)->comm, x, s));
+    return part_spmv_started(ctx, x, y, s);
+}
+
+/* the ipc transport: a CG iteration with the halo's stores and the sum in its own kernels
+ * (dist_pcg.cu), counted as the sequence's one exchange and one all-reduce. The CG's u is bound to the
+ * transport (create): the rows land in the neighbours' ghosts of u and the vector kernel waits for
+ * the flags, so the product follows with no finish kernel. */
+static hs_status part_iteration(void *ctx, hs_gpu_cg *cg, double *x, cudaStream_t s, cudaGraphConditionalHandle cond,
+                                int use_cond)
+{
+    hs_dist_gpu *g = (hs_dist_gpu *)ctx;
+    hs_ipc *ipc = hs_cuda_comm_ipc(g->comm);
+    HS_CHECK(g->u_bound == cg->u, HS_ERR_INTERNAL, "the fused CG iteration: u is not the vector bound to the transport");
+    HS_CALL(hs_dist_pcg_enqueue(cg, x, ipc, part_spmv_ready, g, s, cond, use_cond));
+    hs_cuda_comm_count(g->comm, hs_ipc_n_nbrs(ipc) > 0, 1);
+    return HS_OK;
+}
+
+/* its init likewise (dist_pcg.cu) */
+static hs_status part_init(void *ctx, hs_gpu_cg *cg, const double *b, double *x, const hs_gpu_cg_tol *t, cudaStream_t s,
+                           cudaGraphConditionalHandle cond, int use_cond)
+{
+    hs_dist_gpu *g = (hs_dist_gpu *)ctx;
+    hs_ipc *ipc = hs_cuda_comm_ipc(g->comm);
+    HS_CHECK(g->u_bound == cg->u, HS_ERR_INTERNAL, "the fused CG init: u is not the vector bound to the transport");
+    HS_CALL(hs_dist_pcg_enqueue_init(cg, b, x, t, ipc, part_spmv_ready, g, s, cond, use_cond));
+    hs_cuda_comm_count(g->comm, hs_ipc_n_nbrs(ipc) > 0, 1);
     return HS_OK;
 }
 
@@ -176,7 +220,7 @@ static void part_note(void *ctx, int what)
 
 extern "C" const char *hs_dist_gpu_transport(const hs_dist_gpu *g) { return hs_cuda_comm_transport(g->comm); }
 
-extern "C" int hs_dist_gpu_split(const hs_dist_gpu *g) { return g->split; }
+extern "C" int hs_dist_gpu_split(const hs_dist_gpu *g) { return g->split && !g->dist.iteration; }
 
 extern "C" int hs_dist_gpu_set_graph(hs_dist_gpu *g, int on, char *why, size_t why_len)
 {
@@ -193,6 +237,28 @@ extern "C" int hs_dist_gpu_set_graph(hs_dist_gpu *g, int on, char *why, size_t w
     snprintf(g->why_graph, sizeof g->why_graph, "%s", on && !use ? no : "");
     if (why && why_len) snprintf(why, why_len, "%s", g->why_graph);
     return use;
+}
+
+extern "C" int hs_dist_gpu_set_fused(hs_dist_gpu *g, int on)
+{
+    if (g->serial) return 0;
+    const int use = on && hs_cuda_comm_ipc(g->comm) && g->u_bound;
+    g->dist.iteration = use ? part_iteration : NULL;
+    g->dist.init = use ? part_init : NULL;
+    hs_dist_newton_free(g); /* its graphs hold the other kind of iteration (made again when next used) */
+    if (g->c->cg->dist_exec) {
+        hs_gpu_cg_clear_dist(g->c->cg, g->n_own);
+        g->c->cg->dist = &g->dist;
+    }
+    return g->dist.iteration != NULL;
+}
+
+extern "C" hs_status hs_dist_gpu_phase_times(hs_dist_gpu *g, int K, int reps, double *us, int n)
+{
+    HS_CHECK(!g->serial && g->dist.iteration && n >= HS_PCG_T_N, HS_ERR_INTERNAL,
+             "phase times: the fused iteration of the ipc transport only (%d slots of %d)", n, (int)HS_PCG_T_N);
+    return hs_dist_pcg_phase_times(g->c->cg, g->c->rhs, g->c->du, hs_cuda_comm_ipc(g->comm), part_spmv_ready, g, g->c->s,
+                                   K, reps, us);
 }
 
 extern "C" hs_status hs_dist_gpu_spmv(hs_dist_gpu *g, double *d_x, double *d_y)
@@ -292,6 +358,13 @@ static hs_status create(hs_dist_gpu *g, hs_backend *cuda, const hs_part_local *l
         g->dist.sum = part_sum;
         g->dist.ctx = g;
         g->dist.note = part_note;
+        /* the ipc transport fused into the iteration's kernels (9 kernels to 3: hs_dist_pcg.cuh), the
+         * CG's u mapped by the neighbours (collective: every rank has the same transport) */
+        if (hs_cuda_comm_ipc(g->comm)) {
+            HS_CALL(hs_ipc_bind_vector(hs_cuda_comm_ipc(g->comm), c->cg->u));
+            g->u_bound = c->cg->u;
+        }
+        hs_dist_gpu_set_fused(g, 1);
         HS_CALL(hs_gpu_cg_set_dist(c->cg, g->n_own, &g->dist));
         hs_dist_gpu_set_graph(g, cuda->prob->opt.exec.step == HS_STEP_GRAPH, NULL, 0);
     }

@@ -35,6 +35,7 @@ struct hs_dist_gpu {
     long waits;               /* the host's synchronisations with the device so far (hs_dist_times.host_waits) */
     char why_graph[160];      /* solver.step = graph, yet iterations launched one by one: why */
     struct hs_dist_newton *nt; /* the device Newton loop's data (dist_newton.cu), NULL until first used */
+    const double *u_bound;    /* the ipc transport: the CG vector its neighbours map (hs_ipc_bind_vector) */
 };
 
 /** Enqueue on c->s the owned rows' max of dt |R_i| / m_i and its local row into g->d_resv, g->d_resi

@@ -30,6 +30,10 @@
  * (hs_cuda_comm_capturable: NCCL >= 2.9) each sequence (first assembly and test; tangent and CG init;
  * 1, 2, 4 or 8 CG iterations; update, assembly and test) is captured once into a CUDA graph and
  * replayed (again when dt changes: a kernel argument); else launched one by one.
+ * With the ipc transport the CG's iteration carries the transport in its own kernels (dist_pcg.cu), the
+ * last of which takes the stopping decision on the device: there a whole Newton iteration (tangent, CG
+ * init, the CG as a WHILE node over one iteration, update, ghosts of phi, assembly, test) is one graph
+ * (seq_whole) and the host reads only the test, once per Newton iteration, as the serial step graph.
  */
 #define OMPI_SKIP_MPICXX 1
 #define MPICH_SKIP_MPICXX 1
@@ -41,6 +45,7 @@
 
 #include "dist_gpu.cuh"
 #include "hs_gpu_reduce.cuh"
+#include "hs_ipc_comm.cuh"
 #include "hs_util.h"
 
 namespace {
@@ -80,6 +85,7 @@ struct hs_dist_newton {
     int graphs;             /* the sequences below replayed from graphs (g->dist.graph when captured) */
     double graph_dt;
     seq_graph first, head, tail;
+    seq_graph whole;        /* the ipc transport: tangent, the whole CG (init + WHILE loop), tail */
     seq_graph chunk[CHUNK_MAX + 1]; /* chunk[n]: n CG iterations */
     int prev[32];           /* CG iterations of the last solve at each Newton iteration (0: none yet) */
 };
@@ -250,6 +256,21 @@ hs_status seq_tail(hs_dist_gpu *g, int in_graph, int)
     return enqueue_test(g, 0, in_graph);
 }
 
+/* The ipc transport (dist_pcg.cu: the transport inside the CG's kernels, the last of which decides
+ * whether to go on): a whole Newton iteration as one graph, the CG a WHILE node whose body is one
+ * iteration (hs_gpu_cg_capture_solve), so the host waits once per Newton iteration, not at every poll,
+ * and no iteration runs after the stop. The same kernels, each iteration as in seq_chunk: the same bits. */
+hs_status seq_whole(hs_dist_gpu *g, int in_graph, int)
+{
+    cuda_impl *c = g->c;
+    const hs_gpu_cg_tol t = cg_tol(g);
+    HS_CALL(hs_cu_enqueue_tangent(c, in_graph));
+    HS_CALL(rec(c->ev_s0, c->s, in_graph));
+    HS_CALL(hs_gpu_cg_capture_solve(c->cg, c->rhs, c->du, &t, c->s));
+    HS_CUDA_CALL(cudaMemcpyAsync(c->h_cg, c->cg->d_sc, sizeof(hs_gpu_cg_scalars), cudaMemcpyDeviceToHost, c->s));
+    return seq_tail(g, in_graph, 0);
+}
+
 void drop(seq_graph *q)
 {
     if (q->exec) cudaGraphExecDestroy(q->exec);
@@ -258,6 +279,7 @@ void drop(seq_graph *q)
 
 void drop_all(hs_dist_newton *nt)
 {
+    drop(&nt->whole);
     drop(&nt->first);
     drop(&nt->head);
     drop(&nt->tail);
@@ -389,10 +411,21 @@ extern "C" hs_status hs_dist_gpu_newton(hs_dist_gpu *g, hs_newton_out *out)
     HS_CALL(run(g, &nt->first, seq_first));
     HS_CALL(wait_device(g));
     time_assembly(c, nt);
+    /* the CG's loop on the device: ipc (its iteration fused, dist.iteration) and graphs */
+    const int whole = nt->graphs && g->dist.iteration != NULL;
     while (h->go) {
-        HS_CALL(solve(g, h->k));
-        HS_CALL(run(g, &nt->tail, seq_tail));
-        HS_CALL(wait_device(g));
+        if (whole) {
+            HS_CALL(run(g, &nt->whole, seq_whole));
+            HS_CALL(wait_device(g));
+            /* the capture counted the loop's body once; it ran once per iteration */
+            const hs_gpu_cg_scalars *cs = c->h_cg;
+            const long body = cs->fail_iter > cs->iters ? cs->fail_iter : cs->iters;
+            hs_cuda_comm_count(g->comm, (body - 1) * (hs_ipc_n_nbrs(hs_cuda_comm_ipc(g->comm)) > 0), body - 1);
+        } else {
+            HS_CALL(solve(g, h->k));
+            HS_CALL(run(g, &nt->tail, seq_tail));
+            HS_CALL(wait_device(g));
+        }
         if (c->split) c->t.assembly += 1e-3 * elapsed_ms(c->ev_k0, c->ev_k1); /* the tangent */
         c->t.solve += 1e-3 * elapsed_ms(c->ev_s0, c->ev_s1);
         time_assembly(c, nt);

@@ -93,6 +93,10 @@ hs_status hs_cuda_comm_halo_start(hs_cuda_comm *c, double *d_x, struct CUstream_
 /** @brief What @p s enqueues next sees the ghosts of the vector of hs_cuda_comm_halo_start. */
 hs_status hs_cuda_comm_halo_finish(hs_cuda_comm *c, double *d_x, struct CUstream_st *s);
 
+/** @brief The ipc transport's state (backends/cuda/hs_ipc_comm.cuh), for kernels that fuse it with their
+ *  own work (dist_pcg.cu); NULL with another transport, one rank or a NULL comm. */
+struct hs_ipc *hs_cuda_comm_ipc(const hs_cuda_comm *c);
+
 /**
  * @brief 1 when this process can use NCCL: the build has it (HS_HAS_NCCL) and libnccl.so.2 loads
  * (dlopen: the binary does not link it, so it starts where NCCL is absent); else 0 and @p why.

@@ -48,8 +48,9 @@ typedef struct hs_dist_gpu hs_dist_gpu;
  */
 hs_status hs_dist_gpu_create(hs_backend *cuda, const hs_part_local *l, MPI_Comm comm, int transport,
                              int one_rank_serial, hs_dist_gpu **out);
-/** @brief 1 when the owned rows are multiplied in two blocks (csr_scalar: interior rows while the
- *  halo travels), 0 when the format's kernel multiplies the local matrix after the halo. */
+/** @brief 1 when the CG's products multiply the owned rows in two blocks (csr_scalar: interior rows
+ *  while the halo travels), 0 when after the halo: the format's kernel over the local matrix, or
+ *  csr_scalar's rows within the ipc transport's fused iteration (whose vector kernel ends the halo). */
 int hs_dist_gpu_split(const hs_dist_gpu *g);
 /**
  * @brief @p on 1: the CG replays its iterations from a CUDA graph of HS_CG_POLL of them, and the device
@@ -60,6 +61,22 @@ int hs_dist_gpu_split(const hs_dist_gpu *g);
  * @p why (may be NULL): why not, when on and it returns 0.
  */
 int hs_dist_gpu_set_graph(hs_dist_gpu *g, int on, char *why, size_t why_len);
+/**
+ * @brief @p on 1 (what hs_dist_gpu_create sets): with the ipc transport, each CG iteration runs the
+ * transport inside its own kernels (backends/cuda/dist_pcg.cu, three kernels; the solve's init too);
+ * 0: cg.cu's kernel sequence over the comm's halo and sum (nine), the same bits. Returns 1 when the fused iteration is used from
+ * now on (never with another transport or on one rank). For tests and measurements; the graphs
+ * captured so far are dropped.
+ */
+int hs_dist_gpu_set_fused(hs_dist_gpu *g, int on);
+/**
+ * @brief Where a fused CG iteration's time goes (the ipc transport only; HS_ERR_INTERNAL otherwise): the
+ * microseconds per call of each phase replayed alone from a graph of @p K, the median of @p reps, in
+ * @p us [n] (backends/cuda/hs_dist_pcg.cuh, HS_PCG_T_*: the iteration, the vector kernel with and
+ * without its halo, the product, the dot kernel with the sums, the dot pass, the sum, the halo alone).
+ * Overwrites the CG's vectors (not within a solve). Collective. For tests and measurements.
+ */
+hs_status hs_dist_gpu_phase_times(hs_dist_gpu *g, int K, int reps, double *us, int n);
 /** @brief d_y[0..n_owned) = A d_x on the owned rows, the ghosts of d_x [n_local] exchanged first (what the
  *  distributed CG multiplies with; synchronous, for tests). Not with one_rank_serial on one rank.
  *  Collective. */

@@ -68,6 +68,8 @@ struct hs_gpu_cg_tol {
     int max_iter;
 };
 
+struct hs_gpu_cg;
+
 /** A CG on one rank's partition (hs_gpu_cg_set_dist): the operator over the owned rows and the sum
  *  over the ranks, both enqueued on the solve's stream (backends/cuda/dist_gpu.cu). */
 struct hs_gpu_cg_dist {
@@ -83,6 +85,16 @@ struct hs_gpu_cg_dist {
      *  HS_GPU_CG_NOTE_CAPTURED after it (what spmv and sum counted then ran nothing), HS_GPU_CG_NOTE_REPLAY
      *  after each launch of the graph (it ran what the capture counted) */
     void (*note)(void *ctx, int what);
+    /** NULL: an iteration is cg.cu's kernel sequence over spmv and sum; else it enqueues a whole
+     *  iteration itself, the transport fused into the kernels (the ipc transport: dist_pcg.cu, the same
+     *  bits), its last kernel setting @p cond to "still running" when @p use_cond (a WHILE body:
+     *  hs_gpu_cg_capture_solve) */
+    hs_status (*iteration)(void *ctx, struct hs_gpu_cg *cg, double *x, cudaStream_t s, cudaGraphConditionalHandle cond,
+                           int use_cond);
+    /** NULL: the init is cg.cu's kernel sequence; else it enqueues the init (x = 0 and the scalars from
+     *  b, tolerance t) itself, fused likewise, setting @p cond when @p use_cond */
+    hs_status (*init)(void *ctx, struct hs_gpu_cg *cg, const double *b, double *x, const struct hs_gpu_cg_tol *t,
+                      cudaStream_t s, cudaGraphConditionalHandle cond, int use_cond);
 };
 
 enum { HS_GPU_CG_NOTE_CAPTURE = 0, HS_GPU_CG_NOTE_CAPTURED = 1, HS_GPU_CG_NOTE_REPLAY = 2 };
@@ -181,8 +193,9 @@ hs_status hs_gpu_cg_launch_persistent(hs_gpu_cg *cg, const double *b, double *x,
  * comm (solvers/cg.c): the SpMV moved before the convergence test so that (r,u), (r,r) and (A u, u)
  * travel in one all-reduce per iteration; alpha, beta and the test on the device (no host wait: the
  * stream path as serially, the all-reduce enqueued on the stream). Not the persistent or s-step kernels
- * (HS_ERR_INTERNAL), not hs_gpu_cg_capture_solve (the host takes the stopping decision every poll
- * iterations). With dist->graph, hs_gpu_cg_solve_stream replays each chunk of poll iterations from a
+ * (HS_ERR_INTERNAL); hs_gpu_cg_capture_solve only when dist->iteration fuses the transport into the
+ * kernels (the ipc transport: its last kernel sets the WHILE node's condition), else the host takes the
+ * stopping decision every poll iterations. With dist->graph, hs_gpu_cg_solve_stream replays each chunk of poll iterations from a
  * CUDA graph captured at the first solve (kept while x and poll stay; the same kernels in the same
  * order, so the same bits as the launches one by one); the init and a last chunk shorter than poll
  * (max_iter) are launched one by one.

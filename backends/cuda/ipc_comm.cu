@@ -45,8 +45,6 @@
  * hs_ipc_check reads after the host's synchronisation, so a peer that died or hangs ends the run
  * with an error naming it instead of a hang.
  */
-#include <cuda/atomic>
-
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -64,26 +62,9 @@ typedef unsigned long long u64;
 #define HS_IPC_THREADS 256
 #define HS_IPC_TAG 1405
 
-/* this rank's numbers of the exchanges and sums completed (device memory, not shared) */
-struct ipc_ctl {
-    u64 halo_seq; /* advanced by the last block of k_ipc_halo_finish */
-    u64 sum_seq;  /* advanced by k_ipc_sum */
-    int err;      /* 0, or the kind of the first wait that gave up (1 halo, 2 sum): later waits return */
-};
-
-/* what hs_ipc_check reports (pinned, mapped host memory; written by the device only on a timeout) */
-struct ipc_err {
-    int kind, peer;
-    u64 seq;
-};
-
-/* where this rank's values for neighbour k go, in that neighbour's memory as this process maps it */
-struct ipc_nbr {
-    double *dst;    /* stage[0] + the neighbour's recv_ptr for this rank; parity 1 at dst + stride */
-    u64 *flag;      /* the neighbour's hflag word for this rank */
-    int64_t stride; /* the neighbour's n_ghost */
-    int32_t s0, ns; /* this rank's send list for it: send_idx[s0, s0 + ns) */
-};
+typedef hs_ipc_ctl ipc_ctl;
+typedef hs_ipc_err ipc_err;
+typedef hs_ipc_nbr ipc_nbr;
 
 struct ipc_layout {
     size_t sflag, slot, hflag, stage, bytes;
@@ -117,47 +98,18 @@ struct hs_ipc {
     ipc_err *h_err, *d_err; /* pinned and mapped: the host's and the device's view */
     int bx_start, bx_finish;
     u64 timeout_ns;
+    /* the send lists by row (hs_ipc_dev): owned row i >= row_lo goes to d_row_dst[d_row_ptr[i - row_lo] ..) */
+    int32_t row_lo;
+    int32_t *d_row_ptr;
+    int2 *d_row_dst;
+    const hs_part_local *view; /* borrowed */
+    ipc_nbr *h_nbr;     /* [n_nbrs] the neighbour table as uploaded to d_nbr */
+    const int32_t *nbr; /* [n_nbrs] the neighbours' ranks (the view's) */
+    double **vec_peer;  /* [n_nbrs] hs_ipc_bind_vector: each neighbour's vector as mapped here (NULL: none) */
+    int direct;         /* 1 once bound */
 };
 
 /* ---- device side ---------------------------------------------------------------------------- */
-
-static __device__ __forceinline__ u64 now_ns()
-{
-    u64 t;
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-    return t;
-}
-
-/* raise a peer's (or this rank's) flag to seq: everything this thread's block stored before its last
- * __syncthreads, fenced, is visible to whoever acquires the flag at seq */
-static __device__ __forceinline__ void raise_flag(u64 *flag, u64 seq)
-{
-    __threadfence_system();
-    cuda::atomic_ref<u64, cuda::thread_scope_system>(*flag).store(seq, cuda::memory_order_release);
-}
-
-/* 1 once *flag >= want (acquired at system scope); 0 when an earlier wait gave up or this one spun for
- * timeout_ns, which it records (kind, peer, want) for hs_ipc_check */
-static __device__ int wait_flag(u64 *flag, u64 want, u64 timeout_ns, ipc_ctl *ctl, ipc_err *err, int kind, int peer)
-{
-    cuda::atomic_ref<u64, cuda::thread_scope_system> f(*flag);
-    if (f.load(cuda::memory_order_acquire) >= want) return 1;
-    const u64 t0 = now_ns();
-    for (;;) {
-        if (*(volatile int *)&ctl->err) return 0;
-        if (f.load(cuda::memory_order_acquire) >= want) return 1;
-        if (now_ns() - t0 > timeout_ns) {
-            if (atomicCAS(&ctl->err, 0, kind) == 0) {
-                err->peer = peer;
-                err->seq = want;
-                __threadfence_system();
-                *(volatile int *)&err->kind = kind;
-                __threadfence_system();
-            }
-            return 0;
-        }
-    }
-}
 
 /* Halo, sender side: grid (bx, n_nbrs); the blocks of neighbour k store x's values of its send list
  * into its landing buffer of this exchange's parity, the last of them raises its flag. Every
@@ -176,7 +128,7 @@ static __global__ void k_ipc_halo_start(const double *__restrict__ x, const int3
         __threadfence_system(); /* this block's stores before its ticket */
         if (atomicAdd(&ticket[blockIdx.y], 1u) == gridDim.x - 1) { /* the last block for this neighbour */
             ticket[blockIdx.y] = 0; /* the next exchange's (read again only by a later kernel) */
-            raise_flag(q.flag, seq);
+            hs_ipc_raise_flag(q.flag, seq);
         }
     }
 }
@@ -189,7 +141,7 @@ static __global__ void k_ipc_halo_finish(double *__restrict__ ghosts, int32_t n_
 {
     const u64 seq = ctl->halo_seq + 1;
     for (int k = threadIdx.x; k < n_nbrs; k += blockDim.x)
-        wait_flag(&hflag[k], seq, timeout_ns, ctl, err, 1, nbr_rank[k]);
+        hs_ipc_wait_flag(&hflag[k], seq, timeout_ns, ctl, err, 1, nbr_rank[k]);
     __syncthreads();
     const double *src = stage + (seq & 1) * (u64)n_ghost;
     for (int32_t j = blockIdx.x * blockDim.x + threadIdx.x; j < n_ghost; j += gridDim.x * blockDim.x)
@@ -204,34 +156,11 @@ static __global__ void k_ipc_halo_finish(double *__restrict__ ghosts, int32_t n_
     }
 }
 
-/* Sum: one block of HS_IPC_SUM_MAX threads; thread j stores partial j into slot [parity][rank][j] of
- * every rank (itself included), thread q raises rank q's flag for this rank and waits for this rank's
- * flag of q; then thread j adds the P slots in rank order (the same additions on every rank). */
-static __global__ void k_ipc_sum(double *d_v, int n, int rank, int P, char *const *__restrict__ base, size_t off_slot,
-                                 size_t off_sflag, ipc_ctl *ctl, u64 timeout_ns, ipc_err *err)
-{
-    const int t = threadIdx.x;
-    const u64 seq = ctl->sum_seq + 1;
-    const size_t par = seq & 1;
-    if (t < n) {
-        const double v = d_v[t];
-        for (int q = 0; q < P; ++q)
-            reinterpret_cast<double *>(base[q] + off_slot)[(par * P + rank) * HS_IPC_SUM_MAX + t] = v;
-    }
-    __syncthreads();
-    if (t < P) {
-        raise_flag(reinterpret_cast<u64 *>(base[t] + off_sflag) + rank, seq);
-        wait_flag(reinterpret_cast<u64 *>(base[rank] + off_sflag) + t, seq, timeout_ns, ctl, err, 2, t);
-    }
-    __syncthreads();
-    if (t < n) {
-        const double *slot = reinterpret_cast<const double *>(base[rank] + off_slot) + par * P * HS_IPC_SUM_MAX;
-        double s = __ldcg(slot + t);
-        for (int q = 1; q < P; ++q) s += __ldcg(slot + (size_t)q * HS_IPC_SUM_MAX + t);
-        d_v[t] = s;
-    }
-    if (t == 0) ctl->sum_seq = seq; /* every thread read it before the first barrier */
-}
+/* Sum: one block of HS_IPC_SUM_MAX threads (hs_ipc_dev_block_sum): thread j stores partial j into
+ * slot [parity][rank][j] of every rank (itself included), thread q raises rank q's flag for this rank
+ * and waits for this rank's flag of q; then thread j adds the P slots in rank order (the same
+ * additions on every rank). */
+static __global__ void k_ipc_sum(double *d_v, int n, hs_ipc_dev v) { hs_ipc_dev_block_sum(v, d_v, n); }
 
 /* ---- host side ------------------------------------------------------------------------------ */
 
@@ -258,8 +187,9 @@ hs_status hs_ipc_halo_finish(hs_ipc *p, double *d_x, cudaStream_t s)
 hs_status hs_ipc_sum(hs_ipc *p, double *d_v, int n, cudaStream_t s)
 {
     HS_CHECK(n >= 1 && n <= HS_IPC_SUM_MAX, HS_ERR_INTERNAL, "an ipc sum of %d values (1 to %d)", n, HS_IPC_SUM_MAX);
-    k_ipc_sum<<<1, HS_IPC_SUM_MAX, 0, s>>>(d_v, n, p->rank, p->size, p->d_base, p->lay.slot, p->lay.sflag, p->d_ctl,
-                                          p->timeout_ns, p->d_err);
+    hs_ipc_dev v;
+    hs_ipc_dev_of(p, &v);
+    k_ipc_sum<<<1, HS_IPC_SUM_MAX, 0, s>>>(d_v, n, v);
     HS_CUDA_LAUNCH_CHECK("k_ipc_sum");
     return HS_OK;
 }
@@ -277,6 +207,98 @@ hs_status hs_ipc_check(const hs_ipc *p)
 
 void hs_ipc_set_timeout(hs_ipc *p, double seconds) { p->timeout_ns = (u64)(seconds * 1e9); }
 
+int hs_ipc_n_nbrs(const hs_ipc *p) { return p->n_nbrs; }
+
+void hs_ipc_dev_of(const hs_ipc *p, hs_ipc_dev *v)
+{
+    v->rank = p->rank;
+    v->size = p->size;
+    v->n_nbrs = p->n_nbrs;
+    v->row_lo = p->row_lo;
+    v->row_ptr = p->d_row_ptr;
+    v->row_dst = p->d_row_dst;
+    v->nbr = p->d_nbr;
+    v->base = p->d_base;
+    v->off_slot = p->lay.slot;
+    v->off_sflag = p->lay.sflag;
+    v->ctl = p->d_ctl;
+    v->err = p->d_err;
+    v->timeout_ns = p->timeout_ns;
+    v->direct = p->direct;
+    v->hflag = reinterpret_cast<u64 *>(p->mine + p->lay.hflag);
+    v->nbr_rank = p->d_nbr_rank;
+}
+
+static hs_status agree(MPI_Comm comm, int rank, int size, hs_status st, const char *what);
+
+/* what a neighbour needs to store into this rank's bound vector */
+struct vec_msg {
+    cudaIpcMemHandle_t h;
+    int64_t off; /* in doubles: where the neighbour's values start (n_owned + its recv_ptr) */
+    int32_t ok;  /* 0: this rank could not export (the error is its own) */
+};
+
+hs_status hs_ipc_bind_vector(hs_ipc *p, double *d_x)
+{
+    const int nn = p->n_nbrs;
+    hs_status st = HS_OK;
+    vec_msg *out = (vec_msg *)calloc((size_t)nn + 1, sizeof(vec_msg));
+    vec_msg *in = (vec_msg *)calloc((size_t)nn + 1, sizeof(vec_msg));
+    MPI_Request *rq = (MPI_Request *)calloc(2 * (size_t)nn + 1, sizeof(MPI_Request));
+    if (!p->vec_peer) p->vec_peer = (double **)calloc((size_t)nn + 1, sizeof(double *));
+    if (!out || !in || !rq || !p->vec_peer) st = HS_FAIL(HS_ERR_MEMORY, "out of memory (ipc vector binding)");
+    if (st == HS_OK && p->direct) st = HS_FAIL(HS_ERR_INTERNAL, "ipc: a vector is bound already");
+    cudaIpcMemHandle_t h;
+    memset(&h, 0, sizeof h);
+    if (st == HS_OK && nn > 0) {
+        const cudaError_t e = cudaIpcGetMemHandle(&h, d_x);
+        if (e != cudaSuccess) {
+            cudaGetLastError();
+            st = HS_FAIL(HS_ERR_DEVICE, "rank %d cannot export its vector for the ipc transport (cudaIpcGetMemHandle: "
+                         "%s)", p->rank, cudaGetErrorString(e));
+        }
+    }
+    const hs_part_local *l = p->view;
+    for (int k = 0; out && k < nn; ++k) {
+        out[k].h = h;
+        out[k].off = (int64_t)l->n_owned + l->recv_ptr[k];
+        out[k].ok = st == HS_OK;
+    }
+    /* every rank the same MPI calls, whatever failed locally */
+    int nq = 0;
+    for (int k = 0; rq && in && out && k < nn; ++k) {
+        MPI_Irecv(&in[k], (int)sizeof(vec_msg), MPI_BYTE, p->nbr[k], HS_IPC_TAG + 1, p->comm, &rq[nq++]);
+        MPI_Isend(&out[k], (int)sizeof(vec_msg), MPI_BYTE, p->nbr[k], HS_IPC_TAG + 1, p->comm, &rq[nq++]);
+    }
+    if (nq && MPI_Waitall(nq, rq, MPI_STATUSES_IGNORE) != MPI_SUCCESS && st == HS_OK)
+        st = HS_FAIL(HS_ERR_INTERNAL, "the exchange of the ipc vector handles failed");
+    for (int k = 0; st == HS_OK && k < nn; ++k) {
+        if (!in[k].ok) {
+            st = HS_FAIL(HS_ERR_DEVICE, "rank %d could not export its vector (its message is in its log)", p->nbr[k]);
+            break;
+        }
+        const cudaError_t e = cudaIpcOpenMemHandle((void **)&p->vec_peer[k], in[k].h, cudaIpcMemLazyEnablePeerAccess);
+        if (e != cudaSuccess) {
+            p->vec_peer[k] = NULL;
+            cudaGetLastError();
+            st = HS_FAIL(HS_ERR_DEVICE, "rank %d cannot map rank %d's vector (cudaIpcOpenMemHandle: %s)", p->rank,
+                         p->nbr[k], cudaGetErrorString(e));
+            break;
+        }
+        p->h_nbr[k].vec_dst = p->vec_peer[k] + in[k].off;
+    }
+    if (st == HS_OK && nn > 0)
+        st = cudaMemcpy(p->d_nbr, p->h_nbr, sizeof(ipc_nbr) * (size_t)nn, cudaMemcpyHostToDevice) == cudaSuccess
+                 ? HS_OK
+                 : HS_FAIL(HS_ERR_DEVICE, "uploading the ipc neighbour table failed");
+    free(out);
+    free(in);
+    free(rq);
+    st = agree(p->comm, p->rank, p->size, st, "binding a vector to the CUDA IPC transport");
+    if (st == HS_OK) p->direct = 1;
+    return st;
+}
+
 /* what every rank's local steps gave: HS_OK on all, or this rank's error, or one naming the first
  * rank that failed (every rank calls it at the same points) */
 static hs_status agree(MPI_Comm comm, int rank, int size, hs_status st, const char *what)
@@ -287,6 +309,43 @@ static hs_status agree(MPI_Comm comm, int rank, int size, hs_status st, const ch
     if (st != HS_OK) return st;
     if (first < 0) return HS_FAIL(HS_ERR_INTERNAL, "MPI_Allreduce failed while setting up %s", what);
     return HS_FAIL(HS_ERR_DEVICE, "%s failed on rank %d (its message is in its log)", what, first);
+}
+
+/* the send lists by row, for kernels that store a row's value where its row is computed
+ * (hs_ipc_dev_store_row): row i (row_lo <= i < n_owned) goes to {k, j} for every send_idx[send_ptr[k]
+ * + j] == i, in the order of k then j */
+static hs_status setup_rows(hs_ipc *p, const hs_part_local *l)
+{
+    const int32_t n_send = l->send_ptr[l->n_nbrs], no = l->n_owned;
+    int32_t lo = no;
+    for (int32_t e = 0; e < n_send; ++e) {
+        HS_CHECK(l->send_idx[e] >= 0 && l->send_idx[e] < no, HS_ERR_INTERNAL, "send list entry %d: row %d of %d owned",
+                 e, l->send_idx[e], no);
+        lo = std::min(lo, l->send_idx[e]);
+    }
+    p->row_lo = lo;
+    const size_t nr = (size_t)(no - lo);
+    int32_t *ptr = (int32_t *)calloc(nr + 2, sizeof(int32_t));
+    int2 *dst = (int2 *)calloc((size_t)n_send + 1, sizeof(int2));
+    hs_status st = ptr && dst ? HS_OK : HS_FAIL(HS_ERR_MEMORY, "out of memory (ipc send lists by row)");
+    if (st == HS_OK) {
+        for (int32_t e = 0; e < n_send; ++e) ptr[l->send_idx[e] - lo + 1]++;
+        for (size_t r = 0; r < nr; ++r) ptr[r + 1] += ptr[r];
+        int32_t *fill = (int32_t *)malloc(sizeof(int32_t) * (nr + 1));
+        if (!fill) st = HS_FAIL(HS_ERR_MEMORY, "out of memory (ipc send lists by row)");
+        else {
+            memcpy(fill, ptr, sizeof(int32_t) * (nr + 1));
+            for (int k = 0; k < l->n_nbrs; ++k)
+                for (int32_t e = l->send_ptr[k]; e < l->send_ptr[k + 1]; ++e)
+                    dst[fill[l->send_idx[e] - lo]++] = make_int2(k, e - l->send_ptr[k]);
+            free(fill);
+        }
+    }
+    if (st == HS_OK) st = upload(&p->d_row_ptr, ptr, nr + 1, "ipc send lists by row");
+    if (st == HS_OK) st = upload(&p->d_row_dst, dst, (size_t)n_send, "ipc send lists by row");
+    free(ptr);
+    free(dst);
+    return st;
 }
 
 /* this rank's allocations (local: may fail) */
@@ -309,6 +368,7 @@ static hs_status setup_local(hs_ipc *p, const hs_part_local *l, cudaIpcMemHandle
     memset(p->h_err, 0, sizeof(ipc_err));
     HS_CUDA_CALL(cudaHostGetDevicePointer((void **)&p->d_err, p->h_err, 0));
     HS_CUDA_CALL(cudaDeviceSynchronize()); /* zeroed before any peer may write (after the exchange below) */
+    HS_CALL(setup_rows(p, l));
     int max_ns = 1;
     for (int k = 0; k < l->n_nbrs; ++k) max_ns = std::max(max_ns, l->send_ptr[k + 1] - l->send_ptr[k]);
     p->bx_start = std::min(nblocks(max_ns, HS_IPC_THREADS), 64);
@@ -356,7 +416,7 @@ static hs_status setup_peers(hs_ipc *p, const hs_part_local *l, const cudaIpcMem
         t[k].ns = ns;
     }
     if (st == HS_OK) st = upload(&p->d_nbr, t, (size_t)l->n_nbrs, "ipc neighbour table");
-    free(t);
+    p->h_nbr = t; /* kept: hs_ipc_bind_vector completes it */
     return st;
 }
 
@@ -366,6 +426,8 @@ static hs_status create(hs_ipc *p, const hs_part_local *l, MPI_Comm comm)
     MPI_Comm_rank(comm, &p->rank);
     MPI_Comm_size(comm, &p->size);
     p->n_nbrs = l->n_nbrs;
+    p->view = l;
+    p->nbr = l->nbr;
     p->n_own = l->n_owned;
     p->n_ghost = l->n_ghost;
     p->timeout_ns = 20000000000ull;
@@ -430,7 +492,12 @@ void hs_ipc_destroy(hs_ipc **pp)
     for (int q = 0; p->peer && q < p->size; ++q)
         if (q != p->rank && p->peer[q]) cudaIpcCloseMemHandle(p->peer[q]);
     free(p->peer);
-    void *dev[] = {p->mine, p->d_base, p->d_nbr, p->d_send_idx, p->d_nbr_rank, p->d_ctl, p->d_ticket};
+    for (int k = 0; p->vec_peer && k < p->n_nbrs; ++k)
+        if (p->vec_peer[k]) cudaIpcCloseMemHandle(p->vec_peer[k]);
+    free(p->vec_peer);
+    free(p->h_nbr);
+    void *dev[] = {p->mine, p->d_base, p->d_nbr, p->d_send_idx, p->d_nbr_rank, p->d_ctl, p->d_ticket, p->d_row_ptr,
+                   p->d_row_dst};
     for (size_t k = 0; k < sizeof dev / sizeof dev[0]; ++k)
         if (dev[k]) cudaFree(dev[k]);
     if (p->h_err) cudaFreeHost(p->h_err);

@@ -1,0 +1,578 @@
+/* The distributed CG iteration with the ipc transport fused into its kernels (backends/cuda/dist_pcg.cu:
+ * three kernels, the rows stored straight into the neighbours' ghosts of u; the solve's init likewise)
+ * against cg.cu's kernel sequence over the same transport (nine; the init eight), under mpirun -np 2 with
+ * a GPU per rank on one node (ctest: labels gpu, mpi; exit 77 otherwise: fewer GPUs than ranks, ranks on
+ * several nodes, or not 2 ranks). On the SPD M-matrix of tests/backends/cuda/test_gpu_dist_cg.cu (a box
+ * pattern, off-diagonals -(1 + (i+j) mod 3)/2, diagonal = their absolute sum + 1), partitioned by rows,
+ * in cusparse_sell (float64: the multi-rank default, multiplied after the halo), csr_scalar (float64: the
+ * interior rows while the halo travels) and ellwarp_k1 (float32 values):
+ *  - a converged solve (tol 1e-10), a solve stopped at max_iter = 6 and a breakdown (D^-1 negated:
+ *    gamma < 0 at the first iteration), each launched one by one and replayed from CUDA graphs: the fused
+ *    iteration gives the sequence's outcome, iteration count, update norm, all-reduce and exchange
+ *    counts, x and phi (ghosts included) bit for bit (the same arithmetic in the same order; the sums over
+ *    the ranks in rank order; the ghosts exact copies either way);
+ *  - the whole solve captured as one graph, the init and a WHILE node over the fused iteration (its dot
+ *    kernel sets the condition: solver.step = "graph"'s Newton loop, dist_newton.cu), launched twice:
+ *    the polled fused solve's outcome, iterations and x, bit for bit; the sequence is refused there;
+ *  - the converged solution's true residual, gathered and computed on the host, is <= 1.01 tol ||b||;
+ *  - a silent peer: rank 1 skips a solve, rank 0's fused solve ends (no hang) with HS_ERR_DEVICE naming
+ *    the wait that gave up after the shortened timeout (0.5 s).
+ * Then (unless HS_TEST_QUICK is set) the time per iteration of both at bench_1m's size (101^3 nodes,
+ * 515K rows a rank), replayed from a CUDA graph of 40 iterations, in cusparse_sell float64 and
+ * ellwarp_k1 float32 (what bench_1m takes on several ranks), each phase of the fused iteration alone
+ * (hs_dist_gpu_phase_times), and the same matrix's serial iteration, SpMV and dot on one GPU (rank 0):
+ * printed, not asserted (the measurement of docs/benchmarks.md). */
+#define OMPI_SKIP_MPICXX 1
+#define MPICH_SKIP_MPICXX 1
+#include <mpi.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+#include <cuda_runtime.h>
+
+#include "cuda_backend.cuh"
+#include "dist_gpu.cuh"
+#include "hs_cg.h"
+#include "hs_cuda.h"
+#include "hs_cuda_comm.h"
+#include "hs_dist.h"
+#include "hs_dist_gpu.h"
+#include "hs_dist_pcg.cuh"
+#include "hs_gpu_reduce.cuh"
+#include "hs_gpu_spmv.cuh"
+#include "hs_mesh.h"
+#include "hs_partition.h"
+#include "hs_test.h"
+#include "hs_util.h"
+#include "hs_vec.h"
+
+template <typename T>
+static T *dev_copy(const std::vector<T> &h)
+{
+    T *d = NULL;
+    if (cudaMalloc((void **)&d, sizeof(T) * (h.size() + 1)) != cudaSuccess) return NULL;
+    if (!h.empty()) cudaMemcpy(d, h.data(), sizeof(T) * h.size(), cudaMemcpyHostToDevice);
+    return d;
+}
+
+/* The global system and this rank's part of it. */
+struct problem {
+    hs_mesh *m = NULL;
+    hs_csr *a = NULL;         /* global, with values */
+    hs_part_local *l = NULL;  /* this rank's view */
+    hs_csr *lp = NULL;        /* the local matrix's pattern (owned rows, then the ghosts' rows) */
+    std::vector<double> lval; /* its values */
+    std::vector<double> b, inv_diag;
+    int32_t n = 0, no = 0, nl = 0;
+};
+
+static void problem_make(problem *P, double extent, int size, int rank)
+{
+    hs_box_params bp = {extent, extent, extent, 1.0, 0, 1.414};
+    HS_TEST_OK(hs_mesh_create_box(&bp, &P->m));
+    HS_TEST_OK(hs_csr_from_tets(P->m->n_nodes, P->m->n_elems, P->m->tets, &P->a));
+    if (!P->a) MPI_Abort(MPI_COMM_WORLD, 1);
+    hs_csr *a = P->a;
+    const int32_t n = a->n_rows;
+    P->n = n;
+    P->b.resize(n);
+    P->inv_diag.resize(n);
+    for (int32_t i = 0; i < n; ++i) {
+        double off = 0.0;
+        int32_t d = -1;
+        for (int32_t k = a->row_ptr[i]; k < a->row_ptr[i + 1]; ++k) {
+            const int32_t j = a->col[k];
+            if (j == i) {
+                d = k;
+                continue;
+            }
+            a->val[k] = -(1.0 + (double)((i + j) % 3)) * 0.5;
+            off += -a->val[k];
+        }
+        a->val[d] = off + 1.0;
+        P->inv_diag[i] = 1.0 / a->val[d];
+        P->b[i] = 1.0 + sin(0.37 * i) - (i % 17 == 5 ? 3.0 : 0.0);
+    }
+    const hs_partitioner *pt = NULL;
+    HS_TEST_OK(hs_partitioner_lookup("parallel.partition", "rows", &pt));
+    std::vector<int32_t> part(n);
+    HS_TEST_OK(hs_partition_nodes(pt, a, size, part.data()));
+    HS_TEST_OK(hs_part_local_create(a, P->m->n_elems, P->m->tets, part.data(), size, rank, &P->l));
+    if (!P->l) MPI_Abort(MPI_COMM_WORLD, 1);
+    const hs_part_local *l = P->l;
+    P->no = l->n_owned;
+    P->nl = l->n_owned + l->n_ghost;
+    HS_TEST_OK(hs_csr_from_tets(P->nl, l->n_elems, l->tets, &P->lp));
+    if (!P->lp) MPI_Abort(MPI_COMM_WORLD, 1);
+    P->lval.assign(P->lp->nnz, 0.0);
+    for (int32_t li = 0; li < P->nl; ++li)
+        for (int32_t k = P->lp->row_ptr[li]; k < P->lp->row_ptr[li + 1]; ++k) {
+            const int32_t q = hs_csr_find(a, (int32_t)l->l2g[li], (int32_t)l->l2g[P->lp->col[k]]);
+            P->lval[k] = q >= 0 ? a->val[q] : 0.0;
+        }
+}
+
+static void problem_free(problem *P)
+{
+    hs_csr_destroy(&P->lp);
+    hs_part_local_destroy(&P->l);
+    hs_csr_destroy(&P->a);
+    hs_mesh_destroy(&P->m);
+}
+
+/* What hs_dist_gpu reads of the inner cuda backend, stood in for (as test_gpu_dist_cg does). */
+struct stand_in {
+    cuda_impl c;
+    hs_backend_ops ops;
+    hs_problem prob;
+    hs_backend be;
+};
+
+static void stand_in_make(stand_in *S, const problem *P, const hs_spmv_ops *f, int f32, double dinv_sign)
+{
+    memset(S, 0, sizeof *S);
+    const hs_part_local *l = P->l;
+    const int32_t no = P->no, nl = P->nl;
+    std::vector<double> ld(nl, 1.0), lb(nl, 0.0);
+    for (int32_t i = 0; i < no; ++i) {
+        ld[i] = dinv_sign * P->inv_diag[l->l2g[i]];
+        lb[i] = P->b[l->l2g[i]];
+    }
+    hs_spmv_layout *lay = NULL;
+    HS_TEST_OK(hs_spmv_layout_create(f, P->lp, NULL, &lay));
+    if (!lay) MPI_Abort(MPI_COMM_WORLD, 1);
+    std::vector<double> slots((size_t)lay->n_slots + 1, 0.0);
+    hs_spmv_layout_scatter(lay, P->lp->nnz, P->lval.data(), slots.data());
+    std::vector<float> slots32(slots.size());
+    hs_spmv_round_values((int64_t)slots.size(), slots.data(), slots32.data());
+    cuda_impl &c = S->c;
+    HS_TEST_CHECK(cudaStreamCreateWithFlags(&c.s, cudaStreamNonBlocking) == cudaSuccess, "stream");
+    cudaEventCreate(&c.ev_s0);
+    cudaEventCreate(&c.ev_s1);
+    c.lay = lay;
+    c.nn = nl;
+    c.f32 = f32;
+    if (f32) c.kval32 = dev_copy(slots32);
+    else c.kval = dev_copy(slots);
+    c.slot = dev_copy(std::vector<int64_t>(lay->slot_of_nnz, lay->slot_of_nnz + P->lp->nnz));
+    c.dinv = dev_copy(ld);
+    c.rhs = dev_copy(lb);
+    c.inv_mass = dev_copy(std::vector<double>(nl, 1.0));
+    c.du = dev_copy(std::vector<double>(nl, 0.0));
+    c.phi = dev_copy(std::vector<double>(nl, 0.0));
+    c.partA = dev_copy(std::vector<double>(HS_RED_BLOCKS, 0.0));
+    c.parti = dev_copy(std::vector<int>(HS_RED_BLOCKS, 0));
+    c.dt = 1.0;
+    const hs_matrix_values vk = f32 ? HS_VALUES_F32 : HS_VALUES_F64;
+    HS_TEST_OK(hs_gpu_spmv_create_values(lay, P->lp, f32 ? (const void *)c.kval32 : (const void *)c.kval, vk, &c.spmv));
+    HS_TEST_OK(hs_gpu_cg_create(nl, HS_CG_CHRONOPOULOS, c.spmv, c.dinv, &c.cg));
+    HS_TEST_CHECK(cudaMallocHost((void **)&c.h_cg, sizeof(hs_gpu_cg_scalars)) == cudaSuccess, "pinned");
+    S->ops.name = "cuda";
+    S->prob.opt.exec.spmv = f;
+    S->prob.opt.exec.values = vk;
+    S->be.ops = &S->ops;
+    S->be.impl = &S->c;
+    S->be.prob = &S->prob;
+}
+
+static void stand_in_free(stand_in *S)
+{
+    cuda_impl &c = S->c;
+    hs_gpu_cg_destroy(&c.cg);
+    hs_gpu_spmv_destroy(&c.spmv);
+    void *dptr[] = {c.kval, c.kval32, c.slot, c.dinv, c.rhs, c.inv_mass, c.du, c.phi, c.partA, c.parti};
+    for (size_t k = 0; k < sizeof dptr / sizeof dptr[0]; ++k)
+        if (dptr[k]) cudaFree(dptr[k]);
+    cudaFreeHost(c.h_cg);
+    cudaEventDestroy(c.ev_s0);
+    cudaEventDestroy(c.ev_s1);
+    cudaStreamDestroy(c.s);
+    hs_spmv_layout_destroy(&c.lay);
+}
+
+/* one solve's outcome and vectors */
+struct solve_out {
+    hs_status st;
+    hs_cg_result res;
+    double upd;
+    long allreduces, exchanges;
+    std::vector<double> x, phi;
+};
+
+static solve_out solve_once(hs_dist_gpu *g, const hs_cg_opts *o, int32_t no, int32_t nl)
+{
+    solve_out r;
+    cuda_impl *c = g->c;
+    cudaMemset(c->phi, 0, sizeof(double) * nl);
+    hs_dist_times t0, t1;
+    hs_dist_gpu_times(g, &t0);
+    memset(&r.res, 0, sizeof r.res);
+    r.upd = -1.0;
+    r.st = hs_dist_gpu_solve(g, o, &r.res, &r.upd);
+    hs_dist_gpu_times(g, &t1);
+    r.allreduces = t1.allreduces - t0.allreduces;
+    r.exchanges = t1.exchanges - t0.exchanges;
+    r.x.resize(no);
+    r.phi.resize(nl);
+    cudaMemcpy(r.x.data(), c->du, sizeof(double) * no, cudaMemcpyDeviceToHost);
+    cudaMemcpy(r.phi.data(), c->phi, sizeof(double) * nl, cudaMemcpyDeviceToHost);
+    return r;
+}
+
+/* The whole solve as one graph: the init and a WHILE node whose body is one fused iteration
+ * (hs_gpu_cg_capture_solve; its dot kernel sets the condition), launched @p launches times; the last
+ * launch's outcome. st: the capture's status (refused for the kernel sequence). */
+static solve_out solve_while(hs_dist_gpu *g, const hs_cg_opts *o, int32_t no, int launches)
+{
+    solve_out r;
+    cuda_impl *c = g->c;
+    const hs_gpu_cg_tol t = {o->tol, 0.0, 0.0, NULL, o->max_iter};
+    cudaGraph_t graph = NULL;
+    cudaGraphExec_t exec = NULL;
+    memset(&r.res, 0, sizeof r.res);
+    r.upd = 0.0;
+    r.allreduces = r.exchanges = 0;
+    HS_TEST_CHECK(cudaStreamBeginCapture(c->s, cudaStreamCaptureModeRelaxed) == cudaSuccess, "capture");
+    r.st = hs_gpu_cg_capture_solve(c->cg, c->rhs, c->du, &t, c->s);
+    const cudaError_t e = cudaStreamEndCapture(c->s, &graph);
+    if (r.st != HS_OK) {
+        if (graph) cudaGraphDestroy(graph);
+        return r;
+    }
+    HS_TEST_CHECK(e == cudaSuccess && cudaGraphInstantiate(&exec, graph, 0) == cudaSuccess, "WHILE graph: %s",
+                  cudaGetErrorString(e));
+    cudaGraphDestroy(graph);
+    hs_gpu_cg_scalars h;
+    for (int q = 0; q < launches && exec; ++q) {
+        HS_TEST_CHECK(cudaGraphLaunch(exec, c->s) == cudaSuccess, "WHILE graph launch");
+        HS_TEST_CHECK(cudaStreamSynchronize(c->s) == cudaSuccess, "WHILE graph run");
+        HS_TEST_OK(hs_cuda_comm_check(g->comm));
+        cudaMemcpy(&h, c->cg->d_sc, sizeof h, cudaMemcpyDeviceToHost);
+        hs_gpu_cg_result_of(&h, &r.res);
+    }
+    if (exec) cudaGraphExecDestroy(exec);
+    r.x.resize(no);
+    cudaMemcpy(r.x.data(), c->du, sizeof(double) * no, cudaMemcpyDeviceToHost);
+    return r;
+}
+
+static void check_equal(const solve_out &f, const solve_out &q, const char *what)
+{
+    HS_TEST_CHECK(f.st == HS_OK && q.st == HS_OK, "%s: status fused %d, sequence %d", what, (int)f.st, (int)q.st);
+    HS_TEST_CHECK(f.res.outcome == q.res.outcome && f.res.iters == q.res.iters,
+                  "%s: fused %s in %d iterations, sequence %s in %d", what, hs_cg_outcome_name(f.res.outcome),
+                  f.res.iters, hs_cg_outcome_name(q.res.outcome), q.res.iters);
+    HS_TEST_CHECK(memcmp(&f.res.rel_res, &q.res.rel_res, sizeof(double)) == 0 && memcmp(&f.upd, &q.upd, sizeof(double)) == 0,
+                  "%s: residual %.17g / %.17g, update %.17g / %.17g (fused / sequence)", what, f.res.rel_res,
+                  q.res.rel_res, f.upd, q.upd);
+    HS_TEST_CHECK(f.allreduces == q.allreduces && f.exchanges == q.exchanges,
+                  "%s: fused %ld all-reduces and %ld exchanges, sequence %ld and %ld", what, f.allreduces, f.exchanges,
+                  q.allreduces, q.exchanges);
+    HS_TEST_CHECK(f.x.size() == q.x.size() && memcmp(f.x.data(), q.x.data(), sizeof(double) * f.x.size()) == 0 &&
+                      memcmp(f.phi.data(), q.phi.data(), sizeof(double) * f.phi.size()) == 0,
+                  "%s: x or phi differs from the sequence's bits", what);
+}
+
+/* The fused iteration against the sequence on one format: converged, max_iter, breakdown; launched and
+ * from graphs. */
+static void test_format(const problem *P, const hs_spmv_ops *f, int f32, int rank)
+{
+    const int32_t no = P->no, nl = P->nl;
+    const hs_cg_opts opts = {1e-10, 2000, HS_CG_CHRONOPOULOS, 0};
+    hs_cg_opts o6 = opts;
+    o6.max_iter = 6;
+    for (int brk = 0; brk <= 1; ++brk) {
+        stand_in S;
+        stand_in_make(&S, P, f, f32, brk ? -1.0 : 1.0);
+        hs_dist_gpu *g = NULL;
+        HS_TEST_OK(hs_dist_gpu_create(&S.be, P->l, MPI_COMM_WORLD, HS_TRANSPORT_IPC, 0, &g));
+        if (!g) MPI_Abort(MPI_COMM_WORLD, 1);
+        HS_TEST_CHECK(hs_dist_gpu_set_fused(g, 1) == 1, "%s: the ipc transport does not fuse the iteration", f->name);
+        for (int graph = 0; graph <= 1; ++graph) {
+            char why[160] = "";
+            const int gr = hs_dist_gpu_set_graph(g, graph, why, sizeof why);
+            HS_TEST_CHECK(gr == graph, "%s: graph %d refused (%s)", f->name, graph, why);
+            const hs_cg_opts *os[2] = {&opts, &o6};
+            for (int oi = 0; oi < (brk ? 1 : 2); ++oi) {
+                solve_out r[2];
+                char what[200];
+                snprintf(what, sizeof what, "%s %s, %s, %s", f->name, f32 ? "float32" : "float64",
+                         graph ? "graphs" : "launched", brk ? "breakdown" : oi ? "max_iter 6" : "converged");
+                for (int fused = 1; fused >= 0; --fused) {
+                    HS_TEST_CHECK(hs_dist_gpu_set_fused(g, fused) == fused, "set_fused %d", fused);
+                    if (graph) hs_dist_gpu_set_graph(g, 1, NULL, 0);
+                    r[fused] = solve_once(g, os[oi], no, nl);
+                    if (graph) { /* a replay of the kept graph: the capture's bits */
+                        const solve_out again = solve_once(g, os[oi], no, nl);
+                        check_equal(again, r[fused], what);
+                    }
+                }
+                check_equal(r[1], r[0], what);
+                if (!graph) { /* the whole solve in one graph, its loop on the device: the fused solve's bits */
+                    hs_dist_gpu_set_fused(g, 0);
+                    const solve_out no_loop = solve_while(g, os[oi], no, 1);
+                    HS_TEST_CHECK(no_loop.st == HS_ERR_INTERNAL, "%s: the kernel sequence captured with a WHILE loop",
+                                  what);
+                    hs_error_clear();
+                    hs_dist_gpu_set_fused(g, 1);
+                    const solve_out w = solve_while(g, os[oi], no, 2);
+                    HS_TEST_CHECK(w.st == HS_OK && w.res.outcome == r[1].res.outcome && w.res.iters == r[1].res.iters &&
+                                      memcmp(&w.res.rel_res, &r[1].res.rel_res, sizeof(double)) == 0 &&
+                                      memcmp(w.x.data(), r[1].x.data(), sizeof(double) * no) == 0,
+                                  "%s, WHILE loop: %s in %d iterations (%.17g), polled %s in %d (%.17g), or x differs",
+                                  what, hs_cg_outcome_name(w.res.outcome), w.res.iters, w.res.rel_res,
+                                  hs_cg_outcome_name(r[1].res.outcome), r[1].res.iters, r[1].res.rel_res);
+                }
+                const hs_cg_outcome want = brk ? HS_CG_BREAKDOWN : oi ? HS_CG_MAX_ITER : HS_CG_CONVERGED;
+                HS_TEST_CHECK(r[1].res.outcome == want, "%s: %s", what, hs_cg_outcome_name(r[1].res.outcome));
+                if (brk) HS_TEST_CHECK(r[1].res.iters == 1, "%s: broke down at %d, expected 1", what, r[1].res.iters);
+                if (!brk && !oi && !graph) { /* the converged solution against the host's arithmetic */
+                    std::vector<double> xg(P->n), ax(P->n);
+                    HS_TEST_OK(hs_dist_gather_idx(MPI_COMM_WORLD, -1, no, P->l->l2g, r[1].x.data(), P->n, xg.data()));
+                    hs_csr ar = *P->a;
+                    std::vector<double> aval(P->a->val, P->a->val + P->a->nnz);
+                    if (f32)
+                        for (auto &v : aval) v = (double)(float)v;
+                    ar.val = aval.data();
+                    hs_csr_spmv(&ar, xg.data(), ax.data());
+                    double rr = 0.0, bb = 0.0;
+                    for (int32_t i = 0; i < P->n; ++i) {
+                        rr += (P->b[i] - ax[i]) * (P->b[i] - ax[i]);
+                        bb += P->b[i] * P->b[i];
+                    }
+                    HS_TEST_CHECK(sqrt(rr) <= 1.01 * opts.tol * sqrt(bb), "%s: true residual %g > tol ||b|| %g", what,
+                                  sqrt(rr), opts.tol * sqrt(bb));
+                }
+                if (rank == 0)
+                    printf("%s: fused = sequence bit for bit (%s, %d iterations)\n", what,
+                           hs_cg_outcome_name(r[1].res.outcome), r[1].res.iters);
+            }
+        }
+        hs_dist_gpu_destroy(&g);
+        stand_in_free(&S);
+    }
+}
+
+/* A silent peer: both ranks run the init and one iteration; rank 1 then only starts the next halo
+ * exchange (its flag raised) and sums nothing more, so rank 0's second fused iteration gets its ghosts
+ * and then waits in its dot kernel's sum for rank 1: it must give up after the timeout, the error naming
+ * rank 1's partial sums. */
+static void test_silent_peer(const problem *P, int rank)
+{
+    stand_in S;
+    stand_in_make(&S, P, hs_spmv_find("cusparse_sell"), 0, 1.0);
+    hs_dist_gpu *g = NULL;
+    HS_TEST_OK(hs_dist_gpu_create(&S.be, P->l, MPI_COMM_WORLD, HS_TRANSPORT_IPC, 0, &g));
+    if (!g) MPI_Abort(MPI_COMM_WORLD, 1);
+    HS_TEST_CHECK(hs_dist_gpu_set_fused(g, 1) == 1, "no fused iteration");
+    hs_cuda_comm_set_timeout(g->comm, 0.5);
+    cuda_impl *c = g->c;
+    const hs_gpu_cg_tol t = {1e-10, 0.0, 0.0, NULL, 200};
+    const double t0 = hs_wtime();
+    HS_TEST_OK(hs_gpu_cg_enqueue_fixed(c->cg, c->rhs, c->du, &t, rank == 0 ? 2 : 1, 1, c->s));
+    if (rank == 1) HS_TEST_OK(hs_cuda_comm_halo_start(g->comm, c->du, c->s));
+    HS_TEST_CHECK(cudaStreamSynchronize(c->s) == cudaSuccess, "a silent peer: the stream failed");
+    const double dt = hs_wtime() - t0;
+    const hs_status st = hs_cuda_comm_check(g->comm);
+    if (rank == 0) {
+        HS_TEST_CHECK(st == HS_ERR_DEVICE && strstr(hs_error_message(), "gave up") &&
+                          strstr(hs_error_message(), "rank 1's partial sums"),
+                      "a silent peer: status %d (%s)", (int)st, st ? hs_error_message() : "no error");
+        HS_TEST_CHECK(dt < 20.0, "a silent peer: %.1f s to give up", dt);
+        if (st != HS_OK) printf("a silent peer, fused iteration, after %.2f s: %s\n", dt, hs_error_message());
+    } else {
+        HS_TEST_CHECK(st == HS_OK, "rank 1 (not waiting): %s", hs_error_message());
+    }
+    hs_error_clear();
+    MPI_Barrier(MPI_COMM_WORLD); /* every wait ended before any rank unmaps its memory */
+    hs_dist_gpu_destroy(&g);
+    stand_in_free(&S);
+}
+
+/* Time per iteration of both, replayed from a graph of K iterations (printed). */
+static void time_iterations(const problem *P, int rank, const char *fmt, int f32)
+{
+    stand_in S;
+    stand_in_make(&S, P, hs_spmv_find(fmt), f32, 1.0);
+    hs_dist_gpu *g = NULL;
+    HS_TEST_OK(hs_dist_gpu_create(&S.be, P->l, MPI_COMM_WORLD, HS_TRANSPORT_IPC, 0, &g));
+    if (!g) MPI_Abort(MPI_COMM_WORLD, 1);
+    cuda_impl *c = g->c;
+    enum { K = 40, REPS = 15 };
+    const hs_gpu_cg_tol t = {0.0, 0.0, 0.0, NULL, 1 << 30}; /* never stops: K iterations each */
+    double us[2] = {0.0, 0.0};
+    cudaEvent_t e0, e1;
+    cudaEventCreate(&e0);
+    cudaEventCreate(&e1);
+    for (int fused = 0; fused <= 1; ++fused) {
+        hs_dist_gpu_set_fused(g, fused);
+        cudaGraph_t graph = NULL;
+        cudaGraphExec_t exec = NULL;
+        HS_TEST_CHECK(cudaStreamBeginCapture(c->s, cudaStreamCaptureModeRelaxed) == cudaSuccess, "capture");
+        HS_TEST_OK(hs_gpu_cg_enqueue_fixed(c->cg, c->rhs, c->du, &t, K, 0, c->s));
+        HS_TEST_CHECK(cudaStreamEndCapture(c->s, &graph) == cudaSuccess, "end capture");
+        HS_TEST_CHECK(cudaGraphInstantiate(&exec, graph, 0) == cudaSuccess, "instantiate");
+        cudaGraphDestroy(graph);
+        std::vector<double> v;
+        for (int r = 0; r < REPS; ++r) {
+            HS_TEST_OK(hs_gpu_cg_enqueue_fixed(c->cg, c->rhs, c->du, &t, 0, 1, c->s));
+            cudaEventRecord(e0, c->s);
+            cudaGraphLaunch(exec, c->s);
+            cudaEventRecord(e1, c->s);
+            HS_TEST_CHECK(cudaStreamSynchronize(c->s) == cudaSuccess, "timed iterations");
+            HS_TEST_OK(hs_cuda_comm_check(g->comm));
+            float ms = 0.0f;
+            cudaEventElapsedTime(&ms, e0, e1);
+            if (r >= 2) v.push_back(1e3 * ms / K);
+        }
+        cudaGraphExecDestroy(exec);
+        std::sort(v.begin(), v.end());
+        double med = v[v.size() / 2];
+        MPI_Allreduce(MPI_IN_PLACE, &med, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+        us[fused] = med;
+    }
+    cudaEventDestroy(e0);
+    cudaEventDestroy(e1);
+    if (rank == 0)
+        printf("time per CG iteration, %d rows a rank (%d nodes), %s %s, ipc, graph of %d: "
+               "sequence (9 kernels) %.1f us, fused (3 kernels) %.1f us (median of %d, max over the ranks)\n",
+               P->no, P->n, fmt, f32 ? "float32" : "float64", (int)K, us[0], us[1], REPS - 2);
+    /* where the fused iteration's time goes: each phase alone (max over the ranks) */
+    hs_dist_gpu_set_fused(g, 1);
+    double ph[HS_PCG_T_N];
+    HS_TEST_OK(hs_dist_gpu_phase_times(g, K, 11, ph, HS_PCG_T_N));
+    MPI_Allreduce(MPI_IN_PLACE, ph, HS_PCG_T_N, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    if (rank == 0)
+        printf("phases alone, us per call (max over the ranks): iteration %.1f = vector+halo %.1f (without the halo "
+               "%.1f) + SpMV %.1f + dot+sum+test %.1f (dot pass alone %.1f); the transport alone: sum of 3 doubles "
+               "%.1f, halo of u (start + finish) %.1f\n",
+               ph[HS_PCG_T_ITER], ph[HS_PCG_T_VECTOR], ph[HS_PCG_T_VECTOR_LOC], ph[HS_PCG_T_SPMV], ph[HS_PCG_T_DOT_SUM],
+               ph[HS_PCG_T_DOT], ph[HS_PCG_T_SUM], ph[HS_PCG_T_HALO]);
+    hs_dist_gpu_destroy(&g);
+    stand_in_free(&S);
+}
+
+/* K calls of piece in a graph, replayed: the median microseconds per call */
+template <typename F>
+static double time_graph(cudaStream_t s, int K, int reps, F piece)
+{
+    cudaGraph_t graph = NULL;
+    cudaGraphExec_t exec = NULL;
+    cudaStreamBeginCapture(s, cudaStreamCaptureModeRelaxed);
+    for (int q = 0; q < K; ++q) HS_TEST_OK(piece());
+    HS_TEST_CHECK(cudaStreamEndCapture(s, &graph) == cudaSuccess && cudaGraphInstantiate(&exec, graph, 0) == cudaSuccess,
+                  "serial reference: graph");
+    if (graph) cudaGraphDestroy(graph);
+    std::vector<double> v;
+    cudaEvent_t e0, e1;
+    cudaEventCreate(&e0);
+    cudaEventCreate(&e1);
+    for (int r = -1; r < reps && exec; ++r) {
+        cudaEventRecord(e0, s);
+        cudaGraphLaunch(exec, s);
+        cudaEventRecord(e1, s);
+        cudaEventSynchronize(e1);
+        float ms = 0.0f;
+        cudaEventElapsedTime(&ms, e0, e1);
+        if (r >= 0) v.push_back(1e3 * ms / K);
+    }
+    cudaEventDestroy(e0);
+    cudaEventDestroy(e1);
+    if (exec) cudaGraphExecDestroy(exec);
+    std::sort(v.begin(), v.end());
+    return v.empty() ? 0.0 : v[v.size() / 2];
+}
+
+/* The reference on one GPU (rank 0): the whole matrix's serial CG iteration, SpMV and dot pass. */
+static void time_serial(const problem *P, const char *fmt, int f32)
+{
+    stand_in S;
+    stand_in_make(&S, P, hs_spmv_find(fmt), f32, 1.0);
+    cuda_impl &c = S.c;
+    enum { K = 40, REPS = 11 };
+    const hs_gpu_cg_tol t = {0.0, 0.0, 0.0, NULL, 1 << 30};
+    HS_TEST_OK(hs_gpu_cg_enqueue_fixed(c.cg, c.rhs, c.du, &t, 0, 1, c.s));
+    const double it = time_graph(c.s, K, REPS, [&]() { return hs_gpu_cg_enqueue_fixed(c.cg, c.rhs, c.du, &t, 1, 0, c.s); });
+    const double sp = time_graph(c.s, K, REPS, [&]() { return hs_gpu_spmv_apply(c.spmv, c.cg->u, c.cg->w, c.s); });
+    const double dt = time_graph(c.s, K, REPS, [&]() {
+        return hs_gpu_dot_pass(c.cg->n, c.cg->w, c.cg->u, c.cg->partD, NULL, c.s);
+    });
+    printf("one GPU, the whole matrix (%d rows), %s %s: CG iteration %.1f us (%s), SpMV %.1f, dot pass %.1f (half "
+           "the iteration: %.1f)\n", P->n, fmt, f32 ? "float32" : "float64", it,
+           c.cg->fused ? "2 kernels: the dot in the SpMV" : "3 kernels", sp, dt, 0.5 * it);
+    stand_in_free(&S);
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    int rank = 0, size = 1;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    int nd = 0;
+    if (cudaGetDeviceCount(&nd) != cudaSuccess) nd = 0;
+    cudaGetLastError();
+    int min_nd = nd;
+    MPI_Allreduce(&nd, &min_nd, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    int one_node = 0;
+    {
+        MPI_Comm node;
+        MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
+        int ns = 0;
+        MPI_Comm_size(node, &ns);
+        MPI_Comm_free(&node);
+        one_node = ns == size;
+        MPI_Allreduce(MPI_IN_PLACE, &one_node, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    }
+    const char *skip = size != 2 ? "runs under mpirun -np 2"
+                     : min_nd < 2 ? "needs a GPU per rank (2)"
+                     : !one_node  ? "needs the ranks on one node (CUDA IPC)"
+                                  : NULL;
+    int shared = 0;
+    char desc[512];
+    if (!skip) {
+        HS_TEST_OK(hs_dist_gpu_select_device(MPI_COMM_WORLD, &shared, desc, sizeof desc));
+        if (shared) skip = "the ranks share a GPU";
+    }
+    if (skip) {
+        if (rank == 0) printf("skipped: %s\n", skip);
+        MPI_Finalize();
+        return HS_TEST_SKIP;
+    }
+    printf("%s\n", desc);
+    problem P;
+    problem_make(&P, 30.0, size, rank); /* 29,791 nodes: ~60 blocks a rank in the vector and dot kernels */
+    const char *names[][2] = {{"cusparse_sell", "0"}, {"csr_scalar", "0"}, {"ellwarp_k1", "1"}};
+    for (auto &nm : names) {
+        const hs_spmv_ops *f = hs_spmv_find(nm[0]);
+        HS_TEST_CHECK(f != NULL, "no SpMV format %s", nm[0]);
+        const int f32 = nm[1][0] == '1';
+        if (f && hs_spmv_serves(f, f32 ? HS_VALUES_F32 : HS_VALUES_F64)) test_format(&P, f, f32, rank);
+    }
+    test_silent_peer(&P, rank);
+    problem_free(&P);
+    if (!getenv("HS_TEST_QUICK")) {
+        problem Q;
+        problem_make(&Q, 100.0, size, rank); /* bench_1m's 101^3 nodes */
+        time_iterations(&Q, rank, "cusparse_sell", 0);
+        time_iterations(&Q, rank, "ellwarp_k1", 1); /* what bench_1m takes on several ranks (float32 values) */
+        problem_free(&Q);
+        if (rank == 0) { /* the same matrix on one GPU */
+            problem R;
+            problem_make(&R, 100.0, 1, 0);
+            time_serial(&R, "cusparse_sell", 0);
+            time_serial(&R, "ellwarp_k1", 1);
+            problem_free(&R);
+        }
+        MPI_Barrier(MPI_COMM_WORLD);
+    }
+    int fails = hs_test_failures, all = 0;
+    MPI_Allreduce(&fails, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Finalize();
+    return all ? 1 : 0;
+}
