@@ -27,6 +27,20 @@ extern "C" {
  *  nodes, 15% at 226,981; 1.4x slower at 389,017, where the graph step's CG is the classic one). */
 #define HS_CUDA_STEP_PERSISTENT_AUTO_ROWS HS_CUDA_PERSISTENT_CG_AUTO_ROWS
 
+/** solver.scheme = "splitting", solver.step = "persistent" (backends/cuda/split_persist.cu): the
+ *  models whose ODEs the steps' cooperative kernel holds beside the CG, at most this many variables
+ *  (Aliev-Panfilov, Mitchell-Schaeffer, Bueno-Orovio; the kernel is built for these only). The CellML
+ *  models (18-40 variables) take 90-184 registers in the nodal kernel alone, beyond the kernel's 128
+ *  (512 threads per block, one block per SM: step_persistent.cu's measured shape). */
+#define HS_CUDA_SPLIT_PERSIST_MAX_VARS 3
+
+/**
+ * @brief Why the splitting scheme's steps cannot run as one persistent cooperative kernel with @p o
+ * (NULL: they can): Jacobi-CG Chronopoulos-Gear (the one-barrier persistent CG inside it), a model of
+ * at most HS_CUDA_SPLIT_PERSIST_MAX_VARS variables.
+ */
+const char *hs_cuda_split_persist_refusal(const hs_problem_opts *o);
+
 /**
  * @brief Why the persistent step's kernel cannot run these settings (NULL: it can, at any size):
  * Jacobi-CG, split assembly (@p o), Chronopoulos-Gear with the persistent CG (solver.persistent
@@ -54,7 +68,8 @@ hs_step_mode hs_cuda_step_auto(const hs_problem_opts *o, int persistent, int32_t
  * @brief Why the cuda backend cannot run step mode @p step (a named one; HS_STEP_AUTO: never refused)
  * under @p o's scheme (NULL: it can). Under solver.scheme = "splitting": "kernels" (the ops react and
  * diffuse run from the host, a step at a time) or "graph" (the steps up to the next output event as one
- * CUDA graph: hs_cuda_split_graph_refusal); "persistent" is refused (the Newton scheme's kernel).
+ * CUDA graph: hs_cuda_split_graph_refusal) or "persistent" (the steps up to the next output event as
+ * one cooperative kernel: hs_cuda_split_persist_refusal).
  */
 const char *hs_cuda_scheme_refusal(const hs_problem_opts *o, hs_step_mode step);
 

@@ -54,13 +54,25 @@ const char *hs_cuda_split_graph_refusal(const hs_problem_opts *o)
     return NULL;
 }
 
+const char *hs_cuda_split_persist_refusal(const hs_problem_opts *o)
+{
+    if (o->pc.precond != HS_PRECOND_JACOBI || o->pc.krylov != HS_KRYLOV_CG)
+        return "the splitting steps as one persistent kernel run Jacobi-CG only (another solver.precond or "
+               "solver.krylov runs its host-driven loop: solver.step = \"kernels\")";
+    if (o->cg.variant != HS_CG_CHRONOPOULOS)
+        return "the splitting steps as one persistent kernel run the one-barrier Chronopoulos-Gear CG: set "
+               "solver.cg = \"chronopoulos\", or use solver.step = \"graph\"";
+    if (o->model_prm.n_vars > HS_CUDA_SPLIT_PERSIST_MAX_VARS)
+        return "the splitting steps as one persistent kernel hold the model's ODEs beside the CG in 128 registers a "
+               "thread, built for the models of at most 3 variables (aliev_panfilov, mitchell_schaeffer, "
+               "bueno_orovio); this model has more: use solver.step = \"graph\" (what \"auto\" takes)";
+    return NULL;
+}
+
 const char *hs_cuda_scheme_refusal(const hs_problem_opts *o, hs_step_mode step)
 {
     if (o->scheme.kind != HS_SCHEME_SPLITTING) return NULL;
-    if (step == HS_STEP_PERSISTENT)
-        return "under solver.scheme = \"splitting\" the cuda backend runs the steps up to the next output event as "
-               "one CUDA graph (solver.step = \"graph\", what \"auto\" takes with Jacobi-CG) or a step at a time "
-               "from the host (\"kernels\"); the persistent step is the Newton scheme's";
+    if (step == HS_STEP_PERSISTENT) return hs_cuda_split_persist_refusal(o);
     if (step == HS_STEP_GRAPH) return hs_cuda_split_graph_refusal(o);
     return NULL;
 }
