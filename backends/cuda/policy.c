@@ -20,6 +20,13 @@ const char *hs_cuda_step_persistent_refusal(const hs_problem_opts *o, int persis
 hs_step_mode hs_cuda_step_auto(const hs_problem_opts *o, int persistent, int32_t n_rows, const char **why)
 {
     if (o->scheme.kind == HS_SCHEME_SPLITTING) {
+        if (!hs_cuda_split_graph_refusal(o) && o->graph && !hs_cuda_split_persist_refusal(o) && persistent != 0 &&
+            n_rows <= HS_CUDA_SPLIT_PERSIST_AUTO_ROWS) {
+            *why = "solver.scheme = splitting, at most 262144 nodes, Jacobi-CG Chronopoulos-Gear, a model of at most 3 "
+                   "variables: the steps up to the next output event as one persistent cooperative kernel (grid "
+                   "barriers instead of the graph's kernel nodes; docs/benchmarks.md)";
+            return HS_STEP_PERSISTENT;
+        }
         if (!hs_cuda_split_graph_refusal(o) && o->graph) {
             *why = "solver.scheme = splitting: the steps up to the next output event as one CUDA graph (reaction, "
                    "diffusion solve, read-outs; its WHILE node stops at the last step or a failed one), no host "

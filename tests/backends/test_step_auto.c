@@ -135,8 +135,9 @@ static void cuda_rules(void)
 }
 
 /* solver.scheme = "splitting" on cuda (issue 28): "auto" is the steps up to the next output event as one
- * CUDA graph (split_step.cu) at every size with Jacobi-CG and solver.graph on, else the host running a
- * step's ops, each with its reason; a named graph needs Jacobi-CG, a named persistent kernel Jacobi-CG
+ * persistent kernel (split_persist.cu) up to its row limit for a model of few variables with Jacobi-CG
+ * Chronopoulos-Gear, solver.graph on and solver.persistent not off; as one CUDA graph (split_step.cu)
+ * otherwise with Jacobi-CG and solver.graph on, else the host running a step's ops, each with its reason; a named graph needs Jacobi-CG, a named persistent kernel Jacobi-CG
  * Chronopoulos-Gear and a model of few variables;
  * the persistent CG and the values follow the Newton scheme's rules */
 static void cuda_splitting(void)
@@ -146,8 +147,18 @@ static void cuda_splitting(void)
     o.scheme = hs_scheme_opts_newton();
     o.scheme.kind = HS_SCHEME_SPLITTING;
     o.graph = 1;
-    expect(&o, AUTO, 50653, HS_STEP_GRAPH, "splitting, bench_50k");
+    o.model_prm.n_vars = 1; /* Aliev-Panfilov */
+    expect(&o, AUTO, 50653, HS_STEP_PERSISTENT, "splitting, bench_50k");
+    expect(&o, AUTO, HS_CUDA_SPLIT_PERSIST_AUTO_ROWS, HS_STEP_PERSISTENT, "splitting at the persistent limit");
+    expect(&o, AUTO, HS_CUDA_SPLIT_PERSIST_AUTO_ROWS + 1, HS_STEP_GRAPH, "splitting above the persistent limit");
     expect(&o, AUTO, 1030301, HS_STEP_GRAPH, "splitting, bench_1m");
+    expect(&o, 0, 50653, HS_STEP_GRAPH, "splitting, solver.persistent = off");
+    o.model_prm.n_vars = 18; /* ten Tusscher 2006 */
+    expect(&o, AUTO, 50653, HS_STEP_GRAPH, "splitting, a CellML model");
+    o.model_prm.n_vars = 1;
+    o.cg.variant = HS_CG_CLASSIC;
+    expect(&o, AUTO, 50653, HS_STEP_GRAPH, "splitting, classic CG");
+    o.cg.variant = HS_CG_CHRONOPOULOS;
     o.graph = 0;
     expect(&o, AUTO, 50653, HS_STEP_KERNELS, "splitting, solver.graph = off");
     o.graph = 1;
@@ -180,7 +191,7 @@ static void cuda_splitting(void)
     HS_TEST_CHECK(p.step == HS_STEP_PERSISTENT && p.persistent_cg == 1, "splitting, persistent named, 1M rows: %s, "
                   "persistent CG %d", hs_step_mode_name(p.step), p.persistent_cg);
     p = rules(&o, HS_STEP_AUTO, AUTO, NULL, 50653);
-    HS_TEST_CHECK(p.step == HS_STEP_GRAPH && p.why_step[0] && p.persistent_cg == 1 && p.values == HS_VALUES_F32,
+    HS_TEST_CHECK(p.step == HS_STEP_PERSISTENT && p.why_step[0] && p.persistent_cg == 1 && p.values == HS_VALUES_F32,
                   "splitting, all auto, 50653 rows: %s, persistent %d, %s", hs_step_mode_name(p.step), p.persistent_cg,
                   hs_matrix_values_name(p.values));
     p = rules(&o, HS_STEP_AUTO, AUTO, NULL, 1030301);
