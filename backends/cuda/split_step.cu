@@ -228,7 +228,8 @@ hs_status enqueue_react(hs_backend *b, int stim, const double *amp, const double
     hs_cu_split_launch *L = sp->launch;
     stim = stim && L->r.m > 0;
     if (stim) {
-        k_split_stim<<<nblocks(L->r.m, 256), 256, 0, c->s>>>(L->r.m, L->r.unode, L->r.uptr, L->r.usite, L->r.uw, amp, sp->stim);
+        const hs_cu_split_rows *R = &L->r;
+        k_split_stim<<<nblocks(R->m, 256), 256, 0, c->s>>>(R->m, R->unode, R->uptr, R->usite, R->uw, amp, sp->stim);
         HS_CUDA_LAUNCH_CHECK("k_split_stim");
     }
     hs_nodal_launch a = {c->nn,    c->nn,      &b->prob->opt.model_prm,  sp->ntab ? c->rtab : nullptr,
