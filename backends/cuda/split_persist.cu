@@ -395,7 +395,7 @@ hs_status persist_setup(hs_backend *b)
     HS_CALL(hs_cuda_alloc_((void **)&P->ctl, sizeof(sp_ctl), "splitting kernel's control", __FILE__, __LINE__));
     HS_CUDA_CALL(cudaMallocHost((void **)&P->h_ctl, sizeof(sp_ctl)));
     memset(P->h_ctl, 0, sizeof(sp_ctl));
-    hs_log(2, "splitting, persistent: %d blocks of %d threads, %d registers a thread, %zu bytes of local memory "
+    hs_log(1, "splitting, persistent: %d blocks of %d threads, %d registers a thread, %zu bytes of local memory "
               "(spills), the CG and the diffusion's start %d lanes per row\n", P->grid, kTP, fa.numRegs,
            (size_t)fa.localSizeBytes, tpr);
     return HS_OK;
