@@ -84,11 +84,11 @@ void hs_cu_split_launch_free(hs_cu_split *sp);
 hs_status hs_cu_split_launch_begin(hs_backend *b, long k0, double dt_ms, int n, const hs_cu_split_rows **rows,
                                    int *stim);
 /** The end of a launch (the stream synchronised): the statistics of the @p j steps done (CG iterations
- *  @p iters[], host memory), the guess's history advanced as the device did, and when @p j < @p n the
+ *  @p iters[] and the final residuals relative to ||B u*|| @p res[], host memory), the guess's history advanced as the device did, and when @p j < @p n the
  *  backend put back at the failed step's start (hs_cu_restore_step), which the step driver runs again
  *  on the one-step path. */
 hs_status hs_cu_split_launch_end(hs_backend *b, double dt_ms, int n, int j, int failed, const int *iters,
-                                 int *done, hs_step_stats *stats);
+                                 const double *res, int *done, hs_step_stats *stats);
 
 /* ---- split_persist.cu ---- */
 /** hs_backend_ops.steps_device under splitting with solver.step = "persistent": the steps as one

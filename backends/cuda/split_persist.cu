@@ -70,6 +70,7 @@ struct sp_ctl {
     int done;   /* steps completed */
     int failed; /* 1: step `done` failed */
     int iters[HS_STEPS_DEVICE_MAX];
+    double res[HS_STEPS_DEVICE_MAX]; /* the final residual relative to ||B u*|| (hs_cu_split_result's) */
     unsigned long long ns[4]; /* block 0's clock: reaction and guess, the diffusion's start, CG, end of step */
 };
 
@@ -303,7 +304,10 @@ __global__ void __launch_bounds__(kTP, 1) k_split_persist(const __grid_constant_
                 }
             }
         }
-        if (writer) a.ctl->iters[j] = o.iters;
+        if (writer) {
+            a.ctl->iters[j] = o.iters;
+            a.ctl->res[j] = (o.bb > 0 ? sqrt(o.rr / o.bb) : 0.0) * sqrt(rr) / (bb > 0.0 ? sqrt(bb) : 1.0);
+        }
         ++done;
         HS_MARK(3)
     }
@@ -491,5 +495,5 @@ hs_status hs_cu_split_persist_steps(hs_backend *b, long k0, double dt_ms, int n,
     const sp_ctl *h = P->h_ctl;
     for (int q = 0; q < 4; ++q) P->ns[q] += h->ns[q];
     P->launches++;
-    return hs_cu_split_launch_end(b, dt_ms, n, h->done, h->failed, h->iters, done, stats);
+    return hs_cu_split_launch_end(b, dt_ms, n, h->done, h->failed, h->iters, h->res, done, stats);
 }

@@ -59,6 +59,7 @@ struct hs_split_ctl {
     int failed;      /* 1: step j failed */
     unsigned ticket; /* k_split_end's last-block counter (0 between kernels) */
     int iters[HS_STEPS_DEVICE_MAX]; /* CG iterations of each step */
+    double res[HS_STEPS_DEVICE_MAX]; /* its final residual relative to ||B u*|| (hs_cu_split_result's) */
 };
 
 } // namespace
@@ -139,6 +140,8 @@ __global__ void k_split_end(int32_t n, hs_split_ctl *ctl, double *__restrict__ c
         int go = 0;
         if (ok) {
             ctl->iters[j] = cg->iters;
+            ctl->res[j] = (cg->bb > 0 ? sqrt(cg->rr / cg->bb) : 0.0) * sqrt(norms[0]) /
+                          (norms[1] > 0.0 ? sqrt(norms[1]) : 1.0);
             ctl->j = j + 1;
             go = j + 1 < ctl->n;
             *bad = kNone;
@@ -415,7 +418,7 @@ hs_status hs_cu_split_launch_begin(hs_backend *b, long k0, double dt_ms, int n, 
 }
 
 hs_status hs_cu_split_launch_end(hs_backend *b, double dt_ms, int n, int j, int failed, const int *iters,
-                                 int *done, hs_step_stats *stats)
+                                 const double *res, int *done, hs_step_stats *stats)
 {
     cuda_impl *c = (cuda_impl *)b->impl;
     hs_cu_split *sp = c->sp;
@@ -427,6 +430,7 @@ hs_status hs_cu_split_launch_end(hs_backend *b, double dt_ms, int n, int j, int 
         memset(&stats[q], 0, sizeof stats[q]);
         stats[q].newton_iters = 1;
         stats[q].cg_iters = stats[q].cg_iters_max = iters[q];
+        stats[q].res_norm = res[q];
         if (sp->guess) hs_extrap_accept(&c->ex, dt); /* end_step's, as the device did */
     }
     *done = j;
@@ -456,5 +460,5 @@ hs_status hs_cu_split_steps(hs_backend *b, long k0, double dt_ms, int n, int *do
     HS_CUDA_CALL(cudaStreamSynchronize(c->s));
     c->t.solve += 1e-3 * elapsed_ms(c->ev_s0, c->ev_s1); /* the whole steps: not split by phase */
     const hs_split_ctl *hc = L->h_ctl;
-    return hs_cu_split_launch_end(b, dt_ms, n, hc->j, hc->failed, hc->iters, done, stats);
+    return hs_cu_split_launch_end(b, dt_ms, n, hc->j, hc->failed, hc->iters, hc->res, done, stats);
 }

@@ -19,9 +19,9 @@
  *        |phi_persistent - phi_one|_2 / |phi_one|_2 <= NSTEPS 2 cg_tol ||B||_inf / lambda_low,
  *    the same bound for each of the model's variables (driven by phi), the activation times within
  *    dt bound / 0.01 (the interpolated crossing t_prev + dt (thr - a) / (z - a): an upstroke rises at
- *    least 0.01 per step across the threshold), the same nodes activated, and the CG iterations of each
- *    step equal but where a residual sits within rounding of the test: at most one apart, at most
- *    NSTEPS / 10 steps. The guess's history's steps equal.
+ *    least 0.01 per step across the threshold), the same nodes activated, every step's final residual
+ *    within the CG's test in both runs (not the iteration counts: compare() says why). The guess's
+ *    history's steps equal.
  * 2. A failing step inside a launch (the reaction non-finite at 5 ms; the CG at its iteration limit at
  *    3 ms): the launch stops at the one-step path's failing step with the backend at its start, and the
  *    step run again on the one-step path reports the same failure (the message with its numbers
@@ -73,6 +73,7 @@ typedef struct run_out {
     hs_extrap ex;
     int32_t n;
     int cg[NSTEPS];
+    double res[NSTEPS]; /* each step's final residual relative to ||B u*|| */
     int fail_step;
     char msg[1024];
     double bound; /* the derived bound per step: 2 cg_tol ||B||_inf / lambda_low */
@@ -139,7 +140,10 @@ static int run(const hs_sim_spec *s, int chunk, run_out *r)
                 rc = -1;
                 break;
             }
-            for (int j = 0; j < done; ++j) r->cg[k + j] = many[j].cg_iters;
+            for (int j = 0; j < done; ++j) {
+                r->cg[k + j] = many[j].cg_iters;
+                r->res[k + j] = many[j].res_norm;
+            }
             k += done;
             if (done == n) continue;
         }
@@ -151,6 +155,7 @@ static int run(const hs_sim_spec *s, int chunk, run_out *r)
             break;
         }
         r->cg[k] = ss.cg_iters;
+        r->res[k] = ss.res_norm;
         ++k;
     }
     r->n = sim.mesh->n_nodes;
@@ -231,14 +236,25 @@ static void compare(const char *what, const hs_sim_spec *s, const run_out *one, 
     }
     HS_TEST_CHECK(one->ex.n_valid == many->ex.n_valid && one->ex.h[0] == many->ex.h[0] && one->ex.h[1] == many->ex.h[1],
                   "%s: the history's steps: %d against %d", what, one->ex.n_valid, many->ex.n_valid);
-    int apart = 0, far = 0;
-    for (int k = 0; k < NSTEPS; ++k) {
-        const int dk = abs(one->cg[k] - many->cg[k]);
-        apart += dk > 0;
-        far += dk > 1;
+    /* every step met the CG's test in both runs: ||r|| <= tol ||r0|| with tol = cg_tol ||B u*|| / ||r0||,
+     * ||r0||^2 summed twice (the norms, the CG's first total: nonnegative terms, each sum within (n - 1)
+     * eps, so their square roots within n eps) and the scalars' ~16 roundings (the tolerance, the test,
+     * the reported ratio): res <= cg_tol (1 + (n + 16) eps). The iteration counts themselves may differ: a warm start within a few
+     * tolerances of the test (the extrapolated guess carries the last solves' residuals, each anywhere in
+     * [0, cg_tol ||B u*||]) needs more or fewer iterations by how the previous solves ended (on the
+     * device, 2026-11-28: 10 steps of 300 apart in the lumped case, 3 by more than one, the fields 3e-10
+     * apart), so they are reported, not compared */
+    const int last = one->fail_step >= 0 ? one->fail_step : NSTEPS;
+    const double res_tol = s->cg.tol * (1.0 + (one->n + 16) * 2.220446049250313e-16);
+    int apart = 0, over = -1;
+    double res_max = 0.0;
+    for (int k = 0; k < last; ++k) {
+        apart += one->cg[k] != many->cg[k];
+        res_max = fmax(res_max, fmax(one->res[k], many->res[k]));
+        if (over < 0 && !(one->res[k] <= res_tol && many->res[k] <= res_tol)) over = k;
     }
-    HS_TEST_CHECK(far == 0 && apart <= NSTEPS / 10, "%s: CG iterations differ at %d steps, by more than one at %d",
-                  what, apart, far);
+    HS_TEST_CHECK(over < 0, "%s: step %d: final relative residual %.3e one at a time, %.3e launched (cg_tol %.1e)",
+                  what, over, over < 0 ? 0.0 : one->res[over], over < 0 ? 0.0 : many->res[over], s->cg.tol);
     char m1[1024], m2[1024];
     mask_numbers(one->msg, m1, sizeof m1);
     mask_numbers(many->msg, m2, sizeof m2);
@@ -246,8 +262,8 @@ static void compare(const char *what, const hs_sim_spec *s, const run_out *one, 
                   "%s: one at a time failed at step %d (%s), launched at step %d (%s)", what, one->fail_step, one->msg,
                   many->fail_step, many->msg);
     if (hs_verbosity > 1)
-        printf("%-44s %d nodes, fields |diff|/|one| <= %.3g (bound %.3g), CG apart at %d steps, failed at %d\n", what,
-               one->n, worst, tol, apart, one->fail_step);
+        printf("%-44s %d nodes, fields |diff|/|one| <= %.3g (bound %.3g), CG iterations apart at %d steps, final "
+               "residuals <= %.3g, failed at %d\n", what, one->n, worst, tol, apart, res_max, one->fail_step);
 }
 
 static void pair(const char *what, const hs_sim_spec *s)
