@@ -10,7 +10,8 @@
  *   P1  at each node: its current (the sums of k_split_stim, from sidx), the reaction (the nodal
  *       kernel's arithmetic, nodal_ode_ct, saving phi_n and the variables), the guess g = w0 d_1 + w1 d_2
  *   --- barrier
- *   P2  at each row: r0 = C u* - A g, B u* (or m u*), the block partials of ||r0||^2, ||B u*||^2
+ *   P2  at each row: r0 = C u* - A g, B u* (or m u*), the block partials of ||r0||^2, ||B u*||^2 (the
+ *       matrices in CSR order: copies gathered from the format's slots when dt changes)
  *   --- barrier
  *   P3  the norms' totals; the CG A d = r0 to ||r0 - A d|| <= cg_tol ||B u*|| (hs_gpu_cg1.cuh's
  *       one-barrier Chronopoulos-Gear, the device code the persistent CG and the Newton scheme's
@@ -28,8 +29,8 @@
  * one-step path, which fails the same way and names it (or retries it), as after a graph launch.
  *
  * The numbers: the reaction, the node current, the guess, the update and the read-outs are the graph
- * path's arithmetic on the same inputs; the diffusion's start (three CSR products through the format's
- * slot map, one row per lane group) and the CG's reductions (this grid's blocks) sum in another order
+ * path's arithmetic on the same inputs; the diffusion's start (three CSR products, one row per lane
+ * group) and the CG's reductions (this grid's blocks) sum in another order
  * than the graph's SpMV format and CG kernel, so the result is the graph path's up to the solve's
  * rounding: within the CG's tolerance per step (test_gpu_split_persist derives its bound).
  *
@@ -92,9 +93,8 @@ struct sp_args {
     const double *uw;
     /* the state */
     double *phi, *phin, *ipv, *ipv_n, *act, *d1, *d2, *g;
-    /* the diffusion: CSR pattern, slot map, C (double), B and A (V), r0 into the CG's b */
+    /* the diffusion: CSR pattern, C (double), B and A (V) in CSR order, r0 into the CG's b */
     const int32_t *rp, *col;
-    const int64_t *slot;
     const double *cval;
     const void *bval, *aval;
     double *r0;   /* [nn] the CG's right-hand side (cg.b) */
@@ -172,7 +172,7 @@ __device__ __forceinline__ void start_rows(const sp_args &a, double *sh)
         double c = 0.0, bu = 0.0, ag = 0.0;
         for (int32_t k = k0 + lane; k < k1; k += TPR) {
             const int32_t j = __ldg(a.col + k);
-            const int64_t sl = a.slot ? __ldg(a.slot + k) : (int64_t)k;
+            const int32_t sl = k;
             const double uj = hs_ld_l1(a.phi + j);
             c += __ldg(a.cval + sl) * uj;
             if (bv) bu += (double)__ldg(bv + sl) * uj;
@@ -345,12 +345,29 @@ const void *kernel_for(int id, int f32)
     }
 }
 
+/* dst[k] = src[slot[k]]: a matrix's values from the format's slots into CSR order */
+template <typename V>
+__global__ void k_gather_csr(int32_t nnz, const int64_t *__restrict__ slot, const V *__restrict__ src,
+                             V *__restrict__ dst)
+{
+    for (int64_t k = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; k < nnz; k += (int64_t)gridDim.x * blockDim.x)
+        dst[k] = src[slot[k]];
+}
+
 } // namespace
 
 /* the persistent kernel's data (hs_cu_split.persist) */
 struct hs_cu_split_persist {
     const void *fn;
     int grid, tpr;
+    /* A, B and C = B - A gathered into CSR order (nnz each; NULL when the format stores CSR order, or
+     * bval for a lumped B): the kernel's products and CG read val[k] instead of val[slot[k]], one
+     * dependent load and 8 bytes per nonzero fewer, the same numbers in the same order (the same bits).
+     * The splitting's matrices change only with dt (the Newton scheme's tangent changes every
+     * iteration, so its persistent step reads the slots); dt: the model dt they hold, NaN: none. */
+    double *cval;
+    void *bval, *aval;
+    double dt;
     double *part;
     int *bad;
     sp_ctl *ctl, *h_ctl; /* h_ pinned */
@@ -395,6 +412,15 @@ hs_status persist_setup(hs_backend *b)
     if (et && (atoi(et) == 1 || atoi(et) == 2 || atoi(et) == 4 || atoi(et) == 8)) tpr = atoi(et);
     P->tpr = tpr;
     HS_CALL(HS_CUDA_ALLOC(P->part, 3 * HS_CG1_MAXG, "splitting kernel's norm partials"));
+    P->dt = NAN;
+    if (c->slot) { /* the matrices in CSR order (hs_cu_split_persist) */
+        const size_t w = c->f32 ? sizeof(float) : sizeof(double);
+        HS_CALL(HS_CUDA_ALLOC(P->cval, (size_t)c->nnz, "diffusion matrix B - A in CSR order"));
+        HS_CALL(hs_cuda_alloc_(&P->aval, w * (size_t)c->nnz, "diffusion matrix in CSR order", __FILE__, __LINE__));
+        if (!sp->lumped_b)
+            HS_CALL(hs_cuda_alloc_(&P->bval, w * (size_t)c->nnz, "right-hand-side matrix in CSR order", __FILE__,
+                                   __LINE__));
+    }
     HS_CALL(HS_CUDA_ALLOC(P->bad, 2, "splitting kernel's reaction flags"));
     HS_CALL(hs_cuda_alloc_((void **)&P->ctl, sizeof(sp_ctl), "splitting kernel's control", __FILE__, __LINE__));
     HS_CUDA_CALL(cudaMallocHost((void **)&P->h_ctl, sizeof(sp_ctl)));
@@ -415,6 +441,9 @@ void hs_cu_split_persist_free(hs_cu_split *sp)
         hs_log(1, "splitting, persistent: %ld launches of %d x %d threads (%d lanes per row); inside them (block 0's "
                   "clock) reaction and guess %.3f s, the diffusion's start %.3f s, CG %.3f s, end of steps %.3f s\n",
                P->launches, P->grid, kTP, P->tpr, 1e-9 * P->ns[0], 1e-9 * P->ns[1], 1e-9 * P->ns[2], 1e-9 * P->ns[3]);
+    cudaFree(P->cval);
+    cudaFree(P->bval);
+    cudaFree(P->aval);
     cudaFree(P->part);
     cudaFree(P->bad);
     cudaFree(P->ctl);
@@ -434,6 +463,22 @@ hs_status hs_cu_split_persist_steps(hs_backend *b, long k0, double dt_ms, int n,
     HS_CALL(hs_cu_split_launch_begin(b, k0, dt_ms, n, &R, &stim));
     if (!sp->persist) HS_CALL(persist_setup(b));
     hs_cu_split_persist *P = sp->persist;
+    if (c->slot && !(P->dt == sp->dt)) { /* the matrices of this dt into CSR order */
+        const int nb = nblocks(c->nnz, 256);
+        k_gather_csr<double><<<nb, 256, 0, c->s>>>(c->nnz, c->slot, sp->cval, P->cval);
+        if (c->f32) {
+            k_gather_csr<float><<<nb, 256, 0, c->s>>>(c->nnz, c->slot, c->kval32, (float *)P->aval);
+            if (P->bval) k_gather_csr<float><<<nb, 256, 0, c->s>>>(c->nnz, c->slot, (const float *)sp->bval,
+                                                                  (float *)P->bval);
+        } else {
+            k_gather_csr<double><<<nb, 256, 0, c->s>>>(c->nnz, c->slot, c->kval, (double *)P->aval);
+            if (P->bval) k_gather_csr<double><<<nb, 256, 0, c->s>>>(c->nnz, c->slot, (const double *)sp->bval,
+                                                                   (double *)P->bval);
+        }
+        HS_CUDA_LAUNCH_CHECK("k_gather_csr");
+        P->dt = sp->dt;
+    }
+    const bool csr = c->slot != nullptr; /* the kernel reads the CSR-ordered copies */
     hs_gpu_cg *cg = c->cg;
     sp_args a;
     memset(&a, 0, sizeof a);
@@ -471,12 +516,11 @@ hs_status hs_cu_split_persist_steps(hs_backend *b, long k0, double dt_ms, int n,
     a.g = sp->guess ? sp->g : nullptr;
     a.rp = c->csr_rp;
     a.col = c->csr_col;
-    a.slot = c->slot;
-    a.cval = sp->cval;
-    a.bval = sp->lumped_b ? nullptr : sp->bval;
-    a.aval = hs_cu_kvals(c);
+    a.cval = csr ? P->cval : sp->cval;
+    a.bval = sp->lumped_b ? nullptr : csr ? P->bval : sp->bval;
+    a.aval = csr ? P->aval : hs_cu_kvals(c);
     a.r0 = c->rhs;
-    a.cg = {c->nn, c->csr_rp, c->csr_col, c->slot, hs_cu_kvals(c), c->dinv, c->rhs, c->du, cg->p,
+    a.cg = {c->nn, c->csr_rp, c->csr_col, nullptr, a.aval, c->dinv, c->rhs, c->du, cg->p,
             {cg->p_q, cg->p_q + c->nn}, cg->p_part};
     a.part = P->part;
     a.bad = P->bad;
