@@ -38,6 +38,11 @@ struct hs_nodal_launch {
     const double *hn;           /**< device [2]: the substep and the substep count, read by the kernel in
                                      place of h and nsub (a graph replayed for steps whose h differs in its
                                      last bits: split_step.cu), or NULL: h, nsub */
+    const double *vdev;         /**< device copy of prm->v, read by the substep loop (nsub > 1) in place of
+                                     the kernel's own parameter copy, or NULL. A graph's kernel node keeps
+                                     its parameters in memory compute-sanitizer does not know, so the loop's
+                                     reads through their address (taken for the non-inlined loop) are reported
+                                     out of bounds there; split_step.cu's graph passes this copy. */
 };
 
 /** @brief Enqueue the nodal kernel of model a->prm->id on @p s. HS_ERR_INTERNAL for a model not in

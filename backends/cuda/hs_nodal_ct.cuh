@@ -133,11 +133,13 @@ __device__ __noinline__ int substeps_ct(const double *v, double *u, double *s, d
  * hs_model_substep_<id>, the same expressions), then u += h (f + stim) with @p stim the node's stimulus
  * current (model units). The host reference is the same source (HS_HD); the device may contract a
  * multiply and an add into one rounding. One substep (dt_ode = dt, the common case) runs inline without
- * a loop; more run in substeps_ct (why there).
+ * a loop; more run in substeps_ct (why there), with the parameters at @p vloop when given (the same
+ * values in global memory: hs_nodal_launch.vdev), else at @p v.
  * @return 1 when every value stayed finite, 0 otherwise (the step is then refused by the caller).
  */
 template <int ID>
-__device__ __forceinline__ int nodal_ode_ct(const double *v, double &u, double *s, double stim, double h, int nsub)
+__device__ __forceinline__ int nodal_ode_ct(const double *v, double &u, double *s, double stim, double h, int nsub,
+                                            const double *vloop = nullptr)
 {
     constexpr int NV = model_ct<ID>::nv;
     int ok;
@@ -147,7 +149,7 @@ __device__ __forceinline__ int nodal_ode_ct(const double *v, double &u, double *
         double t[NV > 0 ? NV : 1], tu = u;
 #pragma unroll
         for (int j = 0; j < NV; ++j) t[j] = s[j];
-        ok = substeps_ct<ID>(v, &tu, t, stim, h, nsub);
+        ok = substeps_ct<ID>(vloop ? vloop : v, &tu, t, stim, h, nsub);
 #pragma unroll
         for (int j = 0; j < NV; ++j) s[j] = t[j];
         u = tu;

@@ -56,7 +56,7 @@ __global__ void __launch_bounds__(kNodalThreads, nodal_min_blocks<ID>())
     k_nodal(int32_t n, int64_t ld, const __grid_constant__ prm_ct<ID> prm, const hs_region_row *__restrict__ rtab,
             const uint16_t *__restrict__ ntab, const uint8_t *__restrict__ frozen, double h, int nsub,
             double *__restrict__ u, double *__restrict__ s, const double *__restrict__ stim, double *__restrict__ u0,
-            double *__restrict__ s0, int *bad, const double *hn)
+            double *__restrict__ s0, int *bad, const double *hn, const double *__restrict__ vdev)
 {
     constexpr int NV = model_ct<ID>::nv;
     if (hn) { /* the substep from the device (split_step.cu: one graph for many steps) */
@@ -81,7 +81,7 @@ __global__ void __launch_bounds__(kNodalThreads, nodal_min_blocks<ID>())
             if (!row->conducting) return; /* a hole: its node stays at rest */
             v = row->prm.v;
         }
-        const int ok = nodal_ode_ct<ID>(v, ui, sv, STIM ? stim[i] : 0.0, h, nsub);
+        const int ok = nodal_ode_ct<ID>(v, ui, sv, STIM ? stim[i] : 0.0, h, nsub, HET ? nullptr : vdev);
         if (!ok && bad) atomicMin(bad, (int)i); /* error flag only: the result is order-free */
         u[i] = ui;
 #pragma unroll
@@ -96,7 +96,7 @@ hs_status launch3(const hs_nodal_launch *a, const prm_ct<ID> &prm, cudaStream_t 
     if (nb < 1) nb = 1;                                                 /* n < 2^31: nb < 2^31 - 1 blocks */
     k_nodal<ID, STIM, HET><<<(int)nb, kNodalThreads, 0, s>>>(a->n, a->ld, prm, a->rtab, a->ntab, a->frozen, a->h,
                                                              a->nsub, a->u, a->s, a->stim, a->u0, a->s0, a->bad,
-                                                             a->hn);
+                                                             a->hn, a->vdev);
     HS_CUDA_LAUNCH_CHECK("k_nodal");
     return HS_OK;
 }

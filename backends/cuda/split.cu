@@ -321,7 +321,7 @@ hs_status hs_cu_split_enqueue_react(hs_backend *b, double h, int n_sub)
     hs_nodal_launch a = {c->nn,    c->nn,      &b->prob->opt.model_prm, sp->ntab ? c->rtab : nullptr,
                          sp->ntab, sp->frozen, h / n_sub,               n_sub,
                          c->phi,   c->ipv,     nullptr,                 nullptr,
-                         nullptr,  nullptr,    nullptr};
+                         nullptr,  nullptr,    nullptr,                 nullptr};
     return hs_cu_launch_nodal(&a, c->s);
 }
 
@@ -454,7 +454,7 @@ hs_status hs_cu_react(hs_backend *b, double h, int n_sub, const double *site_amp
     hs_nodal_launch a = {c->nn,    c->nn,      &p->opt.model_prm,      sp->ntab ? c->rtab : nullptr,
                          sp->ntab, sp->frozen, hs,                     n_sub,
                          c->phi,   c->ipv,     on ? sp->stim : nullptr, save ? c->phin : nullptr,
-                         save && c->nv > 0 ? c->ipv_n : nullptr,        sp->bad, nullptr};
+                         save && c->nv > 0 ? c->ipv_n : nullptr,        sp->bad, nullptr, nullptr};
     HS_CALL(hs_cu_launch_nodal(&a, c->s));
     HS_CUDA_CALL(cudaMemcpyAsync(sp->h_bad, sp->bad, sizeof(int), cudaMemcpyDeviceToHost, c->s));
     HS_CUDA_CALL(cudaEventRecord(sp->ev1, c->s));

@@ -67,6 +67,7 @@ struct hs_split_ctl {
 struct hs_cu_split_launch {
     hs_cu_split_rows r;  /* the steps' rows and the stimulated nodes (hs_split.cuh) */
     hs_split_ctl *ctl, *h_ctl; /* h_ pinned */
+    double *vdev;        /* the model's parameters (hs_nodal_launch.vdev): the substep loop reads them here */
     cudaGraphExec_t exec[2]; /* [with the node current]: a launch in which every site is off reads none */
 };
 
@@ -211,6 +212,7 @@ hs_status launch_setup(hs_backend *b)
     L->r.ns = b->prob->nodal->n_sites;
     L->r.stride = HS_SROW_AMP + 2 * L->r.ns;
     HS_CALL(build_stim(c, b->prob->nodal, L));
+    HS_CALL(upload(&L->vdev, b->prob->opt.model_prm.v, (size_t)HS_MODEL_MAX_PARAMS, "the model's parameters"));
     const size_t rows = (size_t)(HS_STEPS_DEVICE_MAX + 1) * L->r.stride;
     HS_CALL(HS_CUDA_ALLOC(L->r.rows, rows, "splitting steps' rows"));
     HS_CUDA_CALL(cudaMallocHost((void **)&L->r.h_rows, sizeof(double) * rows));
@@ -238,7 +240,8 @@ hs_status enqueue_react(hs_backend *b, int stim, const double *amp, const double
     hs_nodal_launch a = {c->nn,    c->nn,      &b->prob->opt.model_prm,  sp->ntab ? c->rtab : nullptr,
                          sp->ntab, sp->frozen, 0.0,                      1,
                          c->phi,   c->ipv,     stim ? sp->stim : nullptr,  save ? c->phin : nullptr,
-                         save && c->nv > 0 ? c->ipv_n : nullptr,           sp->bad, hn};
+                         save && c->nv > 0 ? c->ipv_n : nullptr,           sp->bad, hn,
+                         L->vdev};
     return hs_cu_launch_nodal(&a, c->s);
 }
 
@@ -387,6 +390,7 @@ void hs_cu_split_launch_free(hs_cu_split *sp)
     cudaFree(L->r.sidx);
     cudaFree(L->r.rows);
     cudaFree(L->ctl);
+    cudaFree(L->vdev);
     cudaFreeHost(L->r.h_rows);
     cudaFreeHost(L->h_ctl);
     free(L);

@@ -231,6 +231,8 @@ def load(path, overrides=()):
         model = myokit.formats.importer('cellml').model(path)
     except Exception as e:  # myokit's own message names the construct
         refuse(path, 'myokit cannot read it as a CellML model: %s' % e)
+    if model.time() is None:  # before validate(), whose message for this case names no CellML concept
+        refuse(path, 'no time variable (a variable bound to time: oxmeta "time", CellML the free variable)')
     try:
         model.validate()
     except myokit.CyclicalDependencyError as e:
@@ -246,8 +248,6 @@ def load(path, overrides=()):
         var.set_rhs(myokit.Number(float(value), var.unit()))
 
     time = model.time()
-    if time is None:
-        refuse(path, 'no time variable (a variable bound to time: oxmeta "time", CellML the free variable)')
     vm = myokit.lib.guess.membrane_potential(model)
     if vm is None:
         refuse(path, 'no membrane potential found: annotate it with oxmeta "membrane_voltage" '
