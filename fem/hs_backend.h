@@ -267,7 +267,7 @@ struct hs_step_stats {
     int newton_iters;    /**< linear solves in this step */
     int cg_iters;        /**< CG iterations summed over the step's solves */
     int cg_iters_max;
-    double res_norm;     /**< final residual norm */
+    double res_norm;     /**< final residual norm (splitting: the diffusion's ||B u* - A u|| / ||B u*||) */
     int n_hist;
     double res_hist[32]; /**< residual norm before each Newton iteration (for convergence studies) */
 };

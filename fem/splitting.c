@@ -239,6 +239,7 @@ hs_status hs_split_step(hs_backend *b, double t_ms, double dt_ms, hs_step_stats 
         st = b->ops->diffuse(b, dt_ms / T, &cg);
         stats->newton_iters = 1;
         stats->cg_iters = stats->cg_iters_max = cg.iters;
+        stats->res_norm = cg.rel_res; /* ||B u* - A u|| / ||B u*||, as the device launches report it */
         if (st == HS_OK && cg.outcome != HS_CG_CONVERGED)
             st = HS_FAIL(HS_ERR_NUMERIC,
                          "splitting: CG %s in the diffusion solve of the step at t = %.4g ms (to %.4g ms): relative "

@@ -111,11 +111,13 @@ hs_status hs_step_driver_create(const hs_sim_spec *spec, hs_sim *sim, hs_state *
     d->sim = sim;
     d->start = scratch;
     /* whole steps on the device, unless the run is distributed: the Newton scheme's persistent step
-     * (solver.step = "persistent"), the splitting scheme's steps as one graph (solver.step = "graph");
+     * (solver.step = "persistent"), the splitting scheme's steps as one graph (solver.step = "graph") or
+     * one cooperative kernel ("persistent");
      * the protocol asks for one step at a time when something is due every step (probes, ECG) */
     const hs_problem_opts *o = &sim->prob->opt;
     const int device_steps = o->scheme.kind == HS_SCHEME_NEWTON ? o->exec.step == HS_STEP_PERSISTENT
-                                                                : o->exec.step == HS_STEP_GRAPH;
+                                                                : o->exec.step == HS_STEP_GRAPH ||
+                                                                      o->exec.step == HS_STEP_PERSISTENT;
     const int launches = device_steps && sim->backend->ops->steps_device && !spec->distributed;
     d->mode = launches ? &mode_launch : &mode_one;
     hs_status st = HS_ALLOC(d->stats, d->mode->max_steps, "step statistics");

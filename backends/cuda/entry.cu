@@ -114,6 +114,9 @@ extern "C" hs_status hs_cuda_resolve_plan_ranks(const hs_csr *pattern, const hs_
     const hs_step_mode asked = plan->step;
     const int splitting = opt->scheme.kind == HS_SCHEME_SPLITTING;
     const char *no = splitting ? hs_cuda_scheme_refusal(opt, asked) : NULL; /* what a serial run refuses */
+    if (!no && splitting && asked == HS_STEP_PERSISTENT) /* split_persist.cu's kernel is one device's */
+        no = "the splitting steps as one persistent kernel run on one device (no persistent kernel holds an "
+             "all-reduce): on several ranks use solver.step = \"graph\" or \"kernels\"";
     HS_CHECK(!no, HS_ERR_CONFIG, "solver.step = \"%s\": %s", hs_step_mode_name(asked), no);
     hs_cuda_plan_rules(opt, INT32_MAX, plan);
     if (plan->step == HS_STEP_PERSISTENT) plan->step = HS_STEP_GRAPH;

@@ -27,6 +27,25 @@ extern "C" {
  *  nodes, 15% at 226,981; 1.4x slower at 389,017, where the graph step's CG is the classic one). */
 #define HS_CUDA_STEP_PERSISTENT_AUTO_ROWS HS_CUDA_PERSISTENT_CG_AUTO_ROWS
 
+/** solver.scheme = "splitting", solver.step = "persistent" (backends/cuda/split_persist.cu): the
+ *  models whose ODEs the steps' cooperative kernel holds beside the CG, at most this many variables
+ *  (Aliev-Panfilov, Mitchell-Schaeffer, Bueno-Orovio; the kernel is built for these only). The CellML
+ *  models (18-40 variables) take 90-184 registers in the nodal kernel alone, beyond the kernel's 128
+ *  (512 threads per block, one block per SM: step_persistent.cu's measured shape). */
+#define HS_CUDA_SPLIT_PERSIST_MAX_VARS 3
+
+/** solver.step = "auto" under splitting: the persistent kernel up to this many nodes (the persistent
+ *  CG's own limit: above it the CG's kernel sequence streams at full bandwidth and one 512-thread
+ *  block per SM leaves the reaction latency-bound), the graph above. */
+#define HS_CUDA_SPLIT_PERSIST_AUTO_ROWS HS_CUDA_PERSISTENT_CG_AUTO_ROWS
+
+/**
+ * @brief Why the splitting scheme's steps cannot run as one persistent cooperative kernel with @p o
+ * (NULL: they can): Jacobi-CG Chronopoulos-Gear (the one-barrier persistent CG inside it), a model of
+ * at most HS_CUDA_SPLIT_PERSIST_MAX_VARS variables.
+ */
+const char *hs_cuda_split_persist_refusal(const hs_problem_opts *o);
+
 /**
  * @brief Why the persistent step's kernel cannot run these settings (NULL: it can, at any size):
  * Jacobi-CG, split assembly (@p o), Chronopoulos-Gear with the persistent CG (solver.persistent
@@ -43,9 +62,11 @@ const char *hs_cuda_split_graph_refusal(const hs_problem_opts *o);
 /**
  * @brief solver.step = "auto": HS_STEP_PERSISTENT when its kernel runs these settings on at most
  * HS_CUDA_STEP_PERSISTENT_AUTO_ROWS rows, else HS_STEP_GRAPH with Jacobi-CG, else HS_STEP_KERNELS.
- * Under solver.scheme = "splitting": HS_STEP_GRAPH (the steps up to the next output event as one CUDA
- * graph, split_step.cu) at every size with Jacobi-CG and solver.graph on, else HS_STEP_KERNELS (the
- * host runs a step's ops).
+ * Under solver.scheme = "splitting": HS_STEP_PERSISTENT (the steps up to the next output event as one
+ * cooperative kernel, split_persist.cu) where hs_cuda_split_persist_refusal allows it, solver.graph is
+ * on, solver.persistent is not off and the mesh has at most HS_CUDA_SPLIT_PERSIST_AUTO_ROWS nodes;
+ * else HS_STEP_GRAPH (the same steps as one CUDA graph, split_step.cu) with Jacobi-CG and solver.graph
+ * on, else HS_STEP_KERNELS (the host runs a step's ops).
  * @param[out] why the reason (static storage).
  */
 hs_step_mode hs_cuda_step_auto(const hs_problem_opts *o, int persistent, int32_t n_rows, const char **why);
@@ -54,7 +75,8 @@ hs_step_mode hs_cuda_step_auto(const hs_problem_opts *o, int persistent, int32_t
  * @brief Why the cuda backend cannot run step mode @p step (a named one; HS_STEP_AUTO: never refused)
  * under @p o's scheme (NULL: it can). Under solver.scheme = "splitting": "kernels" (the ops react and
  * diffuse run from the host, a step at a time) or "graph" (the steps up to the next output event as one
- * CUDA graph: hs_cuda_split_graph_refusal); "persistent" is refused (the Newton scheme's kernel).
+ * CUDA graph: hs_cuda_split_graph_refusal) or "persistent" (the steps up to the next output event as
+ * one cooperative kernel: hs_cuda_split_persist_refusal).
  */
 const char *hs_cuda_scheme_refusal(const hs_problem_opts *o, hs_step_mode step);
 

@@ -9,7 +9,27 @@
 
 #include "cuda_backend.cuh"
 
-struct hs_cu_split_launch; /* split_step.cu */
+struct hs_cu_split_launch;  /* split_step.cu */
+struct hs_cu_split_persist; /* split_persist.cu */
+
+/* A launched step's row of numbers (split_step.cu fills them on the host, the graph's kernels and the
+ * persistent kernel read them): [HS_SROW_AMP + 2 n_sites] doubles, the second reaction's currents
+ * after the first's. */
+enum { HS_SROW_TPREV, HS_SROW_DTMS, HS_SROW_W0, HS_SROW_W1, HS_SROW_H1, HS_SROW_N1, HS_SROW_H2, HS_SROW_N2,
+       HS_SROW_AMP };
+
+/** What a launch of steps reads, however it runs them (the graph: split_step.cu; one kernel:
+ *  split_persist.cu); device memory unless h_. */
+struct hs_cu_split_rows {
+    int ns, stride;      /* sites, doubles per row */
+    int32_t m;           /* stimulated nodes (distinct) */
+    int32_t *unode;      /* [m] the stimulated nodes, increasing */
+    int32_t *uptr;       /* [m + 1] their (site, share) entries, in site order */
+    int32_t *usite;      /* [uptr[m]] */
+    double *uw;          /* [uptr[m]] */
+    int32_t *sidx;       /* [nn] a node's index in unode, -1: not stimulated (NULL when m = 0) */
+    double *rows, *h_rows; /* [HS_STEPS_DEVICE_MAX + 1][stride]: row 0 the current step, 1 + j step j; h_ pinned */
+};
 
 struct hs_cu_split {
     int lumped_b;          /* B = diag(m) (lumped mass, theta = 1): no SpMV for ||B u*|| */
@@ -38,6 +58,7 @@ struct hs_cu_split {
     cudaGraphExec_t exec;  /* the diffusion solve (solver.graph) */
     cudaEvent_t ev0, ev1;
     hs_cu_split_launch *launch; /* split_step.cu: the launch graph and its buffers, NULL until first used */
+    hs_cu_split_persist *persist; /* split_persist.cu: the persistent kernel's data, NULL until first used */
 };
 
 /* ---- split.cu ---- */
@@ -56,5 +77,24 @@ hs_gpu_cg_tol hs_cu_split_tol(const hs_backend *b);
 /* ---- split_step.cu ---- */
 /** Free the launch graph and its buffers (hs_cu_split_free). */
 void hs_cu_split_launch_free(hs_cu_split *sp);
+/** The start of a launch of steps @p k0 .. @p k0 + @p n - 1, whichever way it runs: the checks, the
+ *  matrices when dt changed, the rows of the steps (hs_split_reaction_inputs, hs_split_guess_weights)
+ *  in rows->h_rows (the caller copies rows 0 .. n to the device); @p rows: the launch's rows and
+ *  stimulated nodes; @p stim: whether a site is on in any of the steps. */
+hs_status hs_cu_split_launch_begin(hs_backend *b, long k0, double dt_ms, int n, const hs_cu_split_rows **rows,
+                                   int *stim);
+/** The end of a launch (the stream synchronised): the statistics of the @p j steps done (CG iterations
+ *  @p iters[] and the final residuals relative to ||B u*|| @p res[], host memory), the guess's history advanced as the device did, and when @p j < @p n the
+ *  backend put back at the failed step's start (hs_cu_restore_step), which the step driver runs again
+ *  on the one-step path. */
+hs_status hs_cu_split_launch_end(hs_backend *b, double dt_ms, int n, int j, int failed, const int *iters,
+                                 const double *res, int *done, hs_step_stats *stats);
+
+/* ---- split_persist.cu ---- */
+/** hs_backend_ops.steps_device under splitting with solver.step = "persistent": the steps as one
+ *  cooperative kernel (the contract of hs_cu_split_steps). */
+hs_status hs_cu_split_persist_steps(hs_backend *b, long k0, double dt_ms, int n, int *done, hs_step_stats *stats);
+/** Free the persistent kernel's data (hs_cu_split_free). */
+void hs_cu_split_persist_free(hs_cu_split *sp);
 
 #endif

@@ -20,6 +20,13 @@ const char *hs_cuda_step_persistent_refusal(const hs_problem_opts *o, int persis
 hs_step_mode hs_cuda_step_auto(const hs_problem_opts *o, int persistent, int32_t n_rows, const char **why)
 {
     if (o->scheme.kind == HS_SCHEME_SPLITTING) {
+        if (!hs_cuda_split_graph_refusal(o) && o->graph && !hs_cuda_split_persist_refusal(o) && persistent != 0 &&
+            n_rows <= HS_CUDA_SPLIT_PERSIST_AUTO_ROWS) {
+            *why = "solver.scheme = splitting, at most 262144 nodes, Jacobi-CG Chronopoulos-Gear, a model of at most 3 "
+                   "variables: the steps up to the next output event as one persistent cooperative kernel (grid "
+                   "barriers instead of the graph's kernel nodes; docs/benchmarks.md)";
+            return HS_STEP_PERSISTENT;
+        }
         if (!hs_cuda_split_graph_refusal(o) && o->graph) {
             *why = "solver.scheme = splitting: the steps up to the next output event as one CUDA graph (reaction, "
                    "diffusion solve, read-outs; its WHILE node stops at the last step or a failed one), no host "
@@ -54,13 +61,25 @@ const char *hs_cuda_split_graph_refusal(const hs_problem_opts *o)
     return NULL;
 }
 
+const char *hs_cuda_split_persist_refusal(const hs_problem_opts *o)
+{
+    if (o->pc.precond != HS_PRECOND_JACOBI || o->pc.krylov != HS_KRYLOV_CG)
+        return "the splitting steps as one persistent kernel run Jacobi-CG only (another solver.precond or "
+               "solver.krylov runs its host-driven loop: solver.step = \"kernels\")";
+    if (o->cg.variant != HS_CG_CHRONOPOULOS)
+        return "the splitting steps as one persistent kernel run the one-barrier Chronopoulos-Gear CG: set "
+               "solver.cg = \"chronopoulos\", or use solver.step = \"graph\"";
+    if (o->model_prm.n_vars > HS_CUDA_SPLIT_PERSIST_MAX_VARS)
+        return "the splitting steps as one persistent kernel hold the model's ODEs beside the CG in 128 registers a "
+               "thread, built for the models of at most 3 variables (aliev_panfilov, mitchell_schaeffer, "
+               "bueno_orovio); this model has more: use solver.step = \"graph\" (what \"auto\" takes)";
+    return NULL;
+}
+
 const char *hs_cuda_scheme_refusal(const hs_problem_opts *o, hs_step_mode step)
 {
     if (o->scheme.kind != HS_SCHEME_SPLITTING) return NULL;
-    if (step == HS_STEP_PERSISTENT)
-        return "under solver.scheme = \"splitting\" the cuda backend runs the steps up to the next output event as "
-               "one CUDA graph (solver.step = \"graph\", what \"auto\" takes with Jacobi-CG) or a step at a time "
-               "from the host (\"kernels\"); the persistent step is the Newton scheme's";
+    if (step == HS_STEP_PERSISTENT) return hs_cuda_split_persist_refusal(o);
     if (step == HS_STEP_GRAPH) return hs_cuda_split_graph_refusal(o);
     return NULL;
 }

@@ -408,6 +408,7 @@ void hs_cu_split_free(cuda_impl *c)
     hs_cu_split *sp = c->sp;
     if (!sp) return;
     hs_cu_split_launch_free(sp);
+    hs_cu_split_persist_free(sp);
     if (sp->exec) cudaGraphExecDestroy(sp->exec);
     hs_gpu_spmv_destroy(&sp->spmv_c);
     hs_gpu_spmv_destroy(&sp->spmv_b);

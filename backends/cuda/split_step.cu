@@ -51,9 +51,6 @@
 
 namespace {
 
-/* A step's row: [R_AMP + 2 n_sites] doubles (the second reaction's currents after the first's) */
-enum { R_TPREV, R_DTMS, R_W0, R_W1, R_H1, R_N1, R_H2, R_N2, R_AMP };
-
 constexpr int kNone = 0x7f7f7f7f; /* the reaction flag's "no node" (split.cu) */
 
 struct hs_split_ctl {
@@ -62,18 +59,13 @@ struct hs_split_ctl {
     int failed;      /* 1: step j failed */
     unsigned ticket; /* k_split_end's last-block counter (0 between kernels) */
     int iters[HS_STEPS_DEVICE_MAX]; /* CG iterations of each step */
+    double res[HS_STEPS_DEVICE_MAX]; /* its final residual relative to ||B u*|| (hs_cu_split_result's) */
 };
 
 } // namespace
 
 struct hs_cu_split_launch {
-    int ns, stride;      /* sites, doubles per row */
-    int32_t m;           /* stimulated nodes (distinct) */
-    int32_t *unode;      /* [m] the stimulated nodes */
-    int32_t *uptr;       /* [m + 1] their (site, share) entries, in site order */
-    int32_t *usite;      /* [uptr[m]] */
-    double *uw;          /* [uptr[m]] */
-    double *rows, *h_rows; /* [HS_STEPS_DEVICE_MAX + 1][stride]: row 0 the current step, 1 + j step j; h_ pinned */
+    hs_cu_split_rows r;  /* the steps' rows and the stimulated nodes (hs_split.cuh) */
     hs_split_ctl *ctl, *h_ctl; /* h_ pinned */
     double *vdev;        /* the model's parameters (hs_nodal_launch.vdev): the substep loop reads them here */
     cudaGraphExec_t exec[2]; /* [with the node current]: a launch in which every site is off reads none */
@@ -120,7 +112,7 @@ __global__ void k_split_end(int32_t n, hs_split_ctl *ctl, double *__restrict__ c
     __shared__ int last, next;
     const int ok = *bad == kNone && cg->status == HS_GPU_CG_CONV && isfinite(norms[0]) && isfinite(norms[1]);
     if (ok) {
-        const double t_prev = cur[R_TPREV], dt_ms = cur[R_DTMS];
+        const double t_prev = cur[HS_SROW_TPREV], dt_ms = cur[HS_SROW_DTMS];
         for (int32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
             double z = phi[i], corr = g ? g[i] : 0.0;
             if (du) { /* k_split_apply: u += dd, the correction dd = d (+ g) */
@@ -149,6 +141,8 @@ __global__ void k_split_end(int32_t n, hs_split_ctl *ctl, double *__restrict__ c
         int go = 0;
         if (ok) {
             ctl->iters[j] = cg->iters;
+            ctl->res[j] = (cg->bb > 0 ? sqrt(cg->rr / cg->bb) : 0.0) * sqrt(norms[0]) /
+                          (norms[1] > 0.0 ? sqrt(norms[1]) : 1.0);
             ctl->j = j + 1;
             go = j + 1 < ctl->n;
             *bad = kNone;
@@ -163,11 +157,12 @@ __global__ void k_split_end(int32_t n, hs_split_ctl *ctl, double *__restrict__ c
         for (int q = threadIdx.x; q < stride; q += blockDim.x) cur[q] = rows[(size_t)(1 + next) * stride + q];
 }
 
-/* the stimulated nodes and their (site, share) entries in site order, from hs_nodal's per-site lists */
+/* the stimulated nodes and their (site, share) entries in site order, from hs_nodal's per-site lists;
+ * each node's index among them (sidx: the persistent kernel's reaction forms a node's current itself) */
 hs_status build_stim(cuda_impl *c, const hs_nodal *nd, hs_cu_split_launch *L)
 {
     const int32_t n_ent = nd->stim_ptr[nd->n_sites], nn = c->nn;
-    L->m = 0;
+    L->r.m = 0;
     if (n_ent == 0) return HS_OK;
     int32_t *cnt = (int32_t *)calloc((size_t)nn + 1, sizeof(int32_t));
     int32_t *unode = (int32_t *)malloc(sizeof(int32_t) * (size_t)n_ent);
@@ -194,11 +189,14 @@ hs_status build_stim(cuda_impl *c, const hs_nodal *nd, hs_cu_split_launch *L)
                 usite[e] = k;
                 uw[e] = nd->stim_w[q];
             }
-        L->m = m;
-        st = upload(&L->unode, unode, (size_t)m, "stimulated nodes");
-        if (st == HS_OK) st = upload(&L->uptr, uptr, (size_t)m + 1, "stimulated nodes' entries");
-        if (st == HS_OK) st = upload(&L->usite, usite, (size_t)n_ent, "stimulated nodes' sites");
-        if (st == HS_OK) st = upload(&L->uw, uw, (size_t)n_ent, "stimulated nodes' shares");
+        L->r.m = m;
+        for (int32_t i = 0; i < nn; ++i) pos[i] = -1; /* now each node's index in unode */
+        for (int32_t u = 0; u < m; ++u) pos[unode[u]] = u;
+        st = upload(&L->r.unode, unode, (size_t)m, "stimulated nodes");
+        if (st == HS_OK) st = upload(&L->r.sidx, pos, (size_t)nn, "stimulated nodes' indices");
+        if (st == HS_OK) st = upload(&L->r.uptr, uptr, (size_t)m + 1, "stimulated nodes' entries");
+        if (st == HS_OK) st = upload(&L->r.usite, usite, (size_t)n_ent, "stimulated nodes' sites");
+        if (st == HS_OK) st = upload(&L->r.uw, uw, (size_t)n_ent, "stimulated nodes' shares");
     }
     free(cnt), free(unode), free(uptr), free(usite), free(uw), free(pos);
     return st;
@@ -211,14 +209,14 @@ hs_status launch_setup(hs_backend *b)
     hs_cu_split_launch *L = (hs_cu_split_launch *)calloc(1, sizeof *L);
     HS_CHECK(L, HS_ERR_MEMORY, "splitting launch: out of memory");
     sp->launch = L;
-    L->ns = b->prob->nodal->n_sites;
-    L->stride = R_AMP + 2 * L->ns;
+    L->r.ns = b->prob->nodal->n_sites;
+    L->r.stride = HS_SROW_AMP + 2 * L->r.ns;
     HS_CALL(build_stim(c, b->prob->nodal, L));
     HS_CALL(upload(&L->vdev, b->prob->opt.model_prm.v, (size_t)HS_MODEL_MAX_PARAMS, "the model's parameters"));
-    const size_t rows = (size_t)(HS_STEPS_DEVICE_MAX + 1) * L->stride;
-    HS_CALL(HS_CUDA_ALLOC(L->rows, rows, "splitting steps' rows"));
-    HS_CUDA_CALL(cudaMallocHost((void **)&L->h_rows, sizeof(double) * rows));
-    memset(L->h_rows, 0, sizeof(double) * rows);
+    const size_t rows = (size_t)(HS_STEPS_DEVICE_MAX + 1) * L->r.stride;
+    HS_CALL(HS_CUDA_ALLOC(L->r.rows, rows, "splitting steps' rows"));
+    HS_CUDA_CALL(cudaMallocHost((void **)&L->r.h_rows, sizeof(double) * rows));
+    memset(L->r.h_rows, 0, sizeof(double) * rows);
     HS_CALL(hs_cuda_alloc_((void **)&L->ctl, sizeof(hs_split_ctl), "splitting launch control", __FILE__, __LINE__));
     HS_CUDA_CALL(cudaMallocHost((void **)&L->h_ctl, sizeof(hs_split_ctl)));
     memset(L->h_ctl, 0, sizeof(hs_split_ctl));
@@ -233,9 +231,10 @@ hs_status enqueue_react(hs_backend *b, int stim, const double *amp, const double
     cuda_impl *c = (cuda_impl *)b->impl;
     hs_cu_split *sp = c->sp;
     hs_cu_split_launch *L = sp->launch;
-    stim = stim && L->m > 0;
+    stim = stim && L->r.m > 0;
     if (stim) {
-        k_split_stim<<<nblocks(L->m, 256), 256, 0, c->s>>>(L->m, L->unode, L->uptr, L->usite, L->uw, amp, sp->stim);
+        const hs_cu_split_rows *R = &L->r;
+        k_split_stim<<<nblocks(R->m, 256), 256, 0, c->s>>>(R->m, R->unode, R->uptr, R->usite, R->uw, amp, sp->stim);
         HS_CUDA_LAUNCH_CHECK("k_split_stim");
     }
     hs_nodal_launch a = {c->nn,    c->nn,      &b->prob->opt.model_prm,  sp->ntab ? c->rtab : nullptr,
@@ -253,18 +252,18 @@ hs_status enqueue_step(hs_backend *b, int stim, cudaGraphConditionalHandle h)
     hs_cu_split *sp = c->sp;
     hs_cu_split_launch *L = sp->launch;
     const hs_problem_opts *o = &b->prob->opt;
-    double *cur = L->rows;
-    HS_CALL(enqueue_react(b, stim, cur + R_AMP, cur + R_H1, 1));
-    HS_CALL(hs_cu_split_start(c, cur + R_W0));
+    double *cur = L->r.rows;
+    HS_CALL(enqueue_react(b, stim, cur + HS_SROW_AMP, cur + HS_SROW_H1, 1));
+    HS_CALL(hs_cu_split_start(c, cur + HS_SROW_W0));
     hs_gpu_cg_tol t = hs_cu_split_tol(b);
     HS_CALL(hs_gpu_cg_capture_solve(c->cg, c->rhs, c->du, &t, c->s));
     const int strang = o->scheme.order == HS_SPLIT_STRANG;
     if (strang) { /* the update before the second reaction; Godunov's is k_split_end's */
         HS_CALL(hs_cu_split_apply(c, c->cg->d_sc, 0));
-        HS_CALL(enqueue_react(b, stim, cur + R_AMP + L->ns, cur + R_H2, 0));
+        HS_CALL(enqueue_react(b, stim, cur + HS_SROW_AMP + L->r.ns, cur + HS_SROW_H2, 0));
     }
     const int nb = nblocks(c->nn, 256);
-    k_split_end<<<nb, 256, 0, c->s>>>(c->nn, L->ctl, cur, L->rows, L->stride, sp->bad, c->cg->d_sc, sp->norms,
+    k_split_end<<<nb, 256, 0, c->s>>>(c->nn, L->ctl, cur, L->r.rows, L->r.stride, sp->bad, c->cg->d_sc, sp->norms,
                                       strang ? nullptr : c->du, sp->guess ? sp->g : nullptr, c->phin, c->phi, c->act,
                                       o->activation_phi, o->repol_phi, sp->guess ? c->ph1 : nullptr,
                                       sp->guess ? c->ph2 : nullptr, h);
@@ -351,28 +350,28 @@ int fill_rows(hs_backend *b, long k0, double dt_ms, int n)
     hs_extrap ex = c->ex;                      /* the history as end_step will advance it */
     int on = 0;
     for (int j = 0; j < n; ++j) {
-        double *r = L->h_rows + (size_t)(1 + j) * L->stride;
+        double *r = L->r.h_rows + (size_t)(1 + j) * L->r.stride;
         const double t = (k0 + j) * dt_ms, t_half = hs_split_t_half(so, t, dt_ms);
         double h = 0.0;
-        r[R_TPREV] = t;
-        r[R_DTMS] = dt_ms;
-        const int n1 = hs_split_reaction_inputs(p, t, t_half, r + R_AMP, &h);
-        r[R_H1] = h / n1; /* hs_cu_react's substep */
-        r[R_N1] = n1;
-        r[R_H2] = r[R_N2] = 0.0;
+        r[HS_SROW_TPREV] = t;
+        r[HS_SROW_DTMS] = dt_ms;
+        const int n1 = hs_split_reaction_inputs(p, t, t_half, r + HS_SROW_AMP, &h);
+        r[HS_SROW_H1] = h / n1; /* hs_cu_react's substep */
+        r[HS_SROW_N1] = n1;
+        r[HS_SROW_H2] = r[HS_SROW_N2] = 0.0;
         if (so->order == HS_SPLIT_STRANG) {
-            const int n2 = hs_split_reaction_inputs(p, t_half, t + dt_ms, r + R_AMP + L->ns, &h);
-            r[R_H2] = h / n2;
-            r[R_N2] = n2;
+            const int n2 = hs_split_reaction_inputs(p, t_half, t + dt_ms, r + HS_SROW_AMP + L->r.ns, &h);
+            r[HS_SROW_H2] = h / n2;
+            r[HS_SROW_N2] = n2;
         }
-        r[R_W0] = r[R_W1] = 0.0;
+        r[HS_SROW_W0] = r[HS_SROW_W1] = 0.0;
         if (c->sp->guess) {
-            hs_split_guess_weights(&ex, dt, r + R_W0);
+            hs_split_guess_weights(&ex, dt, r + HS_SROW_W0);
             hs_extrap_accept(&ex, dt);
         }
-        for (int k = 0; k < 2 * L->ns; ++k) on |= r[R_AMP + k] != 0.0;
+        for (int k = 0; k < 2 * L->r.ns; ++k) on |= r[HS_SROW_AMP + k] != 0.0;
     }
-    memcpy(L->h_rows, L->h_rows + L->stride, sizeof(double) * (size_t)L->stride);
+    memcpy(L->r.h_rows, L->r.h_rows + L->r.stride, sizeof(double) * (size_t)L->r.stride);
     return on;
 }
 
@@ -384,41 +383,76 @@ void hs_cu_split_launch_free(hs_cu_split *sp)
     if (!L) return;
     for (int q = 0; q < 2; ++q)
         if (L->exec[q]) cudaGraphExecDestroy(L->exec[q]);
-    cudaFree(L->unode);
-    cudaFree(L->uptr);
-    cudaFree(L->usite);
-    cudaFree(L->uw);
-    cudaFree(L->rows);
+    cudaFree(L->r.unode);
+    cudaFree(L->r.uptr);
+    cudaFree(L->r.usite);
+    cudaFree(L->r.uw);
+    cudaFree(L->r.sidx);
+    cudaFree(L->r.rows);
     cudaFree(L->ctl);
     cudaFree(L->vdev);
-    cudaFreeHost(L->h_rows);
+    cudaFreeHost(L->r.h_rows);
     cudaFreeHost(L->h_ctl);
     free(L);
     sp->launch = nullptr;
 }
 
-hs_status hs_cu_split_steps(hs_backend *b, long k0, double dt_ms, int n, int *done, hs_step_stats *stats)
+hs_status hs_cu_split_launch_begin(hs_backend *b, long k0, double dt_ms, int n, const hs_cu_split_rows **rows,
+                                   int *stim)
 {
     cuda_impl *c = (cuda_impl *)b->impl;
     hs_cu_split *sp = c->sp;
     const hs_problem_opts *o = &b->prob->opt;
-    *done = 0;
     HS_CHECK(sp && n >= 1 && n <= HS_STEPS_DEVICE_MAX, HS_ERR_INTERNAL, "splitting steps: %d steps per launch", n);
-    HS_CHECK(!c->gpc, HS_ERR_CONFIG, "solver.step = \"graph\" under solver.scheme = \"splitting\" runs Jacobi-CG "
-             "inside its graph, not solver.precond = \"%s\" with solver.krylov = \"%s\"; use solver.step = \"kernels\"",
-             hs_precond_name(o->pc.precond), hs_krylov_name(o->pc.krylov));
+    HS_CHECK(!c->gpc, HS_ERR_CONFIG, "solver.step = \"%s\" under solver.scheme = \"splitting\" runs Jacobi-CG "
+             "on the device, not solver.precond = \"%s\" with solver.krylov = \"%s\"; use solver.step = \"kernels\"",
+             hs_step_mode_name(o->exec.step), hs_precond_name(o->pc.precond), hs_krylov_name(o->pc.krylov));
     HS_CHECK(!sp->react_pending && !c->start_pending, HS_ERR_INTERNAL, "splitting steps: a step of the ops is open");
     const double dt = dt_ms / o->time_unit;
     if (!(sp->dt == dt)) {
         const double t0 = hs_wtime();
-        HS_CALL(hs_cu_split_assemble(b, dt)); /* the values in place: the graph reads them there */
+        HS_CALL(hs_cu_split_assemble(b, dt)); /* the values in place: the launches read them there */
         c->t.assembly += hs_wtime() - t0;
     }
     if (!sp->launch) HS_CALL(launch_setup(b));
     hs_cu_split_launch *L = sp->launch;
-    const int stim = fill_rows(b, k0, dt_ms, n);
+    *stim = fill_rows(b, k0, dt_ms, n);
+    *rows = &L->r;
+    return HS_OK;
+}
+
+hs_status hs_cu_split_launch_end(hs_backend *b, double dt_ms, int n, int j, int failed, const int *iters,
+                                 const double *res, int *done, hs_step_stats *stats)
+{
+    cuda_impl *c = (cuda_impl *)b->impl;
+    hs_cu_split *sp = c->sp;
+    const double dt = dt_ms / b->prob->opt.time_unit;
+    c->dt = dt;
+    HS_CHECK(j >= 0 && j <= n && (j == n) != (failed != 0), HS_ERR_INTERNAL,
+             "splitting steps: the launch of %d steps reports %d done, failed %d", n, j, failed);
+    for (int q = 0; q < j; ++q) {
+        memset(&stats[q], 0, sizeof stats[q]);
+        stats[q].newton_iters = 1;
+        stats[q].cg_iters = stats[q].cg_iters_max = iters[q];
+        stats[q].res_norm = res[q];
+        if (sp->guess) hs_extrap_accept(&c->ex, dt); /* end_step's, as the device did */
+    }
+    *done = j;
+    if (j < n) HS_CALL(hs_cu_restore_step(b)); /* the failed step's start: phi_n, the variables */
+    return HS_OK;
+}
+
+hs_status hs_cu_split_steps(hs_backend *b, long k0, double dt_ms, int n, int *done, hs_step_stats *stats)
+{
+    cuda_impl *c = (cuda_impl *)b->impl;
+    *done = 0;
+    if (b->prob->opt.exec.step == HS_STEP_PERSISTENT) return hs_cu_split_persist_steps(b, k0, dt_ms, n, done, stats);
+    const hs_cu_split_rows *rows = nullptr;
+    int stim = 0;
+    HS_CALL(hs_cu_split_launch_begin(b, k0, dt_ms, n, &rows, &stim));
+    hs_cu_split_launch *L = c->sp->launch;
     if (!L->exec[stim]) HS_CALL(capture(b, stim));
-    HS_CUDA_CALL(cudaMemcpyAsync(L->rows, L->h_rows, sizeof(double) * (size_t)(n + 1) * L->stride,
+    HS_CUDA_CALL(cudaMemcpyAsync(rows->rows, rows->h_rows, sizeof(double) * (size_t)(n + 1) * rows->stride,
                                  cudaMemcpyHostToDevice, c->s));
     /* the loop's bound: the graph reads it from the control block (init leaves n alone); h_ctl is free,
      * the last launch's copy into it has completed */
@@ -429,17 +463,6 @@ hs_status hs_cu_split_steps(hs_backend *b, long k0, double dt_ms, int n, int *do
     HS_CUDA_CALL(cudaEventRecord(c->ev_s1, c->s));
     HS_CUDA_CALL(cudaStreamSynchronize(c->s));
     c->t.solve += 1e-3 * elapsed_ms(c->ev_s0, c->ev_s1); /* the whole steps: not split by phase */
-    c->dt = dt;
     const hs_split_ctl *hc = L->h_ctl;
-    HS_CHECK(hc->j >= 0 && hc->j <= n && (hc->j == n) != (hc->failed != 0), HS_ERR_INTERNAL,
-             "splitting steps: the launch of %d steps reports %d done, failed %d", n, hc->j, hc->failed);
-    for (int j = 0; j < hc->j; ++j) {
-        memset(&stats[j], 0, sizeof stats[j]);
-        stats[j].newton_iters = 1;
-        stats[j].cg_iters = stats[j].cg_iters_max = hc->iters[j];
-        if (sp->guess) hs_extrap_accept(&c->ex, dt); /* end_step's, as the graph's k_split_end did */
-    }
-    *done = hc->j;
-    if (hc->j < n) HS_CALL(hs_cu_restore_step(b)); /* the failed step's start: phi_n, the variables */
-    return HS_OK;
+    return hs_cu_split_launch_end(b, dt_ms, n, hc->j, hc->failed, hc->iters, hc->res, done, stats);
 }

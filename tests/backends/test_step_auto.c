@@ -135,8 +135,10 @@ static void cuda_rules(void)
 }
 
 /* solver.scheme = "splitting" on cuda (issue 28): "auto" is the steps up to the next output event as one
- * CUDA graph (split_step.cu) at every size with Jacobi-CG and solver.graph on, else the host running a
- * step's ops, each with its reason; a named graph needs Jacobi-CG, a named persistent step is refused;
+ * persistent kernel (split_persist.cu) up to its row limit for a model of few variables with Jacobi-CG
+ * Chronopoulos-Gear, solver.graph on and solver.persistent not off; as one CUDA graph (split_step.cu)
+ * otherwise with Jacobi-CG and solver.graph on, else the host running a step's ops, each with its reason; a named graph needs Jacobi-CG, a named persistent kernel Jacobi-CG
+ * Chronopoulos-Gear and a model of few variables;
  * the persistent CG and the values follow the Newton scheme's rules */
 static void cuda_splitting(void)
 {
@@ -145,8 +147,18 @@ static void cuda_splitting(void)
     o.scheme = hs_scheme_opts_newton();
     o.scheme.kind = HS_SCHEME_SPLITTING;
     o.graph = 1;
-    expect(&o, AUTO, 50653, HS_STEP_GRAPH, "splitting, bench_50k");
+    o.model_prm.n_vars = 1; /* Aliev-Panfilov */
+    expect(&o, AUTO, 50653, HS_STEP_PERSISTENT, "splitting, bench_50k");
+    expect(&o, AUTO, HS_CUDA_SPLIT_PERSIST_AUTO_ROWS, HS_STEP_PERSISTENT, "splitting at the persistent limit");
+    expect(&o, AUTO, HS_CUDA_SPLIT_PERSIST_AUTO_ROWS + 1, HS_STEP_GRAPH, "splitting above the persistent limit");
     expect(&o, AUTO, 1030301, HS_STEP_GRAPH, "splitting, bench_1m");
+    expect(&o, 0, 50653, HS_STEP_GRAPH, "splitting, solver.persistent = off");
+    o.model_prm.n_vars = 18; /* ten Tusscher 2006 */
+    expect(&o, AUTO, 50653, HS_STEP_GRAPH, "splitting, a CellML model");
+    o.model_prm.n_vars = 1;
+    o.cg.variant = HS_CG_CLASSIC;
+    expect(&o, AUTO, 50653, HS_STEP_GRAPH, "splitting, classic CG");
+    o.cg.variant = HS_CG_CHRONOPOULOS;
     o.graph = 0;
     expect(&o, AUTO, 50653, HS_STEP_KERNELS, "splitting, solver.graph = off");
     o.graph = 1;
@@ -158,9 +170,28 @@ static void cuda_splitting(void)
     HS_TEST_CHECK(!hs_cuda_scheme_refusal(&o, HS_STEP_AUTO) && !hs_cuda_scheme_refusal(&o, HS_STEP_KERNELS) &&
                       !hs_cuda_scheme_refusal(&o, HS_STEP_GRAPH),
                   "splitting: auto, kernels or graph refused");
-    HS_TEST_CHECK(hs_cuda_scheme_refusal(&o, HS_STEP_PERSISTENT) != NULL, "splitting: the persistent step accepted");
-    hs_exec_plan p = rules(&o, HS_STEP_AUTO, AUTO, NULL, 50653);
-    HS_TEST_CHECK(p.step == HS_STEP_GRAPH && p.why_step[0] && p.persistent_cg == 1 && p.values == HS_VALUES_F32,
+    /* the splitting steps as one persistent kernel (split_persist.cu): Jacobi-CG Chronopoulos-Gear, a model
+     * of at most HS_CUDA_SPLIT_PERSIST_MAX_VARS variables; the plan then runs the persistent CG */
+    o.model_prm.n_vars = HS_CUDA_SPLIT_PERSIST_MAX_VARS;
+    HS_TEST_CHECK(!hs_cuda_scheme_refusal(&o, HS_STEP_PERSISTENT) && !hs_cuda_split_persist_refusal(&o),
+                  "splitting: the persistent kernel refused: %s", hs_cuda_split_persist_refusal(&o));
+    o.model_prm.n_vars = HS_CUDA_SPLIT_PERSIST_MAX_VARS + 1;
+    HS_TEST_CHECK(hs_cuda_scheme_refusal(&o, HS_STEP_PERSISTENT) != NULL, "splitting: a model of %d variables in the "
+                  "persistent kernel accepted", o.model_prm.n_vars);
+    o.model_prm.n_vars = 1;
+    o.cg.variant = HS_CG_CLASSIC;
+    HS_TEST_CHECK(hs_cuda_scheme_refusal(&o, HS_STEP_PERSISTENT) != NULL, "splitting: the persistent kernel with "
+                  "classic CG accepted");
+    o.cg.variant = HS_CG_CHRONOPOULOS;
+    o.pc.precond = HS_PRECOND_FSAI;
+    HS_TEST_CHECK(hs_cuda_scheme_refusal(&o, HS_STEP_PERSISTENT) != NULL, "splitting: the persistent kernel with "
+                  "FSAI-PCG accepted");
+    o.pc.precond = HS_PRECOND_JACOBI;
+    hs_exec_plan p = rules(&o, HS_STEP_PERSISTENT, AUTO, NULL, 1030301);
+    HS_TEST_CHECK(p.step == HS_STEP_PERSISTENT && p.persistent_cg == 1, "splitting, persistent named, 1M rows: %s, "
+                  "persistent CG %d", hs_step_mode_name(p.step), p.persistent_cg);
+    p = rules(&o, HS_STEP_AUTO, AUTO, NULL, 50653);
+    HS_TEST_CHECK(p.step == HS_STEP_PERSISTENT && p.why_step[0] && p.persistent_cg == 1 && p.values == HS_VALUES_F32,
                   "splitting, all auto, 50653 rows: %s, persistent %d, %s", hs_step_mode_name(p.step), p.persistent_cg,
                   hs_matrix_values_name(p.values));
     p = rules(&o, HS_STEP_AUTO, AUTO, NULL, 1030301);

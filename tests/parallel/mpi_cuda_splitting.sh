@@ -33,8 +33,8 @@
 #   study         scar_slab (a non-conducting scar: frozen nodes; a slower band: node region rows;
 #                 probes; a pseudo-ECG): -np 2, 3 against the serial run, 3 against the cpu backend;
 #                 2 ranks to 5 ms with a checkpoint, restarted on 3 to 10 ms
-# a failing reaction named once; and solver.step = "persistent" refused on 2 ranks as a serial run
-# refuses it, naming the key.
+# a failing reaction named once; and solver.step = "persistent" (one device's cooperative kernel:
+# split_persist.cu) refused on 2 ranks, naming the key.
 set -euo pipefail
 mpiexec=$1
 tmp=$(mktemp -d)
