@@ -20,7 +20,8 @@ extern "C" {
 typedef struct hs_fem_geom {
     int32_t n_elems, n_nodes;
     double *vol;         /**< [n_elems] volume, mm^3 */
-    double *kd;          /**< [n_elems][10] V grad N_a . D grad N_b, packed upper triangle (hs_sym4_index) */
+    double *kd;          /**< [n_elems][10] V grad N_a . D grad N_b, packed upper triangle (hs_sym4_index);
+                              NULL in a problem of the split assembly, which keeps K_D instead (hs_problem_create) */
     double *lumped_mass; /**< [n_nodes] sum over incident elements of V/4 (residual scaling) */
 } hs_fem_geom;
 
@@ -45,12 +46,28 @@ void hs_fem_geom_destroy(hs_fem_geom **p);
  */
 typedef struct hs_assembly_map {
     int32_t n_nodes, nnz, n_elems;
-    int32_t *k_ptr; /**< [nnz+1] */
-    int32_t *k_src; /**< [16 n_elems] index into Ke_flat */
+    int32_t *k_ptr; /**< [nnz+1]; NULL in a map of the R lists only (hs_assembly_map_create_r) */
+    int32_t *k_src; /**< [16 n_elems] index into Ke_flat; NULL likewise */
     int32_t *r_ptr; /**< [n_nodes+1] */
     int32_t *r_src; /**< [4 n_elems] index into Re_flat */
     int32_t *diag;  /**< [n_nodes] CSR position of (i,i) */
 } hs_assembly_map;
+
+/**
+ * Index bounds of the gather maps, in elements of one mesh (a rank's local mesh in a distributed run).
+ * The maps store 32-bit entries where that provably suffices, which halves their bytes against 64-bit:
+ * the K lists' entries 16 e + 4 a + b (and so their pointers) up to 16 n_elems, the R lists' 4 e + a up
+ * to 4 n_elems, the split map's element ids up to n_elems (its pointers are 64-bit on the host,
+ * fem/hs_assembly.h). A mesh beyond a bound is refused by hs_assembly_map_check with the bound.
+ */
+#define HS_ASSEMBLY_MAX_ELEMS_K ((int64_t)INT32_MAX / 16) /**< the K lists (solver.assembly = "full"): 134,217,727 */
+#define HS_ASSEMBLY_MAX_ELEMS_R ((int64_t)INT32_MAX / 4)  /**< the R lists (every Newton assembly): 536,870,911 */
+
+/**
+ * @brief Whether a mesh of @p n_elems elements fits the gather maps' 32-bit entries (the R lists, and
+ * with @p with_k the K lists); HS_ERR_MESH naming the bound and what lifts it otherwise. Reads no mesh.
+ */
+hs_status hs_assembly_map_check(int64_t n_elems, int with_k);
 
 /**
  * The gathers of K and R (hs_assemble_k/r, hs_split_assemble_k/r) run on OpenMP threads from this
@@ -65,6 +82,12 @@ typedef struct hs_assembly_map {
 
 /** @brief Build the gather maps of @p m against its CSR @p pattern. */
 hs_status hs_assembly_map_create(const hs_mesh *m, const hs_csr *pattern, hs_assembly_map **out);
+/**
+ * @brief The R lists and the diagonal positions only (k_ptr, k_src NULL): what the split assembly
+ * reads (its K lists are its own, hs_split_map_create_mesh). Saves the K lists' 4 (16 n_elems + nnz)
+ * bytes and lifts their bound (HS_ASSEMBLY_MAX_ELEMS_K).
+ */
+hs_status hs_assembly_map_create_r(const hs_mesh *m, const hs_csr *pattern, hs_assembly_map **out);
 void hs_assembly_map_destroy(hs_assembly_map **p);
 
 /**

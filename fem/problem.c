@@ -48,12 +48,20 @@ hs_status hs_problem_create(const hs_mesh *mesh, const hs_stim_set *stim, const 
     } else {
         HS_CALL_GOTO(hs_csr_from_tets(mesh->n_nodes, mesh->n_elems, mesh->tets, &p->pattern), fail);
     }
-    HS_CALL_GOTO(hs_assembly_map_create(mesh, p->pattern, &p->map), fail);
     /* the split assembly's maps serve the Newton scheme only (the splitting scheme's matrices:
      * hs_split_matrices, frozen nodes there) */
     const int newton = opt->scheme.kind != HS_SCHEME_SPLITTING;
-    if (opt->assembly == HS_ASSEMBLY_SPLIT && newton)
-        HS_CALL_GOTO(hs_split_map_create(p->pattern, p->map, p->geom->kd, &p->split), fail);
+    if (opt->assembly == HS_ASSEMBLY_SPLIT && newton) {
+        /* Its own K lists from the mesh: no full K lists (16 entries per element, 4 (16 n_elems + nnz)
+         * bytes, refused beyond 2^31/16 elements) are built, and the element matrices kd, read only
+         * into K_D, go once it is summed (80 bytes per element): the backends read vol, K_D and the
+         * lists (fem/hs_fem.h: kd NULL). */
+        HS_CALL_GOTO(hs_assembly_map_create_r(mesh, p->pattern, &p->map), fail);
+        HS_CALL_GOTO(hs_split_map_create_mesh(mesh, p->pattern, p->map, p->geom->kd, &p->split), fail);
+        HS_FREE(p->geom->kd);
+    } else {
+        HS_CALL_GOTO(hs_assembly_map_create(mesh, p->pattern, &p->map), fail);
+    }
     if (rg && rg->decoupled && newton) {
         /* A node no conducting element touches has an all-zero row in K_D and gets no km or rm, so
          * K would be singular there. A unit diagonal in K_D takes it out of the system: its row
