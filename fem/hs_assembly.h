@@ -92,10 +92,13 @@ hs_status hs_split_map_create(const hs_csr *pattern, const hs_assembly_map *map,
  * @brief The same map from the mesh and the R lists of @p rmap (hs_assembly_map_create_r; a full map
  * serves too), without the full map's K lists: each row walks its node's elements in increasing
  * order, so K_D and the pair lists equal hs_split_map_create's bit for bit. Up to
- * HS_ASSEMBLY_MAX_ELEMS_R elements. Transient memory: 4 bytes per pair (fill cursors).
+ * HS_ASSEMBLY_MAX_ELEMS_R elements. The element matrices come from @p kd: a stored array, or computed
+ * in 8 chunks of elements (in increasing order, so each sum keeps its order) where none is stored.
+ * Transient memory: 4 bytes per pair (fill cursors), per node (row cursors) and, computed, 10 bytes
+ * per element (a chunk of matrices).
  */
 hs_status hs_split_map_create_mesh(const hs_mesh *m, const hs_csr *pattern, const hs_assembly_map *rmap,
-                                   const double *kd, hs_split_map **out);
+                                   const hs_kd_source *kd, hs_split_map **out);
 void hs_split_map_destroy(hs_split_map **p);
 
 /**

@@ -35,6 +35,21 @@ hs_status hs_fem_geom_create(const hs_mesh *m, double d_iso, double d_ani, hs_fe
  *  d_ani per MODEL time unit; NULL: the uniform @p d_iso, @p d_ani). Heterogeneous tissue, hs_region.h. */
 hs_status hs_fem_geom_create_het(const hs_mesh *m, double d_iso, double d_ani, const double *d_elem,
                                  hs_fem_geom **out);
+/** @brief As hs_fem_geom_create_het; @p with_kd 0 leaves kd NULL (80 bytes per element not held:
+ *  the split assembly computes the matrices in chunks where it sums K_D, hs_fem_geom_kd). */
+hs_status hs_fem_geom_create_opt(const hs_mesh *m, double d_iso, double d_ani, const double *d_elem, int with_kd,
+                                 hs_fem_geom **out);
+
+/** Where the element diffusion matrices come from: a stored array, or computed from the mesh. */
+typedef struct hs_kd_source {
+    const double *kd;     /**< [n_elems][10] (hs_fem_geom.kd), borrowed; NULL: computed (hs_fem_geom_kd) */
+    double d_iso, d_ani;  /**< as hs_fem_geom_create_het's, when kd is NULL */
+    const double *d_elem; /**< likewise; NULL for uniform tissue */
+} hs_kd_source;
+
+/** @brief kd [e1 - e0][10] of elements e0 .. e1-1, the same bits as hs_fem_geom_create_het's (OpenMP).
+ *  The elements were checked (positive volumes) by the geometry's creation. */
+void hs_fem_geom_kd(const hs_mesh *m, const hs_kd_source *src, int64_t e0, int64_t e1, double *kd);
 void hs_fem_geom_destroy(hs_fem_geom **p);
 
 /**

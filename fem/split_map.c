@@ -134,49 +134,76 @@ fail:
     return st;
 }
 
-hs_status hs_split_map_create_mesh(const hs_mesh *m, const hs_csr *pat, const hs_assembly_map *rmap, const double *kd,
-                                   hs_split_map **out)
+hs_status hs_split_map_create_mesh(const hs_mesh *m, const hs_csr *pat, const hs_assembly_map *rmap,
+                                   const hs_kd_source *kd, hs_split_map **out)
 {
     *out = NULL;
     hs_status st = HS_OK;
     hs_split_map *sm = NULL;
-    int32_t *os = NULL, *cnt = NULL;
+    int32_t *os = NULL, *cnt = NULL, *cur = NULL;
+    double *kdc = NULL;
     const int32_t nn = pat->n_rows, nnz = pat->nnz;
+    const int64_t ne = m->n_elems;
     HS_CHECK(rmap->nnz == nnz && rmap->n_nodes == nn && nn == m->n_nodes && rmap->n_elems == m->n_elems,
              HS_ERR_INTERNAL, "split map: the R lists are of another mesh or pattern");
-    HS_CALL(hs_assembly_map_check(m->n_elems, 0));
+    HS_CALL(hs_assembly_map_check(ne, 0));
     HS_CALL(HS_ALLOC(sm, 1, "split assembly map"));
     HS_CALL_GOTO(HS_ALLOC(sm->kd_csr, (size_t)nnz, "diffusion matrix"), fail);
     HS_CALL_GOTO(pairs_create(pat, rmap->diag, sm, &os), fail);
     const int32_t np = sm->n_pairs, n_off = sm->n_off;
     HS_CALL_GOTO(HS_ALLOC(cnt, (size_t)np, "split map counts"), fail);
+    HS_CALL_GOTO(HS_ALLOC(cur, (size_t)nn + 1, "split map row cursors"), fail);
+    /* the element matrices: the stored ones (one chunk), or computed for ~1/8 of the elements at a time */
+    const int64_t chunk = kd->kd ? (ne > 0 ? ne : 1) : ((ne + 7) / 8 > 8192 ? (ne + 7) / 8 : 8192);
+    if (!kd->kd) HS_CALL_GOTO(HS_ALLOC(kdc, 10 * (size_t)(chunk < ne ? chunk : ne) + 1, "element matrices (a chunk)"), fail);
+    for (int32_t i = 0; i < nn; ++i) cur[i] = rmap->r_ptr[i];
     /* Row i walks node i's elements in increasing e (its R list); for one e only one vertex b meets
      * a column j. Pass 0 sums K_D's row (each entry from 0.0 in increasing e: the full map's order,
-     * hence its bits) and counts the lists of the row's pairs {i, j >= i}; pass 1 fills them. A row
-     * owns its nonzeros and its pairs: no two threads write one. */
+     * hence its bits; the chunks come in increasing e and each row resumes at its cursor) and counts
+     * the lists of the row's pairs {i, j >= i}; pass 1 fills them. A row owns its nonzeros and its
+     * pairs: no two threads write one. */
     int32_t missing = -1;
-    for (int pass = 0; pass < 2; ++pass) {
+    for (int64_t e0 = 0; e0 < ne; e0 += chunk) {
+        const int64_t e1 = e0 + chunk < ne ? e0 + chunk : ne;
+        const double *kde = kd->kd;
+        if (!kde) {
+            hs_fem_geom_kd(m, kd, e0, e1, kdc);
+            kde = kdc - 10 * e0; /* indexed by the global element number below */
+        }
 #pragma omp parallel for schedule(static) if (nn > HS_OMP_MIN)
-        for (int32_t i = 0; i < nn; ++i)
-            for (int32_t q = rmap->r_ptr[i]; q < rmap->r_ptr[i + 1]; ++q) {
+        for (int32_t i = 0; i < nn; ++i) {
+            int32_t q = cur[i];
+            for (; q < rmap->r_ptr[i + 1] && rmap->r_src[q] / 4 < e1; ++q) {
                 const int32_t src = rmap->r_src[q], e = src / 4, a = src % 4;
                 for (int b = 0; b < 4; ++b) {
                     const int32_t j = m->tets[4 * (int64_t)e + b];
                     const int32_t k = hs_csr_find(pat, i, j);
                     if (k < 0) { missing = e; continue; }
-                    if (pass == 0) sm->kd_csr[k] += kd[10 * (int64_t)e + hs_sym4_index(a, b)];
+                    sm->kd_csr[k] += kde[10 * (int64_t)e + hs_sym4_index(a, b)];
                     if (j < i) continue;
-                    const int64_t p = j == i ? (int64_t)n_off + i : (int64_t)os[i] + (k - rmap->diag[i] - 1);
-                    if (pass == 0) cnt[p]++;
-                    else sm->p_elem[sm->p_ptr[p] + cnt[p]++] = e;
+                    cnt[j == i ? (int64_t)n_off + i : (int64_t)os[i] + (k - rmap->diag[i] - 1)]++;
                 }
             }
-        HS_CHECK_GOTO(missing < 0, fail, HS_ERR_INTERNAL, "pattern lacks an entry of element %d", missing);
-        if (pass == 0) {
-            HS_CALL_GOTO(pairs_finish(sm, cnt), fail);
-            for (int32_t q = 0; q < np; ++q) cnt[q] = 0; /* the fill cursors */
+            cur[i] = q;
         }
+        HS_CHECK_GOTO(missing < 0, fail, HS_ERR_INTERNAL, "pattern lacks an entry of element %d", missing);
     }
+    HS_FREE(kdc);
+    HS_FREE(cur);
+    HS_CALL_GOTO(pairs_finish(sm, cnt), fail);
+    for (int32_t q = 0; q < np; ++q) cnt[q] = 0; /* the fill cursors */
+#pragma omp parallel for schedule(static) if (nn > HS_OMP_MIN)
+    for (int32_t i = 0; i < nn; ++i)
+        for (int32_t q = rmap->r_ptr[i]; q < rmap->r_ptr[i + 1]; ++q) {
+            const int32_t e = rmap->r_src[q] / 4;
+            for (int b = 0; b < 4; ++b) {
+                const int32_t j = m->tets[4 * (int64_t)e + b];
+                if (j < i) continue;
+                const int64_t p = j == i ? (int64_t)n_off + i
+                                         : (int64_t)os[i] + (hs_csr_find(pat, i, j) - rmap->diag[i] - 1);
+                sm->p_elem[sm->p_ptr[p] + cnt[p]++] = e;
+            }
+        }
     free(os);
     free(cnt);
     *out = sm;
@@ -184,6 +211,8 @@ hs_status hs_split_map_create_mesh(const hs_mesh *m, const hs_csr *pat, const hs
 fail:
     free(os);
     free(cnt);
+    free(cur);
+    free(kdc);
     hs_split_map_destroy(&sm);
     return st;
 }

@@ -68,7 +68,8 @@ int main(void)
         hs_assembly_map *rmap = NULL;
         hs_split_map *sm2 = NULL;
         HS_TEST_OK(hs_assembly_map_create_r(m, pat, &rmap));
-        if (rmap) HS_TEST_OK(hs_split_map_create_mesh(m, pat, rmap, g->kd, &sm2));
+        const hs_kd_source stored = {g->kd, 0, 0, NULL};
+        if (rmap) HS_TEST_OK(hs_split_map_create_mesh(m, pat, rmap, &stored, &sm2));
         if (rmap && sm2) {
             HS_TEST_CHECK(rmap->k_ptr == NULL && rmap->k_src == NULL, "the R-only map has K lists");
             HS_TEST_CHECK(!memcmp(rmap->r_ptr, map->r_ptr, sizeof(int32_t) * (nn + 1)) &&
@@ -87,7 +88,51 @@ int main(void)
             }
         }
         hs_split_map_destroy(&sm2);
+        /* the matrices computed in chunks (none stored): the same bits again */
+        const hs_kd_source computed = {NULL, 0.3 * 12.9, 0.9 * 12.9, NULL};
+        if (rmap) HS_TEST_OK(hs_split_map_create_mesh(m, pat, rmap, &computed, &sm2));
+        if (sm2)
+            HS_TEST_CHECK(sm2->n_pairs == sm->n_pairs && !memcmp(sm2->kd_csr, sm->kd_csr, sizeof(double) * nnz) &&
+                              !memcmp(sm2->kd_pair, sm->kd_pair, sizeof(double) * sm->n_pairs) &&
+                              !memcmp(sm2->p_elem, sm->p_elem, sizeof(int32_t) * 10 * ne),
+                          "computed element matrices: the map differs from the reference's");
+        hs_split_map_destroy(&sm2);
         hs_assembly_map_destroy(&rmap);
+    }
+    /* several chunks of computed matrices (8192 elements or 1/8 of them each): 18,000 elements */
+    {
+        hs_box_params bq = {.lx = 2.0, .ly = 1.5, .lz = 1.0, .h = 0.1};
+        hs_mesh *m2 = NULL;
+        hs_fem_geom *g2 = NULL;
+        hs_csr *pat2 = NULL;
+        hs_assembly_map *full2 = NULL, *rmap2 = NULL;
+        hs_split_map *ref2 = NULL, *sm3 = NULL;
+        HS_TEST_OK(hs_mesh_create_box(&bq, &m2));
+        if (m2) HS_TEST_OK(hs_mesh_set_fibers_constant(m2, dir));
+        if (m2) HS_TEST_OK(hs_fem_geom_create(m2, 0.3 * 12.9, 0.9 * 12.9, &g2));
+        if (g2) HS_TEST_OK(hs_csr_from_tets(m2->n_nodes, m2->n_elems, m2->tets, &pat2));
+        if (pat2) HS_TEST_OK(hs_assembly_map_create(m2, pat2, &full2));
+        if (pat2) HS_TEST_OK(hs_assembly_map_create_r(m2, pat2, &rmap2));
+        if (full2) HS_TEST_OK(hs_split_map_create(pat2, full2, g2->kd, &ref2));
+        const hs_kd_source computed = {NULL, 0.3 * 12.9, 0.9 * 12.9, NULL};
+        if (rmap2) HS_TEST_OK(hs_split_map_create_mesh(m2, pat2, rmap2, &computed, &sm3));
+        if (ref2 && sm3) {
+            HS_TEST_CHECK(m2->n_elems > 2 * 8192, "%d elements: one chunk only", m2->n_elems);
+            const int32_t np = ref2->n_pairs;
+            HS_TEST_CHECK(sm3->n_pairs == np && !memcmp(sm3->kd_csr, ref2->kd_csr, sizeof(double) * pat2->nnz) &&
+                              !memcmp(sm3->kd_pair, ref2->kd_pair, sizeof(double) * np) &&
+                              !memcmp(sm3->p_ptr, ref2->p_ptr, sizeof(int64_t) * (np + 1)) &&
+                              !memcmp(sm3->p_elem, ref2->p_elem, sizeof(int32_t) * 10 * m2->n_elems) &&
+                              !memcmp(sm3->p_pos, ref2->p_pos, sizeof(int32_t) * 2 * np),
+                          "chunked element matrices: the map differs from the reference's");
+        }
+        hs_split_map_destroy(&sm3);
+        hs_split_map_destroy(&ref2);
+        hs_assembly_map_destroy(&rmap2);
+        hs_assembly_map_destroy(&full2);
+        hs_csr_destroy(&pat2);
+        hs_fem_geom_destroy(&g2);
+        hs_mesh_destroy(&m2);
     }
     /* a problem of the split assembly (Newton) keeps no K lists and no element matrices kd (host
      * memory, issue 26), and its K_D is the reference's bit for bit */
