@@ -11,6 +11,7 @@
 #include <cstdlib>
 
 #include "cuda_backend.cuh"
+#include "hs_cuda.h"
 #include "hs_gpu_reduce.cuh"
 #include "hs_util.h"
 
@@ -100,6 +101,11 @@ static hs_status upload_chunked(T **d, size_t n, const char *what, F fill)
     return st;
 }
 
+/* the largest list pointer kept in 32 bits on the device (hs_cu_split_force_ptr64: -1, every one in 64) */
+static int64_t g_ptr32_max = INT32_MAX;
+
+extern "C" void hs_cu_split_force_ptr64(int on) { g_ptr32_max = on ? -1 : INT32_MAX; }
+
 hs_status hs_cu_upload_split(cuda_impl *c, const hs_problem *p)
 {
     const hs_split_map *sm = p->split;
@@ -118,7 +124,7 @@ hs_status hs_cu_upload_split(cuda_impl *c, const hs_problem *p)
     const int64_t n_entries = sm->p_ptr[c->np];
     /* the list pointers reach 10 n_elems: 32-bit on the device while that fits (4 bytes per pair
      * instead of 8, read by every tangent), 64-bit beyond 2^31 - 1 (from 214.7M elements a rank) */
-    if (n_entries <= INT32_MAX)
+    if (n_entries <= g_ptr32_max)
         HS_CALL(upload_chunked(&c->pptr, (size_t)c->np + 1, "split map pointers", [&](size_t b, size_t e, int32_t *t) {
             for (size_t q = b; q < e; ++q) t[q - b] = (int32_t)sm->p_ptr[q];
         }));

@@ -672,6 +672,13 @@ int main(void)
     cc.matrix_values = cg.matrix_values = HS_VALUES_F32;
     cc.assembly = cg.assembly = HS_ASSEMBLY_SPLIT;
     system_match(&cc, &cg);
+    /* the split assembly's 64-bit list pointers (a rank past 214.7M elements), forced on this mesh */
+    cc.matrix_values = cg.matrix_values = HS_VALUES_F64;
+    hs_cu_split_force_ptr64(1);
+    system_match(&cc, &cg);
+    cc.matrix_values = cg.matrix_values = HS_VALUES_F32;
+    system_match(&cc, &cg);
+    hs_cu_split_force_ptr64(0);
     cc.matrix_values = cg.matrix_values = HS_VALUES_F64;
     HS_TEST_OK(hs_sim_create(&cc, &sc));
     HS_TEST_OK(hs_sim_create(&cg, &sg));
