@@ -4,25 +4,39 @@
 #include "hs_fem.h"
 #include "hs_util.h"
 
-hs_status hs_assembly_map_create(const hs_mesh *m, const hs_csr *pat, hs_assembly_map **out)
+hs_status hs_assembly_map_check(int64_t n_elems, int with_k)
+{
+    HS_CHECK(n_elems <= HS_ASSEMBLY_MAX_ELEMS_R, HS_ERR_MESH,
+             "%lld elements on one rank exceed the %lld the assembly's 32-bit R lists index (4 entries of "
+             "4 e + a per element): run on more ranks", (long long)n_elems, (long long)HS_ASSEMBLY_MAX_ELEMS_R);
+    HS_CHECK(!with_k || n_elems <= HS_ASSEMBLY_MAX_ELEMS_K, HS_ERR_MESH,
+             "%lld elements on one rank exceed the %lld solver.assembly = \"full\" indexes (its 32-bit K lists: "
+             "16 entries of 16 e + 4 a + b per element); use solver.assembly = \"split\" (the default; up to "
+             "%lld elements) or more ranks", (long long)n_elems, (long long)HS_ASSEMBLY_MAX_ELEMS_K,
+             (long long)HS_ASSEMBLY_MAX_ELEMS_R);
+    return HS_OK;
+}
+
+static hs_status map_create(const hs_mesh *m, const hs_csr *pat, int with_k, hs_assembly_map **out)
 {
     *out = NULL;
     hs_status st = HS_OK;
     hs_assembly_map *map = NULL;
     int32_t *kfill = NULL; /* [nnz] fill cursors */
-    HS_CHECK((int64_t)m->n_elems * 16 <= INT32_MAX, HS_ERR_MESH,
-             "%d elements exceed the 2^31/16 this build's gather map indexes", m->n_elems);
+    HS_CALL(hs_assembly_map_check(m->n_elems, with_k));
     HS_CALL(HS_ALLOC(map, 1, "assembly map"));
     map->n_nodes = m->n_nodes;
     map->nnz = pat->nnz;
     map->n_elems = m->n_elems;
     const int32_t nn = m->n_nodes, nnz = pat->nnz;
-    HS_CALL_GOTO(HS_ALLOC(map->k_ptr, (size_t)nnz + 1, "K gather map pointers"), fail);
-    HS_CALL_GOTO(HS_ALLOC(map->k_src, (size_t)m->n_elems * 16, "K gather map"), fail);
     HS_CALL_GOTO(HS_ALLOC(map->r_ptr, (size_t)nn + 1, "R gather map pointers"), fail);
     HS_CALL_GOTO(HS_ALLOC(map->r_src, (size_t)m->n_elems * 4, "R gather map"), fail);
     HS_CALL_GOTO(HS_ALLOC(map->diag, nn, "diagonal positions"), fail);
-    HS_CALL_GOTO(HS_ALLOC(kfill, nnz, "assembly fill counters"), fail);
+    if (with_k) {
+        HS_CALL_GOTO(HS_ALLOC(map->k_ptr, (size_t)nnz + 1, "K gather map pointers"), fail);
+        HS_CALL_GOTO(HS_ALLOC(map->k_src, (size_t)m->n_elems * 16, "K gather map"), fail);
+        HS_CALL_GOTO(HS_ALLOC(kfill, nnz, "assembly fill counters"), fail);
+    }
 
     /* R lists: node i's entries 4e + a in increasing e (a counting sort in element order). */
     for (int64_t e = 0; e < m->n_elems; ++e)
@@ -43,7 +57,7 @@ hs_status hs_assembly_map_create(const hs_mesh *m, const hs_csr *pat, hs_assembl
      * e), so each list is in increasing e, and for one e only one (a, b) meets (i, j). First the
      * counts, then (after the prefix sum) the entries. */
     int32_t missing = -1;
-    for (int pass = 0; pass < 2; ++pass) {
+    for (int pass = 0; pass < 2 * with_k; ++pass) {
 #pragma omp parallel for schedule(static) if (nn > HS_OMP_MIN)
         for (int32_t i = 0; i < nn; ++i)
             for (int32_t q = map->r_ptr[i]; q < map->r_ptr[i + 1]; ++q) {
@@ -73,6 +87,16 @@ fail:
     free(kfill);
     hs_assembly_map_destroy(&map);
     return st;
+}
+
+hs_status hs_assembly_map_create(const hs_mesh *m, const hs_csr *pat, hs_assembly_map **out)
+{
+    return map_create(m, pat, 1, out);
+}
+
+hs_status hs_assembly_map_create_r(const hs_mesh *m, const hs_csr *pat, hs_assembly_map **out)
+{
+    return map_create(m, pat, 0, out);
 }
 
 void hs_assembly_map_destroy(hs_assembly_map **p)

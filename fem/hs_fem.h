@@ -20,7 +20,8 @@ extern "C" {
 typedef struct hs_fem_geom {
     int32_t n_elems, n_nodes;
     double *vol;         /**< [n_elems] volume, mm^3 */
-    double *kd;          /**< [n_elems][10] V grad N_a . D grad N_b, packed upper triangle (hs_sym4_index) */
+    double *kd;          /**< [n_elems][10] V grad N_a . D grad N_b, packed upper triangle (hs_sym4_index);
+                              NULL in a problem of the split assembly, which keeps K_D instead (hs_problem_create) */
     double *lumped_mass; /**< [n_nodes] sum over incident elements of V/4 (residual scaling) */
 } hs_fem_geom;
 
@@ -34,6 +35,21 @@ hs_status hs_fem_geom_create(const hs_mesh *m, double d_iso, double d_ani, hs_fe
  *  d_ani per MODEL time unit; NULL: the uniform @p d_iso, @p d_ani). Heterogeneous tissue, hs_region.h. */
 hs_status hs_fem_geom_create_het(const hs_mesh *m, double d_iso, double d_ani, const double *d_elem,
                                  hs_fem_geom **out);
+/** @brief As hs_fem_geom_create_het; @p with_kd 0 leaves kd NULL (80 bytes per element not held:
+ *  the split assembly computes the matrices in chunks where it sums K_D, hs_fem_geom_kd). */
+hs_status hs_fem_geom_create_opt(const hs_mesh *m, double d_iso, double d_ani, const double *d_elem, int with_kd,
+                                 hs_fem_geom **out);
+
+/** Where the element diffusion matrices come from: a stored array, or computed from the mesh. */
+typedef struct hs_kd_source {
+    const double *kd;     /**< [n_elems][10] (hs_fem_geom.kd), borrowed; NULL: computed (hs_fem_geom_kd) */
+    double d_iso, d_ani;  /**< as hs_fem_geom_create_het's, when kd is NULL */
+    const double *d_elem; /**< likewise; NULL for uniform tissue */
+} hs_kd_source;
+
+/** @brief kd [e1 - e0][10] of elements e0 .. e1-1, the same bits as hs_fem_geom_create_het's (OpenMP).
+ *  The elements were checked (positive volumes) by the geometry's creation. */
+void hs_fem_geom_kd(const hs_mesh *m, const hs_kd_source *src, int64_t e0, int64_t e1, double *kd);
 void hs_fem_geom_destroy(hs_fem_geom **p);
 
 /**
@@ -45,12 +61,28 @@ void hs_fem_geom_destroy(hs_fem_geom **p);
  */
 typedef struct hs_assembly_map {
     int32_t n_nodes, nnz, n_elems;
-    int32_t *k_ptr; /**< [nnz+1] */
-    int32_t *k_src; /**< [16 n_elems] index into Ke_flat */
+    int32_t *k_ptr; /**< [nnz+1]; NULL in a map of the R lists only (hs_assembly_map_create_r) */
+    int32_t *k_src; /**< [16 n_elems] index into Ke_flat; NULL likewise */
     int32_t *r_ptr; /**< [n_nodes+1] */
     int32_t *r_src; /**< [4 n_elems] index into Re_flat */
     int32_t *diag;  /**< [n_nodes] CSR position of (i,i) */
 } hs_assembly_map;
+
+/**
+ * Index bounds of the gather maps, in elements of one mesh (a rank's local mesh in a distributed run).
+ * The maps store 32-bit entries where that provably suffices, which halves their bytes against 64-bit:
+ * the K lists' entries 16 e + 4 a + b (and so their pointers) up to 16 n_elems, the R lists' 4 e + a up
+ * to 4 n_elems, the split map's element ids up to n_elems (its pointers are 64-bit on the host,
+ * fem/hs_assembly.h). A mesh beyond a bound is refused by hs_assembly_map_check with the bound.
+ */
+#define HS_ASSEMBLY_MAX_ELEMS_K ((int64_t)INT32_MAX / 16) /**< the K lists (solver.assembly = "full"): 134,217,727 */
+#define HS_ASSEMBLY_MAX_ELEMS_R ((int64_t)INT32_MAX / 4)  /**< the R lists (every Newton assembly): 536,870,911 */
+
+/**
+ * @brief Whether a mesh of @p n_elems elements fits the gather maps' 32-bit entries (the R lists, and
+ * with @p with_k the K lists); HS_ERR_MESH naming the bound and what lifts it otherwise. Reads no mesh.
+ */
+hs_status hs_assembly_map_check(int64_t n_elems, int with_k);
 
 /**
  * The gathers of K and R (hs_assemble_k/r, hs_split_assemble_k/r) run on OpenMP threads from this
@@ -65,6 +97,12 @@ typedef struct hs_assembly_map {
 
 /** @brief Build the gather maps of @p m against its CSR @p pattern. */
 hs_status hs_assembly_map_create(const hs_mesh *m, const hs_csr *pattern, hs_assembly_map **out);
+/**
+ * @brief The R lists and the diagonal positions only (k_ptr, k_src NULL): what the split assembly
+ * reads (its K lists are its own, hs_split_map_create_mesh). Saves the K lists' 4 (16 n_elems + nnz)
+ * bytes and lifts their bound (HS_ASSEMBLY_MAX_ELEMS_K).
+ */
+hs_status hs_assembly_map_create_r(const hs_mesh *m, const hs_csr *pattern, hs_assembly_map **out);
 void hs_assembly_map_destroy(hs_assembly_map **p);
 
 /**

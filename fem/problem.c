@@ -34,12 +34,15 @@ hs_status hs_problem_create(const hs_mesh *mesh, const hs_stim_set *stim, const 
             d_elem[2 * (int64_t)e + 1] = r->d_ani * opt->time_unit;
         }
     }
-    {
-        double di = rg ? rg->tab[0].d_iso : opt->d_iso, da = rg ? rg->tab[0].d_ani : opt->d_ani;
-        HS_CALL_GOTO(hs_fem_geom_create_het(mesh, di * opt->time_unit, da * opt->time_unit, d_elem, &p->geom), fail);
-    }
-    free(d_elem);
-    d_elem = NULL;
+    /* the split assembly's maps serve the Newton scheme only (the splitting scheme's matrices:
+     * hs_split_matrices, frozen nodes there) */
+    const int newton = opt->scheme.kind != HS_SCHEME_SPLITTING;
+    const int split = opt->assembly == HS_ASSEMBLY_SPLIT && newton;
+    const double di = (rg ? rg->tab[0].d_iso : opt->d_iso) * opt->time_unit,
+                 da = (rg ? rg->tab[0].d_ani : opt->d_ani) * opt->time_unit;
+    /* the split assembly reads the element matrices kd only into K_D: computed there in chunks, never
+     * held whole (80 bytes per element; fem/hs_fem.h: kd NULL) */
+    HS_CALL_GOTO(hs_fem_geom_create_opt(mesh, di, da, d_elem, !split, &p->geom), fail);
     if (pattern && *pattern) {
         HS_CHECK_GOTO((*pattern)->n_rows == mesh->n_nodes, fail, HS_ERR_INTERNAL,
                       "pattern of %d rows for a mesh of %d nodes", (*pattern)->n_rows, mesh->n_nodes);
@@ -48,12 +51,17 @@ hs_status hs_problem_create(const hs_mesh *mesh, const hs_stim_set *stim, const 
     } else {
         HS_CALL_GOTO(hs_csr_from_tets(mesh->n_nodes, mesh->n_elems, mesh->tets, &p->pattern), fail);
     }
-    HS_CALL_GOTO(hs_assembly_map_create(mesh, p->pattern, &p->map), fail);
-    /* the split assembly's maps serve the Newton scheme only (the splitting scheme's matrices:
-     * hs_split_matrices, frozen nodes there) */
-    const int newton = opt->scheme.kind != HS_SCHEME_SPLITTING;
-    if (opt->assembly == HS_ASSEMBLY_SPLIT && newton)
-        HS_CALL_GOTO(hs_split_map_create(p->pattern, p->map, p->geom->kd, &p->split), fail);
+    if (split) {
+        /* its own K lists from the mesh: no full K lists (16 entries per element, 4 (16 n_elems + nnz)
+         * bytes, refused beyond 2^31/16 elements) */
+        HS_CALL_GOTO(hs_assembly_map_create_r(mesh, p->pattern, &p->map), fail);
+        const hs_kd_source src = {NULL, di, da, d_elem};
+        HS_CALL_GOTO(hs_split_map_create_mesh(mesh, p->pattern, p->map, &src, &p->split), fail);
+    } else {
+        HS_CALL_GOTO(hs_assembly_map_create(mesh, p->pattern, &p->map), fail);
+    }
+    free(d_elem);
+    d_elem = NULL;
     if (rg && rg->decoupled && newton) {
         /* A node no conducting element touches has an all-zero row in K_D and gets no km or rm, so
          * K would be singular there. A unit diagonal in K_D takes it out of the system: its row

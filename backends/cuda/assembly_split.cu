@@ -11,19 +11,20 @@
 #include <cstdlib>
 
 #include "cuda_backend.cuh"
+#include "hs_cuda.h"
 #include "hs_gpu_reduce.cuh"
 #include "hs_util.h"
 
 /* V: the stored value type (float for solver.matrix_values = float32: the double sum rounded once);
  * pslot[p] = {slot of (i,j), slot of (j,i)}, or {slot, ~i} for the diagonal pair of node i */
-template <typename V>
-__global__ void k_split_k(int32_t np, const int32_t *__restrict__ pptr, const int32_t *__restrict__ pelem,
+template <typename V, typename P>
+__global__ void k_split_k(int32_t np, const P *__restrict__ pptr, const int32_t *__restrict__ pelem,
                           const int2 *__restrict__ pslot, const double *__restrict__ kdp,
                           const double *__restrict__ km, V *__restrict__ kval, double *__restrict__ dinv)
 {
     for (int32_t p = blockIdx.x * blockDim.x + threadIdx.x; p < np; p += gridDim.x * blockDim.x) {
         double s = kdp[p];
-        for (int32_t j = pptr[p]; j < pptr[p + 1]; ++j) s += km[pelem[j]];
+        for (P j = pptr[p]; j < pptr[p + 1]; ++j) s += km[pelem[j]];
         const int2 sl = pslot[p];
         const V v = (V)s;
         kval[sl.x] = v;
@@ -67,79 +68,81 @@ hs_status hs_cu_enqueue_split_r(cuda_impl *c)
 hs_status hs_cu_enqueue_split_k(cuda_impl *c)
 {
     const int2 *ps = reinterpret_cast<const int2 *>(c->pslot);
-    if (c->f32)
-        k_split_k<float><<<nblocks(c->np, 256), 256, 0, c->s>>>(c->np, c->pptr, c->pelem, ps, c->kdp, c->km,
-                                                                c->kval32, c->dinv);
+    const int nb = nblocks(c->np, 256);
+    if (c->pptr64 && c->f32)
+        k_split_k<float><<<nb, 256, 0, c->s>>>(c->np, c->pptr64, c->pelem, ps, c->kdp, c->km, c->kval32, c->dinv);
+    else if (c->pptr64)
+        k_split_k<double><<<nb, 256, 0, c->s>>>(c->np, c->pptr64, c->pelem, ps, c->kdp, c->km, c->kval, c->dinv);
+    else if (c->f32)
+        k_split_k<float><<<nb, 256, 0, c->s>>>(c->np, c->pptr, c->pelem, ps, c->kdp, c->km, c->kval32, c->dinv);
     else
-        k_split_k<double><<<nblocks(c->np, 256), 256, 0, c->s>>>(c->np, c->pptr, c->pelem, ps, c->kdp, c->km,
-                                                                 c->kval, c->dinv);
+        k_split_k<double><<<nb, 256, 0, c->s>>>(c->np, c->pptr, c->pelem, ps, c->kdp, c->km, c->kval, c->dinv);
     HS_CUDA_LAUNCH_CHECK("k_split_k");
     return HS_OK;
 }
+
+/* Upload n values that fill(begin, end, buf) computes on the host, in chunks of a few MB: the host
+ * never holds the whole converted array (set-up's peak memory, issue 26). */
+template <typename T, typename F>
+static hs_status upload_chunked(T **d, size_t n, const char *what, F fill)
+{
+    HS_CALL(hs_cuda_alloc_((void **)d, sizeof(T) * n, what, __FILE__, __LINE__));
+    const size_t chunk = (size_t)1 << 20;
+    T *buf = NULL;
+    HS_CALL(HS_ALLOC(buf, n < chunk ? n : chunk, what));
+    hs_status st = HS_OK;
+    for (size_t b = 0; b < n && st == HS_OK; b += chunk) {
+        const size_t e = b + chunk < n ? b + chunk : n;
+        fill(b, e, buf);
+        const cudaError_t ce = cudaMemcpy(*d + b, buf, sizeof(T) * (e - b), cudaMemcpyHostToDevice);
+        if (ce != cudaSuccess) st = HS_FAIL(HS_ERR_DEVICE, "uploading %s: %s", what, cudaGetErrorString(ce));
+    }
+    free(buf);
+    return st;
+}
+
+/* the largest list pointer kept in 32 bits on the device (hs_cu_split_force_ptr64: -1, every one in 64) */
+static int64_t g_ptr32_max = INT32_MAX;
+
+extern "C" void hs_cu_split_force_ptr64(int on) { g_ptr32_max = on ? -1 : INT32_MAX; }
 
 hs_status hs_cu_upload_split(cuda_impl *c, const hs_problem *p)
 {
     const hs_split_map *sm = p->split;
     const hs_assembly_map *map = p->map;
     const int64_t *slot = c->lay->slot_of_nnz;
-    const int32_t *rp = p->pattern->row_ptr;
     HS_CHECK(c->lay->n_slots <= INT32_MAX, HS_ERR_CONFIG,
              "solver.assembly = \"split\": the %s format has %lld value slots, more than its 32-bit slot map "
              "holds; use solver.assembly = \"full\"", p->opt.exec.spmv->name, (long long)c->lay->n_slots);
+    /* the host map is in the device's pair order (fem/hs_assembly.h): the off-diagonal pairs, then
+     * node i's diagonal pair at np_off + i (the persistent step sums the diagonals in its R pass and
+     * the rest before a solve) */
     c->np = sm->n_pairs;
-    /* the device's pair order: the off-diagonal pairs in the map's order, then node i's diagonal pair
-     * at np_off + i (the persistent step sums the diagonals in its R pass and the rest before a solve;
-     * each pair's sum is independent of where it sits) */
-    int32_t *order = NULL, *ptr = NULL, *elem = NULL, *t = NULL;
-    double *kdp = NULL;
-    const size_t nt = 2 * (size_t)c->np > (size_t)c->ne * 4 ? 2 * (size_t)c->np : (size_t)c->ne * 4;
-    hs_status st = HS_ALLOC(order, (size_t)c->np, "split map order");
-    if (st == HS_OK) st = HS_ALLOC(ptr, (size_t)c->np + 1, "split map pointers");
-    if (st == HS_OK) st = HS_ALLOC(elem, (size_t)sm->p_ptr[c->np] + 1, "split gather map");
-    if (st == HS_OK) st = HS_ALLOC(kdp, (size_t)c->np, "diffusion matrix pairs");
-    if (st == HS_OK) st = HS_ALLOC(t, nt, "split map staging");
-    int32_t n_off = 0, n_diag = 0;
-    for (int32_t q = 0; st == HS_OK && q < c->np; ++q)
-        if (sm->p_pos[2 * (int64_t)q] != sm->p_pos[2 * (int64_t)q + 1]) order[n_off++] = q;
-    c->np_off = n_off;
-    for (int32_t q = 0; st == HS_OK && q < c->np; ++q) {
-        const int64_t u = sm->p_pos[2 * (int64_t)q];
-        if (u != sm->p_pos[2 * (int64_t)q + 1]) continue;
-        int32_t lo = 0, hi = c->nn - 1; /* the diagonal's row: rp[lo] <= u < rp[lo + 1] */
-        while (lo < hi) {
-            const int32_t mid = lo + (hi - lo + 1) / 2;
-            if (rp[mid] <= u) lo = mid;
-            else hi = mid - 1;
+    c->np_off = sm->n_off;
+    HS_CHECK(c->np - c->np_off == c->nn, HS_ERR_INTERNAL, "split map: %d diagonal pairs for %d nodes",
+             c->np - c->np_off, c->nn);
+    const int64_t n_entries = sm->p_ptr[c->np];
+    /* the list pointers reach 10 n_elems: 32-bit on the device while that fits (4 bytes per pair
+     * instead of 8, read by every tangent), 64-bit beyond 2^31 - 1 (from 214.7M elements a rank) */
+    if (n_entries <= g_ptr32_max)
+        HS_CALL(upload_chunked(&c->pptr, (size_t)c->np + 1, "split map pointers", [&](size_t b, size_t e, int32_t *t) {
+            for (size_t q = b; q < e; ++q) t[q - b] = (int32_t)sm->p_ptr[q];
+        }));
+    else
+        HS_CALL(upload(&c->pptr64, sm->p_ptr, (size_t)c->np + 1, "split map pointers (64-bit)"));
+    HS_CALL(upload(&c->pelem, sm->p_elem, (size_t)n_entries, "split gather map"));
+    HS_CALL(upload(&c->kdp, sm->kd_pair, (size_t)c->np, "diffusion matrix pairs"));
+    /* pslot [np][2]: {slot of (i,j), slot of (j,i)}, or {slot, ~i} for node i's diagonal */
+    const int32_t n_off = c->np_off;
+    HS_CALL(upload_chunked(&c->pslot, 2 * (size_t)c->np, "split map slots", [&](size_t b, size_t e, int32_t *t) {
+        for (size_t j = b; j < e; ++j) {
+            const int64_t q = (int64_t)(j / 2);
+            t[j - b] = j % 2 == 0 || q < n_off ? (int32_t)slot[sm->p_pos[j]] : ~(int32_t)(q - n_off);
         }
-        if (n_off + lo < c->np) order[n_off + lo] = q;
-        ++n_diag;
-    }
-    if (st == HS_OK && (n_diag != c->nn || n_off + n_diag != c->np))
-        st = HS_FAIL(HS_ERR_INTERNAL, "split map: %d diagonal pairs for %d nodes", n_diag, c->nn);
-    if (st == HS_OK) {
-        ptr[0] = 0;
-        for (int32_t k = 0; k < c->np; ++k) {
-            const int32_t q = order[k], n = sm->p_ptr[q + 1] - sm->p_ptr[q];
-            for (int32_t j = 0; j < n; ++j) elem[ptr[k] + j] = sm->p_elem[sm->p_ptr[q] + j];
-            ptr[k + 1] = ptr[k] + n;
-            kdp[k] = sm->kd_pair[q];
-            const int64_t u = sm->p_pos[2 * (int64_t)q], l = sm->p_pos[2 * (int64_t)q + 1];
-            t[2 * (int64_t)k] = (int32_t)slot[u];
-            t[2 * (int64_t)k + 1] = k < n_off ? (int32_t)slot[l] : ~(k - n_off); /* {slot, ~node}: a diagonal */
-        }
-    }
-    if (st == HS_OK) st = upload(&c->pptr, ptr, (size_t)c->np + 1, "split map pointers");
-    if (st == HS_OK) st = upload(&c->pelem, elem, (size_t)ptr[c->np], "split gather map");
-    if (st == HS_OK) st = upload(&c->kdp, kdp, (size_t)c->np, "diffusion matrix pairs");
-    if (st == HS_OK) st = upload(&c->pslot, t, 2 * (size_t)c->np, "split map slots");
-    for (int64_t j = 0; st == HS_OK && j < (int64_t)c->ne * 4; ++j) t[j] = map->r_src[j] / 4;
-    if (st == HS_OK) st = upload(&c->relem, t, (size_t)c->ne * 4, "R element lists");
-    free(order);
-    free(ptr);
-    free(elem);
-    free(kdp);
-    free(t);
-    HS_CALL(st);
+    }));
+    HS_CALL(upload_chunked(&c->relem, (size_t)c->ne * 4, "R element lists", [&](size_t b, size_t e, int32_t *t) {
+        for (size_t j = b; j < e; ++j) t[j - b] = map->r_src[j] / 4;
+    }));
     HS_CALL(upload(&c->kdc, sm->kd_csr, (size_t)c->nnz, "diffusion matrix"));
     HS_CALL(upload(&c->csr_rp, p->pattern->row_ptr, (size_t)c->nn + 1, "CSR row pointers"));
     HS_CALL(upload(&c->csr_col, p->pattern->col, (size_t)c->nnz, "CSR columns"));

@@ -180,7 +180,7 @@ static void cu_destroy(hs_backend *b)
     void *dev[] = {c->tets, c->vol, c->kd, c->inv_mass, c->kptr, c->ksrc, c->rptr, c->rsrc, c->diag, c->slot,
                    c->stim_elem, c->phi, c->phin, c->ipv, c->ipv_n, c->act, c->ke, c->re, c->kval, c->kval32, c->rhs, c->du,
                    c->dinv, c->stim_e, c->ph1, c->ph2, c->csr_rp, c->csr_col, c->partA, c->parti, c->d_sc,
-                   c->pptr, c->pelem, c->pslot, c->relem, c->kdp, c->kdc, c->km, c->rm, c->rtab, c->etab};
+                   c->pptr, c->pptr64, c->pelem, c->pslot, c->relem, c->kdp, c->kdc, c->km, c->rm, c->rtab, c->etab};
     for (size_t i = 0; i < sizeof dev / sizeof dev[0]; ++i) cudaFree(dev[i]);
     if (c->step_exec) cudaGraphExecDestroy(c->step_exec);
     hs_cu_pstep_free(c);
@@ -384,9 +384,26 @@ extern "C" hs_status hs_backend_cuda_create(const hs_problem *prob, hs_backend *
                               prob->mesh->n_elems);
     cuda_impl *c = NULL;
     hs_status st = HS_ALLOC(c, 1, "cuda backend");
+    /* the device memory set-up takes, per node: what bounds the largest mesh a device runs (issue 26);
+     * measured as the drop of the free memory, so every array the set-up allocates counts */
+    size_t free0 = 0, free1 = 0, total = 0;
+    if (st == HS_OK && cudaSetDevice(hs_gpu_device()) == cudaSuccess) cudaMemGetInfo(&free0, &total);
     if (st == HS_OK) {
         b->impl = c;
         st = cuda_setup(b);
+    }
+    if (free0 > 0 && cudaMemGetInfo(&free1, &total) == cudaSuccess && free1 < free0) {
+        const double used = (double)(free0 - free1), nn = prob->mesh->n_nodes > 0 ? prob->mesh->n_nodes : 1;
+        if (st == HS_OK)
+            hs_log(1, "device memory: set-up took %.2f GB for %d nodes and %d elements, %.0f bytes per node; "
+                      "%.2f of %.2f GB free after (at this rate a device with %.2f GB free holds ~%.0fM nodes)\n",
+                   used / 1e9, prob->mesh->n_nodes, prob->mesh->n_elems, used / nn, free1 / 1e9, total / 1e9,
+                   free0 / 1e9, free0 / (used / nn) / 1e6);
+        else if (hs_error_code() == HS_ERR_MEMORY)
+            hs_error_prefix("%d nodes, %d elements: set-up had taken %.2f GB (%.0f bytes per node) of the %.2f GB "
+                            "free when the device ran out, so it holds at most ~%.0fM nodes of such a mesh: ",
+                            prob->mesh->n_nodes, prob->mesh->n_elems, used / 1e9, used / nn, free0 / 1e9,
+                            free0 / (used / nn) / 1e6);
     }
     if (st != HS_OK) {
         hs_backend_destroy(&b);

@@ -75,6 +75,7 @@ struct cuda_impl {
     int split;
     int32_t np, np_off;     /* pairs; the first np_off are off-diagonal, node i's diagonal is np_off + i */
     int32_t *pptr, *pelem, *pslot, *relem;
+    int64_t *pptr64;        /* the pair list pointers when they exceed 32 bits (10 n_elems > 2^31 - 1); pptr NULL then */
     double *kdp, *kdc, *km, *rm;
     int k_stale, k_timed;
     int32_t *stim_elem;

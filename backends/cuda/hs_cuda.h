@@ -100,6 +100,13 @@ hs_status hs_gpu_bench_spmv(const hs_spmv_layout *lay, const hs_csr *a, const do
 hs_status hs_backend_cuda_create(const hs_problem *prob, hs_backend **out);
 
 /**
+ * @brief Tests only: 1 makes the split assembly's device list pointers 64-bit from the next backend
+ * created on, whatever the mesh's size (they are 64-bit only past 2^31 - 1 list entries, 214.7M
+ * elements, otherwise), so a small mesh checks that path against the CPU; 0 restores the default.
+ */
+void hs_cu_split_force_ptr64(int on);
+
+/**
  * @brief The GPU half of `heartsim bench solve` (backends/cuda/krylov.cu): Jacobi-PCG, FSAI-PCG,
  * SAI-BiCGStab, Jacobi-BiCGStab with heartsim's kernels (csr_vector SpMV, SAI/FSAI computed on the
  * device), then the cuSPARSE + cuBLAS baselines (cusparseSpMV, Jacobi by cublasDsbmv): jacobi-cg and

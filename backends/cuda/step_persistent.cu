@@ -679,6 +679,9 @@ hs_status hs_cu_pstep_prepare(hs_backend *b)
     cuda_impl *c = (cuda_impl *)b->impl;
     if (c->pstep) return HS_OK;
     HS_CHECK(c->split, HS_ERR_CONFIG, "solver.step = \"persistent\" needs solver.assembly = \"split\"");
+    HS_CHECK(c->pptr, HS_ERR_CONFIG, "solver.step = \"persistent\": %d elements need 64-bit split map pointers, "
+             "which the persistent kernel does not read (it is meant for small meshes); use solver.step = \"graph\"",
+             c->ne);
     c->pstep = (hs_pstep_dev *)calloc(1, sizeof(hs_pstep_dev));
     HS_CHECK(c->pstep, HS_ERR_MEMORY, "persistent step: out of memory");
     return pstep_setup(b);

@@ -21,6 +21,7 @@
 #include "hs_element.h"
 #include "hs_fem.h"
 #include "hs_models.h"
+#include "hs_problem.h"
 #include "hs_spmv.h"
 #include "hs_test.h"
 
@@ -45,8 +46,119 @@ int main(void)
     if (!g || !pat || !map || !sm) HS_TEST_RETURN();
     const int32_t ne = m->n_elems, nn = m->n_nodes, nnz = pat->nnz;
     HS_TEST_CHECK(2 * (int64_t)sm->n_pairs - nn == nnz, "pairs %d for %d nonzeros", sm->n_pairs, nnz);
-    HS_TEST_CHECK(sm->p_ptr[sm->n_pairs] == 10 * ne, "pair lists hold %d entries, 10 per element is %d",
-                  sm->p_ptr[sm->n_pairs], 10 * ne);
+    HS_TEST_CHECK(sm->p_ptr[sm->n_pairs] == 10 * (int64_t)ne, "pair lists hold %lld entries, 10 per element is %d",
+                  (long long)sm->p_ptr[sm->n_pairs], 10 * ne);
+    /* the devices' pair order: the off-diagonal pairs (upper triangle, row by row), then node i's
+     * diagonal at n_off + i */
+    int order_bad = 0;
+    HS_TEST_CHECK(sm->n_off == (nnz - nn) / 2, "%d off-diagonal pairs, expected %d", sm->n_off, (nnz - nn) / 2);
+    for (int32_t q = 0; q < sm->n_pairs; ++q) {
+        const int32_t k = sm->p_pos[2 * q], kl = sm->p_pos[2 * q + 1];
+        int32_t row = 0;
+        while (pat->row_ptr[row + 1] <= k) ++row;
+        if (q < sm->n_off) order_bad += !(pat->col[k] > row && (q == 0 || k > sm->p_pos[2 * q - 2]) &&
+                                          kl == hs_csr_find(pat, pat->col[k], row));
+        else order_bad += !(k == kl && k == map->diag[q - sm->n_off]);
+    }
+    HS_TEST_CHECK(order_bad == 0, "%d pairs out of the devices' order", order_bad);
+
+    /* the map from the mesh and the R lists alone (what a problem builds) equals the reference from
+     * the full map bit for bit, and has no K lists */
+    {
+        hs_assembly_map *rmap = NULL;
+        hs_split_map *sm2 = NULL;
+        HS_TEST_OK(hs_assembly_map_create_r(m, pat, &rmap));
+        const hs_kd_source stored = {g->kd, 0, 0, NULL};
+        if (rmap) HS_TEST_OK(hs_split_map_create_mesh(m, pat, rmap, &stored, &sm2));
+        if (rmap && sm2) {
+            HS_TEST_CHECK(rmap->k_ptr == NULL && rmap->k_src == NULL, "the R-only map has K lists");
+            HS_TEST_CHECK(!memcmp(rmap->r_ptr, map->r_ptr, sizeof(int32_t) * (nn + 1)) &&
+                              !memcmp(rmap->r_src, map->r_src, sizeof(int32_t) * 4 * ne) &&
+                              !memcmp(rmap->diag, map->diag, sizeof(int32_t) * nn),
+                          "the R-only map's R lists differ from the full map's");
+            const int32_t np = sm->n_pairs;
+            HS_TEST_CHECK(sm2->n_pairs == np && sm2->n_off == sm->n_off, "pairs %d/%d vs %d/%d", sm2->n_pairs,
+                          sm2->n_off, np, sm->n_off);
+            if (sm2->n_pairs == np) {
+                HS_TEST_CHECK(!memcmp(sm2->p_ptr, sm->p_ptr, sizeof(int64_t) * (np + 1)), "p_ptr differs");
+                HS_TEST_CHECK(!memcmp(sm2->p_elem, sm->p_elem, sizeof(int32_t) * 10 * ne), "p_elem differs");
+                HS_TEST_CHECK(!memcmp(sm2->p_pos, sm->p_pos, sizeof(int32_t) * 2 * np), "p_pos differs");
+                HS_TEST_CHECK(!memcmp(sm2->kd_pair, sm->kd_pair, sizeof(double) * np), "kd_pair differs in bits");
+                HS_TEST_CHECK(!memcmp(sm2->kd_csr, sm->kd_csr, sizeof(double) * nnz), "kd_csr differs in bits");
+            }
+        }
+        hs_split_map_destroy(&sm2);
+        /* the matrices computed in chunks (none stored): the same bits again */
+        const hs_kd_source computed = {NULL, 0.3 * 12.9, 0.9 * 12.9, NULL};
+        if (rmap) HS_TEST_OK(hs_split_map_create_mesh(m, pat, rmap, &computed, &sm2));
+        if (sm2)
+            HS_TEST_CHECK(sm2->n_pairs == sm->n_pairs && !memcmp(sm2->kd_csr, sm->kd_csr, sizeof(double) * nnz) &&
+                              !memcmp(sm2->kd_pair, sm->kd_pair, sizeof(double) * sm->n_pairs) &&
+                              !memcmp(sm2->p_elem, sm->p_elem, sizeof(int32_t) * 10 * ne),
+                          "computed element matrices: the map differs from the reference's");
+        hs_split_map_destroy(&sm2);
+        hs_assembly_map_destroy(&rmap);
+    }
+    /* several chunks of computed matrices (8192 elements or 1/8 of them each): 18,000 elements */
+    {
+        hs_box_params bq = {.lx = 2.0, .ly = 1.5, .lz = 1.0, .h = 0.1};
+        hs_mesh *m2 = NULL;
+        hs_fem_geom *g2 = NULL;
+        hs_csr *pat2 = NULL;
+        hs_assembly_map *full2 = NULL, *rmap2 = NULL;
+        hs_split_map *ref2 = NULL, *sm3 = NULL;
+        HS_TEST_OK(hs_mesh_create_box(&bq, &m2));
+        if (m2) HS_TEST_OK(hs_mesh_set_fibers_constant(m2, dir));
+        if (m2) HS_TEST_OK(hs_fem_geom_create(m2, 0.3 * 12.9, 0.9 * 12.9, &g2));
+        if (g2) HS_TEST_OK(hs_csr_from_tets(m2->n_nodes, m2->n_elems, m2->tets, &pat2));
+        if (pat2) HS_TEST_OK(hs_assembly_map_create(m2, pat2, &full2));
+        if (pat2) HS_TEST_OK(hs_assembly_map_create_r(m2, pat2, &rmap2));
+        if (full2) HS_TEST_OK(hs_split_map_create(pat2, full2, g2->kd, &ref2));
+        const hs_kd_source computed = {NULL, 0.3 * 12.9, 0.9 * 12.9, NULL};
+        if (rmap2) HS_TEST_OK(hs_split_map_create_mesh(m2, pat2, rmap2, &computed, &sm3));
+        if (ref2 && sm3) {
+            HS_TEST_CHECK(m2->n_elems > 2 * 8192, "%d elements: one chunk only", m2->n_elems);
+            const int32_t np = ref2->n_pairs;
+            HS_TEST_CHECK(sm3->n_pairs == np && !memcmp(sm3->kd_csr, ref2->kd_csr, sizeof(double) * pat2->nnz) &&
+                              !memcmp(sm3->kd_pair, ref2->kd_pair, sizeof(double) * np) &&
+                              !memcmp(sm3->p_ptr, ref2->p_ptr, sizeof(int64_t) * (np + 1)) &&
+                              !memcmp(sm3->p_elem, ref2->p_elem, sizeof(int32_t) * 10 * m2->n_elems) &&
+                              !memcmp(sm3->p_pos, ref2->p_pos, sizeof(int32_t) * 2 * np),
+                          "chunked element matrices: the map differs from the reference's");
+        }
+        hs_split_map_destroy(&sm3);
+        hs_split_map_destroy(&ref2);
+        hs_assembly_map_destroy(&rmap2);
+        hs_assembly_map_destroy(&full2);
+        hs_csr_destroy(&pat2);
+        hs_fem_geom_destroy(&g2);
+        hs_mesh_destroy(&m2);
+    }
+    /* a problem of the split assembly (Newton) keeps no K lists and no element matrices kd (host
+     * memory, issue 26), and its K_D is the reference's bit for bit */
+    {
+        hs_problem_opts o;
+        memset(&o, 0, sizeof o);
+        o.model = hs_models_at(0);
+        hs_model_params_defaults(o.model, &o.model_prm);
+        o.time_unit = 1.0;
+        o.d_iso = 0.3 * 12.9, o.d_ani = 0.9 * 12.9;
+        o.assembly = HS_ASSEMBLY_SPLIT;
+        hs_problem *p = NULL;
+        HS_TEST_OK(hs_problem_create(m, NULL, &o, NULL, &p));
+        if (p) {
+            HS_TEST_CHECK(p->map && !p->map->k_ptr && !p->map->k_src && p->map->r_src, "split problem: K lists kept");
+            HS_TEST_CHECK(p->geom->kd == NULL, "split problem: the element matrices kd kept");
+            HS_TEST_CHECK(p->split && p->split->n_pairs == sm->n_pairs &&
+                              !memcmp(p->split->kd_csr, sm->kd_csr, sizeof(double) * nnz),
+                          "split problem: K_D differs from the reference's");
+        }
+        hs_problem_destroy(&p);
+        o.assembly = HS_ASSEMBLY_FULL;
+        HS_TEST_OK(hs_problem_create(m, NULL, &o, NULL, &p));
+        if (p) HS_TEST_CHECK(p->map->k_src && p->geom->kd && !p->split, "full problem: K lists or kd missing");
+        hs_problem_destroy(&p);
+    }
 
     /* an excited random state of the default model (Aliev-Panfilov, one variable) */
     double *ke = malloc(sizeof(double) * 16 * ne), *re = malloc(sizeof(double) * 4 * ne);
