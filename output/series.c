@@ -550,6 +550,37 @@ static hs_status gather_write(hs_series *s, const hs_frame *frame)
 }
 #endif
 
+hs_status hs_series_part_write_one(const hs_series_part *part, const hs_frame *frame,
+                                   hs_status (*write)(void *ctx, const hs_mesh *mesh, const hs_frame *frame), void *ctx)
+{
+#if HS_HAS_MPI
+    series_gather *x = NULL;
+    HS_CALL(gather_create(part, &x));
+    hs_status st = gather_agree_any(x, hs_frame_check(frame));
+    if (st == HS_OK) st = gather_mesh(x);
+    if (st == HS_OK && x->rank == 0) /* every buffer first, as gather_write */
+        for (int k = 0; k < frame->n_fields && st == HS_OK; ++k) {
+            const size_t n = (size_t)(frame->field[k].cell ? part->n_elems_global : part->n_nodes_global);
+            st = HS_ALLOC(x->field[k], n + 1, "gathered data set");
+        }
+    if (st == HS_OK) st = gather_agree(x, st);
+    if (st == HS_OK) {
+        hs_frame fr = *frame;
+        for (int k = 0; k < frame->n_fields; ++k) {
+            const hs_frame_field *a = &frame->field[k];
+            gather_rows_run(x, a->cell ? &x->elem : &x->node, a->data, sizeof(double), x->field[k]);
+            fr.field[k].data = x->field[k];
+        }
+        st = gather_agree(x, x->rank == 0 ? write(ctx, x->mesh, &fr) : HS_OK);
+    }
+    gather_free(&x);
+    return st;
+#else
+    (void)part, (void)frame, (void)write, (void)ctx;
+    return HS_FAIL(HS_ERR_INTERNAL, "hs_series_part_write_one: a build without MPI");
+#endif
+}
+
 static hs_status series_resume(hs_series *s, const double *times, int n_frames);
 
 hs_status hs_series_resume(hs_series *s, const double *times, int n_frames)
