@@ -201,6 +201,12 @@ void hs_mesh_destroy(hs_mesh **m);
  * faces, node_orig = identity, region = 0). */
 hs_status hs_mesh_alloc(int32_t n_nodes, int32_t n_elems, hs_mesh **out);
 
+/** @brief The most nodes of any mesh hs_mesh_alloc made or hs_mesh_check checked in this process so
+ *  far (the generators, the mesh cache and the gathers allocate theirs with the first, every mesh
+ *  built is checked): a distributed run's summary counts the ranks that held the whole mesh during
+ *  set-up with it. */
+int32_t hs_mesh_alloc_peak_nodes(void);
+
 /** @brief Give the mesh n boundary faces (bface, bface_label allocated, zeroed; replaces any). */
 hs_status hs_mesh_alloc_bfaces(hs_mesh *m, int32_t n);
 

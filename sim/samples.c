@@ -368,11 +368,12 @@ hs_status hs_samples_create(const hs_sim_spec *spec, hs_sim *sim, double t_resta
         HS_CHECK_GOTO(m != NULL, fail, HS_ERR_MEMORY, "out of memory for a CSV header");
         fputs("t_ms", m);
         for (int j = 0; j < spec->n_electrodes; ++j) fprintf(m, ",%s", names[j]);
-        for (int j = 0; j < spec->n_electrodes; ++j) { /* |phi_e(u) - phi_e(u')| <= this * max |u - u'| */
-            double w1 = 0.0;
-            for (int64_t k = set->row_ptr[j]; k < set->row_ptr[j + 1]; ++k) w1 += fabs(set->val[k]);
-            hs_log(2, "electrode %s: weights' 1-norm %.6g mV per model unit\n", names[j], w1);
-        }
+        double w1[HS_SPEC_MAX_POINTS] = {0.0}; /* |phi_e(u) - phi_e(u')| <= this * max |u - u'| */
+        for (int j = 0; j < spec->n_electrodes; ++j)
+            for (int64_t k = set->row_ptr[j]; k < set->row_ptr[j + 1]; ++k) w1[j] += fabs(set->val[k]);
+        if (spec->distributed) hs_par_sum_doubles(w1, spec->n_electrodes); /* each rank its owned nodes' */
+        for (int j = 0; j < spec->n_electrodes; ++j)
+            hs_log(2, "electrode %s: weights' 1-norm %.6g mV per model unit\n", names[j], w1[j]);
         for (int l = 0; l < spec->n_leads; ++l) fprintf(m, ",%s", spec->lead_name[l]);
         fputc('\n', m);
         fclose(m);

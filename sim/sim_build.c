@@ -396,6 +396,7 @@ hs_status hs_sim_create(const hs_sim_spec *spec, hs_sim *sim)
     sim->setup.backend = hs_wtime() - tb - sim->setup.maps -
                          (box_part || scatter ? 0.0 : sim->setup.partition + sim->setup.scatter);
     sim->setup.peak_rss = hs_peak_rss_bytes();
+    sim->setup.whole_mesh = hs_mesh_alloc_peak_nodes() >= sim->mesh->n_nodes;
     hs_log(1, "backend: %s\n", sim->backend->description);
     hs_log(2, "set-up took %.3f s\n", hs_wtime() - t0);
     return HS_OK;
