@@ -103,10 +103,6 @@ hs_status hs_run_output_open(hs_run_output *o, const hs_sim_spec *cfg, hs_sim *s
     o->enabled = cfg->output_enabled; /* every rank takes part in frames and checkpoints */
     o->writer = hs_run_output_is_writer(cfg);
     o->collective = cfg->distributed && cfg->output_enabled; /* every rank its part, whatever the format */
-    if (cfg->extrapolate > 0) {
-        HS_CALL(HS_ALLOC(o->hist[0], sim->mesh->n_nodes, "checkpoint history"));
-        HS_CALL(HS_ALLOC(o->hist[1], sim->mesh->n_nodes, "checkpoint history"));
-    }
     const long k0 = ck ? (long)ck->h.step : 0;
     /* per-beat maps (a distributed run: on every rank, each its owned nodes, made with the part
      * below); only for a protocol that can give more than one beat (a stimulus with count > 1, or
@@ -196,6 +192,9 @@ hs_status hs_run_output_checkpoint(hs_run_output *o, long step)
     } else
 #endif
     {
+        /* the whole mesh's history: made here, not at open, so that ranks writing their parts never hold it */
+        for (int q = 0; q < 2 && cfg->extrapolate > 0; ++q)
+            if (!o->hist[q]) HS_CALL(HS_ALLOC(o->hist[q], (size_t)o->sim->mesh->n_nodes + 1, "checkpoint history"));
         HS_CALL(b->ops->get_state(b, o->scratch));
         HS_CALL(b->ops->get_history(b, &ex, o->hist[0], o->hist[1]));
         if (o->writer)
