@@ -195,6 +195,7 @@ hs_status hs_run_output_checkpoint(hs_run_output *o, long step)
         /* the whole mesh's history: made here, not at open, so that ranks writing their parts never hold it */
         for (int q = 0; q < 2 && cfg->extrapolate > 0; ++q)
             if (!o->hist[q]) HS_CALL(HS_ALLOC(o->hist[q], (size_t)o->sim->mesh->n_nodes + 1, "checkpoint history"));
+        HS_CALL(hs_state_ensure(o->scratch));
         HS_CALL(b->ops->get_state(b, o->scratch));
         HS_CALL(b->ops->get_history(b, &ex, o->hist[0], o->hist[1]));
         if (o->writer)

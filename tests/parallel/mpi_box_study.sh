@@ -6,7 +6,8 @@
 # file, the probe and ECG CSVs, the per-beat maps. The probes sit where 8 nodes are equally near (ties:
 # the smallest global number, as serially), one of them across the blocks of 2 ranks, the other across
 # those of 3; each run names the serial run's nodes. The summary counts the ranks that held the whole
-# mesh during set-up: none with box, rank 0 alone when it reads the file.
+# mesh during set-up: none with box, rank 0 alone when it reads the file. An electrode inside the tissue
+# and a probe outside it are refused on the blocks with the serial run's message.
 # Usage: mpi_box_study.sh MPIEXEC HAS_METIS (HEARTSIM, HS_SOURCE_DIR from ctest).
 #
 # Bounds (tests/parallel/mpi_study.sh): the runs differ in the order of sums only and each accepted
@@ -88,6 +89,22 @@ for np in 1 2 3; do
   else
     study_same "$tmp/serial" "$o"
   fi
+done
+
+# found on the blocks, refused as serially, said once with the serial run's numbers: an electrode inside
+# the tissue (its element, depth and size: minima over the blocks) and a probe outside it (its distance
+# and the longest edge)
+for bad in 'ecg.electrodes.[0].at=[5.1, 2.6, 0.25]' 'probes.points.[1].at=[5.25, 7.0, 0.25]'; do
+  o=$tmp/refused
+  if "$HEARTSIM" run "$cfg" "${sets[@]}" --set "$bad" --out "$o" > "$o.log" 2>&1; then cat "$o.log"; fail "serial $bad"; fi
+  want=$(grep '^heartsim: error' "$o.log")
+  [ -n "$want" ] || { cat "$o.log"; fail "serial $bad: no error"; }
+  for np in 2 3; do
+    if mpi "$np" run "$cfg" "${sets[@]}" --set "$bad" --set parallel.partition=box --out "$o$np" > "$o$np.log" 2>&1; then
+      cat "$o$np.log"; fail "box on $np ranks took $bad"
+    fi
+    [ "$(grep '^heartsim: error' "$o$np.log")" = "$want" ] || { cat "$o$np.log"; echo "serial: $want"; fail "box on $np ranks: $bad"; }
+  done
 done
 
 # a file mesh (the exported scar_slab box, fibres from a file) read by rank 0 and sent in parts
