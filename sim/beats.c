@@ -103,7 +103,8 @@ static hs_status beat_write_whole(void *ctx, const hs_mesh *mesh, const hs_frame
     return hs_vtk_write_dataset(ctx, "beat map", mesh, fr);
 }
 
-hs_status hs_beats_write(hs_beats *b, const hs_sim *sim, const char *dir, const char *prefix, double t_ms)
+hs_status hs_beats_write(hs_beats *b, const hs_sim *sim, hs_series *ser, const char *dir, const char *prefix,
+                         double t_ms)
 {
     if (!b) return HS_OK;
     int n_beats = b->n_beats;
@@ -135,7 +136,7 @@ hs_status hs_beats_write(hs_beats *b, const hs_sim *sim, const char *dir, const 
         if (st == HS_OK) st = hs_path_join(dir, name, &path);
 #if HS_HAS_MPI
         /* each rank its owned nodes' maps, gathered to rank 0 in chunks (as the frames of a part series) */
-        if (b->part) st = hs_series_part_write_one(b->part, &fr, beat_write_whole, path);
+        if (b->part) st = hs_series_part_write_one(b->part, ser, &fr, beat_write_whole, path);
         else
 #endif
         if (st == HS_OK) st = hs_vtk_write_dataset(path, "beat map", sim->mesh, &fr);

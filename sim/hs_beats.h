@@ -32,8 +32,10 @@ hs_status hs_beats_create(const hs_sim *sim, const hs_state_desc *part_desc, con
 /** @brief Copy the read-outs from the backend and record every beat seen so far. */
 hs_status hs_beats_update(hs_beats *b, hs_sim *sim);
 /** @brief When more than one beat was seen: write DIR/PREFIX_maps_beatK.vtk, K = 1, 2, ...
- *  (distributed: collective, every rank calls it; rank 0 writes). */
-hs_status hs_beats_write(hs_beats *b, const hs_sim *sim, const char *dir, const char *prefix, double t_ms);
+ *  (distributed: collective, every rank calls it; rank 0 writes; @p ser, the run's part series or
+ *  NULL, lends its gather to rank 0: hs_series_part_write_one). */
+hs_status hs_beats_write(hs_beats *b, const hs_sim *sim, hs_series *ser, const char *dir, const char *prefix,
+                         double t_ms);
 void hs_beats_destroy(hs_beats **b);
 
 #ifdef __cplusplus

@@ -262,7 +262,7 @@ static hs_status write_maps(const hs_run_output *o, double t_ms)
 #if HS_HAS_MPI
     if (o->collective) {
         HS_CALL_GOTO(hs_backend_mpi_get_owned(sim->backend, &maps), done);
-        HS_CALL_GOTO(hs_series_part_write_one(&o->part, &fr, maps_write_whole, &ctx), done);
+        HS_CALL_GOTO(hs_series_part_write_one(&o->part, o->ser, &fr, maps_write_whole, &ctx), done);
     } else
 #endif
     {
@@ -309,7 +309,7 @@ hs_status hs_run_output_finish(hs_run_output *o, hs_status st, int loop_ran)
         hs_status s2 = write_maps(o, sum->t_reached_ms);
         if (s2 == HS_OK && o->beats) s2 = hs_beats_update(o->beats, o->sim);
         if (s2 == HS_OK && o->beats && (o->writer || o->collective))
-            s2 = hs_beats_write(o->beats, o->sim, cfg->out_dir, cfg->out_prefix, sum->t_reached_ms);
+            s2 = hs_beats_write(o->beats, o->sim, o->ser, cfg->out_dir, cfg->out_prefix, sum->t_reached_ms);
         if (st == HS_OK) st = s2;
         else if (s2 != HS_OK) hs_log(1, "maps: not written\n");
     }
