@@ -8,7 +8,9 @@
 # those of 3; each run names the serial run's nodes. The summary counts the ranks that held the whole
 # mesh during set-up: none with box, rank 0 alone when it reads the file. An electrode inside the tissue
 # and a probe outside it are refused on the blocks with the serial run's message.
-# Usage: mpi_box_study.sh MPIEXEC HAS_METIS (HEARTSIM, HS_SOURCE_DIR from ctest).
+# With HDF5, the study on 3 box ranks and the two beats on 2 with xdmf_h5 frames (written collectively with
+# a parallel HDF5): the CSVs, the maps file and the per-beat maps (legacy VTK, gathered on their own) too.
+# Usage: mpi_box_study.sh MPIEXEC HAS_METIS HAS_HDF5 (HEARTSIM, HS_SOURCE_DIR from ctest).
 #
 # Bounds (tests/parallel/mpi_study.sh): the runs differ in the order of sums only and each accepted
 # step meets the Newton tests at 1e-8, so after N steps max |u - u'| <= N 1e-8 (model units): V
@@ -19,6 +21,7 @@
 set -euo pipefail
 mpiexec=$1
 has_metis=$2
+has_hdf5=$3
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 export OMP_NUM_THREADS=1
@@ -47,16 +50,20 @@ study_ref() { # CFG OUT [sets...]: the serial run, its ECG bounds in $OUT.tols
   t+=("E_right-E_left:$(python3 -c "print(${t[0]#*:} + ${t[1]#*:})")")
   echo "${t[@]}" > "$o.tols"
 }
-study_same() { # REF OUT: the run's files within the bounds of the serial run's, the same probe nodes
+study_same() { # REF OUT [h5]: the run's files within the bounds of the serial run's, the same probe nodes
   local r=$1 o=$2
-  for f in slab_000000.vtk slab_000004.vtk slab_000008.vtk; do
-    python3 "$close" "$r/$f" "$o/$f" "V:$tol_v" "activation:$tol_a" "region:0" || fail "$o/$f"
-  done
+  if [ "${3:-}" != h5 ]; then
+    for f in slab_000000.vtk slab_000004.vtk slab_000008.vtk; do
+      python3 "$close" "$r/$f" "$o/$f" "V:$tol_v" "activation:$tol_a" "region:0" || fail "$o/$f"
+    done
+    cmp -s "$r/slab.vtk.series" "$o/slab.vtk.series" || fail "$o: series index differs"
+  else
+    [ -s "$o/slab.xdmf" ] && [ -s "$o/slab.h5" ] || fail "$o: no xdmf_h5 series"
+  fi
   python3 "$close" "$r/slab_maps.vtk" "$o/slab_maps.vtk" "activation:$tol_a" "region:0" || fail "$o: maps"
   python3 "$here/csv_close.py" "$r/slab_probes.csv" "$o/slab_probes.csv" "$tol_v" || fail "$o: probes"
   # shellcheck disable=SC2046
   python3 "$here/csv_close.py" "$r/slab_ecg.csv" "$o/slab_ecg.csv" 0 $(cat "$r.tols") || fail "$o: ECG"
-  cmp -s "$r/slab.vtk.series" "$o/slab.vtk.series" || fail "$o: series index differs"
   for f in slab_probes.png slab_ecg.png; do [ -s "$o/$f" ] || fail "$o: no $f"; done
   diff <(grep '^probe ' "$r.log") <(grep '^probe ' "$o.log") > /dev/null || {
     grep '^probe ' "$r.log" "$o.log"; fail "$o: other probe nodes than the serial run's"; }
@@ -90,6 +97,14 @@ for np in 1 2 3; do
     study_same "$tmp/serial" "$o"
   fi
 done
+
+# xdmf_h5 frames: the maps file and the CSVs as with vtk frames
+if [ "$has_hdf5" = 1 ]; then
+  o=$tmp/box3h5
+  mpi 3 run "$cfg" "${sets[@]}" --set output.format=xdmf_h5 --set parallel.partition=box --out "$o" -v > "$o.log" 2>&1 ||
+    { cat "$o.log"; fail "box on 3 ranks, xdmf_h5"; }
+  study_same "$tmp/serial" "$o" h5
+fi
 
 # found on the blocks, refused as serially, said once with the serial run's numbers: an electrode inside
 # the tissue (its element, depth and size: minima over the blocks) and a probe outside it (its distance
@@ -131,17 +146,20 @@ for np in 2 3; do
 done
 
 # per-beat maps (two beats: the slab of tests/parallel/mpi_study.sh stimulated at 0 and 450 ms, 1800
-# steps), written from each rank's owned nodes: box on 2 and 3 ranks, the mesh sent in parts on 3
+# steps), written from each rank's owned nodes: box on 2 ranks (vtk, and xdmf_h5 frames), sent in parts on 3
 bsets=(--set mesh.lx=2 --set mesh.ly=0.5 --set mesh.lz=0.5 --set mesh.h=0.25 --set time.dt=0.5 --set time.t_end=900
        --set 'stimulus.[0].max=[0.3, 2.0, 2.0]' --set 'stimulus.[0].count=2' --set 'stimulus.[0].period=450'
        --set output.interval=5 --set solver.backend=cpu --set 'mesh.reorder="none"')
 qcfg=$HS_SOURCE_DIR/configs/quick_slab.cfg
 "$HEARTSIM" run "$qcfg" "${bsets[@]}" --out "$tmp/beats" -q || fail "serial two beats"
 tol_b=$(python3 -c "print(2 * 1800 * 1e-8)")
-for r in 2:box 3:box 3:$part; do
-  np=${r%%:*} p=${r#*:}
-  o=$tmp/beats$np$p
-  mpi "$np" run "$qcfg" "${bsets[@]}" --set parallel.partition=$p --out "$o" > "$o.log" 2>&1 ||
+runs="2:box:vtk 3:$part:vtk"
+[ "$has_hdf5" = 1 ] && runs="$runs 2:box:xdmf_h5"
+for r in $runs; do
+  np=${r%%:*} p=${r#*:} fmt=${r##*:}
+  p=${p%%:*}
+  o=$tmp/beats$np$p$fmt
+  mpi "$np" run "$qcfg" "${bsets[@]}" --set output.format=$fmt --set parallel.partition=$p --out "$o" > "$o.log" 2>&1 ||
     { cat "$o.log"; fail "two beats on $np ranks, $p"; }
   held "$o.log" "$np" "$([ "$p" = box ] && echo 0 || echo 1)"
   for f in slab_maps_beat1.vtk slab_maps_beat2.vtk; do
