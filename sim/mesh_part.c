@@ -283,11 +283,12 @@ static hs_status region_table_global(MPI_Comm comm, const hs_part_local *l, hs_r
     const int32_t ne = l->n_elems;
     region_row_at *mine = NULL, *all = NULL;
     int *cnt = NULL, *dsp = NULL, *remap = NULL;
-    HS_CALL(HS_ALLOC(mine, (size_t)r->n_rows + 1, "region rows"));
+    st = HS_ALLOC(mine, (size_t)r->n_rows + 1, "region rows");
+    if (st == HS_OK) st = HS_ALLOC(cnt, (size_t)size, "region rows");
+    if (st == HS_OK) st = HS_ALLOC(dsp, (size_t)size, "region rows");
+    HS_CALL_GOTO(hs_par_agree(st), done); /* every rank reaches the gathers, or none */
     for (int k = 0; k < r->n_rows; ++k) mine[k] = (region_row_at){INT64_MAX, r->tab[k]};
     for (int32_t e = ne - 1; e >= 0; --e) mine[r->elem_tab ? r->elem_tab[e] : 0].gid = l->elems[e];
-    HS_CALL_GOTO(HS_ALLOC(cnt, (size_t)size, "region rows"), done);
-    HS_CALL_GOTO(HS_ALLOC(dsp, (size_t)size, "region rows"), done);
     const int bytes = (int)(sizeof(region_row_at) * (size_t)r->n_rows);
     MPI_Allgather(&bytes, 1, MPI_INT, cnt, 1, MPI_INT, comm);
     int64_t total = 0;
@@ -298,7 +299,7 @@ static hs_status region_table_global(MPI_Comm comm, const hs_part_local *l, hs_r
     HS_CHECK_GOTO(total < INT32_MAX, done, HS_ERR_CONFIG, "regions: more than %d distinct parameter combinations",
                   HS_REGION_MAX_ROWS);
     const size_t n_all = (size_t)total / sizeof(region_row_at);
-    HS_CALL_GOTO(HS_ALLOC(all, n_all + 1, "region rows"), done);
+    HS_CALL_GOTO(hs_par_agree(HS_ALLOC(all, n_all + 1, "region rows")), done);
     MPI_Allgatherv(mine, bytes, MPI_BYTE, all, cnt, dsp, MPI_BYTE, comm);
     qsort(all, n_all, sizeof *all, cmp_row_at);
     size_t n_glob = 0; /* the distinct rows, in place */
@@ -357,8 +358,8 @@ hs_status hs_mesh_part_box_regions(const hs_sim_spec *spec, hs_backend_mpi_part 
     /* each element by its own centroid or marker, as serially */
     hs_status st = hs_region_set_create_part(lm, spec->regions, spec->n_regions, &spec->model_prm, spec->d_iso,
                                              spec->d_ani, &r);
-    if (st == HS_OK) st = region_table_global(comm, l, r);
-    st = hs_par_agree(st);
+    st = hs_par_agree(st); /* one rank's failure is every rank's, before the collectives below */
+    if (st == HS_OK) st = hs_par_agree(region_table_global(comm, l, r));
     if (st != HS_OK) goto fail;
     /* the counts over the whole mesh: each element by the rank owning its first node (as the frames
      * report it), each node by its owner; the volumes summed over the ranks (the log's round-off) */

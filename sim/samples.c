@@ -272,8 +272,9 @@ static hs_status ecg_part(const hs_sim_spec *spec, const hs_sim *sim, const char
     hs_status st = HS_OK;
     hs_sample_set *s = NULL;
     double *w = NULL;
-    HS_CALL(set_part_alloc(n, (int64_t)n * no, 0, &s));
-    HS_CALL_GOTO(HS_ALLOC(w, (size_t)nl + 1, "ECG weights"), fail);
+    st = set_part_alloc(n, (int64_t)n * no, 0, &s);
+    if (st == HS_OK) st = HS_ALLOC(w, (size_t)nl + 1, "ECG weights");
+    HS_CALL_GOTO(hs_par_agree(st), fail); /* every rank reaches the reductions below, or none */
     for (int j = 0; j < n; ++j) {
         const double *x = xyz + 3 * j;
         hs_sample_near near;
