@@ -348,7 +348,9 @@ hs_status hs_sim_create(const hs_sim_spec *spec, hs_sim *sim)
         HS_CALL_GOTO(st, fail);
         bpart.n_elems_global = sim->mesh->n_elems;
         bpart.partition += tpart;
-        if (spec->rank != 0) po.regions = bpart.lreg; /* the same table as rank 0's */
+        /* the same table on every rank; rank 0's regions of the whole mesh are sent: freed */
+        po.regions = bpart.lreg;
+        hs_region_set_destroy(&sim->regions);
         /* sent: the maps files are written from the ranks' parts too (sim/run_output.c, sim/beats.c) */
         if (spec->rank == 0) hs_mesh_part_hollow(sim->mesh);
         hs_csr_destroy(&pattern); /* it served the partition */
