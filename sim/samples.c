@@ -163,24 +163,17 @@ fail:
     return st;
 }
 
-/* (value, global number) minimised over the ranks: the smallest value, then the smallest number */
+/* (value, global number) minimised over the ranks, n <= HS_SPEC_MAX_POINTS pairs: the smallest value,
+ * then the smallest number among the ranks holding it */
 static void min_loc(MPI_Comm comm, double *v, int64_t *g, int n)
 {
-    double *vm = malloc(sizeof *vm * (size_t)(n + 1));
-    int64_t *gm = malloc(sizeof *gm * (size_t)(n + 1));
-    if (!vm || !gm) { /* a few values per point: MPI_IN_PLACE instead of failing */
-        free(vm), free(gm);
-        MPI_Allreduce(MPI_IN_PLACE, v, n, MPI_DOUBLE, MPI_MIN, comm);
-        MPI_Allreduce(MPI_IN_PLACE, g, n, MPI_INT64_T, MPI_MIN, comm);
-        return;
-    }
+    double vm[HS_SPEC_MAX_POINTS];
+    int64_t gm[HS_SPEC_MAX_POINTS];
     MPI_Allreduce(v, vm, n, MPI_DOUBLE, MPI_MIN, comm);
     for (int j = 0; j < n; ++j) gm[j] = v[j] == vm[j] ? g[j] : INT64_MAX;
     MPI_Allreduce(MPI_IN_PLACE, gm, n, MPI_INT64_T, MPI_MIN, comm);
     memcpy(v, vm, sizeof *v * (size_t)n);
     memcpy(g, gm, sizeof *g * (size_t)n);
-    free(vm);
-    free(gm);
 }
 
 /* hs_sample_probes_create on the ranks' parts: the nearest node over every rank's owned nodes (ties:
@@ -198,7 +191,7 @@ static hs_status probes_part(const hs_sim *sim, const double *xyz, const char *c
     MPI_Allreduce(MPI_IN_PLACE, &hmax, 1, MPI_DOUBLE, MPI_MAX, comm);
     double d[HS_SPEC_MAX_POINTS], dm[HS_SPEC_MAX_POINTS];
     int64_t g[HS_SPEC_MAX_POINTS], gm[HS_SPEC_MAX_POINTS];
-    HS_CHECK(n <= HS_SPEC_MAX_POINTS, HS_ERR_INTERNAL, "%d probes", n);
+    HS_CHECK(n <= HS_SPEC_MAX_POINTS, HS_ERR_INTERNAL, "%d probes", n); /* the spec's bound: alike on every rank */
     for (int j = 0; j < n; ++j) hs_sample_nearest_node(v.lmesh, l->n_owned, l->l2g, xyz + 3 * j, &d[j], &g[j]);
     memcpy(dm, d, sizeof *d * (size_t)n);
     memcpy(gm, g, sizeof *g * (size_t)n);
@@ -365,14 +358,14 @@ hs_status hs_samples_create(const hs_sim_spec *spec, hs_sim *sim, double t_resta
         hs_sample_set *set = NULL;
         for (int j = 0; j < spec->n_electrodes; ++j) names[j] = spec->electrode_name[j];
         HS_CALL_GOTO(ecg_set(spec, sim, names, &set), fail);
-        FILE *m = open_memstream(&header, &hlen);
-        HS_CHECK_GOTO(m != NULL, fail, HS_ERR_MEMORY, "out of memory for a CSV header");
-        fputs("t_ms", m);
-        for (int j = 0; j < spec->n_electrodes; ++j) fprintf(m, ",%s", names[j]);
         double w1[HS_SPEC_MAX_POINTS] = {0.0}; /* |phi_e(u) - phi_e(u')| <= this * max |u - u'| */
         for (int j = 0; j < spec->n_electrodes; ++j)
             for (int64_t k = set->row_ptr[j]; k < set->row_ptr[j + 1]; ++k) w1[j] += fabs(set->val[k]);
         if (spec->distributed) hs_par_sum_doubles(w1, spec->n_electrodes); /* each rank its owned nodes' */
+        FILE *m = open_memstream(&header, &hlen);
+        HS_CHECK_GOTO(m != NULL, fail, HS_ERR_MEMORY, "out of memory for a CSV header");
+        fputs("t_ms", m);
+        for (int j = 0; j < spec->n_electrodes; ++j) fprintf(m, ",%s", names[j]);
         for (int j = 0; j < spec->n_electrodes; ++j)
             hs_log(2, "electrode %s: weights' 1-norm %.6g mV per model unit\n", names[j], w1[j]);
         for (int l = 0; l < spec->n_leads; ++l) fprintf(m, ",%s", spec->lead_name[l]);
