@@ -136,10 +136,12 @@ hs_status hs_beats_write(hs_beats *b, const hs_sim *sim, hs_series *ser, const c
         if (st == HS_OK) st = hs_path_join(dir, name, &path);
 #if HS_HAS_MPI
         /* each rank its owned nodes' maps, gathered to rank 0 in chunks (as the frames of a part series) */
-        if (b->part) st = hs_series_part_write_one(b->part, ser, &fr, beat_write_whole, path);
-        else
+        if (b->part) {
+            st = hs_mpi_agree(*(const MPI_Comm *)b->part->comm, st, NULL); /* all to the gather, or none */
+            if (st == HS_OK) st = hs_series_part_write_one(b->part, ser, &fr, beat_write_whole, path);
+        } else
 #endif
-        if (st == HS_OK) st = hs_vtk_write_dataset(path, "beat map", sim->mesh, &fr);
+            if (st == HS_OK) st = hs_vtk_write_dataset(path, "beat map", sim->mesh, &fr);
         if (st == HS_OK && k + 1 == n_beats) hs_log(1, "maps: %d beats, %s and the ones before\n", n_beats, path);
         free(path);
     }
