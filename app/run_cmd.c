@@ -79,6 +79,7 @@ void hs_run_summary_print(const hs_run_summary *s, const hs_config *cfg, FILE *f
         fprintf(f, "  memory per rank: peak resident (VmHWM) at the end of set-up %.3f GB max, %.3f GB summed "
                    "over %d ranks; rank 0's at the end %.3f GB\n",
                 a->peak_rss / 1e9, b->peak_rss / 1e9, s->n_ranks, s->peak_rss_end / 1e9);
+        fprintf(f, "  whole mesh: held by %.0f of %d ranks during set-up\n", b->whole_mesh, s->n_ranks);
     } else {
         fprintf(f, "  memory: peak resident (VmHWM) %.3f GB at the end of set-up, %.3f GB at the end\n",
                 s->setup.peak_rss / 1e9, s->peak_rss_end / 1e9);

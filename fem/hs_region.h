@@ -102,6 +102,15 @@ typedef struct hs_region_set {
  */
 hs_status hs_region_set_create(const hs_mesh *m, const hs_region_cfg *cfg, int n, const hs_model_params *base,
                                double d_iso, double d_ani, hs_region_set **out);
+/**
+ * @brief hs_region_set_create on a part of a mesh (a rank's elements, parallel.partition = "box"):
+ * the same selection element by element (selectors that read the element alone: attribute, box,
+ * sphere), without what needs the whole mesh: no warning for an entry that selects nothing here, no
+ * refusal of a part without a conducting element; the caller says both from the sums over the
+ * ranks. Its table is the part's own (sim/mesh_part.c makes it the whole mesh's).
+ */
+hs_status hs_region_set_create_part(const hs_mesh *m, const hs_region_cfg *cfg, int n, const hs_model_params *base,
+                                    double d_iso, double d_ani, hs_region_set **out);
 void hs_region_set_destroy(hs_region_set **p);
 
 /** @brief "regions.[i]" or "regions.[i] (name)" for messages. */

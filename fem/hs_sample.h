@@ -56,6 +56,44 @@ hs_status hs_sample_ecg_create(const hs_problem *p, const double *xyz, const cha
                                hs_sample_set **out);
 void hs_sample_set_destroy(hs_sample_set **s);
 
+/* The pieces of the two above, for a distributed run that finds its sample sets on each rank's part
+ * of the mesh (sim/samples.c) with the same arithmetic as on the whole mesh. */
+
+/** @brief |a - b|, mm, as the probes and the ECG's extent compute it. */
+double hs_sample_distance(const double *a, const double *b);
+/** @brief The node nearest @p x among the first @p n of @p m: the smallest distance, then the
+ *  smallest number (@p gid [n] the whole mesh's numbers, NULL: the index), as hs_sample_probes_create
+ *  picks it; @p dist INFINITY when n = 0. */
+void hs_sample_nearest_node(const hs_mesh *m, int32_t n, const int64_t *gid, const double *x, double *dist,
+                            int64_t *node);
+/** @brief The longest edge of @p m's elements, mm (a probe farther than it from every node is outside). */
+double hs_sample_longest_edge(const hs_mesh *m);
+/** @brief The electrode check of hs_sample_ecg_create for electrode @p j at @p x placed as @p pl
+ *  (hs_mesh_point_depth): HS_ERR_CONFIG when it lies inside the tissue. */
+hs_status hs_sample_ecg_check_place(int j, const char *name, const double *x, const hs_mesh_point_place *pl);
+/** @brief mV per model unit over 4 pi sigma_b: the factor of every ECG weight. */
+double hs_sample_ecg_scale(const hs_model *model, double sigma_b);
+
+/** The conducting element whose centroid is nearest an electrode. */
+typedef struct hs_sample_near {
+    double r;     /**< mm from the electrode (INFINITY: none) */
+    int32_t elem; /**< the first such element of the mesh's order, -1: none */
+    double size;  /**< its size, cbrt(volume), mm */
+} hs_sample_near;
+
+/**
+ * @brief Add the pseudo-ECG weights of an electrode at @p x to @p w [n_nodes] over the elements of
+ * @p m in their order (regions @p rg or the uniform @p d_iso, @p d_ani; @p scale from
+ * hs_sample_ecg_scale). A node's weight sums its elements in the mesh's order: a part of a mesh
+ * holding every element of a node in the whole mesh's relative order gives that node the whole
+ * mesh's weight bit for bit.
+ */
+void hs_sample_ecg_weights(const hs_mesh *m, const hs_region_set *rg, double d_iso, double d_ani, double scale,
+                           const double *x, double *w, hs_sample_near *near);
+/** @brief hs_sample_ecg_create's warnings for an electrode @p near the tissue or far from it
+ *  (@p extent: the diagonal of the mesh's bounding box, mm). */
+void hs_sample_ecg_warn(const char *name, const double *x, const hs_sample_near *near, double extent);
+
 /** @brief y[j] = sum_k val[k] u[col[k]] (without the offset), summed in row order. */
 void hs_sample_apply_ref(const hs_sample_set *s, const double *u, double *y);
 

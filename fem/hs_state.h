@@ -127,6 +127,9 @@ typedef struct hs_state {
  * @param[in] desc borrowed: must outlive the state. @param[out] s (hs_state_destroy).
  */
 hs_status hs_state_create(const hs_state_desc *desc, hs_state *s);
+/** @brief @p s's fields made as hs_state_create makes them (for s->desc) when it has none yet: a state
+ *  whose arrays are made on first use (the run's host scratch copy, sim/sim_run.c). */
+hs_status hs_state_ensure(hs_state *s);
 /** @brief Free the arrays hs_state_create made; safe on a zeroed state. */
 void hs_state_destroy(hs_state *s);
 /**

@@ -201,8 +201,10 @@ static int row_find_or_add(hs_region_row **rows, int *n, int *cap, const hs_regi
     return (*n)++;
 }
 
-hs_status hs_region_set_create(const hs_mesh *m, const hs_region_cfg *cfg, int n, const hs_model_params *base,
-                               double d_iso, double d_ani, hs_region_set **out)
+/* @p whole: @p m is the whole mesh, so an entry that selects nothing is said and a mesh without a
+ * conducting element refused; on a part (a rank's elements) the caller does both on the sums. */
+static hs_status region_set_build(const hs_mesh *m, const hs_region_cfg *cfg, int n, const hs_model_params *base,
+                                  double d_iso, double d_ani, int whole, hs_region_set **out)
 {
     *out = NULL;
     hs_status st = HS_OK;
@@ -252,7 +254,7 @@ hs_status hs_region_set_create(const hs_mesh *m, const hs_region_cfg *cfg, int n
             }
             erow[e] = remap[from];
         }
-        if (s->entry_count[i] == 0) hs_warn("%s selects no element; it has no effect", who);
+        if (whole && s->entry_count[i] == 0) hs_warn("%s selects no element; it has no effect", who);
     }
     /* the distinct rows the elements use, in order of first appearance (row 0 = the first element's) */
     int cap = 1;
@@ -284,7 +286,7 @@ hs_status hs_region_set_create(const hs_mesh *m, const hs_region_cfg *cfg, int n
     }
     for (int k = 0; k < s->n_rows; ++k) s->tab[k].conducting = !(s->tab[k].d_iso == 0.0 && s->tab[k].d_ani == 0.0);
     for (int32_t e = 0; e < ne; ++e) s->n_passive += !s->tab[s->elem_tab ? s->elem_tab[e] : 0].conducting;
-    HS_CHECK_GOTO(s->n_passive < ne || ne == 0, fail, HS_ERR_CONFIG,
+    HS_CHECK_GOTO(!whole || s->n_passive < ne || ne == 0, fail, HS_ERR_CONFIG,
                   "regions: every element is non-conducting (d_iso = d_ani = 0): nothing left to simulate");
     if (s->n_rows == 1 && s->tab[0].conducting) {
         free(s->elem_tab);
@@ -312,6 +314,18 @@ fail:
     free(remap);
     hs_region_set_destroy(&s);
     return st;
+}
+
+hs_status hs_region_set_create(const hs_mesh *m, const hs_region_cfg *cfg, int n, const hs_model_params *base,
+                               double d_iso, double d_ani, hs_region_set **out)
+{
+    return region_set_build(m, cfg, n, base, d_iso, d_ani, 1, out);
+}
+
+hs_status hs_region_set_create_part(const hs_mesh *m, const hs_region_cfg *cfg, int n, const hs_model_params *base,
+                                    double d_iso, double d_ani, hs_region_set **out)
+{
+    return region_set_build(m, cfg, n, base, d_iso, d_ani, 0, out);
 }
 
 void hs_region_set_destroy(hs_region_set **p)

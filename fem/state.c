@@ -58,6 +58,13 @@ hs_status hs_state_create(const hs_state_desc *desc, hs_state *s)
     return HS_OK;
 }
 
+hs_status hs_state_ensure(hs_state *s)
+{
+    for (int k = 0; k < s->desc->n_fields; ++k)
+        if (s->field[k]) return HS_OK;
+    return hs_state_create(s->desc, s);
+}
+
 void hs_state_destroy(hs_state *s)
 {
     for (int k = 0; k < HS_STATE_MAX_FIELDS; ++k) HS_FREE(s->field[k]);

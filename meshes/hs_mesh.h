@@ -178,12 +178,34 @@ typedef struct hs_mesh_point_place {
  */
 hs_status hs_mesh_point_depth(const hs_mesh *m, const double x[3], hs_mesh_point_place *out);
 
+/** @brief The first part of hs_mesh_point_depth: the first element containing @p x (elem, elem_size;
+ *  depth 0), or elem -1. */
+hs_status hs_mesh_point_locate(const hs_mesh *m, const double x[3], hs_mesh_point_place *out);
+
+/**
+ * @brief The second part: the distance from @p x to the nearest boundary face (a face of one
+ * element) having a vertex below @p n_owned (INFINITY: none). For a rank's part of a mesh (every
+ * element touching its owned nodes, which come first) these are exactly the whole mesh's boundary
+ * faces with an owned vertex, so the minimum over the ranks is the whole mesh's. @p gid [n_nodes]
+ * (NULL: the local numbers) orders each face's vertices as the whole mesh numbers them, so that the
+ * distance is computed with the same operations as on the whole mesh. n_owned = n_nodes, gid NULL:
+ * the whole mesh.
+ */
+hs_status hs_mesh_boundary_distance(const hs_mesh *m, const double x[3], int32_t n_owned, const int64_t *gid,
+                                    double *out);
+
 /** @brief Free the mesh; accepts NULL and sets *m = NULL. */
 void hs_mesh_destroy(hs_mesh **m);
 
 /** @brief Allocate an empty mesh with room for n_nodes / n_elems (fiber left NULL, no boundary
  * faces, node_orig = identity, region = 0). */
 hs_status hs_mesh_alloc(int32_t n_nodes, int32_t n_elems, hs_mesh **out);
+
+/** @brief The most nodes of any mesh hs_mesh_alloc made or hs_mesh_check checked in this process so
+ *  far (the generators, the mesh cache and the gathers allocate theirs with the first, every mesh
+ *  built is checked): a distributed run's summary counts the ranks that held the whole mesh during
+ *  set-up with it. */
+int32_t hs_mesh_alloc_peak_nodes(void);
 
 /** @brief Give the mesh n boundary faces (bface, bface_label allocated, zeroed; replaces any). */
 hs_status hs_mesh_alloc_bfaces(hs_mesh *m, int32_t n);

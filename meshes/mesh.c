@@ -11,6 +11,15 @@
 
 #include "hs_util.h"
 
+/* the most nodes of a mesh hs_mesh_alloc made or hs_mesh_check saw in this process (set-up is
+ * single-threaded) */
+static int32_t alloc_peak_nodes;
+
+int32_t hs_mesh_alloc_peak_nodes(void)
+{
+    return alloc_peak_nodes;
+}
+
 hs_status hs_mesh_alloc(int32_t n_nodes, int32_t n_elems, hs_mesh **out)
 {
     HS_CHECK(out != NULL, HS_ERR_INTERNAL, "hs_mesh_alloc: out is NULL");
@@ -23,6 +32,7 @@ hs_status hs_mesh_alloc(int32_t n_nodes, int32_t n_elems, hs_mesh **out)
     HS_CALL(HS_ALLOC(m, 1, "mesh"));
     m->n_nodes = n_nodes;
     m->n_elems = n_elems;
+    if (n_nodes > alloc_peak_nodes) alloc_peak_nodes = n_nodes;
     /* Sizes are computed in size_t: 4 * n_elems can exceed INT32_MAX. */
     HS_CALL_GOTO(HS_ALLOC(m->xyz, (size_t)n_nodes * 3, "mesh node coordinates"), fail);
     HS_CALL_GOTO(HS_ALLOC(m->tets, (size_t)n_elems * 4, "mesh connectivity"), fail);
@@ -104,6 +114,7 @@ static void where(const hs_mesh *m, char *pre, size_t npre, char *post, size_t n
 
 hs_status hs_mesh_check(const hs_mesh *m)
 {
+    if (m && m->n_nodes > alloc_peak_nodes) alloc_peak_nodes = m->n_nodes; /* a mesh a reader filled */
     HS_CHECK(m != NULL, HS_ERR_INTERNAL, "hs_mesh_check: mesh is NULL");
     HS_CHECK(m->n_nodes >= 0 && m->n_elems >= 0, HS_ERR_MESH,
              "mesh has negative counts (%ld nodes, %ld elements)", (long)m->n_nodes,

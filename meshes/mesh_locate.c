@@ -69,7 +69,7 @@ static int face_cmp(const void *pa, const void *pb)
     return 0;
 }
 
-hs_status hs_mesh_point_depth(const hs_mesh *m, const double x[3], hs_mesh_point_place *out)
+hs_status hs_mesh_point_locate(const hs_mesh *m, const double x[3], hs_mesh_point_place *out)
 {
     out->elem = -1;
     out->depth = 0.0;
@@ -95,10 +95,32 @@ hs_status hs_mesh_point_depth(const hs_mesh *m, const double x[3], hs_mesh_point
             out->elem_size = h;
         }
     }
-    if (out->elem < 0) return HS_OK;
-    /* inside: the distance to the nearest boundary face (a face of one element only) */
+    return HS_OK;
+}
+
+/* A face's three vertices in increasing global number (gid NULL: the local one). */
+static void face_order(const int32_t *v, const int64_t *gid, int32_t o[3])
+{
+    o[0] = v[0], o[1] = v[1], o[2] = v[2];
+    if (!gid) return;
+#define HS_FACE_SWAP(a, b)                                                                          \
+    if (gid[o[a]] > gid[o[b]]) {                                                                   \
+        int32_t s_ = o[a];                                                                         \
+        o[a] = o[b];                                                                               \
+        o[b] = s_;                                                                                 \
+    }
+    HS_FACE_SWAP(0, 1)
+    HS_FACE_SWAP(1, 2)
+    HS_FACE_SWAP(0, 1)
+#undef HS_FACE_SWAP
+}
+
+hs_status hs_mesh_boundary_distance(const hs_mesh *m, const double x[3], int32_t n_owned, const int64_t *gid,
+                                    double *out)
+{
+    *out = INFINITY;
     face_key *f = NULL;
-    HS_CALL(HS_ALLOC(f, 4 * (size_t)m->n_elems, "mesh faces"));
+    HS_CALL(HS_ALLOC(f, 4 * (size_t)m->n_elems + 1, "mesh faces"));
     static const int fv[4][3] = {{1, 2, 3}, {0, 2, 3}, {0, 1, 3}, {0, 1, 2}};
     for (int32_t e = 0; e < m->n_elems; ++e)
         for (int k = 0; k < 4; ++k) {
@@ -115,14 +137,28 @@ hs_status hs_mesh_point_depth(const hs_mesh *m, const double x[3], hs_mesh_point
     for (size_t i = 0; i < nf;) {
         size_t j = i + 1;
         while (j < nf && face_cmp(&f[i], &f[j]) == 0) ++j;
-        if (j - i == 1) {
-            const int32_t *v = f[i].v;
-            best = fmin(best, dist_point_triangle(x, m->xyz + 3 * (size_t)v[0], m->xyz + 3 * (size_t)v[1],
-                                                  m->xyz + 3 * (size_t)v[2]));
+        /* a face of one element, with an owned vertex: every element of it is in the part, so it is
+         * one of the whole mesh's boundary faces (v[0] is the smallest local index) */
+        if (j - i == 1 && f[i].v[0] < n_owned) {
+            int32_t o[3];
+            face_order(f[i].v, gid, o);
+            best = fmin(best, dist_point_triangle(x, m->xyz + 3 * (size_t)o[0], m->xyz + 3 * (size_t)o[1],
+                                                  m->xyz + 3 * (size_t)o[2]));
         }
         i = j;
     }
     free(f);
+    *out = best;
+    return HS_OK;
+}
+
+hs_status hs_mesh_point_depth(const hs_mesh *m, const double x[3], hs_mesh_point_place *out)
+{
+    HS_CALL(hs_mesh_point_locate(m, x, out));
+    if (out->elem < 0) return HS_OK;
+    /* inside: the distance to the nearest boundary face (a face of one element only) */
+    double best = INFINITY;
+    HS_CALL(hs_mesh_boundary_distance(m, x, m->n_nodes, NULL, &best));
     out->depth = isfinite(best) ? best : 0.0;
     return HS_OK;
 }

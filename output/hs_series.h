@@ -141,6 +141,18 @@ int hs_series_can_part(const char *format);
 hs_status hs_series_create_part(const char *format, const char *dir, const char *prefix, const hs_series_part *part,
                                 hs_series **out);
 
+/**
+ * @brief One data set from the ranks' parts (collective over @p part->comm): the mesh and @p frame's
+ * arrays (this rank's values, in the part's order, as a part series' frames) gathered to rank 0 in
+ * chunks of global indices as a gathered series does, and @p write called there with the whole
+ * mesh (its numbering the global one) and frame. @p ser (may be NULL): a part series over the same
+ * @p part; when it is gathered to rank 0 its gather is used, and the mesh rank 0 already holds for
+ * its frames, so that rank 0 never holds two. The maps file and the per-beat maps of a distributed
+ * run (sim/run_output.c, sim/beats.c). Every rank returns rank 0's status.
+ */
+hs_status hs_series_part_write_one(const hs_series_part *part, hs_series *ser, const hs_frame *frame,
+                                   hs_status (*write)(void *ctx, const hs_mesh *mesh, const hs_frame *frame), void *ctx);
+
 /** @brief Free the series; accepts NULL and sets *s = NULL. Files stay. */
 void hs_series_destroy(hs_series **s);
 

@@ -550,6 +550,44 @@ static hs_status gather_write(hs_series *s, const hs_frame *frame)
 }
 #endif
 
+hs_status hs_series_part_write_one(const hs_series_part *part, hs_series *ser, const hs_frame *frame,
+                                   hs_status (*write)(void *ctx, const hs_mesh *mesh, const hs_frame *frame), void *ctx)
+{
+#if HS_HAS_MPI
+    /* a series gathered to rank 0 over the same part: its gather, and the mesh it holds (one whole mesh
+     * on rank 0, not two); else a gather of our own */
+    series_gather *own = NULL, *x = ser && ser->gather && ser->gather->pt == part ? ser->gather : NULL;
+    if (!x) HS_CALL(gather_create(part, &own));
+    if (!x) x = own;
+    hs_status st = gather_agree_any(x, hs_frame_check(frame));
+    int need_mesh = x->rank == 0 ? !x->mesh : 0;
+    if (st == HS_OK) MPI_Bcast(&need_mesh, 1, MPI_INT, 0, x->comm);
+    if (st == HS_OK && need_mesh) st = gather_mesh(x);
+    if (st == HS_OK && x->rank == 0) /* every buffer first, as gather_write */
+        for (int k = 0; k < frame->n_fields && st == HS_OK; ++k)
+            if (!x->field[k]) {
+                const size_t n = (size_t)(part->n_nodes_global > part->n_elems_global ? part->n_nodes_global
+                                                                                      : part->n_elems_global);
+                st = HS_ALLOC(x->field[k], n + 1, "gathered data set");
+            }
+    if (st == HS_OK) st = gather_agree(x, st);
+    if (st == HS_OK) {
+        hs_frame fr = *frame;
+        for (int k = 0; k < frame->n_fields; ++k) {
+            const hs_frame_field *a = &frame->field[k];
+            gather_rows_run(x, a->cell ? &x->elem : &x->node, a->data, sizeof(double), x->field[k]);
+            fr.field[k].data = x->field[k];
+        }
+        st = gather_agree(x, x->rank == 0 ? write(ctx, x->mesh, &fr) : HS_OK);
+    }
+    gather_free(&own);
+    return st;
+#else
+    (void)part, (void)ser, (void)frame, (void)write, (void)ctx;
+    return HS_FAIL(HS_ERR_INTERNAL, "hs_series_part_write_one: a build without MPI");
+#endif
+}
+
 static hs_status series_resume(hs_series *s, const double *times, int n_frames);
 
 hs_status hs_series_resume(hs_series *s, const double *times, int n_frames)

@@ -6,9 +6,16 @@
 #include <string.h>
 
 #include "hs_atomic_file.h"
+#include "hs_build_config.h"
 #include "hs_frame.h"
 #include "hs_util.h"
 #include "hs_vtk_dataset.h"
+#if HS_HAS_MPI
+#include <mpi.h>
+
+#include "hs_backend_mpi.h"
+#include "hs_mpi_status.h"
+#endif
 
 struct hs_beats {
     int32_t nn;
@@ -18,15 +25,18 @@ struct hs_beats {
     double **act, **rep; /* [cap][nn], -1 where the node has no such beat */
     long skipped;       /* nodes whose beat count rose by more than one between two updates */
     double *last;       /* [nn] beats at the last update */
+    const hs_series_part *part; /* a distributed run: this rank's owned nodes (nn of them); NULL serially */
 };
 
-hs_status hs_beats_create(const hs_sim *sim, hs_beats **out)
+hs_status hs_beats_create(const hs_sim *sim, const hs_state_desc *part_desc, const hs_series_part *part,
+                          hs_beats **out)
 {
     *out = NULL;
     hs_beats *b = NULL;
-    const hs_state_desc *d = &sim->backend->state;
+    const hs_state_desc *d = part ? part_desc : &sim->backend->state;
     HS_CALL(HS_ALLOC(b, 1, "beat maps"));
     hs_status st = HS_OK;
+    b->part = part;
     b->nn = d->n_nodes;
     b->k_act = d->activation;
     b->k_rep = hs_state_find(d, "repolarisation");
@@ -65,7 +75,12 @@ static hs_status grow(hs_beats *b, int n)
 hs_status hs_beats_update(hs_beats *b, hs_sim *sim)
 {
     if (!b) return HS_OK;
-    HS_CALL(sim->backend->ops->get_state(sim->backend, &b->ro));
+#if HS_HAS_MPI
+    if (b->part) /* this rank's owned nodes, no gather */
+        HS_CALL(hs_backend_mpi_get_owned(sim->backend, &b->ro));
+    else
+#endif
+        HS_CALL(sim->backend->ops->get_state(sim->backend, &b->ro));
     const double *act = b->ro.field[b->k_act], *rep = b->ro.field[b->k_rep], *beats = b->ro.field[b->k_beats];
     for (int32_t i = 0; i < b->nn; ++i) {
         int k = (int)beats[i];
@@ -82,16 +97,34 @@ hs_status hs_beats_update(hs_beats *b, hs_sim *sim)
     return HS_OK;
 }
 
-hs_status hs_beats_write(hs_beats *b, const hs_sim *sim, const char *dir, const char *prefix, double t_ms)
+/* rank 0 of a distributed run: one beat's file from the gathered mesh and maps */
+static hs_status beat_write_whole(void *ctx, const hs_mesh *mesh, const hs_frame *fr)
 {
-    if (!b || b->n_beats < 2) return HS_OK;
-    if (b->skipped)
+    return hs_vtk_write_dataset(ctx, "beat map", mesh, fr);
+}
+
+hs_status hs_beats_write(hs_beats *b, const hs_sim *sim, hs_series *ser, const char *dir, const char *prefix,
+                         double t_ms)
+{
+    if (!b) return HS_OK;
+    int n_beats = b->n_beats;
+    long skipped = b->skipped;
+#if HS_HAS_MPI
+    if (b->part) { /* the beats any rank saw; a rank that saw fewer writes -1 for its nodes there */
+        const MPI_Comm comm = *(const MPI_Comm *)b->part->comm;
+        MPI_Allreduce(MPI_IN_PLACE, &n_beats, 1, MPI_INT, MPI_MAX, comm);
+        MPI_Allreduce(MPI_IN_PLACE, &skipped, 1, MPI_LONG, MPI_SUM, comm);
+        HS_CALL(hs_mpi_agree(comm, n_beats >= 2 ? grow(b, n_beats) : HS_OK, NULL));
+    }
+#endif
+    if (n_beats < 2) return HS_OK;
+    if (skipped)
         hs_warn("per-beat maps: %ld times a node started more than one beat within one output.interval; those "
-                "beats are missing from the PREFIX_maps_beatK files (lower output.interval)", b->skipped);
+                "beats are missing from the PREFIX_maps_beatK files (lower output.interval)", skipped);
     double *apd = NULL;
     HS_CALL(HS_ALLOC(apd, (size_t)b->nn + 1, "beat APD map"));
     hs_status st = HS_OK;
-    for (int k = 0; k < b->n_beats && st == HS_OK; ++k) {
+    for (int k = 0; k < n_beats && st == HS_OK; ++k) {
         for (int32_t i = 0; i < b->nn; ++i)
             apd[i] = b->act[k][i] >= 0 && b->rep[k][i] >= 0 ? b->rep[k][i] - b->act[k][i] : -1.0;
         hs_frame fr = hs_frame_at(t_ms);
@@ -101,8 +134,15 @@ hs_status hs_beats_write(hs_beats *b, const hs_sim *sim, const char *dir, const 
         char name[160], *path = NULL;
         snprintf(name, sizeof name, "%s_maps_beat%d.vtk", prefix, k + 1);
         if (st == HS_OK) st = hs_path_join(dir, name, &path);
-        if (st == HS_OK) st = hs_vtk_write_dataset(path, "beat map", sim->mesh, &fr);
-        if (st == HS_OK && k + 1 == b->n_beats) hs_log(1, "maps: %d beats, %s and the ones before\n", b->n_beats, path);
+#if HS_HAS_MPI
+        /* each rank its owned nodes' maps, gathered to rank 0 in chunks (as the frames of a part series) */
+        if (b->part) {
+            st = hs_mpi_agree(*(const MPI_Comm *)b->part->comm, st, NULL); /* all to the gather, or none */
+            if (st == HS_OK) st = hs_series_part_write_one(b->part, ser, &fr, beat_write_whole, path);
+        } else
+#endif
+            if (st == HS_OK) st = hs_vtk_write_dataset(path, "beat map", sim->mesh, &fr);
+        if (st == HS_OK && k + 1 == n_beats) hs_log(1, "maps: %d beats, %s and the ones before\n", n_beats, path);
         free(path);
     }
     free(apd);

@@ -29,9 +29,10 @@ int hs_mesh_part_box_fits(const hs_mesh_spec *spec);
 
 /**
  * @brief Why the "box" partition cannot take the run @p spec (a sentence naming the key), or NULL
- * when it can: the structured box with constant fibres, box or sphere stimuli, no regions, probes
- * or ECG, no per-beat maps (a protocol of several beats with output on), no SpMV format with its
- * own node order. Those still need the whole mesh on a rank (docs/parallel.md).
+ * when it can: the structured box with constant fibres, box or sphere stimuli, regions selected by
+ * attribute, box or sphere (each element by itself), no SpMV format with its own node order. Those
+ * still need the whole mesh on a rank (docs/parallel.md). Probes, ECG electrodes and per-beat maps
+ * are found and written on the ranks' parts (sim/samples.c, sim/beats.c).
  */
 const char *hs_mesh_part_box_unfit(const struct hs_sim_spec *spec);
 
@@ -57,6 +58,16 @@ const hs_partitioner *hs_mesh_part_auto(const struct hs_sim_spec *spec);
 hs_status hs_mesh_part_box(const hs_mesh_spec *spec, const hs_stimulus_cfg *sites, int n_sites, int fingerprint,
                            struct hs_backend_mpi_part *part, hs_mesh **counts, hs_stim_set **site_set,
                            hs_mesh_build_info *info);
+
+/**
+ * @brief The regions of every rank's part of the box (collective, after hs_mesh_part_box): each
+ * element selected by itself (hs_region_set_create_part), the table made the whole mesh's (every
+ * element reads the row values a serial run gives it; uniform exactly when the whole tissue is),
+ * the decoupled flags of the ghosts from their owners (a halo exchange), the entries' element counts
+ * and volumes and the non-conducting elements summed over the ranks and logged as a serial run
+ * does; the local mesh's "region" field set. @p part->lreg receives them.
+ */
+hs_status hs_mesh_part_box_regions(const struct hs_sim_spec *spec, struct hs_backend_mpi_part *part);
 
 /**
  * @brief A mesh built on rank 0 sent out in parts (collective): rank 0 makes each rank's part of

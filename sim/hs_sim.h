@@ -120,6 +120,8 @@ typedef struct hs_setup_times {
     double maps;      /**< the local problem: element geometry, gather maps, K_D of the local mesh */
     double mesh_order; /**< of mesh above: the mesh's own reordering (mesh.reorder) */
     double peak_rss;  /**< bytes: the process's peak resident memory at the end of set-up (VmHWM) */
+    double whole_mesh; /**< 1 when this process held a mesh of the whole mesh's nodes by the end of set-up
+                            (hs_mesh_alloc_peak_nodes), else 0: summed over the ranks, the ranks that did */
 } hs_setup_times;
 
 /** Objects a run is made of (also used by tests and benchmarks). */

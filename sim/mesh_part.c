@@ -34,11 +34,9 @@ const char *hs_mesh_part_box_unfit(const hs_sim_spec *spec)
     for (int k = 0; k < spec->n_stimuli; ++k)
         if (spec->stimuli[k].shape != HS_STIM_BOX && spec->stimuli[k].shape != HS_STIM_SPHERE)
             return "stimulus sites other than shape = \"box\" or \"sphere\" are found on the whole mesh";
-    if (spec->n_regions > 0) return "regions are found on the whole mesh";
-    if (spec->n_probes > 0 || spec->n_electrodes > 0) return "probes and ECG electrodes are found on the whole mesh";
-    int multi = spec->n_stimuli > 1;
-    for (int k = 0; k < spec->n_stimuli; ++k) multi |= spec->stimuli[k].count > 1;
-    if (multi && spec->output_enabled) return "per-beat maps (several beats with output on) are written on the whole mesh";
+    for (int k = 0; k < spec->n_regions; ++k)
+        if (spec->regions[k].select == HS_REGION_SURFACE || spec->regions[k].select == HS_REGION_ELEMENTS)
+            return "regions selected by a labelled surface or an element list are found on the whole mesh";
     if (spec->spmv && spec->spmv->node_order) return "a solver.spmv format with its own node order renumbers the whole mesh";
     return NULL;
 }
@@ -250,6 +248,187 @@ hs_status hs_mesh_part_box(const hs_mesh_spec *spec, const hs_stimulus_cfg *site
     return HS_OK;
 #else
     (void)spec, (void)sites, (void)n_sites, (void)fingerprint, (void)part;
+    return HS_FAIL(HS_ERR_USAGE, "a distributed run needs a build with MPI (HS_USE_MPI)");
+#endif
+}
+
+#if HS_HAS_MPI
+/* Two table rows alike (as fem/region.c compares them: the values the kernels read). */
+static int region_rows_equal(const hs_region_row *a, const hs_region_row *b)
+{
+    return memcmp(a->prm.v, b->prm.v, sizeof a->prm.v) == 0 && a->d_iso == b->d_iso && a->d_ani == b->d_ani;
+}
+
+/* A row of a rank's table with the smallest global element using it. */
+typedef struct region_row_at {
+    int64_t gid;
+    hs_region_row row;
+} region_row_at;
+
+static int cmp_row_at(const void *a, const void *b)
+{
+    const int64_t x = ((const region_row_at *)a)->gid, y = ((const region_row_at *)b)->gid;
+    return (x > y) - (x < y);
+}
+
+/* The whole mesh's table from the parts' (collective): every rank's rows with the smallest global
+ * element of each, gathered; in order of that element, duplicates dropped, they are the rows a
+ * serial run's table lists in its order (of first appearance over the elements), so every element
+ * reads the same row values, and the tissue is uniform (elem_tab NULL) exactly when it is serially. */
+static hs_status region_table_global(MPI_Comm comm, const hs_part_local *l, hs_region_set *r)
+{
+    hs_status st = HS_OK;
+    int size = 1;
+    MPI_Comm_size(comm, &size);
+    const int32_t ne = l->n_elems;
+    region_row_at *mine = NULL, *all = NULL;
+    int *cnt = NULL, *dsp = NULL, *remap = NULL;
+    st = HS_ALLOC(mine, (size_t)r->n_rows + 1, "region rows");
+    if (st == HS_OK) st = HS_ALLOC(cnt, (size_t)size, "region rows");
+    if (st == HS_OK) st = HS_ALLOC(dsp, (size_t)size, "region rows");
+    HS_CALL_GOTO(hs_par_agree(st), done); /* every rank reaches the gathers, or none */
+    for (int k = 0; k < r->n_rows; ++k) mine[k] = (region_row_at){INT64_MAX, r->tab[k]};
+    for (int32_t e = ne - 1; e >= 0; --e) mine[r->elem_tab ? r->elem_tab[e] : 0].gid = l->elems[e];
+    const int bytes = (int)(sizeof(region_row_at) * (size_t)r->n_rows);
+    MPI_Allgather(&bytes, 1, MPI_INT, cnt, 1, MPI_INT, comm);
+    int64_t total = 0;
+    for (int q = 0; q < size; ++q) {
+        dsp[q] = (int)total;
+        total += cnt[q];
+    }
+    HS_CHECK_GOTO(total < INT32_MAX, done, HS_ERR_CONFIG, "regions: more than %d distinct parameter combinations",
+                  HS_REGION_MAX_ROWS);
+    const size_t n_all = (size_t)total / sizeof(region_row_at);
+    HS_CALL_GOTO(hs_par_agree(HS_ALLOC(all, n_all + 1, "region rows")), done);
+    MPI_Allgatherv(mine, bytes, MPI_BYTE, all, cnt, dsp, MPI_BYTE, comm);
+    qsort(all, n_all, sizeof *all, cmp_row_at);
+    size_t n_glob = 0; /* the distinct rows, in place */
+    for (size_t i = 0; i < n_all; ++i) {
+        if (all[i].gid == INT64_MAX) continue; /* a row no element here uses */
+        size_t k = 0;
+        while (k < n_glob && !region_rows_equal(&all[k].row, &all[i].row)) ++k;
+        if (k == n_glob) all[n_glob++] = all[i];
+    }
+    HS_CHECK_GOTO(n_glob >= 1 && n_glob <= HS_REGION_MAX_ROWS, done, HS_ERR_CONFIG,
+                  "regions: more than %d distinct parameter combinations", HS_REGION_MAX_ROWS);
+    HS_CALL_GOTO(HS_ALLOC(remap, (size_t)r->n_rows + 1, "region rows"), done);
+    for (int k = 0; k < r->n_rows; ++k) {
+        remap[k] = 0;
+        for (size_t g = 0; g < n_glob; ++g)
+            if (region_rows_equal(&all[g].row, &r->tab[k])) remap[k] = (int)g;
+    }
+    hs_region_row *tab = NULL;
+    HS_CALL_GOTO(HS_ALLOC(tab, n_glob, "region table"), done);
+    for (size_t g = 0; g < n_glob; ++g) {
+        tab[g] = all[g].row;
+        tab[g].conducting = !(tab[g].d_iso == 0.0 && tab[g].d_ani == 0.0);
+    }
+    if (n_glob == 1 && tab[0].conducting) { /* uniform, as serially: the kernels take tab[0] */
+        free(r->elem_tab);
+        r->elem_tab = NULL;
+    } else {
+        if (!r->elem_tab) HS_CALL_GOTO(HS_ALLOC(r->elem_tab, (size_t)ne + 1, "element rows"), fail_tab);
+        for (int32_t e = 0; e < ne; ++e) r->elem_tab[e] = (uint16_t)remap[r->elem_tab[e]];
+    }
+    free(r->tab);
+    r->tab = tab;
+    r->n_rows = (int)n_glob;
+    goto done;
+fail_tab:
+    free(tab);
+done:
+    free(mine);
+    free(all);
+    free(cnt);
+    free(dsp);
+    free(remap);
+    return st;
+}
+#endif
+
+hs_status hs_mesh_part_box_regions(const hs_sim_spec *spec, hs_backend_mpi_part *part)
+{
+#if HS_HAS_MPI
+    const MPI_Comm comm = hs_par_comm();
+    hs_mesh *lm = part->lmesh;
+    const hs_part_local *l = part->l;
+    hs_region_set *r = NULL;
+    hs_comm *hc = NULL;
+    double *flag = NULL;
+    /* each element by its own centroid or marker, as serially */
+    hs_status st = hs_region_set_create_part(lm, spec->regions, spec->n_regions, &spec->model_prm, spec->d_iso,
+                                             spec->d_ani, &r);
+    st = hs_par_agree(st); /* one rank's failure is every rank's, before the collectives below */
+    if (st == HS_OK) st = hs_par_agree(region_table_global(comm, l, r));
+    if (st != HS_OK) goto fail;
+    /* the counts over the whole mesh: each element by the rank owning its first node (as the frames
+     * report it), each node by its owner; the volumes summed over the ranks (the log's round-off) */
+    const int ne = spec->n_regions;
+    double sums[2 * HS_MAX_REGIONS + 2] = {0.0};
+    r->n_passive = 0;
+    for (int32_t e = 0; e < l->n_elems; ++e) {
+        if (lm->tets[4 * (size_t)e] >= l->n_owned) continue;
+        const int k = r->elem_entry[e];
+        if (k > 0) sums[k - 1] += 1.0, sums[ne + k - 1] += hs_mesh_elem_volume(lm, e);
+        sums[2 * ne] += !r->tab[r->elem_tab ? r->elem_tab[e] : 0].conducting;
+    }
+    for (int32_t e = 0; e < l->n_elems; ++e) r->n_passive += !r->tab[r->elem_tab ? r->elem_tab[e] : 0].conducting;
+    hs_par_sum_doubles(sums, 2 * ne + 1);
+    const double passive = sums[2 * ne];
+    st = passive < (double)part->n_elems_global
+             ? HS_OK
+             : HS_FAIL(HS_ERR_CONFIG, "regions: every element is non-conducting (d_iso = d_ani = 0): nothing left to "
+                       "simulate");
+    HS_CALL_GOTO(hs_par_agree(st), fail);
+    /* a node is decoupled when none of its elements conducts: exact on the owned nodes (all their
+     * elements are here); a ghost takes its owner's flag */
+    free(r->decoupled);
+    r->decoupled = NULL;
+    r->n_decoupled = 0;
+    double n_dec = 0.0;
+    if (passive > 0) {
+        const int32_t nl = l->n_owned + l->n_ghost;
+        st = HS_ALLOC(flag, (size_t)nl + 1, "decoupled nodes");
+        if (st == HS_OK) st = hs_comm_mpi_create(l, comm, &hc);
+        HS_CALL_GOTO(hs_par_agree(st), fail);
+        for (int32_t i = 0; i < nl; ++i) flag[i] = 1.0;
+        for (int32_t e = 0; e < l->n_elems; ++e)
+            if (r->tab[r->elem_tab ? r->elem_tab[e] : 0].conducting)
+                for (int a = 0; a < 4; ++a) flag[lm->tets[4 * (size_t)e + a]] = 0.0;
+        HS_CALL_GOTO(hs_comm_halo(hc, flag), fail);
+        for (int32_t i = 0; i < l->n_owned; ++i) n_dec += flag[i];
+        int any = 0;
+        for (int32_t i = 0; i < nl; ++i) any |= flag[i] != 0.0;
+        if (any) {
+            HS_CALL_GOTO(HS_ALLOC(r->decoupled, (size_t)nl + 1, "decoupled nodes"), fail);
+            for (int32_t i = 0; i < nl; ++i) r->n_decoupled += r->decoupled[i] = flag[i] != 0.0;
+        }
+        hs_par_sum_doubles(&n_dec, 1);
+    }
+    for (int i = 0; i < ne; ++i) {
+        char who[96];
+        hs_region_entry_name(&spec->regions[i], i, who, sizeof who);
+        r->entry_count[i] = (int32_t)sums[i];
+        r->entry_volume[i] = sums[ne + i];
+        hs_log(1, "%s: %d elements, %.6g mm^3\n", who, (int)sums[i], sums[ne + i]);
+        if (sums[i] == 0.0) hs_warn("%s selects no element; it has no effect", who);
+    }
+    if (passive > 0)
+        hs_log(1, "regions: %d non-conducting elements; %d nodes touch only those and are held at rest\n",
+               (int)passive, (int)n_dec);
+    /* the "region" cell field of frames and maps: the entry deciding each element */
+    memcpy(lm->region, r->elem_entry, sizeof(int32_t) * (size_t)l->n_elems);
+    part->lreg = r;
+    hs_comm_mpi_destroy(&hc);
+    free(flag);
+    return HS_OK;
+fail:
+    hs_comm_mpi_destroy(&hc);
+    free(flag);
+    hs_region_set_destroy(&r);
+    return st;
+#else
+    (void)spec, (void)part;
     return HS_FAIL(HS_ERR_USAGE, "a distributed run needs a build with MPI (HS_USE_MPI)");
 #endif
 }

@@ -123,6 +123,7 @@ static hs_status nan_fire(hs_protocol *p, long k, const hs_step_stats *s)
     HS_CALL(HS_ALLOC(p->clean_phi, nn, "copy of phi"));
     hs_state pot = {&b->state, {p->clean_phi}};
     HS_CALL(b->ops->get_state(b, &pot));
+    HS_CALL(hs_state_ensure(p->out->scratch));
     double *phi = p->out->scratch->field[HS_STATE_POTENTIAL];
     memcpy(phi, p->clean_phi, sizeof(double) * (size_t)nn);
     phi[node] = NAN;

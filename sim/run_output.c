@@ -103,21 +103,14 @@ hs_status hs_run_output_open(hs_run_output *o, const hs_sim_spec *cfg, hs_sim *s
     o->enabled = cfg->output_enabled; /* every rank takes part in frames and checkpoints */
     o->writer = hs_run_output_is_writer(cfg);
     o->collective = cfg->distributed && cfg->output_enabled; /* every rank its part, whatever the format */
-    if (cfg->extrapolate > 0) {
-        HS_CALL(HS_ALLOC(o->hist[0], sim->mesh->n_nodes, "checkpoint history"));
-        HS_CALL(HS_ALLOC(o->hist[1], sim->mesh->n_nodes, "checkpoint history"));
-    }
     const long k0 = ck ? (long)ck->h.step : 0;
-    if (o->enabled) {
-        /* per-beat maps on every rank (a distributed get_state is collective and gives every rank the
-         * global read-outs; rank 0 writes them); only for a protocol that can give more than one beat
-         * (a stimulus with count > 1, or several entries): their update copies the read-outs at every
-         * frame, a synchronisation a one-beat run does not need (issue 17: 1.3 s of a 500 ms beat on
-         * the benchmark ventricle) */
-        int multi = cfg->n_stimuli > 1;
-        for (int i = 0; i < cfg->n_stimuli; ++i) multi |= cfg->stimuli[i].count > 1;
-        if (multi) HS_CALL(hs_beats_create(sim, &o->beats));
-    }
+    /* per-beat maps (a distributed run: on every rank, each its owned nodes, made with the part
+     * below); only for a protocol that can give more than one beat (a stimulus with count > 1, or
+     * several entries): their update copies the read-outs at every frame, a synchronisation a
+     * one-beat run does not need (issue 17: 1.3 s of a 500 ms beat on the benchmark ventricle) */
+    int multi = cfg->n_stimuli > 1;
+    for (int i = 0; i < cfg->n_stimuli; ++i) multi |= cfg->stimuli[i].count > 1;
+    if (o->enabled && multi && !o->collective) HS_CALL(hs_beats_create(sim, NULL, NULL, &o->beats));
     /* probes and ECG on every rank: each samples the nodes it owns, the rows are summed, rank 0 writes */
     HS_CALL(hs_samples_create(cfg, sim, ck ? k0 * cfg->dt : -1.0, &o->smp));
     if (!o->enabled || (!o->writer && !o->collective)) return HS_OK;
@@ -128,6 +121,7 @@ hs_status hs_run_output_open(hs_run_output *o, const hs_sim_spec *cfg, hs_sim *s
          * format that cannot: hs_series_create_part), in the main thread: MPI is funnelled, so no MPI
          * call from the writer thread */
         HS_CALL(collective_part(o));
+        if (multi) HS_CALL(hs_beats_create(sim, &o->part_desc, &o->part, &o->beats));
         HS_CALL(hs_series_create_part(cfg->out_format, cfg->out_dir, cfg->out_prefix, &o->part, &o->ser));
         if (ck) HS_CALL(hs_series_resume(o->ser, ck->frame_times, (int)ck->h.n_frames));
         plan.desc = &o->part_desc;
@@ -198,6 +192,10 @@ hs_status hs_run_output_checkpoint(hs_run_output *o, long step)
     } else
 #endif
     {
+        /* the whole mesh's history: made here, not at open, so that ranks writing their parts never hold it */
+        for (int q = 0; q < 2 && cfg->extrapolate > 0; ++q)
+            if (!o->hist[q]) HS_CALL(HS_ALLOC(o->hist[q], (size_t)o->sim->mesh->n_nodes + 1, "checkpoint history"));
+        HS_CALL(hs_state_ensure(o->scratch));
         HS_CALL(b->ops->get_state(b, o->scratch));
         HS_CALL(b->ops->get_history(b, &ex, o->hist[0], o->hist[1]));
         if (o->writer)
@@ -230,43 +228,51 @@ hs_status hs_run_output_checkpoint(hs_run_output *o, long step)
  * is one more name. */
 static const char *const map_fields[] = {"activation", "repolarisation", "apd", "beats"};
 
+typedef struct maps_ctx {
+    const hs_sim_spec *spec;
+    char *path;
+} maps_ctx;
+
+/* rank 0 of a distributed run: the maps file of the gathered mesh (hs_series_part_write_one) */
+static hs_status maps_write_whole(void *ctx, const hs_mesh *mesh, const hs_frame *fr)
+{
+    maps_ctx *c = ctx;
+    return hs_maps_write(c->spec->out_dir, c->spec->out_prefix, mesh, fr, &c->path);
+}
+
 static hs_status write_maps(const hs_run_output *o, double t_ms)
 {
     const hs_sim *sim = o->sim;
-    const hs_state_desc *d = &sim->backend->state;
+    /* a distributed run: each rank its owned nodes' values (no gather onto every rank), the mesh and
+     * maps gathered to rank 0 in chunks as a part series' frames are; no rank needs the whole mesh
+     * before (the box's ranks never build it) */
+    const hs_state_desc *d = o->collective ? &o->part_desc : &sim->backend->state;
     hs_state maps = {d, {NULL}};
     hs_frame fr = hs_frame_at(t_ms);
     hs_status st = HS_OK;
-    char *path = NULL;
-    hs_mesh *whole = NULL;
+    maps_ctx ctx = {o->spec, NULL};
     for (size_t m = 0; m < sizeof map_fields / sizeof map_fields[0]; ++m)
         for (int k = 0; k < d->n_fields; ++k) {
             if (strcmp(d->f[k].name, map_fields[m]) != 0 || d->f[k].where != HS_AT_NODE) continue;
-            HS_CALL_GOTO(HS_ALLOC(maps.field[k], hs_state_field_len(d, k), map_fields[m]), done);
+            HS_CALL_GOTO(HS_ALLOC(maps.field[k], hs_state_field_len(d, k) + 1, map_fields[m]), done);
             HS_CALL_GOTO(hs_frame_add(&fr, d->f[k].name, 0, maps.field[k]), done);
         }
-    if (sim->regions) fr.mesh_fields |= HS_MESH_FIELD_REGION; /* the regions entry of each element */
-    HS_CALL_GOTO(sim->backend->ops->get_state(sim->backend, &maps), done);
-    if (!o->writer) goto done;
-    if (!sim->mesh->xyz) {
-        /* the ranks made their own parts (parallel.partition = "box"): the writer generates the whole
-         * box for this one file, in the generator's numbering (the gathered maps' too) */
-        hs_mesh_spec ms = o->spec->mesh;
-        ms.reorder = HS_REORDER_NONE;
-        ms.cache = 0;
-        const int v = hs_verbosity;
-        hs_verbosity = 0; /* its build was reported at set-up */
-        st = hs_mesh_build(&ms, &whole, NULL);
-        hs_verbosity = v;
-        HS_CALL_GOTO(st, done);
-        HS_CHECK_GOTO(whole->n_nodes == sim->mesh->n_nodes && whole->n_elems == sim->mesh->n_elems, done,
-                      HS_ERR_INTERNAL, "the maps' mesh is not the run's");
+    /* the regions entry of each element */
+    if (o->spec->n_regions > 0) fr.mesh_fields |= HS_MESH_FIELD_REGION;
+#if HS_HAS_MPI
+    if (o->collective) {
+        HS_CALL_GOTO(hs_backend_mpi_get_owned(sim->backend, &maps), done);
+        HS_CALL_GOTO(hs_series_part_write_one(&o->part, o->ser, &fr, maps_write_whole, &ctx), done);
+    } else
+#endif
+    {
+        HS_CALL_GOTO(sim->backend->ops->get_state(sim->backend, &maps), done);
+        if (!o->writer) goto done;
+        HS_CALL_GOTO(maps_write_whole(&ctx, sim->mesh, &fr), done);
     }
-    HS_CALL_GOTO(hs_maps_write(o->spec->out_dir, o->spec->out_prefix, whole ? whole : sim->mesh, &fr, &path), done);
-    hs_log(1, "maps: %s (t = %g ms)\n", path, t_ms);
+    if (o->writer) hs_log(1, "maps: %s (t = %g ms)\n", ctx.path, t_ms);
 done:
-    hs_mesh_destroy(&whole);
-    free(path);
+    free(ctx.path);
     for (int k = 0; k < HS_STATE_MAX_FIELDS; ++k) free(maps.field[k]);
     return st;
 }
@@ -302,8 +308,8 @@ hs_status hs_run_output_finish(hs_run_output *o, hs_status st, int loop_ran)
         /* the maps as they stand, also after a failure (the last converged state) or a signal */
         hs_status s2 = write_maps(o, sum->t_reached_ms);
         if (s2 == HS_OK && o->beats) s2 = hs_beats_update(o->beats, o->sim);
-        if (s2 == HS_OK && o->beats && o->writer)
-            s2 = hs_beats_write(o->beats, o->sim, cfg->out_dir, cfg->out_prefix, sum->t_reached_ms);
+        if (s2 == HS_OK && o->beats && (o->writer || o->collective))
+            s2 = hs_beats_write(o->beats, o->sim, o->ser, cfg->out_dir, cfg->out_prefix, sum->t_reached_ms);
         if (st == HS_OK) st = s2;
         else if (s2 != HS_OK) hs_log(1, "maps: not written\n");
     }

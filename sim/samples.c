@@ -9,8 +9,15 @@
 #include <string.h>
 
 #include "hs_atomic_file.h"
+#include "hs_build_config.h"
+#include "hs_par.h"
 #include "hs_plot.h"
 #include "hs_util.h"
+#if HS_HAS_MPI
+#include <mpi.h>
+
+#include "hs_backend_mpi.h"
+#endif
 
 typedef struct sample_stream {
     hs_sample_set *set;
@@ -127,6 +134,188 @@ static hs_status stream_open(hs_samples *x, const hs_sim_spec *spec, hs_sample_s
     return HS_OK;
 }
 
+#if HS_HAS_MPI
+/* ---- a distributed run: the sample sets found on each rank's part --------------------------------
+ * No rank holds the whole mesh (parallel.partition = "box", or a file mesh sent in parts), so each
+ * rank finds its share on its own part (the backend's view: the local mesh, its owned nodes first, the
+ * elements touching them in increasing global number) and the ranks agree by minima and maxima, which
+ * are exact: the global result is the serial run's. A set lists the owned nodes' entries with their
+ * global numbers (the backend keeps those of its owned nodes). */
+
+static hs_status set_part_alloc(int n_rows, int64_t nnz, int probes, hs_sample_set **out)
+{
+    hs_sample_set *s = NULL;
+    hs_status st = HS_OK;
+    HS_CALL(HS_ALLOC(s, 1, "sample set"));
+    s->n_rows = n_rows;
+    HS_CALL_GOTO(HS_ALLOC(s->row_ptr, (size_t)n_rows + 1, "sample rows"), fail);
+    HS_CALL_GOTO(HS_ALLOC(s->col, (size_t)nnz + 1, "sample columns"), fail);
+    HS_CALL_GOTO(HS_ALLOC(s->val, (size_t)nnz + 1, "sample weights"), fail);
+    HS_CALL_GOTO(HS_ALLOC(s->offset, (size_t)n_rows + 1, "sample offsets"), fail);
+    if (probes) {
+        HS_CALL_GOTO(HS_ALLOC(s->node, (size_t)n_rows + 1, "probe nodes"), fail);
+        HS_CALL_GOTO(HS_ALLOC(s->dist, (size_t)n_rows + 1, "probe distances"), fail);
+    }
+    *out = s;
+    return HS_OK;
+fail:
+    hs_sample_set_destroy(&s);
+    return st;
+}
+
+/* (value, global number) minimised over the ranks, n <= HS_SPEC_MAX_POINTS pairs: the smallest value,
+ * then the smallest number among the ranks holding it */
+static void min_loc(MPI_Comm comm, double *v, int64_t *g, int n)
+{
+    double vm[HS_SPEC_MAX_POINTS];
+    int64_t gm[HS_SPEC_MAX_POINTS];
+    MPI_Allreduce(v, vm, n, MPI_DOUBLE, MPI_MIN, comm);
+    for (int j = 0; j < n; ++j) gm[j] = v[j] == vm[j] ? g[j] : INT64_MAX;
+    MPI_Allreduce(MPI_IN_PLACE, gm, n, MPI_INT64_T, MPI_MIN, comm);
+    memcpy(v, vm, sizeof *v * (size_t)n);
+    memcpy(g, gm, sizeof *g * (size_t)n);
+}
+
+/* hs_sample_probes_create on the ranks' parts: the nearest node over every rank's owned nodes (ties:
+ * the smallest global number, as serially), the longest edge over every rank's elements. */
+static hs_status probes_part(const hs_sim *sim, const double *xyz, const char *const *names, int n,
+                             hs_sample_set **out)
+{
+    *out = NULL;
+    hs_backend_mpi_view v;
+    hs_backend_mpi_view_get(sim->backend, &v);
+    const MPI_Comm comm = *(const MPI_Comm *)v.comm;
+    const hs_part_local *l = v.part;
+    const hs_model *model = sim->prob->opt.model;
+    double hmax = hs_sample_longest_edge(v.lmesh);
+    MPI_Allreduce(MPI_IN_PLACE, &hmax, 1, MPI_DOUBLE, MPI_MAX, comm);
+    double d[HS_SPEC_MAX_POINTS], dm[HS_SPEC_MAX_POINTS];
+    int64_t g[HS_SPEC_MAX_POINTS], gm[HS_SPEC_MAX_POINTS];
+    HS_CHECK(n <= HS_SPEC_MAX_POINTS, HS_ERR_INTERNAL, "%d probes", n); /* the spec's bound: alike on every rank */
+    for (int j = 0; j < n; ++j) hs_sample_nearest_node(v.lmesh, l->n_owned, l->l2g, xyz + 3 * j, &d[j], &g[j]);
+    memcpy(dm, d, sizeof *d * (size_t)n);
+    memcpy(gm, g, sizeof *g * (size_t)n);
+    min_loc(comm, dm, gm, n);
+    int64_t nnz = 0;
+    for (int j = 0; j < n; ++j) nnz += g[j] == gm[j] && d[j] == dm[j];
+    hs_sample_set *s = NULL;
+    HS_CALL(set_part_alloc(n, nnz, 1, &s));
+    int64_t k = 0;
+    for (int j = 0; j < n; ++j) {
+        const double *x = xyz + 3 * j;
+        if (!(dm[j] <= hmax)) {
+            hs_sample_set_destroy(&s);
+            return HS_FAIL(HS_ERR_CONFIG, "probe \"%s\" at [%g, %g, %g] mm is %.4g mm from the nearest mesh node (the "
+                           "longest edge is %.4g mm): it lies outside the tissue", names[j], x[0], x[1], x[2], dm[j],
+                           hmax);
+        }
+        if (g[j] == gm[j] && d[j] == dm[j]) { /* this rank owns the node */
+            s->col[k] = (int32_t)gm[j];
+            s->val[k++] = model->mv_scale;
+        }
+        s->row_ptr[j + 1] = k;
+        s->offset[j] = model->mv_offset;
+        s->node[j] = (int32_t)gm[j];
+        s->dist[j] = dm[j];
+    }
+    *out = s;
+    return HS_OK;
+}
+
+/* hs_sample_ecg_create on the ranks' parts: the electrode's element and depth (the whole mesh's
+ * boundary faces are those of one element with an owned vertex, over the ranks), each owned node's
+ * weight from every element touching it in the whole mesh's order (bit for bit the serial weight), the
+ * nearest centroid and the extent over the ranks. */
+static hs_status ecg_part(const hs_sim_spec *spec, const hs_sim *sim, const char *const *names, hs_sample_set **out)
+{
+    *out = NULL;
+    const int n = spec->n_electrodes;
+    const double *xyz = &spec->electrode_xyz[0][0];
+    HS_CHECK(spec->ecg_sigma_b > 0, HS_ERR_CONFIG, "ecg.sigma_b = %g: must be > 0", spec->ecg_sigma_b);
+    hs_backend_mpi_view v;
+    hs_backend_mpi_view_get(sim->backend, &v);
+    const MPI_Comm comm = *(const MPI_Comm *)v.comm;
+    const hs_part_local *l = v.part;
+    const hs_mesh *lm = v.lmesh;
+    const int32_t nl = l->n_owned + l->n_ghost, no = l->n_owned;
+    /* inside the tissue: the first element (global order) holding it, its size, its depth */
+    for (int j = 0; j < n; ++j) {
+        const double *x = xyz + 3 * j;
+        hs_mesh_point_place pl;
+        HS_CALL(hs_mesh_point_locate(lm, x, &pl));
+        int64_t ge = pl.elem >= 0 ? l->elems[pl.elem] : INT64_MAX;
+        MPI_Allreduce(MPI_IN_PLACE, &ge, 1, MPI_INT64_T, MPI_MIN, comm);
+        double size = pl.elem >= 0 && l->elems[pl.elem] == ge ? pl.elem_size : 0.0;
+        MPI_Allreduce(MPI_IN_PLACE, &size, 1, MPI_DOUBLE, MPI_MAX, comm);
+        if (ge == INT64_MAX) continue; /* outside: no depth */
+        double depth = INFINITY;
+        const hs_status sd = hs_mesh_boundary_distance(lm, x, no, l->l2g, &depth);
+        MPI_Allreduce(MPI_IN_PLACE, &depth, 1, MPI_DOUBLE, MPI_MIN, comm);
+        HS_CALL(hs_par_agree(sd)); /* the ranks go on together */
+        const hs_mesh_point_place whole = {(int32_t)ge, isfinite(depth) ? depth : 0.0, size};
+        HS_CALL(hs_sample_ecg_check_place(j, names[j], x, &whole));
+    }
+    double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
+    for (int32_t i = 0; i < no; ++i)
+        for (int k = 0; k < 3; ++k) lo[k] = fmin(lo[k], lm->xyz[3 * (int64_t)i + k]), hi[k] = fmax(hi[k], lm->xyz[3 * (int64_t)i + k]);
+    MPI_Allreduce(MPI_IN_PLACE, lo, 3, MPI_DOUBLE, MPI_MIN, comm);
+    MPI_Allreduce(MPI_IN_PLACE, hi, 3, MPI_DOUBLE, MPI_MAX, comm);
+    const double extent = hs_sample_distance(lo, hi);
+    const double scale = hs_sample_ecg_scale(sim->prob->opt.model, spec->ecg_sigma_b);
+    hs_status st = HS_OK;
+    hs_sample_set *s = NULL;
+    double *w = NULL;
+    st = set_part_alloc(n, (int64_t)n * no, 0, &s);
+    if (st == HS_OK) st = HS_ALLOC(w, (size_t)nl + 1, "ECG weights");
+    HS_CALL_GOTO(hs_par_agree(st), fail); /* every rank reaches the reductions below, or none */
+    for (int j = 0; j < n; ++j) {
+        const double *x = xyz + 3 * j;
+        hs_sample_near near;
+        memset(w, 0, sizeof *w * (size_t)nl);
+        hs_sample_ecg_weights(lm, v.lreg, sim->prob->opt.d_iso, sim->prob->opt.d_ani, scale, x, w, &near);
+        double r = near.r;
+        int64_t ge = near.elem >= 0 ? l->elems[near.elem] : INT64_MAX;
+        min_loc(comm, &r, &ge, 1);
+        double size = near.elem >= 0 && l->elems[near.elem] == ge ? near.size : 0.0;
+        MPI_Allreduce(MPI_IN_PLACE, &size, 1, MPI_DOUBLE, MPI_MAX, comm);
+        const hs_sample_near whole = {r, ge == INT64_MAX ? -1 : (int32_t)ge, size};
+        hs_sample_ecg_warn(names[j], x, &whole, extent);
+        for (int32_t i = 0; i < no; ++i) {
+            s->col[(int64_t)j * no + i] = (int32_t)l->l2g[i];
+            s->val[(int64_t)j * no + i] = w[i];
+        }
+        s->row_ptr[j + 1] = (int64_t)(j + 1) * no;
+        s->offset[j] = 0.0; /* as serially: the weights sum to zero */
+    }
+    free(w);
+    *out = s;
+    return HS_OK;
+fail:
+    free(w);
+    hs_sample_set_destroy(&s);
+    return st;
+}
+#endif
+
+/* The probes' set: on the whole mesh, or (a distributed run) on the ranks' parts. */
+static hs_status probes_set(const hs_sim_spec *spec, hs_sim *sim, const char *const *names, hs_sample_set **out)
+{
+#if HS_HAS_MPI
+    if (spec->distributed) return hs_par_agree(probes_part(sim, &spec->probe_xyz[0][0], names, spec->n_probes, out));
+#endif
+    return hs_sample_probes_create(sim->prob, &spec->probe_xyz[0][0], names, spec->n_probes, out);
+}
+
+/* The electrodes' set, likewise. */
+static hs_status ecg_set(const hs_sim_spec *spec, hs_sim *sim, const char *const *names, hs_sample_set **out)
+{
+#if HS_HAS_MPI
+    if (spec->distributed) return hs_par_agree(ecg_part(spec, sim, names, out));
+#endif
+    return hs_sample_ecg_create(sim->prob, &spec->electrode_xyz[0][0], names, spec->n_electrodes, spec->ecg_sigma_b,
+                                out);
+}
+
 hs_status hs_samples_create(const hs_sim_spec *spec, hs_sim *sim, double t_restart, hs_samples **out)
 {
     *out = NULL;
@@ -146,7 +335,7 @@ hs_status hs_samples_create(const hs_sim_spec *spec, hs_sim *sim, double t_resta
     if (spec->n_probes > 0) {
         hs_sample_set *set = NULL;
         for (int j = 0; j < spec->n_probes; ++j) names[j] = spec->probe_name[j];
-        HS_CALL_GOTO(hs_sample_probes_create(sim->prob, &spec->probe_xyz[0][0], names, spec->n_probes, &set), fail);
+        HS_CALL_GOTO(probes_set(spec, sim, names, &set), fail);
         FILE *m = open_memstream(&header, &hlen);
         HS_CHECK_GOTO(m != NULL, fail, HS_ERR_MEMORY, "out of memory for a CSV header");
         fputs("t_ms", m);
@@ -168,17 +357,17 @@ hs_status hs_samples_create(const hs_sim_spec *spec, hs_sim *sim, double t_resta
     if (spec->n_electrodes > 0) {
         hs_sample_set *set = NULL;
         for (int j = 0; j < spec->n_electrodes; ++j) names[j] = spec->electrode_name[j];
-        HS_CALL_GOTO(hs_sample_ecg_create(sim->prob, &spec->electrode_xyz[0][0], names, spec->n_electrodes,
-                                          spec->ecg_sigma_b, &set), fail);
+        HS_CALL_GOTO(ecg_set(spec, sim, names, &set), fail);
+        double w1[HS_SPEC_MAX_POINTS] = {0.0}; /* |phi_e(u) - phi_e(u')| <= this * max |u - u'| */
+        for (int j = 0; j < spec->n_electrodes; ++j)
+            for (int64_t k = set->row_ptr[j]; k < set->row_ptr[j + 1]; ++k) w1[j] += fabs(set->val[k]);
+        if (spec->distributed) hs_par_sum_doubles(w1, spec->n_electrodes); /* each rank its owned nodes' */
         FILE *m = open_memstream(&header, &hlen);
         HS_CHECK_GOTO(m != NULL, fail, HS_ERR_MEMORY, "out of memory for a CSV header");
         fputs("t_ms", m);
         for (int j = 0; j < spec->n_electrodes; ++j) fprintf(m, ",%s", names[j]);
-        for (int j = 0; j < spec->n_electrodes; ++j) { /* |phi_e(u) - phi_e(u')| <= this * max |u - u'| */
-            double w1 = 0.0;
-            for (int64_t k = set->row_ptr[j]; k < set->row_ptr[j + 1]; ++k) w1 += fabs(set->val[k]);
-            hs_log(2, "electrode %s: weights' 1-norm %.6g mV per model unit\n", names[j], w1);
-        }
+        for (int j = 0; j < spec->n_electrodes; ++j)
+            hs_log(2, "electrode %s: weights' 1-norm %.6g mV per model unit\n", names[j], w1[j]);
         for (int l = 0; l < spec->n_leads; ++l) fprintf(m, ",%s", spec->lead_name[l]);
         fputc('\n', m);
         fclose(m);

@@ -186,20 +186,18 @@ static hs_status problem_outline(const hs_mesh *mesh, const hs_stim_set *stim, c
 }
 
 /* A distributed run on several ranks whose other ranks need not hold the whole mesh: rank 0 builds it
- * and sends each rank its part (hs_mesh_part_scatter). Not yet: probes and ECG electrodes (their sample
- * sets are found on the whole mesh by every rank), per-beat maps (written from it), and a format with its
- * own node order (it renumbers it): those runs broadcast the mesh as before. */
+ * and sends each rank its part (hs_mesh_part_scatter). Probes and ECG electrodes are found on the
+ * ranks' parts (sim/samples.c), per-beat maps written from their owned rows (sim/beats.c). Not yet: a
+ * format with its own node order (it renumbers the whole mesh): those runs broadcast the mesh. */
 static int scatter_fits(const hs_sim_spec *spec)
 {
-    int multi = spec->n_stimuli > 1;
-    for (int k = 0; k < spec->n_stimuli; ++k) multi |= spec->stimuli[k].count > 1;
 #if HS_HAS_MPI
     const int ranks = spec->distributed ? hs_backend_mpi_ranks() : 1;
 #else
     const int ranks = 1;
 #endif
-    return spec->distributed && ranks > 1 && spec->partitioner && !spec->partitioner->box && spec->n_probes == 0 &&
-           spec->n_electrodes == 0 && !(multi && spec->output_enabled) && !(spec->spmv && spec->spmv->node_order);
+    return spec->distributed && ranks > 1 && spec->partitioner && !spec->partitioner->box &&
+           !(spec->spmv && spec->spmv->node_order);
 }
 
 hs_status hs_sim_create(const hs_sim_spec *spec, hs_sim *sim)
@@ -321,6 +319,12 @@ hs_status hs_sim_create(const hs_sim_spec *spec, hs_sim *sim)
         HS_CALL_GOTO(hs_par_agree(HS_OK), fail);
     }
 #if HS_HAS_MPI
+    if (spec->n_regions > 0 && box_part) { /* each rank on its block: elements by centroid or marker */
+        HS_CALL_GOTO(hs_mesh_part_box_regions(spec, &bpart), fail);
+        po.regions = bpart.lreg; /* the whole mesh's table on every rank */
+    }
+#endif
+#if HS_HAS_MPI
     if (scatter) {
         /* rank 0 partitions (with the pattern, where the partitioner reads one) and sends the parts */
         double t1 = hs_wtime();
@@ -344,9 +348,11 @@ hs_status hs_sim_create(const hs_sim_spec *spec, hs_sim *sim)
         HS_CALL_GOTO(st, fail);
         bpart.n_elems_global = sim->mesh->n_elems;
         bpart.partition += tpart;
-        if (spec->rank != 0) po.regions = bpart.lreg; /* the same table as rank 0's */
-        /* rank 0 keeps the whole mesh only for the maps file it writes at the end */
-        if (spec->rank == 0 && !spec->output_enabled) hs_mesh_part_hollow(sim->mesh);
+        /* the same table on every rank; rank 0's regions of the whole mesh are sent: freed */
+        po.regions = bpart.lreg;
+        hs_region_set_destroy(&sim->regions);
+        /* sent: the maps files are written from the ranks' parts too (sim/run_output.c, sim/beats.c) */
+        if (spec->rank == 0) hs_mesh_part_hollow(sim->mesh);
         hs_csr_destroy(&pattern); /* it served the partition */
     }
 #endif
@@ -392,6 +398,7 @@ hs_status hs_sim_create(const hs_sim_spec *spec, hs_sim *sim)
     sim->setup.backend = hs_wtime() - tb - sim->setup.maps -
                          (box_part || scatter ? 0.0 : sim->setup.partition + sim->setup.scatter);
     sim->setup.peak_rss = hs_peak_rss_bytes();
+    sim->setup.whole_mesh = hs_mesh_alloc_peak_nodes() >= sim->mesh->n_nodes;
     hs_log(1, "backend: %s\n", sim->backend->description);
     hs_log(2, "set-up took %.3f s\n", hs_wtime() - t0);
     return HS_OK;

@@ -185,7 +185,9 @@ hs_status hs_sim_run(const hs_sim_spec *cfg, const char *restart, const hs_run_h
     if (restart) HS_CALL_GOTO(restart_load(cfg, restart, &ck), done);
     HS_CALL_GOTO(hs_sim_create(cfg, &sim), done);
     summary_setup(sum, &sim);
-    HS_CALL_GOTO(hs_state_create(&sim.backend->state, &scratch), done);
+    /* its arrays (every field at every node of the whole mesh) made on first use (hs_state_ensure): a
+     * serial checkpoint, a retry, a test hook; a distributed run's frames and checkpoints never need it */
+    scratch.desc = &sim.backend->state;
     if (restart) HS_CALL_GOTO(restart_apply(cfg, &sim, &ck), done);
     HS_CALL_GOTO(hs_run_output_open(&out, cfg, &sim, restart ? &ck : NULL, &scratch, sum), done);
     HS_CALL_GOTO(hs_step_driver_create(cfg, &sim, &scratch, &drv), done);

@@ -41,6 +41,7 @@ static hs_status step_with_retry(hs_step_driver *d, double t, double dt, hs_step
     hs_error_clear();
     /* the step's start: state and extrapolation history (successful substeps of a failed level
      * advance the history, so each level and the final failure go back to this) */
+    HS_CALL(hs_state_ensure(d->start));
     HS_CALL(b->ops->get_state(b, d->start));
     if (cfg->extrapolate > 0 && !d->start_hist[0]) {
         HS_CALL(HS_ALLOC(d->start_hist[0], sim->mesh->n_nodes, "retry history"));

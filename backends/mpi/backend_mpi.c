@@ -299,7 +299,10 @@ static hs_status mpi_get_state(hs_backend *b, hs_state *dst)
 void hs_backend_mpi_view_get(const hs_backend *b, hs_backend_mpi_view *v)
 {
     const mpi_impl *m = b->impl;
-    *v = (hs_backend_mpi_view){&m->comm, m->l, m->lmesh, m->n_elem_mine, m->elem_mine_local, m->elem_mine_global};
+    *v = (hs_backend_mpi_view){&m->comm,           m->l,
+                               m->lmesh,           m->n_elem_mine,
+                               m->elem_mine_local, m->elem_mine_global,
+                               m->lreg};
 }
 
 hs_status hs_backend_mpi_get_owned(hs_backend *b, hs_state *dst)
@@ -390,19 +393,39 @@ static int cmp_col(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* (global node, owned local index), sorted by the global node: the sample columns' lookup without an
+ * array over the whole mesh */
+typedef struct gid_local {
+    int64_t gid;
+    int32_t i;
+} gid_local;
+
+static int cmp_gid_local(const void *a, const void *b)
+{
+    const int64_t x = ((const gid_local *)a)->gid, y = ((const gid_local *)b)->gid;
+    return (x > y) - (x < y);
+}
+
+static int32_t owned_local(const gid_local *by, int32_t n, int64_t gid)
+{
+    const gid_local key = {gid, 0};
+    const gid_local *hit = bsearch(&key, by, (size_t)n, sizeof *by, cmp_gid_local);
+    return hit ? hit->i : -1;
+}
+
 static hs_status local_sample_set(const mpi_impl *m, const hs_sample_set *g, hs_sample_set **out)
 {
     *out = NULL;
     const hs_part_local *l = m->l;
     hs_status st = HS_OK;
-    int32_t *g2l = NULL;
+    gid_local *by = NULL;
     col_val *cv = NULL;
     hs_sample_set *s = NULL;
-    HS_CALL(HS_ALLOC(g2l, (size_t)l->n_global + 1, "sample columns"));
-    for (int64_t i = 0; i < l->n_global; ++i) g2l[i] = -1;
-    for (int32_t i = 0; i < l->n_owned; ++i) g2l[l->l2g[i]] = i;
+    HS_CALL(HS_ALLOC(by, (size_t)l->n_owned + 1, "sample columns"));
+    for (int32_t i = 0; i < l->n_owned; ++i) by[i] = (gid_local){l->l2g[i], i};
+    qsort(by, (size_t)l->n_owned, sizeof *by, cmp_gid_local);
     int64_t nnz = 0;
-    for (int64_t k = 0; k < g->row_ptr[g->n_rows]; ++k) nnz += g2l[g->col[k]] >= 0;
+    for (int64_t k = 0; k < g->row_ptr[g->n_rows]; ++k) nnz += owned_local(by, l->n_owned, g->col[k]) >= 0;
     HS_CALL_GOTO(HS_ALLOC(s, 1, "local sample set"), done);
     s->n_rows = g->n_rows;
     HS_CALL_GOTO(HS_ALLOC(s->row_ptr, (size_t)g->n_rows + 1, "local sample set"), done);
@@ -413,8 +436,10 @@ static hs_status local_sample_set(const mpi_impl *m, const hs_sample_set *g, hs_
     int64_t q = 0;
     for (int j = 0; j < g->n_rows; ++j) {
         const int64_t q0 = q;
-        for (int64_t k = g->row_ptr[j]; k < g->row_ptr[j + 1]; ++k)
-            if (g2l[g->col[k]] >= 0) cv[q++] = (col_val){g2l[g->col[k]], g->val[k]};
+        for (int64_t k = g->row_ptr[j]; k < g->row_ptr[j + 1]; ++k) {
+            const int32_t i = owned_local(by, l->n_owned, g->col[k]);
+            if (i >= 0) cv[q++] = (col_val){i, g->val[k]};
+        }
         qsort(cv + q0, (size_t)(q - q0), sizeof *cv, cmp_col);
         for (int64_t k = q0; k < q; ++k) s->col[k] = cv[k].col, s->val[k] = cv[k].val;
         s->row_ptr[j + 1] = q;
@@ -424,7 +449,7 @@ static hs_status local_sample_set(const mpi_impl *m, const hs_sample_set *g, hs_
 done:
     hs_sample_set_destroy(&s);
     free(cv);
-    free(g2l);
+    free(by);
     return st;
 }
 

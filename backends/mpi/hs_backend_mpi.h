@@ -17,7 +17,8 @@
  * inner backend whose partition ops run the Newton loop themselves (hs_backend_part_ops.newton: the
  * cuda backend, its decisions on the device) gets it whole when the plan's step is not "kernels": this
  * backend's newton_device then only agrees on its errors.
- * Probes and ECG: each rank applies the sample sets' entries of its owned nodes, the fetch sums the
+ * Probes and ECG: each rank applies the sample sets' entries of its owned nodes (a set may list the
+ * owned nodes' entries only, as sim/samples.c finds them on the rank's part), the fetch sums the
  * ranks' rows on every rank. Its state is the global one: get_state gathers every field onto every
  * rank (dst's NULL fields land in a scratch buffer), set_state takes the global state on every rank.
  * Every op is collective: all ranks call them in the same order (sim/'s protocol scheduler and step
@@ -105,6 +106,7 @@ typedef struct hs_backend_mpi_view {
     int32_t n_elems_mine;           /**< elements this rank reports */
     const int32_t *elem_mine_local; /**< [n_elems_mine] their index in lmesh */
     const int64_t *elem_mine_global; /**< [n_elems_mine] their global index, increasing */
+    const hs_region_set *lreg;      /**< the regions of lmesh's elements and nodes (NULL: uniform tissue) */
 } hs_backend_mpi_view;
 
 /** @brief The view of a backend made by hs_backend_mpi_create. */

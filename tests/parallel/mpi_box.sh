@@ -147,14 +147,21 @@ for np in 2 3; do
     python3 "$close" "$tmp/fs/slab_maps.vtk" "$o/slab_maps.vtk" "activation:$tol_a" || fail "file mesh np $np $part: maps"
   done
 done
-# with probes: the broadcast, and the study's files as before (tests/parallel/mpi_study.sh checks them)
+# with probes and ECG: sent in parts too (the sample sets are found on the parts: mpi_box_study.sh and
+# tests/parallel/mpi_study.sh compare the study's files with the serial run's)
 o=$tmp/fprobes
 mpi 2 run "$HS_SOURCE_DIR/configs/scar_slab.cfg" --set mesh.h=0.5 "${fsets[@]}" --out "$o" > "$o.log" 2>&1 ||
   { cat "$o.log"; fail "scar_slab with probes on 2 ranks"; }
-grep -q "^mesh: rank 0 sent" "$o.log" && { cat "$o.log"; fail "probes: the mesh was sent in parts"; }
+grep -q "^mesh: rank 0 sent" "$o.log" || { cat "$o.log"; fail "probes: the mesh was not sent in parts"; }
 
-# not yet on a rank's block: refused once, naming the key (scar_slab.cfg: regions, probes, ECG)
-for bad in "$HS_SOURCE_DIR/configs/scar_slab.cfg" 'mesh.generator="tetgen"'; do
+# not on a rank's block: refused once, naming the key (a region of listed elements is found on the
+# whole mesh's numbering; TetGen meshes the whole box)
+printf '0\n1\n' > "$tmp/elems.txt"
+ecfg=$tmp/elements.cfg
+sed "s|select = \"sphere\"; center = \[4.0, 2.5, 0.25\]; radius = 1.5;|select = \"elements\"; file = \"$tmp/elems.txt\";|" \
+  "$HS_SOURCE_DIR/configs/scar_slab.cfg" > "$ecfg"
+grep -q 'select = "elements"' "$ecfg" || fail "no element-list region in $ecfg"
+for bad in "$ecfg" 'mesh.generator="tetgen"'; do
   o=$tmp/refused.log
   if [ -f "$bad" ]; then c=$bad; extra=(); else c=$cfg; extra=(--set "$bad"); fi
   if mpi 2 run "$c" "${sets[@]}" "${none[@]}" "${extra[@]}" --set parallel.partition=box --out "$tmp/refused" \

@@ -6,7 +6,9 @@
  * rank in each), byte for byte; xdmf_h5 the same index byte for byte and, read back with HDF5, every
  * value of every dataset equal (collectively with the rows exchanged into blocks in a build with a
  * parallel HDF5, gathered otherwise). Then a resume at one frame and one more frame: the files of a
- * serial series resumed the same way.
+ * serial series resumed the same way. Last, one data set from the parts (hs_series_part_write_one, the
+ * maps files of a distributed run), alone and sharing a gathered vtk series' mesh: the bytes of the
+ * serial file (hs_vtk_write_dataset of the whole mesh).
  */
 #define _POSIX_C_SOURCE 200809L
 #include <mpi.h>
@@ -22,6 +24,7 @@
 #include "hs_series.h"
 #include "hs_test.h"
 #include "hs_util.h"
+#include "hs_vtk_dataset.h"
 #if HS_HAS_HDF5
 #include <hdf5.h>
 #endif
@@ -93,6 +96,11 @@ static hs_frame frame_of(double t, const double *a, const double *r)
     HS_TEST_OK(hs_frame_add(&fr, "r", 1, r));
     fr.mesh_fields = HS_MESH_FIELD_FIBER | HS_MESH_FIELD_REGION;
     return fr;
+}
+
+static hs_status write_vtk(void *ctx, const hs_mesh *mesh, const hs_frame *fr)
+{
+    return hs_vtk_write_dataset(ctx, "data set", mesh, fr);
 }
 
 int main(int argc, char **argv)
@@ -215,6 +223,27 @@ int main(int argc, char **argv)
         }
         for (int32_t i = 0; i < l->n_owned; ++i) a[i] -= 1.0;
         for (int32_t i = 0; i < m->n_nodes; ++i) ga[i] -= 1.0;
+    }
+    { /* one data set from the parts: alone, then sharing a gathered series' gather (after a frame) */
+        char one[512], shared[512], whole[512], sdir[512];
+        snprintf(one, sizeof one, "%s/one_part.vtk", dir);
+        snprintf(shared, sizeof shared, "%s/one_shared.vtk", dir);
+        snprintf(whole, sizeof whole, "%s/one_serial.vtk", dir);
+        snprintf(sdir, sizeof sdir, "%s/shared", dir);
+        hs_frame fr = frame_of(3.0, a, r), gfr = frame_of(3.0, ga, gr);
+        HS_TEST_OK(hs_series_part_write_one(&part, NULL, &fr, write_vtk, one));
+        hs_series *ps = NULL;
+        HS_TEST_OK(hs_series_create_part("vtk", sdir, "p", &part, &ps));
+        HS_TEST_OK(hs_series_write(ps, NULL, &fr));
+        HS_TEST_OK(hs_series_part_write_one(&part, ps, &fr, write_vtk, shared));
+        HS_TEST_OK(hs_series_write(ps, NULL, &fr)); /* the series' own frames go on */
+        HS_TEST_CHECK(hs_series_count(ps) == 2, "shared gather: %d frames", hs_series_count(ps));
+        hs_series_destroy(&ps);
+        if (rank == 0) {
+            HS_TEST_OK(hs_vtk_write_dataset(whole, "data set", m, &gfr));
+            same_file(whole, one);
+            same_file(whole, shared);
+        }
     }
     MPI_Barrier(comm);
     if (rank == 0) {
