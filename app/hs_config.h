@@ -130,7 +130,7 @@ typedef struct hs_config {
     double dt_ode;          /**< solver.dt_ode: longest reaction substep, ms; 0 = the reaction's interval */
 
     /* parallel (a run under mpirun; docs/parallel.md) */
-    char partition[16];     /**< "auto" | "metis" | "rows" | "nonzeros" | "box" (parallel/hs_partition_list.h) */
+    char partition[16];     /**< "auto" | "metis" | "rows" | "nonzeros" | "ptscotch" | "box" (parallel/hs_partition_list.h) */
     char transport[16];     /**< "auto" | "nccl" | "ipc" | "mpi" (fem/hs_transport_list.h) */
     double newton_tol_residual; /**< dt * max_I |R_I| / m_I (potential units) */
     double newton_tol_update;   /**< max_I |delta phi_I| */

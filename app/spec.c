@@ -235,5 +235,11 @@ hs_status hs_spec_from_config(const hs_config *cfg, hs_sim_spec *s)
     }
     s->config_path = cfg->path;
     if (partition_auto) s->partitioner = hs_mesh_part_auto(s);
+    /* a distributed run with a partitioner this build lacks (metis, ptscotch): refused at once, saying how
+     * to get it (a serial run ignores the key) */
+    if (s->distributed && !s->partitioner->available) {
+        const hs_partitioner *p = NULL;
+        HS_CALL(hs_partitioner_lookup("parallel.partition", s->partitioner->name, &p));
+    }
     return HS_OK;
 }
