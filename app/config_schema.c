@@ -83,6 +83,8 @@ static const hs_cfg_key base_keys[] = {
      .meaning = "keep meshes TetGen built (surface, ellipsoid_lv, box with mesh.generator = \"tetgen\") in mesh.cache_dir and reuse one when mesh.* and fibers.* (and the input files' contents) are the same (docs/meshes.md)"},
     {.path = "mesh.cache_dir", .type = HS_CFG_STRING, .def_str = "", .unit = "-", AT(mesh_cache_dir),
      .meaning = "directory of the mesh cache, relative to the current working directory; \"\" = $XDG_CACHE_HOME/heartsim, else $HOME/.cache/heartsim"},
+    {.path = "mesh.cache_parts", .type = HS_CFG_BOOL, .def_num = 0, .unit = "-", AT(mesh_cache_parts),
+     .meaning = "a distributed run whose rank 0 reads the mesh and sends each rank its part (parallel.partition = metis, ptscotch, rows or nonzeros) keeps every rank's part in mesh.cache_dir (one file per rank: the directory must be visible to every rank), keyed by mesh.* and fibers.* with the input files' contents, the partitioner and the rank count; a rerun with the same ones has each rank read its own part and skips reading, partitioning and scattering (the summary says so). A damaged, incomplete or mismatched entry is rebuilt with a warning. Box or sphere stimuli and no regions (those are found on the whole mesh); needs mesh.cache = true (docs/parallel.md)"},
     {.path = "mesh.lv_endo_short", .type = HS_CFG_FLOAT, GT(0), .def_num = 7.0, .unit = "mm",
      AT(lv.rs_endo), .meaning = "ellipsoid_lv: short (equatorial) radius of the endocardium"},
     {.path = "mesh.lv_endo_long", .type = HS_CFG_FLOAT, GT(0), .def_num = 17.0, .unit = "mm",

@@ -70,6 +70,7 @@ typedef struct hs_config {
     char mesh_reorder[16];  /**< "rcm" | "sfc" | "none" */
     int mesh_cache;         /**< mesh.cache: reuse meshes TetGen built (sim/hs_mesh_cache.h) */
     char mesh_cache_dir[HS_PATH_MAX]; /**< mesh.cache_dir, "" = $XDG_CACHE_HOME/heartsim or ~/.cache/heartsim */
+    int mesh_cache_parts;   /**< mesh.cache_parts: a distributed run's parts in the mesh cache (sim/hs_mesh_cache.h) */
     hs_lv_params lv;        /**< mesh.lv_* geometry and fibers.helix_*; h, radius_edge and
                                  min_dihedral_deg are not used here (mesh.h, mesh.quality,
                                  mesh.min_dihedral are) */

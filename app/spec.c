@@ -41,6 +41,7 @@ hs_status hs_mesh_spec_from_config(const hs_config *cfg, hs_mesh_spec *m)
     /* the mesh cache: per user, shared by every output directory and config copy (the same mesh is
      * met again by parameter studies that write elsewhere), where the XDG convention puts caches */
     m->cache = cfg->mesh_cache;
+    m->cache_parts = cfg->mesh_cache_parts;
     const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
     if (cfg->mesh_cache_dir[0]) snprintf(m->cache_dir, sizeof m->cache_dir, "%s", cfg->mesh_cache_dir);
     else if (xdg && xdg[0] == '/') snprintf(m->cache_dir, sizeof m->cache_dir, "%s/heartsim", xdg);

@@ -250,10 +250,13 @@ static hs_status write_maps(const hs_run_output *o, double t_ms)
     if (!o->writer) goto done;
     if (!sim->mesh->xyz) {
         /* the ranks made their own parts (parallel.partition = "box"): the writer generates the whole
-         * box for this one file, in the generator's numbering (the gathered maps' too) */
+         * box for this one file, in the generator's numbering (the gathered maps' too); or they read
+         * them from the partitioned mesh cache: the run's own build, in its node order */
         hs_mesh_spec ms = o->spec->mesh;
-        ms.reorder = HS_REORDER_NONE;
-        ms.cache = 0;
+        if (o->spec->partitioner && o->spec->partitioner->box) {
+            ms.reorder = HS_REORDER_NONE;
+            ms.cache = 0;
+        }
         const int v = hs_verbosity;
         hs_verbosity = 0; /* its build was reported at set-up */
         st = hs_mesh_build(&ms, &whole, NULL);
