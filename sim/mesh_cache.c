@@ -601,6 +601,7 @@ hs_status hs_mesh_cache_parts_store(const hs_mesh_spec *spec, const char *partit
     int rank = 0, ranks = 1, ok = 0;
     MPI_Comm_rank(hs_par_comm(), &rank);
     MPI_Comm_size(hs_par_comm(), &ranks);
+    const double t0 = hs_wtime();
     const uint64_t key = parts_mesh_key(spec, rank, &ok);
     if (!ok) return HS_OK; /* no key, no entry (the build said why the input is unreadable) */
     char entry[HS_PATH_MAX + 64]; /* as hs_mesh_build_info.cache_path */
@@ -636,7 +637,8 @@ hs_status hs_mesh_cache_parts_store(const hs_mesh_spec *spec, const char *partit
         return HS_OK;
     }
     snprintf(path, size, "%s", entry);
-    hs_log(1, "mesh: each rank's part stored in the partitioned mesh cache %s (%d files)\n", entry, ranks);
+    hs_log(1, "mesh: each rank's part stored in the partitioned mesh cache %s (%d files, %.3f s)\n", entry, ranks,
+           hs_wtime() - t0);
     return HS_OK;
 #else
     (void)spec, (void)partitioner, (void)bp, (void)n_elems_global, (void)fingerprint, (void)info, (void)size;

@@ -40,7 +40,7 @@ run() { # run NP NAME [--set ...]: mpirun -np NP into $tmp/NAME, log $tmp/NAME.l
     { cat "$tmp/$name.log"; echo "mpirun -np $np ($name): failed"; exit 1; }
 }
 stored() { # stored NAME NP: the log says the parts were stored, none loaded, one summary
-  grep -q "^mesh: each rank's part stored in the partitioned mesh cache .*_${part}_n$2 ($2 files)" "$tmp/$1.log" &&
+  grep -q "^mesh: each rank's part stored in the partitioned mesh cache .*_${part}_n$2 ($2 files, [0-9.]* s)" "$tmp/$1.log" &&
     grep -q "^mesh: rank 0 sent each of the other" "$tmp/$1.log" &&
     ! grep -q "part from the partitioned mesh cache" "$tmp/$1.log" &&
     [ "$(grep -c '^summary:' "$tmp/$1.log")" = 1 ] || { cat "$tmp/$1.log"; echo "$1: parts not stored"; exit 1; }
