@@ -26,10 +26,10 @@
 /* the pattern's counts and indices are int32 (hs_csr): any SCOTCH_Num holds them */
 _Static_assert(sizeof(SCOTCH_Num) >= sizeof(int32_t), "SCOTCH_Num narrower than the pattern's indices");
 
-/* the graph's rows go in blocks; a block's columns may exceed MPI's int count: pieces of 2^28 */
+/* the graph's rows go in blocks; a block's columns may exceed MPI's int count: pieces of 1 GiB */
 static hs_status xfer_nums(SCOTCH_Num *buf, int64_t count, int peer, int send, MPI_Comm comm)
 {
-    const int64_t chunk = (int64_t)1 << 28;
+    const int64_t chunk = ((int64_t)1 << 30) / (int64_t)sizeof(SCOTCH_Num);
     for (int64_t o = 0; o < count; o += chunk) {
         const int n = (int)((count - o < chunk ? count - o : chunk) * (int64_t)sizeof(SCOTCH_Num));
         if (send) HS_MPI_CALL(MPI_Send(buf + o, n, MPI_BYTE, peer, 27, comm));
