@@ -134,7 +134,7 @@ static hs_status part_ptscotch(const hs_csr *a, int n_parts, int32_t *part)
 #define available_box 1
 /* whether each one reads the pattern beyond its row count */
 #define needs_pattern_metis 1
-#define needs_pattern_ptscotch 1
+#define needs_pattern_ptscotch 0 /* each rank builds its rows from the elements rank 0 sends */
 #define needs_pattern_rows 0
 #define needs_pattern_nonzeros 1
 #define needs_pattern_box 0
@@ -198,12 +198,13 @@ hs_status hs_partitioner_lookup(const char *key, const char *name, const hs_part
     return HS_OK;
 }
 
-hs_status hs_partition_nodes_root(const hs_partitioner *p, const hs_csr *pattern, int32_t n_nodes, int n_parts,
-                                  int root, int32_t *part)
+hs_status hs_partition_nodes_root(const hs_partitioner *p, const hs_csr *pattern, int32_t n_nodes, int32_t n_elems,
+                                  const int32_t *tets, int n_parts, int root, int32_t *part)
 {
     if (!p->parallel) return root ? hs_partition_nodes_n(p, pattern, n_nodes, n_parts, part) : HS_OK;
     HS_CHECK(p->available && p->assign_root, HS_ERR_CONFIG, "partitioner \"%s\" is not in this build", p->name);
-    return p->assign_root(root ? pattern : NULL, n_nodes, n_parts, root ? part : NULL);
+    return p->assign_root(root ? pattern : NULL, n_nodes, root ? n_elems : 0, root ? tets : NULL, n_parts,
+                          root ? part : NULL);
 }
 
 hs_status hs_partition_nodes_n(const hs_partitioner *p, const hs_csr *pattern, int32_t n_nodes, int n_parts,

@@ -347,7 +347,8 @@ hs_status hs_sim_create(const hs_sim_spec *spec, hs_sim *sim)
         if (spec->rank == 0) st = HS_ALLOC(owner, (size_t)sim->mesh->n_nodes + 1, "partition");
         if (spec->partitioner->parallel) st = hs_par_agree(st); /* ptscotch: every rank partitions */
         if (st == HS_OK)
-            st = hs_partition_nodes_root(spec->partitioner, pattern, sim->mesh->n_nodes, ranks, spec->rank == 0, owner);
+            st = hs_partition_nodes_root(spec->partitioner, pattern, sim->mesh->n_nodes, sim->mesh->n_elems,
+                                         sim->mesh->tets, ranks, spec->rank == 0, owner);
         /* checkpoints name the mesh by its fingerprint: rank 0's, for every rank */
         if (spec->rank == 0 && st == HS_OK && (spec->output_enabled || spec->restarting || store_parts))
             sim->mesh->fingerprint = hs_mesh_fingerprint(sim->mesh);

@@ -115,7 +115,8 @@ int main(int argc, char **argv)
         if (!p->available || p->box) continue;
         hs_part_local *l = NULL;
         if (p->parallel) { /* every rank partitions, rank 0 gets the owners (as a run): sent to all here */
-            HS_TEST_OK(hs_partition_nodes_root(p, rank == 0 ? a : NULL, n, size, rank == 0, rank == 0 ? part : NULL));
+            HS_TEST_OK(hs_partition_nodes_root(p, rank == 0 ? a : NULL, n, m->n_elems, m->tets, size, rank == 0,
+                                               rank == 0 ? part : NULL));
             MPI_Bcast(part, n, MPI_INT32_T, 0, MPI_COMM_WORLD);
         } else {
             HS_TEST_OK(hs_partition_nodes(p, a, size, part));

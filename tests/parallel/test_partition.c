@@ -349,7 +349,8 @@ int main(void)
         const hs_status sp = hs_partitioner_lookup("parallel.partition", "ptscotch", &pt);
 #if HS_HAS_PTSCOTCH
         HS_TEST_OK(sp);
-        HS_TEST_CHECK(pt && pt->parallel && pt->needs_pattern && pt->assign_root, "ptscotch is a parallel partitioner");
+        HS_TEST_CHECK(pt && pt->parallel && !pt->needs_pattern && pt->assign_root,
+                      "ptscotch is a parallel partitioner that builds its graph from the elements");
 #else
         HS_TEST_CHECK(sp == HS_ERR_CONFIG && strstr(hs_error_message(), "parallel.partition: partitioner \"ptscotch\" "
                                                     "is not in this build (it needs PT-Scotch and MPI: install "

@@ -5,6 +5,8 @@
  *    every rank's view (hs_part_local_create_elems) is consistent (owned nodes counted once);
  *  - deterministic for a fixed rank count: a second call gives the same owners, byte for byte
  *    (tests compare runs against serial ones; a rerun must cut alike);
+ *  - the graph from the elements (no pattern: rank 0 sends each rank the elements of its rows, the
+ *    rank builds them, as a run does) is the pattern's: the same owners, byte for byte;
  *  - the quality bounds PT-Scotch is asked for: nonzero imbalance <= 1.03 (the strategy's 3 %, on
  *    vertex weights = row nonzeros) plus one row's share (a part is whole rows: max row nonzeros /
  *    mean part nonzeros), and an edge cut below the PCSR-I rows partition's (a graph partitioner that
@@ -45,11 +47,11 @@ static int bench(double h, int tetgen)
     int32_t n = rank == 0 ? a->n_rows : 0;
     MPI_Bcast(&n, 1, MPI_INT32_T, 0, MPI_COMM_WORLD);
     int32_t *part = rank == 0 ? malloc(sizeof(int32_t) * (size_t)n) : NULL;
-    const char *names[] = {"ptscotch", "metis", "rows"};
+    const char *names[] = {"ptscotch", "ptscotch", "metis", "rows"}; /* from the elements, from the pattern */
     if (rank == 0)
         printf("| partitioner | ranks | nodes | edge cut | imbalance (nodes) | imbalance (nonzeros) | seconds |\n"
                "|---|---|---|---|---|---|---|\n");
-    for (int k = 0; k < 3; ++k) {
+    for (int k = 0; k < 4; ++k) {
         const hs_partitioner *p = NULL;
         if (hs_partitioner_lookup("parallel.partition", names[k], &p) != HS_OK) {
             hs_error_clear();
@@ -57,11 +59,14 @@ static int bench(double h, int tetgen)
         }
         MPI_Barrier(MPI_COMM_WORLD);
         const double t0 = MPI_Wtime();
-        HS_TEST_OK(hs_partition_nodes_root(p, a, n, size, rank == 0, part));
+        /* ptscotch as a run calls it (no pattern: the elements), then from rank 0's pattern */
+        HS_TEST_OK(hs_partition_nodes_root(p, p->parallel && k == 0 ? NULL : a, n, rank == 0 ? m->n_elems : 0,
+                                           rank == 0 ? m->tets : NULL, size, rank == 0, part));
         const double t = MPI_Wtime() - t0;
         if (rank == 0) {
             const hs_part_balance b = hs_partition_balance(a, part, size);
-            printf("| %s | %d | %d | %lld | %.3f | %.3f | %.2f |\n", names[k], size, (int)n, (long long)b.edge_cut,
+            printf("| %s%s | %d | %d | %lld | %.3f | %.3f | %.2f |\n", names[k],
+                   k == 0 ? " (elements)" : k == 1 ? " (pattern)" : "", size, (int)n, (long long)b.edge_cut,
                    b.imbalance_nodes, b.imbalance_nnz, t);
         }
     }
@@ -101,8 +106,15 @@ int main(int argc, char **argv)
         part = malloc(sizeof(int32_t) * (size_t)n);
         again = malloc(sizeof(int32_t) * (size_t)n);
     }
-    HS_TEST_OK(hs_partition_nodes_root(p, a, n, size, rank == 0, part));
-    HS_TEST_OK(hs_partition_nodes_root(p, a, n, size, rank == 0, again));
+    const int32_t ne = rank == 0 ? m->n_elems : 0;
+    const int32_t *tets = rank == 0 ? m->tets : NULL;
+    HS_TEST_OK(hs_partition_nodes_root(p, a, n, ne, tets, size, rank == 0, part));
+    HS_TEST_OK(hs_partition_nodes_root(p, a, n, ne, tets, size, rank == 0, again));
+    if (rank == 0)
+        HS_TEST_CHECK(memcmp(part, again, sizeof(int32_t) * (size_t)n) == 0, "ptscotch on %d ranks: not deterministic",
+                      size);
+    /* the graph from the elements, as a run builds it (no pattern): the same partition */
+    HS_TEST_OK(hs_partition_nodes_root(p, NULL, n, ne, tets, size, rank == 0, again));
     if (rank == 0) {
         int32_t *count = calloc((size_t)size, sizeof(int32_t));
         int bad = 0;
@@ -113,8 +125,8 @@ int main(int argc, char **argv)
         HS_TEST_CHECK(bad == 0, "%d nodes on no rank", bad);
         for (int q = 0; q < size; ++q) HS_TEST_CHECK(count[q] > 0, "rank %d owns no node", q);
         free(count);
-        HS_TEST_CHECK(memcmp(part, again, sizeof(int32_t) * (size_t)n) == 0, "ptscotch on %d ranks: not deterministic",
-                      size);
+        HS_TEST_CHECK(memcmp(part, again, sizeof(int32_t) * (size_t)n) == 0,
+                      "ptscotch on %d ranks: the elements' graph partitions otherwise than the pattern's", size);
         /* each rank's view: owned nodes sum to n */
         int64_t owned = 0;
         for (int q = 0; q < size && !bad; ++q) {
@@ -150,7 +162,7 @@ int main(int argc, char **argv)
     }
     /* more parts than nodes: refused on every rank, with rank 0's message */
     {
-        const hs_status st = hs_partition_nodes_root(p, a, n, n + 1, rank == 0, part);
+        const hs_status st = hs_partition_nodes_root(p, NULL, n, ne, tets, n + 1, rank == 0, part);
         HS_TEST_CHECK(st == HS_ERR_CONFIG && strstr(hs_error_message(), "every rank must own a node"),
                       "rank %d: %d parts of %d nodes: status %d, %s", rank, (int)n + 1, (int)n, (int)st,
                       hs_error_message());
