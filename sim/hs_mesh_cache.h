@@ -87,7 +87,8 @@ void hs_mesh_cache_parts_path(const char *dir, uint64_t key, const char *partiti
  * (collective). *hit = 1: each rank's part, view, mesh and stimulus sites in @p part (as
  * hs_mesh_part_box gives them), the whole mesh's counts and fingerprint in @p counts, the sites
  * without elements in @p site_set, the stored build report in @p info (from_cache = 2, cache_path the
- * entry). *hit = 0 and HS_OK: no usable entry, nothing allocated: absent (said at -v), or damaged,
+ * entry). *hit = 0 and HS_OK: no usable entry, nothing allocated: absent (said once: a changed input
+ * file is another key, so a stale entry is never found), or damaged,
  * incomplete or mixed (said once, by rank 0, with the first failing rank's reason: "rebuilding it").
  * An error (memory; a site that covers no element) is every rank's, agreed.
  */

@@ -673,7 +673,9 @@ hs_status hs_mesh_cache_parts_load(const hs_mesh_spec *spec, const char *partiti
     const int state = read_part(entry, &want, &a, &h, &ci); /* 0 read, 1 absent, 2 damaged */
     const int worst = hs_par_max_int(state), best = -hs_par_max_int(-state);
     if (worst == 1 && best == 1) { /* no rank has a file: not stored yet */
-        hs_log(2, "mesh: not in the partitioned mesh cache (%s)\n", entry);
+        hs_log(1, "mesh: not in the partitioned mesh cache (%s: a mesh, partitioner or rank count not stored before, "
+                  "or an input file that changed); reading, partitioning and scattering it, then storing the parts\n",
+               entry);
         return HS_OK;
     }
     hs_status st = HS_OK;

@@ -115,6 +115,8 @@ same mixed
 sed -i '2s/.*/heartsim mesh, the same points under another title/' "$meshfile"
 run 3 changed
 stored changed 3
+grep -q "^mesh: not in the partitioned mesh cache (.*_${part}_n3: .*an input file that changed)" "$tmp/changed.log" ||
+  { cat "$tmp/changed.log"; echo "changed file: no message that the entry is not there"; exit 1; }
 [ "$(ls -d "$cache"/mesh_*_${part}_n3 | wc -l)" = 2 ] || { ls "$cache"; echo "changed file: not a new entry"; exit 1; }
 same changed
 
