@@ -70,6 +70,7 @@ typedef struct hs_config {
     char mesh_reorder[16];  /**< "rcm" | "sfc" | "none" */
     int mesh_cache;         /**< mesh.cache: reuse meshes TetGen built (sim/hs_mesh_cache.h) */
     char mesh_cache_dir[HS_PATH_MAX]; /**< mesh.cache_dir, "" = $XDG_CACHE_HOME/heartsim or ~/.cache/heartsim */
+    int mesh_cache_parts;   /**< mesh.cache_parts: a distributed run's parts in the mesh cache (sim/hs_mesh_cache.h) */
     hs_lv_params lv;        /**< mesh.lv_* geometry and fibers.helix_*; h, radius_edge and
                                  min_dihedral_deg are not used here (mesh.h, mesh.quality,
                                  mesh.min_dihedral are) */
@@ -130,7 +131,7 @@ typedef struct hs_config {
     double dt_ode;          /**< solver.dt_ode: longest reaction substep, ms; 0 = the reaction's interval */
 
     /* parallel (a run under mpirun; docs/parallel.md) */
-    char partition[16];     /**< "auto" | "metis" | "rows" | "nonzeros" | "box" (parallel/hs_partition_list.h) */
+    char partition[16];     /**< "auto" | "metis" | "rows" | "nonzeros" | "ptscotch" | "box" (parallel/hs_partition_list.h) */
     char transport[16];     /**< "auto" | "nccl" | "ipc" | "mpi" (fem/hs_transport_list.h) */
     double newton_tol_residual; /**< dt * max_I |R_I| / m_I (potential units) */
     double newton_tol_update;   /**< max_I |delta phi_I| */

@@ -84,7 +84,10 @@ void hs_run_summary_print(const hs_run_summary *s, const hs_config *cfg, FILE *f
         fprintf(f, "  memory: peak resident (VmHWM) %.3f GB at the end of set-up, %.3f GB at the end\n",
                 s->setup.peak_rss / 1e9, s->peak_rss_end / 1e9);
     }
-    if (s->mesh_from_cache)
+    if (s->mesh_from_cache == 2)
+        fprintf(f, "  mesh: each rank's part from the partitioned mesh cache %s (not read, partitioned or scattered "
+                   "again)\n", s->mesh_cache);
+    else if (s->mesh_from_cache)
         fprintf(f, "  mesh: from the mesh cache %s (not meshed again)\n", s->mesh_cache);
     else if (s->mesh_cache[0])
         fprintf(f, "  mesh: built in %.3f s (checks %.3f s, fibres %.3f s, node order %.3f s), stored in the mesh cache %s\n",

@@ -41,6 +41,7 @@ hs_status hs_mesh_spec_from_config(const hs_config *cfg, hs_mesh_spec *m)
     /* the mesh cache: per user, shared by every output directory and config copy (the same mesh is
      * met again by parameter studies that write elsewhere), where the XDG convention puts caches */
     m->cache = cfg->mesh_cache;
+    m->cache_parts = cfg->mesh_cache_parts;
     const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
     if (cfg->mesh_cache_dir[0]) snprintf(m->cache_dir, sizeof m->cache_dir, "%s", cfg->mesh_cache_dir);
     else if (xdg && xdg[0] == '/') snprintf(m->cache_dir, sizeof m->cache_dir, "%s/heartsim", xdg);
@@ -235,5 +236,11 @@ hs_status hs_spec_from_config(const hs_config *cfg, hs_sim_spec *s)
     }
     s->config_path = cfg->path;
     if (partition_auto) s->partitioner = hs_mesh_part_auto(s);
+    /* a distributed run with a partitioner this build lacks (metis, ptscotch): refused at once, saying how
+     * to get it (a serial run ignores the key) */
+    if (s->distributed && !s->partitioner->available) {
+        const hs_partitioner *p = NULL;
+        HS_CALL(hs_partitioner_lookup("parallel.partition", s->partitioner->name, &p));
+    }
     return HS_OK;
 }

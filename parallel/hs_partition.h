@@ -40,6 +40,11 @@ typedef struct hs_partitioner {
     hs_status (*assign)(const hs_csr *pattern, int n_parts, int32_t *part);
     int box;             /**< 1: the structured box's blocks (hs_box_blocks): each rank generates its part
                               of the box, no rank the whole mesh; assign refuses (no pattern defines it) */
+    int parallel;        /**< 1: partitions on every rank of a distributed run at once (ptscotch):
+                              hs_partition_nodes_root runs it, assign refuses (one process alone) */
+    /** the parallel partition (parallel = 1; NULL otherwise): hs_partition_nodes_root's contract */
+    hs_status (*assign_root)(const hs_csr *pattern, int32_t n_nodes, int32_t n_elems, const int32_t *tets,
+                             int n_parts, int32_t *part);
 } hs_partitioner;
 
 /** The "box" partition: the lattice of the structured box's nodes, (cells + 1) per axis and
@@ -88,6 +93,19 @@ hs_status hs_partition_nodes(const hs_partitioner *p, const hs_csr *pattern, int
  */
 hs_status hs_partition_nodes_n(const hs_partitioner *p, const hs_csr *pattern, int32_t n_nodes, int n_parts,
                                int32_t *part);
+
+/**
+ * @brief The partition of a distributed run, called alike by every rank of its communicator
+ * (hs_par_comm): rank 0 (@p root = 1) passes the pattern (NULL when the partitioner needs none) and
+ * the mesh's elements @p tets [n_elems][4], and receives @p part [n_nodes]; the other ranks' pattern,
+ * elements and part are not read. A partitioner of one process (metis, rows, nonzeros) runs on rank 0
+ * alone, its errors rank 0's (the caller agrees on them); a parallel one (ptscotch) on every rank,
+ * each with a block of the graph's rows (sent by rank 0 from the pattern, or built by the rank from
+ * the elements rank 0 sends when there is no pattern), its errors agreed among the ranks. The result
+ * is what hs_partition_nodes_n gives: owners, every rank owning a node.
+ */
+hs_status hs_partition_nodes_root(const hs_partitioner *p, const hs_csr *pattern, int32_t n_nodes, int32_t n_elems,
+                                  const int32_t *tets, int n_parts, int root, int32_t *part);
 
 /** @brief Edges {i, j}, i < j, of the pattern's graph whose ends are on different ranks. */
 int64_t hs_partition_edge_cut(const hs_csr *pattern, const int32_t *part);

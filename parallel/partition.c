@@ -1,6 +1,7 @@
 /* Node partitioners (METIS k-way, seed 001's PCSR-I and PCSR-II) and a rank's local view. */
 #include "hs_partition.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -9,6 +10,9 @@
 
 #if HS_HAS_METIS
 #include <metis.h>
+#endif
+#if HS_HAS_PTSCOTCH
+#include "hs_partition_scotch.h"
 #endif
 
 /* ---- partitioners ------------------------------------------------------------------------- */
@@ -107,25 +111,59 @@ static hs_status part_box(const hs_csr *a, int n_parts, int32_t *part)
                    "or \"auto\"");
 }
 
-/* whether each partitioner is built here */
+/* PT-Scotch partitions with every rank of a run at once (hs_partition_nodes_root): one process alone
+ * has no graph blocks to give it */
+static hs_status part_ptscotch(const hs_csr *a, int n_parts, int32_t *part)
+{
+    (void)a, (void)n_parts, (void)part;
+    return HS_FAIL(HS_ERR_CONFIG, "parallel.partition = \"ptscotch\" partitions in parallel, every rank of a "
+                   "distributed run (mpirun) with a block of the graph; here one process partitions alone: use "
+                   "\"metis\" or \"rows\"");
+}
+
+/* whether each partitioner is built here, and what it needs when it is not */
 #define available_metis HS_HAS_METIS
+#define available_ptscotch HS_HAS_PTSCOTCH
+#define needs_metis "METIS: install libmetis-dev"
+#define needs_ptscotch "PT-Scotch and MPI: install libptscotch-dev"
+#define needs_rows ""
+#define needs_nonzeros ""
+#define needs_box ""
 #define available_rows 1
 #define available_nonzeros 1
 #define available_box 1
 /* whether each one reads the pattern beyond its row count */
 #define needs_pattern_metis 1
+#define needs_pattern_ptscotch 0 /* each rank builds its rows from the elements rank 0 sends */
 #define needs_pattern_rows 0
 #define needs_pattern_nonzeros 1
 #define needs_pattern_box 0
 /* whether each one is the box's own (hs_partitioner.box) */
 #define box_metis 0
+#define box_ptscotch 0
 #define box_rows 0
 #define box_nonzeros 0
 #define box_box 1
 
+/* whether each one partitions on every rank at once, and its function then */
+#define parallel_metis 0
+#define parallel_ptscotch 1
+#define parallel_rows 0
+#define parallel_nonzeros 0
+#define parallel_box 0
+#define root_metis NULL
+#if HS_HAS_PTSCOTCH
+#define root_ptscotch hs_ptscotch_partition_root
+#else
+#define root_ptscotch NULL
+#endif
+#define root_rows NULL
+#define root_nonzeros NULL
+#define root_box NULL
+
 static const hs_partitioner partitioners[] = {
 #define HS_PARTITIONER(id, name, summary, seed) \
-    {name, summary, seed, available_##id, needs_pattern_##id, part_##id, box_##id},
+    {name, summary, seed, available_##id, needs_pattern_##id, part_##id, box_##id, parallel_##id, root_##id},
 #include "hs_partition_list.h"
 #undef HS_PARTITIONER
 };
@@ -141,12 +179,32 @@ hs_status hs_partitioner_lookup(const char *key, const char *name, const hs_part
     const void *e = NULL;
     HS_CALL(hs_registry_lookup(hs_partitioners(), key, name, NULL, &e));
     const hs_partitioner *p = e;
-    HS_CHECK(p->available, HS_ERR_CONFIG,
-             "%s: partitioner \"%s\" is not in this build (it needs METIS: install libmetis-dev, "
-             "scripts/setup-debian.sh, and rebuild); available here: rows, nonzeros",
-             key, name);
+    static const char *const needs[] = {
+#define HS_PARTITIONER(id, name, summary, seed) needs_##id,
+#include "hs_partition_list.h"
+#undef HS_PARTITIONER
+    };
+    if (!p->available) {
+        char here[256] = "";
+        for (size_t k = 0; k < sizeof partitioners / sizeof partitioners[0]; ++k)
+            if (partitioners[k].available)
+                snprintf(here + strlen(here), sizeof here - strlen(here), "%s%s", here[0] ? ", " : "",
+                         partitioners[k].name);
+        return HS_FAIL(HS_ERR_CONFIG, "%s: partitioner \"%s\" is not in this build (it needs %s, "
+                       "scripts/setup-debian.sh, and rebuild); available here: %s",
+                       key, name, needs[p - partitioners], here);
+    }
     *out = p;
     return HS_OK;
+}
+
+hs_status hs_partition_nodes_root(const hs_partitioner *p, const hs_csr *pattern, int32_t n_nodes, int32_t n_elems,
+                                  const int32_t *tets, int n_parts, int root, int32_t *part)
+{
+    if (!p->parallel) return root ? hs_partition_nodes_n(p, pattern, n_nodes, n_parts, part) : HS_OK;
+    HS_CHECK(p->available && p->assign_root, HS_ERR_CONFIG, "partitioner \"%s\" is not in this build", p->name);
+    return p->assign_root(root ? pattern : NULL, n_nodes, root ? n_elems : 0, root ? tets : NULL, n_parts,
+                          root ? part : NULL);
 }
 
 hs_status hs_partition_nodes_n(const hs_partitioner *p, const hs_csr *pattern, int32_t n_nodes, int n_parts,

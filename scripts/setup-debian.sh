@@ -5,10 +5,11 @@
 # and installed in both sets, so a fresh machine builds and tests every format; libhdf5-openmpi-dev
 # (parallel HDF5, beside the serial one) lets a build with MPI write "xdmf_h5" collectively from
 # every rank (without it a distributed run gathers each frame to rank 0). Likewise MPI
-# (libopenmpi-dev, openmpi-bin: the distributed layer in parallel/) and METIS (libmetis-dev:
-# parallel.partition = "metis") are optional for the build and installed so CI tests them.
+# (libopenmpi-dev, openmpi-bin: the distributed layer in parallel/), METIS (libmetis-dev:
+# parallel.partition = "metis") and PT-Scotch (libptscotch-dev, which brings libscotch-dev:
+# parallel.partition = "ptscotch") are optional for the build and installed so CI tests them.
 set -euo pipefail
-pkgs="cmake make gcc g++ pkg-config libconfig-dev libtet1.5-dev libhdf5-dev libhdf5-openmpi-dev libexpat1-dev zlib1g-dev libopenmpi-dev openmpi-bin libmetis-dev"
+pkgs="cmake make gcc g++ pkg-config libconfig-dev libtet1.5-dev libhdf5-dev libhdf5-openmpi-dev libexpat1-dev zlib1g-dev libopenmpi-dev openmpi-bin libmetis-dev libptscotch-dev"
 if [ "${1:-}" = "--tests" ]; then pkgs="$pkgs paraview python3-paraview"; fi
 export DEBIAN_FRONTEND=noninteractive
 missing=""

@@ -43,7 +43,8 @@ typedef struct hs_mesh_build_info {
     double seconds_check;        /**< wall time of hs_mesh_check (orientation, volumes, quality) */
     double seconds_fibers;       /**< wall time of assigning the fibres */
     double seconds_reorder;      /**< wall time of the node reordering (mesh.reorder) */
-    int from_cache;              /**< 1: loaded from the mesh cache (cache_path), nothing meshed */
+    int from_cache;              /**< 1: loaded from the mesh cache (cache_path), nothing meshed; 2: each
+                                      rank loaded its part from the partitioned mesh cache (cache_path) */
     char cache_path[HS_PATH_MAX + 64]; /**< the cache entry used or written; "" when none */
 } hs_mesh_build_info;
 
@@ -80,6 +81,7 @@ struct hs_mesh_spec {
     char fiber_location[16];      /**< "auto" | "element" | "node" (hs_fibers_read's own words) */
     int cache;                    /**< 1: use the mesh cache (sim/hs_mesh_cache.h) for sources that mesh */
     char cache_dir[HS_PATH_MAX];  /**< its directory ("": no cache) */
+    int cache_parts;              /**< 1: a distributed run keeps each rank's part there (mesh.cache_parts) */
 };
 
 /**

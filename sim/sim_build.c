@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "hs_build_config.h"
+#include "hs_mesh_cache.h"
 #include "hs_mesh_part.h"
 #include "hs_par.h"
 #include "hs_sim.h"
@@ -207,7 +208,10 @@ hs_status hs_sim_create(const hs_sim_spec *spec, hs_sim *sim)
     hs_csr *pattern = NULL;
     /* parallel.partition = "box": each rank generates its block of the box; no rank builds the whole mesh */
     const int box_part = spec->distributed && spec->partitioner && spec->partitioner->box;
-    const int scatter = !box_part && scatter_fits(spec); /* rank 0 reads the mesh and sends each rank its part */
+    int scatter = !box_part && scatter_fits(spec); /* rank 0 reads the mesh and sends each rank its part */
+    /* the ranks hold their parts and no whole mesh: each generated its block of the box, or read its
+     * part from the partitioned mesh cache (mesh.cache_parts); store_parts: scattered, then stored */
+    int own_parts = box_part, store_parts = 0;
 #if HS_HAS_MPI
     hs_backend_mpi_part bpart;
     memset(&bpart, 0, sizeof bpart);
@@ -245,7 +249,20 @@ hs_status hs_sim_create(const hs_sim_spec *spec, hs_sim *sim)
                                       &sim->mesh, &sim->stim, &sim->mesh_info), fail);
 #endif
     } else if (scatter) {
-        HS_CALL_GOTO(hs_mesh_part_root_build(&spec->mesh, &sim->mesh, &sim->mesh_info), fail);
+#if HS_HAS_MPI
+        if (spec->mesh.cache_parts && spec->mesh.cache && spec->mesh.cache_dir[0]) {
+            const char *why = hs_mesh_cache_parts_unfit(spec->stimuli, spec->n_stimuli, spec->n_regions);
+            int hit = 0;
+            if (why) hs_log(1, "mesh: mesh.cache_parts: not for this run: %s\n", why);
+            else HS_CALL_GOTO(hs_mesh_cache_parts_load(&spec->mesh, spec->partitioner->name, spec->stimuli,
+                                                       spec->n_stimuli, &bpart, &sim->mesh, &sim->stim,
+                                                       &sim->mesh_info, &hit), fail);
+            own_parts = hit;
+            scatter = !hit;
+            store_parts = !why && !hit;
+        }
+#endif
+        if (scatter) HS_CALL_GOTO(hs_mesh_part_root_build(&spec->mesh, &sim->mesh, &sim->mesh_info), fail);
     } else if (spec->distributed) {
         HS_CALL_GOTO(hs_mesh_build_bcast(&spec->mesh, &sim->mesh, &sim->mesh_info), fail);
     } else {
@@ -256,7 +273,7 @@ hs_status hs_sim_create(const hs_sim_spec *spec, hs_sim *sim)
     sim->setup.mesh_order = sim->mesh_info.from_cache || (spec->distributed && spec->rank != 0)
                                 ? 0.0 : sim->mesh_info.seconds_reorder;
 #if HS_HAS_MPI
-    if (box_part) sim->setup.mesh -= bpart.partition + bpart.scatter; /* reported as partition and scatter */
+    if (own_parts) sim->setup.mesh -= bpart.partition + bpart.scatter; /* reported as partition and scatter */
 #endif
     hs_problem_opts po;
     problem_opts(spec, &po);
@@ -273,7 +290,7 @@ hs_status hs_sim_create(const hs_sim_spec *spec, hs_sim *sim)
     if (box_part && one_rank) /* one rank's block is the whole box, in the generator's numbering */
         HS_CALL_GOTO(hs_csr_from_tets(bpart.lmesh->n_nodes, bpart.lmesh->n_elems, bpart.lmesh->tets, &pattern), fail);
 #endif
-    if (!box_part &&
+    if (!own_parts &&
         (!spec->distributed || !spec->partitioner || one_rank || (spec->partitioner->needs_pattern && spec->rank == 0)))
         HS_CALL_GOTO(hs_csr_from_tets(sim->mesh->n_nodes, sim->mesh->n_elems, sim->mesh->tets, &pattern), fail);
     sim->setup.pattern = hs_wtime() - tp;
@@ -281,7 +298,7 @@ hs_status hs_sim_create(const hs_sim_spec *spec, hs_sim *sim)
      * its refusals (the config's, alike on every rank) are said once, by rank 0 */
     const hs_status rp = resolve_plan(spec, sim, pattern, &po);
     HS_CALL_GOTO(spec->distributed ? hs_par_agree(rp) : rp, fail);
-    if ((box_part || scatter) && po.exec.spmv->node_order)
+    if ((own_parts || scatter) && po.exec.spmv->node_order)
         HS_CALL_GOTO(hs_par_agree(HS_FAIL(HS_ERR_CONFIG, "solver.spmv: \"%s\" renumbers the whole mesh, which "
                                           "parallel.partition = \"box\" never builds; name another kernel or another "
                                           "partition", po.exec.spmv->name)), fail);
@@ -294,8 +311,8 @@ hs_status hs_sim_create(const hs_sim_spec *spec, hs_sim *sim)
     tp = hs_wtime();
     /* stimulus sites hold element indices: only now is the element numbering final (the box's
      * ranks found theirs on their blocks) */
-    const int whole = !box_part && (!scatter || spec->rank == 0); /* this rank holds the whole mesh */
-    if (!box_part) {
+    const int whole = !own_parts && (!scatter || spec->rank == 0); /* this rank holds the whole mesh */
+    if (!own_parts) {
         st = whole ? hs_stim_set_create(sim->mesh, spec->stimuli, spec->n_stimuli, &sim->stim)
                    : hs_mesh_part_sites(spec->stimuli, spec->n_stimuli, &sim->stim);
         /* rank 0's errors in the sites (and the regions below) are every rank's: the others find none */
@@ -331,14 +348,14 @@ hs_status hs_sim_create(const hs_sim_spec *spec, hs_sim *sim)
         int32_t *owner = NULL;
         const int ranks = hs_backend_mpi_ranks();
         st = HS_OK;
-        if (spec->rank == 0) {
-            st = HS_ALLOC(owner, (size_t)sim->mesh->n_nodes + 1, "partition");
-            if (st == HS_OK)
-                st = hs_partition_nodes_n(spec->partitioner, pattern, sim->mesh->n_nodes, ranks, owner);
-            /* checkpoints name the mesh by its fingerprint: rank 0's, for every rank */
-            if (st == HS_OK && (spec->output_enabled || spec->restarting))
-                sim->mesh->fingerprint = hs_mesh_fingerprint(sim->mesh);
-        }
+        if (spec->rank == 0) st = HS_ALLOC(owner, (size_t)sim->mesh->n_nodes + 1, "partition");
+        if (spec->partitioner->parallel) st = hs_par_agree(st); /* ptscotch: every rank partitions */
+        if (st == HS_OK)
+            st = hs_partition_nodes_root(spec->partitioner, pattern, sim->mesh->n_nodes, sim->mesh->n_elems,
+                                         sim->mesh->tets, ranks, spec->rank == 0, owner);
+        /* checkpoints name the mesh by its fingerprint: rank 0's, for every rank */
+        if (spec->rank == 0 && st == HS_OK && (spec->output_enabled || spec->restarting || store_parts))
+            sim->mesh->fingerprint = hs_mesh_fingerprint(sim->mesh);
         st = hs_par_agree(st);
         const double tpart = hs_wtime() - t1;
         if (st == HS_OK)
@@ -348,6 +365,13 @@ hs_status hs_sim_create(const hs_sim_spec *spec, hs_sim *sim)
         HS_CALL_GOTO(st, fail);
         bpart.n_elems_global = sim->mesh->n_elems;
         bpart.partition += tpart;
+        if (store_parts) { /* mesh.cache_parts: a rerun on as many ranks reads these parts */
+            char entry[sizeof sim->mesh_info.cache_path];
+            HS_CALL_GOTO(hs_mesh_cache_parts_store(&spec->mesh, spec->partitioner->name, &bpart, sim->mesh->n_elems,
+                                                   sim->mesh->fingerprint, &sim->mesh_info, entry, sizeof entry), fail);
+            if (entry[0] && !sim->mesh_info.from_cache)
+                snprintf(sim->mesh_info.cache_path, sizeof sim->mesh_info.cache_path, "%s", entry);
+        }
         /* the same table on every rank; rank 0's regions of the whole mesh are sent: freed */
         po.regions = bpart.lreg;
         hs_region_set_destroy(&sim->regions);
@@ -372,7 +396,7 @@ hs_status hs_sim_create(const hs_sim_spec *spec, hs_sim *sim)
     if (spec->distributed) {
 #if HS_HAS_MPI
         HS_CHECK_GOTO(spec->partitioner, fail, HS_ERR_INTERNAL, "distributed run without a partitioner");
-        if (box_part || scatter)
+        if (own_parts || scatter)
             HS_CALL_GOTO(hs_backend_mpi_create_part(sim->prob, &bpart, spec->partitioner, sim->backend_entry,
                                                     &sim->backend), fail);
         else
@@ -396,7 +420,7 @@ hs_status hs_sim_create(const hs_sim_spec *spec, hs_sim *sim)
                   "yet; use solver.backend = \"cpu\" or solver.scheme = \"newton\"", sim->backend->ops->name);
     /* the parts made before (box, scatter) were timed outside this interval */
     sim->setup.backend = hs_wtime() - tb - sim->setup.maps -
-                         (box_part || scatter ? 0.0 : sim->setup.partition + sim->setup.scatter);
+                         (own_parts || scatter ? 0.0 : sim->setup.partition + sim->setup.scatter);
     sim->setup.peak_rss = hs_peak_rss_bytes();
     sim->setup.whole_mesh = hs_mesh_alloc_peak_nodes() >= sim->mesh->n_nodes;
     hs_log(1, "backend: %s\n", sim->backend->description);

@@ -677,8 +677,9 @@ static hs_status cut_local(mpi_impl *m, const hs_problem *g, const hs_partitione
     HS_CALL(HS_ALLOC(m->owner, n, "partition"));
     double t0 = hs_wtime();
     /* one partition, computed on rank 0 and sent: a partitioner (METIS) on every rank cost each
-     * rank its graph copies and the time, for the same answer */
-    HS_CALL(agree(m, m->rank == 0 ? hs_partition_nodes_n(part, g->pattern, n, m->size, m->owner) : HS_OK));
+     * rank its graph copies and the time, for the same answer (ptscotch: every rank a block of it) */
+    HS_CALL(agree(m, hs_partition_nodes_root(part, g->pattern, n, g->mesh->n_elems, g->mesh->tets, m->size,
+                                             m->rank == 0, m->owner)));
     HS_MPI_CALL(MPI_Bcast(m->owner, n, MPI_INT32_T, 0, m->comm));
     /* the view from the elements: the global pattern (NULL when the partitioner needs none) is
      * not read */

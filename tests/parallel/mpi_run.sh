@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # mpirun -np N heartsim run = the serial run, for N = 1, 2, 3 and each partitioner (ctest label mpi).
-# Usage: mpi_run.sh MPIEXEC HAS_METIS (HEARTSIM, HS_SOURCE_DIR from ctest).
+# Usage: mpi_run.sh MPIEXEC HAS_METIS [HAS_PTSCOTCH] (HEARTSIM, HS_SOURCE_DIR from ctest).
 #
 # Bound: both runs accept a step only when dt max_I |R_I| / m_I <= solver.newton_tol_residual
 # (1e-8, potential units) and the update is below newton_tol_update (1e-8); they differ only in the
@@ -12,6 +12,7 @@
 set -euo pipefail
 mpiexec=$1
 has_metis=$2
+has_ptscotch=${3:-0}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 export OMP_NUM_THREADS=1
@@ -24,6 +25,7 @@ tol_v=$(python3 -c 'print(100 * 30 * 1e-8)')
 tol_a=$(python3 -c 'print(2 * 30 * 1e-8)')
 parts="rows nonzeros"
 [ "$has_metis" = 1 ] && parts="metis $parts"
+[ "$has_ptscotch" = 1 ] && parts="$parts ptscotch"
 for np in 1 2 3; do
   for part in $parts; do
     out=$tmp/np$np-$part
@@ -67,6 +69,18 @@ for cg in classic chronopoulos sstep csr_vector; do
     fi
   done
 done
+
+# a build without PT-Scotch refuses parallel.partition = "ptscotch" under mpirun, once, saying how to get it
+if [ "$has_ptscotch" != 1 ]; then
+  out=$tmp/noscotch.log
+  if timeout 120 "$mpiexec" --oversubscribe --allow-run-as-root -np 2 "$HEARTSIM" run "$cfg" --set mesh.h=0.5 \
+       --set time.t_end=0.2 --set solver.backend=cpu --set parallel.partition=ptscotch --out "$tmp/noscotch" \
+       < /dev/null > "$out" 2>&1; then
+    cat "$out"; echo "ptscotch without PT-Scotch: not refused"; exit 1
+  fi
+  [ "$(grep -c 'partitioner "ptscotch" is not in this build (it needs PT-Scotch and MPI: install libptscotch-dev' "$out")" = 1 ] ||
+    { cat "$out"; echo "ptscotch without PT-Scotch: not one message saying how to get it"; exit 1; }
+fi
 
 # what runs on one rank only is refused under mpirun, once (rank 0), naming the key
 for bad in 'solver.precond="fsai"' 'solver.krylov="bicgstab"'; do

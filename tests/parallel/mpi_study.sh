@@ -13,6 +13,7 @@
 set -euo pipefail
 mpiexec=$1
 has_metis=$2
+has_ptscotch=${3:-0}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 export OMP_NUM_THREADS=1
@@ -35,6 +36,7 @@ w1=${ecg_tols[0]#*:} w2=${ecg_tols[1]#*:}
 ecg_tols+=("E_right-E_left:$(python3 -c "print(${w1} + ${w2})")")
 runs="2:rows 3:nonzeros"
 [ "$has_metis" = 1 ] && runs="2:metis 3:nonzeros 3:rows"
+[ "$has_ptscotch" = 1 ] && runs="$runs 3:ptscotch" # every rank holds the mesh here (probes, ECG): backends/mpi cuts it
 for r in $runs; do
   np=${r%%:*} part=${r#*:}
   out=$tmp/np$np-$part

@@ -18,6 +18,7 @@
 #include "hs_cg.h"
 #include "hs_dist.h"
 #include "hs_mesh.h"
+#include "hs_par.h"
 #include "hs_partition.h"
 #include "hs_test.h"
 #include "hs_vec.h"
@@ -60,7 +61,11 @@ static double norm2_residual(const hs_csr *a, const double *b, const double *x, 
 
 int main(int argc, char **argv)
 {
-    MPI_Init(&argc, &argv);
+    /* hs_par_init (MPI_Init_thread): a parallel partitioner (ptscotch) partitions on the run's ranks */
+    if (hs_par_init(&argc, &argv) != HS_OK || !hs_par_active()) {
+        fprintf(stderr, "test_dist_cg: run it under mpirun (%s)\n", hs_error_message());
+        return 1;
+    }
     int rank = 0, size = 1;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
@@ -109,7 +114,13 @@ int main(int argc, char **argv)
         /* the box's blocks are not a function of a pattern; their views equal the cut ones (test_partition) */
         if (!p->available || p->box) continue;
         hs_part_local *l = NULL;
-        HS_TEST_OK(hs_partition_nodes(p, a, size, part));
+        if (p->parallel) { /* every rank partitions, rank 0 gets the owners (as a run): sent to all here */
+            HS_TEST_OK(hs_partition_nodes_root(p, rank == 0 ? a : NULL, n, m->n_elems, m->tets, size, rank == 0,
+                                               rank == 0 ? part : NULL));
+            MPI_Bcast(part, n, MPI_INT32_T, 0, MPI_COMM_WORLD);
+        } else {
+            HS_TEST_OK(hs_partition_nodes(p, a, size, part));
+        }
         HS_TEST_OK(hs_part_local_create(a, m->n_elems, m->tets, part, size, rank, &l));
         if (!l) MPI_Abort(MPI_COMM_WORLD, 1);
         const int32_t no = l->n_owned, nl = l->n_owned + l->n_ghost;
@@ -227,6 +238,6 @@ int main(int argc, char **argv)
     free(yg);
     hs_csr_destroy(&a);
     hs_mesh_destroy(&m);
-    MPI_Finalize();
+    hs_par_finalize();
     return all ? 1 : 0;
 }

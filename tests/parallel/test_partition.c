@@ -258,12 +258,19 @@ int main(void)
         if (a->row_ptr[i + 1] - a->row_ptr[i] > max_row) max_row = a->row_ptr[i + 1] - a->row_ptr[i];
 
     const hs_registry *reg = hs_partitioners();
-    HS_TEST_CHECK(reg->count == 4, "four partitioners listed");
+    HS_TEST_CHECK(reg->count == 5, "five partitioners listed");
     for (size_t k = 0; k < reg->count; ++k) {
         const hs_partitioner *p = hs_registry_at(reg, k);
         if (!p->available) continue;
         if (p->box) { /* the box's own blocks: no pattern defines them (box_parts below) */
             HS_TEST_CHECK(hs_partition_nodes(p, a, 2, part) == HS_ERR_CONFIG, "box on a pattern refused");
+            hs_error_clear();
+            continue;
+        }
+        if (p->parallel) { /* ptscotch: every rank of a run at once (tests/parallel/test_ptscotch.c) */
+            HS_TEST_CHECK(hs_partition_nodes(p, a, 2, part) == HS_ERR_CONFIG &&
+                              strstr(hs_error_message(), "every rank of a distributed run"),
+                          "%s in one process refused: %s", p->name, hs_error_message());
             hs_error_clear();
             continue;
         }
@@ -336,6 +343,22 @@ int main(void)
         hs_error_clear();
     }
 #endif
+    {
+        /* ptscotch: listed always; built with PT-Scotch and MPI, refused with how to get it otherwise */
+        const hs_partitioner *pt = NULL;
+        const hs_status sp = hs_partitioner_lookup("parallel.partition", "ptscotch", &pt);
+#if HS_HAS_PTSCOTCH
+        HS_TEST_OK(sp);
+        HS_TEST_CHECK(pt && pt->parallel && !pt->needs_pattern && pt->assign_root,
+                      "ptscotch is a parallel partitioner that builds its graph from the elements");
+#else
+        HS_TEST_CHECK(sp == HS_ERR_CONFIG && strstr(hs_error_message(), "parallel.partition: partitioner \"ptscotch\" "
+                                                    "is not in this build (it needs PT-Scotch and MPI: install "
+                                                    "libptscotch-dev"),
+                      "ptscotch refused without PT-Scotch: %s", hs_error_message());
+        hs_error_clear();
+#endif
+    }
     /* errors: unknown name, more ranks than nodes */
     const hs_partitioner *none = NULL;
     HS_TEST_CHECK(hs_partitioner_lookup("parallel.partition", "scotch", &none) == HS_ERR_CONFIG &&

@@ -1,0 +1,390 @@
+/* parallel.partition = "ptscotch": PT-Scotch's parallel graph partitioning (hs_partition_scotch.h).
+ *
+ * Each rank holds a block of consecutive rows of the node graph, [q n / P, (q+1) n / P). A run's rank 0
+ * holds the mesh, not the pattern: it sends each rank the elements with a vertex among its rows (one
+ * block in memory at a time), and the rank builds those rows itself (the nodes sharing an element:
+ * the rows hs_csr_from_tets would give, so the same graph, test_ptscotch). Given the pattern (a test),
+ * rank 0 sends its row blocks instead. Every rank builds its part of the distributed graph
+ * (SCOTCH_dgraphBuild: global column numbers, the diagonal dropped, vertex weight = the row's
+ * nonzeros as METIS gets them), SCOTCH_dgraphPart partitions it in parallel, and rank 0
+ * gathers the owners of the blocks into the array the other partitioners fill. Deterministic for a
+ * fixed rank count: a Scotch context with SCOTCH_OPTIONNUMDETERMINISTIC and a fixed random seed
+ * (Debian's Scotch is threaded; the option makes its threads' results independent of their timing).
+ * SCOTCH_Num is whatever ptscotch.h says (Debian's default header: int, 32 bits, as the pattern's
+ * indices); every array handed to Scotch is of that type. */
+#include "hs_partition_scotch.h"
+
+#include <mpi.h> /* before ptscotch.h, which declares its functions with MPI_Comm */
+#include <stdint.h>
+#include <stdio.h> /* scotch.h declares functions with FILE */
+#include <stdlib.h>
+#include <string.h>
+
+#include <ptscotch.h>
+
+#include "hs_dist.h" /* hs_par_comm, HS_MPI_CALL */
+#include "hs_par.h"  /* hs_par_agree */
+#include "hs_util.h"
+
+/* the pattern's counts and indices are int32 (hs_csr): any SCOTCH_Num holds them */
+_Static_assert(sizeof(SCOTCH_Num) >= sizeof(int32_t), "SCOTCH_Num narrower than the pattern's indices");
+
+/* the graph's rows (or elements) go in blocks, which may exceed MPI's int count: pieces of 1 GiB */
+static hs_status xfer_bytes(void *buf, size_t bytes, int peer, int send, MPI_Comm comm)
+{
+    const size_t chunk = (size_t)1 << 30;
+    for (size_t o = 0; o < bytes; o += chunk) {
+        const int n = (int)(bytes - o < chunk ? bytes - o : chunk);
+        if (send) HS_MPI_CALL(MPI_Send((char *)buf + o, n, MPI_BYTE, peer, 27, comm));
+        else HS_MPI_CALL(MPI_Recv((char *)buf + o, n, MPI_BYTE, peer, 27, comm, MPI_STATUS_IGNORE));
+    }
+    return HS_OK;
+}
+
+/* rows [lo, hi) of @p a as a Scotch block: vert [hi-lo+1] (block-local offsets), velo [hi-lo], edge
+ * (global columns without the diagonal); *n_edge their count. The arrays are the caller's. */
+static void block_of(const hs_csr *a, int32_t lo, int32_t hi, SCOTCH_Num *vert, SCOTCH_Num *velo, SCOTCH_Num *edge,
+                     int64_t *n_edge)
+{
+    int64_t k = 0;
+    for (int32_t i = lo; i < hi; ++i) {
+        vert[i - lo] = (SCOTCH_Num)k;
+        velo[i - lo] = (SCOTCH_Num)(a->row_ptr[i + 1] - a->row_ptr[i]);
+        for (int32_t j = a->row_ptr[i]; j < a->row_ptr[i + 1]; ++j)
+            if (a->col[j] != i) edge[k++] = (SCOTCH_Num)a->col[j];
+    }
+    vert[hi - lo] = (SCOTCH_Num)k;
+    *n_edge = k;
+}
+
+/* rank 0: the vertices [*ne][4] (global numbers) of the elements with a vertex in rows [lo, hi), in
+ * element order: what rank q builds its rows from (new array, the caller frees it) */
+static hs_status elems_of(int32_t n_elems, const int32_t *tets, int32_t lo, int32_t hi, int32_t **out, int64_t *ne)
+{
+    int64_t k = 0;
+    for (int32_t e = 0; e < n_elems; ++e) {
+        const int32_t *t = tets + 4 * (size_t)e;
+        k += (t[0] >= lo && t[0] < hi) || (t[1] >= lo && t[1] < hi) || (t[2] >= lo && t[2] < hi) ||
+             (t[3] >= lo && t[3] < hi);
+    }
+    HS_CALL(HS_ALLOC(*out, 4 * (size_t)k + 4, "PT-Scotch graph block"));
+    k = 0;
+    for (int32_t e = 0; e < n_elems; ++e) {
+        const int32_t *t = tets + 4 * (size_t)e;
+        if ((t[0] >= lo && t[0] < hi) || (t[1] >= lo && t[1] < hi) || (t[2] >= lo && t[2] < hi) ||
+            (t[3] >= lo && t[3] < hi))
+            memcpy(*out + 4 * k++, t, 4 * sizeof(int32_t));
+    }
+    *ne = k;
+    return HS_OK;
+}
+
+/* sorted, each once, in place: a row's neighbours through its elements (3 per element, ~70 in a
+ * tetrahedral mesh), where an insertion sort beats qsort's calls; returns the count kept */
+static int32_t sort_unique(int32_t *v, int32_t k)
+{
+    for (int32_t i = 1; i < k; ++i) {
+        const int32_t x = v[i];
+        int32_t j = i - 1;
+        while (j >= 0 && v[j] > x) {
+            v[j + 1] = v[j];
+            --j;
+        }
+        v[j + 1] = x;
+    }
+    int32_t u = 0;
+    for (int32_t j = 0; j < k; ++j)
+        if (u == 0 || v[j] != v[u - 1]) v[u++] = v[j];
+    return u;
+}
+
+/* Rows [lo, hi) of the node graph from the elements @p et [ne][4] (global vertices, each element with
+ * one in the range): row i's columns are the other vertices of i's elements, sorted, each once, as in
+ * the pattern hs_csr_from_tets makes, so the block equals block_of's on that pattern. One new buffer
+ * *blk: vert [n+1], velo [n] (neighbours + 1: the row's nonzeros), edge [*n_edge]. Per row, the
+ * elements of the row (an incidence list of the block), their vertices sorted and made unique. */
+static hs_status rows_of_elems(int32_t lo, int32_t hi, int64_t ne, const int32_t *et, SCOTCH_Num **blk,
+                               int64_t *n_edge)
+{
+    const int32_t n = hi - lo;
+    hs_status st = HS_OK;
+    int64_t *inc_ptr = NULL, cap = 16 * (int64_t)n + 16, m = 0;
+    int32_t *inc = NULL, *nb = NULL, *edge = NULL, *len = NULL;
+    int32_t max_deg = 0;
+    *blk = NULL;
+    HS_CALL(HS_ALLOC(inc_ptr, (size_t)n + 2, "PT-Scotch graph block"));
+    for (int64_t e = 0; e < ne; ++e)
+        for (int c = 0; c < 4; ++c)
+            if (et[4 * e + c] >= lo && et[4 * e + c] < hi) ++inc_ptr[et[4 * e + c] - lo + 2];
+    for (int32_t r = 0; r < n; ++r) {
+        if (inc_ptr[r + 2] > max_deg) max_deg = (int32_t)inc_ptr[r + 2];
+        inc_ptr[r + 2] += inc_ptr[r + 1];
+    }
+    HS_CALL_GOTO(HS_ALLOC(inc, (size_t)inc_ptr[n + 1] + 1, "PT-Scotch graph block"), done);
+    for (int64_t e = 0; e < ne; ++e)
+        for (int c = 0; c < 4; ++c)
+            if (et[4 * e + c] >= lo && et[4 * e + c] < hi) inc[inc_ptr[et[4 * e + c] - lo + 1]++] = (int32_t)e;
+    /* inc_ptr[r] .. inc_ptr[r+1]: row r's elements */
+    HS_CALL_GOTO(HS_ALLOC(nb, 3 * (size_t)max_deg + 1, "PT-Scotch graph block"), done);
+    HS_CALL_GOTO(HS_ALLOC(len, (size_t)n + 1, "PT-Scotch graph block"), done);
+    HS_CALL_GOTO(HS_ALLOC(edge, (size_t)cap, "PT-Scotch graph block"), done);
+    for (int32_t r = 0; r < n; ++r) {
+        const int32_t gi = lo + r;
+        int32_t k = 0;
+        for (int64_t j = inc_ptr[r]; j < inc_ptr[r + 1]; ++j)
+            for (int c = 0; c < 4; ++c)
+                if (et[4 * (int64_t)inc[j] + c] != gi) nb[k++] = et[4 * (int64_t)inc[j] + c];
+        const int32_t u = sort_unique(nb, k);
+        if (m + u > cap) {
+            cap = (m + u) + cap / 2;
+            int32_t *grown = realloc(edge, sizeof *edge * (size_t)cap);
+            HS_CHECK_GOTO(grown, done, HS_ERR_MEMORY, "out of memory for the PT-Scotch graph block");
+            edge = grown;
+        }
+        memcpy(edge + m, nb, sizeof *nb * (size_t)u);
+        m += u;
+        len[r] = u;
+    }
+    HS_CALL_GOTO(HS_ALLOC(*blk, 2 * (size_t)n + (size_t)m + 2, "PT-Scotch graph block"), done);
+    {
+        SCOTCH_Num *vert = *blk, *velo = *blk + n + 1, *ed = *blk + 2 * n + 1;
+        int64_t k = 0;
+        for (int32_t r = 0; r < n; ++r) {
+            vert[r] = (SCOTCH_Num)k;
+            velo[r] = (SCOTCH_Num)(len[r] + 1);
+            k += len[r];
+        }
+        vert[n] = (SCOTCH_Num)k;
+        for (int64_t j = 0; j < m; ++j) ed[j] = (SCOTCH_Num)edge[j];
+    }
+    *n_edge = m;
+done:
+    free(inc_ptr);
+    free(inc);
+    free(nb);
+    free(len);
+    free(edge);
+    return st;
+}
+
+/* edges (off-diagonal entries) of rows [lo, hi) */
+static int64_t block_edges(const hs_csr *a, int32_t lo, int32_t hi)
+{
+    int64_t k = (int64_t)a->row_ptr[hi] - a->row_ptr[lo];
+    for (int32_t i = lo; i < hi; ++i)
+        for (int32_t j = a->row_ptr[i]; j < a->row_ptr[i + 1]; ++j) k -= a->col[j] == i;
+    return k;
+}
+
+/* the dgraph on this rank's block, partitioned into n_parts; owner [hi - lo] */
+static hs_status scotch_part(MPI_Comm comm, int32_t n_loc, int64_t n_edge, SCOTCH_Num *vert, SCOTCH_Num *velo,
+                             SCOTCH_Num *edge, int n_parts, SCOTCH_Num *owner)
+{
+    hs_status st = HS_OK;
+    SCOTCH_Dgraph g, cg;
+    SCOTCH_Strat strat;
+    SCOTCH_Context ctx;
+    int have_g = 0, have_cg = 0, have_strat = 0, have_ctx = 0;
+    if (SCOTCH_dgraphInit(&g, comm) != 0) {
+        st = HS_FAIL(HS_ERR_INTERNAL, "PT-Scotch: SCOTCH_dgraphInit failed (an MPI library without threads?)");
+        goto done;
+    }
+    have_g = 1;
+    if (SCOTCH_dgraphBuild(&g, 0, (SCOTCH_Num)n_loc, (SCOTCH_Num)n_loc, vert, NULL, velo, NULL, (SCOTCH_Num)n_edge,
+                           (SCOTCH_Num)n_edge, edge, NULL, NULL) != 0) {
+        st = HS_FAIL(HS_ERR_INTERNAL, "PT-Scotch: SCOTCH_dgraphBuild refused the node graph's block (%d rows)",
+                     (int)n_loc);
+        goto done;
+    }
+    if (SCOTCH_contextInit(&ctx) != 0) {
+        st = HS_FAIL(HS_ERR_INTERNAL, "PT-Scotch: SCOTCH_contextInit failed");
+        goto done;
+    }
+    have_ctx = 1;
+    if (SCOTCH_contextOptionSetNum(&ctx, SCOTCH_OPTIONNUMDETERMINISTIC, 1) != 0 ||
+        SCOTCH_contextOptionSetNum(&ctx, SCOTCH_OPTIONNUMRANDOMFIXEDSEED, 1) != 0 || SCOTCH_contextRandomClone(&ctx) != 0) {
+        st = HS_FAIL(HS_ERR_INTERNAL, "PT-Scotch: cannot make its context deterministic");
+        goto done;
+    }
+    SCOTCH_contextRandomReset(&ctx);
+    if (SCOTCH_contextBindDgraph(&ctx, &g, &cg) != 0) {
+        st = HS_FAIL(HS_ERR_INTERNAL, "PT-Scotch: SCOTCH_contextBindDgraph failed");
+        goto done;
+    }
+    have_cg = 1;
+    if (SCOTCH_stratInit(&strat) != 0) {
+        st = HS_FAIL(HS_ERR_INTERNAL, "PT-Scotch: SCOTCH_stratInit failed");
+        goto done;
+    }
+    have_strat = 1;
+    int procs = 1;
+    MPI_Comm_size(comm, &procs);
+    /* the default strategy with METIS's default imbalance (ufactor 30: 3 %) on the vertex weights */
+    if (SCOTCH_stratDgraphMapBuild(&strat, SCOTCH_STRATDEFAULT, (SCOTCH_Num)procs, (SCOTCH_Num)n_parts, 0.03) != 0) {
+        st = HS_FAIL(HS_ERR_INTERNAL, "PT-Scotch: SCOTCH_stratDgraphMapBuild failed");
+        goto done;
+    }
+    if (SCOTCH_dgraphPart(&cg, (SCOTCH_Num)n_parts, &strat, owner) != 0)
+        st = HS_FAIL(HS_ERR_INTERNAL, "PT-Scotch: SCOTCH_dgraphPart failed into %d parts (its message is above)",
+                     n_parts);
+done:
+    if (have_strat) SCOTCH_stratExit(&strat);
+    if (have_cg) SCOTCH_dgraphExit(&cg);
+    if (have_g) SCOTCH_dgraphExit(&g);
+    if (have_ctx) SCOTCH_contextExit(&ctx);
+    return st;
+}
+
+hs_status hs_ptscotch_partition_root(const hs_csr *a, int32_t n_nodes, int32_t n_elems, const int32_t *tets,
+                                     int n_parts, int32_t *part)
+{
+    int rank = 0, size = 1;
+    MPI_Comm comm = MPI_COMM_NULL;
+    HS_CHECK(hs_par_active(), HS_ERR_CONFIG,
+             "parallel.partition = \"ptscotch\" partitions in parallel over the ranks of a distributed run "
+             "(mpirun); this process is not one");
+    HS_MPI_CALL(MPI_Comm_dup(hs_par_comm(), &comm)); /* Scotch's messages apart from the run's */
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    hs_status st = HS_OK;
+    SCOTCH_Num *blk = NULL, *own = NULL; /* the rank's block of the graph; its owners */
+    int32_t *own32 = NULL;
+    int *counts = NULL, *displs = NULL;
+    int64_t hdr[3] = {n_nodes, 0, 0}; /* nodes, 1 when rank 0 cannot go on, 1: blocks of elements */
+    int64_t n = 0, n_edge = 0;
+    int32_t lo = 0, hi = 0, n_loc = 0;
+    if (rank == 0) {
+        if (a ? a->n_rows != n_nodes : !tets)
+            st = HS_FAIL(HS_ERR_INTERNAL, "ptscotch: neither a pattern of %d rows nor the elements on rank 0",
+                         (int)n_nodes);
+        hdr[1] = st != HS_OK;
+        hdr[2] = !a;
+    }
+    int mpi_rc = MPI_Bcast(hdr, 3, MPI_INT64_T, 0, comm);
+    if (mpi_rc != MPI_SUCCESS) { /* no agreement possible without MPI */
+        MPI_Comm_free(&comm);
+        return HS_FAIL(HS_ERR_INTERNAL, "ptscotch: MPI_Bcast failed");
+    }
+    if (hdr[1]) { /* rank 0's error, agreed below */
+        if (rank != 0) st = HS_FAIL(HS_ERR_INTERNAL, "ptscotch: rank 0 cannot partition");
+        goto done;
+    }
+    n = hdr[0];
+    HS_CHECK_GOTO(n_parts >= 1 && n_parts <= n, done, HS_ERR_CONFIG,
+                  "cannot partition %lld nodes over %d ranks: every rank must own a node", (long long)n, n_parts);
+    if (n_parts == 1) { /* one part: no graph to cut */
+        if (rank == 0) memset(part, 0, sizeof(int32_t) * (size_t)n);
+        goto done;
+    }
+    lo = (int32_t)(rank * n / size);
+    hi = (int32_t)((rank + 1) * n / size);
+    n_loc = hi - lo;
+    if (rank == 0 && !hdr[2]) {
+        /* the other ranks' blocks of the pattern, each made in one buffer and sent; then its own */
+        int64_t most = 0;
+        for (int q = 1; q < size; ++q) {
+            const int64_t e = block_edges(a, (int32_t)(q * n / size), (int32_t)((q + 1) * n / size));
+            if (e > most) most = e;
+        }
+        st = HS_ALLOC(blk, 2 * (size_t)(n / size + 1) + (size_t)most + 2, "PT-Scotch graph block");
+        for (int q = 1; q < size; ++q) {
+            const int32_t qlo = (int32_t)(q * n / size), qhi = (int32_t)((q + 1) * n / size), qn = qhi - qlo;
+            int64_t head[2] = {st == HS_OK ? 0 : 1, 0};
+            if (st == HS_OK) block_of(a, qlo, qhi, blk, blk + qn + 1, blk + 2 * qn + 1, &head[1]);
+            /* a failed rank 0 still sends the header, flagged, so that rank q does not wait forever */
+            hs_status sx = MPI_Send(head, 2, MPI_INT64_T, q, 27, comm) == MPI_SUCCESS
+                               ? HS_OK : HS_FAIL(HS_ERR_INTERNAL, "ptscotch: MPI_Send failed");
+            if (sx == HS_OK && !head[0])
+                sx = xfer_bytes(blk, sizeof *blk * (size_t)(2 * (int64_t)qn + 1 + head[1]), q, 1, comm);
+            if (st == HS_OK) st = sx;
+        }
+        free(blk);
+        blk = NULL;
+        if (st == HS_OK) n_edge = block_edges(a, lo, hi);
+        if (st == HS_OK) st = HS_ALLOC(blk, 2 * (size_t)n_loc + (size_t)n_edge + 2, "PT-Scotch graph block");
+        if (st == HS_OK) block_of(a, lo, hi, blk, blk + n_loc + 1, blk + 2 * n_loc + 1, &n_edge);
+    } else if (rank == 0) {
+        /* no pattern: each rank the elements of its rows (their vertices), one block in memory at a
+         * time; every rank builds its rows from them at once */
+        for (int q = 1; q < size; ++q) {
+            int32_t *et = NULL;
+            int64_t head[2] = {1, 0};
+            if (st == HS_OK) st = elems_of(n_elems, tets, (int32_t)(q * n / size), (int32_t)((q + 1) * n / size),
+                                           &et, &head[1]);
+            head[0] = st != HS_OK;
+            hs_status sx = MPI_Send(head, 2, MPI_INT64_T, q, 27, comm) == MPI_SUCCESS
+                               ? HS_OK : HS_FAIL(HS_ERR_INTERNAL, "ptscotch: MPI_Send failed");
+            if (sx == HS_OK && !head[0]) sx = xfer_bytes(et, 4 * sizeof *et * (size_t)head[1], q, 1, comm);
+            free(et);
+            if (st == HS_OK) st = sx;
+        }
+        int32_t *et = NULL;
+        int64_t ne = 0;
+        if (st == HS_OK) st = elems_of(n_elems, tets, lo, hi, &et, &ne);
+        if (st == HS_OK) st = rows_of_elems(lo, hi, ne, et, &blk, &n_edge);
+        free(et);
+    } else {
+        int64_t head[2] = {1, 0};
+        if (MPI_Recv(head, 2, MPI_INT64_T, 0, 27, comm, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+            st = HS_FAIL(HS_ERR_INTERNAL, "ptscotch: MPI_Recv failed");
+        else if (head[0])
+            st = HS_FAIL(HS_ERR_MEMORY, "ptscotch: rank 0 could not make this rank's graph block");
+        if (!hdr[2]) { /* the rows themselves */
+            n_edge = head[1];
+            if (st == HS_OK) st = HS_ALLOC(blk, 2 * (size_t)n_loc + (size_t)n_edge + 2, "PT-Scotch graph block");
+            if (st == HS_OK) st = xfer_bytes(blk, sizeof *blk * (size_t)(2 * (int64_t)n_loc + 1 + n_edge), 0, 0, comm);
+        } else { /* the elements of the rows: this rank builds them */
+            int32_t *et = NULL;
+            if (st == HS_OK) st = HS_ALLOC(et, 4 * (size_t)head[1] + 4, "PT-Scotch graph block");
+            if (st == HS_OK) st = xfer_bytes(et, 4 * sizeof *et * (size_t)head[1], 0, 0, comm);
+            if (st == HS_OK) st = rows_of_elems(lo, hi, head[1], et, &blk, &n_edge);
+            free(et);
+        }
+    }
+    if (st == HS_OK) st = HS_ALLOC(own, (size_t)n_loc + 1, "PT-Scotch partition");
+    st = hs_par_agree(st); /* a rank without its block stops every rank before Scotch's collectives */
+    if (st != HS_OK) goto done;
+    /* one buffer per block, as sent: vert [n_loc+1], velo [n_loc], edge [n_edge] */
+    st = scotch_part(comm, n_loc, n_edge, blk, blk + n_loc + 1, blk + 2 * n_loc + 1, n_parts, own);
+    st = hs_par_agree(st);
+    if (st != HS_OK) goto done;
+    /* the owners to rank 0, in block order: rank 0's part array */
+    st = HS_ALLOC(own32, (size_t)n_loc + 1, "PT-Scotch partition");
+    for (int32_t i = 0; i < n_loc && st == HS_OK; ++i) own32[i] = (int32_t)own[i];
+    if (rank == 0 && st == HS_OK) {
+        st = HS_ALLOC(counts, size, "PT-Scotch gather");
+        if (st == HS_OK) st = HS_ALLOC(displs, size, "PT-Scotch gather");
+        for (int q = 0; q < size && st == HS_OK; ++q) {
+            displs[q] = (int)(q * n / size);
+            counts[q] = (int)((q + 1) * n / size) - displs[q];
+        }
+    }
+    st = hs_par_agree(st);
+    if (st != HS_OK) goto done;
+    mpi_rc = MPI_Gatherv(own32, n_loc, MPI_INT32_T, part, counts, displs, MPI_INT32_T, 0, comm);
+    st = hs_par_agree(mpi_rc == MPI_SUCCESS ? HS_OK : HS_FAIL(HS_ERR_INTERNAL, "ptscotch: MPI_Gatherv failed"));
+    if (st == HS_OK && rank == 0) { /* every rank must own a node, as for the other partitioners */
+        int32_t *count = NULL;
+        st = HS_ALLOC(count, n_parts, "partition counts");
+        for (int64_t i = 0; i < n && st == HS_OK; ++i) {
+            if (part[i] < 0 || part[i] >= n_parts)
+                st = HS_FAIL(HS_ERR_INTERNAL, "ptscotch put node %lld on rank %d of %d", (long long)i, (int)part[i],
+                             n_parts);
+            else ++count[part[i]];
+        }
+        for (int q = 0; q < n_parts && st == HS_OK; ++q)
+            if (count[q] == 0)
+                st = HS_FAIL(HS_ERR_CONFIG, "partitioner ptscotch left rank %d without nodes (%lld nodes over %d "
+                             "ranks): use fewer ranks or parallel.partition = \"rows\"", q, (long long)n, n_parts);
+        free(count);
+    }
+done:
+    st = hs_par_agree(st);
+    free(blk);
+    free(own);
+    free(own32);
+    free(counts);
+    free(displs);
+    MPI_Comm_free(&comm);
+    return st;
+}
