@@ -529,11 +529,25 @@ def main(argv):
                     help='set constant VAR (name or component.name) of preset NAME')
     ap.add_argument('--preset-meaning', action='append', default=[], metavar='NAME=TEXT',
                     help='one line describing preset NAME')
+    ap.add_argument('--d-default', default=None, metavar='D_ISO,D_ANI',
+                    help='the model\'s default diffusion (mm^2/ms; hs_model.d_default): the model.d_iso and d_ani '
+                         'that `heartsim tune-cv` finds for 0.6 / 0.3 m/s at h = 0.5 mm and the default time.dt '
+                         '(docs/config.md); without it the model has none (the shared 0.3 / 0.9, with a warning)')
     a = ap.parse_args(argv)
     if not re.fullmatch(r'[a-z][a-z0-9_]{0,30}', a.id):
         ap.error('--id: lower_snake, at most 31 characters')
     if not re.fullmatch(r'[a-z][a-z0-9]{0,9}', a.prefix):
         ap.error('--prefix: lower case letters and digits, at most 10')
+
+    d_default = None
+    if a.d_default is not None:
+        try:
+            d_default = [float(x) for x in a.d_default.split(',')]
+        except ValueError:
+            d_default = []
+        if len(d_default) != 2 or not all(x > 0 and math.isfinite(x) for x in d_default):
+            ap.error('--d-default %s: expected D_ISO,D_ANI, two numbers > 0 (mm^2/ms)' % a.d_default)
+    a.d_default = d_default
 
     presets = []
     for p in a.preset:
@@ -706,6 +720,9 @@ def render(a, argv, info, b, preset_values, meanings):
     o('    .mv_scale = 1.0,')
     o('    .mv_offset = 0.0,')
     o('    .time_unit_default = 1.0,')
+    if a.d_default:
+        o('    .d_default = {%s, %s}, /* 0.6 / 0.3 m/s at h = 0.5 mm, dt = 0.1 ms (tune-cv; docs/config.md) */'
+          % (c_number(a.d_default[0]), c_number(a.d_default[1])))
     o('    .dt_max = hs_%s_dt_max,' % a.prefix)
     o('    .has_gates = %d,' % (1 if gates else 0))
     if preset_values:

@@ -139,5 +139,18 @@ int main(void)
     HS_TEST_CHECK(load(&cfg, "model.type=\"mitchell_schaeffer\"", "model.d_iso=0.05", NULL, NULL) == HS_OK &&
                       cfg.d_iso == 0.05 && cfg.d_ani == hs_model_d_default(hs_models_find("mitchell_schaeffer"), 1),
                   "d_iso given: d_ani must stay the model's default");
+    /* a model generated from CellML: its own default (splitting; docs/config.md), and a given D exactly as given */
+    const hs_model *ord = hs_models_find("ohara_rudy_2011");
+    HS_TEST_CHECK(ord && ord->d_default[0] > 0.0, "ohara_rudy_2011 has no tuned default D");
+    HS_TEST_CHECK(load(&cfg, "model.type=\"ohara_rudy_2011\"", NULL, NULL, NULL) == HS_OK && cfg.d_iso == 0.1001 &&
+                      cfg.d_ani == 0.1511,
+                  "ohara_rudy_2011: default D %g, %g, not its tuned 0.1001, 0.1511", cfg.d_iso, cfg.d_ani);
+    HS_TEST_CHECK(load(&cfg, "model.type=\"ten_tusscher_2006_epi\"", "model.d_iso=0.0126", "model.d_ani=0.0827", NULL) ==
+                          HS_OK &&
+                      cfg.d_iso == 0.0126 && cfg.d_ani == 0.0827,
+                  "ten_tusscher_2006_epi: the given D 0.0126, 0.0827 became %g, %g", cfg.d_iso, cfg.d_ani);
+    HS_TEST_CHECK(load(&cfg, "model.type=\"courtemanche_1998\"", "model.d_ani=0.2", NULL, NULL) == HS_OK &&
+                      cfg.d_iso == 0.05438 && cfg.d_ani == 0.2,
+                  "courtemanche_1998: d_ani given: %g, %g (d_iso must stay the model's 0.05438)", cfg.d_iso, cfg.d_ani);
     HS_TEST_RETURN();
 }
