@@ -207,8 +207,11 @@ int main(int argc, char **argv)
                     T_CUDA(cudaMalloc(&dhn, sizeof hn));
                     T_CUDA(cudaMemcpy(dhn, hn, sizeof hn, cudaMemcpyHostToDevice));
                 }
+                // the copies and memsets above ran on the legacy stream, which st (non-blocking) does not
+                // wait for: with other processes on the GPU the zeroing of du0 could land after the kernel
+                T_CUDA(cudaDeviceSynchronize());
                 hs_nodal_launch a = {n,  ld, &p,    drt,  dtab, dfz, het ? 0.0 : h, het ? 1 : NSUB, du, ds, dstim,
-                                     du0, ds0, dbad, dhn};
+                                     du0, ds0, dbad, dhn, nullptr};
                 HS_TEST_OK(hs_cu_launch_nodal(&a, st));
                 T_CUDA(cudaStreamSynchronize(st));
                 std::vector<double> ug(n), sg(s.size()), u0g(n), s0g(s.size());
