@@ -185,6 +185,15 @@ static hs_status scotch_part(MPI_Comm comm, int32_t n_loc, int64_t n_edge, SCOTC
     SCOTCH_Strat strat;
     SCOTCH_Context ctx;
     int have_g = 0, have_cg = 0, have_strat = 0, have_ctx = 0;
+    if (sizeof(SCOTCH_Num) < sizeof(int64_t)) { /* Debian's default headers: a 32-bit SCOTCH_Num */
+        int64_t total = 0; /* the same on every rank: every rank refuses alike */
+        MPI_Allreduce(&n_edge, &total, 1, MPI_INT64_T, MPI_SUM, comm);
+        if (total > INT32_MAX)
+            return HS_FAIL(HS_ERR_CONFIG, "parallel.partition = \"ptscotch\": the node graph has %lld edges, more than "
+                           "the 2^31 - 1 this build's PT-Scotch (32-bit SCOTCH_Num) counts; use parallel.partition = "
+                           "\"metis\" or \"box\", or build against a PT-Scotch with 64-bit integers",
+                           (long long)total);
+    }
     if (SCOTCH_dgraphInit(&g, comm) != 0) {
         st = HS_FAIL(HS_ERR_INTERNAL, "PT-Scotch: SCOTCH_dgraphInit failed (an MPI library without threads?)");
         goto done;
