@@ -54,6 +54,9 @@ hs_status hs_sample_probes_create(const hs_problem *p, const double *xyz, const 
  */
 hs_status hs_sample_ecg_create(const hs_problem *p, const double *xyz, const char *const *names, int n, double sigma_b,
                                hs_sample_set **out);
+/** @brief An empty set of @p n_rows rows and room for @p nnz weights (row_ptr, col, val, offset; with
+ *  @p probes also node and dist, one per row). */
+hs_status hs_sample_set_alloc(int n_rows, int64_t nnz, int probes, hs_sample_set **out);
 void hs_sample_set_destroy(hs_sample_set **s);
 
 /* The pieces of the two above, for a distributed run that finds its sample sets on each rank's part

@@ -8,7 +8,7 @@
 #include "hs_p1.h"
 #include "hs_util.h"
 
-static hs_status set_alloc(int n_rows, int64_t nnz, int probes, hs_sample_set **out)
+hs_status hs_sample_set_alloc(int n_rows, int64_t nnz, int probes, hs_sample_set **out)
 {
     hs_sample_set *s = NULL;
     HS_CALL(HS_ALLOC(s, 1, "sample set"));
@@ -85,7 +85,7 @@ hs_status hs_sample_probes_create(const hs_problem *p, const double *xyz, const 
     *out = NULL;
     const hs_mesh *m = p->mesh;
     hs_sample_set *s = NULL;
-    HS_CALL(set_alloc(n, n, 1, &s));
+    HS_CALL(hs_sample_set_alloc(n, n, 1, &s));
     const double hmax = hs_sample_longest_edge(m);
     for (int j = 0; j < n; ++j) {
         int64_t best = 0;
@@ -189,7 +189,7 @@ hs_status hs_sample_ecg_create(const hs_problem *p, const double *xyz, const cha
     hs_sample_set *s = NULL;
     HS_CHECK(sigma_b > 0, HS_ERR_CONFIG, "ecg.sigma_b = %g: must be > 0", sigma_b);
     HS_CALL(check_electrodes_outside(m, xyz, names, n));
-    HS_CALL(set_alloc(n, (int64_t)n * nn, 0, &s));
+    HS_CALL(hs_sample_set_alloc(n, (int64_t)n * nn, 0, &s));
     double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
     for (int32_t i = 0; i < nn; ++i)
         for (int k = 0; k < 3; ++k) lo[k] = fmin(lo[k], m->xyz[3 * (int64_t)i + k]), hi[k] = fmax(hi[k], m->xyz[3 * (int64_t)i + k]);

@@ -142,27 +142,6 @@ static hs_status stream_open(hs_samples *x, const hs_sim_spec *spec, hs_sample_s
  * are exact: the global result is the serial run's. A set lists the owned nodes' entries with their
  * global numbers (the backend keeps those of its owned nodes). */
 
-static hs_status set_part_alloc(int n_rows, int64_t nnz, int probes, hs_sample_set **out)
-{
-    hs_sample_set *s = NULL;
-    hs_status st = HS_OK;
-    HS_CALL(HS_ALLOC(s, 1, "sample set"));
-    s->n_rows = n_rows;
-    HS_CALL_GOTO(HS_ALLOC(s->row_ptr, (size_t)n_rows + 1, "sample rows"), fail);
-    HS_CALL_GOTO(HS_ALLOC(s->col, (size_t)nnz + 1, "sample columns"), fail);
-    HS_CALL_GOTO(HS_ALLOC(s->val, (size_t)nnz + 1, "sample weights"), fail);
-    HS_CALL_GOTO(HS_ALLOC(s->offset, (size_t)n_rows + 1, "sample offsets"), fail);
-    if (probes) {
-        HS_CALL_GOTO(HS_ALLOC(s->node, (size_t)n_rows + 1, "probe nodes"), fail);
-        HS_CALL_GOTO(HS_ALLOC(s->dist, (size_t)n_rows + 1, "probe distances"), fail);
-    }
-    *out = s;
-    return HS_OK;
-fail:
-    hs_sample_set_destroy(&s);
-    return st;
-}
-
 /* (value, global number) minimised over the ranks, n <= HS_SPEC_MAX_POINTS pairs: the smallest value,
  * then the smallest number among the ranks holding it */
 static void min_loc(MPI_Comm comm, double *v, int64_t *g, int n)
@@ -199,7 +178,7 @@ static hs_status probes_part(const hs_sim *sim, const double *xyz, const char *c
     int64_t nnz = 0;
     for (int j = 0; j < n; ++j) nnz += g[j] == gm[j] && d[j] == dm[j];
     hs_sample_set *s = NULL;
-    HS_CALL(set_part_alloc(n, nnz, 1, &s));
+    HS_CALL(hs_sample_set_alloc(n, nnz, 1, &s));
     int64_t k = 0;
     for (int j = 0; j < n; ++j) {
         const double *x = xyz + 3 * j;
@@ -265,7 +244,7 @@ static hs_status ecg_part(const hs_sim_spec *spec, const hs_sim *sim, const char
     hs_status st = HS_OK;
     hs_sample_set *s = NULL;
     double *w = NULL;
-    st = set_part_alloc(n, (int64_t)n * no, 0, &s);
+    st = hs_sample_set_alloc(n, (int64_t)n * no, 0, &s);
     if (st == HS_OK) st = HS_ALLOC(w, (size_t)nl + 1, "ECG weights");
     HS_CALL_GOTO(hs_par_agree(st), fail); /* every rank reaches the reductions below, or none */
     for (int j = 0; j < n; ++j) {
