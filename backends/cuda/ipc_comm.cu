@@ -291,6 +291,9 @@ hs_status hs_ipc_bind_vector(hs_ipc *p, double *d_x)
         st = cudaMemcpy(p->d_nbr, p->h_nbr, sizeof(ipc_nbr) * (size_t)nn, cudaMemcpyHostToDevice) == cudaSuccess
                  ? HS_OK
                  : HS_FAIL(HS_ERR_DEVICE, "uploading the ipc neighbour table failed");
+    /* landed before the kernels on the non-blocking stream read it (a pageable copy returns once staged) */
+    if (st == HS_OK && nn > 0 && cudaDeviceSynchronize() != cudaSuccess)
+        st = HS_FAIL(HS_ERR_DEVICE, "uploading the ipc neighbour table failed (synchronising)");
     free(out);
     free(in);
     free(rq);

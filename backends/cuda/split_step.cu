@@ -220,6 +220,9 @@ hs_status launch_setup(hs_backend *b)
     HS_CALL(hs_cuda_alloc_((void **)&L->ctl, sizeof(hs_split_ctl), "splitting launch control", __FILE__, __LINE__));
     HS_CUDA_CALL(cudaMallocHost((void **)&L->h_ctl, sizeof(hs_split_ctl)));
     memset(L->h_ctl, 0, sizeof(hs_split_ctl));
+    /* the uploads above (cudaMemcpy from pageable memory: staged, not necessarily landed, when it returns)
+     * are read by the launches on the non-blocking c->s, which does not wait for the legacy stream */
+    HS_CUDA_CALL(cudaDeviceSynchronize());
     return HS_OK;
 }
 

@@ -209,6 +209,7 @@ static solve_out solve_once(hs_dist_gpu *g, const hs_cg_opts *o, int32_t no, int
     solve_out r;
     cuda_impl *c = g->c;
     cudaMemset(c->phi, 0, sizeof(double) * nl);
+    cudaDeviceSynchronize(); /* the legacy stream's zeroing before the solve on the non-blocking c->s */
     hs_dist_times t0, t1;
     hs_dist_gpu_times(g, &t0);
     memset(&r.res, 0, sizeof r.res);

@@ -94,6 +94,7 @@ int main()
             // inexact Newton: the tolerance comes from the residual on the device
             double res = 1e-4;
             T_CUDA(cudaMemcpy(d.res, &res, sizeof res, cudaMemcpyHostToDevice));
+            T_CUDA(cudaDeviceSynchronize()); // landed before the non-blocking stream reads it (pageable copies and cudaMemset are on the legacy stream)
             hs_gpu_cg_tol tf = {1e-8, 0.1, 1e-8, d.res, 5000};
             HS_TEST_OK(hs_gpu_cg_solve_stream(cg, d.b, d.x, &tf, 4, s, h));
             HS_TEST_CHECK(h->tol == hs_cg_forcing_tol(1e-8, 0.1, 1e-8, res) && h->status == HS_GPU_CG_CONV &&
@@ -115,6 +116,7 @@ int main()
             T_CUDA(cudaMemcpy(d_rp, a->row_ptr, sizeof(int32_t) * (n + 1), cudaMemcpyHostToDevice));
             T_CUDA(cudaMemcpy(d_col, a->col, sizeof(int32_t) * a->nnz, cudaMemcpyHostToDevice));
             T_CUDA(cudaMemcpy(d_slot, d.lay->slot_of_nnz, sizeof(int64_t) * a->nnz, cudaMemcpyHostToDevice));
+            T_CUDA(cudaDeviceSynchronize()); // landed before the non-blocking stream reads it (pageable copies and cudaMemset are on the legacy stream)
             hs_gpu_cg *cg = nullptr;
             HS_TEST_OK(hs_gpu_cg_create(n, HS_CG_CHRONOPOULOS, d.spmv, d.dinv, &cg));
             if (cg) HS_TEST_OK(hs_gpu_cg_set_persistent(cg, d_rp, d_col, d_slot, d.vals, 0));
@@ -170,6 +172,7 @@ int main()
             T_CUDA(cudaMalloc(&d_col, sizeof(int32_t) * a->nnz));
             T_CUDA(cudaMemcpy(d_rp, a->row_ptr, sizeof(int32_t) * (n + 1), cudaMemcpyHostToDevice));
             T_CUDA(cudaMemcpy(d_col, a->col, sizeof(int32_t) * a->nnz, cudaMemcpyHostToDevice));
+            T_CUDA(cudaDeviceSynchronize()); // landed before the non-blocking stream reads it (pageable copies and cudaMemset are on the legacy stream)
             hs_gpu_cg *cg = nullptr;
             HS_TEST_OK(hs_gpu_cg_create(n, HS_CG_CHRONOPOULOS, d.spmv, d.dinv, &cg));
             if (cg && !no_graph) HS_TEST_OK(hs_gpu_cg_set_persistent(cg, d_rp, d_col, nullptr, d.vals, 0));

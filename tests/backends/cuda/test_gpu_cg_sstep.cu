@@ -40,6 +40,7 @@ static void dev_pattern_create(const hs_csr *a, const hs_spmv_layout *lay, dev_p
     T_CUDA(cudaMemcpy(p->rp, a->row_ptr, sizeof(int32_t) * (n + 1), cudaMemcpyHostToDevice));
     T_CUDA(cudaMemcpy(p->col, a->col, sizeof(int32_t) * a->nnz, cudaMemcpyHostToDevice));
     T_CUDA(cudaMemcpy(p->slot, lay->slot_of_nnz, sizeof(int64_t) * a->nnz, cudaMemcpyHostToDevice));
+    T_CUDA(cudaDeviceSynchronize()); // landed before the non-blocking stream reads it (pageable copies and cudaMemset are on the legacy stream)
 }
 
 static void dev_pattern_destroy(dev_pattern *p)

@@ -102,6 +102,7 @@ static T *dev_copy(const std::vector<T> &h)
     T *d = NULL;
     if (cudaMalloc((void **)&d, sizeof(T) * (h.size() + 1)) != cudaSuccess) return NULL;
     if (!h.empty()) cudaMemcpy(d, h.data(), sizeof(T) * h.size(), cudaMemcpyHostToDevice);
+    cudaDeviceSynchronize(); // landed before the non-blocking stream reads it (pageable copies and cudaMemset are on the legacy stream)
     return d;
 }
 
@@ -424,6 +425,7 @@ int main(int argc, char **argv)
                               iref);
                 /* solve, update */
                 cudaMemset(c.phi, 0, sizeof(double) * nl);
+                cudaDeviceSynchronize(); // landed before the non-blocking stream reads it (pageable copies and cudaMemset are on the legacy stream)
                 hs_dist_times t0, t1;
                 hs_dist_gpu_times(g, &t0);
                 hs_cg_result dres;
@@ -475,6 +477,7 @@ int main(int argc, char **argv)
                 }
                 for (int rep = 0; captured && rep < 2; ++rep) {
                     cudaMemset(c.phi, 0, sizeof(double) * nl);
+                    cudaDeviceSynchronize(); // landed before the non-blocking stream reads it (pageable copies and cudaMemset are on the legacy stream)
                     hs_dist_times g0, g1;
                     hs_dist_gpu_times(g, &g0);
                     hs_cg_result gres;
