@@ -320,7 +320,8 @@ hs_status hs_samples_create(const hs_sim_spec *spec, hs_sim *sim, double t_resta
     hs_status st = HS_OK;
     char *header = NULL;
     size_t hlen = 0;
-    HS_CALL(HS_ALLOC(x, 1, "samples"));
+    st = HS_ALLOC(x, 1, "samples");
+    HS_CALL(spec->distributed ? hs_par_agree(st) : st); /* before the collectives of the sets below */
     x->b = b;
     x->eps = 1e-9 * spec->dt;
     x->writer = !spec->distributed || spec->rank == 0;
