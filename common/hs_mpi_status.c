@@ -2,6 +2,7 @@
 #include "hs_mpi_status.h"
 
 #include <stdio.h>
+#include <string.h>
 
 hs_status hs_mpi_agree(MPI_Comm comm, hs_status st, int *failed)
 {
@@ -18,6 +19,10 @@ hs_status hs_mpi_agree(MPI_Comm comm, hs_status st, int *failed)
     MPI_Bcast(&code, 1, MPI_INT, min_first, comm);
     MPI_Bcast(msg, (int)sizeof msg, MPI_CHAR, min_first, comm);
     hs_error_clear();
-    if (min_first == 0) return hs_error_set((hs_status)code, __FILE__, __LINE__, __func__, "%s", msg);
-    return hs_error_set((hs_status)code, __FILE__, __LINE__, __func__, "rank %d of %d: %s", min_first, size, msg);
+    /* an error agreed before (its message names the rank already) and met again: named once */
+    char who[48];
+    snprintf(who, sizeof who, "rank %d of %d: ", min_first, size);
+    if (min_first == 0 || !strncmp(msg, who, strlen(who)))
+        return hs_error_set((hs_status)code, __FILE__, __LINE__, __func__, "%s", msg);
+    return hs_error_set((hs_status)code, __FILE__, __LINE__, __func__, "%s%s", who, msg);
 }

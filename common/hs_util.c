@@ -2,12 +2,30 @@
 #include "hs_util.h"
 
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 int hs_verbosity = 1;
+
+/* Test hook (docs/reliability.md): HS_INJECT_ALLOC_FAIL=WHAT makes every hs_alloc labelled WHAT
+ * fail as if memory ran out: one allocation site's failure path, on one rank of a distributed run
+ * when only that rank's environment sets it. Read once (the pointer into the environment). */
+static const char inject_unread[1] = "";
+static _Atomic(const char *) inject_what = inject_unread;
+
+static int injected_alloc_fail(const char *what)
+{
+    const char *w = atomic_load(&inject_what);
+    if (w == inject_unread) {
+        w = getenv("HS_INJECT_ALLOC_FAIL");
+        if (w && !*w) w = NULL;
+        atomic_store(&inject_what, w);
+    }
+    return w && what && !strcmp(w, what);
+}
 
 hs_status hs_alloc(void **out, size_t count, size_t size, const char *what)
 {
@@ -16,7 +34,7 @@ hs_status hs_alloc(void **out, size_t count, size_t size, const char *what)
     if (size != 0 && count > SIZE_MAX / size)
         return HS_FAIL(HS_ERR_MEMORY, "allocation size overflow for %s (%zu x %zu bytes)", what,
                        count, size);
-    void *p = calloc(count, size);
+    void *p = injected_alloc_fail(what) ? NULL : calloc(count, size);
     if (!p)
         return HS_FAIL(HS_ERR_MEMORY, "out of memory allocating %s (%.1f MiB)", what,
                        (double)count * (double)size / (1024.0 * 1024.0));

@@ -8,6 +8,7 @@
 #include "hs_atomic_file.h"
 #include "hs_build_config.h"
 #include "hs_frame.h"
+#include "hs_par.h"
 #include "hs_util.h"
 #include "hs_vtk_dataset.h"
 #if HS_HAS_MPI
@@ -82,13 +83,19 @@ hs_status hs_beats_update(hs_beats *b, hs_sim *sim)
 #endif
         HS_CALL(sim->backend->ops->get_state(sim->backend, &b->ro));
     const double *act = b->ro.field[b->k_act], *rep = b->ro.field[b->k_rep], *beats = b->ro.field[b->k_beats];
+    int k_max = 0; /* the arrays for every beat seen, first: the growth can fail */
+    for (int32_t i = 0; i < b->nn; ++i) k_max = (int)beats[i] > k_max ? (int)beats[i] : k_max;
+    hs_status st = grow(b, k_max);
+#if HS_HAS_MPI
+    /* a rank without the memory for a new beat stops every rank before their next collective, said
+     * once (every frame: one more all-reduce of an int) */
+    if (b->part) st = hs_par_agree(st);
+#endif
+    HS_CALL(st);
     for (int32_t i = 0; i < b->nn; ++i) {
         int k = (int)beats[i];
         if (k < 1) continue;
-        if (k > b->n_beats) {
-            HS_CALL(grow(b, k));
-            b->n_beats = k;
-        }
+        if (k > b->n_beats) b->n_beats = k;
         if (beats[i] > b->last[i] + 1.0) b->skipped++;
         b->last[i] = beats[i];
         b->act[k - 1][i] = act[i];
@@ -114,16 +121,24 @@ hs_status hs_beats_write(hs_beats *b, const hs_sim *sim, hs_series *ser, const c
         const MPI_Comm comm = *(const MPI_Comm *)b->part->comm;
         MPI_Allreduce(MPI_IN_PLACE, &n_beats, 1, MPI_INT, MPI_MAX, comm);
         MPI_Allreduce(MPI_IN_PLACE, &skipped, 1, MPI_LONG, MPI_SUM, comm);
-        HS_CALL(hs_mpi_agree(comm, n_beats >= 2 ? grow(b, n_beats) : HS_OK, NULL));
     }
 #endif
     if (n_beats < 2) return HS_OK;
+    /* the arrays of every beat any rank saw, and the APD's: on a rank without the memory, every rank
+     * stops here, before the gathers below */
+    double *apd = NULL;
+    hs_status st = grow(b, n_beats);
+    if (st == HS_OK) st = HS_ALLOC(apd, (size_t)b->nn + 1, "beat APD map");
+#if HS_HAS_MPI
+    if (b->part) st = hs_par_agree(st);
+#endif
+    if (st != HS_OK) {
+        free(apd);
+        return st;
+    }
     if (skipped)
         hs_warn("per-beat maps: %ld times a node started more than one beat within one output.interval; those "
                 "beats are missing from the PREFIX_maps_beatK files (lower output.interval)", skipped);
-    double *apd = NULL;
-    HS_CALL(HS_ALLOC(apd, (size_t)b->nn + 1, "beat APD map"));
-    hs_status st = HS_OK;
     for (int k = 0; k < n_beats && st == HS_OK; ++k) {
         for (int32_t i = 0; i < b->nn; ++i)
             apd[i] = b->act[k][i] >= 0 && b->rep[k][i] >= 0 ? b->rep[k][i] - b->act[k][i] : -1.0;

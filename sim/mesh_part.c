@@ -180,17 +180,19 @@ hs_status hs_mesh_part_box(const hs_mesh_spec *spec, const hs_stimulus_cfg *site
     MPI_Comm_size(hs_par_comm(), &size);
     double t0 = hs_wtime();
     int64_t n[3];
-    HS_CALL(hs_mesh_box_cells(&spec->box, n));
     hs_box_blocks bb;
-    HS_CALL(hs_box_blocks_make(n, size, &bb));
-    const double nodes_d = (double)bb.nodes[0] * (double)bb.nodes[1] * (double)bb.nodes[2];
-    const double elems_d = 6.0 * (double)n[0] * (double)n[1] * (double)n[2];
+    /* the box's size and blocks: alike on every rank, so a refusal is said once, by rank 0 */
+    hs_status st = hs_mesh_box_cells(&spec->box, n);
+    if (st == HS_OK) st = hs_box_blocks_make(n, size, &bb);
+    const double nodes_d = st == HS_OK ? (double)bb.nodes[0] * (double)bb.nodes[1] * (double)bb.nodes[2] : 0.0;
+    const double elems_d = st == HS_OK ? 6.0 * (double)n[0] * (double)n[1] * (double)n[2] : 0.0;
     /* the counts the rest of the run keeps (hs_mesh, the state, the writers) are 32-bit */
-    HS_CHECK(nodes_d <= (double)INT32_MAX && elems_d <= (double)INT32_MAX, HS_ERR_MESH,
-             "box mesh of %.4g nodes and %.4g tetrahedra: more than the %ld a 32-bit index allows; increase h",
-             nodes_d, elems_d, (long)INT32_MAX);
+    if (st == HS_OK && !(nodes_d <= (double)INT32_MAX && elems_d <= (double)INT32_MAX))
+        st = HS_FAIL(HS_ERR_MESH, "box mesh of %.4g nodes and %.4g tetrahedra: more than the %ld a 32-bit index "
+                     "allows; increase h", nodes_d, elems_d, (long)INT32_MAX);
+    HS_CALL(hs_par_agree(st));
     double f[3] = {0.0, 0.0, 0.0};
-    hs_status st = make_part(spec, &bb, rank, size, part, f);
+    st = make_part(spec, &bb, rank, size, part, f);
     st = hs_par_agree(st); /* one rank's failure (memory) is every rank's, said once */
     if (st != HS_OK) {
         hs_backend_mpi_part_free(part);
@@ -399,10 +401,11 @@ hs_status hs_mesh_part_box_regions(const hs_sim_spec *spec, hs_backend_mpi_part 
         for (int32_t i = 0; i < l->n_owned; ++i) n_dec += flag[i];
         int any = 0;
         for (int32_t i = 0; i < nl; ++i) any |= flag[i] != 0.0;
-        if (any) {
-            HS_CALL_GOTO(HS_ALLOC(r->decoupled, (size_t)nl + 1, "decoupled nodes"), fail);
+        /* only ranks with such a node allocate: one's failure is every rank's before the sum below */
+        HS_CALL_GOTO(hs_par_agree(any ? HS_ALLOC(r->decoupled, (size_t)nl + 1, "decoupled nodes of the part") : HS_OK),
+                     fail);
+        if (any)
             for (int32_t i = 0; i < nl; ++i) r->n_decoupled += r->decoupled[i] = flag[i] != 0.0;
-        }
         hs_par_sum_doubles(&n_dec, 1);
     }
     for (int i = 0; i < ne; ++i) {
@@ -755,9 +758,15 @@ hs_status hs_mesh_part_root_build(const hs_mesh_spec *spec, hs_mesh **out, hs_me
     int64_t n[2] = {rank == 0 ? (*out)->n_nodes : 0, rank == 0 ? (*out)->n_elems : 0};
     HS_MPI_CALL(MPI_Bcast(n, 2, MPI_INT64_T, 0, comm));
     HS_MPI_CALL(MPI_Bcast(info, (int)sizeof *info, MPI_BYTE, 0, comm));
+    if (rank != 0) info->expected_what = NULL; /* a pointer into rank 0's memory */
+    /* the other ranks' counts: one's failure is every rank's (rank 0 too), before the partition */
+    hs_status st = rank == 0 ? HS_OK : HS_ALLOC(*out, 1, "mesh counts");
+    st = hs_par_agree(st);
+    if (st != HS_OK) {
+        hs_mesh_destroy(out);
+        return st;
+    }
     if (rank == 0) return HS_OK;
-    info->expected_what = NULL; /* a pointer into rank 0's memory */
-    HS_CALL(HS_ALLOC(*out, 1, "mesh counts"));
     (*out)->n_nodes = (int32_t)n[0];
     (*out)->n_elems = (int32_t)n[1];
     return HS_OK;

@@ -14,10 +14,21 @@
 #include "hs_frame_writer.h"
 #include "hs_maps.h"
 #include "hs_mesh_build.h"
+#include "hs_par.h"
 #include "hs_util.h"
 #if HS_HAS_MPI
 #include "hs_backend_mpi.h"
 #endif
+
+/* A distributed run's collective output: @p st over every rank (hs_par_agree): one rank's failure
+ * (memory, rank 0's files) is every rank's before the next collective, said once by rank 0; an
+ * error the ranks already share (an output series agrees among its ranks) is recorded as agreed, so
+ * that app/ prints it once instead of every rank ending through MPI_Abort. Collective: only where
+ * every rank goes alike. Serially @p st. */
+static hs_status agree(const hs_run_output *o, hs_status st)
+{
+    return o->collective ? hs_par_agree(st) : st;
+}
 
 static hs_status frame_copy_wait(void *ctx, int slot)
 {
@@ -114,20 +125,24 @@ hs_status hs_run_output_open(hs_run_output *o, const hs_sim_spec *cfg, hs_sim *s
     /* probes and ECG on every rank: each samples the nodes it owns, the rows are summed, rank 0 writes */
     HS_CALL(hs_samples_create(cfg, sim, ck ? k0 * cfg->dt : -1.0, &o->smp));
     if (!o->enabled || (!o->writer && !o->collective)) return HS_OK;
-    if (o->writer) HS_CALL(checkpoints_prepare(o, ck ? k0 : -1));
     hs_frame_plan plan = hs_sim_frame_plan(cfg, sim);
     if (o->collective) {
         /* every rank its own nodes and elements (collectively, or gathered to rank 0 in chunks for a
          * format that cannot: hs_series_create_part), in the main thread: MPI is funnelled, so no MPI
-         * call from the writer thread */
-        HS_CALL(collective_part(o));
-        if (multi) HS_CALL(hs_beats_create(sim, &o->part_desc, &o->part, &o->beats));
-        HS_CALL(hs_series_create_part(cfg->out_format, cfg->out_dir, cfg->out_prefix, &o->part, &o->ser));
-        if (ck) HS_CALL(hs_series_resume(o->ser, ck->frame_times, (int)ck->h.n_frames));
+         * call from the writer thread. Rank 0's checkpoint list (its directory) and each rank's
+         * arrays first: one rank's failure is every rank's before the series' collectives. */
+        hs_status st = o->writer ? checkpoints_prepare(o, ck ? k0 : -1) : HS_OK;
+        if (st == HS_OK) st = collective_part(o);
+        if (st == HS_OK && multi) st = hs_beats_create(sim, &o->part_desc, &o->part, &o->beats);
+        HS_CALL(agree(o, st));
+        st = hs_series_create_part(cfg->out_format, cfg->out_dir, cfg->out_prefix, &o->part, &o->ser);
+        if (st == HS_OK && ck) st = hs_series_resume(o->ser, ck->frame_times, (int)ck->h.n_frames);
         plan.desc = &o->part_desc;
         const hs_frame_source sync = {.sync = 1};
-        return hs_frame_writer_create(o->ser, NULL, &plan, &sync, &o->fw);
+        if (st == HS_OK) st = hs_frame_writer_create(o->ser, NULL, &plan, &sync, &o->fw);
+        return agree(o, st);
     }
+    if (o->writer) HS_CALL(checkpoints_prepare(o, ck ? k0 : -1));
     HS_CALL(hs_series_create(cfg->out_format, cfg->out_dir, cfg->out_prefix, &o->ser));
     if (ck) HS_CALL(hs_series_resume(o->ser, ck->frame_times, (int)ck->h.n_frames));
     hs_frame_source src = {0};
@@ -150,12 +165,17 @@ hs_status hs_run_output_frame(hs_run_output *o, double t_ms)
     double t0 = hs_wtime();
     HS_CHECK(o->fw, HS_ERR_INTERNAL, "a frame without output"); /* frames come only with output on */
     hs_frame_bufs fb;
-    HS_CALL(hs_frame_writer_acquire(o->fw, &fb));
 #if HS_HAS_MPI
-    if (o->collective)
-        HS_CALL(hs_backend_mpi_get_owned(b, &fb.state)); /* this rank's values, no gather */
-    else
+    if (o->collective) { /* this rank's values, no gather; rank 0's write failure said once */
+        HS_CALL(agree(o, hs_frame_writer_acquire(o->fw, &fb)));
+        HS_CALL(hs_backend_mpi_get_owned(b, &fb.state)); /* collective, agreed by the backend */
+        HS_CALL(agree(o, hs_frame_writer_submit(o->fw, t_ms)));
+        o->sum->frames++;
+        o->sum->wall_output += hs_wtime() - t0;
+        return HS_OK;
+    }
 #endif
+    HS_CALL(hs_frame_writer_acquire(o->fw, &fb));
     if (b->ops->state_copy_start)
         HS_CALL(b->ops->state_copy_start(b, fb.slot, &fb.state));
     else
@@ -170,8 +190,8 @@ hs_status hs_run_output_checkpoint(hs_run_output *o, long step)
 {
     const hs_sim_spec *cfg = o->spec;
     hs_backend *b = o->sim->backend;
-    if (o->fw) HS_CALL(hs_frame_writer_flush(o->fw));
-    HS_CALL(hs_samples_flush(o->smp)); /* the CSVs hold every sample up to the checkpoint */
+    if (o->fw) HS_CALL(agree(o, hs_frame_writer_flush(o->fw)));
+    HS_CALL(hs_samples_flush(o->smp)); /* the CSVs hold every sample up to the checkpoint (agreed) */
     hs_extrap ex;
     hs_checkpoint_path(cfg->out_dir, cfg->out_prefix, step, o->ckpt_path, sizeof o->ckpt_path);
 #if HS_HAS_MPI
@@ -180,15 +200,17 @@ hs_status hs_run_output_checkpoint(hs_run_output *o, long step)
     hs_backend_mpi_view view = {0};
     if (o->collective) hs_backend_mpi_view_get(b, &view);
     if (o->collective && view.part->n_ranks > 1) {
-        if (!o->part_state.desc) HS_CALL(hs_state_create(&o->part_desc, &o->part_state));
-        for (int q = 0; q < 2 && cfg->extrapolate > 0; ++q)
-            if (!o->part_hist[q]) HS_CALL(HS_ALLOC(o->part_hist[q], (size_t)o->part.n_nodes + 1, "checkpoint history"));
+        /* this rank's arrays first: one rank without the memory stops every rank before the gathers */
+        hs_status st = o->part_state.desc ? HS_OK : hs_state_create(&o->part_desc, &o->part_state);
+        for (int q = 0; q < 2 && cfg->extrapolate > 0 && st == HS_OK; ++q)
+            if (!o->part_hist[q]) st = HS_ALLOC(o->part_hist[q], (size_t)o->part.n_nodes + 1, "checkpoint history");
+        HS_CALL(agree(o, st));
         HS_CALL(hs_backend_mpi_get_owned(b, &o->part_state));
         HS_CALL(hs_backend_mpi_get_owned_history(b, &ex, o->part_hist[0], o->part_hist[1]));
         const hs_ckpt_part cp = {o->part.comm, &o->part_state, o->part.n_nodes, o->part.n_elems, o->part.node_gid,
                                  o->part.elem_gid, &ex, {o->part_hist[0], o->part_hist[1]}};
-        HS_CALL(hs_checkpoint_write_part(o->ckpt_path, step, step * cfg->dt, cfg->dt, cfg->config_fp, o->sim->mesh,
-                                         hs_series_count(o->ser), hs_series_times(o->ser), &cp));
+        HS_CALL(agree(o, hs_checkpoint_write_part(o->ckpt_path, step, step * cfg->dt, cfg->dt, cfg->config_fp,
+                                                  o->sim->mesh, hs_series_count(o->ser), hs_series_times(o->ser), &cp)));
     } else
 #endif
     {
@@ -251,18 +273,20 @@ static hs_status write_maps(const hs_run_output *o, double t_ms)
     hs_frame fr = hs_frame_at(t_ms);
     hs_status st = HS_OK;
     maps_ctx ctx = {o->spec, NULL};
-    for (size_t m = 0; m < sizeof map_fields / sizeof map_fields[0]; ++m)
-        for (int k = 0; k < d->n_fields; ++k) {
+    for (size_t m = 0; m < sizeof map_fields / sizeof map_fields[0] && st == HS_OK; ++m)
+        for (int k = 0; k < d->n_fields && st == HS_OK; ++k) {
             if (strcmp(d->f[k].name, map_fields[m]) != 0 || d->f[k].where != HS_AT_NODE) continue;
-            HS_CALL_GOTO(HS_ALLOC(maps.field[k], hs_state_field_len(d, k) + 1, map_fields[m]), done);
-            HS_CALL_GOTO(hs_frame_add(&fr, d->f[k].name, 0, maps.field[k]), done);
+            st = HS_ALLOC(maps.field[k], hs_state_field_len(d, k) + 1, "maps file");
+            if (st == HS_OK) st = hs_frame_add(&fr, d->f[k].name, 0, maps.field[k]);
         }
+    /* one rank without the memory stops every rank before the gathers below, said once */
+    HS_CALL_GOTO(agree(o, st), done);
     /* the regions entry of each element */
     if (o->spec->n_regions > 0) fr.mesh_fields |= HS_MESH_FIELD_REGION;
 #if HS_HAS_MPI
     if (o->collective) {
         HS_CALL_GOTO(hs_backend_mpi_get_owned(sim->backend, &maps), done);
-        HS_CALL_GOTO(hs_series_part_write_one(&o->part, o->ser, &fr, maps_write_whole, &ctx), done);
+        HS_CALL_GOTO(agree(o, hs_series_part_write_one(&o->part, o->ser, &fr, maps_write_whole, &ctx)), done);
     } else
 #endif
     {
@@ -291,25 +315,29 @@ hs_status hs_run_output_finish(hs_run_output *o, hs_status st, int loop_ran)
         sum->wall_writer = hs_frame_writer_busy(o->fw);
         hs_frame_writer_destroy(&o->fw);
     }
+    /* In a distributed run the samples' fetch and the maps' gather are collective: only after the run
+     * ended the same way on every rank (success, or an error all ranks agreed on: numerical,
+     * interrupted, or one agreed by hs_par_agree or the backend); a rank's own error ends every rank
+     * through MPI_Abort in app/ instead. What fails here on one rank (rank 0's CSV or plot, a rank's
+     * memory) is agreed before the next collective, so every rank still ends with one message. */
+    const int alike = !cfg || !cfg->distributed || st == HS_OK || st == HS_ERR_NUMERIC || st == HS_ERR_INTERRUPTED ||
+                      (int)st == hs_par_agreed();
     if (o->smp) {
-        /* the fetch is collective in a distributed run: only when every rank ended alike (as the maps) */
-        const int smp_ok = !cfg || !cfg->distributed || st == HS_OK || st == HS_ERR_NUMERIC || st == HS_ERR_INTERRUPTED;
-        hs_status s2 = smp_ok ? hs_samples_flush(o->smp) : HS_OK;
-        if (s2 == HS_OK) s2 = hs_samples_plot(o->smp); /* also after a failure: the curves so far */
+        hs_status s2 = alike ? hs_samples_flush(o->smp) : HS_OK; /* agreed over the ranks */
+        if (s2 == HS_OK) s2 = hs_samples_plot(o->smp); /* also after a failure: the curves so far (rank 0) */
+        if (alike && cfg && cfg->distributed) s2 = hs_par_agree(s2);
         if (st == HS_OK) st = s2;
         hs_samples_destroy(&o->smp);
     }
     if (!cfg) return st; /* never opened */
-    /* In a distributed run the maps' gather is collective: only after the run ended the same way on
-     * every rank (success, or an error all ranks agreed on: numerical, interrupted); a rank's own
-     * error (I/O on rank 0) ends every rank through MPI_Abort in app/ instead. */
-    const int maps_ok = !cfg->distributed || st == HS_OK || st == HS_ERR_NUMERIC || st == HS_ERR_INTERRUPTED;
-    if ((o->ser || (o->enabled && !o->writer)) && o->sim->backend && loop_ran && maps_ok) {
-        /* the maps as they stand, also after a failure (the last converged state) or a signal */
+    if ((o->ser || (o->enabled && !o->writer)) && o->sim->backend && loop_ran && alike) {
+        /* the maps as they stand, also after a failure (the last converged state) or a signal; each
+         * step agreed over the ranks (write_maps, sim/beats.c), so the ranks go on together */
         hs_status s2 = write_maps(o, sum->t_reached_ms);
         if (s2 == HS_OK && o->beats) s2 = hs_beats_update(o->beats, o->sim);
         if (s2 == HS_OK && o->beats && (o->writer || o->collective))
             s2 = hs_beats_write(o->beats, o->sim, o->ser, cfg->out_dir, cfg->out_prefix, sum->t_reached_ms);
+        s2 = agree(o, s2); /* the per-beat maps' error (agreed on their communicator) recorded: said once */
         if (st == HS_OK) st = s2;
         else if (s2 != HS_OK) hs_log(1, "maps: not written\n");
     }

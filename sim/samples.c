@@ -39,7 +39,15 @@ struct hs_samples {
     int n_st;
     double eps;
     int writer; /* 1: this process writes the CSVs (a serial run, or rank 0 of a distributed one) */
+    int distributed; /* the fetch is collective: rank 0's CSV errors are agreed (hs_par_agree) */
 };
+
+/* A distributed run: @p st over every rank (collective), so that rank 0's failure to write a CSV, or
+ * a rank's failure to prepare, stops every rank alike before the next collective, said once. */
+static hs_status samples_agree(const hs_samples *x, hs_status st)
+{
+    return x->distributed ? hs_par_agree(st) : st;
+}
 
 /* Keep the header and the rows with t <= t_keep (a restart), or write a fresh header. */
 static hs_status csv_prepare(const char *path, const char *header, double t_keep)
@@ -100,8 +108,10 @@ static hs_status stream_write(sample_stream *s, int writer)
 static hs_status stream_flush(hs_samples *x, sample_stream *s)
 {
     if (s->n == 0) return HS_OK;
-    HS_CALL(x->b->ops->sample_fetch(x->b, s->id, s->n, s->rows));
-    return stream_write(s, x->writer);
+    HS_CALL(x->b->ops->sample_fetch(x->b, s->id, s->n, s->rows)); /* agreed by the backend */
+    const hs_status st = samples_agree(x, stream_write(s, x->writer));
+    if (x->distributed) s->n = 0; /* every rank alike: rows rank 0 failed to write are not fetched again */
+    return st;
 }
 
 static hs_status stream_take(hs_samples *x, sample_stream *s, double t)
@@ -112,19 +122,23 @@ static hs_status stream_take(hs_samples *x, sample_stream *s, double t)
     return HS_OK;
 }
 
+/* @p prep: the caller's status so far (its CSV header), agreed with this stream's own preparation
+ * before the backend's collective set-up. */
 static hs_status stream_open(hs_samples *x, const hs_sim_spec *spec, hs_sample_set *set, const char *suffix,
-                             const char *header, double interval, double t_restart)
+                             const char *header, double interval, double t_restart, hs_status prep)
 {
     sample_stream *s = &x->st[x->n_st];
     s->set = set;
     s->id = x->n_st;
     s->interval = interval;
-    HS_CALL(HS_ALLOC(s->times, HS_SAMPLE_BATCH, "sample times"));
-    HS_CALL(HS_ALLOC(s->rows, (size_t)HS_SAMPLE_BATCH * (size_t)set->n_rows, "samples"));
+    hs_status st = prep;
+    if (st == HS_OK) st = HS_ALLOC(s->times, HS_SAMPLE_BATCH, "sample times");
+    if (st == HS_OK) st = HS_ALLOC(s->rows, (size_t)HS_SAMPLE_BATCH * (size_t)set->n_rows, "samples");
     char name[128];
     snprintf(name, sizeof name, "%s%s", spec->out_prefix, suffix);
-    HS_CALL(hs_path_join(spec->out_dir, name, &s->path));
-    if (x->writer) HS_CALL(csv_prepare(s->path, header, t_restart));
+    if (st == HS_OK) st = hs_path_join(spec->out_dir, name, &s->path);
+    if (st == HS_OK && x->writer) st = csv_prepare(s->path, header, t_restart);
+    HS_CALL(samples_agree(x, st)); /* rank 0's CSV (its directory) said once, before the collectives */
     HS_CALL(x->b->ops->sample_setup(x->b, s->id, set, HS_SAMPLE_BATCH));
     x->n_st++;
     double t0 = t_restart < 0 ? 0.0 : t_restart;
@@ -306,26 +320,30 @@ hs_status hs_samples_create(const hs_sim_spec *spec, hs_sim *sim, double t_resta
     hs_status st = HS_OK;
     char *header = NULL;
     size_t hlen = 0;
-    HS_CALL(HS_ALLOC(x, 1, "samples"));
+    st = HS_ALLOC(x, 1, "samples");
+    HS_CALL(spec->distributed ? hs_par_agree(st) : st); /* before the collectives of the sets below */
     x->b = b;
     x->eps = 1e-9 * spec->dt;
     x->writer = !spec->distributed || spec->rank == 0;
+    x->distributed = spec->distributed;
     const char *names[HS_SPEC_MAX_POINTS];
     if (spec->n_probes > 0) {
         hs_sample_set *set = NULL;
         for (int j = 0; j < spec->n_probes; ++j) names[j] = spec->probe_name[j];
         HS_CALL_GOTO(probes_set(spec, sim, names, &set), fail);
         FILE *m = open_memstream(&header, &hlen);
-        HS_CHECK_GOTO(m != NULL, fail, HS_ERR_MEMORY, "out of memory for a CSV header");
-        fputs("t_ms", m);
-        for (int j = 0; j < spec->n_probes; ++j) {
-            fprintf(m, ",%s", names[j]);
-            hs_log(2, "probe %s: node %d, %.3g mm from the point\n", names[j], (int)set->node[j], set->dist[j]);
+        hs_status hs = m ? HS_OK : HS_FAIL(HS_ERR_MEMORY, "out of memory for a CSV header");
+        if (m) {
+            fputs("t_ms", m);
+            for (int j = 0; j < spec->n_probes; ++j) {
+                fprintf(m, ",%s", names[j]);
+                hs_log(2, "probe %s: node %d, %.3g mm from the point\n", names[j], (int)set->node[j], set->dist[j]);
+            }
+            fputc('\n', m);
+            fclose(m);
         }
-        fputc('\n', m);
-        fclose(m);
         double iv = spec->probe_interval > 0 ? spec->probe_interval : spec->dt;
-        st = stream_open(x, spec, set, "_probes.csv", header, iv, t_restart);
+        st = stream_open(x, spec, set, "_probes.csv", header, iv, t_restart, hs);
         if (st != HS_OK) {
             if (x->st[x->n_st].set != set) hs_sample_set_destroy(&set);
             goto fail;
@@ -342,19 +360,21 @@ hs_status hs_samples_create(const hs_sim_spec *spec, hs_sim *sim, double t_resta
             for (int64_t k = set->row_ptr[j]; k < set->row_ptr[j + 1]; ++k) w1[j] += fabs(set->val[k]);
         if (spec->distributed) hs_par_sum_doubles(w1, spec->n_electrodes); /* each rank its owned nodes' */
         FILE *m = open_memstream(&header, &hlen);
-        HS_CHECK_GOTO(m != NULL, fail, HS_ERR_MEMORY, "out of memory for a CSV header");
-        fputs("t_ms", m);
-        for (int j = 0; j < spec->n_electrodes; ++j) fprintf(m, ",%s", names[j]);
-        for (int j = 0; j < spec->n_electrodes; ++j)
-            hs_log(2, "electrode %s: weights' 1-norm %.6g mV per model unit\n", names[j], w1[j]);
-        for (int l = 0; l < spec->n_leads; ++l) fprintf(m, ",%s", spec->lead_name[l]);
-        fputc('\n', m);
-        fclose(m);
+        hs_status hs = m ? HS_OK : HS_FAIL(HS_ERR_MEMORY, "out of memory for a CSV header");
+        if (m) {
+            fputs("t_ms", m);
+            for (int j = 0; j < spec->n_electrodes; ++j) fprintf(m, ",%s", names[j]);
+            for (int j = 0; j < spec->n_electrodes; ++j)
+                hs_log(2, "electrode %s: weights' 1-norm %.6g mV per model unit\n", names[j], w1[j]);
+            for (int l = 0; l < spec->n_leads; ++l) fprintf(m, ",%s", spec->lead_name[l]);
+            fputc('\n', m);
+            fclose(m);
+        }
         x->st[x->n_st].n_leads = spec->n_leads;
         x->st[x->n_st].is_ecg = 1;
         x->st[x->n_st].lead = spec->lead;
         double iv = spec->ecg_interval > 0 ? spec->ecg_interval : spec->out_interval;
-        st = stream_open(x, spec, set, "_ecg.csv", header, iv, t_restart);
+        st = stream_open(x, spec, set, "_ecg.csv", header, iv, t_restart, hs);
         if (st != HS_OK) {
             if (x->st[x->n_st].set != set) hs_sample_set_destroy(&set);
             goto fail;
