@@ -244,9 +244,12 @@ run)
       ngpu=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || true)
       counts="1 2"; [ "${ngpu:-0}" -gt 2 ] && counts="$counts $ngpu"
       for np in $counts; do mpirun -np $np ./test_gpu_dist_cg || exit 1; done
-      # the ipc transport fused into the CG iteration = the kernel sequence, bit for bit (2 ranks, a GPU
-      # each; it exits 77 with fewer GPUs), and its time per iteration at bench_1m's size
-      mpirun -np 2 ./test_gpu_dist_cg_ipc; rc=$?; [ $rc = 0 ] || [ $rc = 77 ] || exit 1
+      # the ipc transport fused into the CG iteration and the device Newton loop's test and update = the
+      # kernel sequences, bit for bit (2 ranks and as many as GPUs here, a GPU each; it exits 77 with
+      # fewer GPUs), and their time per call at bench_1m's size
+      for np in $(echo 2 "${ngpu:-0}" | tr ' ' '\n' | awk '$1 >= 2' | sort -un); do
+        mpirun -np $np ./test_gpu_dist_cg_ipc; rc=$?; [ $rc = 0 ] || [ $rc = 77 ] || exit 1
+      done
       HEARTSIM=./heartsim HS_CFG=quick_slab.cfg HS_CLOSE=vtk_fields_close.py bash mpi_cuda_run.sh mpirun "$(cat has_nccl)" || exit 1
       # the splitting scheme on cuda partitions (-np 1, 2, 3): = the serial GPU run and the cpu backend's ranks
       HEARTSIM=./heartsim HS_CFG=quick_slab.cfg HS_SCAR_CFG=scar_slab.cfg HS_CLOSE=vtk_fields_close.py \
