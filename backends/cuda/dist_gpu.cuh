@@ -85,6 +85,11 @@ hs_status hs_dist_newton_probe_test(hs_dist_gpu *g, int fused, int first, hs_dis
  *  with the ipc transport's halo start fused into the update (@p fused, the loop's default) or as the
  *  kernels k_update_phi, the comm's halo start and finish; synchronised. Collective. */
 hs_status hs_dist_newton_probe_update(hs_dist_gpu *g, int fused);
+/** For the GPU tests: the median microseconds of the Newton test (us[0]: residual, sum over the ranks,
+ *  test, copy of the verdict to the host) and of the update with the ghosts of phi (us[1]), each replayed
+ *  @p reps times from a CUDA graph of @p K, fused (@p fused: the ipc transport's single kernels) or as the
+ *  kernel sequences. Collective. The comm's exchange and sum counts are left inexact. */
+hs_status hs_dist_newton_time(hs_dist_gpu *g, int fused, int K, int reps, double us[2]);
 /** Free the device Newton loop's data (dist_newton.cu); g->nt NULL after. */
 void hs_dist_newton_free(hs_dist_gpu *g);
 

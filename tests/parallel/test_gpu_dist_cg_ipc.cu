@@ -23,7 +23,8 @@
  * 515K rows a rank), replayed from a CUDA graph of 40 iterations, in cusparse_sell float64 and
  * ellwarp_k1 float32 (what bench_1m takes on several ranks), each phase of the fused iteration alone
  * (hs_dist_gpu_phase_times), and the same matrix's serial iteration, SpMV and dot on one GPU (rank 0):
- * printed, not asserted (the measurement of docs/benchmarks.md). */
+ * printed, not asserted (the measurement of docs/benchmarks.md); and the device Newton loop's test and update
+ * at that size, fused and as the kernel sequences. */
 #define OMPI_SKIP_MPICXX 1
 #define MPICH_SKIP_MPICXX 1
 #include <mpi.h>
@@ -601,6 +602,39 @@ static void time_iterations(const problem *P, int rank, const char *fmt, int f32
     stand_in_free(&S);
 }
 
+/* The device Newton loop's test and update (dist_newton.cu), fused and as the kernel sequences, replayed
+ * from a graph of K (printed, max over the ranks). */
+static void time_newton(const problem *P, int rank)
+{
+    stand_in S;
+    stand_in_make(&S, P, hs_spmv_find("ellwarp_k1"), 1, 1.0);
+    S.prob.opt.newton_tol_residual = 1e-12;
+    S.prob.opt.newton_max_iter = 1 << 30;
+    cuda_impl &c = S.c;
+    dev_scalars sc0 = {};
+    sc0.bad_elem = 0x7f7f7f7f;
+    HS_TEST_CHECK(cudaMalloc((void **)&c.d_sc, sizeof(dev_scalars)) == cudaSuccess, "device scalars");
+    cudaMemcpy(c.d_sc, &sc0, sizeof sc0, cudaMemcpyHostToDevice);
+    hs_dist_gpu *g = NULL;
+    HS_TEST_OK(hs_dist_gpu_create(&S.be, P->l, MPI_COMM_WORLD, HS_TRANSPORT_IPC, 0, &g));
+    if (!g) MPI_Abort(MPI_COMM_WORLD, 1);
+    hs_gpu_cg_scalars cs;
+    cudaMemcpy(&cs, c.cg->d_sc, sizeof cs, cudaMemcpyDeviceToHost);
+    cs.status = HS_GPU_CG_CONV; /* the update applies du, the test reads the residual */
+    cudaMemcpy(c.cg->d_sc, &cs, sizeof cs, cudaMemcpyHostToDevice);
+    double us[2][2] = {{0.0, 0.0}, {0.0, 0.0}};
+    for (int fused = 0; fused <= 1; ++fused) HS_TEST_OK(hs_dist_newton_time(g, fused, 40, 11, us[fused]));
+    MPI_Allreduce(MPI_IN_PLACE, us, 4, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    if (rank == 0)
+        printf("device Newton loop, %d rows a rank, us per call (max over the ranks, graph of 40): the test "
+               "(residual, sum over the ranks, test, verdict to the host) sequence %.1f, fused %.1f; the update with "
+               "the ghosts of phi sequence %.1f, fused %.1f\n", P->no, us[0][0], us[1][0], us[0][1], us[1][1]);
+    hs_dist_gpu_destroy(&g);
+    cudaFree(c.d_sc);
+    c.d_sc = NULL;
+    stand_in_free(&S);
+}
+
 /* K calls of piece in a graph, replayed: the median microseconds per call */
 template <typename F>
 static double time_graph(cudaStream_t s, int K, int reps, F piece)
@@ -706,6 +740,7 @@ int main(int argc, char **argv)
         problem_make(&Q, 100.0, size, rank); /* bench_1m's 101^3 nodes */
         time_iterations(&Q, rank, "cusparse_sell", 0);
         time_iterations(&Q, rank, "ellwarp_k1", 1); /* what bench_1m takes on several ranks (float32 values) */
+        time_newton(&Q, rank);
         problem_free(&Q);
         if (rank == 0) { /* the same matrix on one GPU */
             problem R;
