@@ -41,6 +41,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 #include "dist_gpu.cuh"
@@ -86,6 +87,8 @@ struct hs_dist_newton {
     double graph_dt;
     seq_graph first, head, tail;
     seq_graph whole;        /* the ipc transport: tangent, the whole CG (init + WHILE loop), tail */
+    seq_graph step;         /* HS_DIST_STEP_GRAPH=1 with ipc: the step's whole Newton loop (capture_step) */
+    int step_graph;         /* HS_DIST_STEP_GRAPH=1 (read at set-up) */
     seq_graph chunk[CHUNK_MAX + 1]; /* chunk[n]: n CG iterations */
     int prev[32];           /* CG iterations of the last solve at each Newton iteration (0: none yet) */
     unsigned *ticket;       /* [2] k_newton_fused's, k_update_phi_halo's (device; 0 between launches) */
@@ -210,7 +213,8 @@ __global__ void __launch_bounds__(HS_RED_THREADS)
 k_newton_fused(int32_t n_own, const double *__restrict__ rhs, const double *__restrict__ inv_mass, double dt,
                double *partv, int *parti, double *resv, int *resi, const int64_t *gid, const double *upd_part,
                int n_part, const dev_scalars *sc, double *red, newton_ctl *ctl, const hs_gpu_cg_scalars *cgs,
-               double tol_res, double tol_upd, int max_iter, int first, unsigned *ticket, hs_ipc_dev v)
+               double tol_res, double tol_upd, int max_iter, int first, unsigned *ticket, hs_ipc_dev v,
+               cudaGraphConditionalHandle cond, int use_cond)
 {
     __shared__ double shv[HS_RED_THREADS];
     __shared__ int shi[HS_RED_THREADS];
@@ -239,6 +243,7 @@ k_newton_fused(int32_t n_own, const double *__restrict__ rhs, const double *__re
     if (threadIdx.x == 0) {
         *ticket = 0;
         newton_test(ctl, red, v.size, cgs, sc, tol_res, tol_upd, max_iter, first);
+        if (use_cond) cudaGraphSetConditional(cond, ctl->go); /* the step graph's Newton WHILE node */
     }
 }
 
@@ -295,7 +300,7 @@ hs_gpu_cg_tol cg_tol(const hs_dist_gpu *g)
 /* ---- the four sequences (in_graph: hs_cu_enqueue_assemble's, 1 while captured) ------------------- */
 
 /* the residual of the owned rows, the sum over the ranks, the test, the decision to the host */
-hs_status enqueue_test(hs_dist_gpu *g, int first, int in_graph)
+hs_status enqueue_test(hs_dist_gpu *g, int first, int in_graph, cudaGraphConditionalHandle cond = 0, int use_cond = 0)
 {
     cuda_impl *c = g->c;
     hs_dist_newton *nt = g->nt;
@@ -307,7 +312,7 @@ hs_status enqueue_test(hs_dist_gpu *g, int first, int in_graph)
         k_newton_fused<<<HS_RED_BLOCKS, HS_RED_THREADS, 0, c->s>>>(
             g->n_own, c->rhs, c->inv_mass, c->dt, c->partA, c->parti, g->d_resv, g->d_resi, nt->gid,
             first ? nullptr : g->part, HS_RED_BLOCKS, c->d_sc, nt->red, nt->ctl, c->cg->d_sc, o->newton_tol_residual,
-            o->newton_tol_update, o->newton_max_iter, first, nt->ticket, v);
+            o->newton_tol_update, o->newton_max_iter, first, nt->ticket, v, cond, use_cond);
         HS_CUDA_LAUNCH_CHECK("k_newton_fused");
         hs_cuda_comm_count(g->comm, 0, (g->size * SLOTS + SUM_PIECE - 1) / SUM_PIECE); /* the sequence's sums */
     } else {
@@ -323,8 +328,10 @@ hs_status enqueue_test(hs_dist_gpu *g, int first, int in_graph)
                                          o->newton_tol_update, o->newton_max_iter, first);
         HS_CUDA_LAUNCH_CHECK("k_newton_test");
     }
+    if (in_graph == 2) return HS_OK; /* the step graph's WHILE body: no event, no copy to the host */
     HS_CALL(rec(nt->ev_n1, c->s, in_graph));
-    HS_CUDA_CALL(cudaMemcpyAsync(nt->h_ctl, nt->ctl, sizeof(newton_ctl), cudaMemcpyDeviceToHost, c->s));
+    if (!use_cond) /* the step graph copies the control block once, after its loop */
+        HS_CUDA_CALL(cudaMemcpyAsync(nt->h_ctl, nt->ctl, sizeof(newton_ctl), cudaMemcpyDeviceToHost, c->s));
     return HS_OK;
 }
 
@@ -401,6 +408,92 @@ hs_status seq_whole(hs_dist_gpu *g, int in_graph, int)
     return seq_tail(g, in_graph, 0);
 }
 
+/* HS_DIST_STEP_GRAPH=1, the ipc transport (its CG loop and its Newton test on the device): the whole
+ * Newton loop of a step as one graph, as step_graph.cu's serial one: the first assembly and test (which
+ * sets the condition), a WHILE node whose body is one Newton iteration (tangent, the CG's own WHILE node,
+ * update with the ghosts of phi, assembly, the test setting the condition), the control block to the
+ * host: one host wait per step instead of one per Newton iteration plus one. A conditional body records
+ * no event: the first assembly is timed by phase, the loop after it as "solve". The same kernels in the
+ * same order as seq_first and seq_whole: the same bits. Experimental (an environment variable, not a
+ * config key): the measurement of whether the host's round trips between Newton iterations cost. */
+hs_status capture_step(hs_dist_gpu *g, seq_graph *q)
+{
+    cuda_impl *c = g->c;
+    hs_dist_newton *nt = g->nt;
+    const hs_gpu_cg_tol t = cg_tol(g);
+    hs_dist_times t0, t1;
+    hs_cuda_comm_times(g->comm, &t0);
+    cudaGraph_t graph = nullptr, body = nullptr;
+    HS_CUDA_CALL(cudaGraphCreate(&graph, 0));
+    cudaGraphConditionalHandle h;
+    hs_status st = HS_OK;
+    if (cudaGraphConditionalHandleCreate(&h, graph, 0, 0) != cudaSuccess)
+        st = HS_FAIL(HS_ERR_DEVICE, "the partition's step graph: cannot create the Newton loop's condition");
+    if (st == HS_OK &&
+        cudaStreamBeginCaptureToGraph(c->s, graph, nullptr, nullptr, 0, cudaStreamCaptureModeThreadLocal) != cudaSuccess)
+        st = HS_FAIL(HS_ERR_DEVICE, "the partition's step graph: cannot capture the step");
+    else if (st == HS_OK) {
+        st = hs_cu_enqueue_assemble_part(g->b, 1);
+        if (st == HS_OK) st = enqueue_test(g, 1, 1, h, 1);
+        if (st == HS_OK) st = rec(c->ev_s0, c->s, 1);
+        cudaStreamCaptureStatus cs;
+        const cudaGraphNode_t *deps = nullptr;
+        size_t n_deps = 0;
+        if (st == HS_OK && cudaStreamGetCaptureInfo(c->s, &cs, nullptr, nullptr, &deps, nullptr, &n_deps) != cudaSuccess)
+            st = HS_FAIL(HS_ERR_DEVICE, "the partition's step graph: capture info");
+        if (st == HS_OK) {
+            cudaGraphNodeParams np = {};
+            np.type = cudaGraphNodeTypeConditional;
+            np.conditional.handle = h;
+            np.conditional.type = cudaGraphCondTypeWhile;
+            np.conditional.size = 1;
+            cudaGraphNode_t node;
+            cudaError_t e = cudaGraphAddNode(&node, graph, deps, nullptr, n_deps, &np);
+            if (e == cudaSuccess)
+                e = cudaStreamUpdateCaptureDependencies(c->s, &node, nullptr, 1, cudaStreamSetCaptureDependencies);
+            if (e != cudaSuccess)
+                st = HS_FAIL(HS_ERR_DEVICE, "the partition's step graph: the Newton WHILE node: %s", cudaGetErrorString(e));
+            else
+                body = np.conditional.phGraph_out[0];
+        }
+        if (st == HS_OK) st = rec(c->ev_s1, c->s, 1);
+        if (st == HS_OK && cudaMemcpyAsync(nt->h_ctl, nt->ctl, sizeof(newton_ctl), cudaMemcpyDeviceToHost, c->s) !=
+                               cudaSuccess)
+            st = HS_FAIL(HS_ERR_DEVICE, "the partition's step graph: the control block's copy");
+        cudaGraph_t out = nullptr;
+        const cudaError_t e = cudaStreamEndCapture(c->s, &out);
+        if (st == HS_OK && e != cudaSuccess)
+            st = HS_FAIL(HS_ERR_DEVICE, "the partition's step graph: capture failed: %s", cudaGetErrorString(e));
+    }
+    /* the body, on the stream every enqueue uses (free again) */
+    if (st == HS_OK &&
+        cudaStreamBeginCaptureToGraph(c->s, body, nullptr, nullptr, 0, cudaStreamCaptureModeThreadLocal) != cudaSuccess)
+        st = HS_FAIL(HS_ERR_DEVICE, "the partition's step graph: cannot capture the Newton iteration");
+    else if (st == HS_OK) {
+        st = hs_cu_enqueue_tangent(c, 2);
+        if (st == HS_OK) st = hs_gpu_cg_capture_solve(c->cg, c->rhs, c->du, &t, c->s);
+        if (st == HS_OK) st = enqueue_update(g);
+        if (st == HS_OK) st = hs_cu_enqueue_assemble_part(g->b, 2);
+        if (st == HS_OK) st = enqueue_test(g, 0, 2, h, 1);
+        cudaGraph_t out = nullptr;
+        const cudaError_t e = cudaStreamEndCapture(c->s, &out);
+        if (st == HS_OK && e != cudaSuccess)
+            st = HS_FAIL(HS_ERR_DEVICE, "the partition's step graph: capture of the Newton iteration failed: %s",
+                         cudaGetErrorString(e));
+    }
+    if (st == HS_OK) {
+        const cudaError_t e = cudaGraphInstantiate(&q->exec, graph, 0);
+        if (e != cudaSuccess) {
+            q->exec = nullptr;
+            st = HS_FAIL(HS_ERR_DEVICE, "the partition's step graph: instantiation failed: %s", cudaGetErrorString(e));
+        }
+    }
+    cudaGraphDestroy(graph);
+    hs_cuda_comm_times(g->comm, &t1); /* counted, not run: each launch counts what it ran */
+    hs_cuda_comm_count(g->comm, -(t1.exchanges - t0.exchanges), -(t1.allreduces - t0.allreduces));
+    return st;
+}
+
 void drop(seq_graph *q)
 {
     if (q->exec) cudaGraphExecDestroy(q->exec);
@@ -410,6 +503,7 @@ void drop(seq_graph *q)
 void drop_all(hs_dist_newton *nt)
 {
     drop(&nt->whole);
+    drop(&nt->step);
     drop(&nt->first);
     drop(&nt->head);
     drop(&nt->tail);
@@ -484,6 +578,12 @@ hs_status setup(hs_dist_gpu *g)
     HS_CALL(HS_CUDA_ALLOC(nt->ticket, 2, "Newton loop tickets"));
     HS_CUDA_CALL(cudaMemset(nt->ticket, 0, 2 * sizeof(unsigned)));
     nt->fused = 1;
+    const char *sg = getenv("HS_DIST_STEP_GRAPH");
+    nt->step_graph = sg && strcmp(sg, "1") == 0;
+    if (nt->step_graph && g->rank == 0)
+        hs_warn("HS_DIST_STEP_GRAPH=1: %s", g->dist.graph && g->dist.iteration && hs_cuda_comm_ipc(g->comm)
+                                                ? "the step's Newton loop as one CUDA graph (experimental)"
+                                                : "ignored (the ipc transport's Newton loop in graphs only)");
     return HS_OK;
 }
 
@@ -541,27 +641,39 @@ extern "C" hs_status hs_dist_gpu_newton(hs_dist_gpu *g, hs_newton_out *out)
         nt->graph_dt = c->dt;
     }
     const newton_ctl *h = nt->h_ctl;
-    HS_CALL(run(g, &nt->first, seq_first));
-    HS_CALL(wait_device(g));
-    time_assembly(c, nt);
     /* the CG's loop on the device: ipc (its iteration fused, dist.iteration) and graphs */
     const int whole = nt->graphs && g->dist.iteration != NULL;
-    while (h->go) {
-        if (whole) {
-            HS_CALL(run(g, &nt->whole, seq_whole));
-            HS_CALL(wait_device(g));
-            /* the capture counted the loop's body once; it ran once per iteration */
-            const hs_gpu_cg_scalars *cs = &h->cg; /* the test's copy (every test after a solve takes it) */
-            const long body = cs->fail_iter > cs->iters ? cs->fail_iter : cs->iters;
-            hs_cuda_comm_count(g->comm, (body - 1) * (hs_ipc_n_nbrs(hs_cuda_comm_ipc(g->comm)) > 0), body - 1);
-        } else {
-            HS_CALL(solve(g, h->k));
-            HS_CALL(run(g, &nt->tail, seq_tail));
-            HS_CALL(wait_device(g));
-        }
-        if (c->split) c->t.assembly += 1e-3 * elapsed_ms(c->ev_k0, c->ev_k1); /* the tangent */
-        c->t.solve += 1e-3 * elapsed_ms(c->ev_s0, c->ev_s1);
+    if (whole && nt->step_graph && nt->fused && hs_cuda_comm_ipc(g->comm)) { /* capture_step */
+        if (!nt->step.exec) HS_CALL(capture_step(g, &nt->step));
+        HS_CUDA_CALL(cudaGraphLaunch(nt->step.exec, c->s));
+        HS_CALL(wait_device(g));
+        /* what the launch ran: the first test's sum; per solve the init's exchange and sum, one of each
+         * per CG iteration, the exchange of phi and the test's sum */
+        const long per = 2L * h->solves + h->cg_iters, nb = hs_ipc_n_nbrs(hs_cuda_comm_ipc(g->comm)) > 0;
+        hs_cuda_comm_count(g->comm, per * nb, 1 + per);
+        time_assembly(c, nt);                          /* the first assembly and its test */
+        c->t.solve += 1e-3 * elapsed_ms(c->ev_s0, c->ev_s1); /* the Newton iterations after it, whole */
+    } else {
+        HS_CALL(run(g, &nt->first, seq_first));
+        HS_CALL(wait_device(g));
         time_assembly(c, nt);
+        while (h->go) {
+            if (whole) {
+                HS_CALL(run(g, &nt->whole, seq_whole));
+                HS_CALL(wait_device(g));
+                /* the capture counted the loop's body once; it ran once per iteration */
+                const hs_gpu_cg_scalars *cs = &h->cg; /* the test's copy (every test after a solve takes it) */
+                const long body = cs->fail_iter > cs->iters ? cs->fail_iter : cs->iters;
+                hs_cuda_comm_count(g->comm, (body - 1) * (hs_ipc_n_nbrs(hs_cuda_comm_ipc(g->comm)) > 0), body - 1);
+            } else {
+                HS_CALL(solve(g, h->k));
+                HS_CALL(run(g, &nt->tail, seq_tail));
+                HS_CALL(wait_device(g));
+            }
+            if (c->split) c->t.assembly += 1e-3 * elapsed_ms(c->ev_k0, c->ev_k1); /* the tangent */
+            c->t.solve += 1e-3 * elapsed_ms(c->ev_s0, c->ev_s1);
+            time_assembly(c, nt);
+        }
     }
     c->k_stale = c->split; /* the loop ends with an assembly (its tangent formed only before a solve) */
     c->k_timed = 0;
