@@ -34,6 +34,11 @@
  * last of which takes the stopping decision on the device: there a whole Newton iteration (tangent, CG
  * init, the CG as a WHILE node over one iteration, update, ghosts of phi, assembly, test) is one graph
  * (seq_whole) and the host reads only the test, once per Newton iteration, as the serial step graph.
+ * With ipc the test's five kernels (the owned rows' residual, its maximum, the slots, the sum, the test)
+ * are one (k_newton_fused) and the update stores phi's sent rows itself (k_update_phi_halo), the same
+ * arithmetic in the same order (test_gpu_dist_cg_ipc: bit for bit); the partition's assembly forms no
+ * norm over every local row and copies nothing to the host (hs_cu_enqueue_assemble_part).
+ * HS_DIST_STEP_GRAPH=1 (experimental, ipc): the step's whole Newton loop as one graph (capture_step).
  */
 #define OMPI_SKIP_MPICXX 1
 #define MPICH_SKIP_MPICXX 1
