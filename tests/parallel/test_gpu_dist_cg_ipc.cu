@@ -581,8 +581,6 @@ static void time_iterations(const problem *P, int rank, const char *fmt, int f32
         MPI_Allreduce(MPI_IN_PLACE, &med, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
         us[fused] = med;
     }
-    cudaEventDestroy(e0);
-    cudaEventDestroy(e1);
     if (rank == 0)
         printf("time per CG iteration, %d rows a rank (%d nodes), %s %s, ipc, graph of %d: "
                "sequence (9 kernels) %.1f us, fused (3 kernels) %.1f us (median of %d, max over the ranks)\n",
@@ -598,6 +596,41 @@ static void time_iterations(const problem *P, int rank, const char *fmt, int f32
                "%.1f, halo of u (start + finish) %.1f\n",
                ph[HS_PCG_T_ITER], ph[HS_PCG_T_VECTOR], ph[HS_PCG_T_VECTOR_LOC], ph[HS_PCG_T_SPMV], ph[HS_PCG_T_DOT_SUM],
                ph[HS_PCG_T_DOT], ph[HS_PCG_T_SUM], ph[HS_PCG_T_HALO]);
+    /* the same iteration as the device Newton loop runs it: the body of a WHILE node the device relaunches
+     * each iteration (hs_gpu_cg_capture_solve; the solve stopped at max_iter): (T(50) - T(10)) / 40 */
+    double tw[2] = {0.0, 0.0};
+    const int KW[2] = {10, 50};
+    for (int w = 0; w < 2; ++w) {
+        const hs_gpu_cg_tol tt = {0.0, 0.0, 0.0, NULL, KW[w]};
+        cudaGraph_t graph = NULL;
+        cudaGraphExec_t exec = NULL;
+        HS_TEST_CHECK(cudaStreamBeginCapture(c->s, cudaStreamCaptureModeRelaxed) == cudaSuccess, "capture");
+        HS_TEST_OK(hs_gpu_cg_capture_solve(c->cg, c->rhs, c->du, &tt, c->s));
+        HS_TEST_CHECK(cudaStreamEndCapture(c->s, &graph) == cudaSuccess && cudaGraphInstantiate(&exec, graph, 0) == cudaSuccess,
+                      "WHILE graph");
+        if (graph) cudaGraphDestroy(graph);
+        std::vector<double> v;
+        for (int r = 0; r < 9 && exec; ++r) {
+            cudaEventRecord(e0, c->s);
+            cudaGraphLaunch(exec, c->s);
+            cudaEventRecord(e1, c->s);
+            HS_TEST_CHECK(cudaStreamSynchronize(c->s) == cudaSuccess, "WHILE graph run");
+            HS_TEST_OK(hs_cuda_comm_check(g->comm));
+            float ms = 0.0f;
+            cudaEventElapsedTime(&ms, e0, e1);
+            if (r >= 1) v.push_back(1e3 * ms);
+        }
+        if (exec) cudaGraphExecDestroy(exec);
+        std::sort(v.begin(), v.end());
+        tw[w] = v.empty() ? 0.0 : v[v.size() / 2];
+    }
+    MPI_Allreduce(MPI_IN_PLACE, tw, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    if (rank == 0)
+        printf("in a WHILE node (the device Newton loop's CG): %.1f us per iteration ((T(50) %.1f - T(10) %.1f) / 40, "
+               "max over the ranks), against %.1f unrolled in a graph of %d\n", (tw[1] - tw[0]) / 40.0, tw[1], tw[0],
+               us[1], (int)K);
+    cudaEventDestroy(e0);
+    cudaEventDestroy(e1);
     hs_dist_gpu_destroy(&g);
     stand_in_free(&S);
 }
