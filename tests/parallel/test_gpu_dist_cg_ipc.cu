@@ -362,10 +362,10 @@ static void test_format(const problem *P, const hs_spmv_ops *f, int f32, int ran
     }
 }
 
-/* A silent peer: both ranks run the init and one iteration; rank 1 then only starts the next halo
- * exchange (its flag raised) and sums nothing more, so rank 0's second fused iteration gets its ghosts
- * and then waits in its dot kernel's sum for rank 1: it must give up after the timeout, the error naming
- * rank 1's partial sums. */
+/* A silent peer: every rank runs the init and one iteration; rank 1 then only starts the next halo
+ * exchange (its flag raised) and sums nothing more, so every other rank's second fused iteration gets its
+ * ghosts and then waits in its dot kernel's sum for rank 1 (only: the others sum): it must give up after
+ * the timeout, the error naming rank 1's partial sums. */
 static void test_silent_peer(const problem *P, int rank)
 {
     stand_in S;
@@ -378,7 +378,7 @@ static void test_silent_peer(const problem *P, int rank)
     cuda_impl *c = g->c;
     const hs_gpu_cg_tol t = {1e-10, 0.0, 0.0, NULL, 200};
     const double t0 = hs_wtime();
-    HS_TEST_OK(hs_gpu_cg_enqueue_fixed(c->cg, c->rhs, c->du, &t, rank == 0 ? 2 : 1, 1, c->s));
+    HS_TEST_OK(hs_gpu_cg_enqueue_fixed(c->cg, c->rhs, c->du, &t, rank == 1 ? 1 : 2, 1, c->s));
     if (rank == 1) HS_TEST_OK(hs_cuda_comm_halo_start(g->comm, c->du, c->s));
     HS_TEST_CHECK(cudaStreamSynchronize(c->s) == cudaSuccess, "a silent peer: the stream failed");
     const double dt = hs_wtime() - t0;
