@@ -433,6 +433,7 @@ static void test_newton_test(const problem *P, int rank, int size)
     cudaMemcpy(c.rhs, rhs.data(), sizeof(double) * rhs.size(), cudaMemcpyHostToDevice);
     cudaMemcpy(c.inv_mass, inv_mass.data(), sizeof(double) * inv_mass.size(), cudaMemcpyHostToDevice);
     cudaMemcpy(g->part, part.data(), sizeof(double) * part.size(), cudaMemcpyHostToDevice);
+    cudaDeviceSynchronize(); /* pageable copies on the legacy stream: done before work on the non-blocking c.s */
     /* the host's reference: (value, global node) with MPI_MAXLOC's rule, the update's maximum */
     struct { double v; long long n; } mine = {0.0, -1}, all[64];
     for (int32_t i = 0; i < no; ++i) {
@@ -456,6 +457,7 @@ static void test_newton_test(const problem *P, int rank, int size)
     cs.status = HS_GPU_CG_CONV;
     cs.iters = 7;
     cudaMemcpy(c.cg->d_sc, &cs, sizeof cs, cudaMemcpyHostToDevice);
+    cudaDeviceSynchronize();
     auto same = [](const hs_dist_newton_probe &a, const hs_dist_newton_probe &b) {
         return a.go == b.go && a.stop == b.stop && a.k == b.k && a.res_node == b.res_node &&
                memcmp(&a.res, &b.res, sizeof(double)) == 0 && memcmp(&a.upd, &b.upd, sizeof(double)) == 0;
@@ -464,12 +466,14 @@ static void test_newton_test(const problem *P, int rank, int size)
         if (kase == 1 && rank == size - 1) {
             const double nan = NAN;
             cudaMemcpy(c.rhs + no / 2, &nan, sizeof nan, cudaMemcpyHostToDevice);
+            cudaDeviceSynchronize();
         }
         if (kase == 2) {
             cudaMemcpy(c.rhs, rhs.data(), sizeof(double) * rhs.size(), cudaMemcpyHostToDevice);
             dev_scalars sc = sc0;
             if (rank == 0) sc.bad_elem = 5;
             cudaMemcpy(c.d_sc, &sc, sizeof sc, cudaMemcpyHostToDevice);
+            cudaDeviceSynchronize();
         }
         hs_dist_newton_probe r[2][2]; /* [fused][first assembly, after the solve] */
         for (int fused = 0; fused <= 1; ++fused) {
@@ -515,6 +519,7 @@ static void test_newton_test(const problem *P, int rank, int size)
     for (int fused = 0; fused <= 1; ++fused) {
         cudaMemcpy(c.phi, phi0.data(), sizeof(double) * nl, cudaMemcpyHostToDevice);
         cudaMemcpy(c.du, du.data(), sizeof(double) * nl, cudaMemcpyHostToDevice);
+        cudaDeviceSynchronize();
         HS_TEST_OK(hs_dist_newton_probe_update(g, fused));
         out[fused].resize(nl);
         parts[fused].resize(HS_RED_BLOCKS);
@@ -655,6 +660,7 @@ static void time_newton(const problem *P, int rank)
     cudaMemcpy(&cs, c.cg->d_sc, sizeof cs, cudaMemcpyDeviceToHost);
     cs.status = HS_GPU_CG_CONV; /* the update applies du, the test reads the residual */
     cudaMemcpy(c.cg->d_sc, &cs, sizeof cs, cudaMemcpyHostToDevice);
+    cudaDeviceSynchronize();
     double us[2][2] = {{0.0, 0.0}, {0.0, 0.0}};
     for (int fused = 0; fused <= 1; ++fused) HS_TEST_OK(hs_dist_newton_time(g, fused, 40, 11, us[fused]));
     MPI_Allreduce(MPI_IN_PLACE, us, 4, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
