@@ -31,14 +31,13 @@
  * 1, 2, 4 or 8 CG iterations; update, assembly and test) is captured once into a CUDA graph and
  * replayed (again when dt changes: a kernel argument); else launched one by one.
  * With the ipc transport the CG's iteration carries the transport in its own kernels (dist_pcg.cu), the
- * last of which takes the stopping decision on the device: there a whole Newton iteration (tangent, CG
- * init, the CG as a WHILE node over one iteration, update, ghosts of phi, assembly, test) is one graph
- * (seq_whole) and the host reads only the test, once per Newton iteration, as the serial step graph.
- * With ipc the test's five kernels (the owned rows' residual, its maximum, the slots, the sum, the test)
- * are one (k_newton_fused) and the update stores phi's sent rows itself (k_update_phi_halo), the same
- * arithmetic in the same order (test_gpu_dist_cg_ipc: bit for bit); the partition's assembly forms no
- * norm over every local row and copies nothing to the host (hs_cu_enqueue_assemble_part).
- * HS_DIST_STEP_GRAPH=1 (experimental, ipc): the step's whole Newton loop as one graph (capture_step).
+ * last of which takes the stopping decision on the device, the test's five kernels (the owned rows'
+ * residual, its maximum, the slots, the sum, the test) are one (k_newton_fused), which sets the Newton
+ * loop's condition, and the update stores phi's sent rows itself (k_update_phi_halo), the same arithmetic
+ * in the same order (test_gpu_dist_cg_ipc: bit for bit): there the step's whole Newton loop is one graph
+ * (capture_step: a WHILE node over the Newton iteration, the CG's own WHILE node inside) and the host
+ * waits once a step, as with the serial step graph. The partition's assembly forms no norm over every
+ * local row and copies nothing to the host (hs_cu_enqueue_assemble_part).
  */
 #define OMPI_SKIP_MPICXX 1
 #define MPICH_SKIP_MPICXX 1
@@ -91,9 +90,7 @@ struct hs_dist_newton {
     int graphs;             /* the sequences below replayed from graphs (g->dist.graph when captured) */
     double graph_dt;
     seq_graph first, head, tail;
-    seq_graph whole;        /* the ipc transport: tangent, the whole CG (init + WHILE loop), tail */
-    seq_graph step;         /* HS_DIST_STEP_GRAPH=1 with ipc: the step's whole Newton loop (capture_step) */
-    int step_graph;         /* HS_DIST_STEP_GRAPH=1 (read at set-up) */
+    seq_graph step;         /* the ipc transport: the step's whole Newton loop (capture_step) */
     seq_graph chunk[CHUNK_MAX + 1]; /* chunk[n]: n CG iterations */
     int prev[32];           /* CG iterations of the last solve at each Newton iteration (0: none yet) */
     unsigned *ticket;       /* [2] k_newton_fused's, k_update_phi_halo's (device; 0 between launches) */
@@ -399,28 +396,14 @@ hs_status seq_tail(hs_dist_gpu *g, int in_graph, int)
 }
 
 /* The ipc transport (dist_pcg.cu: the transport inside the CG's kernels, the last of which decides
- * whether to go on): a whole Newton iteration as one graph, the CG a WHILE node whose body is one
- * iteration (hs_gpu_cg_capture_solve), so the host waits once per Newton iteration, not at every poll,
- * and no iteration runs after the stop. The same kernels, each iteration as in seq_chunk: the same bits. */
-hs_status seq_whole(hs_dist_gpu *g, int in_graph, int)
-{
-    cuda_impl *c = g->c;
-    const hs_gpu_cg_tol t = cg_tol(g);
-    HS_CALL(hs_cu_enqueue_tangent(c, in_graph));
-    HS_CALL(rec(c->ev_s0, c->s, in_graph));
-    HS_CALL(hs_gpu_cg_capture_solve(c->cg, c->rhs, c->du, &t, c->s));
-    /* no copy of the CG's scalars to the host here: the test after the assembly keeps them (ctl->cg) */
-    return seq_tail(g, in_graph, 0);
-}
-
-/* HS_DIST_STEP_GRAPH=1, the ipc transport (its CG loop and its Newton test on the device): the whole
- * Newton loop of a step as one graph, as step_graph.cu's serial one: the first assembly and test (which
- * sets the condition), a WHILE node whose body is one Newton iteration (tangent, the CG's own WHILE node,
- * update with the ghosts of phi, assembly, the test setting the condition), the control block to the
- * host: one host wait per step instead of one per Newton iteration plus one. A conditional body records
- * no event: the first assembly is timed by phase, the loop after it as "solve". The same kernels in the
- * same order as seq_first and seq_whole: the same bits. Experimental (an environment variable, not a
- * config key): the measurement of whether the host's round trips between Newton iterations cost. */
+ * whether to go on; the Newton test one kernel, k_newton_fused, which sets the Newton loop's condition):
+ * the step's whole Newton loop as one graph, as step_graph.cu's serial one: the first assembly and test,
+ * a WHILE node whose body is one Newton iteration (tangent, the CG's own WHILE node over one fused
+ * iteration, update with the ghosts of phi, assembly, test), the control block to the host. One host
+ * wait a step (was one per Newton iteration plus one: 2.069 against 2.023 ms a step for bench_1m on 2
+ * H200s), and no CG iteration after the stop. A conditional body records no event: the first assembly
+ * is timed by phase, the Newton iterations after it as "solve" (as the serial step graph times the whole
+ * step). The same kernels in the same order as the host loop's: the same bits. */
 hs_status capture_step(hs_dist_gpu *g, seq_graph *q)
 {
     cuda_impl *c = g->c;
@@ -507,7 +490,6 @@ void drop(seq_graph *q)
 
 void drop_all(hs_dist_newton *nt)
 {
-    drop(&nt->whole);
     drop(&nt->step);
     drop(&nt->first);
     drop(&nt->head);
@@ -583,12 +565,6 @@ hs_status setup(hs_dist_gpu *g)
     HS_CALL(HS_CUDA_ALLOC(nt->ticket, 2, "Newton loop tickets"));
     HS_CUDA_CALL(cudaMemset(nt->ticket, 0, 2 * sizeof(unsigned)));
     nt->fused = 1;
-    const char *sg = getenv("HS_DIST_STEP_GRAPH");
-    nt->step_graph = sg && strcmp(sg, "1") == 0;
-    if (nt->step_graph && g->rank == 0)
-        hs_warn("HS_DIST_STEP_GRAPH=1: %s", g->dist.graph && g->dist.iteration && hs_cuda_comm_ipc(g->comm)
-                                                ? "the step's Newton loop as one CUDA graph (experimental)"
-                                                : "ignored (the ipc transport's Newton loop in graphs only)");
     return HS_OK;
 }
 
@@ -646,9 +622,9 @@ extern "C" hs_status hs_dist_gpu_newton(hs_dist_gpu *g, hs_newton_out *out)
         nt->graph_dt = c->dt;
     }
     const newton_ctl *h = nt->h_ctl;
-    /* the CG's loop on the device: ipc (its iteration fused, dist.iteration) and graphs */
-    const int whole = nt->graphs && g->dist.iteration != NULL;
-    if (whole && nt->step_graph && nt->fused && hs_cuda_comm_ipc(g->comm)) { /* capture_step */
+    /* the whole Newton loop on the device: ipc (its CG iteration fused, dist.iteration; the test fused)
+     * and graphs */
+    if (nt->graphs && g->dist.iteration && nt->fused && hs_cuda_comm_ipc(g->comm)) { /* capture_step */
         if (!nt->step.exec) HS_CALL(capture_step(g, &nt->step));
         HS_CUDA_CALL(cudaGraphLaunch(nt->step.exec, c->s));
         HS_CALL(wait_device(g));
@@ -663,18 +639,9 @@ extern "C" hs_status hs_dist_gpu_newton(hs_dist_gpu *g, hs_newton_out *out)
         HS_CALL(wait_device(g));
         time_assembly(c, nt);
         while (h->go) {
-            if (whole) {
-                HS_CALL(run(g, &nt->whole, seq_whole));
-                HS_CALL(wait_device(g));
-                /* the capture counted the loop's body once; it ran once per iteration */
-                const hs_gpu_cg_scalars *cs = &h->cg; /* the test's copy (every test after a solve takes it) */
-                const long body = cs->fail_iter > cs->iters ? cs->fail_iter : cs->iters;
-                hs_cuda_comm_count(g->comm, (body - 1) * (hs_ipc_n_nbrs(hs_cuda_comm_ipc(g->comm)) > 0), body - 1);
-            } else {
-                HS_CALL(solve(g, h->k));
-                HS_CALL(run(g, &nt->tail, seq_tail));
-                HS_CALL(wait_device(g));
-            }
+            HS_CALL(solve(g, h->k));
+            HS_CALL(run(g, &nt->tail, seq_tail));
+            HS_CALL(wait_device(g));
             if (c->split) c->t.assembly += 1e-3 * elapsed_ms(c->ev_k0, c->ev_k1); /* the tangent */
             c->t.solve += 1e-3 * elapsed_ms(c->ev_s0, c->ev_s1);
             time_assembly(c, nt);
