@@ -86,7 +86,9 @@ static hs_status assemble_full(cuda_impl *c, V *kval)
     return HS_OK;
 }
 
-hs_status hs_cu_enqueue_assemble(hs_backend *b, int in_graph)
+/* norm: the residual norm over every local row into d_sc (and the scalars to the host when timed); a
+ * partition's Newton loop forms its own over the owned rows (dist_newton.cu) and reads neither */
+static hs_status enqueue_assemble(hs_backend *b, int in_graph, int norm)
 {
     cuda_impl *c = (cuda_impl *)b->impl;
     const hs_problem *p = b->prob;
@@ -105,11 +107,15 @@ hs_status hs_cu_enqueue_assemble(hs_backend *b, int in_graph)
     } else {
         HS_CALL(assemble_full(c, c->kval));
     }
-    HS_CALL(hs_cu_launch_final_maxloc(c, &c->d_sc->res, &c->d_sc->res_node));
+    if (norm) HS_CALL(hs_cu_launch_final_maxloc(c, &c->d_sc->res, &c->d_sc->res_node));
     if (timed) HS_CALL(rec(c->ev_a1, c->s, in_graph));
-    if (timed) HS_CUDA_CALL(cudaMemcpyAsync(c->h_sc, c->d_sc, sizeof(dev_scalars), cudaMemcpyDeviceToHost, c->s));
+    if (timed && norm) HS_CUDA_CALL(cudaMemcpyAsync(c->h_sc, c->d_sc, sizeof(dev_scalars), cudaMemcpyDeviceToHost, c->s));
     return HS_OK;
 }
+
+hs_status hs_cu_enqueue_assemble(hs_backend *b, int in_graph) { return enqueue_assemble(b, in_graph, 1); }
+
+hs_status hs_cu_enqueue_assemble_part(hs_backend *b, int in_graph) { return enqueue_assemble(b, in_graph, 0); }
 
 hs_status hs_cu_enqueue_tangent(cuda_impl *c, int in_graph)
 {

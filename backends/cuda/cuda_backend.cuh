@@ -185,6 +185,9 @@ hs_status hs_cu_launch_final_maxloc(cuda_impl *c, double *v, int *i);
 /** Element pass, assembly (split: R only, the tangent is left to hs_cu_enqueue_tangent), residual
  *  norm; ends with the scalars copied to pinned memory. */
 hs_status hs_cu_enqueue_assemble(hs_backend *b, int in_graph);
+/** hs_cu_enqueue_assemble without the norm over every local row and without the copy to the host: a
+ *  partition's device Newton loop (dist_newton.cu) forms its norm over the owned rows on the device. */
+hs_status hs_cu_enqueue_assemble_part(hs_backend *b, int in_graph);
 /** The error an element failure (dev_scalars.bad_elem = @p e) is reported as. */
 hs_status hs_cu_element_error(const hs_backend *b, int e);
 /* ---- step_graph.cu ---- */

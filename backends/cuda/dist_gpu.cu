@@ -64,20 +64,7 @@ static __global__ void k_res_owned(int32_t n, const double *__restrict__ rhs, co
 {
     __shared__ double shv[HS_RED_THREADS];
     __shared__ int shi[HS_RED_THREADS];
-    double best = 0.0;
-    int bi = INT_MAX;
-    for (int32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
-        double w = fabs(rhs[i]) * dt * inv_mass[i];
-        if (w > best || (isnan(w) && !isnan(best))) {
-            best = w;
-            bi = i;
-        }
-    }
-    hs_block_maxloc(best, bi, shv, shi);
-    if (threadIdx.x == 0) {
-        partv[blockIdx.x] = best;
-        parti[blockIdx.x] = bi;
-    }
+    hs_res_owned_block(n, rhs, inv_mass, dt, partv, parti, shv, shi);
 }
 
 /* ---- device choice ---------------------------------------------------------------------------- */

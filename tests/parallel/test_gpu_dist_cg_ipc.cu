@@ -1,8 +1,8 @@
 /* The distributed CG iteration with the ipc transport fused into its kernels (backends/cuda/dist_pcg.cu:
  * three kernels, the rows stored straight into the neighbours' ghosts of u; the solve's init likewise)
- * against cg.cu's kernel sequence over the same transport (nine; the init eight), under mpirun -np 2 with
- * a GPU per rank on one node (ctest: labels gpu, mpi; exit 77 otherwise: fewer GPUs than ranks, ranks on
- * several nodes, or not 2 ranks). On the SPD M-matrix of tests/backends/cuda/test_gpu_dist_cg.cu (a box
+ * against cg.cu's kernel sequence over the same transport (nine; the init eight), under mpirun -np 2 (or 3,
+ * 4: partitioned by rows, a rank has one or two neighbours) with a GPU per rank on one node (ctest: labels
+ * gpu, mpi, 2 ranks; exit 77 otherwise: fewer GPUs than ranks, ranks on several nodes, or one rank). On the SPD M-matrix of tests/backends/cuda/test_gpu_dist_cg.cu (a box
  * pattern, off-diagonals -(1 + (i+j) mod 3)/2, diagonal = their absolute sum + 1), partitioned by rows,
  * in cusparse_sell (float64: the multi-rank default, multiplied after the halo), csr_scalar (float64: the
  * interior rows while the halo travels) and ellwarp_k1 (float32 values):
@@ -15,13 +15,16 @@
  *    kernel sets the condition: solver.step = "graph"'s Newton loop, dist_newton.cu), launched twice:
  *    the polled fused solve's outcome, iterations and x, bit for bit; the sequence is refused there;
  *  - the converged solution's true residual, gathered and computed on the host, is <= 1.01 tol ||b||;
- *  - a silent peer: rank 1 skips a solve, rank 0's fused solve ends (no hang) with HS_ERR_DEVICE naming
- *    the wait that gave up after the shortened timeout (0.5 s).
+ *  - the device Newton loop's test (dist_newton.cu): the residual, the sum over the ranks and the test as
+ *    one kernel against the kernel sequence, bit for bit, and against the host's maxima;
+ *  - a silent peer: rank 1 skips a solve, every other rank's fused solve ends (no hang) with HS_ERR_DEVICE
+ *    naming the wait that gave up after the shortened timeout (0.5 s).
  * Then (unless HS_TEST_QUICK is set) the time per iteration of both at bench_1m's size (101^3 nodes,
  * 515K rows a rank), replayed from a CUDA graph of 40 iterations, in cusparse_sell float64 and
  * ellwarp_k1 float32 (what bench_1m takes on several ranks), each phase of the fused iteration alone
  * (hs_dist_gpu_phase_times), and the same matrix's serial iteration, SpMV and dot on one GPU (rank 0):
- * printed, not asserted (the measurement of docs/benchmarks.md). */
+ * printed, not asserted (the measurement of docs/benchmarks.md); and the device Newton loop's test and update
+ * at that size, fused and as the kernel sequences. */
 #define OMPI_SKIP_MPICXX 1
 #define MPICH_SKIP_MPICXX 1
 #include <mpi.h>
@@ -359,10 +362,10 @@ static void test_format(const problem *P, const hs_spmv_ops *f, int f32, int ran
     }
 }
 
-/* A silent peer: both ranks run the init and one iteration; rank 1 then only starts the next halo
- * exchange (its flag raised) and sums nothing more, so rank 0's second fused iteration gets its ghosts
- * and then waits in its dot kernel's sum for rank 1: it must give up after the timeout, the error naming
- * rank 1's partial sums. */
+/* A silent peer: every rank runs the init and one iteration; rank 1 then only starts the next halo
+ * exchange (its flag raised) and sums nothing more, so every other rank's second fused iteration gets its
+ * ghosts and then waits in its dot kernel's sum for rank 1 (only: the others sum): it must give up after
+ * the timeout, the error naming rank 1's partial sums. */
 static void test_silent_peer(const problem *P, int rank)
 {
     stand_in S;
@@ -375,23 +378,169 @@ static void test_silent_peer(const problem *P, int rank)
     cuda_impl *c = g->c;
     const hs_gpu_cg_tol t = {1e-10, 0.0, 0.0, NULL, 200};
     const double t0 = hs_wtime();
-    HS_TEST_OK(hs_gpu_cg_enqueue_fixed(c->cg, c->rhs, c->du, &t, rank == 0 ? 2 : 1, 1, c->s));
+    HS_TEST_OK(hs_gpu_cg_enqueue_fixed(c->cg, c->rhs, c->du, &t, rank == 1 ? 1 : 2, 1, c->s));
     if (rank == 1) HS_TEST_OK(hs_cuda_comm_halo_start(g->comm, c->du, c->s));
     HS_TEST_CHECK(cudaStreamSynchronize(c->s) == cudaSuccess, "a silent peer: the stream failed");
     const double dt = hs_wtime() - t0;
     const hs_status st = hs_cuda_comm_check(g->comm);
-    if (rank == 0) {
+    if (rank != 1) { /* every other rank waits for rank 1's sums */
         HS_TEST_CHECK(st == HS_ERR_DEVICE && strstr(hs_error_message(), "gave up") &&
                           strstr(hs_error_message(), "rank 1's partial sums"),
                       "a silent peer: status %d (%s)", (int)st, st ? hs_error_message() : "no error");
         HS_TEST_CHECK(dt < 20.0, "a silent peer: %.1f s to give up", dt);
-        if (st != HS_OK) printf("a silent peer, fused iteration, after %.2f s: %s\n", dt, hs_error_message());
+        if (st != HS_OK && rank == 0)
+            printf("a silent peer, fused iteration, after %.2f s: %s\n", dt, hs_error_message());
     } else {
         HS_TEST_CHECK(st == HS_OK, "rank 1 (not waiting): %s", hs_error_message());
     }
     hs_error_clear();
     MPI_Barrier(MPI_COMM_WORLD); /* every wait ended before any rank unmaps its memory */
     hs_dist_gpu_destroy(&g);
+    stand_in_free(&S);
+}
+
+/* The device Newton loop's test (dist_newton.cu) with the ipc transport: the owned rows' residual, the sum
+ * of every rank's slots and the test as one fused kernel against the kernel sequence (the residual's
+ * block maxima, their maximum, the slots, the transport's sum, the test): the same verdict bit for bit,
+ * and the residual, its global node and the update's maximum those of the host's arithmetic over every
+ * rank's rows (MPI's maxima). After the first assembly, after a converged solve, with a NaN on the last
+ * rank (non-finite, every rank) and an element failure on rank 0 (every rank stops on it). */
+static void test_newton_test(const problem *P, int rank, int size)
+{
+    stand_in S;
+    stand_in_make(&S, P, hs_spmv_find("cusparse_sell"), 0, 1.0);
+    S.prob.opt.newton_tol_residual = 1e-12;
+    S.prob.opt.newton_tol_update = 1e-12;
+    S.prob.opt.newton_max_iter = 5;
+    cuda_impl &c = S.c;
+    dev_scalars sc0 = {};
+    sc0.bad_elem = 0x7f7f7f7f;
+    HS_TEST_CHECK(cudaMalloc((void **)&c.d_sc, sizeof(dev_scalars)) == cudaSuccess, "device scalars");
+    cudaMemcpy(c.d_sc, &sc0, sizeof sc0, cudaMemcpyHostToDevice);
+    c.dt = 0.25;
+    hs_dist_gpu *g = NULL;
+    HS_TEST_OK(hs_dist_gpu_create(&S.be, P->l, MPI_COMM_WORLD, HS_TRANSPORT_IPC, 0, &g));
+    if (!g) MPI_Abort(MPI_COMM_WORLD, 1);
+    const int32_t no = P->no;
+    /* the residual: distinct magnitudes over the global rows, the largest on the middle rank's rows */
+    std::vector<double> rhs(P->nl, 0.0), inv_mass(P->nl, 1.0), part(HS_RED_BLOCKS);
+    for (int32_t i = 0; i < no; ++i) {
+        const int64_t gi = P->l->l2g[i];
+        rhs[i] = (gi % 2 ? -1.0 : 1.0) * (1.0 + 1e-3 * (double)((gi * 7919) % 100003)) * (rank == size / 2 ? 4.0 : 1.0);
+        inv_mass[i] = 0.5 + 1e-4 * (double)(gi % 1000);
+    }
+    for (int k = 0; k < HS_RED_BLOCKS; ++k) part[k] = 1e-3 * (1.0 + sin(0.1 * k + rank)) + 1e-5 * rank;
+    cudaMemcpy(c.rhs, rhs.data(), sizeof(double) * rhs.size(), cudaMemcpyHostToDevice);
+    cudaMemcpy(c.inv_mass, inv_mass.data(), sizeof(double) * inv_mass.size(), cudaMemcpyHostToDevice);
+    cudaMemcpy(g->part, part.data(), sizeof(double) * part.size(), cudaMemcpyHostToDevice);
+    cudaDeviceSynchronize(); /* pageable copies on the legacy stream: done before work on the non-blocking c.s */
+    /* the host's reference: (value, global node) with MPI_MAXLOC's rule, the update's maximum */
+    struct { double v; long long n; } mine = {0.0, -1}, all[64];
+    for (int32_t i = 0; i < no; ++i) {
+        const double w = fabs(rhs[i]) * c.dt * inv_mass[i];
+        if (mine.n < 0 || w > mine.v || (w == mine.v && P->l->l2g[i] < mine.n)) { mine.v = w; mine.n = P->l->l2g[i]; }
+    }
+    MPI_Allgather(&mine, (int)sizeof mine, MPI_BYTE, all, (int)sizeof mine, MPI_BYTE, MPI_COMM_WORLD);
+    double want_res = 0.0, want_upd = 0.0;
+    long long want_node = -1;
+    for (int q = 0; q < size; ++q)
+        if (all[q].n >= 0 && (want_node < 0 || all[q].v > want_res || (all[q].v == want_res && all[q].n < want_node))) {
+            want_res = all[q].v;
+            want_node = all[q].n;
+        }
+    double pm = 0.0;
+    for (double v : part) pm = v > pm ? v : pm;
+    MPI_Allreduce(&pm, &want_upd, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    /* a converged solve of 7 iterations in the CG's scalars */
+    hs_gpu_cg_scalars cs;
+    cudaMemcpy(&cs, c.cg->d_sc, sizeof cs, cudaMemcpyDeviceToHost);
+    cs.status = HS_GPU_CG_CONV;
+    cs.iters = 7;
+    cudaMemcpy(c.cg->d_sc, &cs, sizeof cs, cudaMemcpyHostToDevice);
+    cudaDeviceSynchronize();
+    auto same = [](const hs_dist_newton_probe &a, const hs_dist_newton_probe &b) {
+        return a.go == b.go && a.stop == b.stop && a.k == b.k && a.res_node == b.res_node &&
+               memcmp(&a.res, &b.res, sizeof(double)) == 0 && memcmp(&a.upd, &b.upd, sizeof(double)) == 0;
+    };
+    for (int kase = 0; kase < 3; ++kase) { /* 0: plain, 1: a NaN on the last rank, 2: rank 0's element failed */
+        if (kase == 1 && rank == size - 1) {
+            const double nan = NAN;
+            cudaMemcpy(c.rhs + no / 2, &nan, sizeof nan, cudaMemcpyHostToDevice);
+            cudaDeviceSynchronize();
+        }
+        if (kase == 2) {
+            cudaMemcpy(c.rhs, rhs.data(), sizeof(double) * rhs.size(), cudaMemcpyHostToDevice);
+            dev_scalars sc = sc0;
+            if (rank == 0) sc.bad_elem = 5;
+            cudaMemcpy(c.d_sc, &sc, sizeof sc, cudaMemcpyHostToDevice);
+            cudaDeviceSynchronize();
+        }
+        hs_dist_newton_probe r[2][2]; /* [fused][first assembly, after the solve] */
+        for (int fused = 0; fused <= 1; ++fused) {
+            HS_TEST_OK(hs_dist_newton_probe_test(g, fused, 1, &r[fused][0]));
+            HS_TEST_OK(hs_dist_newton_probe_test(g, fused, 0, &r[fused][1]));
+        }
+        const char *what = kase == 0 ? "plain" : kase == 1 ? "a NaN on the last rank" : "an element failure on rank 0";
+        for (int q = 0; q < 2; ++q)
+            HS_TEST_CHECK(same(r[1][q], r[0][q]), "Newton test (%s, %s): fused stop %d go %d k %d res %.17g node %lld upd "
+                          "%.17g, sequence stop %d go %d k %d res %.17g node %lld upd %.17g", what,
+                          q ? "after a solve" : "first", r[1][q].stop, r[1][q].go, r[1][q].k, r[1][q].res,
+                          r[1][q].res_node, r[1][q].upd, r[0][q].stop, r[0][q].go, r[0][q].k, r[0][q].res,
+                          r[0][q].res_node, r[0][q].upd);
+        const hs_dist_newton_probe &f0 = r[1][0], &f1 = r[1][1];
+        if (kase == 0) {
+            HS_TEST_CHECK(f0.stop == HS_NEWTON_CONVERGED && f0.go == 1 && f0.k == 0 && f0.res == want_res &&
+                              f0.res_node == want_node,
+                          "Newton test, first: go %d k %d res %.17g at %lld, the host's %.17g at %lld", f0.go, f0.k,
+                          f0.res, f0.res_node, want_res, want_node);
+            HS_TEST_CHECK(f1.go == 1 && f1.k == 1 && f1.res == want_res && f1.res_node == want_node && f1.upd == want_upd,
+                          "Newton test after a solve: go %d k %d res %.17g at %lld upd %.17g, the host's %.17g at %lld, "
+                          "upd %.17g", f1.go, f1.k, f1.res, f1.res_node, f1.upd, want_res, want_node, want_upd);
+        } else {
+            const int want = kase == 1 ? HS_NEWTON_NONFINITE : HS_NEWTON_ELEMENT;
+            HS_TEST_CHECK(f0.stop == want && f0.go == 0 && f1.stop == want && f1.go == 0,
+                          "Newton test (%s): stop %d, %d (expected %d), go %d, %d", what, f0.stop, f1.stop, want, f0.go,
+                          f1.go);
+            if (kase == 1) HS_TEST_CHECK(std::isinf(f0.res), "Newton test (a NaN): residual %g, expected +inf", f0.res);
+        }
+    }
+    if (rank == 0) printf("the device Newton loop's test: fused = sequence bit for bit, = the host's maxima\n");
+    /* its update after a converged solve with the halo's start fused into it (k_update_phi_halo) against
+     * k_update_phi and the comm's halo: phi, its ghosts and the |du| block maxima bit for bit; every
+     * value, ghosts included, the owner's phi - du */
+    const int32_t nl = P->nl;
+    std::vector<double> phi0(nl), du(nl), out[2], parts[2];
+    auto f_phi = [](int64_t gi) { return -80.0 + 0.37 * (double)(gi % 211) + 1e-3 * sin((double)gi); };
+    auto f_du = [](int64_t gi) { return 1e-2 * cos(0.7 * (double)gi) - (gi % 5 == 1 ? 2e-3 : 0.0); };
+    for (int32_t li = 0; li < nl; ++li) {
+        phi0[li] = li < no ? f_phi(P->l->l2g[li]) : 1e30; /* ghosts: overwritten by the halo */
+        du[li] = li < no ? f_du(P->l->l2g[li]) : -7.0;
+    }
+    for (int fused = 0; fused <= 1; ++fused) {
+        cudaMemcpy(c.phi, phi0.data(), sizeof(double) * nl, cudaMemcpyHostToDevice);
+        cudaMemcpy(c.du, du.data(), sizeof(double) * nl, cudaMemcpyHostToDevice);
+        cudaDeviceSynchronize();
+        HS_TEST_OK(hs_dist_newton_probe_update(g, fused));
+        out[fused].resize(nl);
+        parts[fused].resize(HS_RED_BLOCKS);
+        cudaMemcpy(out[fused].data(), c.phi, sizeof(double) * nl, cudaMemcpyDeviceToHost);
+        cudaMemcpy(parts[fused].data(), g->part, sizeof(double) * HS_RED_BLOCKS, cudaMemcpyDeviceToHost);
+    }
+    HS_TEST_CHECK(memcmp(out[1].data(), out[0].data(), sizeof(double) * nl) == 0 &&
+                      memcmp(parts[1].data(), parts[0].data(), sizeof(double) * HS_RED_BLOCKS) == 0,
+                  "Newton update: the fused update and halo differ from the sequence's (phi or the |du| maxima)");
+    int bad = -1;
+    for (int32_t li = 0; li < nl && bad < 0; ++li) {
+        const int64_t gi = P->l->l2g[li];
+        if (out[1][li] != f_phi(gi) - f_du(gi)) bad = li;
+    }
+    HS_TEST_CHECK(bad < 0, "Newton update: local row %d (%s) is %.17g, the owner's phi - du %.17g", bad,
+                  bad >= no ? "a ghost" : "owned", bad >= 0 ? out[1][bad] : 0.0,
+                  bad >= 0 ? f_phi(P->l->l2g[bad]) - f_du(P->l->l2g[bad]) : 0.0);
+    if (rank == 0) printf("the device Newton loop's update with the halo's start fused: = the sequence bit for bit\n");
+    hs_dist_gpu_destroy(&g);
+    cudaFree(c.d_sc);
+    c.d_sc = NULL;
     stand_in_free(&S);
 }
 
@@ -437,8 +586,6 @@ static void time_iterations(const problem *P, int rank, const char *fmt, int f32
         MPI_Allreduce(MPI_IN_PLACE, &med, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
         us[fused] = med;
     }
-    cudaEventDestroy(e0);
-    cudaEventDestroy(e1);
     if (rank == 0)
         printf("time per CG iteration, %d rows a rank (%d nodes), %s %s, ipc, graph of %d: "
                "sequence (9 kernels) %.1f us, fused (3 kernels) %.1f us (median of %d, max over the ranks)\n",
@@ -454,7 +601,76 @@ static void time_iterations(const problem *P, int rank, const char *fmt, int f32
                "%.1f, halo of u (start + finish) %.1f\n",
                ph[HS_PCG_T_ITER], ph[HS_PCG_T_VECTOR], ph[HS_PCG_T_VECTOR_LOC], ph[HS_PCG_T_SPMV], ph[HS_PCG_T_DOT_SUM],
                ph[HS_PCG_T_DOT], ph[HS_PCG_T_SUM], ph[HS_PCG_T_HALO]);
+    /* the same iteration as the device Newton loop runs it: the body of a WHILE node the device relaunches
+     * each iteration (hs_gpu_cg_capture_solve; the solve stopped at max_iter): (T(50) - T(10)) / 40 */
+    double tw[2] = {0.0, 0.0};
+    const int KW[2] = {10, 50};
+    for (int w = 0; w < 2; ++w) {
+        const hs_gpu_cg_tol tt = {0.0, 0.0, 0.0, NULL, KW[w]};
+        cudaGraph_t graph = NULL;
+        cudaGraphExec_t exec = NULL;
+        HS_TEST_CHECK(cudaStreamBeginCapture(c->s, cudaStreamCaptureModeRelaxed) == cudaSuccess, "capture");
+        HS_TEST_OK(hs_gpu_cg_capture_solve(c->cg, c->rhs, c->du, &tt, c->s));
+        HS_TEST_CHECK(cudaStreamEndCapture(c->s, &graph) == cudaSuccess && cudaGraphInstantiate(&exec, graph, 0) == cudaSuccess,
+                      "WHILE graph");
+        if (graph) cudaGraphDestroy(graph);
+        std::vector<double> v;
+        for (int r = 0; r < 9 && exec; ++r) {
+            cudaEventRecord(e0, c->s);
+            cudaGraphLaunch(exec, c->s);
+            cudaEventRecord(e1, c->s);
+            HS_TEST_CHECK(cudaStreamSynchronize(c->s) == cudaSuccess, "WHILE graph run");
+            HS_TEST_OK(hs_cuda_comm_check(g->comm));
+            float ms = 0.0f;
+            cudaEventElapsedTime(&ms, e0, e1);
+            if (r >= 1) v.push_back(1e3 * ms);
+        }
+        if (exec) cudaGraphExecDestroy(exec);
+        std::sort(v.begin(), v.end());
+        tw[w] = v.empty() ? 0.0 : v[v.size() / 2];
+    }
+    MPI_Allreduce(MPI_IN_PLACE, tw, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    if (rank == 0)
+        printf("in a WHILE node (the device Newton loop's CG): %.1f us per iteration ((T(50) %.1f - T(10) %.1f) / 40, "
+               "max over the ranks), against %.1f unrolled in a graph of %d\n", (tw[1] - tw[0]) / 40.0, tw[1], tw[0],
+               us[1], (int)K);
+    cudaEventDestroy(e0);
+    cudaEventDestroy(e1);
     hs_dist_gpu_destroy(&g);
+    stand_in_free(&S);
+}
+
+/* The device Newton loop's test and update (dist_newton.cu), fused and as the kernel sequences, replayed
+ * from a graph of K (printed, max over the ranks). */
+static void time_newton(const problem *P, int rank)
+{
+    stand_in S;
+    stand_in_make(&S, P, hs_spmv_find("ellwarp_k1"), 1, 1.0);
+    S.prob.opt.newton_tol_residual = 1e-12;
+    S.prob.opt.newton_max_iter = 1 << 30;
+    cuda_impl &c = S.c;
+    dev_scalars sc0 = {};
+    sc0.bad_elem = 0x7f7f7f7f;
+    HS_TEST_CHECK(cudaMalloc((void **)&c.d_sc, sizeof(dev_scalars)) == cudaSuccess, "device scalars");
+    cudaMemcpy(c.d_sc, &sc0, sizeof sc0, cudaMemcpyHostToDevice);
+    hs_dist_gpu *g = NULL;
+    HS_TEST_OK(hs_dist_gpu_create(&S.be, P->l, MPI_COMM_WORLD, HS_TRANSPORT_IPC, 0, &g));
+    if (!g) MPI_Abort(MPI_COMM_WORLD, 1);
+    hs_gpu_cg_scalars cs;
+    cudaMemcpy(&cs, c.cg->d_sc, sizeof cs, cudaMemcpyDeviceToHost);
+    cs.status = HS_GPU_CG_CONV; /* the update applies du, the test reads the residual */
+    cudaMemcpy(c.cg->d_sc, &cs, sizeof cs, cudaMemcpyHostToDevice);
+    cudaDeviceSynchronize();
+    double us[2][2] = {{0.0, 0.0}, {0.0, 0.0}};
+    for (int fused = 0; fused <= 1; ++fused) HS_TEST_OK(hs_dist_newton_time(g, fused, 40, 11, us[fused]));
+    MPI_Allreduce(MPI_IN_PLACE, us, 4, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    if (rank == 0)
+        printf("device Newton loop, %d rows a rank, us per call (max over the ranks, graph of 40): the test "
+               "(residual, sum over the ranks, test, verdict to the host) sequence %.1f, fused %.1f; the update with "
+               "the ghosts of phi sequence %.1f, fused %.1f\n", P->no, us[0][0], us[1][0], us[0][1], us[1][1]);
+    hs_dist_gpu_destroy(&g);
+    cudaFree(c.d_sc);
+    c.d_sc = NULL;
     stand_in_free(&S);
 }
 
@@ -530,8 +746,8 @@ int main(int argc, char **argv)
         one_node = ns == size;
         MPI_Allreduce(MPI_IN_PLACE, &one_node, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
     }
-    const char *skip = size != 2 ? "runs under mpirun -np 2"
-                     : min_nd < 2 ? "needs a GPU per rank (2)"
+    const char *skip = size < 2 ? "runs under mpirun -np 2 (or more)"
+                     : min_nd < size ? "needs a GPU per rank"
                      : !one_node  ? "needs the ranks on one node (CUDA IPC)"
                                   : NULL;
     int shared = 0;
@@ -555,6 +771,7 @@ int main(int argc, char **argv)
         const int f32 = nm[1][0] == '1';
         if (f && hs_spmv_serves(f, f32 ? HS_VALUES_F32 : HS_VALUES_F64)) test_format(&P, f, f32, rank);
     }
+    test_newton_test(&P, rank, size);
     test_silent_peer(&P, rank);
     problem_free(&P);
     if (!getenv("HS_TEST_QUICK")) {
@@ -562,6 +779,7 @@ int main(int argc, char **argv)
         problem_make(&Q, 100.0, size, rank); /* bench_1m's 101^3 nodes */
         time_iterations(&Q, rank, "cusparse_sell", 0);
         time_iterations(&Q, rank, "ellwarp_k1", 1); /* what bench_1m takes on several ranks (float32 values) */
+        time_newton(&Q, rank);
         problem_free(&Q);
         if (rank == 0) { /* the same matrix on one GPU */
             problem R;
