@@ -299,6 +299,7 @@ void hs_part_local_destroy(hs_part_local **p)
     free(l->elems);
     free(l->tets);
     hs_csr_destroy(&l->pattern);
+    hs_csr_destroy(&l->local_pattern);
     free(l->nbr);
     free(l->send_ptr);
     free(l->send_idx);
@@ -647,7 +648,8 @@ hs_status hs_part_local_create_elems(int64_t n_global, int32_t n_elems, const in
     HS_CALL_GOTO(hs_csr_create(n_owned, n_owned + n_ghost, lp->row_ptr[n_owned], &l->pattern), fail);
     memcpy(l->pattern->row_ptr, lp->row_ptr, sizeof(int32_t) * ((size_t)n_owned + 1));
     memcpy(l->pattern->col, lp->col, sizeof(int32_t) * (size_t)lp->row_ptr[n_owned]);
-    hs_csr_destroy(&lp);
+    l->local_pattern = lp; /* the local problem's pattern: built once */
+    lp = NULL;
     free(pairs);
     free(g2l);
     free(nbr_of);
@@ -797,14 +799,43 @@ hs_status hs_part_local_create_part(int64_t n_global, int32_t n_nodes, const int
      * owner slot (global order within); sorted keys stand for the global array's scan */
     HS_CALL_GOTO(HS_ALLOC(ord, (size_t)n_owned + n_ghost + 1, "partition order"), fail);
     {
+        /* nodes in increasing global order (a generated box part: lattice order) need no sort: a
+         * stable bucketing by the first key gives the sorted order; else qsort */
+        int sorted = 1;
+        for (int32_t i = 1; i < n_nodes && sorted; ++i) sorted = node_gid[i] > node_gid[i - 1];
         int32_t k = 0;
-        for (int32_t i = 0; i < n_nodes; ++i) {
-            node_local[i] = -1;
-            if (kind[i] == 1) ord[k++] = (key_idx){0, node_gid[i], i};
-            else if (kind[i] == 3) ord[k++] = (key_idx){1, node_gid[i], i};
-            else if (kind[i] == 2) ord[k++] = (key_idx){2 + nbr_of[owner[i]], node_gid[i], i};
+        if (sorted) {
+            int32_t *at = NULL; /* [2 + n_nbrs] each first key's next place */
+            HS_CALL_GOTO(HS_ALLOC(at, (size_t)l->n_nbrs + 2, "partition order"), fail);
+            for (int32_t i = 0; i < n_nodes; ++i) /* the ghosts of each owner slot */
+                if (kind[i] == 2) ++at[2 + nbr_of[owner[i]]];
+            at[0] = 0;
+            at[1] = n_owned - n_boundary; /* interior, then boundary, then the slots' ghosts */
+            for (int32_t s = 0, first = n_owned; s < l->n_nbrs; ++s) {
+                const int32_t c = at[2 + s];
+                at[2 + s] = first;
+                first += c;
+            }
+            for (int32_t i = 0; i < n_nodes; ++i) {
+                node_local[i] = -1;
+                if (kind[i] == 1) ord[at[0]++] = (key_idx){0, node_gid[i], i};
+                else if (kind[i] == 3) ord[at[1]++] = (key_idx){1, node_gid[i], i};
+                else if (kind[i] == 2) {
+                    const int sl = nbr_of[owner[i]];
+                    ord[at[2 + sl]++] = (key_idx){2 + sl, node_gid[i], i};
+                }
+            }
+            k = n_owned + n_ghost;
+            free(at);
+        } else {
+            for (int32_t i = 0; i < n_nodes; ++i) {
+                node_local[i] = -1;
+                if (kind[i] == 1) ord[k++] = (key_idx){0, node_gid[i], i};
+                else if (kind[i] == 3) ord[k++] = (key_idx){1, node_gid[i], i};
+                else if (kind[i] == 2) ord[k++] = (key_idx){2 + nbr_of[owner[i]], node_gid[i], i};
+            }
+            qsort(ord, (size_t)k, sizeof *ord, cmp_key_idx);
         }
-        qsort(ord, (size_t)k, sizeof *ord, cmp_key_idx);
         for (int32_t li = 0; li < k; ++li) {
             HS_CHECK_GOTO(li == 0 || ord[li].k1 != ord[li - 1].k1 || ord[li].k2 != ord[li - 1].k2, fail,
                           HS_ERR_INTERNAL, "rank %d: node %lld twice in the part", rank, (long long)ord[li].k2);
@@ -858,7 +889,8 @@ hs_status hs_part_local_create_part(int64_t n_global, int32_t n_nodes, const int
     HS_CALL_GOTO(hs_csr_create(n_owned, n_owned + n_ghost, lp->row_ptr[n_owned], &l->pattern), fail);
     memcpy(l->pattern->row_ptr, lp->row_ptr, sizeof(int32_t) * ((size_t)n_owned + 1));
     memcpy(l->pattern->col, lp->col, sizeof(int32_t) * (size_t)lp->row_ptr[n_owned]);
-    hs_csr_destroy(&lp);
+    l->local_pattern = lp; /* the local problem's pattern: built once */
+    lp = NULL;
     free(pairs);
     free(ord);
     free(kind);

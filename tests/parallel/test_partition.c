@@ -175,6 +175,15 @@ static int views_equal(const hs_part_local *x, const hs_part_local *y)
         memcmp(x->pattern->row_ptr, y->pattern->row_ptr, sizeof(int32_t) * ((size_t)x->n_owned + 1)) ||
         memcmp(x->pattern->col, y->pattern->col, sizeof(int32_t) * (size_t)x->pattern->nnz))
         return 0;
+    /* the local elements' pattern the views made from elements keep for the local problem: equal, its
+     * owned rows the view's pattern */
+    const hs_csr *a = x->local_pattern, *b = y->local_pattern;
+    if (!a || !b || a->n_rows != nl || a->n_cols != nl || b->n_rows != nl || a->nnz != b->nnz ||
+        memcmp(a->row_ptr, b->row_ptr, sizeof(int32_t) * ((size_t)nl + 1)) ||
+        memcmp(a->col, b->col, sizeof(int32_t) * (size_t)a->nnz) ||
+        memcmp(a->row_ptr, x->pattern->row_ptr, sizeof(int32_t) * ((size_t)x->n_owned + 1)) ||
+        memcmp(a->col, x->pattern->col, sizeof(int32_t) * (size_t)x->pattern->nnz))
+        return 0;
     return 1;
 }
 
@@ -229,6 +238,32 @@ static void box_parts(const hs_box_params *bp, const hs_mesh *m, int P)
             int kept = 0;
             for (int32_t e = 0; e < pm->n_elems; ++e) kept += el[e] >= 0;
             HS_TEST_CHECK(kept == pm->n_elems, "P=%d rank %d: the part holds elements without an owned node", P, r);
+            /* the part's nodes in reverse (not in global order: the view sorts them, where the generated
+             * lattice order needs no sort): the same view, the same local numbers */
+            const int32_t n = pm->n_nodes;
+            int64_t *rgid = malloc(sizeof(int64_t) * ((size_t)n + 1));
+            int32_t *rown = malloc(sizeof(int32_t) * ((size_t)n + 1)), *rnl = malloc(sizeof(int32_t) * ((size_t)n + 1));
+            int32_t *rtets = malloc(4 * sizeof(int32_t) * ((size_t)pm->n_elems + 1));
+            int32_t *rel = malloc(sizeof(int32_t) * ((size_t)pm->n_elems + 1));
+            for (int32_t i = 0; i < n; ++i) {
+                rgid[n - 1 - i] = ngid[i];
+                rown[n - 1 - i] = pown[i];
+            }
+            for (size_t q = 0; q < 4 * (size_t)pm->n_elems; ++q) rtets[q] = n - 1 - pm->tets[q];
+            hs_part_local *rev = NULL;
+            HS_TEST_OK(hs_part_local_create_part(m->n_nodes, n, rgid, rown, pm->n_elems, egid, rtets, P, r, &rev, rnl,
+                                                 rel));
+            int moved = 0;
+            for (int32_t i = 0; i < n; ++i) moved += rnl[n - 1 - i] != nl[i];
+            HS_TEST_CHECK(rev && views_equal(rev, gen) && moved == 0,
+                          "P=%d rank %d: the part's nodes in reverse give another view (%d local numbers differ)", P,
+                          r, moved);
+            hs_part_local_destroy(&rev);
+            free(rgid);
+            free(rown);
+            free(rnl);
+            free(rtets);
+            free(rel);
         }
         hs_part_local_destroy(&gen);
         hs_part_local_destroy(&ref);
@@ -384,6 +419,19 @@ int main(void)
     /* the box's blocks: 9 x 7 x 6 nodes, so the smallest cut face is x's (7 x 6): 2 slabs along x, 2 x 2
      * across x and y for 4 (cut 42 + 54 < 3 x 42) */
     for (int P = 1; P <= 8; ++P) box_parts(&bp, m, P);
+    {
+        /* a box of 40 x 30 x 30 cells: parts of more than HS_OMP_MIN cells, whose layers and mesh
+         * checks run on OpenMP threads, equal to the serial cut (and its nodes' order to the sort's) */
+        hs_box_params big = {40, 30, 30, 1.0, 0, 1.414};
+        hs_mesh *bm = NULL;
+        HS_TEST_OK(hs_mesh_create_box(&big, &bm));
+        if (bm) {
+            HS_TEST_OK(hs_mesh_check(bm));
+            box_parts(&big, bm, 2);
+            box_parts(&big, bm, 3);
+        }
+        hs_mesh_destroy(&bm);
+    }
     {
         int64_t cells[3] = {nx, ny, nz};
         hs_box_blocks bb;
