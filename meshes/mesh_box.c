@@ -7,6 +7,7 @@
  * sides (the face diagonal always joins the face's lowest and highest corners), so the mesh is
  * conforming, and every tet has volume hx*hy*hz/6. */
 #include <math.h>
+#include <omp.h>
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -189,14 +190,19 @@ hs_status hs_mesh_create_box_part(const hs_box_params *p, const int64_t lo[3], c
     const int64_t nk = c1[2] - c0[2];
     int64_t *first = NULL; /* [nk + 1] each layer's first element */
     HS_CALL_GOTO(HS_ALLOC(first, (size_t)nk + 1, "box part layers"), done);
-    box_layer ly = {{c0[0], c0[1], c0[2]}, {c1[0], c1[1], c1[2]}, {lo[0], lo[1], lo[2]}, {hi[0], hi[1], hi[2]},
+    const box_layer ly = {{c0[0], c0[1], c0[2]}, {c1[0], c1[1], c1[2]}, {lo[0], lo[1], lo[2]}, {hi[0], hi[1], hi[2]},
                     {w[0], w[1], w[2]}, {n[0], n[1], n[2]}};
-#pragma omp parallel for schedule(static) if (n_cells > HS_OMP_MIN)
-    for (int64_t k = 0; k < nk; ++k) first[k + 1] = layer_tets(&ly, c0[2] + k, NULL, NULL, NULL);
-    for (int64_t k = 0; k < nk; ++k) first[k + 1] += first[k];
-#pragma omp parallel for schedule(static) if (n_cells > HS_OMP_MIN)
-    for (int64_t k = 0; k < nk; ++k)
-        layer_tets(&ly, c0[2] + k, tets + 4 * (size_t)first[k], egid + first[k], cand);
+    if (n_cells > HS_OMP_MIN && omp_get_max_threads() > 1) {
+#pragma omp parallel for schedule(static)
+        for (int64_t k = 0; k < nk; ++k) first[k + 1] = layer_tets(&ly, c0[2] + k, NULL, NULL, NULL);
+        for (int64_t k = 0; k < nk; ++k) first[k + 1] += first[k];
+#pragma omp parallel for schedule(static)
+        for (int64_t k = 0; k < nk; ++k)
+            layer_tets(&ly, c0[2] + k, tets + 4 * (size_t)first[k], egid + first[k], cand);
+    } else { /* one thread: the layers written one after another, no counting pass */
+        for (int64_t k = 0; k < nk; ++k)
+            first[k + 1] = first[k] + layer_tets(&ly, c0[2] + k, tets + 4 * (size_t)first[k], egid + first[k], cand);
+    }
     const int32_t ne = (int32_t)first[nk];
     free(first);
     /* the used candidates in lattice order (= increasing global number) */
