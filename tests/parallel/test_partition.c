@@ -6,6 +6,7 @@
  * elements alone (no global pattern) equal to the pattern's, array for array; the "box" partition:
  * each rank's generated part of the box gives the view the global mesh gives for the same owners,
  * array for array, with coordinates bit for bit, and holds at most its block plus one layer. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -259,6 +260,35 @@ static void box_parts(const hs_box_params *bp, const hs_mesh *m, int P)
                           "P=%d rank %d: the part's nodes in reverse give another view (%d local numbers differ)", P,
                           r, moved);
             hs_part_local_destroy(&rev);
+            /* faults, named as the serial scan names them: two elements out of order, a ghost of no rank */
+            int64_t *bgid = malloc(sizeof(int64_t) * ((size_t)pm->n_elems + 1));
+            memcpy(bgid, egid, sizeof(int64_t) * (size_t)pm->n_elems);
+            const int32_t h = pm->n_elems / 2;
+            bgid[h] = egid[h + 1];
+            bgid[h + 1] = egid[h];
+            hs_part_local *bad = NULL;
+            hs_status bs = hs_part_local_create_part(m->n_nodes, n, ngid, pown, pm->n_elems, bgid, pm->tets, P, r, &bad,
+                                                     rnl, rel);
+            HS_TEST_CHECK(bs == HS_ERR_INTERNAL && !bad && strstr(hs_error_message(), "not in increasing global order"),
+                          "P=%d rank %d: elements out of order: status %d, \"%s\"", P, r, (int)bs, hs_error_message());
+            hs_error_clear();
+            free(bgid);
+            int32_t ghost = -1; /* the last ghost of the part, given to no rank */
+            for (int32_t i = 0; i < n; ++i)
+                if (pown[i] != r) ghost = i;
+            if (ghost >= 0) {
+                const int32_t keep = pown[ghost];
+                pown[ghost] = P + 3;
+                bs = hs_part_local_create_part(m->n_nodes, n, ngid, pown, pm->n_elems, egid, pm->tets, P, r, &bad, rnl,
+                                               rel);
+                char want[96];
+                snprintf(want, sizeof want, "node %lld owned by rank %d of %d", (long long)ngid[ghost], P + 3, P);
+                HS_TEST_CHECK(bs == HS_ERR_INTERNAL && !bad && strstr(hs_error_message(), want),
+                              "P=%d rank %d: a ghost of no rank: status %d, \"%s\" (wanted \"%s\")", P, r, (int)bs,
+                              hs_error_message(), want);
+                hs_error_clear();
+                pown[ghost] = keep;
+            }
             free(rgid);
             free(rown);
             free(rnl);
