@@ -130,7 +130,13 @@ hs_status hs_csr_from_tets(int32_t n_nodes, int32_t n_elems, const int32_t *tets
             if (first < 0) first = i;
             const int64_t need = 4 * (int64_t)(inc_ptr[i + 1] - inc_ptr[i]) + 1;
             if (len + need > cap) {
-                const int64_t nc = 2 * cap > len + need + 65536 ? 2 * cap : len + need + 65536;
+                /* at least 36 MB (virtual: only the rows written are touched), above glibc's largest
+                 * mmap threshold (32 MB): the buffer is its own mapping, returned whole on free; a
+                 * smaller one would come from the thread's arena and stay in the process (VmHWM +59 MB
+                 * per rank on bench_4m/2 with 16 threads) */
+                const int64_t min_cap = (int64_t)9 << 20;
+                int64_t nc = 2 * cap > len + need ? 2 * cap : len + need;
+                if (nc < min_cap) nc = min_cap;
                 int32_t *nb = realloc(buf, sizeof(int32_t) * (size_t)nc);
                 if (!nb) {
                     dead = 1;
