@@ -112,6 +112,30 @@ static void where(const hs_mesh *m, char *pre, size_t npre, char *post, size_t n
     if (m->src_numbering[0]) snprintf(post, npost, " (numbers as in the file: %s)", m->src_numbering);
 }
 
+/* Element e's check: 0 good, 1 non-finite, 2 degenerate, 3 inverted; its 6 x signed volume and
+ * longest edge. */
+static int elem_kind(const hs_mesh *m, int32_t e, double *det6_out, double *lmax_out)
+{
+    const int32_t *t = m->tets + 4 * (size_t)e;
+    const double *p[4];
+    for (int k = 0; k < 4; ++k) p[k] = m->xyz + 3 * (size_t)t[k];
+    const double det6 = tet_det6(p[0], p[1], p[2], p[3]);
+    double l2 = 0.0;
+    for (int a = 0; a < 4; ++a)
+        for (int b = a + 1; b < 4; ++b) {
+            const double d = dist2(p[a], p[b]);
+            if (d > l2) l2 = d;
+        }
+    const double lmax = sqrt(l2);
+    *det6_out = det6;
+    *lmax_out = lmax;
+    if (!isfinite(det6) || !isfinite(lmax)) return 1;
+    /* Scale-free test: a tet whose volume is tiny relative to its size is a sliver whatever the
+     * units; checked before the sign, whose value would be noise. */
+    if (fabs(det6) <= 1e-12 * lmax * lmax * lmax) return 2;
+    return det6 < 0.0 ? 3 : 0;
+}
+
 hs_status hs_mesh_check(const hs_mesh *m)
 {
     if (m && m->n_nodes > alloc_peak_nodes) alloc_peak_nodes = m->n_nodes; /* a mesh a reader filled */
@@ -126,55 +150,42 @@ hs_status hs_mesh_check(const hs_mesh *m)
 
     /* Indices first over the whole mesh: a bad index makes every volume after it meaningless,
      * and it is the more basic fault to report. */
+    /* (OpenMP: the first bad element is the smallest such e over the threads; counts are sums) */
+    int32_t first_range = m->n_elems;
+#pragma omp parallel for schedule(static) reduction(min : first_range) if (m->n_elems > HS_OMP_MIN)
     for (int32_t e = 0; e < m->n_elems; ++e) {
         const int32_t *t = m->tets + 4 * (size_t)e;
+        for (int k = 0; k < 4; ++k)
+            if ((t[k] < 0 || t[k] >= m->n_nodes) && e < first_range) first_range = e;
+    }
+    if (first_range < m->n_elems) {
+        const int32_t *t = m->tets + 4 * (size_t)first_range;
         for (int k = 0; k < 4; ++k)
             HS_CHECK(t[k] >= 0 && t[k] < m->n_nodes, HS_ERR_MESH,
                      "element %ld (nodes %ld %ld %ld %ld) refers to node %ld, out of range "
                      "0..%ld",
-                     (long)e, (long)t[0], (long)t[1], (long)t[2], (long)t[3], (long)t[k],
+                     (long)first_range, (long)t[0], (long)t[1], (long)t[2], (long)t[3], (long)t[k],
                      (long)m->n_nodes - 1);
     }
 
     /* Report the first bad element, and how many there are, so one run tells the user whether
      * this is one sliver or a whole mesh with the opposite orientation convention. */
     int64_t n_inverted = 0, n_degenerate = 0, n_nonfinite = 0;
-    int32_t first_bad = -1;
-    double first_vol = 0.0, first_edge = 0.0;
-    int first_kind = 0; /* 1 non-finite, 2 degenerate, 3 inverted */
+    int32_t first_bad = m->n_elems;
+#pragma omp parallel for schedule(static) reduction(+ : n_inverted, n_degenerate, n_nonfinite) \
+    reduction(min : first_bad) if (m->n_elems > HS_OMP_MIN)
     for (int32_t e = 0; e < m->n_elems; ++e) {
-        const int32_t *t = m->tets + 4 * (size_t)e;
-        const double *p[4];
-        for (int k = 0; k < 4; ++k) p[k] = m->xyz + 3 * (size_t)t[k];
-        const double det6 = tet_det6(p[0], p[1], p[2], p[3]);
-        double l2 = 0.0;
-        for (int a = 0; a < 4; ++a)
-            for (int b = a + 1; b < 4; ++b) {
-                const double d = dist2(p[a], p[b]);
-                if (d > l2) l2 = d;
-            }
-        const double lmax = sqrt(l2);
-        int kind = 0;
-        if (!isfinite(det6) || !isfinite(lmax)) {
-            kind = 1;
-            ++n_nonfinite;
-        } else if (fabs(det6) <= 1e-12 * lmax * lmax * lmax) {
-            /* Scale-free test: a tet whose volume is tiny relative to its size is a sliver
-             * whatever the units; checked before the sign, whose value would be noise. */
-            kind = 2;
-            ++n_degenerate;
-        } else if (det6 < 0.0) {
-            kind = 3;
-            ++n_inverted;
-        }
-        if (kind && first_bad < 0) {
-            first_bad = e;
-            first_vol = det6 / 6.0;
-            first_edge = lmax;
-            first_kind = kind;
-        }
+        double det6 = 0.0, lmax = 0.0;
+        const int kind = elem_kind(m, e, &det6, &lmax);
+        n_nonfinite += kind == 1;
+        n_degenerate += kind == 2;
+        n_inverted += kind == 3;
+        if (kind && e < first_bad) first_bad = e;
     }
-    if (first_bad < 0) return HS_OK;
+    if (first_bad == m->n_elems) return HS_OK;
+    double first_vol = 0.0, first_edge = 0.0;
+    const int first_kind = elem_kind(m, first_bad, &first_vol, &first_edge);
+    first_vol /= 6.0;
 
     const int32_t *t = m->tets + 4 * (size_t)first_bad;
     char pre[300], post[100];
@@ -224,6 +235,7 @@ hs_status hs_mesh_set_fibers_constant(hs_mesh *m, const double dir[3])
              dir[0], dir[1], dir[2]);
     if (!m->fiber) HS_CALL(HS_ALLOC(m->fiber, (size_t)m->n_elems * 3, "fibre directions"));
     const double f[3] = {dir[0] / n, dir[1] / n, dir[2] / n};
+#pragma omp parallel for schedule(static) if (m->n_elems > HS_OMP_MIN)
     for (int32_t e = 0; e < m->n_elems; ++e)
         for (int k = 0; k < 3; ++k) m->fiber[3 * (size_t)e + k] = f[k];
     return HS_OK;

@@ -7,6 +7,7 @@
  * sides (the face diagonal always joins the face's lowest and highest corners), so the mesh is
  * conforming, and every tet has volume hx*hy*hz/6. */
 #include <math.h>
+#include <omp.h>
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -105,6 +106,51 @@ hs_status hs_mesh_box_cells(const hs_box_params *p, int64_t cells[3])
 /* The coordinate of lattice index i of n cells over [0, l]: as create_structured (far end exact). */
 static double lattice_x(double l, int64_t i, int64_t n) { return i == n ? l : l * (double)i / (double)n; }
 
+/* A block's cells along one axis ([c0, c1)), its owned nodes ([lo, hi)), the candidate block's
+ * widths (w) and the box's cells (n): what hs_mesh_create_box_part's layers read. */
+typedef struct box_layer {
+    int64_t c0[3], c1[3], lo[3], hi[3], w[3], n[3];
+} box_layer;
+
+/* The elements of cell layer k (z index) with a vertex in the owned block, in (j, i, s) order: their
+ * count; with tets/egid non-NULL, their candidate-block vertices and global numbers written there and
+ * their vertices marked used (cand = 0). Layers write disjoint elements; a shared vertex is marked
+ * by several (atomic writes of one value). */
+static int64_t layer_tets(const box_layer *b, int64_t k, int32_t *tets, int64_t *egid, int32_t *cand)
+{
+    const int64_t *c0 = b->c0, *c1 = b->c1, *lo = b->lo, *hi = b->hi, *w = b->w, *n = b->n;
+    const int64_t wx = w[0], wxy = w[0] * w[1];
+    const int64_t step[3] = {1, wx, wxy}; /* candidate-block offsets of unit steps */
+    int64_t ne = 0;
+    for (int64_t j = c0[1]; j < c1[1]; ++j)
+        for (int64_t i = c0[0]; i < c1[0]; ++i) {
+            const int64_t v0 = (i - c0[0]) + wx * (j - c0[1]) + wxy * (k - c0[2]);
+            const int64_t cell = i + n[0] * (j + n[1] * k);
+            for (int s = 0; s < 6; ++s) {
+                const int64_t v1 = v0 + step[k_perm[s][0]];
+                const int64_t v2 = v1 + step[k_perm[s][1]];
+                const int64_t v[4] = {v0, k_perm_sign[s] > 0 ? v1 : v2, k_perm_sign[s] > 0 ? v2 : v1,
+                                      v0 + 1 + wx + wxy};
+                int mine = 0; /* a vertex in the owned block */
+                for (int c = 0; c < 4 && !mine; ++c) {
+                    const int64_t x = c0[0] + v[c] % wx, y = c0[1] + (v[c] / wx) % w[1], z = c0[2] + v[c] / wxy;
+                    mine = x >= lo[0] && x < hi[0] && y >= lo[1] && y < hi[1] && z >= lo[2] && z < hi[2];
+                }
+                if (!mine) continue;
+                if (tets) {
+                    for (int c = 0; c < 4; ++c) {
+                        tets[4 * (size_t)ne + (size_t)c] = (int32_t)v[c];
+#pragma omp atomic write
+                        cand[v[c]] = 0;
+                    }
+                    egid[ne] = 6 * cell + s; /* create_structured's element number */
+                }
+                ++ne;
+            }
+        }
+    return ne;
+}
+
 hs_status hs_mesh_create_box_part(const hs_box_params *p, const int64_t lo[3], const int64_t hi[3], hs_mesh **out,
                                   int64_t **node_gid, int64_t **elem_gid)
 {
@@ -139,37 +185,33 @@ hs_status hs_mesh_create_box_part(const hs_box_params *p, const int64_t lo[3], c
     HS_CALL_GOTO(HS_ALLOC(tets, 24 * (size_t)n_cells + 4, "box part elements"), done);
     HS_CALL_GOTO(HS_ALLOC(egid, 6 * (size_t)n_cells + 1, "box part elements"), done);
     for (int64_t i = 0; i < n_cand; ++i) cand[i] = -1;
-    const int64_t step[3] = {1, wx, wxy}; /* candidate-block offsets of unit steps */
-    int32_t ne = 0;
-    for (int64_t k = c0[2]; k < c1[2]; ++k)
-        for (int64_t j = c0[1]; j < c1[1]; ++j)
-            for (int64_t i = c0[0]; i < c1[0]; ++i) {
-                const int64_t v0 = (i - c0[0]) + wx * (j - c0[1]) + wxy * (k - c0[2]);
-                const int64_t cell = i + n[0] * (j + n[1] * k);
-                for (int s = 0; s < 6; ++s) {
-                    const int64_t v1 = v0 + step[k_perm[s][0]];
-                    const int64_t v2 = v1 + step[k_perm[s][1]];
-                    const int64_t v[4] = {v0, k_perm_sign[s] > 0 ? v1 : v2, k_perm_sign[s] > 0 ? v2 : v1,
-                                          v0 + 1 + wx + wxy};
-                    int mine = 0; /* a vertex in the owned block */
-                    for (int c = 0; c < 4 && !mine; ++c) {
-                        const int64_t x = c0[0] + v[c] % wx, y = c0[1] + (v[c] / wx) % w[1], z = c0[2] + v[c] / wxy;
-                        mine = x >= lo[0] && x < hi[0] && y >= lo[1] && y < hi[1] && z >= lo[2] && z < hi[2];
-                    }
-                    if (!mine) continue;
-                    for (int c = 0; c < 4; ++c) {
-                        tets[4 * (size_t)ne + (size_t)c] = (int32_t)v[c];
-                        cand[v[c]] = 0;
-                    }
-                    egid[ne++] = 6 * cell + s; /* create_structured's element number */
-                }
-            }
+    /* each layer of cells along z (OpenMP): its elements counted, then written at the layer's offset,
+     * in the serial loop's order (k, j, i, s) */
+    const int64_t nk = c1[2] - c0[2];
+    int64_t *first = NULL; /* [nk + 1] each layer's first element */
+    HS_CALL_GOTO(HS_ALLOC(first, (size_t)nk + 1, "box part layers"), done);
+    const box_layer ly = {{c0[0], c0[1], c0[2]}, {c1[0], c1[1], c1[2]}, {lo[0], lo[1], lo[2]}, {hi[0], hi[1], hi[2]},
+                    {w[0], w[1], w[2]}, {n[0], n[1], n[2]}};
+    if (n_cells > HS_OMP_MIN && omp_get_max_threads() > 1) {
+#pragma omp parallel for schedule(static)
+        for (int64_t k = 0; k < nk; ++k) first[k + 1] = layer_tets(&ly, c0[2] + k, NULL, NULL, NULL);
+        for (int64_t k = 0; k < nk; ++k) first[k + 1] += first[k];
+#pragma omp parallel for schedule(static)
+        for (int64_t k = 0; k < nk; ++k)
+            layer_tets(&ly, c0[2] + k, tets + 4 * (size_t)first[k], egid + first[k], cand);
+    } else { /* one thread: the layers written one after another, no counting pass */
+        for (int64_t k = 0; k < nk; ++k)
+            first[k + 1] = first[k] + layer_tets(&ly, c0[2] + k, tets + 4 * (size_t)first[k], egid + first[k], cand);
+    }
+    const int32_t ne = (int32_t)first[nk];
+    free(first);
     /* the used candidates in lattice order (= increasing global number) */
     int32_t nn = 0;
     for (int64_t i = 0; i < n_cand; ++i)
         if (cand[i] == 0) cand[i] = nn++;
     HS_CALL_GOTO(hs_mesh_alloc(nn, ne, &m), done);
     HS_CALL_GOTO(HS_ALLOC(ngid, (size_t)nn + 1, "box part nodes"), done);
+#pragma omp parallel for schedule(static) if (n_cand > HS_OMP_MIN)
     for (int64_t i = 0; i < n_cand; ++i) {
         if (cand[i] < 0) continue;
         const int64_t x = c0[0] + i % wx, y = c0[1] + (i / wx) % w[1], z = c0[2] + i / wxy;
@@ -181,7 +223,8 @@ hs_status hs_mesh_create_box_part(const hs_box_params *p, const int64_t lo[3], c
         ngid[li] = x + sx * y + sxy * z;
         m->node_orig[li] = ngid[li] <= INT32_MAX ? (int32_t)ngid[li] : -1;
     }
-    for (size_t q = 0; q < 4 * (size_t)ne; ++q) m->tets[q] = cand[tets[q]];
+#pragma omp parallel for schedule(static) if (ne > HS_OMP_MIN)
+    for (int64_t q = 0; q < 4 * (int64_t)ne; ++q) m->tets[q] = cand[tets[q]];
     *out = m;
     *node_gid = ngid;
     *elem_gid = egid;

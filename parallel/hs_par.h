@@ -27,6 +27,18 @@ hs_status hs_par_init(int *argc, char ***argv);
 int hs_par_active(void);
 int hs_par_rank(void); /**< 0 when not active */
 int hs_par_size(void); /**< 1 when not active */
+/** @brief The ranks on this rank's node (MPI_COMM_TYPE_SHARED, counted once by hs_par_init); 1 when
+ *  not active. */
+int hs_par_node_ranks(void);
+/**
+ * @brief The OpenMP threads a rank runs (a pure function; sim/ applies it): @p threads_cfg
+ * (solver.threads) when > 0; else 0 (OpenMP's own choice: OMP_NUM_THREADS, or every core of the
+ * affinity mask) when @p env_set (OMP_NUM_THREADS is set) or the rank is alone on its node; else the
+ * node's share, @p online_cpus / @p ranks_on_node (at least 1), capped by @p affinity_cpus
+ * (omp_get_num_procs: the cores the rank is bound to; <= 0: unknown, no cap). Several ranks on a node
+ * each running every core's thread oversubscribe it (4 ranks x 64 threads on 64 cores).
+ */
+int hs_par_threads_rule(int threads_cfg, int env_set, int online_cpus, int ranks_on_node, int affinity_cpus);
 /** @brief MPI_Finalize when active. */
 void hs_par_finalize(void);
 /** @brief End every rank now (MPI_Abort with @p code) when active; returns otherwise. */

@@ -125,6 +125,10 @@ typedef struct hs_part_local {
     int32_t *tets;      /**< [n_elems][4] their nodes in local numbering */
     hs_csr *pattern;    /**< n_owned rows x (n_owned + n_ghost) columns, local column indices sorted
                              within rows; values zeroed */
+    hs_csr *local_pattern; /**< (n_owned + n_ghost) square: the local elements' pattern, whose first
+                             n_owned rows are @c pattern's; built by the views made from elements
+                             (hs_part_local_create_elems, _part) for the rank's local problem to take
+                             over (NULL once taken, or when the view did not build it) */
     int n_nbrs;         /**< neighbour ranks (own a ghost of this rank, or hold an owned node as ghost) */
     int32_t *nbr;       /**< [n_nbrs] their ranks, increasing */
     int32_t *send_ptr;  /**< [n_nbrs+1] into send_idx */

@@ -10,7 +10,7 @@
 #include "hs_mpi_status.h"
 #endif
 
-static int active = 0, my_rank = 0, n_ranks = 1;
+static int active = 0, my_rank = 0, n_ranks = 1, node_ranks = 1;
 
 int hs_par_launched_size(void)
 {
@@ -34,6 +34,13 @@ hs_status hs_par_init(int *argc, char ***argv)
         return HS_FAIL(HS_ERR_INTERNAL, "MPI_Init_thread failed");
     MPI_Comm_rank(MPI_COMM_WORLD, &my_rank);
     MPI_Comm_size(MPI_COMM_WORLD, &n_ranks);
+    /* the ranks that share this node (its memory, hence its cores): the OpenMP threads' rule */
+    MPI_Comm node = MPI_COMM_NULL;
+    if (MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, my_rank, MPI_INFO_NULL, &node) == MPI_SUCCESS &&
+        node != MPI_COMM_NULL) {
+        MPI_Comm_size(node, &node_ranks);
+        MPI_Comm_free(&node);
+    }
     active = 1;
     return HS_OK;
 #else
@@ -51,6 +58,16 @@ hs_status hs_par_init(int *argc, char ***argv)
 int hs_par_active(void) { return active; }
 int hs_par_rank(void) { return my_rank; }
 int hs_par_size(void) { return n_ranks; }
+int hs_par_node_ranks(void) { return node_ranks; }
+
+int hs_par_threads_rule(int threads_cfg, int env_set, int online_cpus, int ranks_on_node, int affinity_cpus)
+{
+    if (threads_cfg > 0) return threads_cfg; /* solver.threads */
+    if (env_set || ranks_on_node <= 1) return 0; /* OMP_NUM_THREADS, or the node to itself: OpenMP's own */
+    int t = online_cpus / ranks_on_node;
+    if (affinity_cpus > 0 && t > affinity_cpus) t = affinity_cpus; /* a rank bound to fewer cores */
+    return t < 1 ? 1 : t;
+}
 
 void hs_par_finalize(void)
 {

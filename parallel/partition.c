@@ -1,6 +1,7 @@
 /* Node partitioners (METIS k-way, seed 001's PCSR-I and PCSR-II) and a rank's local view. */
 #include "hs_partition.h"
 
+#include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -299,6 +300,7 @@ void hs_part_local_destroy(hs_part_local **p)
     free(l->elems);
     free(l->tets);
     hs_csr_destroy(&l->pattern);
+    hs_csr_destroy(&l->local_pattern);
     free(l->nbr);
     free(l->send_ptr);
     free(l->send_idx);
@@ -647,7 +649,8 @@ hs_status hs_part_local_create_elems(int64_t n_global, int32_t n_elems, const in
     HS_CALL_GOTO(hs_csr_create(n_owned, n_owned + n_ghost, lp->row_ptr[n_owned], &l->pattern), fail);
     memcpy(l->pattern->row_ptr, lp->row_ptr, sizeof(int32_t) * ((size_t)n_owned + 1));
     memcpy(l->pattern->col, lp->col, sizeof(int32_t) * (size_t)lp->row_ptr[n_owned]);
-    hs_csr_destroy(&lp);
+    l->local_pattern = lp; /* the local problem's pattern: built once */
+    lp = NULL;
     free(pairs);
     free(g2l);
     free(nbr_of);
@@ -739,6 +742,7 @@ hs_status hs_part_local_create_part(int64_t n_global, int32_t n_nodes, const int
     int8_t *kind = NULL;   /* [n_nodes] 0 unused, 1 owned, 3 owned boundary, 2 ghost */
     int32_t *nbr_of = NULL; /* [n_ranks] neighbour slot, -1 none */
     key_idx *ord = NULL;
+    int64_t *blk = NULL; /* [nt + 1][2] each thread block's first local element and pair */
     node_rank *pairs = NULL;
     hs_csr *lp = NULL;
     HS_CALL(HS_ALLOC(l, 1, "partition view"));
@@ -749,12 +753,16 @@ hs_status hs_part_local_create_part(int64_t n_global, int32_t n_nodes, const int
     HS_CALL_GOTO(HS_ALLOC(nbr_of, n_ranks, "partition neighbours"), fail);
     for (int q = 0; q < n_ranks; ++q) nbr_of[q] = -1;
     for (int32_t i = 0; i < n_nodes; ++i) kind[i] = owner[i] == rank; /* owned nodes count, used or not */
+    /* the part's elements (OpenMP): a node's kind and a rank's neighbour mark are one value whoever
+     * writes them; the first fault is the smallest element index, reported as the serial scan would */
     int32_t n_local_elems = 0;
     int64_t n_cut = 0;
+    int32_t first_unordered = n_elems, first_bad_owner = n_elems;
+#pragma omp parallel for schedule(static) reduction(+ : n_local_elems, n_cut) \
+    reduction(min : first_unordered, first_bad_owner) if (n_elems > HS_OMP_MIN)
     for (int32_t e = 0; e < n_elems; ++e) {
         const int32_t *t = tets + 4 * (size_t)e;
-        HS_CHECK_GOTO(e == 0 || elem_gid[e] > elem_gid[e - 1], fail, HS_ERR_INTERNAL,
-                      "rank %d: the part's elements are not in increasing global order", rank);
+        if (e > 0 && !(elem_gid[e] > elem_gid[e - 1]) && e < first_unordered) first_unordered = e;
         int mine = 0;
         for (int c = 0; c < 4; ++c) mine += owner[t[c]] == rank;
         if (!mine) continue;
@@ -762,16 +770,28 @@ hs_status hs_part_local_create_part(int64_t n_global, int32_t n_nodes, const int
         if (mine == 4) continue;
         n_cut += (int64_t)mine * (4 - mine);
         for (int c = 0; c < 4; ++c) {
-            if (owner[t[c]] == rank) {
+            const int32_t o = owner[t[c]];
+            if (o == rank) {
+#pragma omp atomic write
                 kind[t[c]] = 3;
+            } else if (o < 0 || o >= n_ranks) {
+                if (e < first_bad_owner) first_bad_owner = e;
             } else {
+#pragma omp atomic write
                 kind[t[c]] = 2;
-                HS_CHECK_GOTO(owner[t[c]] >= 0 && owner[t[c]] < n_ranks, fail, HS_ERR_INTERNAL,
-                              "rank %d: node %lld owned by rank %d of %d", rank, (long long)node_gid[t[c]],
-                              (int)owner[t[c]], n_ranks);
-                nbr_of[owner[t[c]]] = 0;
+#pragma omp atomic write
+                nbr_of[o] = 0;
             }
         }
+    }
+    HS_CHECK_GOTO(!(first_unordered < n_elems && first_unordered <= first_bad_owner), fail, HS_ERR_INTERNAL,
+                  "rank %d: the part's elements are not in increasing global order", rank);
+    if (first_bad_owner < n_elems) {
+        const int32_t *t = tets + 4 * (size_t)first_bad_owner;
+        for (int c = 0; c < 4; ++c)
+            HS_CHECK_GOTO(owner[t[c]] == rank || (owner[t[c]] >= 0 && owner[t[c]] < n_ranks), fail, HS_ERR_INTERNAL,
+                          "rank %d: node %lld owned by rank %d of %d", rank, (long long)node_gid[t[c]],
+                          (int)owner[t[c]], n_ranks);
     }
     int32_t n_owned = 0, n_boundary = 0, n_ghost = 0;
     for (int32_t i = 0; i < n_nodes; ++i) {
@@ -797,14 +817,43 @@ hs_status hs_part_local_create_part(int64_t n_global, int32_t n_nodes, const int
      * owner slot (global order within); sorted keys stand for the global array's scan */
     HS_CALL_GOTO(HS_ALLOC(ord, (size_t)n_owned + n_ghost + 1, "partition order"), fail);
     {
+        /* nodes in increasing global order (a generated box part: lattice order) need no sort: a
+         * stable bucketing by the first key gives the sorted order; else qsort */
+        int sorted = 1;
+        for (int32_t i = 1; i < n_nodes && sorted; ++i) sorted = node_gid[i] > node_gid[i - 1];
         int32_t k = 0;
-        for (int32_t i = 0; i < n_nodes; ++i) {
-            node_local[i] = -1;
-            if (kind[i] == 1) ord[k++] = (key_idx){0, node_gid[i], i};
-            else if (kind[i] == 3) ord[k++] = (key_idx){1, node_gid[i], i};
-            else if (kind[i] == 2) ord[k++] = (key_idx){2 + nbr_of[owner[i]], node_gid[i], i};
+        if (sorted) {
+            int32_t *at = NULL; /* [2 + n_nbrs] each first key's next place */
+            HS_CALL_GOTO(HS_ALLOC(at, (size_t)l->n_nbrs + 2, "partition order"), fail);
+            for (int32_t i = 0; i < n_nodes; ++i) /* the ghosts of each owner slot */
+                if (kind[i] == 2) ++at[2 + nbr_of[owner[i]]];
+            at[0] = 0;
+            at[1] = n_owned - n_boundary; /* interior, then boundary, then the slots' ghosts */
+            for (int32_t s = 0, first = n_owned; s < l->n_nbrs; ++s) {
+                const int32_t c = at[2 + s];
+                at[2 + s] = first;
+                first += c;
+            }
+            for (int32_t i = 0; i < n_nodes; ++i) {
+                node_local[i] = -1;
+                if (kind[i] == 1) ord[at[0]++] = (key_idx){0, node_gid[i], i};
+                else if (kind[i] == 3) ord[at[1]++] = (key_idx){1, node_gid[i], i};
+                else if (kind[i] == 2) {
+                    const int sl = nbr_of[owner[i]];
+                    ord[at[2 + sl]++] = (key_idx){2 + sl, node_gid[i], i};
+                }
+            }
+            k = n_owned + n_ghost;
+            free(at);
+        } else {
+            for (int32_t i = 0; i < n_nodes; ++i) {
+                node_local[i] = -1;
+                if (kind[i] == 1) ord[k++] = (key_idx){0, node_gid[i], i};
+                else if (kind[i] == 3) ord[k++] = (key_idx){1, node_gid[i], i};
+                else if (kind[i] == 2) ord[k++] = (key_idx){2 + nbr_of[owner[i]], node_gid[i], i};
+            }
+            qsort(ord, (size_t)k, sizeof *ord, cmp_key_idx);
         }
-        qsort(ord, (size_t)k, sizeof *ord, cmp_key_idx);
         for (int32_t li = 0; li < k; ++li) {
             HS_CHECK_GOTO(li == 0 || ord[li].k1 != ord[li - 1].k1 || ord[li].k2 != ord[li - 1].k2, fail,
                           HS_ERR_INTERNAL, "rank %d: node %lld twice in the part", rank, (long long)ord[li].k2);
@@ -822,21 +871,51 @@ hs_status hs_part_local_create_part(int64_t n_global, int32_t n_nodes, const int
     HS_CALL_GOTO(HS_ALLOC(l->elems, (size_t)n_local_elems + 1, "partition elements"), fail);
     HS_CALL_GOTO(HS_ALLOC(l->tets, 4 * (size_t)n_local_elems + 4, "partition elements"), fail);
     HS_CALL_GOTO(HS_ALLOC(pairs, (size_t)n_cut + 1, "partition send lists"), fail);
+    /* the local elements and the (boundary row, neighbour rank) pairs in element order: each thread
+     * counts its block of elements, then writes them after the blocks before it (OpenMP) */
+    const int nt_max = omp_get_max_threads();
+    HS_CALL_GOTO(HS_ALLOC(blk, 2 * (size_t)nt_max + 2, "partition elements"), fail);
     int64_t np = 0;
-    for (int32_t e = 0, m = 0; e < n_elems; ++e) {
-        const int32_t *t = tets + 4 * (size_t)e;
-        int mine = 0;
-        for (int c = 0; c < 4; ++c) mine += owner[t[c]] == rank;
-        elem_local[e] = mine ? m : -1;
-        if (!mine) continue;
-        l->elems[m] = elem_gid[e];
-        for (int c = 0; c < 4; ++c) l->tets[4 * (size_t)m + c] = node_local[t[c]];
-        ++m;
-        if (mine == 4) continue;
-        for (int a = 0; a < 4; ++a)
-            for (int b = 0; b < 4; ++b)
-                if (owner[t[a]] == rank && owner[t[b]] != rank)
-                    pairs[np++] = (node_rank){node_local[t[a]], owner[t[b]]};
+#pragma omp parallel if (n_elems > HS_OMP_MIN)
+    {
+        const int nt = omp_get_num_threads(), id = omp_get_thread_num();
+        const int32_t e0 = (int32_t)((int64_t)n_elems * id / nt), e1 = (int32_t)((int64_t)n_elems * (id + 1) / nt);
+        int64_t cm = 0, cp = 0;
+        for (int32_t e = e0; e < e1 && nt > 1; ++e) { /* one thread: no count needed, its block starts at 0 */
+            const int32_t *t = tets + 4 * (size_t)e;
+            int mine = 0;
+            for (int c = 0; c < 4; ++c) mine += owner[t[c]] == rank;
+            cm += mine > 0;
+            cp += mine < 4 ? mine * (4 - mine) : 0; /* (owned, not owned) vertex pairs */
+        }
+        blk[2 * (id + 1)] = cm;
+        blk[2 * (id + 1) + 1] = cp;
+#pragma omp barrier
+#pragma omp single
+        {
+            for (int q = 0; q < nt; ++q) {
+                blk[2 * (q + 1)] += blk[2 * q];
+                blk[2 * (q + 1) + 1] += blk[2 * q + 1];
+            }
+            np = blk[2 * nt + 1];
+        }
+        int32_t m = (int32_t)blk[2 * id];
+        int64_t p = blk[2 * id + 1];
+        for (int32_t e = e0; e < e1; ++e) {
+            const int32_t *t = tets + 4 * (size_t)e;
+            int mine = 0;
+            for (int c = 0; c < 4; ++c) mine += owner[t[c]] == rank;
+            elem_local[e] = mine ? m : -1;
+            if (!mine) continue;
+            l->elems[m] = elem_gid[e];
+            for (int c = 0; c < 4; ++c) l->tets[4 * (size_t)m + c] = node_local[t[c]];
+            ++m;
+            if (mine == 4) continue;
+            for (int a = 0; a < 4; ++a)
+                for (int b = 0; b < 4; ++b)
+                    if (owner[t[a]] == rank && owner[t[b]] != rank) pairs[p++] = (node_rank){node_local[t[a]], owner[t[b]]};
+        }
+        if (nt == 1) np = p;
     }
     qsort(pairs, (size_t)np, sizeof *pairs, cmp_node_rank);
     int64_t nu = 0;
@@ -858,7 +937,9 @@ hs_status hs_part_local_create_part(int64_t n_global, int32_t n_nodes, const int
     HS_CALL_GOTO(hs_csr_create(n_owned, n_owned + n_ghost, lp->row_ptr[n_owned], &l->pattern), fail);
     memcpy(l->pattern->row_ptr, lp->row_ptr, sizeof(int32_t) * ((size_t)n_owned + 1));
     memcpy(l->pattern->col, lp->col, sizeof(int32_t) * (size_t)lp->row_ptr[n_owned]);
-    hs_csr_destroy(&lp);
+    l->local_pattern = lp; /* the local problem's pattern: built once */
+    lp = NULL;
+    free(blk);
     free(pairs);
     free(ord);
     free(kind);
@@ -866,6 +947,7 @@ hs_status hs_part_local_create_part(int64_t n_global, int32_t n_nodes, const int
     *out = l;
     return HS_OK;
 fail:
+    free(blk);
     hs_csr_destroy(&lp);
     free(pairs);
     free(ord);

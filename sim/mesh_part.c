@@ -124,8 +124,6 @@ static hs_status make_part(const hs_mesh_spec *spec, const hs_box_blocks *bb, in
     int32_t *owner = NULL, *nl = NULL, *el = NULL;
     HS_CALL(hs_mesh_create_box_part(&spec->box, lo, hi, &pm, &ngid, &egid));
     HS_CALL_GOTO(hs_mesh_check(pm), done);
-    HS_CALL_GOTO(hs_mesh_set_fibers_constant(pm, spec->fiber_dir), done);
-    memcpy(f, pm->fiber, 3 * sizeof(double)); /* the normalised direction (every element's) */
     HS_CALL_GOTO(HS_ALLOC(owner, (size_t)pm->n_nodes + 1, "box part"), done);
     HS_CALL_GOTO(HS_ALLOC(nl, (size_t)pm->n_nodes + 1, "box part"), done);
     HS_CALL_GOTO(HS_ALLOC(el, (size_t)pm->n_elems + 1, "box part"), done);
@@ -144,9 +142,9 @@ static hs_status make_part(const hs_mesh_spec *spec, const hs_box_blocks *bb, in
         lm->node_orig[nl[i]] = pm->node_orig[i];
     }
     memcpy(lm->tets, l->tets, 4 * sizeof(int32_t) * (size_t)l->n_elems);
-    HS_CALL_GOTO(HS_ALLOC(lm->fiber, 3 * (size_t)l->n_elems + 3, "box part fibres"), done);
-    for (int32_t e = 0; e < pm->n_elems; ++e)
-        if (el[e] >= 0) memcpy(lm->fiber + 3 * (size_t)el[e], pm->fiber + 3 * (size_t)e, 3 * sizeof(double));
+    /* constant fibres, on the local mesh only (the part's elements all kept: no copy through the part) */
+    HS_CALL_GOTO(hs_mesh_set_fibers_constant(lm, spec->fiber_dir), done);
+    memcpy(f, lm->fiber, 3 * sizeof(double)); /* the normalised direction (every element's) */
     out->lmesh = lm;
     lm = NULL;
 done:

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "hs_build_config.h"
 #include "hs_mesh_cache.h"
@@ -217,7 +218,20 @@ hs_status hs_sim_create(const hs_sim_spec *spec, hs_sim *sim)
     memset(&bpart, 0, sizeof bpart);
 #endif
     double t0 = hs_wtime();
-    if (spec->threads > 0) omp_set_num_threads(spec->threads); /* solver.threads; 0 keeps OMP_NUM_THREADS */
+    {
+        /* solver.threads; else OMP_NUM_THREADS; else, with several ranks on this node, each rank its
+         * share of the node's cores (hs_par_threads_rule) */
+        const char *env = getenv("OMP_NUM_THREADS");
+        const long online = sysconf(_SC_NPROCESSORS_ONLN);
+        const int node = hs_par_node_ranks();
+        const int nt = hs_par_threads_rule(spec->threads, env && *env, online > 0 ? (int)online : 1, node,
+                                           omp_get_num_procs());
+        if (nt > 0) omp_set_num_threads(nt);
+        if (nt > 0 && spec->threads <= 0)
+            hs_log(1, "threads: %d OpenMP threads per rank (%d ranks on this node of %ld cores, %d in the rank's "
+                   "affinity mask; solver.threads or OMP_NUM_THREADS chooses)\n", nt, node, online,
+                   omp_get_num_procs());
+    }
     /* the backend first: a missing device is said before any meshing, and the device's own
      * initialisation (a CUDA context: ~0.3 s) runs alongside the host's set-up */
     if (spec->backend) {

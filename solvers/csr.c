@@ -110,65 +110,73 @@ hs_status hs_csr_from_tets(int32_t n_nodes, int32_t n_elems, const int32_t *tets
             inc[inc_ptr[i] + fill[i]++] = e;
         }
 
-    /* Pass 1: row lengths (into a scratch row). Pass 2: the rows in place. */
+    /* One pass: each thread writes its rows (one contiguous block of rows: schedule(static)) one after
+     * another into its own buffer; then the row pointers, and each block copied to its place. */
+    int fail = 0, too_many = 0, no_memory = 0;
     int64_t nnz = 0;
-    int fail = 0;
-#pragma omp parallel reduction(+ : nnz) reduction(| : fail)
+#pragma omp parallel
     {
         row_scratch *rs = calloc(1, sizeof *rs);
-        int32_t cap = 64, *row = malloc(sizeof(int32_t) * (size_t)cap);
-        if (!rs || !row) fail = 1;
+        int32_t *buf = NULL, first = -1;
+        int64_t len = 0, cap = 0;
+        int dead = !rs; /* this thread ran out of memory */
+        if (dead) {
+#pragma omp atomic write
+            fail = 1;
+        }
 #pragma omp for schedule(static)
         for (int32_t i = 0; i < n_nodes; ++i) {
-            if (fail) continue;
-            int32_t need = 4 * (inc_ptr[i + 1] - inc_ptr[i]) + 1;
-            if (need > cap) {
-                int32_t *nb = realloc(row, sizeof(int32_t) * (size_t)need);
-                if (!nb) { fail = 1; continue; }
-                row = nb;
-                cap = need;
+            if (dead) continue;
+            if (first < 0) first = i;
+            const int64_t need = 4 * (int64_t)(inc_ptr[i + 1] - inc_ptr[i]) + 1;
+            if (len + need > cap) {
+                /* at least 36 MB (virtual: only the rows written are touched), above glibc's largest
+                 * mmap threshold (32 MB): the buffer is its own mapping, returned whole on free; a
+                 * smaller one would come from the thread's arena and stay in the process (VmHWM +59 MB
+                 * per rank on bench_4m/2 with 16 threads) */
+                const int64_t min_cap = (int64_t)9 << 20;
+                int64_t nc = 2 * cap > len + need ? 2 * cap : len + need;
+                if (nc < min_cap) nc = min_cap;
+                int32_t *nb = realloc(buf, sizeof(int32_t) * (size_t)nc);
+                if (!nb) {
+                    dead = 1;
+#pragma omp atomic write
+                    fail = 1;
+                    continue;
+                }
+                buf = nb;
+                cap = nc;
             }
-            int32_t u = row_neighbours(i, inc_ptr, inc, tets, rs, row);
-            if (u < 0) { fail = 1; continue; }
+            const int32_t u = row_neighbours(i, inc_ptr, inc, tets, rs, buf + len);
+            if (u < 0) {
+                dead = 1;
+#pragma omp atomic write
+                fail = 1;
+                continue;
+            }
             row_len[i] = u;
-            nnz += u;
+            len += u;
         }
+#pragma omp single
+        if (!fail) {
+            for (int32_t i = 0; i < n_nodes; ++i) nnz += row_len[i];
+            if (nnz > INT32_MAX) too_many = 1;
+            else if (hs_csr_create(n_nodes, n_nodes, (int32_t)nnz, &a) != HS_OK) no_memory = 1;
+            else
+                for (int32_t i = 0; i < n_nodes; ++i) a->row_ptr[i + 1] = a->row_ptr[i] + row_len[i];
+        }
+        /* (the single's barrier) */
+        if (a && first >= 0 && !dead) memcpy(a->col + a->row_ptr[first], buf, sizeof(int32_t) * (size_t)len);
         if (rs) free(rs->buf);
         free(rs);
-        free(row);
+        free(buf);
     }
     HS_CHECK_GOTO(!fail, done, HS_ERR_MEMORY, "out of memory building the sparsity pattern");
-    HS_CHECK_GOTO(nnz <= INT32_MAX, done, HS_ERR_MESH,
+    HS_CHECK_GOTO(!too_many, done, HS_ERR_MESH,
                   "the matrix would have %lld nonzeros, more than the 2^31-1 this build indexes",
                   (long long)nnz);
-    HS_CALL_GOTO(hs_csr_create(n_nodes, n_nodes, (int32_t)nnz, &a), done);
-    for (int32_t i = 0; i < n_nodes; ++i) a->row_ptr[i + 1] = a->row_ptr[i] + row_len[i];
-    /* each row fits its final length exactly, but row_neighbours may need 4 * degree + 1 of room:
-     * write through a scratch row and copy */
-#pragma omp parallel reduction(| : fail)
-    {
-        row_scratch *rs = calloc(1, sizeof *rs);
-        int32_t cap = 64, *row = malloc(sizeof(int32_t) * (size_t)cap);
-        if (!rs || !row) fail = 1;
-#pragma omp for schedule(static)
-        for (int32_t i = 0; i < n_nodes; ++i) {
-            if (fail) continue;
-            int32_t need = 4 * (inc_ptr[i + 1] - inc_ptr[i]) + 1;
-            if (need > cap) {
-                int32_t *nb = realloc(row, sizeof(int32_t) * (size_t)need); /* sizes seen in pass 1 */
-                if (!nb) { fail = 1; continue; }
-                row = nb;
-                cap = need;
-            }
-            int32_t u = row_neighbours(i, inc_ptr, inc, tets, rs, row);
-            if (u != row_len[i]) { fail = 1; continue; }
-            memcpy(a->col + a->row_ptr[i], row, sizeof(int32_t) * (size_t)u);
-        }
-        if (rs) free(rs->buf);
-        free(rs);
-        free(row);
-    }
-    HS_CHECK_GOTO(!fail, done, HS_ERR_MEMORY, "out of memory building the sparsity pattern");
+    HS_CHECK_GOTO(!no_memory, done, HS_ERR_MEMORY, "out of memory for a sparsity pattern of %lld nonzeros",
+                  (long long)nnz);
     *out = a;
     a = NULL;
 done:
@@ -215,18 +223,6 @@ hs_status hs_csr_permute(const hs_csr *a, const int32_t *new_to_old, hs_csr **ou
 done:
     free(old_to_new);
     return st;
-}
-
-int32_t hs_csr_find(const hs_csr *a, int32_t i, int32_t j)
-{
-    int32_t lo = a->row_ptr[i], hi = a->row_ptr[i + 1] - 1;
-    while (lo <= hi) {
-        int32_t mid = lo + (hi - lo) / 2;
-        if (a->col[mid] < j) lo = mid + 1;
-        else if (a->col[mid] > j) hi = mid - 1;
-        else return mid;
-    }
-    return -1;
 }
 
 hs_status hs_csr_symmetric_pairs(const hs_csr *a, int32_t **pos, int32_t *n_pairs)

@@ -36,8 +36,19 @@ hs_status hs_csr_from_tets(int32_t n_nodes, int32_t n_elems, const int32_t *tets
  */
 hs_status hs_csr_permute(const hs_csr *a, const int32_t *new_to_old, hs_csr **out);
 
-/** @brief Position k of (i,j) in the pattern, or -1. Binary search in row i. */
-int32_t hs_csr_find(const hs_csr *a, int32_t i, int32_t j);
+/** @brief Position k of (i,j) in the pattern, or -1. Binary search in row i. Inline: the set-up's
+ *  maps (assembly, split, pairs) call it for every element entry, from other files. */
+static inline int32_t hs_csr_find(const hs_csr *a, int32_t i, int32_t j)
+{
+    int32_t lo = a->row_ptr[i], hi = a->row_ptr[i + 1] - 1;
+    while (lo <= hi) {
+        int32_t mid = lo + (hi - lo) / 2;
+        if (a->col[mid] < j) lo = mid + 1;
+        else if (a->col[mid] > j) hi = mid - 1;
+        else return mid;
+    }
+    return -1;
+}
 
 /**
  * @brief The symmetric pairs {i, j} of a structurally symmetric pattern (i <= j, the diagonal

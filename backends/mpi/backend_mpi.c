@@ -706,8 +706,15 @@ static hs_status create_local(mpi_impl *m, const hs_problem *g, const hs_backend
     po.regions = m->lreg;
     if (!po.exec.spmv) po.exec.spmv = &hs_spmv_ops_csr_scalar; /* the format is the backend's to accept (local_opts) */
     if (m->pops->local_opts) HS_CALL(m->pops->local_opts(&po, m->size)); /* checked already (refusal) */
-    hs_csr *lpat = NULL;
-    HS_CALL(hs_csr_from_tets(m->lmesh->n_nodes, m->lmesh->n_elems, m->lmesh->tets, &lpat));
+    /* the local elements' pattern: the view's (built with it from the same elements), else built here */
+    hs_csr *lpat = m->l->local_pattern;
+    m->l->local_pattern = NULL;
+    if (lpat && (lpat->n_rows != m->lmesh->n_nodes || lpat->n_cols != m->lmesh->n_nodes)) {
+        hs_csr_destroy(&lpat);
+        return HS_FAIL(HS_ERR_INTERNAL, "rank %d: the view's local pattern has %d rows for %d local nodes", m->rank,
+                       (int)lpat->n_rows, (int)m->lmesh->n_nodes);
+    }
+    if (!lpat) HS_CALL(hs_csr_from_tets(m->lmesh->n_nodes, m->lmesh->n_elems, m->lmesh->tets, &lpat));
     /* its owned rows are the view's rows: every element of an owned node is local */
     const hs_csr *vp = l->pattern;
     int same = lpat->row_ptr[l->n_owned] == vp->nnz;

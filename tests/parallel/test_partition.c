@@ -6,6 +6,7 @@
  * elements alone (no global pattern) equal to the pattern's, array for array; the "box" partition:
  * each rank's generated part of the box gives the view the global mesh gives for the same owners,
  * array for array, with coordinates bit for bit, and holds at most its block plus one layer. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -175,6 +176,15 @@ static int views_equal(const hs_part_local *x, const hs_part_local *y)
         memcmp(x->pattern->row_ptr, y->pattern->row_ptr, sizeof(int32_t) * ((size_t)x->n_owned + 1)) ||
         memcmp(x->pattern->col, y->pattern->col, sizeof(int32_t) * (size_t)x->pattern->nnz))
         return 0;
+    /* the local elements' pattern the views made from elements keep for the local problem: equal, its
+     * owned rows the view's pattern */
+    const hs_csr *a = x->local_pattern, *b = y->local_pattern;
+    if (!a || !b || a->n_rows != nl || a->n_cols != nl || b->n_rows != nl || a->nnz != b->nnz ||
+        memcmp(a->row_ptr, b->row_ptr, sizeof(int32_t) * ((size_t)nl + 1)) ||
+        memcmp(a->col, b->col, sizeof(int32_t) * (size_t)a->nnz) ||
+        memcmp(a->row_ptr, x->pattern->row_ptr, sizeof(int32_t) * ((size_t)x->n_owned + 1)) ||
+        memcmp(a->col, x->pattern->col, sizeof(int32_t) * (size_t)x->pattern->nnz))
+        return 0;
     return 1;
 }
 
@@ -229,6 +239,61 @@ static void box_parts(const hs_box_params *bp, const hs_mesh *m, int P)
             int kept = 0;
             for (int32_t e = 0; e < pm->n_elems; ++e) kept += el[e] >= 0;
             HS_TEST_CHECK(kept == pm->n_elems, "P=%d rank %d: the part holds elements without an owned node", P, r);
+            /* the part's nodes in reverse (not in global order: the view sorts them, where the generated
+             * lattice order needs no sort): the same view, the same local numbers */
+            const int32_t n = pm->n_nodes;
+            int64_t *rgid = malloc(sizeof(int64_t) * ((size_t)n + 1));
+            int32_t *rown = malloc(sizeof(int32_t) * ((size_t)n + 1)), *rnl = malloc(sizeof(int32_t) * ((size_t)n + 1));
+            int32_t *rtets = malloc(4 * sizeof(int32_t) * ((size_t)pm->n_elems + 1));
+            int32_t *rel = malloc(sizeof(int32_t) * ((size_t)pm->n_elems + 1));
+            for (int32_t i = 0; i < n; ++i) {
+                rgid[n - 1 - i] = ngid[i];
+                rown[n - 1 - i] = pown[i];
+            }
+            for (size_t q = 0; q < 4 * (size_t)pm->n_elems; ++q) rtets[q] = n - 1 - pm->tets[q];
+            hs_part_local *rev = NULL;
+            HS_TEST_OK(hs_part_local_create_part(m->n_nodes, n, rgid, rown, pm->n_elems, egid, rtets, P, r, &rev, rnl,
+                                                 rel));
+            int moved = 0;
+            for (int32_t i = 0; i < n; ++i) moved += rnl[n - 1 - i] != nl[i];
+            HS_TEST_CHECK(rev && views_equal(rev, gen) && moved == 0,
+                          "P=%d rank %d: the part's nodes in reverse give another view (%d local numbers differ)", P,
+                          r, moved);
+            hs_part_local_destroy(&rev);
+            /* faults, named as the serial scan names them: two elements out of order, a ghost of no rank */
+            int64_t *bgid = malloc(sizeof(int64_t) * ((size_t)pm->n_elems + 1));
+            memcpy(bgid, egid, sizeof(int64_t) * (size_t)pm->n_elems);
+            const int32_t h = pm->n_elems / 2;
+            bgid[h] = egid[h + 1];
+            bgid[h + 1] = egid[h];
+            hs_part_local *bad = NULL;
+            hs_status bs = hs_part_local_create_part(m->n_nodes, n, ngid, pown, pm->n_elems, bgid, pm->tets, P, r, &bad,
+                                                     rnl, rel);
+            HS_TEST_CHECK(bs == HS_ERR_INTERNAL && !bad && strstr(hs_error_message(), "not in increasing global order"),
+                          "P=%d rank %d: elements out of order: status %d, \"%s\"", P, r, (int)bs, hs_error_message());
+            hs_error_clear();
+            free(bgid);
+            int32_t ghost = -1; /* the last ghost of the part, given to no rank */
+            for (int32_t i = 0; i < n; ++i)
+                if (pown[i] != r) ghost = i;
+            if (ghost >= 0) {
+                const int32_t keep = pown[ghost];
+                pown[ghost] = P + 3;
+                bs = hs_part_local_create_part(m->n_nodes, n, ngid, pown, pm->n_elems, egid, pm->tets, P, r, &bad, rnl,
+                                               rel);
+                char want[96];
+                snprintf(want, sizeof want, "node %lld owned by rank %d of %d", (long long)ngid[ghost], P + 3, P);
+                HS_TEST_CHECK(bs == HS_ERR_INTERNAL && !bad && strstr(hs_error_message(), want),
+                              "P=%d rank %d: a ghost of no rank: status %d, \"%s\" (wanted \"%s\")", P, r, (int)bs,
+                              hs_error_message(), want);
+                hs_error_clear();
+                pown[ghost] = keep;
+            }
+            free(rgid);
+            free(rown);
+            free(rnl);
+            free(rtets);
+            free(rel);
         }
         hs_part_local_destroy(&gen);
         hs_part_local_destroy(&ref);
@@ -384,6 +449,19 @@ int main(void)
     /* the box's blocks: 9 x 7 x 6 nodes, so the smallest cut face is x's (7 x 6): 2 slabs along x, 2 x 2
      * across x and y for 4 (cut 42 + 54 < 3 x 42) */
     for (int P = 1; P <= 8; ++P) box_parts(&bp, m, P);
+    {
+        /* a box of 40 x 30 x 30 cells: parts of more than HS_OMP_MIN cells, whose layers and mesh
+         * checks run on OpenMP threads, equal to the serial cut (and its nodes' order to the sort's) */
+        hs_box_params big = {40, 30, 30, 1.0, 0, 1.414};
+        hs_mesh *bm = NULL;
+        HS_TEST_OK(hs_mesh_create_box(&big, &bm));
+        if (bm) {
+            HS_TEST_OK(hs_mesh_check(bm));
+            box_parts(&big, bm, 2);
+            box_parts(&big, bm, 3);
+        }
+        hs_mesh_destroy(&bm);
+    }
     {
         int64_t cells[3] = {nx, ny, nz};
         hs_box_blocks bb;
