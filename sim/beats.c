@@ -65,8 +65,13 @@ static hs_status grow(hs_beats *b, int n)
     HS_CHECK(a && r, HS_ERR_MEMORY, "out of memory for %d beat maps", cap);
     for (int k = b->cap; k < cap; ++k) b->act[k] = b->rep[k] = NULL;
     for (int k = b->cap; k < cap; ++k) {
-        HS_CALL(HS_ALLOC(b->act[k], (size_t)b->nn + 1, "beat activation map"));
-        HS_CALL(HS_ALLOC(b->rep[k], (size_t)b->nn + 1, "beat repolarisation map"));
+        hs_status st = HS_ALLOC(b->act[k], (size_t)b->nn + 1, "beat activation map");
+        if (st == HS_OK) st = HS_ALLOC(b->rep[k], (size_t)b->nn + 1, "beat repolarisation map");
+        if (st != HS_OK) { /* beat k has no arrays: hs_beats_destroy frees those below b->cap only */
+            free(b->act[k]);
+            b->act[k] = NULL;
+            return st;
+        }
         for (int32_t i = 0; i < b->nn; ++i) b->act[k][i] = b->rep[k][i] = -1.0;
         b->cap = k + 1;
     }

@@ -564,6 +564,10 @@ hs_status setup(hs_dist_gpu *g)
     HS_CUDA_CALL(cudaEventCreate(&nt->ev_n1));
     HS_CALL(HS_CUDA_ALLOC(nt->ticket, 2, "Newton loop tickets"));
     HS_CUDA_CALL(cudaMemset(nt->ticket, 0, 2 * sizeof(unsigned)));
+    /* the memsets and the pageable upload above run on the legacy stream (the upload returns once
+     * staged), which the non-blocking c->s does not wait for: landed before the loop's kernels read
+     * gid and the tickets (a ticket not yet zero would elect no last block, or a wrong one) */
+    HS_CUDA_CALL(cudaDeviceSynchronize());
     nt->fused = 1;
     return HS_OK;
 }
