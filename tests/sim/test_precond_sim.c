@@ -132,9 +132,16 @@ int main(int argc, char **argv)
     HS_TEST_CHECK((double)fsai.krylov / fsai.newton < (double)ref.krylov / ref.newton,
                   "FSAI-PCG %ld iterations in %ld solves, Jacobi-PCG %ld in %ld", fsai.krylov, fsai.newton, ref.krylov,
                   ref.newton);
-    /* reuse computes the values once per 8 solves */
-    HS_TEST_CHECK(fsai_r.t_precond < fsai.t_precond, "reuse 8: set-up %.3g s, not less than every solve's %.3g s",
-                  fsai_r.t_precond, fsai.t_precond);
+    /* reuse computes the values once per 8 solves: the other 7 solves run with the values of an earlier
+     * tangent, so their Krylov iterates, and the potential, differ from the run that recomputes them
+     * every solve (within the bound compare() checked), where a reuse that recomputed every solve would
+     * give the same bits (the same kernels on the same data). Not the set-up's wall time: under a loaded
+     * machine (ctest -j2 on 2 cores) a stall of the OpenMP threads made the 8-solve reuse's 0.003 s
+     * take 0.086 s; the time is printed with -v. */
+    int32_t same = 0;
+    for (int32_t i = 0; i < fsai.n; ++i) same += fsai_r.phi[i] == fsai.phi[i];
+    HS_TEST_CHECK(same < fsai.n, "reuse 8: the potential equals, bit for bit, the run that recomputes the values every "
+                  "solve: the values were not reused");
     run_out *all[] = {&ref, &fsai, &fsai_r, &sai, &jb};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; ++i) free(all[i]->phi), free(all[i]->act);
     HS_TEST_RETURN();
