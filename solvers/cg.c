@@ -35,6 +35,7 @@ void hs_cg_work_destroy(hs_cg_work **p)
     free((*p)->q);
     free((*p)->s);
     free((*p)->basis);
+    free((*p)->pipe);
     free(*p);
     *p = NULL;
 }
@@ -207,6 +208,7 @@ hs_status hs_cg_solve(int32_t n, hs_matvec_fn A, void *ctx, const double *inv_di
     if (opts->variant == HS_CG_CHRONOPOULOS)
         return hs_cg_chronopoulos(n, A, ctx, inv_diag, b, x, opts, work, res);
     if (opts->variant == HS_CG_SSTEP) return hs_cg_sstep(n, A, ctx, inv_diag, b, x, opts, work, res);
+    if (opts->variant == HS_CG_PIPELINED) return hs_cg_pipelined(n, A, ctx, inv_diag, b, x, opts, work, res);
     return hs_cg_jacobi(n, A, ctx, inv_diag, b, x, opts, work, res);
 }
 

@@ -75,6 +75,7 @@ typedef struct hs_cg_work {
                             next ones (a sequence of close matrices, e.g. Newton's), so later solves skip the s
                             start-up iterations; a breakdown drops it. 0 (default): estimate it in every solve */
     double sstep_c, sstep_d; /**< the kept interval: centre, half-width (valid when sstep_d > 0) */
+    double *pipe;      /**< HS_CG_PIPELINED: [4][n] q, z, m, n vectors, allocated by the first pipelined solve */
     hs_comm *comm;     /**< borrowed, set by the caller: the rank's partition and communication (hs_comm.h);
                             NULL (default) or hs_comm_serial: one rank. With a distributed comm, every variant
                             solves on the owned rows (n = comm->n_owned): inner products over them, then
@@ -142,6 +143,26 @@ hs_status hs_cg_chronopoulos(int32_t n, hs_matvec_fn A, void *ctx, const double 
  */
 hs_status hs_cg_sstep(int32_t n, hs_matvec_fn A, void *ctx, const double *inv_diag, const double *b,
                       double *x, const hs_cg_opts *opts, hs_cg_work *work, hs_cg_result *res);
+
+/**
+ * @brief Pipelined Jacobi-PCG (P. Ghysels and W. Vanroose, Parallel Computing 40 (2014), Alg. 4 "p-PCG"
+ * with M = diag A): Chronopoulos-Gear's recurrences extended by q = M^-1 s, z = A q and w = A u carried
+ * by recurrence, so that the one reduction of an iteration, gamma = (r,u), delta = (w,u) and ||r||^2,
+ * depends on no product of the same iteration and can overlap the next one's m = M^-1 w, n = A m:
+ *   beta = gamma / gamma_old,  alpha = gamma / (delta - beta gamma / alpha_old)
+ *   z = n + beta z,  q = m + beta q,  s = w + beta s,  p = u + beta p
+ *   x += alpha p,  r -= alpha s,  u -= alpha q,  w -= alpha z
+ * Equal to hs_cg_jacobi in exact arithmetic; in floating point the recurred r, u, w drift from
+ * b - A x, M^-1 r, A u by round-off that the extra recurrences amplify (Ghysels-Vanroose sec. 5: the
+ * attainable accuracy is lower than classic CG's; no residual replacement here), so the convergence
+ * test (the same ||r||_2 of the recurred r, after the update, as hs_cg_chronopoulos) can stop at a
+ * true residual somewhat above the target. Nine vectors (four in work->pipe), one SpMV, one reduction
+ * per iteration. hs_comm has a blocking sum only: the overlap is not done yet (cg_pipelined.c says
+ * where it goes); this is the CPU reference of a future device kernel, which the cuda backend refuses
+ * for now. Same contract, outcome codes and iteration accounting as hs_cg_chronopoulos.
+ */
+hs_status hs_cg_pipelined(int32_t n, hs_matvec_fn A, void *ctx, const double *inv_diag, const double *b,
+                          double *x, const hs_cg_opts *opts, hs_cg_work *work, hs_cg_result *res);
 
 /**
  * @brief Extreme eigenvalues of the Lanczos matrix of k CG iterations (the Ritz interval of M^-1 A):

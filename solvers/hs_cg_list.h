@@ -15,3 +15,7 @@ HS_CG_VARIANT(HS_CG_SSTEP, "sstep",
               "s-step (communication-avoiding) Jacobi-PCG: matrix powers kernel in a Chebyshev basis, one block "
               "Gram reduction per s iterations (solver.cg_s)",
               "seed 004 ch. 6 (Chronopoulos & Gear 1989 s-step; Hoemmen 2010 CA-CG; Carson & Demmel 2014)")
+HS_CG_VARIANT(HS_CG_PIPELINED, "pipelined",
+              "pipelined (Ghysels-Vanroose) Jacobi-PCG: one reduction per iteration that can overlap the next "
+              "SpMV; CPU backend only for now",
+              "Ghysels & Vanroose, Parallel Computing 40 (2014), alg. 4 p-PCG")

@@ -155,8 +155,9 @@ int main(int argc, char **argv)
         hs_cg_work *w = NULL;
         HS_TEST_OK(hs_cg_work_create(nl, &w)); /* the operator's inputs carry the ghosts */
         w->comm = comm;
-        for (int v = 0; v < 3; ++v) {
-            const hs_cg_variant var = v == 0 ? HS_CG_CLASSIC : v == 1 ? HS_CG_CHRONOPOULOS : HS_CG_SSTEP;
+        for (int v = 0; v < 4; ++v) {
+            const hs_cg_variant var = v == 0 ? HS_CG_CLASSIC : v == 1 ? HS_CG_CHRONOPOULOS : v == 2 ? HS_CG_SSTEP
+                                                                                                     : HS_CG_PIPELINED;
             hs_cg_opts o = opts;
             o.variant = var;
             hs_cg_result sr, dres;
@@ -170,7 +171,7 @@ int main(int argc, char **argv)
                           hs_cg_outcome_name(dres.outcome));
             HS_TEST_CHECK(abs(dres.iters - sr.iters) <= 1, "%s %s np=%d: %d iterations, serial %d", p->name, vn, size,
                           dres.iters, sr.iters);
-            /* ||b||, the start's products, then per iteration: classic two, Chronopoulos-Gear one */
+            /* ||b||, the start's products, then per iteration: classic two, Chronopoulos-Gear and pipelined one */
             const long want = 2 + (long)(v ? 1 : 2) * dres.iters;
             HS_TEST_CHECK(var == HS_CG_SSTEP || t1.allreduces - t0.allreduces == want, "%s %s: %ld all-reduces for %d iterations, want %ld",
                           p->name, vn, t1.allreduces - t0.allreduces, dres.iters, want);
