@@ -89,6 +89,8 @@ static hs_status cuda_choose_spmv(const hs_csr *pattern, const hs_problem_opts *
  * then `solver.spmv = "auto"`, which depends on them. */
 static hs_status cuda_resolve_plan(const hs_csr *pattern, const hs_problem_opts *opt, hs_exec_plan *plan)
 {
+    const char *cg_no = hs_cuda_cg_refusal(opt);
+    HS_CHECK(!cg_no, HS_ERR_CONFIG, "%s", cg_no);
     const char *no = hs_cuda_scheme_refusal(opt, plan->step);
     HS_CHECK(!no, HS_ERR_CONFIG, "solver.step = \"%s\": %s", hs_step_mode_name(plan->step), no);
     hs_cuda_plan_rules(opt, pattern->n_rows, plan);
@@ -108,6 +110,8 @@ extern "C" hs_status hs_cuda_resolve_plan_ranks(const hs_csr *pattern, const hs_
                                                 hs_exec_plan *plan)
 {
     if (n_ranks <= 1) return cuda_resolve_plan(pattern, opt, plan);
+    const char *cg_no = hs_cuda_cg_refusal(opt);
+    HS_CHECK(!cg_no, HS_ERR_CONFIG, "%s", cg_no);
     /* several ranks: only rank 0 may hold the global pattern (sim/sim_build.c builds it for a
      * partitioner that reads it), so the rules see no row count; what depends on it, the step mode
      * and the persistent CG, is decided below for every rank alike */

@@ -47,6 +47,13 @@ extern "C" {
 const char *hs_cuda_split_persist_refusal(const hs_problem_opts *o);
 
 /**
+ * @brief Why the cuda backend cannot run @p o's CG variant at all (NULL: it can): solver.cg =
+ * "pipelined" has its CPU reference only (solvers/cg_pipelined.c), no device kernel yet. The plan's
+ * resolution (entry.cu) refuses it, on one rank or several, before anything is built.
+ */
+const char *hs_cuda_cg_refusal(const hs_problem_opts *o);
+
+/**
  * @brief Why the persistent step's kernel cannot run these settings (NULL: it can, at any size):
  * Jacobi-CG, split assembly (@p o), Chronopoulos-Gear with the persistent CG (solver.persistent
  * @p persistent: 1 on, 0 off, HS_PERSISTENT_AUTO up to HS_CUDA_PERSISTENT_CG_AUTO_ROWS rows).

@@ -4,6 +4,15 @@
 
 #include "hs_cuda_policy.h"
 
+const char *hs_cuda_cg_refusal(const hs_problem_opts *o)
+{
+    if (o->cg.variant == HS_CG_PIPELINED)
+        return "solver.cg = \"pipelined\" (Ghysels-Vanroose) has only its CPU reference so far, no device kernel: "
+               "use solver.backend = \"cpu\" (on one rank or several), or another solver.cg on cuda "
+               "(\"chronopoulos\", \"classic\", \"sstep\")";
+    return NULL;
+}
+
 const char *hs_cuda_step_persistent_refusal(const hs_problem_opts *o, int persistent, int32_t n_rows)
 {
     if (o->scheme.kind == HS_SCHEME_SPLITTING) return "the persistent step runs the Newton scheme only";

@@ -121,6 +121,16 @@ static void cuda_rules(void)
     c.cg.variant = HS_CG_SSTEP;
     p = rules(&c, HS_STEP_KERNELS, AUTO, NULL, 7840);
     HS_TEST_CHECK(p.persistent_cg == 0 && p.why_persistent[0], "s-step CG, persistent auto: %d", p.persistent_cg);
+    /* solver.cg = "pipelined" has no device kernel: refused by its key, the other variants not */
+    for (int v = 0; v < (int)hs_cg_variants()->count; ++v) {
+        c.cg.variant = (hs_cg_variant)v;
+        const char *no = hs_cuda_cg_refusal(&c);
+        if (v == HS_CG_PIPELINED)
+            HS_TEST_CHECK(no && strstr(no, "solver.cg = \"pipelined\"") && strstr(no, "solver.backend = \"cpu\""),
+                          "pipelined CG on cuda: %s", no ? no : "not refused");
+        else
+            HS_TEST_CHECK(!no, "%s CG on cuda refused: %s", hs_cg_variant_name(c.cg.variant), no);
+    }
     /* float32 where the named kernel has a float32 variant, float64 where it has none; named values kept */
     for (int f = 0; f < hs_spmv_count(); ++f) {
         const hs_spmv_ops *k = hs_spmv_get(f);
