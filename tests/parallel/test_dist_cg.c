@@ -181,6 +181,9 @@ int main(int argc, char **argv)
                 /* recurrence vs true residual drift: far below tol at this conditioning; allow 1% */
                 HS_TEST_CHECK(rd <= 1.01 * opts.tol * bnorm, "%s %s np=%d: true residual %g > tol ||b|| %g", p->name,
                               vn, size, rd, opts.tol * bnorm);
+                /* the residual the solver reports is the global one: within the same 1% of the true one */
+                HS_TEST_CHECK(fabs(dres.rel_res * bnorm - rd) <= 0.01 * rd, "%s %s np=%d: reported residual %g, true %g",
+                              p->name, vn, size, dres.rel_res * bnorm, rd);
                 double d2 = 0.0;
                 for (int32_t i = 0; i < n; ++i) d2 += (xg[i] - xs[i]) * (xg[i] - xs[i]);
                 HS_TEST_CHECK(sqrt(d2) <= rd + rs2, "%s %s np=%d: ||x_d - x_s|| = %g > (||r_d|| + ||r_s||)/lambda_min = "
