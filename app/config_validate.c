@@ -487,6 +487,15 @@ void hs_cfg_validate_all(load_ctx *x, const hs_config *cfg)
                           "\"bicgstab\" with %s", pi->name, ki->name, ki->name, pi->name);
     }
 
+    /* solver.cg = "pipelined" is a Jacobi-PCG (solvers/cg_pipelined.c): the Krylov methods of another
+     * preconditioner (solvers/krylov.c) run classic or Chronopoulos-Gear CG, so it would not be the one run */
+    if (!strcmp(cfg->cg_variant, "pipelined") &&
+        ((cfg->precond[0] && strcmp(cfg->precond, "jacobi") != 0) || (cfg->krylov[0] && strcmp(cfg->krylov, "cg") != 0)))
+        hs_cfg_report(x, origin_any(x, "solver.cg", "solver.precond", "solver.krylov", NULL),
+                      "solver.cg = \"pipelined\" is Jacobi-preconditioned CG: solver.precond = \"%s\" with "
+                      "solver.krylov = \"%s\" is not available with it; use solver.precond = \"jacobi\" and "
+                      "solver.krylov = \"cg\", or another solver.cg", cfg->precond, cfg->krylov);
+
     /* solver.step = "persistent": what its kernel implements (split assembly, Jacobi-CG Chronopoulos-Gear
      * with the one-barrier persistent CG inside) */
     if (!strcmp(cfg->step, "persistent")) {

@@ -51,7 +51,7 @@ done
 # ranks, the serial run of the same variant within the bound above.
 # The same for an SpMV format other than csr_scalar that splits its rows (csr_vector: interior rows
 # while the halo travels, then the boundary rows; before, only csr_scalar ran distributed).
-for cg in classic chronopoulos sstep csr_vector; do
+for cg in classic chronopoulos sstep pipelined csr_vector; do
   cgset=(--set "solver.cg=\"$cg\"")
   [ $cg = csr_vector ] && cgset=(--set "solver.spmv=\"$cg\"")
   "$HEARTSIM" run "$cfg" "${sets[@]}" "${cgset[@]}" --out "$tmp/serial-$cg" -q

@@ -236,6 +236,9 @@ static const bad_case bad_cases[] = {
     /* issue 6 keys (schema only here) */
     {"cg variant", "solver = {\n  cg = \"gmres\";\n};\n", {NULL}, 2,
      "solver.cg: unknown value \"gmres\"; allowed: \"chronopoulos\", \"classic\", \"sstep\", \"pipelined\""},
+    {"pipelined cg with fsai", "solver = {\n  cg = \"pipelined\";\n  precond = \"fsai\";\n};\n", {NULL}, 2,
+     "solver.cg = \"pipelined\" is Jacobi-preconditioned CG: solver.precond = \"fsai\" with solver.krylov = \"cg\" is "
+     "not available with it"},
     {"cg forcing", "solver = { cg_forcing = 1.0; };\n", {NULL}, 1,
      "solver.cg_forcing = 1 is out of range: must be in [0, 1)"},
     {"extrapolate", "solver = {\n  extrapolate = 3;\n};\n", {NULL}, 2,
