@@ -176,7 +176,8 @@ void hs_cg_ritz_interval(int k, const double *alpha, const double *beta, double 
 hs_status hs_cg_solve(int32_t n, hs_matvec_fn A, void *ctx, const double *inv_diag, const double *b,
                       double *x, const hs_cg_opts *opts, hs_cg_work *work, hs_cg_result *res);
 
-/** @brief The name of @p v ("classic", "chronopoulos", "sstep", "pipelined"); "(unknown)" for a value not in the list. */
+/** @brief The name of @p v ("classic", "chronopoulos", "sstep", "pipelined"); "(unknown)" for a value
+ * not in the list. */
 const char *hs_cg_variant_name(hs_cg_variant v);
 
 /**
