@@ -9,75 +9,8 @@
 #include "hs_cg.h"
 #include "hs_csr.h"
 #include "hs_test.h"
+#include "hs_test_cg_matrix.h"
 #include "hs_vec.h"
-
-static void matvec(void *ctx, const double *x, double *y) { hs_csr_spmv((const hs_csr *)ctx, x, y); }
-
-/* 1D Laplacian with shift sh and row scaling (as test_cg.c): SPD, cond(D^-1 A) <= (4 + sh)/sh * 9. */
-static hs_csr *laplace1d(int n, double sh)
-{
-    hs_csr *a = NULL;
-    hs_csr_create(n, n, 3 * n - 2, &a);
-    int k = 0;
-    for (int i = 0; i < n; ++i) {
-        a->row_ptr[i] = k;
-        double w = 1.0 + 0.5 * sin(0.1 * i);
-        if (i > 0) { a->col[k] = i - 1; a->val[k++] = -1.0 * w * (1.0 + 0.5 * sin(0.1 * (i - 1))); }
-        a->col[k] = i; a->val[k++] = (2.0 + sh) * w * w;
-        if (i < n - 1) { a->col[k] = i + 1; a->val[k++] = -1.0 * w * (1.0 + 0.5 * sin(0.1 * (i + 1))); }
-    }
-    a->row_ptr[n] = k;
-    return a;
-}
-
-/* 7-point Laplacian on a q^3 grid with a coefficient varying 1..10 and shift sh (a 3D stencil like the
- * P1 matrices: cond(D^-1 A) ~ 4 q^2 / pi^2 * 10 without the shift). */
-static hs_csr *laplace3d(int q, double sh)
-{
-    int n = q * q * q;
-    hs_csr *a = NULL;
-    hs_csr_create(n, n, 7 * n, &a);
-    int k = 0;
-#define IDX(i, j, l) (((l) * q + (j)) * q + (i))
-#define COEF(i, j, l) (1.0 + 9.0 * (0.5 + 0.5 * sin(0.3 * (i) + 0.2 * (j) + 0.1 * (l))))
-    for (int l = 0; l < q; ++l)
-        for (int j = 0; j < q; ++j)
-            for (int i = 0; i < q; ++i) {
-                int row = IDX(i, j, l);
-                a->row_ptr[row] = k;
-                double c = COEF(i, j, l), diag = sh;
-                int nb[6][3] = {{i, j, l - 1}, {i, j - 1, l}, {i - 1, j, l}, {i + 1, j, l}, {i, j + 1, l}, {i, j, l + 1}};
-                int kd = -1;
-                for (int e = 0; e < 6; ++e) {
-                    if (e == 3) { kd = k; a->col[k++] = row; }
-                    int ii = nb[e][0], jj = nb[e][1], ll = nb[e][2];
-                    double cw = 0.5 * (c + (ii >= 0 && ii < q && jj >= 0 && jj < q && ll >= 0 && ll < q
-                                                ? COEF(ii, jj, ll) : c));
-                    diag += cw;
-                    if (ii < 0 || ii >= q || jj < 0 || jj >= q || ll < 0 || ll >= q) continue;
-                    a->col[k] = IDX(ii, jj, ll);
-                    a->val[k++] = -cw;
-                }
-                a->val[kd] = diag;
-            }
-    a->row_ptr[n] = k;
-    a->nnz = k;
-    return a;
-#undef IDX
-#undef COEF
-}
-
-static double rel_diff(int n, const double *x, const double *y)
-{
-    double d = 0, nx = 0;
-    for (int i = 0; i < n; ++i) { d += (x[i] - y[i]) * (x[i] - y[i]); nx += y[i] * y[i]; }
-    return sqrt(d / nx);
-}
-
-static void jacobi(const hs_csr *a, double *dinv)
-{
-    for (int i = 0; i < a->n_rows; ++i) dinv[i] = 1.0 / a->val[hs_csr_find(a, i, i)];
-}
 
 static double true_rel_res(const hs_csr *a, const double *b, const double *x, double *tmp)
 {
@@ -121,8 +54,8 @@ int main(void)
         const int ks[] = {1, 5, 20, 60};
         for (int q = 0; q < 4; ++q) {
             hs_cg_opts oc = {0.0, ks[q], HS_CG_CLASSIC, 0}, op = {0.0, ks[q], HS_CG_PIPELINED, 0};
-            HS_TEST_OK(hs_cg_solve(n, matvec, a, dinv, b, xc, &oc, w, &rc));
-            HS_TEST_OK(hs_cg_solve(n, matvec, a, dinv, b, x, &op, w, &r));
+            HS_TEST_OK(hs_cg_solve(n, hs_test_csr_matvec, a, dinv, b, xc, &oc, w, &rc));
+            HS_TEST_OK(hs_cg_solve(n, hs_test_csr_matvec, a, dinv, b, x, &op, w, &r));
             HS_TEST_CHECK(r.outcome == HS_CG_MAX_ITER && r.iters == ks[q], "%s k=%d: outcome %d, %d iterations", mn,
                           ks[q], r.outcome, r.iters);
             const double d = rel_diff(n, x, xc), bound = 40.0 * ks[q] * eps * cond;
@@ -139,8 +72,8 @@ int main(void)
         const double tols[] = {1e-4, 1e-8, 1e-10};
         for (int q = 0; q < 3; ++q) {
             hs_cg_opts oc = {tols[q], 5000, HS_CG_CLASSIC, 0}, op = {tols[q], 5000, HS_CG_PIPELINED, 0};
-            HS_TEST_OK(hs_cg_solve(n, matvec, a, dinv, b, xc, &oc, w, &rc));
-            HS_TEST_OK(hs_cg_solve(n, matvec, a, dinv, b, x, &op, w, &r));
+            HS_TEST_OK(hs_cg_solve(n, hs_test_csr_matvec, a, dinv, b, xc, &oc, w, &rc));
+            HS_TEST_OK(hs_cg_solve(n, hs_test_csr_matvec, a, dinv, b, x, &op, w, &r));
             const double tc = true_rel_res(a, b, xc, tmp), tp = true_rel_res(a, b, x, tmp);
             const double gap = 40.0 * r.iters * eps * cond, d = rel_diff(n, x, xc);
             if (getenv("HS_TEST_VERBOSE"))
@@ -165,23 +98,23 @@ int main(void)
         hs_csr_spmv(a, xs, b);
         jacobi(a, dinv);
         hs_cg_opts o = {1e-12, 5000, HS_CG_PIPELINED, 0}, o5 = {1e-12, 5, HS_CG_PIPELINED, 0};
-        HS_TEST_OK(hs_cg_solve(n, matvec, a, dinv, b, x, &o5, w, &r));
+        HS_TEST_OK(hs_cg_solve(n, hs_test_csr_matvec, a, dinv, b, x, &o5, w, &r));
         HS_TEST_CHECK(r.outcome == HS_CG_MAX_ITER && r.iters == 5, "limit: outcome %d iters %d", r.outcome, r.iters);
         for (int k = 0; k < a->nnz; ++k) a->val[k] = -a->val[k];
         for (int i = 0; i < n; ++i) dinv[i] = -dinv[i];
-        HS_TEST_OK(hs_cg_solve(n, matvec, a, dinv, b, x, &o, w, &r));
+        HS_TEST_OK(hs_cg_solve(n, hs_test_csr_matvec, a, dinv, b, x, &o, w, &r));
         HS_TEST_CHECK(r.outcome == HS_CG_BREAKDOWN && r.iters == 1, "indefinite: outcome %d at %d", r.outcome, r.iters);
         for (int k = 0; k < a->nnz; ++k) a->val[k] = -a->val[k];
         jacobi(a, dinv);
         b[7] = NAN;
-        HS_TEST_OK(hs_cg_solve(n, matvec, a, dinv, b, x, &o, w, &r));
+        HS_TEST_OK(hs_cg_solve(n, hs_test_csr_matvec, a, dinv, b, x, &o, w, &r));
         HS_TEST_CHECK(r.outcome == HS_CG_NONFINITE, "NaN rhs: outcome %d", r.outcome);
         for (int i = 0; i < n; ++i) b[i] = 0.0;
-        HS_TEST_OK(hs_cg_solve(n, matvec, a, dinv, b, x, &o, w, &r));
+        HS_TEST_OK(hs_cg_solve(n, hs_test_csr_matvec, a, dinv, b, x, &o, w, &r));
         HS_TEST_CHECK(r.outcome == HS_CG_CONVERGED && r.iters == 0, "zero rhs: %d iterations", r.iters);
         hs_csr_spmv(a, xs, b);
         a->val[3] = NAN; /* a NaN inside the operator: caught by the finiteness tests */
-        HS_TEST_OK(hs_cg_solve(n, matvec, a, dinv, b, x, &o, w, &r));
+        HS_TEST_OK(hs_cg_solve(n, hs_test_csr_matvec, a, dinv, b, x, &o, w, &r));
         HS_TEST_CHECK(r.outcome == HS_CG_NONFINITE, "NaN in A: outcome %d", r.outcome);
     }
 

@@ -9,74 +9,7 @@
 #include "hs_cg.h"
 #include "hs_csr.h"
 #include "hs_test.h"
-
-static void matvec(void *ctx, const double *x, double *y) { hs_csr_spmv((const hs_csr *)ctx, x, y); }
-
-/* 1D Laplacian with shift sh and row scaling (as test_cg.c): SPD, cond(D^-1 A) <= (4 + sh)/sh * 9. */
-static hs_csr *laplace1d(int n, double sh)
-{
-    hs_csr *a = NULL;
-    hs_csr_create(n, n, 3 * n - 2, &a);
-    int k = 0;
-    for (int i = 0; i < n; ++i) {
-        a->row_ptr[i] = k;
-        double w = 1.0 + 0.5 * sin(0.1 * i);
-        if (i > 0) { a->col[k] = i - 1; a->val[k++] = -1.0 * w * (1.0 + 0.5 * sin(0.1 * (i - 1))); }
-        a->col[k] = i; a->val[k++] = (2.0 + sh) * w * w;
-        if (i < n - 1) { a->col[k] = i + 1; a->val[k++] = -1.0 * w * (1.0 + 0.5 * sin(0.1 * (i + 1))); }
-    }
-    a->row_ptr[n] = k;
-    return a;
-}
-
-/* 7-point Laplacian on a q^3 grid with a coefficient varying 1..10 and shift sh (a 3D stencil like the
- * P1 matrices: cond(D^-1 A) ~ 4 q^2 / pi^2 * 10 without the shift). */
-static hs_csr *laplace3d(int q, double sh)
-{
-    int n = q * q * q;
-    hs_csr *a = NULL;
-    hs_csr_create(n, n, 7 * n, &a);
-    int k = 0;
-#define IDX(i, j, l) (((l) * q + (j)) * q + (i))
-#define COEF(i, j, l) (1.0 + 9.0 * (0.5 + 0.5 * sin(0.3 * (i) + 0.2 * (j) + 0.1 * (l))))
-    for (int l = 0; l < q; ++l)
-        for (int j = 0; j < q; ++j)
-            for (int i = 0; i < q; ++i) {
-                int row = IDX(i, j, l);
-                a->row_ptr[row] = k;
-                double c = COEF(i, j, l), diag = sh;
-                int nb[6][3] = {{i, j, l - 1}, {i, j - 1, l}, {i - 1, j, l}, {i + 1, j, l}, {i, j + 1, l}, {i, j, l + 1}};
-                int kd = -1;
-                for (int e = 0; e < 6; ++e) {
-                    if (e == 3) { kd = k; a->col[k++] = row; }
-                    int ii = nb[e][0], jj = nb[e][1], ll = nb[e][2];
-                    double cw = 0.5 * (c + (ii >= 0 && ii < q && jj >= 0 && jj < q && ll >= 0 && ll < q
-                                                ? COEF(ii, jj, ll) : c));
-                    diag += cw;
-                    if (ii < 0 || ii >= q || jj < 0 || jj >= q || ll < 0 || ll >= q) continue;
-                    a->col[k] = IDX(ii, jj, ll);
-                    a->val[k++] = -cw;
-                }
-                a->val[kd] = diag;
-            }
-    a->row_ptr[n] = k;
-    a->nnz = k;
-    return a;
-#undef IDX
-#undef COEF
-}
-
-static double rel_diff(int n, const double *x, const double *y)
-{
-    double d = 0, nx = 0;
-    for (int i = 0; i < n; ++i) { d += (x[i] - y[i]) * (x[i] - y[i]); nx += y[i] * y[i]; }
-    return sqrt(d / nx);
-}
-
-static void jacobi(const hs_csr *a, double *dinv)
-{
-    for (int i = 0; i < a->n_rows; ++i) dinv[i] = 1.0 / a->val[hs_csr_find(a, i, i)];
-}
+#include "hs_test_cg_matrix.h"
 
 int main(void)
 {
@@ -112,8 +45,8 @@ int main(void)
         const int ks[] = {s + 1, 2 * s + 3, 20, 60};
         for (int q = 0; q < 4; ++q) {
             hs_cg_opts oc = {0.0, ks[q], HS_CG_CLASSIC, 0}, os = {0.0, ks[q], HS_CG_SSTEP, s};
-            HS_TEST_OK(hs_cg_solve(n1, matvec, a, dinv, b, xc, &oc, w, &rc));
-            HS_TEST_OK(hs_cg_solve(n1, matvec, a, dinv, b, x, &os, w, &r));
+            HS_TEST_OK(hs_cg_solve(n1, hs_test_csr_matvec, a, dinv, b, xc, &oc, w, &rc));
+            HS_TEST_OK(hs_cg_solve(n1, hs_test_csr_matvec, a, dinv, b, x, &os, w, &r));
             double dd = rel_diff(n1, x, xc);
             double bound = 10.0 * ks[q] * eps * cond1 * (2 * s + 1) * ldexp(1.0, s);
             if (getenv("HS_TEST_VERBOSE"))
@@ -139,8 +72,8 @@ int main(void)
         for (int s = HS_CG_S_MIN; s <= HS_CG_S_MAX; ++s)
             for (int q = 0; q < 3; ++q) {
                 hs_cg_opts oc = {tols[q], 5000, HS_CG_CLASSIC, 0}, os = {tols[q], 5000, HS_CG_SSTEP, s};
-                HS_TEST_OK(hs_cg_solve(n, matvec, m, dinv, b, xc, &oc, w, &rc));
-                HS_TEST_OK(hs_cg_solve(n, matvec, m, dinv, b, x, &os, w, &r));
+                HS_TEST_OK(hs_cg_solve(n, hs_test_csr_matvec, m, dinv, b, xc, &oc, w, &rc));
+                HS_TEST_OK(hs_cg_solve(n, hs_test_csr_matvec, m, dinv, b, x, &os, w, &r));
                 if (getenv("HS_TEST_VERBOSE"))
                     printf("prob %d s %d tol %g: iters %d (classic %d) rel_res %.3g fallback %d\n", prob, s, tols[q],
                            r.iters, rc.iters, r.rel_res, r.fallback_iter);
@@ -166,9 +99,9 @@ int main(void)
         HS_TEST_OK(hs_cg_work_create(n1, &wr));
         wr->sstep_reuse = 1;
         hs_cg_opts oc = {1e-8, 5000, HS_CG_CLASSIC, 0}, os = {1e-8, 5000, HS_CG_SSTEP, 8};
-        HS_TEST_OK(hs_cg_solve(n1, matvec, a, dinv, b, xc, &oc, w, &rc));
+        HS_TEST_OK(hs_cg_solve(n1, hs_test_csr_matvec, a, dinv, b, xc, &oc, w, &rc));
         for (int rep = 0; rep < 2; ++rep) {
-            HS_TEST_OK(hs_cg_solve(n1, matvec, a, dinv, b, x, &os, wr, &r));
+            HS_TEST_OK(hs_cg_solve(n1, hs_test_csr_matvec, a, dinv, b, x, &os, wr, &r));
             HS_TEST_CHECK(wr->sstep_d > 0.0 && r.outcome == HS_CG_CONVERGED && r.fallback_iter == 0 &&
                               r.iters <= ceil(1.1 * rc.iters) && r.iters >= floor(0.9 * rc.iters),
                           "reuse, solve %d: %d iterations (classic %d), outcome %d, fallback %d", rep, r.iters,
@@ -185,22 +118,23 @@ int main(void)
         hs_csr_spmv(a, xs, b);
         jacobi(a, dinv);
         hs_cg_opts o = {1e-12, 6, HS_CG_SSTEP, 4};
-        HS_TEST_OK(hs_cg_solve(n1, matvec, a, dinv, b, x, &o, w, &r));
+        HS_TEST_OK(hs_cg_solve(n1, hs_test_csr_matvec, a, dinv, b, x, &o, w, &r));
         HS_TEST_CHECK(r.outcome == HS_CG_MAX_ITER && r.iters == 6, "limit: outcome %d iters %d", r.outcome, r.iters);
         for (int k = 0; k < a->nnz; ++k) a->val[k] = -a->val[k];
         for (int i = 0; i < n1; ++i) dinv[i] = -dinv[i];
         o.max_iter = 100;
-        HS_TEST_OK(hs_cg_solve(n1, matvec, a, dinv, b, x, &o, w, &r));
+        HS_TEST_OK(hs_cg_solve(n1, hs_test_csr_matvec, a, dinv, b, x, &o, w, &r));
         HS_TEST_CHECK(r.outcome == HS_CG_BREAKDOWN, "indefinite: outcome %d", r.outcome);
         for (int k = 0; k < a->nnz; ++k) a->val[k] = -a->val[k];
         for (int i = 0; i < n1; ++i) dinv[i] = -dinv[i];
         double *z = calloc(n1, sizeof(double));
-        HS_TEST_OK(hs_cg_solve(n1, matvec, a, dinv, z, x, &o, w, &r));
+        HS_TEST_OK(hs_cg_solve(n1, hs_test_csr_matvec, a, dinv, z, x, &o, w, &r));
         HS_TEST_CHECK(r.outcome == HS_CG_CONVERGED && r.iters == 0, "zero rhs: %d iters", r.iters);
         free(z);
         hs_cg_opts bad = {1e-8, 100, HS_CG_SSTEP, 9};
         hs_error_clear();
-        HS_TEST_CHECK(hs_cg_solve(n1, matvec, a, dinv, b, x, &bad, w, &r) == HS_ERR_INTERNAL, "s = 9 accepted");
+        HS_TEST_CHECK(hs_cg_solve(n1, hs_test_csr_matvec, a, dinv, b, x, &bad, w, &r) == HS_ERR_INTERNAL,
+                      "s = 9 accepted");
         hs_error_clear();
     }
 
@@ -227,8 +161,8 @@ int main(void)
         for (int i = 0; i < n; ++i) b[i] = i < n1 ? cos(0.37 * i) : 1e-8;
         jacobi(ab, dinv);
         hs_cg_opts oc = {1e-10, 5000, HS_CG_CLASSIC, 0}, os = {1e-10, 5000, HS_CG_SSTEP, 8};
-        HS_TEST_OK(hs_cg_solve(n, matvec, ab, dinv, b, xc, &oc, w, &rc));
-        HS_TEST_OK(hs_cg_solve(n, matvec, ab, dinv, b, x, &os, w, &r));
+        HS_TEST_OK(hs_cg_solve(n, hs_test_csr_matvec, ab, dinv, b, xc, &oc, w, &rc));
+        HS_TEST_OK(hs_cg_solve(n, hs_test_csr_matvec, ab, dinv, b, x, &os, w, &r));
         HS_TEST_CHECK(r.fallback_iter == 8, "breakdown not detected in the first block: fallback %d", r.fallback_iter);
         HS_TEST_CHECK(w->sstep_d == 0.0, "the interval is kept after a breakdown");
         HS_TEST_CHECK(r.outcome == HS_CG_CONVERGED && r.rel_res <= 1e-10 && r.iters <= ceil(1.1 * rc.iters),
