@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "hs_step_trace.cuh"
 #include "cuda_backend.cuh"
 #include "hs_cuda.h"
 #include "hs_gpu_reduce.cuh"
@@ -183,6 +184,7 @@ static void cu_destroy(hs_backend *b)
                    c->pptr, c->pptr64, c->pelem, c->pslot, c->relem, c->kdp, c->kdc, c->km, c->rm, c->rtab, c->etab};
     for (size_t i = 0; i < sizeof dev / sizeof dev[0]; ++i) cudaFree(dev[i]);
     if (c->step_exec) cudaGraphExecDestroy(c->step_exec);
+    hs_step_trace_finish(&c->trace, stderr, 0);
     hs_cu_pstep_free(c);
     hs_cu_split_free(c);
     cudaFree(c->step_ctl);

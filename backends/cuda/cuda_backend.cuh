@@ -117,6 +117,8 @@ struct cuda_impl {
     cudaGraphExec_t step_exec;
     double step_dt;
     struct hs_newton_ctl *step_ctl, *h_step_ctl;
+    struct hs_step_trace *trace; /* HS_STEP_TRACE set: the step graph's timeline (hs_step_trace.cuh); else NULL */
+    int trace_checked;           /* the environment was read */
     /* solver.step = "persistent" (step_persistent.cu): the step kernel's data, NULL until first used */
     hs_pstep_dev *pstep;
     hs_phase_times t;

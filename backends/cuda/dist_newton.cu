@@ -51,6 +51,7 @@
 #include "dist_gpu.cuh"
 #include "hs_gpu_reduce.cuh"
 #include "hs_ipc_comm.cuh"
+#include "hs_step_trace.cuh"
 #include "hs_util.h"
 
 namespace {
@@ -95,6 +96,7 @@ struct hs_dist_newton {
     int prev[32];           /* CG iterations of the last solve at each Newton iteration (0: none yet) */
     unsigned *ticket;       /* [2] k_newton_fused's, k_update_phi_halo's (device; 0 between launches) */
     int fused;              /* the ipc transport: k_update_phi_halo, k_newton_fused (0: the kernel sequences) */
+    hs_step_trace *trace;   /* HS_STEP_TRACE set: the step graph's timeline (hs_step_trace.cuh); else NULL */
 };
 
 namespace {
@@ -417,12 +419,16 @@ hs_status capture_step(hs_dist_gpu *g, seq_graph *q)
     hs_status st = HS_OK;
     if (cudaGraphConditionalHandleCreate(&h, graph, 0, 0) != cudaSuccess)
         st = HS_FAIL(HS_ERR_DEVICE, "the partition's step graph: cannot create the Newton loop's condition");
+    hs_step_trace *tr = nt->trace;
     if (st == HS_OK &&
         cudaStreamBeginCaptureToGraph(c->s, graph, nullptr, nullptr, 0, cudaStreamCaptureModeThreadLocal) != cudaSuccess)
         st = HS_FAIL(HS_ERR_DEVICE, "the partition's step graph: cannot capture the step");
     else if (st == HS_OK) {
+        hs_step_trace_stamp(tr, c->s, HS_TR_STEP0, nullptr);
         st = hs_cu_enqueue_assemble_part(g->b, 1);
+        hs_step_trace_stamp(tr, c->s, HS_TR_FIRST_ASM, nullptr);
         if (st == HS_OK) st = enqueue_test(g, 1, 1, h, 1);
+        hs_step_trace_stamp(tr, c->s, HS_TR_FIRST_TEST, nullptr);
         if (st == HS_OK) st = rec(c->ev_s0, c->s, 1);
         cudaStreamCaptureStatus cs;
         const cudaGraphNode_t *deps = nullptr;
@@ -444,6 +450,7 @@ hs_status capture_step(hs_dist_gpu *g, seq_graph *q)
             else
                 body = np.conditional.phGraph_out[0];
         }
+        hs_step_trace_stamp(tr, c->s, HS_TR_STEP_END, nullptr);
         if (st == HS_OK) st = rec(c->ev_s1, c->s, 1);
         if (st == HS_OK && cudaMemcpyAsync(nt->h_ctl, nt->ctl, sizeof(newton_ctl), cudaMemcpyDeviceToHost, c->s) !=
                                cudaSuccess)
@@ -458,11 +465,17 @@ hs_status capture_step(hs_dist_gpu *g, seq_graph *q)
         cudaStreamBeginCaptureToGraph(c->s, body, nullptr, nullptr, 0, cudaStreamCaptureModeThreadLocal) != cudaSuccess)
         st = HS_FAIL(HS_ERR_DEVICE, "the partition's step graph: cannot capture the Newton iteration");
     else if (st == HS_OK) {
+        hs_step_trace_stamp(tr, c->s, HS_TR_BODY0, nullptr);
         st = hs_cu_enqueue_tangent(c, 2);
+        hs_step_trace_stamp(tr, c->s, HS_TR_TANGENT, nullptr);
         if (st == HS_OK) st = hs_gpu_cg_capture_solve(c->cg, c->rhs, c->du, &t, c->s);
+        hs_step_trace_stamp(tr, c->s, HS_TR_CG, &c->cg->d_sc->iters);
         if (st == HS_OK) st = enqueue_update(g);
+        hs_step_trace_stamp(tr, c->s, HS_TR_UPDATE, nullptr);
         if (st == HS_OK) st = hs_cu_enqueue_assemble_part(g->b, 2);
+        hs_step_trace_stamp(tr, c->s, HS_TR_ASM, nullptr);
         if (st == HS_OK) st = enqueue_test(g, 0, 2, h, 1);
+        hs_step_trace_stamp(tr, c->s, HS_TR_TEST, nullptr);
         cudaGraph_t out = nullptr;
         const cudaError_t e = cudaStreamEndCapture(c->s, &out);
         if (st == HS_OK && e != cudaSuccess)
@@ -569,6 +582,7 @@ hs_status setup(hs_dist_gpu *g)
      * gid and the tickets (a ticket not yet zero would elect no last block, or a wrong one) */
     HS_CUDA_CALL(cudaDeviceSynchronize());
     nt->fused = 1;
+    nt->trace = hs_step_trace_from_env("distributed step graph, ipc");
     return HS_OK;
 }
 
@@ -630,8 +644,10 @@ extern "C" hs_status hs_dist_gpu_newton(hs_dist_gpu *g, hs_newton_out *out)
      * and graphs */
     if (nt->graphs && g->dist.iteration && nt->fused && hs_cuda_comm_ipc(g->comm)) { /* capture_step */
         if (!nt->step.exec) HS_CALL(capture_step(g, &nt->step));
+        hs_step_trace_launch(nt->trace);
         HS_CUDA_CALL(cudaGraphLaunch(nt->step.exec, c->s));
         HS_CALL(wait_device(g));
+        hs_step_trace_collect(nt->trace, c->s);
         /* what the launch ran: the first test's sum; per solve the init's exchange and sum, one of each
          * per CG iteration, the exchange of phi and the test's sum */
         const long per = 2L * h->solves + h->cg_iters, nb = hs_ipc_n_nbrs(hs_cuda_comm_ipc(g->comm)) > 0;
@@ -753,6 +769,7 @@ void hs_dist_newton_free(hs_dist_gpu *g)
     hs_dist_newton *nt = g->nt;
     if (!nt) return;
     drop_all(nt);
+    hs_step_trace_finish(&nt->trace, stderr, g->rank);
     cudaFree(nt->gid);
     cudaFree(nt->red);
     cudaFree(nt->ctl);
