@@ -58,14 +58,18 @@ __global__ void k_final_maxloc(int nparts, const double *partv, const int *parti
     __shared__ int shi[HS_RED_THREADS];
     double best = 0.0;
     int bi = INT_MAX;
-    for (int p = threadIdx.x; p < nparts; p += blockDim.x) hs_maxloc_take(best, bi, partv[p], parti[p]);
+    for (int p = threadIdx.x; p < nparts; p += blockDim.x) {
+        double w = partv[p];
+        int wi = parti[p];
+        if (w > best || (w == best && wi < bi) || (isnan(w) && !isnan(best))) { best = w; bi = wi; }
+    }
     hs_block_maxloc(best, bi, shv, shi);
     if (threadIdx.x == 0) { *v = best; *i = bi == INT_MAX ? 0 : bi; }
 }
 
-hs_status hs_cu_launch_final_maxloc(cuda_impl *c, int nparts, double *v, int *i)
+hs_status hs_cu_launch_final_maxloc(cuda_impl *c, double *v, int *i)
 {
-    k_final_maxloc<<<1, HS_RED_THREADS, 0, c->s>>>(nparts, c->partA, c->parti, v, i);
+    k_final_maxloc<<<1, HS_RED_THREADS, 0, c->s>>>(HS_RED_BLOCKS, c->partA, c->parti, v, i);
     HS_CUDA_LAUNCH_CHECK("k_final_maxloc");
     return HS_OK;
 }
@@ -103,8 +107,7 @@ static hs_status enqueue_assemble(hs_backend *b, int in_graph, int norm)
     } else {
         HS_CALL(assemble_full(c, c->kval));
     }
-    if (norm) HS_CALL(hs_cu_launch_final_maxloc(c, c->split ? hs_cu_split_r_blocks(c) : HS_RED_BLOCKS, &c->d_sc->res,
-                                                &c->d_sc->res_node));
+    if (norm) HS_CALL(hs_cu_launch_final_maxloc(c, &c->d_sc->res, &c->d_sc->res_node));
     if (timed) HS_CALL(rec(c->ev_a1, c->s, in_graph));
     if (timed && norm) HS_CUDA_CALL(cudaMemcpyAsync(c->h_sc, c->d_sc, sizeof(dev_scalars), cudaMemcpyDeviceToHost, c->s));
     return HS_OK;

@@ -56,19 +56,9 @@ __global__ void k_split_r(int32_t nn, const int32_t *__restrict__ rp, const int3
     if (threadIdx.x == 0) { partv[blockIdx.x] = best; parti[blockIdx.x] = bi; }
 }
 
-int hs_cu_split_r_blocks(const cuda_impl *c)
-{
-    const int nb = nblocks(c->nn, HS_RED_THREADS);
-    return nb < HS_PART_MAX ? nb : HS_PART_MAX;
-}
-
-/* One row a thread (grid-stride beyond HS_PART_MAX blocks): the row's gathers (K_D phi over its
- * pattern, its elements' R) are latency-bound, and with HS_RED_BLOCKS blocks (a quarter of the
- * GPU's resident threads) each thread ran 16 rows one after the other at 1M rows. The partials'
- * maximum takes the same pair whatever the grid (hs_cu_launch_final_maxloc). */
 hs_status hs_cu_enqueue_split_r(cuda_impl *c)
 {
-    k_split_r<<<hs_cu_split_r_blocks(c), HS_RED_THREADS, 0, c->s>>>(c->nn, c->csr_rp, c->csr_col, c->kdc, c->phi, c->rptr,
+    k_split_r<<<HS_RED_BLOCKS, HS_RED_THREADS, 0, c->s>>>(c->nn, c->csr_rp, c->csr_col, c->kdc, c->phi, c->rptr,
                                                           c->relem, c->rm, c->inv_mass, c->dt, c->rhs, c->partA,
                                                           c->parti);
     HS_CUDA_LAUNCH_CHECK("k_split_r");

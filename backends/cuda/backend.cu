@@ -290,15 +290,14 @@ static hs_status cuda_setup(hs_backend *b)
         {&c->rhs, (size_t)c->nn, "residual"}, {&c->du, (size_t)c->nn, "Newton update"},
         {&c->dinv, (size_t)c->nn, "Jacobi preconditioner"},
         {&c->stim_e, splitting ? 0 : (size_t)c->ne, "element stimulus"},
-        {&c->partA, (size_t)HS_PART_MAX, "reduction partials"},
+        {&c->partA, (size_t)HS_RED_BLOCKS, "reduction partials"},
     };
     for (size_t i = 0; i < sizeof arrs / sizeof arrs[0]; ++i) {
         if (arrs[i].n == 0) continue; /* not used by this assembly method or scheme */
         HS_CALL(hs_cuda_alloc_((void **)arrs[i].p, sizeof(double) * arrs[i].n, arrs[i].what, __FILE__, __LINE__));
         HS_CUDA_CALL(cudaMemset(*arrs[i].p, 0, sizeof(double) * arrs[i].n));
     }
-    static_assert(HS_PART_MAX >= HS_RED_BLOCKS, "the partials hold every reduction's grid");
-    HS_CALL(HS_CUDA_ALLOC(c->parti, HS_PART_MAX, "reduction partials"));
+    HS_CALL(HS_CUDA_ALLOC(c->parti, HS_RED_BLOCKS, "reduction partials"));
     HS_CALL(HS_CUDA_ALLOC(c->d_sc, 1, "solver scalars"));
     HS_CUDA_CALL(cudaMemset(c->d_sc, 0, sizeof(dev_scalars)));
     /* initial values of the state (zero already: phi at rest and the model's variables for

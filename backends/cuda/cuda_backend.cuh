@@ -182,16 +182,8 @@ hs_status hs_cu_sample(hs_backend *b, int set, int slot);
 hs_status hs_cu_sample_fetch(hs_backend *b, int set, int n, double *dst);
 
 /* ---- assembly.cu ---- */
-/** The most block partials c->partA/c->parti hold: k_split_r's grid (hs_cu_split_r_blocks), which is
- *  the GPU's resident threads at one row a thread, not HS_RED_BLOCKS: a gather per row has no other
- *  latency hiding than more rows in flight. */
-#define HS_PART_MAX 2048
-/** k_split_r's blocks of HS_RED_THREADS for c->nn rows: one row a thread up to HS_PART_MAX blocks. */
-int hs_cu_split_r_blocks(const cuda_impl *c);
-/** Final max-location over the @p nparts block partials in c->partA/c->parti into (*v, *i), in
- *  hs_maxloc_take's total order (the largest, NaN largest, ties to the smaller row): the same pair
- *  whatever the grid that wrote the partials. */
-hs_status hs_cu_launch_final_maxloc(cuda_impl *c, int nparts, double *v, int *i);
+/** Final max-location over the HS_RED_BLOCKS block partials in c->partA/c->parti into (*v, *i). */
+hs_status hs_cu_launch_final_maxloc(cuda_impl *c, double *v, int *i);
 /** Element pass, assembly (split: R only, the tangent is left to hs_cu_enqueue_tangent), residual
  *  norm; ends with the scalars copied to pinned memory. */
 hs_status hs_cu_enqueue_assemble(hs_backend *b, int in_graph);

@@ -260,7 +260,7 @@ hs_status hs_dist_gpu_enqueue_residual(hs_dist_gpu *g)
     cuda_impl *c = g->c;
     k_res_owned<<<HS_RED_BLOCKS, HS_RED_THREADS, 0, c->s>>>(g->n_own, c->rhs, c->inv_mass, c->dt, c->partA, c->parti);
     HS_CUDA_LAUNCH_CHECK("k_res_owned");
-    return hs_cu_launch_final_maxloc(c, HS_RED_BLOCKS, g->d_resv, g->d_resi);
+    return hs_cu_launch_final_maxloc(c, g->d_resv, g->d_resi);
 }
 
 extern "C" hs_status hs_dist_gpu_residual(hs_dist_gpu *g, double *v, int32_t *i_local)

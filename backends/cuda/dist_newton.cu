@@ -233,7 +233,11 @@ k_newton_fused(int32_t n_own, const double *__restrict__ rhs, const double *__re
     __threadfence();
     double best = 0.0; /* k_final_maxloc over the gridDim.x pairs */
     int bi = INT_MAX;
-    for (int p = threadIdx.x; p < (int)gridDim.x; p += blockDim.x) hs_maxloc_take(best, bi, __ldcg(partv + p), __ldcg(parti + p));
+    for (int p = threadIdx.x; p < (int)gridDim.x; p += blockDim.x) {
+        const double w = __ldcg(partv + p);
+        const int wi = __ldcg(parti + p);
+        if (w > best || (w == best && wi < bi) || (isnan(w) && !isnan(best))) { best = w; bi = wi; }
+    }
     hs_block_maxloc(best, bi, shv, shi); /* every thread has the pair */
     const int ri = bi == INT_MAX ? 0 : bi;
     if (threadIdx.x == 0) { *resv = best; *resi = ri; }

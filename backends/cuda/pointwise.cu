@@ -123,7 +123,7 @@ hs_status hs_cu_begin_step(hs_backend *b, double dt, const double *amp)
 hs_status hs_cu_enqueue_update(cuda_impl *c)
 {
     HS_CALL(hs_cu_launch_update_phi(c->s, c->nn, c->cg->d_sc, 0, c->phi, c->du, c->partA, c->parti));
-    HS_CALL(hs_cu_launch_final_maxloc(c, HS_RED_BLOCKS, &c->d_sc->upd, &c->d_sc->upd_node));
+    HS_CALL(hs_cu_launch_final_maxloc(c, &c->d_sc->upd, &c->d_sc->upd_node));
     return HS_OK;
 }
 
