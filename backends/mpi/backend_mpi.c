@@ -64,6 +64,13 @@ static hs_status agree(mpi_impl *m, hs_status st)
     return st;
 }
 
+/* A step on the device path (several ranks, the partition's Newton loop: mpi_ops_part_loop) agrees
+ * three times, begin_step, mpi_newton_part, end_step (then sim/protocol.c's stop flag: a fourth int),
+ * and none can wait for the next: begin_step's failure must stop every rank before the Newton loop's
+ * device-side sums (a rank that skipped them would leave the others waiting on the device); the
+ * Newton loop's status decides end_step (irreversible) or restore_step in fem/newton.c, alike on
+ * every rank; end_step's decides a retry or a failure before the step's samples, frames and
+ * checkpoints (collectives) run. docs/parallel.md, "Errors". */
 static hs_status mpi_begin_step(hs_backend *b, double dt, const double *amp)
 {
     mpi_impl *m = b->impl;
