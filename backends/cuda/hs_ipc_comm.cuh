@@ -176,6 +176,22 @@ static __device__ __forceinline__ void hs_ipc_dev_store_row(const hs_ipc_dev &v,
     }
 }
 
+/** hs_ipc_dev_halo_last's first half: every neighbour's flag of exchange @p seq raised (the same
+ *  block, the same conditions). */
+static __device__ __forceinline__ void hs_ipc_dev_halo_raise(const hs_ipc_dev &v, hs_ipc_u64 seq)
+{
+    for (int k = threadIdx.x; k < v.n_nbrs; k += blockDim.x) hs_ipc_raise_flag(v.nbr[k].flag, seq);
+}
+/** hs_ipc_dev_halo_last's second half, after hs_ipc_dev_halo_raise in the same block (work in between
+ *  overlaps the neighbours' flags in flight): with direct stores, the wait and the count. */
+static __device__ __forceinline__ void hs_ipc_dev_halo_wait(const hs_ipc_dev &v, hs_ipc_u64 seq)
+{
+    if (!v.direct) return;
+    for (int k = threadIdx.x; k < v.n_nbrs; k += blockDim.x)
+        hs_ipc_wait_flag(&v.hflag[k], seq, v.timeout_ns, v.ctl, v.err, 1, v.nbr_rank[k]);
+    __syncthreads();
+    if (threadIdx.x == 0) v.ctl->halo_seq = seq; /* every block of the kernel read it before its ticket */
+}
 /** The end of exchange @p seq in the one block that runs after every block's stores were fenced at
  *  system scope (a ticket; every thread of it calls this): every neighbour's flag raised; then, with
  *  direct stores (the values went into the neighbours' vector itself), the wait for every neighbour's
@@ -183,12 +199,8 @@ static __device__ __forceinline__ void hs_ipc_dev_store_row(const hs_ipc_dev &v,
  *  kernels after this one read the ghosts. Without direct stores hs_ipc_halo_finish follows. */
 static __device__ __forceinline__ void hs_ipc_dev_halo_last(const hs_ipc_dev &v, hs_ipc_u64 seq)
 {
-    for (int k = threadIdx.x; k < v.n_nbrs; k += blockDim.x) hs_ipc_raise_flag(v.nbr[k].flag, seq);
-    if (!v.direct) return;
-    for (int k = threadIdx.x; k < v.n_nbrs; k += blockDim.x)
-        hs_ipc_wait_flag(&v.hflag[k], seq, v.timeout_ns, v.ctl, v.err, 1, v.nbr_rank[k]);
-    __syncthreads();
-    if (threadIdx.x == 0) v.ctl->halo_seq = seq; /* every block of the kernel read it before its ticket */
+    hs_ipc_dev_halo_raise(v, seq);
+    hs_ipc_dev_halo_wait(v, seq);
 }
 
 /** d_v[0..n) summed over the ranks in place, in rank order (hs_ipc_sum's kernel as a block's code):

@@ -18,10 +18,15 @@
  *  - the device Newton loop's test (dist_newton.cu): the residual, the sum over the ranks and the test as
  *    one kernel against the kernel sequence, bit for bit, and against the host's maxima;
  *  - a silent peer: rank 1 skips a solve, every other rank's fused solve ends (no hang) with HS_ERR_DEVICE
- *    naming the wait that gave up after the shortened timeout (0.5 s).
+ *    naming the wait that gave up after the shortened timeout (0.5 s), with the dot pass (cusparse_sell)
+ *    and with the dot in the product (ellwarp_k1).
+ * ellwarp_k1 offers the dot in the product (apply_dot_rows: (A u, u) over the owned rows in the SpMV's own
+ * pass, hs_dist_gpu_set_spmv_dot, the default): each check above runs with it and with the dot pass, the
+ * fused iteration against the sequence of the same setting.
  * Then (unless HS_TEST_QUICK is set) the time per iteration of both at bench_1m's size (101^3 nodes,
  * 515K rows a rank), replayed from a CUDA graph of 40 iterations, in cusparse_sell float64 and
- * ellwarp_k1 float32 (what bench_1m takes on several ranks), each phase of the fused iteration alone
+ * ellwarp_k1 float32 (what bench_1m takes on several ranks; with the dot in the product and with the dot
+ * pass, the old path, side by side), each phase of the fused iteration alone
  * (hs_dist_gpu_phase_times), and the same matrix's serial iteration, SpMV and dot on one GPU (rank 0):
  * printed, not asserted (the measurement of docs/benchmarks.md); and the device Newton loop's test and update
  * at that size, fused and as the kernel sequences. */
@@ -297,7 +302,14 @@ static void test_format(const problem *P, const hs_spmv_ops *f, int f32, int ran
         HS_TEST_OK(hs_dist_gpu_create(&S.be, P->l, MPI_COMM_WORLD, HS_TRANSPORT_IPC, 0, &g));
         if (!g) MPI_Abort(MPI_COMM_WORLD, 1);
         HS_TEST_CHECK(hs_dist_gpu_set_fused(g, 1) == 1, "%s: the ipc transport does not fuse the iteration", f->name);
+        /* the product forms (A u, u) itself where the format offers apply_dot_rows (ellwarp_*; not csr_scalar,
+         * whose sequence splits its rows around the halo), the default; else and also then the dot pass */
+        const int has_dot = hs_dist_gpu_set_spmv_dot(g, 1);
+        HS_TEST_CHECK(has_dot == (strncmp(f->name, "ellwarp", 7) == 0), "%s: the dot in the product %s", f->name,
+                      has_dot ? "offered" : "not offered");
+        for (int dot = has_dot; dot >= 0; --dot)
         for (int graph = 0; graph <= 1; ++graph) {
+            HS_TEST_CHECK(hs_dist_gpu_set_spmv_dot(g, dot) == dot, "%s: set_spmv_dot %d", f->name, dot);
             char why[160] = "";
             const int gr = hs_dist_gpu_set_graph(g, graph, why, sizeof why);
             HS_TEST_CHECK(gr == graph, "%s: graph %d refused (%s)", f->name, graph, why);
@@ -305,8 +317,9 @@ static void test_format(const problem *P, const hs_spmv_ops *f, int f32, int ran
             for (int oi = 0; oi < (brk ? 1 : 2); ++oi) {
                 solve_out r[2];
                 char what[200];
-                snprintf(what, sizeof what, "%s %s, %s, %s", f->name, f32 ? "float32" : "float64",
-                         graph ? "graphs" : "launched", brk ? "breakdown" : oi ? "max_iter 6" : "converged");
+                snprintf(what, sizeof what, "%s %s%s, %s, %s", f->name, f32 ? "float32" : "float64",
+                         dot ? ", the dot in the product" : has_dot ? ", the dot pass" : "", graph ? "graphs" : "launched",
+                         brk ? "breakdown" : oi ? "max_iter 6" : "converged");
                 for (int fused = 1; fused >= 0; --fused) {
                     HS_TEST_CHECK(hs_dist_gpu_set_fused(g, fused) == fused, "set_fused %d", fused);
                     if (graph) hs_dist_gpu_set_graph(g, 1, NULL, 0);
@@ -366,10 +379,10 @@ static void test_format(const problem *P, const hs_spmv_ops *f, int f32, int ran
  * exchange (its flag raised) and sums nothing more, so every other rank's second fused iteration gets its
  * ghosts and then waits in its dot kernel's sum for rank 1 (only: the others sum): it must give up after
  * the timeout, the error naming rank 1's partial sums. */
-static void test_silent_peer(const problem *P, int rank)
+static void test_silent_peer(const problem *P, int rank, const char *fmt, int f32)
 {
     stand_in S;
-    stand_in_make(&S, P, hs_spmv_find("cusparse_sell"), 0, 1.0);
+    stand_in_make(&S, P, hs_spmv_find(fmt), f32, 1.0);
     hs_dist_gpu *g = NULL;
     HS_TEST_OK(hs_dist_gpu_create(&S.be, P->l, MPI_COMM_WORLD, HS_TRANSPORT_IPC, 0, &g));
     if (!g) MPI_Abort(MPI_COMM_WORLD, 1);
@@ -389,7 +402,7 @@ static void test_silent_peer(const problem *P, int rank)
                       "a silent peer: status %d (%s)", (int)st, st ? hs_error_message() : "no error");
         HS_TEST_CHECK(dt < 20.0, "a silent peer: %.1f s to give up", dt);
         if (st != HS_OK && rank == 0)
-            printf("a silent peer, fused iteration, after %.2f s: %s\n", dt, hs_error_message());
+            printf("a silent peer, fused iteration (%s), after %.2f s: %s\n", fmt, dt, hs_error_message());
     } else {
         HS_TEST_CHECK(st == HS_OK, "rank 1 (not waiting): %s", hs_error_message());
     }
@@ -555,11 +568,14 @@ static void time_iterations(const problem *P, int rank, const char *fmt, int f32
     cuda_impl *c = g->c;
     enum { K = 40, REPS = 15 };
     const hs_gpu_cg_tol t = {0.0, 0.0, 0.0, NULL, 1 << 30}; /* never stops: K iterations each */
-    double us[2] = {0.0, 0.0};
+    double us4[2][2] = {{0.0, 0.0}, {0.0, 0.0}}; /* [the dot in the product][fused] */
     cudaEvent_t e0, e1;
     cudaEventCreate(&e0);
     cudaEventCreate(&e1);
+    const int has_dot = hs_dist_gpu_set_spmv_dot(g, 1);
+    for (int dot = 0; dot <= has_dot; ++dot)
     for (int fused = 0; fused <= 1; ++fused) {
+        hs_dist_gpu_set_spmv_dot(g, dot);
         hs_dist_gpu_set_fused(g, fused);
         cudaGraph_t graph = NULL;
         cudaGraphExec_t exec = NULL;
@@ -584,12 +600,18 @@ static void time_iterations(const problem *P, int rank, const char *fmt, int f32
         std::sort(v.begin(), v.end());
         double med = v[v.size() / 2];
         MPI_Allreduce(MPI_IN_PLACE, &med, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-        us[fused] = med;
+        us4[dot][fused] = med;
     }
-    if (rank == 0)
+    const double *us = us4[has_dot]; /* what a run uses */
+    if (rank == 0) {
         printf("time per CG iteration, %d rows a rank (%d nodes), %s %s, ipc, graph of %d: "
                "sequence (9 kernels) %.1f us, fused (3 kernels) %.1f us (median of %d, max over the ranks)\n",
-               P->no, P->n, fmt, f32 ? "float32" : "float64", (int)K, us[0], us[1], REPS - 2);
+               P->no, P->n, fmt, f32 ? "float32" : "float64", (int)K, us4[0][0], us4[0][1], REPS - 2);
+        if (has_dot)
+            printf("time per CG iteration, %s, the dot in the product (no dot pass, the default): sequence (8 kernels) "
+                   "%.1f us, fused (3 kernels) %.1f us; the dot pass: fused %.1f us\n", fmt, us4[1][0], us4[1][1],
+                   us4[0][1]);
+    }
     /* where the fused iteration's time goes: each phase alone (max over the ranks) */
     hs_dist_gpu_set_fused(g, 1);
     double ph[HS_PCG_T_N];
@@ -601,6 +623,10 @@ static void time_iterations(const problem *P, int rank, const char *fmt, int f32
                "%.1f, halo of u (start + finish) %.1f\n",
                ph[HS_PCG_T_ITER], ph[HS_PCG_T_VECTOR], ph[HS_PCG_T_VECTOR_LOC], ph[HS_PCG_T_SPMV], ph[HS_PCG_T_DOT_SUM],
                ph[HS_PCG_T_DOT], ph[HS_PCG_T_SUM], ph[HS_PCG_T_HALO]);
+    if (rank == 0 && has_dot)
+        printf("phases alone, the dot in the product: iteration %.1f = vector+halo+its 2 sums %.1f + SpMV+dot (owned "
+               "rows) %.1f + one block: sum over the ranks+test %.1f\n", ph[HS_PCG_T_ITER_DOT], ph[HS_PCG_T_VECTOR_RED],
+               ph[HS_PCG_T_SPMV_DOT], ph[HS_PCG_T_SUM_TEST]);
     /* the same iteration as the device Newton loop runs it: the body of a WHILE node the device relaunches
      * each iteration (hs_gpu_cg_capture_solve; the solve stopped at max_iter): (T(50) - T(10)) / 40 */
     double tw[2] = {0.0, 0.0};
@@ -772,7 +798,8 @@ int main(int argc, char **argv)
         if (f && hs_spmv_serves(f, f32 ? HS_VALUES_F32 : HS_VALUES_F64)) test_format(&P, f, f32, rank);
     }
     test_newton_test(&P, rank, size);
-    test_silent_peer(&P, rank);
+    test_silent_peer(&P, rank, "cusparse_sell", 0);
+    test_silent_peer(&P, rank, "ellwarp_k1", 1); /* the dot in the product: the one block's sum waits */
     problem_free(&P);
     if (!getenv("HS_TEST_QUICK")) {
         problem Q;

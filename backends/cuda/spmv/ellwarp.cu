@@ -53,12 +53,14 @@ struct ellwarp_dev {
 // per block by hs_block_sum_any and over the blocks by the last block to finish (hs_dot_finish), in
 // a fixed order; the grid is capped at the partial buffer's size (grid-stride covers the rest).
 // V: the stored value type (float values are widened before their product; sums stay double).
-template <bool kSplit, bool kRemap, bool kDot, typename V>
+// kLim (apply_dot_rows, a rank's local matrix): only rows < n_dot enter the dot (the owned rows; the
+// ghosts' incomplete rows behind them are multiplied and left out); false: every row, n_dot unread.
+template <bool kSplit, bool kRemap, bool kDot, typename V, bool kLim = false>
 __device__ __forceinline__ void
 ellwarp_body(int32_t n_rows, int32_t n_warps, const int4 *__restrict__ warp,
              const int32_t *__restrict__ col, const V *__restrict__ val,
              const int32_t *__restrict__ perm, const double *__restrict__ x, double *__restrict__ y,
-             double *__restrict__ part, unsigned *ticket, double *result)
+             double *__restrict__ part, unsigned *ticket, double *result, int32_t n_dot = 0)
 {
     const int lane = threadIdx.x & (kWarp - 1);
     double dot = 0.0;
@@ -106,7 +108,7 @@ ellwarp_body(int32_t n_rows, int32_t n_warps, const int4 *__restrict__ warp,
         if (writes) {
             const int64_t row = kRemap ? __ldg(perm + pos) : pos;
             y[row] = s;
-            if (kDot) dot += s * __ldg(x + row);
+            if (kDot && (!kLim || row < n_dot)) dot += s * __ldg(x + row);
         }
     }
     if (kDot) {
@@ -127,14 +129,16 @@ ellwarp_kernel(int32_t n_rows, int32_t n_warps, const int4 *__restrict__ warp,
 // The fused variant would take 40 registers (the dot, its row index and the reduction), which
 // lowers the resident threads from 2048 to 1536 per SM on sm_90, too few loads in flight for a
 // bandwidth-bound kernel: 2 blocks of 1024 per SM caps it at 32 registers (ptxas -v).
-template <bool kSplit, bool kRemap, typename V>
+// kLim: the dot over rows < n_dot only (apply_dot_rows); false: apply_dot's kernel, n_dot unread.
+template <bool kSplit, bool kRemap, typename V, bool kLim>
 __global__ void __launch_bounds__(1024, 2)
 ellwarp_dot_kernel(int32_t n_rows, int32_t n_warps, const int4 *__restrict__ warp,
                    const int32_t *__restrict__ col, const V *__restrict__ val,
                    const int32_t *__restrict__ perm, const double *__restrict__ x, double *__restrict__ y,
-                   double *__restrict__ part, unsigned *ticket, double *result)
+                   double *__restrict__ part, unsigned *ticket, double *result, int32_t n_dot)
 {
-    ellwarp_body<kSplit, kRemap, true, V>(n_rows, n_warps, warp, col, val, perm, x, y, part, ticket, result);
+    ellwarp_body<kSplit, kRemap, true, V, kLim>(n_rows, n_warps, warp, col, val, perm, x, y, part, ticket, result,
+                                                n_dot);
 }
 
 void ellwarp_destroy(void *impl)
@@ -202,9 +206,9 @@ hs_status ellwarp_create_f32(const hs_spmv_layout *lay, const hs_csr *pattern, c
     return ellwarp_create_any(lay, pattern, d_vals, 1, impl);
 }
 
-template <bool kSplit, bool kRemap, bool kDot, typename V>
+template <bool kSplit, bool kRemap, bool kDot, typename V, bool kLim>
 hs_status launch_v(const ellwarp_dev *d, const double *d_x, double *d_y, double *d_part, int max_parts,
-                 unsigned *d_ticket, double *d_result, cudaStream_t stream)
+                 unsigned *d_ticket, double *d_result, int32_t n_dot, cudaStream_t stream)
 {
     // one warp per layout warp; the kernel is grid-stride, so clamping drops nothing
     int64_t blocks = ((int64_t)d->n_warps * kWarp + d->block - 1) / d->block;
@@ -213,10 +217,9 @@ hs_status launch_v(const ellwarp_dev *d, const double *d_x, double *d_y, double 
     if (blocks < 1) blocks = 1;
     const unsigned grid = (unsigned)blocks;
     if (kDot)
-        ellwarp_dot_kernel<kSplit, kRemap, V><<<grid, d->block, 0, stream>>>(d->n_rows, d->n_warps, d->d_warp,
-                                                                              d->d_col, static_cast<const V *>(d->d_vals),
-                                                                              d->d_perm, d_x, d_y, d_part,
-                                                                           d_ticket, d_result);
+        ellwarp_dot_kernel<kSplit, kRemap, V, kLim><<<grid, d->block, 0, stream>>>(
+            d->n_rows, d->n_warps, d->d_warp, d->d_col, static_cast<const V *>(d->d_vals), d->d_perm, d_x, d_y, d_part,
+            d_ticket, d_result, n_dot);
     else
         ellwarp_kernel<kSplit, kRemap, V><<<grid, d->block, 0, stream>>>(d->n_rows, d->n_warps, d->d_warp, d->d_col,
                                                                           static_cast<const V *>(d->d_vals), d->d_perm,
@@ -226,12 +229,14 @@ hs_status launch_v(const ellwarp_dev *d, const double *d_x, double *d_y, double 
     return HS_OK;
 }
 
-template <bool kSplit, bool kRemap, bool kDot>
+template <bool kSplit, bool kRemap, bool kDot, bool kLim = false>
 hs_status launch(const ellwarp_dev *d, const double *d_x, double *d_y, double *d_part, int max_parts,
-                 unsigned *d_ticket, double *d_result, cudaStream_t stream)
+                 unsigned *d_ticket, double *d_result, cudaStream_t stream, int32_t n_dot = 0)
 {
-    return d->f32 ? launch_v<kSplit, kRemap, kDot, float>(d, d_x, d_y, d_part, max_parts, d_ticket, d_result, stream)
-                  : launch_v<kSplit, kRemap, kDot, double>(d, d_x, d_y, d_part, max_parts, d_ticket, d_result, stream);
+    return d->f32 ? launch_v<kSplit, kRemap, kDot, float, kLim>(d, d_x, d_y, d_part, max_parts, d_ticket, d_result,
+                                                                n_dot, stream)
+                  : launch_v<kSplit, kRemap, kDot, double, kLim>(d, d_x, d_y, d_part, max_parts, d_ticket, d_result,
+                                                                 n_dot, stream);
 }
 
 hs_status ellwarp_apply(void *impl, const double *d_x, double *d_y, cudaStream_t stream)
@@ -257,13 +262,30 @@ hs_status ellwarp_apply_dot(void *impl, const double *d_x, double *d_y, double *
                     : launch<false, false, true>(d, d_x, d_y, d_part, max_parts, d_ticket, d_result, stream);
 }
 
+// apply_dot with the dot over rows [0, n_dot) (a rank's owned rows; kLim instantiations: apply_dot's
+// kernels above are not touched)
+hs_status ellwarp_apply_dot_rows(void *impl, int32_t n_dot, const double *d_x, double *d_y, double *d_part,
+                                 int max_parts, unsigned *d_ticket, double *d_result, cudaStream_t stream)
+{
+    const ellwarp_dev *d = static_cast<const ellwarp_dev *>(impl);
+    HS_CHECK(n_dot >= 0 && n_dot <= d->n_rows, HS_ERR_INTERNAL, "ELL-WARP: the dot over %d rows of %d", (int)n_dot,
+             (int)d->n_rows);
+    if (d->k2)
+        return d->remap ? launch<true, true, true, true>(d, d_x, d_y, d_part, max_parts, d_ticket, d_result, stream, n_dot)
+                        : launch<true, false, true, true>(d, d_x, d_y, d_part, max_parts, d_ticket, d_result, stream,
+                                                          n_dot);
+    return d->remap ? launch<false, true, true, true>(d, d_x, d_y, d_part, max_parts, d_ticket, d_result, stream, n_dot)
+                    : launch<false, false, true, true>(d, d_x, d_y, d_part, max_parts, d_ticket, d_result, stream,
+                                                       n_dot);
+}
+
 } // namespace
 
 // `extern` gives these const objects external linkage; backends/cuda/spmv/registry.cu refers to them through
 // the X-macro list. The variant travels in the layout, so the six share create/apply/destroy.
-extern const hs_gpu_spmv_ops hs_gpu_spmv_ops_ellwarp_k1 = {"ellwarp_k1", ellwarp_create, ellwarp_apply, ellwarp_destroy, ellwarp_apply_dot, ellwarp_create_f32};
-extern const hs_gpu_spmv_ops hs_gpu_spmv_ops_ellwarp_k1r = {"ellwarp_k1r", ellwarp_create, ellwarp_apply, ellwarp_destroy, ellwarp_apply_dot, ellwarp_create_f32};
-extern const hs_gpu_spmv_ops hs_gpu_spmv_ops_ellwarp_k1rs = {"ellwarp_k1rs", ellwarp_create, ellwarp_apply, ellwarp_destroy, ellwarp_apply_dot, ellwarp_create_f32};
-extern const hs_gpu_spmv_ops hs_gpu_spmv_ops_ellwarp_k2 = {"ellwarp_k2", ellwarp_create, ellwarp_apply, ellwarp_destroy, ellwarp_apply_dot, ellwarp_create_f32};
-extern const hs_gpu_spmv_ops hs_gpu_spmv_ops_ellwarp_k2r = {"ellwarp_k2r", ellwarp_create, ellwarp_apply, ellwarp_destroy, ellwarp_apply_dot, ellwarp_create_f32};
-extern const hs_gpu_spmv_ops hs_gpu_spmv_ops_ellwarp_k2rs = {"ellwarp_k2rs", ellwarp_create, ellwarp_apply, ellwarp_destroy, ellwarp_apply_dot, ellwarp_create_f32};
+extern const hs_gpu_spmv_ops hs_gpu_spmv_ops_ellwarp_k1 = {"ellwarp_k1", ellwarp_create, ellwarp_apply, ellwarp_destroy, ellwarp_apply_dot, ellwarp_create_f32, ellwarp_apply_dot_rows};
+extern const hs_gpu_spmv_ops hs_gpu_spmv_ops_ellwarp_k1r = {"ellwarp_k1r", ellwarp_create, ellwarp_apply, ellwarp_destroy, ellwarp_apply_dot, ellwarp_create_f32, ellwarp_apply_dot_rows};
+extern const hs_gpu_spmv_ops hs_gpu_spmv_ops_ellwarp_k1rs = {"ellwarp_k1rs", ellwarp_create, ellwarp_apply, ellwarp_destroy, ellwarp_apply_dot, ellwarp_create_f32, ellwarp_apply_dot_rows};
+extern const hs_gpu_spmv_ops hs_gpu_spmv_ops_ellwarp_k2 = {"ellwarp_k2", ellwarp_create, ellwarp_apply, ellwarp_destroy, ellwarp_apply_dot, ellwarp_create_f32, ellwarp_apply_dot_rows};
+extern const hs_gpu_spmv_ops hs_gpu_spmv_ops_ellwarp_k2r = {"ellwarp_k2r", ellwarp_create, ellwarp_apply, ellwarp_destroy, ellwarp_apply_dot, ellwarp_create_f32, ellwarp_apply_dot_rows};
+extern const hs_gpu_spmv_ops hs_gpu_spmv_ops_ellwarp_k2rs = {"ellwarp_k2rs", ellwarp_create, ellwarp_apply, ellwarp_destroy, ellwarp_apply_dot, ellwarp_create_f32, ellwarp_apply_dot_rows};
