@@ -10,6 +10,10 @@
 //                 block has the same alpha and beta; the last block to finish sums the (r,u) and
 //                 (r,r) partials, runs the convergence test and sets the loop condition)
 //                 A format without a fused SpMV gets a separate dot pass: 3 kernels.
+//   on a partition (hs_gpu_cg_set_dist): coef | vector | halo (spmv) | SpMV | dot pass | sums (1 block) |
+//                 all-reduce | test: the sums of (r,u), (r,r), (A u, u) in one all-reduce; with
+//                 dist->spmv_dot (apply_dot_rows) the SpMV forms (A u, u) over the owned rows itself
+//                 (no dot pass; k_dist_final2 sums the other two); dist->iteration fuses the transport
 // Chronopoulos-Gear (seed 004 ch. 4; Chronopoulos & Gear, J. Comput. Appl. Math. 25, 1989):
 //   beta = gamma/gamma_old, alpha = gamma/(delta - beta gamma/alpha_old), delta = (A u, u)
 //   p = u + beta p, s = w + beta s, x += alpha p, r -= alpha s, u = D^-1 r
@@ -254,6 +258,20 @@ __global__ void k_dist_final3(int nparts, const double *pa, const double *pb, co
     if (threadIdx.x == 0) { red[0] = a; red[1] = b; red[2] = c; }
 }
 
+// *ra, *rb = the partials of pa, pb summed in a fixed order (one block; hs_dist_sums<2>: k_dist_final3's
+// bits for these two, and those of dist_pcg.cu's vector kernels' last blocks); nothing once the solve
+// stopped. With spmv_dot the product leaves the third sum, the dot, itself.
+__global__ void k_dist_final2(int nparts, const double *pa, const double *pb, double *ra, double *rb,
+                              const hs_gpu_cg_scalars *sc)
+{
+    __shared__ double sh[kT];
+    if (sc && sc->status != HS_GPU_CG_RUNNING) return;
+    const double *const p[2] = {pa, pb};
+    double o[2];
+    hs_dist_sums<2>(nparts, p, sh, o);
+    if (threadIdx.x == 0) { *ra = o[0]; *rb = o[1]; }
+}
+
 // after init's all-reduce: red = (r,u), (A u, u), (b,b) over the ranks
 __global__ void k_dist_init_final(const double *red, hs_gpu_cg_scalars *sc, double cg_tol, double forcing,
                                   double tol_res, const double *d_res, int max_iter, cudaGraphConditionalHandle cond,
@@ -309,10 +327,16 @@ hs_status enqueue_init_dist(hs_gpu_cg *cg, const double *b, double *x, const hs_
     if (d->init) return d->init(d->ctx, cg, b, x, t, s, cond, use_cond); /* the transport fused in (dist_pcg.cu) */
     k_init<<<cg->vblocks, kT, 0, s>>>(cg->n, b, cg->dinv, x, cg->r, cg->u, cg->p, cg->s, cg->partA, cg->partB);
     HS_CUDA_LAUNCH_CHECK("k_init");
-    HS_CALL(d->spmv(d->ctx, cg->u, cg->w, s));
-    HS_CALL(hs_gpu_dot_pass(cg->n, cg->w, cg->u, cg->partD, nullptr, s));
-    k_dist_final3<<<1, kT, 0, s>>>(cg->vblocks, cg->partA, cg->partD, cg->partB, cg->d_red, nullptr);
-    HS_CUDA_LAUNCH_CHECK("k_dist_final3");
+    if (d->spmv_dot) { /* red[1] = (A u, u) from the product's own pass; red[0], red[2] from the partials */
+        HS_CALL(d->spmv_dot(d->ctx, cg->u, cg->w, cg->partD, cg->dparts_cap, &cg->d_sc->ticket_spmv, cg->d_red + 1, s));
+        k_dist_final2<<<1, kT, 0, s>>>(cg->vblocks, cg->partA, cg->partB, cg->d_red, cg->d_red + 2, nullptr);
+        HS_CUDA_LAUNCH_CHECK("k_dist_final2");
+    } else {
+        HS_CALL(d->spmv(d->ctx, cg->u, cg->w, s));
+        HS_CALL(hs_gpu_dot_pass(cg->n, cg->w, cg->u, cg->partD, nullptr, s));
+        k_dist_final3<<<1, kT, 0, s>>>(cg->vblocks, cg->partA, cg->partD, cg->partB, cg->d_red, nullptr);
+        HS_CUDA_LAUNCH_CHECK("k_dist_final3");
+    }
     HS_CALL(d->sum(d->ctx, cg->d_red, 3, s));
     k_dist_init_final<<<1, 1, 0, s>>>(cg->d_red, cg->d_sc, t->cg_tol, t->forcing, t->tol_res, t->d_res, t->max_iter,
                                       cond, use_cond);
@@ -335,10 +359,16 @@ hs_status enqueue_iteration_dist(hs_gpu_cg *cg, double *x, cudaStream_t s, cudaG
     k_dist_vector<<<VB, kT, 0, s>>>(cg->n, cg->d_sc, x, cg->r, cg->u, cg->p, cg->s, cg->w, cg->dinv, cg->partA,
                                     cg->partB);
     HS_CUDA_LAUNCH_CHECK("k_dist_vector");
-    HS_CALL(d->spmv(d->ctx, cg->u, cg->w, s));
-    HS_CALL(hs_gpu_dot_pass(cg->n, cg->w, cg->u, cg->partD, cg->d_sc, s));
-    k_dist_final3<<<1, kT, 0, s>>>(VB, cg->partA, cg->partB, cg->partD, cg->d_red, cg->d_sc);
-    HS_CUDA_LAUNCH_CHECK("k_dist_final3");
+    if (d->spmv_dot) { /* red[2] = (w, u) from the product's own pass (also once stopped: stale, unread) */
+        HS_CALL(d->spmv_dot(d->ctx, cg->u, cg->w, cg->partD, cg->dparts_cap, &cg->d_sc->ticket_spmv, cg->d_red + 2, s));
+        k_dist_final2<<<1, kT, 0, s>>>(VB, cg->partA, cg->partB, cg->d_red, cg->d_red + 1, cg->d_sc);
+        HS_CUDA_LAUNCH_CHECK("k_dist_final2");
+    } else {
+        HS_CALL(d->spmv(d->ctx, cg->u, cg->w, s));
+        HS_CALL(hs_gpu_dot_pass(cg->n, cg->w, cg->u, cg->partD, cg->d_sc, s));
+        k_dist_final3<<<1, kT, 0, s>>>(VB, cg->partA, cg->partB, cg->partD, cg->d_red, cg->d_sc);
+        HS_CUDA_LAUNCH_CHECK("k_dist_final3");
+    }
     HS_CALL(d->sum(d->ctx, cg->d_red, 3, s));
     k_dist_test<<<1, 1, 0, s>>>(cg->d_red, cg->d_sc);
     HS_CUDA_LAUNCH_CHECK("k_dist_test");

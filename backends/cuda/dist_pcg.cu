@@ -13,8 +13,13 @@
  * Deadlock freedom: the vector kernel's last block waits only for the peers' vector kernels of the same
  * iteration, whose other blocks never wait and whose last blocks raise their flags before they wait;
  * the dot kernel's last block waits only for the peers' dot kernels of the same iteration, whose other
- * blocks never wait and which depend only on the vector kernels and the product before them. Every wait gives up after the transport's timeout (hs_ipc_wait_flag), and
- * hs_cuda_comm_check names the silent peer after the host's synchronisation.
+ * blocks never wait and which depend only on the vector kernels and the product before them. With the
+ * dot in the product (spmv_dot) the product waits for nothing, and the one-block kernel after it waits
+ * only for the peers' one-block kernels of the same iteration, which depend only on their vector kernels
+ * (above) and products; the vector kernel's last block sums its partials between raising its flags and
+ * waiting, so a neighbour's wait never depends on that sum. Every wait gives up after the transport's
+ * timeout (hs_ipc_wait_flag), and hs_cuda_comm_check names the silent peer after the host's
+ * synchronisation.
  */
 #define OMPI_SKIP_MPICXX 1
 #define MPICH_SKIP_MPICXX 1
@@ -40,11 +45,19 @@ constexpr int kT = HS_RED_THREADS; // cg.cu's vector, dot and final kernels' blo
  * for the neighbours' (hs_ipc_dev_halo_last) and writes the scalars k_dist_coef writes. Every
  * block reads the scalars before its ticket and only the last block writes them: no race. After the
  * solve stopped (or broke down here) the rows stay and their values are still sent: every rank
- * exchanges alike, whatever the status (which is every rank's). */
+ * exchanges alike, whatever the status (which is every rank's).
+ * kRed (the dot in the product: spmv_dot): the last block also sums the two partial arrays into
+ * red[0], red[1] (hs_dist_sums<2>: k_dist_final2's bits, which are k_dist_final3's for these two),
+ * between raising its flags and waiting for the neighbours' (the sums overlap the flags in flight).
+ * !kWait (the halo overlapped with the product: only with kRed): the last block raises its flags and
+ * does not wait; it counts the exchange started (hs_ipc_ctl.halo_seq = seq, which every block read
+ * before its ticket), and the product's warps that read ghosts wait for the neighbours' flags of that
+ * number themselves (hs_ipc_gate). */
+template <bool kRed, bool kWait = true>
 __global__ void __launch_bounds__(kT)
 k_pcg_vector(int32_t n, hs_gpu_cg_scalars *sc, double *__restrict__ x, double *__restrict__ r, double *__restrict__ u,
              double *__restrict__ p, double *__restrict__ s, const double *__restrict__ w,
-             const double *__restrict__ dinv, double *partA, double *partB, hs_ipc_dev v)
+             const double *__restrict__ dinv, double *partA, double *partB, double *red, hs_ipc_dev v)
 {
     __shared__ double sh[kT];
     __shared__ int last;
@@ -71,7 +84,15 @@ k_pcg_vector(int32_t n, hs_gpu_cg_scalars *sc, double *__restrict__ x, double *_
     __syncthreads();
     if (!last) return;
     __threadfence();
-    if (v.n_nbrs) hs_ipc_dev_halo_last(v, seq); /* flags; direct: the neighbours' too, then the ghosts are in */
+    if (v.n_nbrs) hs_ipc_dev_halo_raise(v, seq);
+    if (kRed && upd) { /* uniform over the block */
+        const double *const pp[2] = {partA, partB};
+        double o[2];
+        hs_dist_sums<2>((int)gridDim.x, pp, sh, o);
+        if (threadIdx.x == 0) { red[0] = o[0]; red[1] = o[1]; }
+    }
+    if (kWait && v.n_nbrs) hs_ipc_dev_halo_wait(v, seq); /* direct: the neighbours' flags, then the ghosts are in */
+    if (!kWait && v.n_nbrs && threadIdx.x == 0) v.ctl->halo_seq = seq; /* the product's gate waits for it */
     if (threadIdx.x == 0) {
         sc->ticket = 0;
         if (upd) {
@@ -124,12 +145,29 @@ k_pcg_dot_sum(int32_t n, int nparts, const double *__restrict__ w, const double 
     }
 }
 
+/* 3'. after the product with its dot (spmv_dot: red[2] = (w, u) over the owned rows, its own last block;
+ * red[0], red[1] from the vector kernel's last block): one block sums the three over the ranks in rank
+ * order (hs_ipc_dev_block_sum), runs the test (hs_dist_cg_test) and sets a WHILE node's condition, as
+ * k_pcg_dot_sum's last block. Once the solve stopped only the sum over the ranks runs (stale values). */
+__global__ void __launch_bounds__(kT)
+k_pcg_sum_test(double *red, hs_gpu_cg_scalars *sc, hs_ipc_dev v, cudaGraphConditionalHandle cond, int use_cond)
+{
+    hs_ipc_dev_block_sum(v, red, 3); // synchronises the block before and after
+    if (threadIdx.x == 0) {
+        hs_dist_cg_test(red, sc);
+        if (use_cond) cudaGraphSetConditional(cond, sc->status == HS_GPU_CG_RUNNING);
+    }
+}
+
 /* The init's rows as k_init (hs_cg_init_row) with the partials of (r,u), (b,b), u's sent rows stored into
- * the neighbours' ghosts, the last block's flags and wait (as k_pcg_vector). */
+ * the neighbours' ghosts, the last block's flags and wait (as k_pcg_vector); kRed: the last block also
+ * sums the two partial arrays into red[0] = (r,u), red[2] = (b,b) (the init's order of red; k_dist_final2's
+ * bits), between its flags and its wait. */
+template <bool kRed>
 __global__ void __launch_bounds__(kT)
 k_pcg_init(int32_t n, const double *__restrict__ b, const double *__restrict__ dinv, double *__restrict__ x,
            double *__restrict__ r, double *__restrict__ u, double *__restrict__ p, double *__restrict__ s,
-           double *partA, double *partB, hs_gpu_cg_scalars *sc, hs_ipc_dev v)
+           double *partA, double *partB, double *red, hs_gpu_cg_scalars *sc, hs_ipc_dev v)
 {
     __shared__ double sh[kT];
     __shared__ int last;
@@ -150,7 +188,14 @@ k_pcg_init(int32_t n, const double *__restrict__ b, const double *__restrict__ d
     __syncthreads();
     if (!last) return;
     __threadfence();
-    if (v.n_nbrs) hs_ipc_dev_halo_last(v, seq);
+    if (v.n_nbrs) hs_ipc_dev_halo_raise(v, seq);
+    if (kRed) {
+        const double *const pp[2] = {partA, partB};
+        double o[2];
+        hs_dist_sums<2>((int)gridDim.x, pp, sh, o);
+        if (threadIdx.x == 0) { red[0] = o[0]; red[2] = o[1]; }
+    }
+    if (v.n_nbrs) hs_ipc_dev_halo_wait(v, seq);
     if (threadIdx.x == 0) sc->ticket = 0;
 }
 
@@ -186,17 +231,44 @@ k_pcg_init_dot(int32_t n, int nparts, const double *__restrict__ w, const double
     }
 }
 
+/* The init's end after the product with its dot (red[1] = (A u, u) over the owned rows; red[0], red[2] from
+ * k_pcg_init<true>): one block, the sum over the ranks, the scalars, a WHILE node's condition (as
+ * k_pcg_init_dot's last block). */
+__global__ void __launch_bounds__(kT)
+k_pcg_init_sum(double *red, hs_gpu_cg_scalars *sc, hs_ipc_dev v, double cg_tol, double forcing, double tol_res,
+               const double *d_res, int max_iter, cudaGraphConditionalHandle cond, int use_cond)
+{
+    hs_ipc_dev_block_sum(v, red, 3);
+    if (threadIdx.x == 0) {
+        const double tol = d_res ? hs_cg_forcing_tol(cg_tol, forcing, tol_res, *d_res) : cg_tol;
+        hs_dist_cg_init_final(red, sc, tol, max_iter); // the tickets to 0 too
+        if (use_cond) cudaGraphSetConditional(cond, sc->status == HS_GPU_CG_RUNNING);
+    }
+}
+
 } // namespace
 
 hs_status hs_dist_pcg_enqueue_init(hs_gpu_cg *cg, const double *b, double *x, const hs_gpu_cg_tol *t, hs_ipc *ipc,
-                                   hs_dist_spmv_started_fn spmv, void *ctx, cudaStream_t s,
-                                   cudaGraphConditionalHandle cond, int use_cond)
+                                   hs_dist_spmv_started_fn spmv, hs_dist_spmv_dot_fn spmv_dot, void *ctx,
+                                   cudaStream_t s, cudaGraphConditionalHandle cond, int use_cond)
 {
     hs_ipc_dev v;
     hs_ipc_dev_of(ipc, &v);
     HS_CHECK(v.direct, HS_ERR_INTERNAL, "the fused CG init needs the CG's u bound to the ipc transport");
     const int VB = cg->vblocks;
-    k_pcg_init<<<VB, kT, 0, s>>>(cg->n, b, cg->dinv, x, cg->r, cg->u, cg->p, cg->s, cg->partA, cg->partB, cg->d_sc, v);
+    if (spmv_dot) { /* the dot in the product: k_pcg_init<true>, the product, one block */
+        k_pcg_init<true><<<VB, kT, 0, s>>>(cg->n, b, cg->dinv, x, cg->r, cg->u, cg->p, cg->s, cg->partA, cg->partB,
+                                           cg->d_red, cg->d_sc, v);
+        HS_CUDA_LAUNCH_CHECK("k_pcg_init<red>");
+        HS_CALL(spmv_dot(ctx, nullptr, cg->u, cg->w, cg->partD, cg->dparts_cap, &cg->d_sc->ticket_spmv, cg->d_red + 1,
+                         s));
+        k_pcg_init_sum<<<1, kT, 0, s>>>(cg->d_red, cg->d_sc, v, t->cg_tol, t->forcing, t->tol_res, t->d_res,
+                                        t->max_iter, cond, use_cond);
+        HS_CUDA_LAUNCH_CHECK("k_pcg_init_sum");
+        return HS_OK;
+    }
+    k_pcg_init<false><<<VB, kT, 0, s>>>(cg->n, b, cg->dinv, x, cg->r, cg->u, cg->p, cg->s, cg->partA, cg->partB,
+                                        nullptr, cg->d_sc, v);
     HS_CUDA_LAUNCH_CHECK("k_pcg_init");
     HS_CALL(spmv(ctx, cg->u, cg->w, s));
     k_pcg_init_dot<<<VB, kT, 0, s>>>(cg->n, VB, cg->w, cg->u, cg->partA, cg->partB, cg->partD, cg->d_red, cg->d_sc, v,
@@ -206,6 +278,21 @@ hs_status hs_dist_pcg_enqueue_init(hs_gpu_cg *cg, const double *b, double *x, co
 }
 
 namespace {
+
+/* the product's wait for the halo of the vector kernel before it (!kWait): rows from row_lo on */
+hs_ipc_gate gate_of(const hs_ipc_dev &v, int32_t row_lo)
+{
+    hs_ipc_gate g;
+    g.row_lo = row_lo;
+    g.n = v.n_nbrs;
+    g.flag = v.hflag;
+    g.want = &v.ctl->halo_seq;
+    g.peer = v.nbr_rank;
+    g.timeout_ns = v.timeout_ns;
+    g.ctl = v.ctl;
+    g.err = v.err;
+    return g;
+}
 
 /* one phase K times in a graph, replayed reps times: the median microseconds per call */
 template <typename F>
@@ -246,7 +333,8 @@ hs_status time_phase(cudaStream_t s, int K, int reps, F piece, double *out)
 } // namespace
 
 hs_status hs_dist_pcg_phase_times(hs_gpu_cg *cg, const double *b, double *x, hs_ipc *ipc, hs_dist_spmv_started_fn spmv,
-                                  void *ctx, cudaStream_t s, int K, int reps, double *us)
+                                  hs_dist_spmv_dot_fn spmv_dot, int32_t overlap_lo, void *ctx, cudaStream_t s, int K,
+                                  int reps, double *us)
 {
     hs_ipc_dev v;
     hs_ipc_dev_of(ipc, &v);
@@ -256,21 +344,23 @@ hs_status hs_dist_pcg_phase_times(hs_gpu_cg *cg, const double *b, double *x, hs_
     const int VB = cg->vblocks;
     const hs_gpu_cg_tol t = {0.0, 0.0, 0.0, nullptr, 1 << 30}; /* never stops */
     const cudaGraphConditionalHandle none{};
+    for (int k = 0; k < HS_PCG_T_N; ++k) us[k] = -1.0;
     /* the init before each phase: sane vectors, iteration 0 (alpha, beta then depend on nothing the
-     * repeated vector kernel changes), status running (the repeated dot kernel keeps (r,r) > 0) */
+     * repeated vector kernel changes), status running (the repeated dot kernel keeps (r,r) > 0); the
+     * init of the old path (the dot pass) throughout: the phases' data, not their arithmetic, matter */
     auto init = [&]() -> hs_status {
-        HS_CALL(hs_dist_pcg_enqueue_init(cg, b, x, &t, ipc, spmv, ctx, s, none, 0));
+        HS_CALL(hs_dist_pcg_enqueue_init(cg, b, x, &t, ipc, spmv, nullptr, ctx, s, none, 0));
         HS_CUDA_CALL(cudaStreamSynchronize(s));
         return HS_OK;
     };
     auto vec = [&](const hs_ipc_dev &w) -> hs_status {
-        k_pcg_vector<<<VB, kT, 0, s>>>(cg->n, cg->d_sc, x, cg->r, cg->u, cg->p, cg->s, cg->w, cg->dinv, cg->partA,
-                                       cg->partB, w);
+        k_pcg_vector<false><<<VB, kT, 0, s>>>(cg->n, cg->d_sc, x, cg->r, cg->u, cg->p, cg->s, cg->w, cg->dinv,
+                                              cg->partA, cg->partB, nullptr, w);
         HS_CUDA_LAUNCH_CHECK("k_pcg_vector");
         return HS_OK;
     };
     HS_CALL(init());
-    HS_CALL(time_phase(s, K, reps, [&]() { return hs_dist_pcg_enqueue(cg, x, ipc, spmv, ctx, s, none, 0); },
+    HS_CALL(time_phase(s, K, reps, [&]() { return hs_dist_pcg_enqueue(cg, x, ipc, spmv, nullptr, -1, ctx, s, none, 0); },
                        &us[HS_PCG_T_ITER]));
     HS_CALL(init());
     HS_CALL(time_phase(s, K, reps, [&]() { return vec(v); }, &us[HS_PCG_T_VECTOR]));
@@ -291,18 +381,86 @@ hs_status hs_dist_pcg_phase_times(hs_gpu_cg *cg, const double *b, double *x, hs_
         HS_CALL(hs_ipc_halo_start(ipc, cg->u, s));
         return hs_ipc_halo_finish(ipc, cg->u, s);
     }, &us[HS_PCG_T_HALO]));
+    if (spmv_dot) { /* the iteration with the dot in the product, and its kernels alone */
+        HS_CALL(init());
+        HS_CALL(time_phase(s, K, reps, [&]() {
+            return hs_dist_pcg_enqueue(cg, x, ipc, spmv, spmv_dot, -1, ctx, s, none, 0);
+        }, &us[HS_PCG_T_ITER_DOT]));
+        HS_CALL(init());
+        HS_CALL(time_phase(s, K, reps, [&]() -> hs_status {
+            k_pcg_vector<true><<<VB, kT, 0, s>>>(cg->n, cg->d_sc, x, cg->r, cg->u, cg->p, cg->s, cg->w, cg->dinv,
+                                                 cg->partA, cg->partB, cg->d_red, v);
+            HS_CUDA_LAUNCH_CHECK("k_pcg_vector<red>");
+            return HS_OK;
+        }, &us[HS_PCG_T_VECTOR_RED]));
+        HS_CALL(time_phase(s, K, reps, [&]() {
+            return spmv_dot(ctx, nullptr, cg->u, cg->w, cg->partD, cg->dparts_cap, &cg->d_sc->ticket_spmv, cg->d_red + 2,
+                            s);
+        }, &us[HS_PCG_T_SPMV_DOT]));
+        HS_CALL(init());
+        /* the repeated sums grow the three numbers (x ranks each time) and may end the solve (non-finite):
+         * the kernel's work is the same either way */
+        HS_CALL(time_phase(s, K, reps, [&]() -> hs_status {
+            k_pcg_sum_test<<<1, kT, 0, s>>>(cg->d_red, cg->d_sc, v, none, 0);
+            HS_CUDA_LAUNCH_CHECK("k_pcg_sum_test");
+            return HS_OK;
+        }, &us[HS_PCG_T_SUM_TEST]));
+    }
+    if (spmv_dot && overlap_lo >= 0) { /* the halo overlapped with the product, and its two kernels alone */
+        const hs_ipc_gate gate = gate_of(v, overlap_lo);
+        HS_CALL(init());
+        HS_CALL(time_phase(s, K, reps, [&]() {
+            return hs_dist_pcg_enqueue(cg, x, ipc, spmv, spmv_dot, overlap_lo, ctx, s, none, 0);
+        }, &us[HS_PCG_T_ITER_OVL]));
+        HS_CALL(init());
+        /* every rank raises K times and never waits: the flags and numbers stay in step */
+        HS_CALL(time_phase(s, K, reps, [&]() -> hs_status {
+            k_pcg_vector<true, false><<<VB, kT, 0, s>>>(cg->n, cg->d_sc, x, cg->r, cg->u, cg->p, cg->s, cg->w, cg->dinv,
+                                                        cg->partA, cg->partB, cg->d_red, v);
+            HS_CUDA_LAUNCH_CHECK("k_pcg_vector<red, no wait>");
+            return HS_OK;
+        }, &us[HS_PCG_T_VECTOR_NOWAIT]));
+        /* the flags of the last exchange are in: the gate passes at once, the ghost rows read through L2 */
+        HS_CALL(time_phase(s, K, reps, [&]() {
+            return spmv_dot(ctx, &gate, cg->u, cg->w, cg->partD, cg->dparts_cap, &cg->d_sc->ticket_spmv,
+                            cg->d_red + 2, s);
+        }, &us[HS_PCG_T_SPMV_GATE]));
+    }
     return init(); /* the vectors sane again */
 }
 
-hs_status hs_dist_pcg_enqueue(hs_gpu_cg *cg, double *x, hs_ipc *ipc, hs_dist_spmv_started_fn spmv_started, void *ctx,
-                              cudaStream_t s, cudaGraphConditionalHandle cond, int use_cond)
+hs_status hs_dist_pcg_enqueue(hs_gpu_cg *cg, double *x, hs_ipc *ipc, hs_dist_spmv_started_fn spmv_started,
+                              hs_dist_spmv_dot_fn spmv_dot, int32_t overlap_lo, void *ctx, cudaStream_t s,
+                              cudaGraphConditionalHandle cond, int use_cond)
 {
     hs_ipc_dev v;
     hs_ipc_dev_of(ipc, &v);
     HS_CHECK(v.direct, HS_ERR_INTERNAL, "the fused CG iteration needs the CG's u bound to the ipc transport");
     const int VB = cg->vblocks;
-    k_pcg_vector<<<VB, kT, 0, s>>>(cg->n, cg->d_sc, x, cg->r, cg->u, cg->p, cg->s, cg->w, cg->dinv, cg->partA,
-                                   cg->partB, v);
+    if (spmv_dot && overlap_lo >= 0) { /* the halo overlapped: the vector kernel does not wait, the product's
+                                          warps that read ghosts do (hs_ipc_gate) */
+        k_pcg_vector<true, false><<<VB, kT, 0, s>>>(cg->n, cg->d_sc, x, cg->r, cg->u, cg->p, cg->s, cg->w, cg->dinv,
+                                                    cg->partA, cg->partB, cg->d_red, v);
+        HS_CUDA_LAUNCH_CHECK("k_pcg_vector<red, no wait>");
+        const hs_ipc_gate gate = gate_of(v, overlap_lo);
+        HS_CALL(spmv_dot(ctx, &gate, cg->u, cg->w, cg->partD, cg->dparts_cap, &cg->d_sc->ticket_spmv, cg->d_red + 2,
+                         s));
+        k_pcg_sum_test<<<1, kT, 0, s>>>(cg->d_red, cg->d_sc, v, cond, use_cond);
+        HS_CUDA_LAUNCH_CHECK("k_pcg_sum_test");
+        return HS_OK;
+    }
+    if (spmv_dot) { /* the dot in the product: vector (+ its two sums), product + dot, one block */
+        k_pcg_vector<true><<<VB, kT, 0, s>>>(cg->n, cg->d_sc, x, cg->r, cg->u, cg->p, cg->s, cg->w, cg->dinv,
+                                             cg->partA, cg->partB, cg->d_red, v);
+        HS_CUDA_LAUNCH_CHECK("k_pcg_vector<red>");
+        HS_CALL(spmv_dot(ctx, nullptr, cg->u, cg->w, cg->partD, cg->dparts_cap, &cg->d_sc->ticket_spmv, cg->d_red + 2,
+                         s));
+        k_pcg_sum_test<<<1, kT, 0, s>>>(cg->d_red, cg->d_sc, v, cond, use_cond);
+        HS_CUDA_LAUNCH_CHECK("k_pcg_sum_test");
+        return HS_OK;
+    }
+    k_pcg_vector<false><<<VB, kT, 0, s>>>(cg->n, cg->d_sc, x, cg->r, cg->u, cg->p, cg->s, cg->w, cg->dinv, cg->partA,
+                                          cg->partB, nullptr, v);
     HS_CUDA_LAUNCH_CHECK("k_pcg_vector");
     HS_CALL(spmv_started(ctx, cg->u, cg->w, s));
     k_pcg_dot_sum<<<VB, kT, 0, s>>>(cg->n, VB, cg->w, cg->u, cg->partA, cg->partB, cg->partD, cg->d_red, cg->d_sc, v,

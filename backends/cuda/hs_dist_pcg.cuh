@@ -19,9 +19,33 @@
  *      (and sets a WHILE node's condition: every rank has the same bits, so every rank stops alike).
  * Three kernels; the comm counts one exchange and one all-reduce per iteration, as the sequence. The
  * init likewise (hs_dist_pcg_enqueue_init: three kernels instead of eight).
+ * With the dot in the product (spmv_dot: the format's apply_dot_rows, ellwarp_*; the serial CG's
+ * "chronopoulos fused with the SpMV" on the owned rows), still three kernels but no separate dot pass:
+ *   1. vector as above; its last block also sums the partials of (r,u), (r,r) into red[0], red[1]
+ *      (hs_dist_sums<2>, between raising its flags and waiting for the neighbours');
+ *   2. the product w = A u with (w, u) over the owned rows into red[2] (the format's kernel, its own
+ *      partials and last-block sum in its fixed order);
+ *   3. one block: the sum of red over the ranks, the test, the WHILE node's condition.
+ * cg.cu's sequence with the same spmv_dot (hs_gpu_cg_dist.spmv_dot) computes the same numbers in the
+ * same order (k_dist_final2 for red[0], red[1]; the same product kernel): the same bits. A format
+ * without apply_dot_rows (cusparse_*, pcsr_*, csr_vector) and csr_scalar (its sequence multiplies the
+ * interior rows while the halo travels, two kernels) keep the dot pass.
+ * The halo overlapped with the product (overlap_lo >= 0, hs_dist_gpu_set_overlap): the vector kernel's
+ * last block raises its flags and returns without waiting (it counts the exchange started), and the
+ * product's warps whose rows reach overlap_lo (the partition's n_interior: the owned rows with a ghost
+ * column, then the ghosts' rows) wait for the neighbours' flags of that exchange before their first
+ * such row (every lane acquiring at system scope, the transport's timeout and error record) and read x
+ * through L2 after (hs_ipc_gate): the interior rows' warps, scheduled first, multiply while the
+ * neighbours' rows travel. The same arithmetic: the same bits. Deadlock freedom: a product's wait on
+ * rank A for B's flag of iteration m depends on B's vector kernel of m, which waits for nothing; B's
+ * stream reached it after B's one-block sum of m-1, which waited only for every rank's sum of m-1, and
+ * A's was done before A's vector kernel of m. Reuse of the ghosts holds as below (B stores into A's
+ * ghosts for m+1 only after A's sum flag of m, raised after A's product of m); every product has a
+ * warp that waits for every neighbour (the ghosts' own rows), so no store of an iteration lands after
+ * the product of that iteration ended.
  * Reuse of u's ghosts without acknowledgement: a neighbour writes them for iteration m+1 in its vector
- * kernel, after its dot kernel of m saw this rank's sum flag of m, which this rank raised after its
- * SpMV of m had read them; and this rank's vector kernel of m waited for the neighbour's flag of m,
+ * kernel, after its dot kernel (or, with spmv_dot, its one-block sum) of m saw this rank's sum flag of m,
+ * which this rank raised after its SpMV of m had read them; and this rank's vector kernel of m waited for the neighbour's flag of m,
  * raised after the neighbour's stores of m, so no store of one solve lands after the next solve's
  * init (whose exchange goes through the landing buffers and copies into the ghosts).
  */
@@ -33,59 +57,71 @@
 #include <cmath>
 
 #include "hs_gpu_cg.cuh"
+#include "hs_ipc_flags.cuh"
 #include "hs_status.h"
 
 struct hs_ipc;
 
-/** The totals of three partial arrays of @p n entries each (n <= 4 blockDim.x, blockDim.x a multiple of 32),
- *  the same bits in every thread: each thread issues all its loads (through L2: other blocks wrote them)
- *  before the first add, adds them in a fixed order, then a xor-shuffle tree per warp and warp 0 over
- *  the warps, the three sums interleaved (one L2 round trip and one tree for all three, where three
- *  hs_sum_partials take three of each). cg.cu's k_dist_final3 and dist_pcg.cu's dot kernels both use
- *  it, so the kernel sequence and the fused iteration give the same bits. Every thread of the block
- *  calls it; @p sh: 99 doubles of shared memory. */
+/** The totals of N partial arrays p[0..N) of @p n entries each (n <= 4 blockDim.x, blockDim.x a multiple of
+ *  32) into out[0..N), the same bits in every thread: each thread issues all its loads (through L2: other
+ *  blocks wrote them) before the first add, adds them in a fixed order, then a xor-shuffle tree per warp
+ *  and warp 0 over the warps, the N sums interleaved (one L2 round trip and one tree for all, where N
+ *  hs_sum_partials take N of each). Each total depends only on its own array and n, by the same adds in
+ *  the same order whatever N: hs_dist_sums<2> over (A, B) gives hs_dist_sum3's bits for A and B (the
+ *  fused iteration's vector kernel sums its two arrays so, cg.cu's k_dist_final2 likewise). Every thread
+ *  of the block calls it; @p sh: 33 N doubles of shared memory. */
+template <int N>
+__device__ __forceinline__ void hs_dist_sums(int n, const double *const (&p)[N], double *sh, double (&out)[N])
+{
+    const int t = threadIdx.x, lane = t & 31, warp = t >> 5, nw = blockDim.x >> 5;
+    double v[N][4];
+#pragma unroll
+    for (int q = 0; q < 4; ++q) {
+        const int i = t + q * (int)blockDim.x;
+        const bool in = i < n;
+#pragma unroll
+        for (int k = 0; k < N; ++k) v[k][q] = in ? __ldcg(p[k] + i) : 0.0;
+    }
+    double a[N];
+#pragma unroll
+    for (int k = 0; k < N; ++k) a[k] = (v[k][0] + v[k][1]) + (v[k][2] + v[k][3]);
+#pragma unroll
+    for (int off = 16; off > 0; off >>= 1)
+#pragma unroll
+        for (int k = 0; k < N; ++k) a[k] += __shfl_xor_sync(0xffffffffu, a[k], off);
+    __syncthreads(); /* sh free (the caller's earlier use of it ended) */
+    if (lane == 0)
+#pragma unroll
+        for (int k = 0; k < N; ++k) sh[32 * k + warp] = a[k];
+    __syncthreads();
+    if (warp == 0) {
+#pragma unroll
+        for (int k = 0; k < N; ++k) a[k] = lane < nw ? sh[32 * k + lane] : 0.0;
+#pragma unroll
+        for (int off = 16; off > 0; off >>= 1)
+#pragma unroll
+            for (int k = 0; k < N; ++k) a[k] += __shfl_xor_sync(0xffffffffu, a[k], off);
+        if (lane == 0)
+#pragma unroll
+            for (int k = 0; k < N; ++k) sh[32 * N + k] = a[k];
+    }
+    __syncthreads();
+#pragma unroll
+    for (int k = 0; k < N; ++k) out[k] = sh[32 * N + k];
+    __syncthreads(); /* sh free again */
+}
+
+/** hs_dist_sums over three arrays (cg.cu's k_dist_final3, the fused iteration's dot kernels); @p sh: 99
+ *  doubles. */
 __device__ __forceinline__ void hs_dist_sum3(int n, const double *pa, const double *pb, const double *pc, double *sh,
                                              double &a, double &b, double &c)
 {
-    const int t = threadIdx.x, lane = t & 31, warp = t >> 5, nw = blockDim.x >> 5;
-    double va[4], vb[4], vc[4];
-#pragma unroll
-    for (int q = 0; q < 4; ++q) {
-        const int p = t + q * (int)blockDim.x;
-        const bool in = p < n;
-        va[q] = in ? __ldcg(pa + p) : 0.0;
-        vb[q] = in ? __ldcg(pb + p) : 0.0;
-        vc[q] = in ? __ldcg(pc + p) : 0.0;
-    }
-    a = (va[0] + va[1]) + (va[2] + va[3]);
-    b = (vb[0] + vb[1]) + (vb[2] + vb[3]);
-    c = (vc[0] + vc[1]) + (vc[2] + vc[3]);
-#pragma unroll
-    for (int off = 16; off > 0; off >>= 1) {
-        a += __shfl_xor_sync(0xffffffffu, a, off);
-        b += __shfl_xor_sync(0xffffffffu, b, off);
-        c += __shfl_xor_sync(0xffffffffu, c, off);
-    }
-    __syncthreads(); /* sh free (the caller's earlier use of it ended) */
-    if (lane == 0) { sh[warp] = a; sh[32 + warp] = b; sh[64 + warp] = c; }
-    __syncthreads();
-    if (warp == 0) {
-        a = lane < nw ? sh[lane] : 0.0;
-        b = lane < nw ? sh[32 + lane] : 0.0;
-        c = lane < nw ? sh[64 + lane] : 0.0;
-#pragma unroll
-        for (int off = 16; off > 0; off >>= 1) {
-            a += __shfl_xor_sync(0xffffffffu, a, off);
-            b += __shfl_xor_sync(0xffffffffu, b, off);
-            c += __shfl_xor_sync(0xffffffffu, c, off);
-        }
-        if (lane == 0) { sh[96] = a; sh[97] = b; sh[98] = c; }
-    }
-    __syncthreads();
-    a = sh[96];
-    b = sh[97];
-    c = sh[98];
-    __syncthreads(); /* sh free again */
+    const double *const p[3] = {pa, pb, pc};
+    double o[3];
+    hs_dist_sums<3>(n, p, sh, o);
+    a = o[0];
+    b = o[1];
+    c = o[2];
 }
 
 /** One row of the CG's init (cg.cu's k_init, the fused init of dist_pcg.cu): x = 0, r = b, u = D^-1 b,
@@ -163,25 +199,35 @@ __device__ __forceinline__ void hs_dist_cg_test(const double *red, hs_gpu_cg_sca
 
 /** y[0..n_owned) = A x, x's ghosts in place (dist_gpu.cu's part_spmv_ready). */
 typedef hs_status (*hs_dist_spmv_started_fn)(void *ctx, double *x, double *y, cudaStream_t s);
+/** y[0..n_owned) = A x and (y, x) over the owned rows into *result in the same kernel (the format's
+ *  apply_dot_rows: partials @p part [max_parts], @p ticket 0 between launches), x's ghosts in place, or,
+ *  with @p gate, arriving while it runs (dist_gpu.cu's part_spmv_dot_ready). */
+typedef hs_status (*hs_dist_spmv_dot_fn)(void *ctx, const struct hs_ipc_gate *gate, double *x, double *y, double *part,
+                                         int max_parts, unsigned *ticket, double *result, cudaStream_t s);
 
 /**
  * @brief Enqueue one iteration of @p cg (on a partition: hs_gpu_cg_set_dist, cg->n the owned rows) on
  * @p s with the ipc transport @p ipc fused into its kernels (the comment above); @p spmv_started, @p ctx:
- * the rest of the product. The same bits as cg.cu's kernel sequence over the same transport. With
- * @p use_cond the dot kernel's last block sets @p cond to "still running" after the test (the body of
- * hs_gpu_cg_capture_solve's WHILE node: a whole solve without a host poll).
+ * the rest of the product; @p spmv_dot (NULL: the product then a dot pass) the product with the dot
+ * (the comment above). The same bits as cg.cu's kernel sequence over the same transport with the same
+ * spmv_dot (NULL or not). @p overlap_lo >= 0 (with spmv_dot only; -1: not): the halo overlapped with
+ * the product (the comment above), the rows from overlap_lo on reading ghosts (the partition's
+ * n_interior). With @p use_cond the last kernel sets @p cond to "still running" after the test (the body
+ * of hs_gpu_cg_capture_solve's WHILE node: a whole solve without a host poll).
  */
 hs_status hs_dist_pcg_enqueue(hs_gpu_cg *cg, double *x, struct hs_ipc *ipc, hs_dist_spmv_started_fn spmv_started,
-                              void *ctx, cudaStream_t s, cudaGraphConditionalHandle cond, int use_cond);
+                              hs_dist_spmv_dot_fn spmv_dot, int32_t overlap_lo, void *ctx, cudaStream_t s,
+                              cudaGraphConditionalHandle cond, int use_cond);
 /**
  * @brief Enqueue the init of a solve of @p cg (as hs_dist_pcg_enqueue: on a partition, the ipc transport
  * fused in, u bound) from x = 0 with tolerance @p t: three kernels (the rows' init storing u's sent
  * rows into the neighbours' ghosts, the product, the dot with the sums over the ranks and the
- * scalars) instead of cg.cu's eight, the same bits; with @p use_cond the last sets @p cond.
+ * scalars) instead of cg.cu's eight, the same bits; with @p spmv_dot the product forms (A u, u) and one
+ * block sums over the ranks; with @p use_cond the last sets @p cond.
  */
 hs_status hs_dist_pcg_enqueue_init(hs_gpu_cg *cg, const double *b, double *x, const hs_gpu_cg_tol *t, struct hs_ipc *ipc,
-                                   hs_dist_spmv_started_fn spmv, void *ctx, cudaStream_t s,
-                                   cudaGraphConditionalHandle cond, int use_cond);
+                                   hs_dist_spmv_started_fn spmv, hs_dist_spmv_dot_fn spmv_dot, void *ctx,
+                                   cudaStream_t s, cudaGraphConditionalHandle cond, int use_cond);
 
 /** The phases hs_dist_pcg_phase_times measures (microseconds per call, each replayed alone from a graph). */
 enum {
@@ -193,16 +239,27 @@ enum {
     HS_PCG_T_DOT,        /**< the dot pass alone (hs_gpu_dot_pass) */
     HS_PCG_T_SUM,        /**< the transport's sum of 3 doubles alone (hs_ipc_sum) */
     HS_PCG_T_HALO,       /**< the transport's halo of u alone (hs_ipc_halo_start + finish, landing buffers) */
+    /* with the dot in the product (spmv_dot; -1 when the format has none) */
+    HS_PCG_T_ITER_DOT,   /**< a whole fused iteration (vector with its two sums + product with the dot + one block) */
+    HS_PCG_T_VECTOR_RED, /**< the vector kernel with its halo and its last block's two sums */
+    HS_PCG_T_SPMV_DOT,   /**< the product with the dot over the owned rows (apply_dot_rows) */
+    HS_PCG_T_SUM_TEST,   /**< the one block: the sum of 3 doubles over the ranks and the test */
+    /* with the halo overlapped with the product (spmv_dot and overlap_lo >= 0; else -1) */
+    HS_PCG_T_ITER_OVL,      /**< a whole fused iteration so */
+    HS_PCG_T_VECTOR_NOWAIT, /**< its vector kernel: flags raised, no wait */
+    HS_PCG_T_SPMV_GATE,     /**< its product: the gate (passing at once here) and the ghost rows through L2 */
     HS_PCG_T_N
 };
 
 /**
  * @brief Time each phase of the fused iteration on its own (bench and tests: where an iteration's time
  * goes): each is captured K times into a graph, replayed @p reps times after one warm launch, the median
- * per call in @p us [HS_PCG_T_N]. Runs the CG's init first and between phases (the vectors and scalars are
+ * per call in @p us [HS_PCG_T_N] (the HS_PCG_T_*_DOT, _RED, _SUM_TEST ones only with @p spmv_dot, the
+ * _OVL, _NOWAIT, _GATE ones only with it and @p overlap_lo >= 0, else -1). Runs the CG's init first and between phases (the vectors and scalars are
  * overwritten: not within a solve). Collective: every rank calls it with the same K and reps.
  */
 hs_status hs_dist_pcg_phase_times(hs_gpu_cg *cg, const double *b, double *x, struct hs_ipc *ipc, hs_dist_spmv_started_fn spmv,
-                                  void *ctx, cudaStream_t s, int K, int reps, double *us);
+                                  hs_dist_spmv_dot_fn spmv_dot, int32_t overlap_lo, void *ctx, cudaStream_t s, int K,
+                                  int reps, double *us);
 
 #endif

@@ -75,6 +75,13 @@ struct hs_gpu_cg;
 struct hs_gpu_cg_dist {
     /** y[0..n_owned) = A x, x [n_local] on the device: fills x's ghosts itself (halo exchange) */
     hs_status (*spmv)(void *ctx, double *x, double *y, cudaStream_t s);
+    /** NULL: (A u, u) is a separate dot pass after spmv; else y[0..n_owned) = A x, x's ghosts exchanged on
+     *  the way, with (y, x) over the owned rows into *result in the same kernel (the format's
+     *  apply_dot_rows: its partials in part [max_parts], its ticket, its fixed order), which the init and
+     *  every iteration then use instead of spmv + the dot pass (and iteration/init, when set, their own
+     *  fused equivalent: the same bits) */
+    hs_status (*spmv_dot)(void *ctx, double *x, double *y, double *part, int max_parts, unsigned *ticket,
+                          double *result, cudaStream_t s);
     /** d_v[0..n) summed over the ranks in place, ordered on s (backends/cuda/hs_cuda_comm.h) */
     hs_status (*sum)(void *ctx, double *d_v, int n, cudaStream_t s);
     void *ctx;

@@ -237,4 +237,4 @@ hs_status acoo_apply(void *impl, const double *d_x, double *d_y, cudaStream_t st
 
 // `extern` gives the const object external linkage (backends/cuda/spmv/registry.cu refers to it).
 extern const hs_gpu_spmv_ops hs_gpu_spmv_ops_aligned_coo = {"aligned_coo", acoo_create, acoo_apply,
-                                                            acoo_destroy, nullptr, nullptr};
+                                                            acoo_destroy, nullptr, nullptr, nullptr};

@@ -197,6 +197,6 @@ hs_status csr_vector_apply(void *impl, const double *d_x, double *d_y, cudaStrea
 // `extern` gives these const objects external linkage (a namespace-scope const is internal in C++);
 // backends/cuda/spmv/registry.cu refers to them through the X-macro list.
 extern const hs_gpu_spmv_ops hs_gpu_spmv_ops_csr_scalar = {
-    "csr_scalar", csr_create, csr_scalar_apply, csr_destroy, csr_scalar_apply_dot, csr_create_f32};
+    "csr_scalar", csr_create, csr_scalar_apply, csr_destroy, csr_scalar_apply_dot, csr_create_f32, nullptr};
 extern const hs_gpu_spmv_ops hs_gpu_spmv_ops_csr_vector = {
-    "csr_vector", csr_create, csr_vector_apply, csr_destroy, nullptr, csr_create_f32};
+    "csr_vector", csr_create, csr_vector_apply, csr_destroy, nullptr, csr_create_f32, nullptr};

@@ -109,4 +109,4 @@ hs_status cusp_apply(void *impl, const double *d_x, double *d_y, cudaStream_t st
 
 // `extern`: external linkage for a namespace-scope const (see backends/cuda/spmv/registry.cu).
 extern const hs_gpu_spmv_ops hs_gpu_spmv_ops_cusparse_csr = {
-    "cusparse_csr", cusp_create, cusp_apply, cusp_destroy, nullptr, nullptr};
+    "cusparse_csr", cusp_create, cusp_apply, cusp_destroy, nullptr, nullptr, nullptr};

@@ -119,4 +119,4 @@ hs_status sell_apply(void *impl, const double *d_x, double *d_y, cudaStream_t st
 
 // `extern`: external linkage for a namespace-scope const (see backends/cuda/spmv/registry.cu).
 extern const hs_gpu_spmv_ops hs_gpu_spmv_ops_cusparse_sell = {
-    "cusparse_sell", sell_create, sell_apply, sell_destroy, nullptr, nullptr};
+    "cusparse_sell", sell_create, sell_apply, sell_destroy, nullptr, nullptr, nullptr};

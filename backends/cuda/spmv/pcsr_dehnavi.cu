@@ -309,4 +309,4 @@ hs_status pcsr_apply(void *impl, const double *d_x, double *d_y, cudaStream_t st
 
 // `extern` gives this const object external linkage (backends/cuda/spmv/registry.cu refers to it).
 extern const hs_gpu_spmv_ops hs_gpu_spmv_ops_pcsr_dehnavi = {
-    "pcsr_dehnavi", pcsr_create, pcsr_apply, pcsr_destroy, nullptr, nullptr};
+    "pcsr_dehnavi", pcsr_create, pcsr_apply, pcsr_destroy, nullptr, nullptr, nullptr};

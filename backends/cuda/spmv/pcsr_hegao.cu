@@ -189,4 +189,4 @@ hs_status hegao_apply(void *impl, const double *d_x, double *d_y, cudaStream_t s
 
 // `extern` gives the const object external linkage (backends/cuda/spmv/registry.cu refers to it).
 extern const hs_gpu_spmv_ops hs_gpu_spmv_ops_pcsr_hegao = {"pcsr_hegao", hegao_create, hegao_apply,
-                                                           hegao_destroy, nullptr, nullptr};
+                                                           hegao_destroy, nullptr, nullptr, nullptr};

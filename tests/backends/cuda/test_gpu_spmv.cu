@@ -8,7 +8,8 @@
 // |fl(a.x) - a.x| <= gamma_m |a|.|x|, gamma_m = m u / (1 - m u), u = 2^-53 (Higham, Accuracy and
 // Stability, eq. 3.5); two such results differ by at most 2 gamma_m (|A||x|)_i, row by row.
 //
-// Also checked: two applies give identical bits; apply writes all of y and nothing around it
+// Also checked: the fused product and dot (apply_dot, apply_dot_rows) where a format offers it
+// (run_case_dot); two applies give identical bits; apply writes all of y and nothing around it
 // (guard entries); the device object stays right when the values are refilled in place after
 // create (create even runs with NaN values, as before the first assembly).
 #include <cuda_runtime.h>
@@ -21,6 +22,7 @@
 #include <time.h>
 
 #include "hs_gpu_spmv.cuh"
+#include "hs_ipc_flags.cuh"
 #include "hs_spmv.h"
 #include "hs_test.h"
 
@@ -340,6 +342,146 @@ out:
     free(x); free(vd); free(vf); free(yref); free(ab); free(y);
 }
 
+/* The fused product and dot (Chronopoulos-Gear CG: (A u, u) in the SpMV's pass) of a format that offers
+ * it, float64 and (where the format has them) float32 values: apply_dot's y . x, and apply_dot_rows' y . x
+ * over rows [0, n_dot) only (a rank's owned rows of its local matrix: backends/cuda/dist_pcg.cu), for
+ * n_dot = n, an odd count inside (no multiple of a warp) and 0, against the host's sum of y_csr . x over
+ * those rows: |dot - ref| <= (2 gamma_m + 2 gamma_nd (1 + gamma_m)) sum_i<nd |x_i| (|A||x|)_i, m the
+ * longest row (each y_i within 2 gamma_m (|A||x|)_i of y_csr_i, as check_rows; |y_i| <= (1 + gamma_m)
+ * (|A||x|)_i; an nd-term dot in any order within gamma_nd sum |y_i x_i|, on either side). Also: every
+ * row of y as check_rows, apply_dot_rows over all n rows gives apply_dot's bits (the same kernel order),
+ * with a gate whose flag is in (hs_ipc_gate: the rows from n/3 on wait, then read x through L2) the
+ * same bits as without, and the ticket is back to 0 after each launch. */
+static void run_case_dot(const hs_spmv_ops *o, const char *mat, hs_csr *a, rng *r, int f32)
+{
+    const hs_gpu_spmv_ops *g = hs_gpu_spmv_of(o);
+    if (!g || !g->apply_dot || (f32 && !g->create_f32) || a->n_rows != a->n_cols || a->n_rows == 0) return;
+    const int32_t n = a->n_rows;
+    hs_spmv_layout *lay = NULL;
+    hs_gpu_spmv *s = NULL;
+    HS_TEST_OK(hs_spmv_layout_create(o, a, NULL, &lay));
+    if (!lay) return;
+    const size_t ns = (size_t)(lay->n_slots ? lay->n_slots : 1);
+    const int max_parts = 1024 + n; /* at least the kernels' grids */
+    double *x = (double *)malloc(sizeof(double) * (size_t)n), *vd = (double *)malloc(sizeof(double) * ns);
+    float *vf = (float *)malloc(sizeof(float) * ns);
+    double *ycsr = (double *)malloc(sizeof(double) * (size_t)n), *ab = (double *)malloc(sizeof(double) * (size_t)n);
+    double *y = (double *)malloc(sizeof(double) * (size_t)n), *y2 = (double *)malloc(sizeof(double) * (size_t)n);
+    void *d_vals = NULL;
+    double *d_x = NULL, *d_y = NULL, *d_part = NULL, *d_res = NULL;
+    unsigned *d_ticket = NULL;
+    /* a gate (hs_ipc_gate) in device memory: one flag at 5, the number wanted 5, no error */
+    struct gate_mem {
+        hs_ipc_u64 flag, want;
+        int32_t peer;
+        hs_ipc_ctl ctl;
+        hs_ipc_err err;
+    } *d_gm = NULL, h_gm;
+    memset(&h_gm, 0, sizeof h_gm);
+    h_gm.flag = 5;
+    h_gm.want = 5;
+    hs_ipc_gate gate;
+    memset(&gate, 0, sizeof gate);
+    int32_t mmax = 0;
+    for (int32_t i = 0; i < n; ++i) {
+        x[i] = rng_sym(r);
+        const int32_t m = a->row_ptr[i + 1] - a->row_ptr[i];
+        mmax = m > mmax ? m : mmax;
+    }
+    for (int32_t k = 0; k < a->nnz; ++k) a->val[k] = rng_sym(r);
+    hs_spmv_layout_scatter(lay, a->nnz, a->val, vd);
+    if (f32) {
+        hs_spmv_round_values((int64_t)ns, vd, vf);
+        for (int32_t k = 0; k < a->nnz; ++k) a->val[k] = (double)vf[lay->slot_of_nnz[k]]; /* what is stored */
+    }
+    hs_csr_spmv(a, x, ycsr);
+    hs_csr_spmv_abs(a, x, ab);
+    T_CUDA(cudaMalloc(&d_vals, (f32 ? sizeof(float) : sizeof(double)) * ns));
+    T_CUDA(cudaMalloc(&d_x, sizeof(double) * (size_t)n));
+    T_CUDA(cudaMalloc(&d_y, sizeof(double) * (size_t)n));
+    T_CUDA(cudaMalloc(&d_part, sizeof(double) * (size_t)max_parts));
+    T_CUDA(cudaMalloc(&d_res, sizeof(double)));
+    T_CUDA(cudaMalloc(&d_ticket, sizeof(unsigned)));
+    T_CUDA(cudaMemset(d_ticket, 0, sizeof(unsigned)));
+    T_CUDA(cudaMalloc(&d_gm, sizeof *d_gm));
+    T_CUDA(cudaMemcpy(d_gm, &h_gm, sizeof h_gm, cudaMemcpyHostToDevice));
+    gate.row_lo = n / 3;
+    gate.n = 1;
+    gate.flag = &d_gm->flag;
+    gate.want = &d_gm->want;
+    gate.peer = &d_gm->peer;
+    gate.timeout_ns = 1000000000ull;
+    gate.ctl = &d_gm->ctl;
+    gate.err = &d_gm->err;
+    T_CUDA(cudaMemcpy(d_vals, f32 ? (const void *)vf : (const void *)vd, (f32 ? sizeof(float) : sizeof(double)) * ns,
+                      cudaMemcpyHostToDevice));
+    T_CUDA(cudaMemcpy(d_x, x, sizeof(double) * (size_t)n, cudaMemcpyHostToDevice));
+    HS_TEST_OK(hs_gpu_spmv_create_values(lay, a, d_vals, f32 ? HS_VALUES_F32 : HS_VALUES_F64, &s));
+    if (!s) goto out;
+    {
+        const char *vk = f32 ? "float32" : "float64";
+        double full = 0.0;
+        HS_TEST_OK(g->apply_dot(s->impl, d_x, d_y, d_part, max_parts, d_ticket, d_res, 0));
+        T_CUDA(cudaDeviceSynchronize());
+        T_CUDA(cudaMemcpy(&full, d_res, sizeof full, cudaMemcpyDeviceToHost));
+        T_CUDA(cudaMemcpy(y, d_y, sizeof(double) * (size_t)n, cudaMemcpyDeviceToHost));
+        check_rows(f32 ? "apply_dot, float32" : "apply_dot", o->name, mat, a, y, ycsr, ab);
+        const int32_t nds[4] = {-1, n, n / 2 + 5 < n ? n / 2 + 5 : n, 0}; /* -1: apply_dot */
+        for (int q = 0; q < 4; ++q) {
+            const int32_t nd = nds[q] < 0 ? n : nds[q];
+            double dot = full;
+            if (nds[q] >= 0) {
+                if (!g->apply_dot_rows) break;
+                T_CUDA(cudaMemset(d_y, 0xFF, sizeof(double) * (size_t)n));
+                HS_TEST_OK(g->apply_dot_rows(s->impl, nd, NULL, d_x, d_y, d_part, max_parts, d_ticket, d_res, 0));
+                T_CUDA(cudaDeviceSynchronize());
+                T_CUDA(cudaMemcpy(&dot, d_res, sizeof dot, cudaMemcpyDeviceToHost));
+                T_CUDA(cudaMemcpy(y, d_y, sizeof(double) * (size_t)n, cudaMemcpyDeviceToHost));
+                check_rows(f32 ? "apply_dot_rows, float32" : "apply_dot_rows", o->name, mat, a, y, ycsr, ab);
+                /* with a gate whose flag is in already (the rows from n/3 on read x through L2): the same bits */
+                T_CUDA(cudaMemset(d_y, 0xFF, sizeof(double) * (size_t)n));
+                HS_TEST_OK(g->apply_dot_rows(s->impl, nd, &gate, d_x, d_y, d_part, max_parts, d_ticket, d_res, 0));
+                T_CUDA(cudaDeviceSynchronize());
+                {
+                    double gdot = 0.0;
+                    T_CUDA(cudaMemcpy(&gdot, d_res, sizeof gdot, cudaMemcpyDeviceToHost));
+                    T_CUDA(cudaMemcpy(y2, d_y, sizeof(double) * (size_t)n, cudaMemcpyDeviceToHost));
+                    HS_TEST_CHECK(memcmp(&gdot, &dot, sizeof dot) == 0 && memcmp(y2, y, sizeof(double) * (size_t)n) == 0,
+                                  "%s on %s (%s): apply_dot_rows with a passed gate differs from without (%.17g, %.17g)",
+                                  o->name, mat, vk, gdot, dot);
+                }
+                if (nd == n)
+                    HS_TEST_CHECK(memcmp(&dot, &full, sizeof dot) == 0,
+                                  "%s on %s (%s): apply_dot_rows over all %d rows %.17g, apply_dot %.17g", o->name, mat,
+                                  vk, (int)n, dot, full);
+            }
+            unsigned ticket = 1;
+            T_CUDA(cudaMemcpy(&ticket, d_ticket, sizeof ticket, cudaMemcpyDeviceToHost));
+            HS_TEST_CHECK(ticket == 0, "%s on %s (%s): the ticket is %u after the launch", o->name, mat, vk, ticket);
+            double ref = 0.0, xab = 0.0;
+            for (int32_t i = 0; i < nd; ++i) {
+                ref += ycsr[i] * x[i];
+                xab += fabs(x[i]) * ab[i];
+            }
+            const double gm = gamma_m(mmax), tol = (2.0 * gm + 2.0 * gamma_m(nd) * (1.0 + gm)) * xab;
+            HS_TEST_CHECK(fabs(dot - ref) <= tol, "%s on %s (%s): %s over %d of %d rows %.17g, host %.17g, |diff| %.3g > "
+                          "tol %.3g", o->name, mat, vk, nds[q] < 0 ? "apply_dot" : "apply_dot_rows", (int)nd, (int)n, dot,
+                          ref, fabs(dot - ref), tol);
+        }
+    }
+out:
+    hs_gpu_spmv_destroy(&s);
+    cudaFree(d_vals);
+    cudaFree(d_x);
+    cudaFree(d_y);
+    cudaFree(d_part);
+    cudaFree(d_res);
+    cudaFree(d_ticket);
+    cudaFree(d_gm);
+    hs_spmv_layout_destroy(&lay);
+    free(x); free(vd); free(vf); free(ycsr); free(ab); free(y); free(y2);
+}
+
 /* Host only: every registered format has device ops at the same position, under the same name. */
 static void check_registry(void)
 {
@@ -356,6 +498,7 @@ static void check_registry(void)
         HS_TEST_CHECK(g->create && g->apply && g->destroy, "%s: incomplete device ops", o->name);
         HS_TEST_CHECK((g->create_f32 != NULL) == (o->apply_ref_f32 != NULL),
                       "%s: a float32 variant on one side only (host apply_ref_f32 / device create_f32)", o->name);
+        HS_TEST_CHECK(!g->apply_dot_rows || g->apply_dot, "%s: apply_dot_rows without apply_dot", o->name);
     }
 }
 
@@ -390,6 +533,8 @@ int main(void)
         if (!mats[m].a) continue;
         for (int f = 0; f < hs_spmv_count(); ++f) run_case(hs_spmv_get(f), mats[m].name, mats[m].a, &r);
         for (int f = 0; f < hs_spmv_count(); ++f) run_case_f32(hs_spmv_get(f), mats[m].name, mats[m].a, &r);
+        for (int f = 0; f < hs_spmv_count(); ++f)
+            for (int f32 = 0; f32 <= 1; ++f32) run_case_dot(hs_spmv_get(f), mats[m].name, mats[m].a, &r, f32);
         hs_csr_destroy(&mats[m].a);
     }
     if (hs_test_failures)
