@@ -9,6 +9,7 @@
 static _Thread_local hs_status g_code = HS_OK;
 static _Thread_local char g_msg[HS_MSG_MAX];
 static _Thread_local char g_loc[256];
+static _Thread_local int g_agreed; /* the recorded error is every rank's (hs_error_mark_agreed) */
 
 /* Length of the valid UTF-8 sequence at p (1..4), or 0 when the bytes there are not one. */
 static int utf8_len(const unsigned char *p)
@@ -74,6 +75,7 @@ hs_status hs_error_set(hs_status code, const char *file, int line, const char *f
 {
     if (g_code != HS_OK) return code; /* keep the first (root-cause) message */
     g_code = code;
+    g_agreed = 0;
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(g_msg, sizeof g_msg, fmt, ap);
@@ -105,8 +107,12 @@ void hs_error_prefix(const char *fmt, ...)
 const char *hs_error_message(void) { return g_code == HS_OK ? "" : g_msg; }
 const char *hs_error_location(void) { return g_code == HS_OK ? "" : g_loc; }
 hs_status hs_error_code(void) { return g_code; }
+void hs_error_mark_agreed(void) { g_agreed = g_code != HS_OK; }
+int hs_error_agreed(void) { return g_code != HS_OK && g_agreed; }
+
 void hs_error_clear(void)
 {
     g_code = HS_OK;
+    g_agreed = 0;
     g_msg[0] = g_loc[0] = '\0';
 }

@@ -57,8 +57,18 @@ const char *hs_error_message(void);
 const char *hs_error_location(void);
 /** @brief Code of the recorded error (HS_OK when none). */
 hs_status hs_error_code(void);
-/** @brief Forget the recorded error. */
+/** @brief Forget the recorded error (and its agreed mark). */
 void hs_error_clear(void);
+/**
+ * @brief Mark the recorded error as agreed: in a distributed run every rank returns it alike (its
+ * code and message were shared by an agreement: hs_mpi_agree, hs_par_agree), so app/ says it once
+ * instead of ending the ranks through MPI_Abort. The mark belongs to the record: hs_error_prefix
+ * keeps it, hs_error_clear drops it, so an agreed error that was cleared (recovered from, or said
+ * as a warning) cannot make a later error of one rank pass for agreed. Nothing when none recorded.
+ */
+void hs_error_mark_agreed(void);
+/** @brief 1 when an error is recorded and marked agreed (hs_error_mark_agreed). */
+int hs_error_agreed(void);
 
 /** Propagate a failing status. */
 #define HS_CALL(expr)                                                                              \

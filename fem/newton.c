@@ -42,11 +42,8 @@ hs_status hs_time_step(hs_backend *b, double t_ms, double dt_ms, const double *s
         stats->n_hist = o.n_hist < 32 ? o.n_hist : 32;
         memcpy(stats->res_hist, o.res_hist, sizeof(double) * (size_t)stats->n_hist);
         stats->res_norm = o.res;
-        if (st != HS_OK) {
-            char msg[1024];
-            snprintf(msg, sizeof msg, "%s", hs_error_message());
-            hs_error_clear();
-            st = HS_FAIL(st, "at t = %.4g ms (step to %.4g ms), Newton iteration %d: %s", t_ms, t_ms + dt_ms, o.k, msg);
+        if (st != HS_OK) { /* the record itself, so an error the ranks agreed on stays marked agreed */
+            hs_error_prefix("at t = %.4g ms (step to %.4g ms), Newton iteration %d: ", t_ms, t_ms + dt_ms, o.k);
             goto fail;
         }
         if (o.stop == HS_NEWTON_NONFINITE) {
@@ -81,11 +78,9 @@ hs_status hs_time_step(hs_backend *b, double t_ms, double dt_ms, const double *s
     }
     st = b->ops->assemble(b, &res, &node);
     for (int k = 0;; ++k) {
-        if (st != HS_OK) { /* name the step and the iteration in the element pass's message */
-            char msg[1024];
-            snprintf(msg, sizeof msg, "%s", hs_error_message());
-            hs_error_clear();
-            st = HS_FAIL(st, "at t = %.4g ms (step to %.4g ms), Newton iteration %d: %s", t_ms, t_ms + dt_ms, k, msg);
+        if (st != HS_OK) { /* name the step and the iteration in the element pass's message (prefixed: an
+                            * error the ranks agreed on stays marked agreed, hs_error_mark_agreed) */
+            hs_error_prefix("at t = %.4g ms (step to %.4g ms), Newton iteration %d: ", t_ms, t_ms + dt_ms, k);
             goto fail;
         }
         if (stats->n_hist < 32) stats->res_hist[stats->n_hist++] = res;

@@ -55,14 +55,15 @@ void hs_par_max_doubles(double *v, int n);
 /** @brief v[i] = the sum over the ranks (collective; unchanged when not active). */
 void hs_par_sum_doubles(double *v, int n);
 
-/** @brief Record that every rank returns error @p st with the same message (the distributed
- *  backend agrees on errors), so app/ ends the run with one message instead of MPI_Abort. */
-void hs_par_set_agreed(int st);
-/** @brief The last error recorded by hs_par_set_agreed (0 when none). */
+/** @brief The code of the recorded error when it is marked agreed (every rank returns it with the same
+ *  message: hs_par_agree, the distributed backend's agreements, hs_error_mark_agreed), so app/ ends
+ *  the run with one message instead of MPI_Abort; 0 otherwise. The mark goes with the error record
+ *  (hs_error_clear drops it): an agreed error that was cleared never makes a later error of one rank
+ *  with the same code pass for agreed. */
 int hs_par_agreed(void);
 /**
  * @brief In a distributed run, every rank returns the first failing rank's error (code and message,
- * recorded as agreed: app/ prints it once, from rank 0, without MPI_Abort), or HS_OK when none
+ * marked agreed: app/ prints it once, from rank 0, without MPI_Abort), or HS_OK when none
  * failed; @p st itself otherwise. Collective: for a phase every rank goes through alike (the config
  * read from the same files, the spec made from it).
  */

@@ -140,9 +140,8 @@ void hs_par_sum_doubles(double *v, int n)
 #endif
 }
 
-static int agreed = 0;
-void hs_par_set_agreed(int st) { agreed = st; }
-int hs_par_agreed(void) { return agreed; }
+/* the mark is the error record's (common/hs_status.c): cleared with it, so it cannot outlive the error */
+int hs_par_agreed(void) { return hs_error_agreed() ? (int)hs_error_code() : 0; }
 
 int hs_par_max_int(int v)
 {
@@ -163,7 +162,7 @@ hs_status hs_par_agree(hs_status st)
     int failed = 0, size = 1;
     MPI_Comm_size(hs_par_comm(), &size);
     const hs_status out = hs_mpi_agree(hs_par_comm(), st, &failed);
-    if (failed < size) hs_par_set_agreed((int)out);
+    if (failed < size) hs_error_mark_agreed();
     return out;
 #else
     return st;

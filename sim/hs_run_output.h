@@ -65,6 +65,11 @@ hs_status hs_run_output_open(hs_run_output *o, const hs_sim_spec *spec, hs_sim *
  *  other ranks only take part in the gather). */
 hs_status hs_run_output_frame(hs_run_output *o, double t_ms);
 
+/** @brief Wait until every frame handed to the writer is on disk: the writer's first error, agreed over
+ *  the ranks in a distributed run (one rank's failure is every rank's before the next collective, said
+ *  once); HS_OK without a writer. */
+hs_status hs_run_output_flush(hs_run_output *o);
+
 /** @brief Write the checkpoint of the backend's state at @p step (after every frame submitted so far is
  *  on disk); older ones beyond output.checkpoint_keep go. Its path is then in o->ckpt_path. A
  *  distributed run writes it from every rank together (hs_checkpoint_write_part: version 4, no

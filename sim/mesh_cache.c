@@ -632,8 +632,7 @@ hs_status hs_mesh_cache_parts_store(const hs_mesh_spec *spec, const char *partit
     if (st != HS_OK) {
         /* the cache is a convenience: said once, the run goes on */
         hs_warn("partitioned mesh cache: %s (the run goes on; mesh.cache_parts = false turns it off)", hs_error_message());
-        hs_error_clear();
-        hs_par_set_agreed(0);
+        hs_error_clear(); /* and its agreed mark: the run goes on */
         return HS_OK;
     }
     snprintf(path, size, "%s", entry);
@@ -699,8 +698,7 @@ hs_status hs_mesh_cache_parts_load(const hs_mesh_spec *spec, const char *partiti
     }
     if (st != HS_OK) {
         hs_warn("partitioned mesh cache: %s; rebuilding it", hs_error_message());
-        hs_error_clear();
-        hs_par_set_agreed(0);
+        hs_error_clear(); /* and its agreed mark: the run goes on */
         part_arrays_free(&a);
         return HS_OK;
     }

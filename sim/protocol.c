@@ -263,11 +263,15 @@ hs_status hs_protocol_fire(hs_protocol *p, long k, const hs_advance *adv)
 /* ---- how the loop ends ------------------------------------------------------------------------ */
 
 /* Step k failed; the backend is back at the last converged state (minus an injected NaN, which the
- * hook undoes as if it had appeared inside the step): keep it as the final frame and as a checkpoint. */
+ * hook undoes as if it had appeared inside the step): keep it as the final frame and as a checkpoint.
+ * A distributed run: every rank comes here alike (the step's error agreed, or numerical), and each
+ * output step below is agreed, so the ranks write the frame and the checkpoint together or stop
+ * together; the error said of the step stays agreed. */
 static hs_status step_failed(hs_protocol *p, long k, hs_status code)
 {
     hs_run_output *o = p->out;
     const double t = k * p->dt;
+    const int agreed = hs_error_agreed();
     char msg[3072];
     snprintf(msg, sizeof msg, "%s", hs_error_message());
     hs_error_clear();
@@ -278,21 +282,24 @@ static hs_status step_failed(hs_protocol *p, long k, hs_status code)
     hs_status s2 = HS_OK;
     if (o->enabled && p->last_frame_t < t - 1e-9 * p->dt) {
         s2 = hs_run_output_frame(o, t);
-        if (s2 == HS_OK && o->fw) s2 = hs_frame_writer_flush(o->fw);
+        if (s2 == HS_OK) s2 = hs_run_output_flush(o); /* agreed: all ranks to the checkpoint, or none */
         if (s2 == HS_OK && o->fw)
             hs_log(1, "wrote the last converged state (t = %.4g ms) as frame %d\n", t, hs_series_count(o->ser) - 1);
     }
     if (s2 == HS_OK && o->enabled) s2 = hs_run_output_checkpoint(o, k);
     if (s2 == HS_OK && o->enabled)
-        return HS_FAIL(code, "step %ld: %s; the last converged state (t = %g ms, step %ld) is in checkpoint %s "
-                             "(resume with --restart)", k, msg, t, k, o->ckpt_path);
-    if (o->enabled) {
+        s2 = HS_FAIL(code, "step %ld: %s; the last converged state (t = %g ms, step %ld) is in checkpoint %s "
+                           "(resume with --restart)", k, msg, t, k, o->ckpt_path);
+    else if (o->enabled) {
         char why[1024];
         snprintf(why, sizeof why, "%s", hs_error_message());
         hs_error_clear();
-        return HS_FAIL(code, "step %ld: %s; no checkpoint could be written: %s", k, msg, why);
+        s2 = HS_FAIL(code, "step %ld: %s; no checkpoint could be written: %s", k, msg, why);
+    } else {
+        s2 = HS_FAIL(code, "step %ld: %s", k, msg);
     }
-    return HS_FAIL(code, "step %ld: %s", k, msg);
+    if (agreed) hs_error_mark_agreed(); /* the step's error and the outputs' (agreed) */
+    return s2;
 }
 
 /* A stop request after step k1 - 1: a checkpoint of the state reached, and the command that resumes. */

@@ -186,11 +186,16 @@ hs_status hs_run_output_frame(hs_run_output *o, double t_ms)
     return HS_OK;
 }
 
+hs_status hs_run_output_flush(hs_run_output *o)
+{
+    return o->fw ? agree(o, hs_frame_writer_flush(o->fw)) : HS_OK;
+}
+
 hs_status hs_run_output_checkpoint(hs_run_output *o, long step)
 {
     const hs_sim_spec *cfg = o->spec;
     hs_backend *b = o->sim->backend;
-    if (o->fw) HS_CALL(agree(o, hs_frame_writer_flush(o->fw)));
+    HS_CALL(hs_run_output_flush(o));
     HS_CALL(hs_samples_flush(o->smp)); /* the CSVs hold every sample up to the checkpoint (agreed) */
     hs_extrap ex;
     hs_checkpoint_path(cfg->out_dir, cfg->out_prefix, step, o->ckpt_path, sizeof o->ckpt_path);

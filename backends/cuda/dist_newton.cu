@@ -738,23 +738,25 @@ hs_status hs_dist_newton_time(hs_dist_gpu *g, int fused, int K, int reps, double
             st = HS_FAIL(HS_ERR_DEVICE, "Newton loop timing: graph");
         if (graph) cudaGraphDestroy(graph);
         cudaEvent_t e0 = nullptr, e1 = nullptr;
-        cudaEventCreate(&e0);
-        cudaEventCreate(&e1);
+        if (st == HS_OK && (cudaEventCreate(&e0) != cudaSuccess || cudaEventCreate(&e1) != cudaSuccess))
+            st = HS_FAIL(HS_ERR_DEVICE, "Newton loop timing: events");
         double *t = (double *)calloc((size_t)reps, sizeof(double));
         if (!t && st == HS_OK) st = HS_FAIL(HS_ERR_MEMORY, "Newton loop timings");
         for (int r = -1; r < reps && st == HS_OK; ++r) { /* the first replay warms up */
-            cudaEventRecord(e0, s);
-            cudaGraphLaunch(exec, s);
-            cudaEventRecord(e1, s);
-            if (cudaEventSynchronize(e1) != cudaSuccess) st = HS_FAIL(HS_ERR_DEVICE, "Newton loop timing: replay");
             float ms = 0.0f;
-            cudaEventElapsedTime(&ms, e0, e1);
-            if (r >= 0) t[r] = 1e3 * ms / K;
+            const cudaError_t e = cudaEventRecord(e0, s) != cudaSuccess    ? cudaErrorUnknown
+                                  : cudaGraphLaunch(exec, s) != cudaSuccess ? cudaErrorLaunchFailure
+                                  : cudaEventRecord(e1, s) != cudaSuccess  ? cudaErrorUnknown
+                                                                           : cudaEventSynchronize(e1);
+            if (e != cudaSuccess || cudaEventElapsedTime(&ms, e0, e1) != cudaSuccess)
+                st = HS_FAIL(HS_ERR_DEVICE, "Newton loop timing: replay %d: %s", r, cudaGetErrorString(e));
+            else if (r >= 0)
+                t[r] = 1e3 * ms / K;
         }
         if (st == HS_OK) us[which] = hs_median(t, reps);
         free(t);
-        cudaEventDestroy(e0);
-        cudaEventDestroy(e1);
+        if (e0) cudaEventDestroy(e0);
+        if (e1) cudaEventDestroy(e1);
         if (exec) cudaGraphExecDestroy(exec);
         if (st == HS_OK) st = hs_cuda_comm_check(g->comm);
     }

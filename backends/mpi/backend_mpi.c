@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "hs_dist.h"
+#include "hs_mpi_status.h"
 #include "hs_par.h"
 #include "hs_util.h"
 
@@ -51,24 +52,25 @@ typedef struct mpi_impl {
     long waits;             /* the host's waits here: collectives, and inner ops that wait for the device */
 } mpi_impl;
 
-/* Every rank returns the same status: the first failing rank's code and message go to all. */
+/* Every rank returns the same status: the first failing rank's code and message go to all
+ * (hs_mpi_agree: "rank R of P: " before the message when R is not 0), marked agreed so that app/
+ * says it once. One MPI_Allreduce of an int when no rank failed. */
 static hs_status agree(mpi_impl *m, hs_status st)
 {
-    int first = st == HS_OK ? m->size : m->rank, min_first = 0;
-    MPI_Allreduce(&first, &min_first, 1, MPI_INT, MPI_MIN, m->comm);
+    int failed = m->size;
+    st = hs_mpi_agree(m->comm, st, &failed);
     m->waits++;
-    if (min_first == m->size) return HS_OK;
-    int code = (int)st;
-    char msg[2048] = "";
-    if (m->rank == min_first) snprintf(msg, sizeof msg, "%s", hs_error_message());
-    MPI_Bcast(&code, 1, MPI_INT, min_first, m->comm);
-    MPI_Bcast(msg, (int)sizeof msg, MPI_CHAR, min_first, m->comm);
-    hs_error_clear();
-    hs_par_set_agreed(code);
-    if (m->size == 1) return hs_error_set((hs_status)code, __FILE__, __LINE__, __func__, "%s", msg);
-    return hs_error_set((hs_status)code, __FILE__, __LINE__, __func__, "rank %d of %d: %s", min_first, m->size, msg);
+    if (failed < m->size) hs_error_mark_agreed();
+    return st;
 }
 
+/* A step on the device path (several ranks, the partition's Newton loop: mpi_ops_part_loop) agrees
+ * three times, begin_step, mpi_newton_part, end_step (then sim/protocol.c's stop flag: a fourth int),
+ * and none can wait for the next: begin_step's failure must stop every rank before the Newton loop's
+ * device-side sums (a rank that skipped them would leave the others waiting on the device); the
+ * Newton loop's status decides end_step (irreversible) or restore_step in fem/newton.c, alike on
+ * every rank; end_step's decides a retry or a failure before the step's samples, frames and
+ * checkpoints (collectives) run. docs/parallel.md, "Errors". */
 static hs_status mpi_begin_step(hs_backend *b, double dt, const double *amp)
 {
     mpi_impl *m = b->impl;
@@ -820,7 +822,7 @@ static hs_status create_with(const hs_problem *g, hs_backend_mpi_part *given, co
         /* alike on every rank: printed once, by rank 0 (app/main.c), with no MPI_Abort */
         const hs_status rs = refusal(g, inner);
         if (rs != HS_OK) {
-            hs_par_set_agreed((int)rs);
+            hs_error_mark_agreed();
             return rs;
         }
     }

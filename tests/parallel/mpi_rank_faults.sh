@@ -18,6 +18,13 @@
 #               box; more nodes than 32 bits count)
 #   csv         sim/samples.c: rank 0 cannot create the probes' CSV (a directory in its place)
 #   frame_io    sim/run_output.c frames: rank 0's disk fills up at the fourth frame
+#   backend     backends/mpi: rank 0, then rank 1, cannot allocate its probes' sample buffer; the
+#               backend's agreement is hs_mpi_agree's, so rank 0's error reads as a serial run's (no
+#               "rank 0 of 2: ", which the backend's own copy of the agreement put before it) and
+#               rank 1's is named
+#   step_failed sim/protocol.c step_failed: a NaN at step 25 on every rank, and rank 0's disk full at
+#               the last converged state's frame (the fourth): every rank skips the checkpoint
+#               together and says the step's error (exit 5) with why no checkpoint was written
 set -uo pipefail
 mpiexec=$1
 h5=$2
@@ -121,6 +128,26 @@ frame_io)
   launch 2 0 "HS_INJECT_DISK_FULL_AFTER=1100000" run "$q" "${sets[@]}" --set output.format=vtk --set time.t_end=10 --out "$o"
   rc=$?
   expect 4 "cannot write VTK frame $o/slab_000003.vtk: writing .*No space left on device"
+  fmt=vtk frames "$o" 3
+  no_tmp "$o"
+  ;;
+backend)
+  launch 2 0 "HS_INJECT_ALLOC_FAIL=sample buffer" run "$scar" --set mesh.h=0.5 --set time.t_end=1 \
+    --set solver.backend=cpu --set parallel.partition=rows --out "$o"
+  rc=$?
+  expect 7 "out of memory allocating sample buffer"
+  launch 2 1 "HS_INJECT_ALLOC_FAIL=sample buffer" run "$scar" --set mesh.h=0.5 --set time.t_end=1 \
+    --set solver.backend=cpu --set parallel.partition=rows --out "$o"
+  rc=$?
+  expect 7 "rank 1 of 2: out of memory allocating sample buffer"
+  ;;
+step_failed)
+  # legacy VTK frames gathered to rank 0: three fit (frame_io above), the failed step's is the fourth
+  export HS_INJECT_NAN_AT_STEP=25
+  launch 2 0 "HS_INJECT_DISK_FULL_AFTER=1100000" run "$q" "${sets[@]}" --set output.format=vtk --set time.t_end=4 \
+    --out "$o"
+  rc=$?
+  expect 5 "step 25: at t = 2.5 ms .*; no checkpoint could be written: cannot write VTK frame $o/slab_000003.vtk: .*No space left on device"
   fmt=vtk frames "$o" 3
   no_tmp "$o"
   ;;
