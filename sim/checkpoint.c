@@ -9,10 +9,18 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "hs_atomic_file.h"
 #include "hs_build_config.h"
+#if HS_HAS_MPI
+#include <limits.h>
+#include <mpi.h>
+
+#include "hs_dist.h" /* hs_par_comm */
+#endif
 #include "hs_hash.h"
+#include "hs_par.h"
 #include "hs_part_file.h"
 #include "hs_util.h"
 
@@ -236,6 +244,48 @@ static hs_status match_config(const hs_ckpt_header *h, const char *path, const u
     return HS_OK;
 }
 
+/* The header at the start of @p fp read and judged: magic, byte order, version, header checksum, the
+ * configuration (@p expect_fp, before the sizes), sizes, the payload's size for @p model and the file's
+ * size; ck->h and ck->desc set, @p n_stored the fields the payload holds. */
+static hs_status read_header(FILE *fp, const char *path, const hs_model *model, const uint64_t *expect_fp,
+                             double dt_ms, hs_checkpoint *ck, int *n_stored)
+{
+    struct stat sb;
+    long long size = fstat(fileno(fp), &sb) == 0 ? (long long)sb.st_size : -1;
+    hs_ckpt_header *h = &ck->h;
+    if (fread(h, 1, sizeof *h, fp) != sizeof *h)
+        return BAD("checkpoint %s is truncated: %lld bytes, shorter than the %zu-byte header", path, size, sizeof *h);
+    if (memcmp(h->magic, ckpt_magic, 8) != 0) return BAD("%s is not a heartsim checkpoint (no HSCKPT magic at its start)", path);
+    if (h->endian != HS_CKPT_ENDIAN) return BAD("checkpoint %s was written on a host of the other byte order", path);
+    if (h->version != HS_CKPT_VERSION && h->version != HS_CKPT_VERSION_PART && h->version != 1 && h->version != 2)
+        return BAD("checkpoint %s has format version %llu; this heartsim reads versions 1 to %u", path,
+                   (unsigned long long)h->version, HS_CKPT_VERSION_PART);
+    const int v2 = h->version >= 2;
+    if (h->header_sum != header_sum(h)) return BAD("checkpoint %s is damaged: header checksum mismatch", path);
+    /* another configuration (another model among them) is said as such, before its sizes are judged */
+    if (expect_fp) HS_CALL(match_config(h, path, expect_fp, dt_ms));
+    const uint64_t nh = v2 ? h->reserved : 0;
+    if (h->n_nodes < 0 || h->n_elems < 0 || h->n_frames < 0 || h->step < 0 || nh > 2 || h->n_nodes > INT32_MAX ||
+        h->n_elems > INT32_MAX)
+        return BAD("checkpoint %s is damaged: inconsistent sizes in its header", path);
+    hs_state_desc_init(&ck->desc, model, (int32_t)h->n_nodes, (int32_t)h->n_elems);
+    /* versions 1 and 2 end the state at activation (no repolarisation, apd, beats) */
+    *n_stored = h->version >= 3 ? ck->desc.n_fields : ck->desc.activation + 1;
+    const uint64_t rest = sizeof(double) * (uint64_t)(h->n_frames + (v2 ? 2 + (int64_t)nh * h->n_nodes : 0));
+    /* the splitting scheme keeps the model's variables at the nodes (fem/hs_state.h): the solver
+     * fingerprint group says which scheme wrote it, the payload's size which layout it has */
+    if (h->payload_bytes != rest + sizeof(double) * state_len_n(&ck->desc, *n_stored) && h->version >= 3)
+        hs_state_desc_init_scheme(&ck->desc, model, HS_SCHEME_SPLITTING, (int32_t)h->n_nodes, (int32_t)h->n_elems);
+    if (h->payload_bytes != rest + sizeof(double) * (uint64_t)state_len_n(&ck->desc, *n_stored))
+        return BAD("checkpoint %s does not hold the state of model %s (%d fields): its payload has another size "
+                   "(damaged, or written for another model)", path, model->name, ck->desc.n_fields);
+    long long want = (long long)(sizeof *h + h->payload_bytes);
+    if (size != want)
+        return BAD("checkpoint %s is %s: %lld bytes, expected %lld", path, size < want ? "truncated" : "damaged (too long)",
+                   size, want);
+    return HS_OK;
+}
+
 hs_status hs_checkpoint_read(const char *path, const hs_model *model, const uint64_t *expect_fp, double dt_ms,
                              hs_checkpoint *ck)
 {
@@ -244,58 +294,11 @@ hs_status hs_checkpoint_read(const char *path, const hs_model *model, const uint
     FILE *fp = fopen(path, "rb");
     if (!fp) return BAD("cannot read checkpoint %s: %s", path, strerror(errno));
     hs_status st = HS_OK;
-    struct stat sb;
-    long long size = fstat(fileno(fp), &sb) == 0 ? (long long)sb.st_size : -1;
-    hs_ckpt_header *h = &ck->h;
-    if (fread(h, 1, sizeof *h, fp) != sizeof *h) {
-        st = BAD("checkpoint %s is truncated: %lld bytes, shorter than the %zu-byte header", path, size, sizeof *h);
-        goto fail;
-    }
-    if (memcmp(h->magic, ckpt_magic, 8) != 0) {
-        st = BAD("%s is not a heartsim checkpoint (no HSCKPT magic at its start)", path);
-        goto fail;
-    }
-    if (h->endian != HS_CKPT_ENDIAN) {
-        st = BAD("checkpoint %s was written on a host of the other byte order", path);
-        goto fail;
-    }
-    if (h->version != HS_CKPT_VERSION && h->version != HS_CKPT_VERSION_PART && h->version != 1 && h->version != 2) {
-        st = BAD("checkpoint %s has format version %llu; this heartsim reads versions 1 to %u", path,
-                 (unsigned long long)h->version, HS_CKPT_VERSION_PART);
-        goto fail;
-    }
+    int n_stored = 0;
+    HS_CALL_GOTO(read_header(fp, path, model, expect_fp, dt_ms, ck, &n_stored), fail);
+    const hs_ckpt_header *h = &ck->h;
     const int v2 = h->version >= 2;
-    if (h->header_sum != header_sum(h)) {
-        st = BAD("checkpoint %s is damaged: header checksum mismatch", path);
-        goto fail;
-    }
-    /* another configuration (another model among them) is said as such, before its sizes are judged */
-    if (expect_fp) HS_CALL_GOTO(match_config(h, path, expect_fp, dt_ms), fail);
     const uint64_t nh = v2 ? h->reserved : 0;
-    if (h->n_nodes < 0 || h->n_elems < 0 || h->n_frames < 0 || h->step < 0 || nh > 2 || h->n_nodes > INT32_MAX ||
-        h->n_elems > INT32_MAX) {
-        st = BAD("checkpoint %s is damaged: inconsistent sizes in its header", path);
-        goto fail;
-    }
-    hs_state_desc_init(&ck->desc, model, (int32_t)h->n_nodes, (int32_t)h->n_elems);
-    /* versions 1 and 2 end the state at activation (no repolarisation, apd, beats) */
-    const int n_stored = h->version >= 3 ? ck->desc.n_fields : ck->desc.activation + 1;
-    const uint64_t rest = sizeof(double) * (uint64_t)(h->n_frames + (v2 ? 2 + (int64_t)nh * h->n_nodes : 0));
-    /* the splitting scheme keeps the model's variables at the nodes (fem/hs_state.h): the solver
-     * fingerprint group says which scheme wrote it, the payload's size which layout it has */
-    if (h->payload_bytes != rest + sizeof(double) * state_len_n(&ck->desc, n_stored) && h->version >= 3)
-        hs_state_desc_init_scheme(&ck->desc, model, HS_SCHEME_SPLITTING, (int32_t)h->n_nodes, (int32_t)h->n_elems);
-    if (h->payload_bytes != rest + sizeof(double) * (uint64_t)state_len_n(&ck->desc, n_stored)) {
-        st = BAD("checkpoint %s does not hold the state of model %s (%d fields): its payload has another size "
-                 "(damaged, or written for another model)", path, model->name, ck->desc.n_fields);
-        goto fail;
-    }
-    long long want = (long long)(sizeof *h + h->payload_bytes);
-    if (size != want) {
-        st = BAD("checkpoint %s is %s: %lld bytes, expected %lld", path, size < want ? "truncated" : "damaged (too long)",
-                 size, want);
-        goto fail;
-    }
     size_t nf = (size_t)h->n_frames, nn = (size_t)h->n_nodes;
     HS_CALL_GOTO(HS_ALLOC(ck->frame_times, nf + 1, "checkpoint frame times"), fail);
     HS_CALL_GOTO(hs_state_create(&ck->desc, &ck->state), fail);
@@ -349,6 +352,255 @@ fail:
     fclose(fp);
     hs_checkpoint_free(ck);
     return st;
+}
+
+/* ---- reading by rows: a distributed run's restart ---------------------------------------------- */
+
+/* Doubles read at once (a verifying rank's segments, a rank's rows): the bound on a rank's buffer. */
+enum { CHUNK = 1 << 20 };
+/* Rows read in one piece while the next wanted row lies at most this many values on (a ghost far
+ * from a rank's own range is read alone, not with the rows between). */
+enum { ROW_GAP = 1 << 12 };
+_Static_assert(CHUNK % HS_PART_SEGMENT == 0, "a chunk holds whole checksum segments");
+
+/* @p n doubles at byte @p off of the file @p fd into @p buf. */
+static hs_status pread_doubles(int fd, const char *path, int64_t off, double *buf, size_t n)
+{
+    char *p = (char *)buf;
+    size_t left = n * sizeof(double);
+    while (left) {
+        const ssize_t r = pread(fd, p, left, (off_t)off);
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) return BAD("cannot read checkpoint %s: %s", path, r < 0 ? strerror(errno) : "file shrank while reading");
+        p += r;
+        left -= (size_t)r;
+        off += r;
+    }
+    return HS_OK;
+}
+
+/* Byte offsets of the payload's arrays: frame_times, the stored fields, hist_h, the history vectors. */
+typedef struct ckpt_layout {
+    int n_stored, nh;
+    int64_t field_at[HS_STATE_MAX_FIELDS];
+    int64_t hh_at, hist_at[2];
+} ckpt_layout;
+
+static void layout_of(const hs_checkpoint *ck, ckpt_layout *L)
+{
+    const hs_ckpt_header *h = &ck->h;
+    L->n_stored = h->version >= 3 ? ck->desc.n_fields : ck->desc.activation + 1;
+    L->nh = h->version >= 2 ? (int)h->reserved : 0;
+    int64_t off = (int64_t)sizeof *h + 8 * h->n_frames;
+    for (int k = 0; k < L->n_stored; ++k) {
+        L->field_at[k] = off;
+        off += 8 * (int64_t)hs_state_field_len(&ck->desc, k);
+    }
+    L->hh_at = off;
+    off += h->version >= 2 ? 16 : 0;
+    for (int q = 0; q < 2; ++q) L->hist_at[q] = off + 8 * (int64_t)q * h->n_nodes;
+}
+
+/* (global index, local index), sorted by the global one: the order a rank's rows are read in */
+typedef struct gid_at {
+    int64_t gid;
+    int32_t i;
+} gid_at;
+
+static int cmp_gid_at(const void *a, const void *b)
+{
+    const int64_t x = ((const gid_at *)a)->gid, y = ((const gid_at *)b)->gid;
+    return (x > y) - (x < y);
+}
+
+static hs_status sorted_rows(const char *path, int32_t n, const int64_t *gid, int64_t n_global, gid_at **out)
+{
+    HS_CALL(HS_ALLOC(*out, (size_t)n + 1, "checkpoint rows"));
+    for (int32_t i = 0; i < n; ++i) {
+        HS_CHECK(gid[i] >= 0 && gid[i] < n_global, HS_ERR_INTERNAL, "checkpoint %s: row %lld of %lld", path,
+                 (long long)gid[i], (long long)n_global);
+        (*out)[i] = (gid_at){gid[i], i};
+    }
+    qsort(*out, (size_t)n, sizeof **out, cmp_gid_at);
+    return HS_OK;
+}
+
+/* out[r[j].i] = the array at byte @p at's value r[j].gid, for the @p n rows @p r (sorted): pieces of
+ * at most CHUNK values through @p buf, from one wanted row to the last one within ROW_GAP of the one
+ * before it. */
+static hs_status read_rows(int fd, const char *path, int64_t at, const gid_at *r, int32_t n, double *buf, double *out)
+{
+    for (int32_t j = 0; j < n;) {
+        const int64_t a = r[j].gid;
+        int32_t e = j;
+        while (e + 1 < n && r[e + 1].gid < a + CHUNK && r[e + 1].gid - r[e].gid <= ROW_GAP) ++e;
+        HS_CALL(pread_doubles(fd, path, at + 8 * a, buf, (size_t)(r[e].gid - a + 1)));
+        for (int32_t q = j; q <= e; ++q) out[r[q].i] = buf[r[q].gid - a];
+        j = e + 1;
+    }
+    return HS_OK;
+}
+
+hs_status hs_checkpoint_read_rows(const hs_checkpoint *ck, int32_t n_nodes, const int64_t *node_gid, int32_t n_elems,
+                                  const int64_t *elem_gid, hs_state *dst, double *const hist_phi[2])
+{
+    const hs_state_desc *d = dst->desc;
+    HS_CHECK(d && d->n_fields == ck->desc.n_fields && d->n_nodes == n_nodes && d->n_elems == n_elems,
+             HS_ERR_INTERNAL, "checkpoint %s: a state of %d fields on %d nodes and %d elements for %d fields on %d "
+             "and %d rows", ck->path, d ? d->n_fields : -1, d ? (int)d->n_nodes : -1, d ? (int)d->n_elems : -1,
+             ck->desc.n_fields, (int)n_nodes, (int)n_elems);
+    for (int k = 0; k < d->n_fields; ++k)
+        HS_CHECK(d->f[k].where == ck->desc.f[k].where && dst->field[k], HS_ERR_INTERNAL,
+                 "checkpoint %s: field %s of another location, or not given", ck->path, ck->desc.f[k].name);
+    ckpt_layout L;
+    layout_of(ck, &L);
+    FILE *fp = fopen(ck->path, "rb");
+    if (!fp) return BAD("cannot read checkpoint %s: %s", ck->path, strerror(errno));
+    hs_status st = HS_OK;
+    gid_at *rn = NULL, *re = NULL;
+    double *buf = NULL;
+    hs_ckpt_header h;
+    /* the file verified before the set-up: the same one still (a checkpoint is replaced by a rename) */
+    if (fread(&h, 1, sizeof h, fp) != sizeof h || memcmp(&h, &ck->h, sizeof h) != 0) {
+        st = BAD("checkpoint %s was replaced while the run restarted from it; restart again", ck->path);
+        goto done;
+    }
+    HS_CALL_GOTO(sorted_rows(ck->path, n_nodes, node_gid, ck->h.n_nodes, &rn), done);
+    HS_CALL_GOTO(sorted_rows(ck->path, n_elems, elem_gid, ck->h.n_elems, &re), done);
+    HS_CALL_GOTO(HS_ALLOC(buf, CHUNK, "checkpoint chunk"), done);
+    const int fd = fileno(fp);
+    for (int k = 0; k < L.n_stored; ++k) {
+        const int node = d->f[k].where == HS_AT_NODE;
+        HS_CALL_GOTO(read_rows(fd, ck->path, L.field_at[k], node ? rn : re, node ? n_nodes : n_elems, buf,
+                               dst->field[k]), done);
+    }
+    if (L.n_stored < d->n_fields) { /* an older file: one beat where the node activated, not yet repolarised */
+        const int kb = hs_state_find(d, "beats");
+        for (int32_t i = 0; kb >= 0 && i < n_nodes; ++i) dst->field[kb][i] = dst->field[d->activation][i] >= 0.0;
+    }
+    for (int q = 0; q < L.nh && q < ck->hist.n_valid; ++q)
+        if (hist_phi && hist_phi[q]) HS_CALL_GOTO(read_rows(fd, ck->path, L.hist_at[q], rn, n_nodes, buf, hist_phi[q]), done);
+done:
+    fclose(fp);
+    free(buf);
+    free(rn);
+    free(re);
+    return st;
+}
+
+#if HS_HAS_MPI
+/* The payload's checksum over the ranks of hs_par_comm(), no rank holding more than CHUNK values.
+ * Version 4 (its arrays summed by segments of HS_PART_SEGMENT values): the segments are dealt out in
+ * blocks, each rank hashes its own, every rank combines them all (as the writer's rank 0 does).
+ * Versions 1 to 3 (one FNV-1a over the payload's bytes, a sequence): rank 0 hashes it in chunks. Every
+ * rank returns the same status. */
+static hs_status verify_part(int fd, const hs_checkpoint *ck, double *buf)
+{
+    const MPI_Comm comm = hs_par_comm();
+    int rank = 0, size = 1;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    const hs_ckpt_header *h = &ck->h;
+    const char *path = ck->path;
+    hs_status st = HS_OK;
+    if (h->version != HS_CKPT_VERSION_PART) {
+        if (rank == 0) {
+            uint64_t s = HS_FNV_OFFSET;
+            const int64_t n = (int64_t)(h->payload_bytes / 8);
+            for (int64_t a = 0; a < n && st == HS_OK; a += CHUNK) {
+                const size_t m = (size_t)(a + CHUNK < n ? CHUNK : n - a);
+                st = pread_doubles(fd, path, (int64_t)sizeof *h + 8 * a, buf, m);
+                s = hs_fnv1a64(s, buf, 8 * m);
+            }
+            if (st == HS_OK && s != h->payload_sum) st = BAD("checkpoint %s is damaged: payload checksum mismatch", path);
+        }
+        return hs_par_agree(st);
+    }
+    ckpt_layout L;
+    layout_of(ck, &L);
+    /* the arrays summed by segments: the stored fields, then the history vectors */
+    int64_t at[HS_STATE_MAX_FIELDS + 2], len[HS_STATE_MAX_FIELDS + 2], first[HS_STATE_MAX_FIELDS + 3];
+    int na = 0;
+    first[0] = 0;
+    for (int k = 0; k < L.n_stored + L.nh; ++k, ++na) {
+        at[na] = k < L.n_stored ? L.field_at[k] : L.hist_at[k - L.n_stored];
+        len[na] = k < L.n_stored ? (int64_t)hs_state_field_len(&ck->desc, k) : h->n_nodes;
+        first[na + 1] = first[na] + (len[na] + HS_PART_SEGMENT - 1) / HS_PART_SEGMENT;
+    }
+    const int64_t n_seg = first[na];
+    uint64_t *seg = NULL;
+    st = n_seg < INT_MAX ? HS_ALLOC(seg, (size_t)n_seg + 1, "checkpoint segment hashes")
+                         : BAD("checkpoint %s is damaged: %lld checksum segments", path, (long long)n_seg);
+    /* this rank's block of segments [s0, s1), read a chunk (whole segments of one array) at a time */
+    const int64_t s0 = n_seg * rank / size, s1 = n_seg * (rank + 1) / size;
+    for (int a = 0; a < na && st == HS_OK; ++a) {
+        const int64_t lo = s0 > first[a] ? s0 : first[a], hi = s1 < first[a + 1] ? s1 : first[a + 1];
+        for (int64_t q = lo; q < hi && st == HS_OK;) {
+            const int64_t v0 = (q - first[a]) * HS_PART_SEGMENT, q_end = q + CHUNK / HS_PART_SEGMENT < hi
+                                                                             ? q + CHUNK / HS_PART_SEGMENT : hi;
+            const int64_t v1 = (q_end - first[a]) * HS_PART_SEGMENT < len[a] ? (q_end - first[a]) * HS_PART_SEGMENT
+                                                                               : len[a];
+            st = pread_doubles(fd, path, at[a] + 8 * v0, buf, (size_t)(v1 - v0));
+            for (int64_t v = v0; v < v1 && st == HS_OK; v += HS_PART_SEGMENT, ++q) {
+                const int64_t e = v + HS_PART_SEGMENT < v1 ? v + HS_PART_SEGMENT : v1;
+                seg[q] = hs_fnv1a64(HS_FNV_OFFSET, buf + (v - v0), sizeof(double) * (size_t)(e - v));
+            }
+        }
+    }
+    st = hs_par_agree(st);
+    /* each segment's hash from the rank that read it (the others hold 0) */
+    if (st == HS_OK && MPI_Allreduce(MPI_IN_PLACE, seg, (int)n_seg, MPI_UINT64_T, MPI_BXOR, comm) != MPI_SUCCESS)
+        st = HS_FAIL(HS_ERR_INTERNAL, "checkpoint %s: the segment hashes' reduction failed", path);
+    if (st == HS_OK) {
+        uint64_t s = hs_fnv1a64(HS_FNV_OFFSET, ck->frame_times, sizeof(double) * (size_t)h->n_frames);
+        for (int a = 0; a < na; ++a) {
+            if (a == L.n_stored) s = hs_fnv1a64(s, ck->hist.h, 2 * sizeof(double));
+            for (int64_t q = first[a]; q < first[a + 1]; ++q) s = hs_fnv1a64(s, &seg[q], sizeof seg[q]);
+        }
+        if (na == L.n_stored) s = hs_fnv1a64(s, ck->hist.h, 2 * sizeof(double));
+        if (s != h->payload_sum) st = BAD("checkpoint %s is damaged: payload checksum mismatch", path);
+    }
+    free(seg);
+    return hs_par_agree(st); /* alike on every rank (each combined the same hashes): said once */
+}
+#endif
+
+/* hs_checkpoint_read for a distributed run: the header and the frames on every rank, the payload
+ * verified by the ranks together (verify_part), not held. */
+static hs_status read_part(const char *path, const hs_model *model, const uint64_t *expect_fp, double dt_ms,
+                           hs_checkpoint *ck)
+{
+#if HS_HAS_MPI
+    memset(ck, 0, sizeof *ck);
+    snprintf(ck->path, sizeof ck->path, "%s", path);
+    FILE *fp = fopen(path, "rb");
+    hs_status st = fp ? HS_OK : BAD("cannot read checkpoint %s: %s", path, strerror(errno));
+    int n_stored = 0;
+    double *buf = NULL;
+    if (st == HS_OK) st = read_header(fp, path, model, expect_fp, dt_ms, ck, &n_stored);
+    const size_t nf = (size_t)ck->h.n_frames;
+    if (st == HS_OK) st = HS_ALLOC(ck->frame_times, nf + 1, "checkpoint frame times");
+    if (st == HS_OK && fread(ck->frame_times, sizeof(double), nf, fp) != nf)
+        st = BAD("cannot read checkpoint %s: %s", path, ferror(fp) ? strerror(errno) : "file shrank while reading");
+    hs_extrap_reset(&ck->hist);
+    if (st == HS_OK && ck->h.version >= 2) {
+        ckpt_layout L;
+        layout_of(ck, &L);
+        ck->hist.n_valid = L.nh;
+        st = pread_doubles(fileno(fp), path, L.hh_at, ck->hist.h, 2);
+    }
+    if (st == HS_OK) st = HS_ALLOC(buf, CHUNK, "checkpoint chunk");
+    st = hs_par_agree(st); /* every rank read the same header: said once */
+    if (st == HS_OK) st = verify_part(fileno(fp), ck, buf);
+    free(buf);
+    if (fp) fclose(fp);
+    ck->state.desc = &ck->desc; /* no arrays: each rank reads its rows (hs_checkpoint_read_rows) */
+    if (st != HS_OK) hs_checkpoint_free(ck);
+    return st;
+#else
+    (void)path, (void)model, (void)expect_fp, (void)dt_ms, (void)ck;
+    return HS_FAIL(HS_ERR_INTERNAL, "a distributed restart in a build without MPI");
+#endif
 }
 
 hs_status hs_checkpoint_match(const hs_checkpoint *ck, const uint64_t fp[HS_CKPT_GROUPS], double dt_ms,
@@ -422,29 +674,49 @@ hs_status hs_checkpoint_list(const char *dir, const char *prefix, long **steps, 
     return HS_OK;
 }
 
-hs_status hs_checkpoint_load(const char *arg, const char *prefix, const hs_model *model, const uint64_t *expect_fp,
-                             double dt_ms, hs_checkpoint *ck)
+/* --restart ARG resolved, each candidate read by hs_checkpoint_read or (@p part) read_part, whose
+ * statuses every rank shares. */
+static hs_status load_with(const char *arg, const char *prefix, const hs_model *model, const uint64_t *expect_fp,
+                           double dt_ms, int part, hs_checkpoint *ck)
 {
     struct stat sb;
-    if (stat(arg, &sb) != 0) return HS_FAIL(HS_ERR_IO, "--restart %s: %s", arg, strerror(errno));
-    if (!S_ISDIR(sb.st_mode)) return hs_checkpoint_read(arg, model, expect_fp, dt_ms, ck);
+    hs_status st = stat(arg, &sb) != 0 ? HS_FAIL(HS_ERR_IO, "--restart %s: %s", arg, strerror(errno)) : HS_OK;
+    if (part) st = hs_par_agree(st);
+    HS_CALL(st);
+    if (!S_ISDIR(sb.st_mode)) return part ? read_part(arg, model, expect_fp, dt_ms, ck)
+                                          : hs_checkpoint_read(arg, model, expect_fp, dt_ms, ck);
     long *steps = NULL;
     int n = 0;
-    HS_CALL(hs_checkpoint_list(arg, prefix, &steps, &n));
-    hs_status st = HS_FAIL(HS_ERR_IO, "--restart %s: no checkpoint %s_ckpt_*.hsck in that directory (a run writes "
-                           "one every output.checkpoint_interval ms of simulated time and at its end, unless "
-                           "output.checkpoint_interval = 0 or output.enabled = false; a signal or a failed step "
-                           "writes one too)", arg, prefix);
+    st = hs_checkpoint_list(arg, prefix, &steps, &n);
+    if (part) st = hs_par_agree(st);
+    HS_CALL(st);
+    st = HS_FAIL(HS_ERR_IO, "--restart %s: no checkpoint %s_ckpt_*.hsck in that directory (a run writes "
+                 "one every output.checkpoint_interval ms of simulated time and at its end, unless "
+                 "output.checkpoint_interval = 0 or output.enabled = false; a signal or a failed step "
+                 "writes one too)", arg, prefix);
+    if (part && n == 0) st = hs_par_agree(st);
     for (int i = n - 1; i >= 0; --i) {
         char path[HS_PATH_MAX + 64];
         hs_checkpoint_path(arg, prefix, steps[i], path, sizeof path);
         hs_error_clear();
-        st = hs_checkpoint_read(path, model, expect_fp, dt_ms, ck);
+        st = part ? read_part(path, model, expect_fp, dt_ms, ck) : hs_checkpoint_read(path, model, expect_fp, dt_ms, ck);
         if (st == HS_OK || st == HS_ERR_CONFIG) break; /* intact but of another configuration: so are the older ones */
-        if (i > 0) {
+        if (i > 0 && (!part || hs_par_rank() == 0)) {
             hs_warn("%s; trying the one before it", hs_error_message());
         }
     }
     free(steps);
     return st;
+}
+
+hs_status hs_checkpoint_load(const char *arg, const char *prefix, const hs_model *model, const uint64_t *expect_fp,
+                             double dt_ms, hs_checkpoint *ck)
+{
+    return load_with(arg, prefix, model, expect_fp, dt_ms, 0, ck);
+}
+
+hs_status hs_checkpoint_load_part(const char *arg, const char *prefix, const hs_model *model,
+                                  const uint64_t *expect_fp, double dt_ms, hs_checkpoint *ck)
+{
+    return load_with(arg, prefix, model, expect_fp, dt_ms, 1, ck);
 }

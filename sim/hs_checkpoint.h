@@ -28,6 +28,12 @@
  * segments of HS_PART_SEGMENT values in turn (frame_times and hist_h as bytes), so it is the same
  * whichever ranks wrote which values. Every version is read on any rank count.
  *
+ * A distributed run's restart reads no whole array on any rank: hs_checkpoint_load_part checks the
+ * header on every rank and verifies the payload with the ranks together (version 4: each rank hashes
+ * a block of the segments, every rank combines them; versions 1 to 3: rank 0 hashes the payload in
+ * chunks), keeping the header, the frames and hist_h only; then each rank reads the values of its own
+ * nodes and elements (hs_checkpoint_read_rows), through a buffer of 2^20 values at most.
+ *
  * The layout is documented in docs/reliability.md.
  */
 #ifndef HS_CHECKPOINT_H
@@ -82,6 +88,8 @@ typedef struct hs_checkpoint {
     double *hist_phi[2];   /**< phi_{n-1}, phi_{n-2} [n_nodes] when hist.n_valid says so, else NULL */
     char path[HS_PATH_MAX]; /**< the file it was read from */
 } hs_checkpoint;
+/* A checkpoint of hs_checkpoint_load_part holds h, frame_times, desc, hist (n_valid, h) and path;
+ * state's arrays and hist_phi are NULL: its ranks read their rows with hs_checkpoint_read_rows. */
 
 
 /** @brief Fingerprint of the mesh as the run numbers it: n_nodes, n_elems, xyz, tets, fibres. */
@@ -150,6 +158,29 @@ hs_status hs_checkpoint_match(const hs_checkpoint *ck, const uint64_t fp[HS_CKPT
  */
 hs_status hs_checkpoint_load(const char *arg, const char *prefix, const hs_model *model, const uint64_t *expect_fp,
                              double dt_ms, hs_checkpoint *ck);
+
+/**
+ * @brief hs_checkpoint_load for the ranks of a distributed run (collective over hs_par_comm): the
+ * same checks and messages, every rank returning the same status (said once), but the payload is
+ * verified by the ranks together in chunks of 2^20 values and not kept: @p ck holds the header, the
+ * frame times and the history's step sizes; its state's arrays and hist_phi are NULL. Built with MPI
+ * only (HS_ERR_INTERNAL otherwise).
+ */
+hs_status hs_checkpoint_load_part(const char *arg, const char *prefix, const hs_model *model,
+                                  const uint64_t *expect_fp, double dt_ms, hs_checkpoint *ck);
+
+/**
+ * @brief Some rows of the checkpoint @p ck was read from (hs_checkpoint_read or _load_part; its path
+ * is read again, and must hold the same header): the node fields' values at @p node_gid [n_nodes],
+ * the element fields' at @p elem_gid [n_elems] (global indices, any order) into @p dst, a state of
+ * ck->desc's fields on n_nodes nodes and n_elems elements (every field given), and the history
+ * vectors at the nodes into @p hist_phi[q] [n_nodes] for q < ck->hist.n_valid (NULL: skipped).
+ * Reads the file in pieces of at most 2^20 values, from each wanted row to the last one near it;
+ * holds nothing of the whole mesh. Fields an older version lacks stay as hs_state_create made them
+ * (beats: one where the node has activated). Not collective: HS_ERR_IO names the file.
+ */
+hs_status hs_checkpoint_read_rows(const hs_checkpoint *ck, int32_t n_nodes, const int64_t *node_gid, int32_t n_elems,
+                                  const int64_t *elem_gid, hs_state *dst, double *const hist_phi[2]);
 
 void hs_checkpoint_free(hs_checkpoint *ck);
 

@@ -8,10 +8,15 @@
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "hs_build_config.h"
 #include "hs_checkpoint.h"
+#if HS_HAS_MPI
+#include "hs_backend_mpi.h"
+#endif
 #include "hs_par.h"
 #include "hs_protocol.h"
 #include "hs_run_lock.h"
@@ -103,7 +108,9 @@ static hs_status restart_frames_present(const hs_sim_spec *cfg, const hs_checkpo
  * after time.t_end, or continuing frames that output.dir lacks: refused with the reason. */
 static hs_status restart_load(const hs_sim_spec *cfg, const char *restart, hs_checkpoint *ck)
 {
-    HS_CALL(hs_checkpoint_load(restart, cfg->out_prefix, cfg->model, cfg->config_fp, cfg->dt, ck));
+    /* a distributed run verifies it with its ranks together and keeps no state: each reads its rows below */
+    HS_CALL(cfg->distributed ? hs_checkpoint_load_part(restart, cfg->out_prefix, cfg->model, cfg->config_fp, cfg->dt, ck)
+                             : hs_checkpoint_load(restart, cfg->out_prefix, cfg->model, cfg->config_fp, cfg->dt, ck));
     /* a restart that would do nothing is a mistake, not a success: say what to change */
     const long ck_steps = (long)ck->h.step;
     HS_CHECK((double)ck_steps < ceil(cfg->t_end / cfg->dt - 1e-9), HS_ERR_CONFIG,
@@ -114,12 +121,47 @@ static hs_status restart_load(const hs_sim_spec *cfg, const char *restart, hs_ch
     return HS_OK;
 }
 
+#if HS_HAS_MPI
+/* A distributed run's restart: each rank reads the values of its local nodes (owned and ghosts) and
+ * elements from the file and hands them to its part of the backend; no rank holds the whole state. */
+static hs_status restart_rows(hs_sim *sim, const hs_checkpoint *ck)
+{
+    hs_backend_mpi_view v;
+    hs_backend_mpi_view_get(sim->backend, &v);
+    const hs_part_local *l = v.part;
+    const int32_t nl = l->n_owned + l->n_ghost;
+    hs_state_desc d = ck->desc;
+    d.n_nodes = nl;
+    d.n_elems = l->n_elems;
+    hs_state ls;
+    double *hist[2] = {NULL, NULL};
+    hs_status st = hs_state_create(&d, &ls);
+    for (int q = 0; q < ck->hist.n_valid && st == HS_OK; ++q)
+        st = HS_ALLOC(hist[q], (size_t)nl + 1, "checkpoint history rows");
+    if (st == HS_OK) st = hs_checkpoint_read_rows(ck, nl, l->l2g, l->n_elems, l->elems, &ls, hist);
+    st = hs_par_agree(st);
+    if (st == HS_OK) st = hs_backend_mpi_set_local(sim->backend, &ls);
+    if (st == HS_OK) st = hs_backend_mpi_set_local_history(sim->backend, &ck->hist, hist[0], hist[1]);
+    hs_state_destroy(&ls);
+    free(hist[0]);
+    free(hist[1]);
+    return st;
+}
+#endif
+
 /* The checkpoint's mesh matched with the one built, its state and extrapolation history in the backend. */
 static hs_status restart_apply(const hs_sim_spec *cfg, hs_sim *sim, const hs_checkpoint *ck)
 {
     HS_CALL(hs_checkpoint_match(ck, cfg->config_fp, cfg->dt, sim->mesh));
-    HS_CALL(sim->backend->ops->set_state(sim->backend, &ck->state));
-    HS_CALL(sim->backend->ops->set_history(sim->backend, &ck->hist, ck->hist_phi[0], ck->hist_phi[1]));
+#if HS_HAS_MPI
+    if (cfg->distributed) {
+        HS_CALL(restart_rows(sim, ck));
+    } else
+#endif
+    {
+        HS_CALL(sim->backend->ops->set_state(sim->backend, &ck->state));
+        HS_CALL(sim->backend->ops->set_history(sim->backend, &ck->hist, ck->hist_phi[0], ck->hist_phi[1]));
+    }
     const long k0 = (long)ck->h.step;
     hs_log(1, "restart: from %s (t = %g ms, step %ld, %lld frames written)\n", ck->path, k0 * cfg->dt, k0,
            (long long)ck->h.n_frames);

@@ -340,6 +340,25 @@ hs_status hs_backend_mpi_get_owned_history(hs_backend *b, hs_extrap *ex, double 
     return HS_OK;
 }
 
+hs_status hs_backend_mpi_set_local(hs_backend *b, const hs_state *src)
+{
+    mpi_impl *m = b->impl;
+    const hs_state_desc *d = &m->inner->state;
+    hs_status st = hs_state_check(d, src);
+    if (st == HS_OK) {
+        hs_state put = {d, {NULL}};
+        for (int k = 0; k < d->n_fields; ++k) put.field[k] = src->field[k];
+        st = m->inner->ops->set_state(m->inner, &put);
+    }
+    return agree(m, st);
+}
+
+hs_status hs_backend_mpi_set_local_history(hs_backend *b, const hs_extrap *ex, const double *phi1, const double *phi2)
+{
+    mpi_impl *m = b->impl;
+    return agree(m, m->inner->ops->set_history(m->inner, ex, phi1, phi2));
+}
+
 static hs_status mpi_set_state(hs_backend *b, const hs_state *src)
 {
     mpi_impl *m = b->impl;

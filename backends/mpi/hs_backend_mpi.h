@@ -20,7 +20,8 @@
  * Probes and ECG: each rank applies the sample sets' entries of its owned nodes (a set may list the
  * owned nodes' entries only, as sim/samples.c finds them on the rank's part), the fetch sums the
  * ranks' rows on every rank. Its state is the global one: get_state gathers every field onto every
- * rank (dst's NULL fields land in a scratch buffer), set_state takes the global state on every rank.
+ * rank (dst's NULL fields land in a scratch buffer), set_state takes the global state on every rank
+ * (a restart gives each rank its own rows instead: hs_backend_mpi_set_local).
  * Every op is collective: all ranks call them in the same order (sim/'s protocol scheduler and step
  * driver do).
  * No MPI type here; built when HS_HAS_MPI.
@@ -122,6 +123,18 @@ hs_status hs_backend_mpi_get_owned(hs_backend *b, hs_state *dst);
 /** @brief The extrapolation history (hs_backend_ops.get_history) at this rank's owned nodes:
  *  @p phi1, @p phi2 [n_owned] (each may be NULL), filled as ex->n_valid says. No gather. */
 hs_status hs_backend_mpi_get_owned_history(hs_backend *b, hs_extrap *ex, double *phi1, double *phi2);
+
+/**
+ * @brief set_state from this rank's own values, without a global state (a restart that read the
+ * rank's rows: sim/checkpoint.c hs_checkpoint_read_rows): @p src a state of the view's local nodes
+ * (n_owned + n_ghost, in l2g order: the inner backend keeps its ghosts too) and local elements
+ * (part->n_elems, part->elems order); its NULL fields are left as they are. Collective (errors agreed).
+ */
+hs_status hs_backend_mpi_set_local(hs_backend *b, const hs_state *src);
+
+/** @brief set_history from this rank's values at its local nodes: @p phi1, @p phi2 [n_owned + n_ghost]
+ *  as @p ex->n_valid says (NULL: none). Collective (errors agreed). */
+hs_status hs_backend_mpi_set_local_history(hs_backend *b, const hs_extrap *ex, const double *phi1, const double *phi2);
 
 #ifdef __cplusplus
 }

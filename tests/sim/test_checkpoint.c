@@ -10,7 +10,11 @@
  *     parameters to 64 and 256 (tests/sim/data/ckpt_v3_<model>.hsck: the 2 x 1 x 1 mm box at h = 0.5,
  *     field k's value i = 1000 k + 0.5 i, history -0.25 i and 7 + i, steps 0.01 and 0.02, step 20,
  *     frames at 0, 1, 2 ms, fingerprints 11 .. 16) read back with every value: the layout depends on
- *     the model's fields only, never on the interface's limits.
+ *     the model's fields only, never on the interface's limits;
+ *  5. hs_checkpoint_read_rows (a distributed restart's reader) gives the whole reader's values at
+ *     rows in any order (some nodes, elements reversed, rows far apart and side by side), for a
+ *     version 3 and a version 1 file (its read-outs defaulted as the whole reader does); a replaced
+ *     file (another header) is refused.
  */
 #define _POSIX_C_SOURCE 200809L /* mkdtemp */
 #include <stdio.h>
@@ -60,6 +64,37 @@ static void read_fixture(const char *data_dir, const char *name, const hs_mesh *
         bad += ck.hist_phi[0][i] != -0.25 * (double)i || ck.hist_phi[1][i] != 7.0 + (double)i;
     HS_TEST_CHECK(bad == 0, "%s: %ld values differ from the file's", name, bad);
     hs_checkpoint_free(&ck);
+}
+
+/* 5. hs_checkpoint_read_rows of @p ck's file at some rows = @p ck's values there */
+static void rows_match(const hs_checkpoint *ck, const char *what)
+{
+    const int32_t nn = (int32_t)ck->h.n_nodes, ne = (int32_t)ck->h.n_elems;
+    int32_t n = 0;
+    int64_t *ng = malloc(sizeof(int64_t) * (size_t)nn), *eg = malloc(sizeof(int64_t) * (size_t)ne);
+    for (int32_t i = nn - 1; i >= 0; i -= 3) ng[n++] = i; /* the last node, every third, down to 0 or 1 */
+    ng[n++] = 0;                                         /* and the first (twice, when n % 3 == 1) */
+    for (int32_t e = 0; e < ne; ++e) eg[e] = ne - 1 - e;
+    hs_state_desc ld = ck->desc;
+    ld.n_nodes = n;
+    ld.n_elems = ne;
+    hs_state ls;
+    HS_TEST_OK(hs_state_create(&ld, &ls));
+    double *h[2] = {malloc(sizeof(double) * (size_t)n), malloc(sizeof(double) * (size_t)n)};
+    HS_TEST_OK(hs_checkpoint_read_rows(ck, n, ng, ne, eg, &ls, h));
+    long bad = 0;
+    for (int k = 0; k < ld.n_fields; ++k) {
+        const int node = ld.f[k].where == HS_AT_NODE;
+        for (int32_t i = 0; i < (node ? n : ne); ++i) bad += ls.field[k][i] != ck->state.field[k][node ? ng[i] : eg[i]];
+    }
+    for (int q = 0; q < ck->hist.n_valid; ++q)
+        for (int32_t i = 0; i < n; ++i) bad += h[q][i] != ck->hist_phi[q][ng[i]];
+    HS_TEST_CHECK(bad == 0, "%s: %ld values read by rows differ from the whole file's", what, bad);
+    hs_state_destroy(&ls);
+    free(h[0]);
+    free(h[1]);
+    free(ng);
+    free(eg);
 }
 
 int main(int argc, char **argv)
@@ -146,6 +181,25 @@ int main(int argc, char **argv)
         int bad = 0;
         for (size_t i = 0; i < nn; ++i) bad += rep[i] != -1.0 || beats[i] != (act[i] >= 0.0 ? 1.0 : 0.0);
         HS_TEST_CHECK(bad == 0, "version 1: %d nodes with wrong default read-outs", bad);
+    }
+    hs_checkpoint_free(&c1);
+
+    /* 5. rows: every third node from the end, the elements reversed; from the round trip and version 1 */
+    rows_match(&ck, "version 3");
+    HS_TEST_OK(hs_checkpoint_read(v1, model, NULL, 0.0, &c1));
+    rows_match(&c1, "version 1");
+    snprintf(c1.path, sizeof c1.path, "%s", path); /* the version 1 file's header, another file at its path */
+    {
+        hs_state_desc ld = c1.desc;
+        hs_state ls;
+        int64_t g = 0;
+        ld.n_nodes = ld.n_elems = 1;
+        HS_TEST_OK(hs_state_create(&ld, &ls));
+        HS_TEST_CHECK(hs_checkpoint_read_rows(&c1, 1, &g, 1, &g, &ls, NULL) == HS_ERR_IO &&
+                          strstr(hs_error_message(), "was replaced"),
+                      "replaced file: %s", hs_error_message());
+        hs_error_clear();
+        hs_state_destroy(&ls);
     }
     hs_checkpoint_free(&c1);
 
