@@ -109,11 +109,13 @@ hs_status hs_beats_update(hs_beats *b, hs_sim *sim)
     return HS_OK;
 }
 
+#if HS_HAS_MPI
 /* rank 0 of a distributed run: one beat's file from the gathered mesh and maps */
 static hs_status beat_write_whole(void *ctx, const hs_mesh *mesh, const hs_frame *fr)
 {
     return hs_vtk_write_dataset(ctx, "beat map", mesh, fr);
 }
+#endif
 
 hs_status hs_beats_write(hs_beats *b, const hs_sim *sim, hs_series *ser, const char *dir, const char *prefix,
                          double t_ms)
@@ -121,7 +123,9 @@ hs_status hs_beats_write(hs_beats *b, const hs_sim *sim, hs_series *ser, const c
     if (!b) return HS_OK;
     int n_beats = b->n_beats;
     long skipped = b->skipped;
-#if HS_HAS_MPI
+#if !HS_HAS_MPI
+    (void)ser; /* the distributed run's series: a build without MPI has none */
+#else
     if (b->part) { /* the beats any rank saw; a rank that saw fewer writes -1 for its nodes there */
         const MPI_Comm comm = *(const MPI_Comm *)b->part->comm;
         MPI_Allreduce(MPI_IN_PLACE, &n_beats, 1, MPI_INT, MPI_MAX, comm);

@@ -572,25 +572,21 @@ done:
     free(el);
     return st;
 }
-#endif
 
 /* rank 0's key of @p spec, given to every rank; 0 and *ok = 0 when it cannot be made (an unreadable
  * input, which the build reports) */
 static uint64_t parts_mesh_key(const hs_mesh_spec *spec, int rank, int *ok)
 {
     uint64_t k[2] = {0, 0};
-#if HS_HAS_MPI
     if (rank == 0) {
         k[1] = hs_mesh_cache_key(spec, &k[0]) == HS_OK;
         hs_error_clear();
     }
     if (MPI_Bcast(k, 2, MPI_UINT64_T, 0, hs_par_comm()) != MPI_SUCCESS) k[1] = 0;
-#else
-    (void)spec, (void)rank;
-#endif
     *ok = k[1] != 0;
     return k[0];
 }
+#endif
 
 hs_status hs_mesh_cache_parts_store(const hs_mesh_spec *spec, const char *partitioner,
                                     const struct hs_backend_mpi_part *bp, int64_t n_elems_global,

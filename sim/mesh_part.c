@@ -53,6 +53,7 @@ const hs_partitioner *hs_mesh_part_auto(const hs_sim_spec *spec)
     return hs_registry_find(hs_partitioners(), "rows");
 }
 
+#if HS_HAS_MPI
 /* hs_mesh_fingerprint of the whole box (hs_mesh_create_box, constant fibres @p f), generated and
  * hashed a layer at a time: FNV-1a reads bytes in order, so hashing consecutive pieces is hashing
  * the whole array. Coordinates, vertices and fibres as create_structured and
@@ -92,6 +93,7 @@ static uint64_t box_fingerprint(const hs_box_params *p, const int64_t n[3], cons
     for (int64_t e = 0; e < ne; ++e) h = hs_fnv1a64(h, f, 3 * sizeof(double));
     return h;
 }
+#endif
 
 /* A set of the sites alone (no element): what the time loop reads of sim->stim (their amplitudes). */
 static hs_status sites_only(const hs_stimulus_cfg *sites, int n, hs_stim_set **out)
@@ -160,7 +162,7 @@ done:
 #endif
 
 hs_status hs_mesh_part_box(const hs_mesh_spec *spec, const hs_stimulus_cfg *sites, int n_sites, int fingerprint,
-                           hs_backend_mpi_part *part, hs_mesh **counts, hs_stim_set **site_set,
+                           struct hs_backend_mpi_part *part, hs_mesh **counts, hs_stim_set **site_set,
                            hs_mesh_build_info *info)
 {
     *counts = NULL;
@@ -346,7 +348,7 @@ done:
 }
 #endif
 
-hs_status hs_mesh_part_box_regions(const hs_sim_spec *spec, hs_backend_mpi_part *part)
+hs_status hs_mesh_part_box_regions(const hs_sim_spec *spec, struct hs_backend_mpi_part *part)
 {
 #if HS_HAS_MPI
     const MPI_Comm comm = hs_par_comm();

@@ -212,8 +212,9 @@ hs_status hs_sim_create(const hs_sim_spec *spec, hs_sim *sim)
     int scatter = !box_part && scatter_fits(spec); /* rank 0 reads the mesh and sends each rank its part */
     /* the ranks hold their parts and no whole mesh: each generated its block of the box, or read its
      * part from the partitioned mesh cache (mesh.cache_parts); store_parts: scattered, then stored */
-    int own_parts = box_part, store_parts = 0;
+    int own_parts = box_part;
 #if HS_HAS_MPI
+    int store_parts = 0;
     hs_backend_mpi_part bpart;
     memset(&bpart, 0, sizeof bpart);
 #endif

@@ -117,8 +117,11 @@ static hs_status restart_load(const hs_sim_spec *cfg, const char *restart, hs_ch
              "--restart: checkpoint %s is at t = %g ms (step %ld), and time.t_end = %g ms is not later: "
              "nothing to run; set time.t_end beyond %g ms to continue the run",
              ck->path, ck_steps * cfg->dt, ck_steps, cfg->t_end, ck_steps * cfg->dt);
-    if (cfg->output_enabled && hs_run_output_is_writer(cfg)) HS_CALL(restart_frames_present(cfg, ck));
-    return HS_OK;
+    /* the writer (rank 0 of a distributed run) looks; every rank goes on or stops with its verdict */
+    hs_status st = HS_OK;
+    if (cfg->output_enabled && hs_run_output_is_writer(cfg)) st = restart_frames_present(cfg, ck);
+    if (cfg->distributed) st = hs_par_agree(st);
+    return st;
 }
 
 #if HS_HAS_MPI

@@ -12,7 +12,9 @@
 #     continues on 3 ranks, the same hook on rank 1, to the serial result;
 #  3. a damaged checkpoint (a flipped byte: version 4 and version 3; truncated) ends every rank with one
 #     message naming the file (agreed: no MPI_Abort, no message per rank); in a directory the damaged
-#     newest one is skipped with one warning for the one before it.
+#     newest one is skipped with one warning for the one before it;
+#  4. a restart into an output directory without the checkpoint's frames (rank 0 looks) ends every rank
+#     with that one message.
 # Usage: mpi_restart_rows.sh MPIEXEC HAS_METIS (HEARTSIM, HS_SOURCE_DIR from ctest).
 set -uo pipefail
 mpiexec=$1
@@ -111,4 +113,11 @@ launch 3 9 X=0 run "$cfg" "${big[@]}" --set time.t_end=0.4 --out "$tmp/dir" --re
   fail "not one warning for the damaged newest checkpoint"
 grep -q "^restart: from .*t = 0.1 ms" "$tmp/log" || fail "directory: no restart from 0.1 ms"
 close "$tmp/serial" "$tmp/dir" 4
+
+# 4. a restart into an output directory that lacks the checkpoint's frames: rank 0 (the writer) finds
+# them missing, every rank stops with its one message (before: rank 0 alone returned, MPI_Abort)
+mkdir "$tmp/empty"
+launch 3 9 X=0 run "$cfg" "${big[@]}" --set time.t_end=0.4 --out "$tmp/empty" --restart "$ck"
+rc=$?
+one_error 4 "--restart: checkpoint $ck continues a run of [0-9]* frames, but output.dir $tmp/empty lacks"
 exit 0
