@@ -406,6 +406,11 @@ hs_status hs_dist_pcg_phase_times(hs_gpu_cg *cg, const double *b, double *x, hs_
             return HS_OK;
         }, &us[HS_PCG_T_SUM_TEST]));
     }
+    if (spmv_dot) { /* the lagged iteration (its sums consumed one iteration later) */
+        HS_CALL(init());
+        HS_CALL(time_phase(s, K, reps, [&]() { return hs_dist_pcg_enqueue_lag(cg, x, ipc, spmv_dot, ctx, s, none, 0); },
+                           &us[HS_PCG_T_ITER_LAG]));
+    }
     if (spmv_dot && overlap_lo >= 0) { /* the halo overlapped with the product, and its two kernels alone */
         const hs_ipc_gate gate = gate_of(v, overlap_lo);
         HS_CALL(init());
@@ -466,5 +471,152 @@ hs_status hs_dist_pcg_enqueue(hs_gpu_cg *cg, double *x, hs_ipc *ipc, hs_dist_spm
     k_pcg_dot_sum<<<VB, kT, 0, s>>>(cg->n, VB, cg->w, cg->u, cg->partA, cg->partB, cg->partD, cg->d_red, cg->d_sc, v,
                                     cond, use_cond);
     HS_CUDA_LAUNCH_CHECK("k_pcg_dot_sum");
+    return HS_OK;
+}
+
+/* ---- the lagged iteration (hs_dist_gpu_set_lag; with the dot in the product only) -------------------
+ * Today's fused iteration with spmv_dot ends with a one-block kernel that sums (r,u), (r,r), (A u, u)
+ * over the ranks, WAITS for every rank's values and runs the test: every rank's stream stops there for the
+ * slowest rank and a round trip. Lagged, an iteration is
+ *   1. k_pcg_vector_lag: every block first consumes the sum the previous iteration posted (if one is
+ *      pending: not after the init, whose sum is complete): thread 0 waits for every rank's flag of it
+ *      (hs_ipc_dev_sum_wait_all: this rank's own flag words, the transport's timeout and error record),
+ *      sums the slots in rank order (hs_ipc_dev_sum_read: hs_ipc_dev_block_sum's bits), runs the test
+ *      (hs_dist_cg_test on a copy of the scalars) and the coefficients (hs_dist_cg_coef) from the tested
+ *      copy: every block the same deterministic values, the same numbers the one-block kernel and the next
+ *      vector kernel compute today. Then the rows, the halo, the two sums as k_pcg_vector<true>; the last
+ *      block writes the test's scalars, the coefficients (or the verdict), advances the sum count and sets
+ *      a WHILE node's condition;
+ *   2. the product with the dot (red[2]);
+ *   3. k_pcg_sum_post: one block stores red[0..3) into every rank's slot and raises the flags
+ *      (hs_ipc_dev_block_post), and returns: no wait.
+ * The stopping decision lags one iteration: the vector kernel that finds the solve stopped updates nothing
+ * (as the status-guarded kernels after a stop do today), the product and the post after it are wasted,
+ * and the WHILE loop ends there (or the host's poll sees the status; hs_gpu_cg_dist.lag makes the polled
+ * solve launch one iteration beyond max_iter so that the max_iter-th test runs). x, the iteration count,
+ * the status: the same bits as the sequence and the fused iteration. The sum of the last post of a loop is
+ * left pending: the next sum of any kernel (hs_ipc_dev_block_sum: the next init's, the Newton loop's test,
+ * hs_ipc_sum) consumes it first (hs_ipc_dev_sum_drain), and a lagged vector kernel consumes whatever is
+ * pending, so every rank posts and consumes the same sequence of sums, stopped or not.
+ * Deadlock freedom: a vector kernel's wait for sum s (posted by the iteration before) depends on every
+ * rank's post kernel of s, which waits for nothing and follows only that rank's product and vector kernel
+ * of the same iteration; the vector kernel's last block's halo wait is today's (its neighbours' last
+ * blocks raise before they wait, and their other blocks' sum waits depend only on posts already made,
+ * by induction). Slot reuse (hs_ipc_comm.cuh): rank A posts s only after its vector kernel consumed s - 1,
+ * i.e. saw B's flag of s - 1, which B raised after its kernel that consumed s - 2 had ended: B's reads of
+ * parity s & 1 are done before A overwrites them. Reuse of u's ghosts: a neighbour stores into them for
+ * iteration m + 1 in its vector kernel, each block after it saw this rank's post of m, which this rank's
+ * stream ran after its product of m had read them. */
+namespace {
+
+__global__ void __launch_bounds__(kT)
+k_pcg_vector_lag(int32_t n, hs_gpu_cg_scalars *sc, double *__restrict__ x, double *__restrict__ r,
+                 double *__restrict__ u, double *__restrict__ p, double *__restrict__ s, const double *__restrict__ w,
+                 const double *__restrict__ dinv, double *partA, double *partB, double *red, hs_ipc_dev v,
+                 cudaGraphConditionalHandle cond, int use_cond)
+{
+    __shared__ double sh[kT];
+    __shared__ int last, s_pend, s_upd, s_running, s_verdict;
+    __shared__ double s_alpha, s_beta, s_denom;
+    __shared__ hs_gpu_cg_scalars s_sc; /* the scalars after the lagged test (thread 0's) */
+    const hs_ipc_u64 sseq = v.ctl->sum_seq + 1; /* the pending sum's number (read before the ticket) */
+    if (threadIdx.x == 0) {
+        hs_gpu_cg_scalars l = *sc;
+        const int pend = hs_ipc_dev_sum_pending(v);
+        if (pend) {
+            hs_ipc_dev_sum_wait_all(v, sseq);
+            double t3[3];
+            for (int t = 0; t < 3; ++t) t3[t] = hs_ipc_dev_sum_read(v, sseq, t);
+            hs_dist_cg_test(t3, &l); /* as k_pcg_sum_test's */
+        }
+        const int running = l.status == HS_GPU_CG_RUNNING;
+        double alpha = 0.0, beta = 0.0, denom = 0.0;
+        int verdict = HS_GPU_CG_RUNNING;
+        s_upd = running && hs_dist_cg_coef(&l, &alpha, &beta, &denom, &verdict);
+        s_pend = pend;
+        s_running = running;
+        s_verdict = verdict;
+        s_alpha = alpha;
+        s_beta = beta;
+        s_denom = denom;
+        s_sc = l;
+    }
+    __syncthreads();
+    const int upd = s_upd;
+    const double alpha = s_alpha, beta = s_beta;
+    const hs_ipc_u64 seq = v.n_nbrs ? hs_ipc_dev_halo_next(v) : 0;
+    double gg = 0.0, rr = 0.0;
+    for (int32_t i = blockIdx.x * kT + threadIdx.x; i < n; i += gridDim.x * kT) {
+        if (upd) hs_cgc_update_row(i, alpha, beta, x, r, u, p, s, w, dinv, gg, rr);
+        if (i >= v.row_lo) hs_ipc_dev_store_row(v, i, u[i], seq);
+    }
+    if (upd) {
+        gg = hs_block_sum(gg, sh);
+        rr = hs_block_sum(rr, sh);
+        if (threadIdx.x == 0) { partA[blockIdx.x] = gg; partB[blockIdx.x] = rr; }
+    }
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        __threadfence_system(); // this block's remote stores and partials before its ticket
+        last = atomicAdd(&sc->ticket, 1u) == gridDim.x - 1;
+    }
+    __syncthreads();
+    if (!last) return;
+    __threadfence();
+    if (v.n_nbrs) hs_ipc_dev_halo_raise(v, seq);
+    if (upd) { /* uniform over the block */
+        const double *const pp[2] = {partA, partB};
+        double o[2];
+        hs_dist_sums<2>((int)gridDim.x, pp, sh, o);
+        if (threadIdx.x == 0) { red[0] = o[0]; red[1] = o[1]; }
+    }
+    if (v.n_nbrs) hs_ipc_dev_halo_wait(v, seq);
+    if (threadIdx.x == 0) {
+        const hs_gpu_cg_scalars &l = s_sc;
+        if (s_pend) { /* the test's scalars (hs_dist_cg_test's fields) and the sum consumed */
+            sc->gamma_old = l.gamma_old;
+            sc->gamma = l.gamma;
+            sc->rr = l.rr;
+            sc->delta = l.delta;
+            sc->iters = l.iters;
+            sc->status = l.status;
+            v.ctl->sum_seq = sseq; /* every block read it before its ticket */
+        }
+        sc->ticket = 0;
+        if (upd) {
+            sc->alpha = s_alpha;
+            sc->beta = s_beta;
+            sc->pq = s_denom;
+        } else if (s_running) {
+            sc->status = s_verdict;
+            sc->fail_iter = l.iters + 1;
+        }
+        if (use_cond) cudaGraphSetConditional(cond, sc->status == HS_GPU_CG_RUNNING);
+    }
+}
+
+/* 3. the lagged iteration's post: red[0..3) into every rank's slot, the flags; no wait */
+__global__ void __launch_bounds__(kT) k_pcg_sum_post(const double *red, hs_ipc_dev v)
+{
+    const hs_ipc_u64 seq = hs_ipc_dev_sum_drain(v); /* nothing pending here (the vector kernel consumed it) */
+    hs_ipc_dev_block_post(v, red, 3, seq);
+}
+
+} // namespace
+
+hs_status hs_dist_pcg_enqueue_lag(hs_gpu_cg *cg, double *x, hs_ipc *ipc, hs_dist_spmv_dot_fn spmv_dot, void *ctx,
+                                  cudaStream_t s, cudaGraphConditionalHandle cond, int use_cond)
+{
+    hs_ipc_dev v;
+    hs_ipc_dev_of(ipc, &v);
+    HS_CHECK(v.direct && spmv_dot, HS_ERR_INTERNAL,
+             "the lagged CG iteration needs the CG's u bound to the ipc transport and the dot in the product");
+    const int VB = cg->vblocks;
+    k_pcg_vector_lag<<<VB, kT, 0, s>>>(cg->n, cg->d_sc, x, cg->r, cg->u, cg->p, cg->s, cg->w, cg->dinv, cg->partA,
+                                       cg->partB, cg->d_red, v, cond, use_cond);
+    HS_CUDA_LAUNCH_CHECK("k_pcg_vector_lag");
+    HS_CALL(spmv_dot(ctx, nullptr, cg->u, cg->w, cg->partD, cg->dparts_cap, &cg->d_sc->ticket_spmv, cg->d_red + 2, s));
+    k_pcg_sum_post<<<1, kT, 0, s>>>(cg->d_red, v);
+    HS_CUDA_LAUNCH_CHECK("k_pcg_sum_post");
     return HS_OK;
 }

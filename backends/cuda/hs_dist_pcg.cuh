@@ -229,6 +229,17 @@ hs_status hs_dist_pcg_enqueue_init(hs_gpu_cg *cg, const double *b, double *x, co
                                    hs_dist_spmv_started_fn spmv, hs_dist_spmv_dot_fn spmv_dot, void *ctx,
                                    cudaStream_t s, cudaGraphConditionalHandle cond, int use_cond);
 
+/**
+ * @brief Enqueue one LAGGED iteration (dist_pcg.cu's comment on it; hs_dist_gpu_set_lag): the vector
+ * kernel consumes the sum the previous iteration posted (test, coefficients, a WHILE node's condition),
+ * the product with its dot (@p spmv_dot, required), a one-block post of the three sums that waits for
+ * nothing. The stopping decision lags one iteration (the solve needs one iteration more than the test's
+ * count: hs_gpu_cg_dist.lag); x, the iteration count and the status are the same bits as
+ * hs_dist_pcg_enqueue's with the same spmv_dot.
+ */
+hs_status hs_dist_pcg_enqueue_lag(hs_gpu_cg *cg, double *x, struct hs_ipc *ipc, hs_dist_spmv_dot_fn spmv_dot, void *ctx,
+                                  cudaStream_t s, cudaGraphConditionalHandle cond, int use_cond);
+
 /** The phases hs_dist_pcg_phase_times measures (microseconds per call, each replayed alone from a graph). */
 enum {
     HS_PCG_T_ITER,       /**< a whole fused iteration (vector + product + dot) */
@@ -248,6 +259,9 @@ enum {
     HS_PCG_T_ITER_OVL,      /**< a whole fused iteration so */
     HS_PCG_T_VECTOR_NOWAIT, /**< its vector kernel: flags raised, no wait */
     HS_PCG_T_SPMV_GATE,     /**< its product: the gate (passing at once here) and the ghost rows through L2 */
+    /* the lagged iteration (spmv_dot; else -1) */
+    HS_PCG_T_ITER_LAG,      /**< a whole lagged iteration (vector with the last sum's wait and test + product with
+                                 the dot + the one-block post, no wait) */
     HS_PCG_T_N
 };
 
