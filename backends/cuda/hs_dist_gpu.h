@@ -105,7 +105,8 @@ int hs_dist_gpu_set_lag(hs_dist_gpu *g, int on);
  * without its halo, the product, the dot kernel with the sums, the dot pass, the sum, the halo alone;
  * where the format can form the dot in the product, whatever hs_dist_gpu_set_spmv_dot and
  * hs_dist_gpu_set_overlap say, the iteration so, its vector kernel, its product and its one-block sum,
- * and the iteration with the halo overlapped, its vector kernel and its product; else those -1).
+ * the iteration with the halo overlapped, its vector kernel and its product, and the lagged iteration
+ * (hs_dist_gpu_set_lag); else those -1).
  * Overwrites the CG's vectors (not within a solve). Collective. For tests and measurements.
  */
 hs_status hs_dist_gpu_phase_times(hs_dist_gpu *g, int K, int reps, double *us, int n);

@@ -268,7 +268,7 @@ enum {
 /**
  * @brief Time each phase of the fused iteration on its own (bench and tests: where an iteration's time
  * goes): each is captured K times into a graph, replayed @p reps times after one warm launch, the median
- * per call in @p us [HS_PCG_T_N] (the HS_PCG_T_*_DOT, _RED, _SUM_TEST ones only with @p spmv_dot, the
+ * per call in @p us [HS_PCG_T_N] (the HS_PCG_T_*_DOT, _RED, _SUM_TEST, _LAG ones only with @p spmv_dot, the
  * _OVL, _NOWAIT, _GATE ones only with it and @p overlap_lo >= 0, else -1). Runs the CG's init first and between phases (the vectors and scalars are
  * overwritten: not within a solve). Collective: every rank calls it with the same K and reps.
  */
