@@ -21,11 +21,8 @@
  *    naming the wait that gave up after the shortened timeout (0.5 s), with the dot pass (cusparse_sell)
  *    and with the dot in the product (ellwarp_k1).
  * ellwarp_k1 offers the dot in the product (apply_dot_rows: (A u, u) over the owned rows in the SpMV's own
- * pass, hs_dist_gpu_set_spmv_dot, the default) and, with it, the fused iteration's halo overlapped with the
- * product (hs_dist_gpu_set_overlap: the product's warps of the rows that read ghosts wait for the flags):
- * each check above runs in the three modes, the fused iteration against the sequence of the same setting;
- * the silent peer also overlapped (rank 1 starts no exchange: its neighbours' products give up waiting
- * for its halo values, the other ranks' sums for its partial sums).
+ * pass, hs_dist_gpu_set_spmv_dot, the default): each check above runs with it and with the dot pass, the
+ * fused iteration against the sequence of the same setting.
  * Then (unless HS_TEST_QUICK is set) the time per iteration of both at bench_1m's size (101^3 nodes,
  * 515K rows a rank), replayed from a CUDA graph of 40 iterations, in cusparse_sell float64 and
  * ellwarp_k1 float32 (what bench_1m takes on several ranks; with the dot in the product and with the dot
@@ -310,15 +307,9 @@ static void test_format(const problem *P, const hs_spmv_ops *f, int f32, int ran
         const int has_dot = hs_dist_gpu_set_spmv_dot(g, 1);
         HS_TEST_CHECK(has_dot == (strncmp(f->name, "ellwarp", 7) == 0), "%s: the dot in the product %s", f->name,
                       has_dot ? "offered" : "not offered");
-        HS_TEST_CHECK(hs_dist_gpu_set_overlap(g, 1) == has_dot, "%s: the halo overlapped with the product %s", f->name,
-                      has_dot ? "refused" : "offered");
-        /* mode 2: the dot in the product and the fused iteration's halo overlapped with it; 1: the dot in the
-         * product; 0: the dot pass (the sequence never overlaps: each fused mode against its sequence) */
-        for (int mode = 2 * has_dot; mode >= 0; --mode)
+        for (int dot = has_dot; dot >= 0; --dot)
         for (int graph = 0; graph <= 1; ++graph) {
-            const int dot = mode >= 1;
-            HS_TEST_CHECK(hs_dist_gpu_set_spmv_dot(g, dot) == dot && hs_dist_gpu_set_overlap(g, mode == 2) == (mode == 2),
-                          "%s: set_spmv_dot %d, set_overlap %d", f->name, dot, mode == 2);
+            HS_TEST_CHECK(hs_dist_gpu_set_spmv_dot(g, dot) == dot, "%s: set_spmv_dot %d", f->name, dot);
             char why[160] = "";
             const int gr = hs_dist_gpu_set_graph(g, graph, why, sizeof why);
             HS_TEST_CHECK(gr == graph, "%s: graph %d refused (%s)", f->name, graph, why);
@@ -327,11 +318,7 @@ static void test_format(const problem *P, const hs_spmv_ops *f, int f32, int ran
                 solve_out r[2];
                 char what[200];
                 snprintf(what, sizeof what, "%s %s%s, %s, %s", f->name, f32 ? "float32" : "float64",
-                         mode == 2 ? ", the dot in the product, the halo overlapped"
-                         : dot     ? ", the dot in the product"
-                         : has_dot ? ", the dot pass"
-                                   : "",
-                         graph ? "graphs" : "launched",
+                         dot ? ", the dot in the product" : has_dot ? ", the dot pass" : "", graph ? "graphs" : "launched",
                          brk ? "breakdown" : oi ? "max_iter 6" : "converged");
                 for (int fused = 1; fused >= 0; --fused) {
                     HS_TEST_CHECK(hs_dist_gpu_set_fused(g, fused) == fused, "set_fused %d", fused);
@@ -392,7 +379,7 @@ static void test_format(const problem *P, const hs_spmv_ops *f, int f32, int ran
  * exchange (its flag raised) and sums nothing more, so every other rank's second fused iteration gets its
  * ghosts and then waits in its dot kernel's sum for rank 1 (only: the others sum): it must give up after
  * the timeout, the error naming rank 1's partial sums. */
-static void test_silent_peer(const problem *P, int rank, const char *fmt, int f32, int overlap)
+static void test_silent_peer(const problem *P, int rank, const char *fmt, int f32)
 {
     stand_in S;
     stand_in_make(&S, P, hs_spmv_find(fmt), f32, 1.0);
@@ -400,28 +387,22 @@ static void test_silent_peer(const problem *P, int rank, const char *fmt, int f3
     HS_TEST_OK(hs_dist_gpu_create(&S.be, P->l, MPI_COMM_WORLD, HS_TRANSPORT_IPC, 0, &g));
     if (!g) MPI_Abort(MPI_COMM_WORLD, 1);
     HS_TEST_CHECK(hs_dist_gpu_set_fused(g, 1) == 1, "no fused iteration");
-    HS_TEST_CHECK(hs_dist_gpu_set_overlap(g, overlap) == overlap, "%s: overlap %d refused", fmt, overlap);
     hs_cuda_comm_set_timeout(g->comm, 0.5);
     cuda_impl *c = g->c;
     const hs_gpu_cg_tol t = {1e-10, 0.0, 0.0, NULL, 200};
     const double t0 = hs_wtime();
     HS_TEST_OK(hs_gpu_cg_enqueue_fixed(c->cg, c->rhs, c->du, &t, rank == 1 ? 1 : 2, 1, c->s));
-    /* overlapped: rank 1 starts no exchange either, so its neighbours' products wait in their gates for its
-     * halo values (and then the others' sums for its partial sums) */
-    if (rank == 1 && !overlap) HS_TEST_OK(hs_cuda_comm_halo_start(g->comm, c->du, c->s));
+    if (rank == 1) HS_TEST_OK(hs_cuda_comm_halo_start(g->comm, c->du, c->s));
     HS_TEST_CHECK(cudaStreamSynchronize(c->s) == cudaSuccess, "a silent peer: the stream failed");
     const double dt = hs_wtime() - t0;
     const hs_status st = hs_cuda_comm_check(g->comm);
     if (rank != 1) { /* every other rank waits for rank 1's sums */
         HS_TEST_CHECK(st == HS_ERR_DEVICE && strstr(hs_error_message(), "gave up") &&
-                          (strstr(hs_error_message(), "rank 1's partial sums") ||
-                           (overlap && strstr(hs_error_message(), "rank 1's halo values"))),
-                      "a silent peer (%s%s): status %d (%s)", fmt, overlap ? ", overlapped" : "", (int)st,
-                      st ? hs_error_message() : "no error");
+                          strstr(hs_error_message(), "rank 1's partial sums"),
+                      "a silent peer: status %d (%s)", (int)st, st ? hs_error_message() : "no error");
         HS_TEST_CHECK(dt < 20.0, "a silent peer: %.1f s to give up", dt);
         if (st != HS_OK && rank == 0)
-            printf("a silent peer, fused iteration (%s%s), after %.2f s: %s\n", fmt, overlap ? ", overlapped" : "", dt,
-                   hs_error_message());
+            printf("a silent peer, fused iteration (%s), after %.2f s: %s\n", fmt, dt, hs_error_message());
     } else {
         HS_TEST_CHECK(st == HS_OK, "rank 1 (not waiting): %s", hs_error_message());
     }
@@ -587,15 +568,14 @@ static void time_iterations(const problem *P, int rank, const char *fmt, int f32
     cuda_impl *c = g->c;
     enum { K = 40, REPS = 15 };
     const hs_gpu_cg_tol t = {0.0, 0.0, 0.0, NULL, 1 << 30}; /* never stops: K iterations each */
-    double us4[3][2] = {{0.0, 0.0}, {0.0, 0.0}, {0.0, 0.0}}; /* [dot pass, dot in the product, + overlap][fused] */
+    double us4[2][2] = {{0.0, 0.0}, {0.0, 0.0}}; /* [the dot in the product][fused] */
     cudaEvent_t e0, e1;
     cudaEventCreate(&e0);
     cudaEventCreate(&e1);
     const int has_dot = hs_dist_gpu_set_spmv_dot(g, 1);
-    for (int mode = 0; mode <= 2 * has_dot; ++mode)
-    for (int fused = mode == 2; fused <= 1; ++fused) { /* the sequence never overlaps */
-        hs_dist_gpu_set_spmv_dot(g, mode >= 1);
-        hs_dist_gpu_set_overlap(g, mode == 2);
+    for (int dot = 0; dot <= has_dot; ++dot)
+    for (int fused = 0; fused <= 1; ++fused) {
+        hs_dist_gpu_set_spmv_dot(g, dot);
         hs_dist_gpu_set_fused(g, fused);
         cudaGraph_t graph = NULL;
         cudaGraphExec_t exec = NULL;
@@ -620,18 +600,17 @@ static void time_iterations(const problem *P, int rank, const char *fmt, int f32
         std::sort(v.begin(), v.end());
         double med = v[v.size() / 2];
         MPI_Allreduce(MPI_IN_PLACE, &med, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-        us4[mode][fused] = med;
+        us4[dot][fused] = med;
     }
-    hs_dist_gpu_set_overlap(g, 0); /* what a run uses: the dot in the product where offered, no overlap */
-    const double *us = us4[has_dot];
+    const double *us = us4[has_dot]; /* what a run uses */
     if (rank == 0) {
         printf("time per CG iteration, %d rows a rank (%d nodes), %s %s, ipc, graph of %d: "
                "sequence (9 kernels) %.1f us, fused (3 kernels) %.1f us (median of %d, max over the ranks)\n",
                P->no, P->n, fmt, f32 ? "float32" : "float64", (int)K, us4[0][0], us4[0][1], REPS - 2);
         if (has_dot)
             printf("time per CG iteration, %s, the dot in the product (no dot pass, the default): sequence (8 kernels) "
-                   "%.1f us, fused (3 kernels) %.1f us, fused with the halo overlapped with the product %.1f us; the "
-                   "dot pass: fused %.1f us\n", fmt, us4[1][0], us4[1][1], us4[2][1], us4[0][1]);
+                   "%.1f us, fused (3 kernels) %.1f us; the dot pass: fused %.1f us\n", fmt, us4[1][0], us4[1][1],
+                   us4[0][1]);
     }
     /* where the fused iteration's time goes: each phase alone (max over the ranks) */
     hs_dist_gpu_set_fused(g, 1);
@@ -648,10 +627,6 @@ static void time_iterations(const problem *P, int rank, const char *fmt, int f32
         printf("phases alone, the dot in the product: iteration %.1f = vector+halo+its 2 sums %.1f + SpMV+dot (owned "
                "rows) %.1f + one block: sum over the ranks+test %.1f\n", ph[HS_PCG_T_ITER_DOT], ph[HS_PCG_T_VECTOR_RED],
                ph[HS_PCG_T_SPMV_DOT], ph[HS_PCG_T_SUM_TEST]);
-    if (rank == 0 && has_dot)
-        printf("phases alone, the halo overlapped with the product: iteration %.1f = vector (flags, no wait) %.1f + "
-               "SpMV+dot with the gate %.1f + one block %.1f\n", ph[HS_PCG_T_ITER_OVL], ph[HS_PCG_T_VECTOR_NOWAIT],
-               ph[HS_PCG_T_SPMV_GATE], ph[HS_PCG_T_SUM_TEST]);
     /* the same iteration as the device Newton loop runs it: the body of a WHILE node the device relaunches
      * each iteration (hs_gpu_cg_capture_solve; the solve stopped at max_iter): (T(50) - T(10)) / 40 */
     double tw[2] = {0.0, 0.0};
@@ -823,9 +798,8 @@ int main(int argc, char **argv)
         if (f && hs_spmv_serves(f, f32 ? HS_VALUES_F32 : HS_VALUES_F64)) test_format(&P, f, f32, rank);
     }
     test_newton_test(&P, rank, size);
-    test_silent_peer(&P, rank, "cusparse_sell", 0, 0);
-    test_silent_peer(&P, rank, "ellwarp_k1", 1, 0); /* the dot in the product: the one block's sum waits */
-    test_silent_peer(&P, rank, "ellwarp_k1", 1, 1); /* overlapped: the product's gate waits */
+    test_silent_peer(&P, rank, "cusparse_sell", 0);
+    test_silent_peer(&P, rank, "ellwarp_k1", 1); /* the dot in the product: the one block's sum waits */
     problem_free(&P);
     if (!getenv("HS_TEST_QUICK")) {
         problem Q;
