@@ -155,14 +155,13 @@ static hs_status part_spmv(void *ctx, double *x, double *y, cudaStream_t s)
 }
 
 /* y = A x (the format's kernel over the local matrix) with (y, x) over the owned rows into *result in the
- * same pass (apply_dot_rows), x's ghosts in place (the fused iteration's direct stores) or, with @p gate,
- * arriving while the interior rows are multiplied */
-static hs_status part_spmv_dot_ready(void *ctx, const hs_ipc_gate *gate, double *x, double *y, double *part,
-                                     int max_parts, unsigned *ticket, double *result, cudaStream_t s)
+ * same pass (apply_dot_rows), x's ghosts in place (the fused iteration's direct stores) */
+static hs_status part_spmv_dot_ready(void *ctx, double *x, double *y, double *part, int max_parts, unsigned *ticket,
+                                     double *result, cudaStream_t s)
 {
     hs_dist_gpu *g = (hs_dist_gpu *)ctx;
     const hs_gpu_spmv *sp = g->c->spmv;
-    return sp->ops->apply_dot_rows(sp->impl, g->n_own, gate, x, y, part, max_parts, ticket, result, s);
+    return sp->ops->apply_dot_rows(sp->impl, g->n_own, x, y, part, max_parts, ticket, result, s);
 }
 
 /* the same, x's ghosts exchanged first (cg.cu's sequence: hs_gpu_cg_dist.spmv_dot) */
@@ -172,7 +171,7 @@ static hs_status part_spmv_dot(void *ctx, double *x, double *y, double *part, in
     hs_dist_gpu *g = (hs_dist_gpu *)ctx;
     HS_CALL(hs_cuda_comm_halo_start(g->comm, x, s));
     HS_CALL(hs_cuda_comm_halo_finish(g->comm, x, s));
-    return part_spmv_dot_ready(ctx, nullptr, x, y, part, max_parts, ticket, result, s);
+    return part_spmv_dot_ready(ctx, x, y, part, max_parts, ticket, result, s);
 }
 
 /* the product can form (A u, u) itself: the format offers apply_dot_rows, and its product over the local
@@ -195,8 +194,7 @@ static hs_status part_iteration(void *ctx, hs_gpu_cg *cg, double *x, cudaStream_
     HS_CHECK(g->u_bound == cg->u, HS_ERR_INTERNAL, "the fused CG iteration: u is not the vector bound to the transport");
     const int dot = g->dist.spmv_dot != NULL;
     if (dot && g->lag) HS_CALL(hs_dist_pcg_enqueue_lag(cg, x, ipc, part_spmv_dot_ready, g, s, cond, use_cond));
-    else HS_CALL(hs_dist_pcg_enqueue(cg, x, ipc, part_spmv_ready, dot ? part_spmv_dot_ready : NULL,
-                                dot && g->overlap ? g->n_int : -1, g, s, cond, use_cond));
+    else HS_CALL(hs_dist_pcg_enqueue(cg, x, ipc, part_spmv_ready, dot ? part_spmv_dot_ready : NULL, g, s, cond, use_cond));
     hs_cuda_comm_count(g->comm, hs_ipc_n_nbrs(ipc) > 0, 1);
     return HS_OK;
 }
@@ -304,25 +302,12 @@ extern "C" int hs_dist_gpu_set_lag(hs_dist_gpu *g, int on)
     return g->lag;
 }
 
-extern "C" int hs_dist_gpu_set_overlap(hs_dist_gpu *g, int on)
-{
-    if (g->serial) return 0;
-    g->overlap = on && spmv_dot_possible(g);
-    hs_dist_newton_free(g); /* its graphs hold the other kind of iteration (made again when next used) */
-    if (g->c->cg->dist_exec) {
-        hs_gpu_cg_clear_dist(g->c->cg, g->n_own);
-        g->c->cg->dist = &g->dist;
-    }
-    return g->overlap;
-}
-
 extern "C" hs_status hs_dist_gpu_phase_times(hs_dist_gpu *g, int K, int reps, double *us, int n)
 {
     HS_CHECK(!g->serial && g->dist.iteration && n >= HS_PCG_T_N, HS_ERR_INTERNAL,
              "phase times: the fused iteration of the ipc transport only (%d slots of %d)", n, (int)HS_PCG_T_N);
-    const int dot = spmv_dot_possible(g);
     return hs_dist_pcg_phase_times(g->c->cg, g->c->rhs, g->c->du, hs_cuda_comm_ipc(g->comm), part_spmv_ready,
-                                   dot ? part_spmv_dot_ready : NULL, dot ? g->n_int : -1, g, g->c->s, K, reps, us);
+                                   spmv_dot_possible(g) ? part_spmv_dot_ready : NULL, g, g->c->s, K, reps, us);
 }
 
 extern "C" hs_status hs_dist_gpu_spmv(hs_dist_gpu *g, double *d_x, double *d_y)

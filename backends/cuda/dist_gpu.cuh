@@ -41,8 +41,6 @@ struct hs_dist_gpu {
     const double *u_bound;    /* the ipc transport: the CG vector its neighbours map (hs_ipc_bind_vector) */
     int lag;                  /* the fused iteration with the dot in the product: its sums consumed one
                                  iteration later (hs_dist_gpu_set_lag) */
-    int overlap;              /* the fused iteration with the dot in the product: the halo overlapped with the
-                                 product's interior rows (hs_dist_gpu_set_overlap) */
 };
 
 /** One block's share of the owned rows' max of dt |R_i| / m_i (NaN largest) and its row, into partv/parti

@@ -48,12 +48,8 @@ constexpr int kT = HS_RED_THREADS; // cg.cu's vector, dot and final kernels' blo
  * exchanges alike, whatever the status (which is every rank's).
  * kRed (the dot in the product: spmv_dot): the last block also sums the two partial arrays into
  * red[0], red[1] (hs_dist_sums<2>: k_dist_final2's bits, which are k_dist_final3's for these two),
- * between raising its flags and waiting for the neighbours' (the sums overlap the flags in flight).
- * !kWait (the halo overlapped with the product: only with kRed): the last block raises its flags and
- * does not wait; it counts the exchange started (hs_ipc_ctl.halo_seq = seq, which every block read
- * before its ticket), and the product's warps that read ghosts wait for the neighbours' flags of that
- * number themselves (hs_ipc_gate). */
-template <bool kRed, bool kWait = true>
+ * between raising its flags and waiting for the neighbours' (the sums overlap the flags in flight). */
+template <bool kRed>
 __global__ void __launch_bounds__(kT)
 k_pcg_vector(int32_t n, hs_gpu_cg_scalars *sc, double *__restrict__ x, double *__restrict__ r, double *__restrict__ u,
              double *__restrict__ p, double *__restrict__ s, const double *__restrict__ w,
@@ -91,8 +87,7 @@ k_pcg_vector(int32_t n, hs_gpu_cg_scalars *sc, double *__restrict__ x, double *_
         hs_dist_sums<2>((int)gridDim.x, pp, sh, o);
         if (threadIdx.x == 0) { red[0] = o[0]; red[1] = o[1]; }
     }
-    if (kWait && v.n_nbrs) hs_ipc_dev_halo_wait(v, seq); /* direct: the neighbours' flags, then the ghosts are in */
-    if (!kWait && v.n_nbrs && threadIdx.x == 0) v.ctl->halo_seq = seq; /* the product's gate waits for it */
+    if (v.n_nbrs) hs_ipc_dev_halo_wait(v, seq); /* direct: the neighbours' flags, then the ghosts are in */
     if (threadIdx.x == 0) {
         sc->ticket = 0;
         if (upd) {
@@ -260,8 +255,7 @@ hs_status hs_dist_pcg_enqueue_init(hs_gpu_cg *cg, const double *b, double *x, co
         k_pcg_init<true><<<VB, kT, 0, s>>>(cg->n, b, cg->dinv, x, cg->r, cg->u, cg->p, cg->s, cg->partA, cg->partB,
                                            cg->d_red, cg->d_sc, v);
         HS_CUDA_LAUNCH_CHECK("k_pcg_init<red>");
-        HS_CALL(spmv_dot(ctx, nullptr, cg->u, cg->w, cg->partD, cg->dparts_cap, &cg->d_sc->ticket_spmv, cg->d_red + 1,
-                         s));
+        HS_CALL(spmv_dot(ctx, cg->u, cg->w, cg->partD, cg->dparts_cap, &cg->d_sc->ticket_spmv, cg->d_red + 1, s));
         k_pcg_init_sum<<<1, kT, 0, s>>>(cg->d_red, cg->d_sc, v, t->cg_tol, t->forcing, t->tol_res, t->d_res,
                                         t->max_iter, cond, use_cond);
         HS_CUDA_LAUNCH_CHECK("k_pcg_init_sum");
@@ -278,21 +272,6 @@ hs_status hs_dist_pcg_enqueue_init(hs_gpu_cg *cg, const double *b, double *x, co
 }
 
 namespace {
-
-/* the product's wait for the halo of the vector kernel before it (!kWait): rows from row_lo on */
-hs_ipc_gate gate_of(const hs_ipc_dev &v, int32_t row_lo)
-{
-    hs_ipc_gate g;
-    g.row_lo = row_lo;
-    g.n = v.n_nbrs;
-    g.flag = v.hflag;
-    g.want = &v.ctl->halo_seq;
-    g.peer = v.nbr_rank;
-    g.timeout_ns = v.timeout_ns;
-    g.ctl = v.ctl;
-    g.err = v.err;
-    return g;
-}
 
 /* one phase K times in a graph, replayed reps times: the median microseconds per call */
 template <typename F>
@@ -333,8 +312,7 @@ hs_status time_phase(cudaStream_t s, int K, int reps, F piece, double *out)
 } // namespace
 
 hs_status hs_dist_pcg_phase_times(hs_gpu_cg *cg, const double *b, double *x, hs_ipc *ipc, hs_dist_spmv_started_fn spmv,
-                                  hs_dist_spmv_dot_fn spmv_dot, int32_t overlap_lo, void *ctx, cudaStream_t s, int K,
-                                  int reps, double *us)
+                                  hs_dist_spmv_dot_fn spmv_dot, void *ctx, cudaStream_t s, int K, int reps, double *us)
 {
     hs_ipc_dev v;
     hs_ipc_dev_of(ipc, &v);
@@ -360,7 +338,7 @@ hs_status hs_dist_pcg_phase_times(hs_gpu_cg *cg, const double *b, double *x, hs_
         return HS_OK;
     };
     HS_CALL(init());
-    HS_CALL(time_phase(s, K, reps, [&]() { return hs_dist_pcg_enqueue(cg, x, ipc, spmv, nullptr, -1, ctx, s, none, 0); },
+    HS_CALL(time_phase(s, K, reps, [&]() { return hs_dist_pcg_enqueue(cg, x, ipc, spmv, nullptr, ctx, s, none, 0); },
                        &us[HS_PCG_T_ITER]));
     HS_CALL(init());
     HS_CALL(time_phase(s, K, reps, [&]() { return vec(v); }, &us[HS_PCG_T_VECTOR]));
@@ -383,9 +361,8 @@ hs_status hs_dist_pcg_phase_times(hs_gpu_cg *cg, const double *b, double *x, hs_
     }, &us[HS_PCG_T_HALO]));
     if (spmv_dot) { /* the iteration with the dot in the product, and its kernels alone */
         HS_CALL(init());
-        HS_CALL(time_phase(s, K, reps, [&]() {
-            return hs_dist_pcg_enqueue(cg, x, ipc, spmv, spmv_dot, -1, ctx, s, none, 0);
-        }, &us[HS_PCG_T_ITER_DOT]));
+        HS_CALL(time_phase(s, K, reps, [&]() { return hs_dist_pcg_enqueue(cg, x, ipc, spmv, spmv_dot, ctx, s, none, 0); },
+                           &us[HS_PCG_T_ITER_DOT]));
         HS_CALL(init());
         HS_CALL(time_phase(s, K, reps, [&]() -> hs_status {
             k_pcg_vector<true><<<VB, kT, 0, s>>>(cg->n, cg->d_sc, x, cg->r, cg->u, cg->p, cg->s, cg->w, cg->dinv,
@@ -394,8 +371,7 @@ hs_status hs_dist_pcg_phase_times(hs_gpu_cg *cg, const double *b, double *x, hs_
             return HS_OK;
         }, &us[HS_PCG_T_VECTOR_RED]));
         HS_CALL(time_phase(s, K, reps, [&]() {
-            return spmv_dot(ctx, nullptr, cg->u, cg->w, cg->partD, cg->dparts_cap, &cg->d_sc->ticket_spmv, cg->d_red + 2,
-                            s);
+            return spmv_dot(ctx, cg->u, cg->w, cg->partD, cg->dparts_cap, &cg->d_sc->ticket_spmv, cg->d_red + 2, s);
         }, &us[HS_PCG_T_SPMV_DOT]));
         HS_CALL(init());
         /* the repeated sums grow the three numbers (x ranks each time) and may end the solve (non-finite):
@@ -411,55 +387,22 @@ hs_status hs_dist_pcg_phase_times(hs_gpu_cg *cg, const double *b, double *x, hs_
         HS_CALL(time_phase(s, K, reps, [&]() { return hs_dist_pcg_enqueue_lag(cg, x, ipc, spmv_dot, ctx, s, none, 0); },
                            &us[HS_PCG_T_ITER_LAG]));
     }
-    if (spmv_dot && overlap_lo >= 0) { /* the halo overlapped with the product, and its two kernels alone */
-        const hs_ipc_gate gate = gate_of(v, overlap_lo);
-        HS_CALL(init());
-        HS_CALL(time_phase(s, K, reps, [&]() {
-            return hs_dist_pcg_enqueue(cg, x, ipc, spmv, spmv_dot, overlap_lo, ctx, s, none, 0);
-        }, &us[HS_PCG_T_ITER_OVL]));
-        HS_CALL(init());
-        /* every rank raises K times and never waits: the flags and numbers stay in step */
-        HS_CALL(time_phase(s, K, reps, [&]() -> hs_status {
-            k_pcg_vector<true, false><<<VB, kT, 0, s>>>(cg->n, cg->d_sc, x, cg->r, cg->u, cg->p, cg->s, cg->w, cg->dinv,
-                                                        cg->partA, cg->partB, cg->d_red, v);
-            HS_CUDA_LAUNCH_CHECK("k_pcg_vector<red, no wait>");
-            return HS_OK;
-        }, &us[HS_PCG_T_VECTOR_NOWAIT]));
-        /* the flags of the last exchange are in: the gate passes at once, the ghost rows read through L2 */
-        HS_CALL(time_phase(s, K, reps, [&]() {
-            return spmv_dot(ctx, &gate, cg->u, cg->w, cg->partD, cg->dparts_cap, &cg->d_sc->ticket_spmv,
-                            cg->d_red + 2, s);
-        }, &us[HS_PCG_T_SPMV_GATE]));
-    }
     return init(); /* the vectors sane again */
 }
 
 hs_status hs_dist_pcg_enqueue(hs_gpu_cg *cg, double *x, hs_ipc *ipc, hs_dist_spmv_started_fn spmv_started,
-                              hs_dist_spmv_dot_fn spmv_dot, int32_t overlap_lo, void *ctx, cudaStream_t s,
-                              cudaGraphConditionalHandle cond, int use_cond)
+                              hs_dist_spmv_dot_fn spmv_dot, void *ctx, cudaStream_t s, cudaGraphConditionalHandle cond,
+                              int use_cond)
 {
     hs_ipc_dev v;
     hs_ipc_dev_of(ipc, &v);
     HS_CHECK(v.direct, HS_ERR_INTERNAL, "the fused CG iteration needs the CG's u bound to the ipc transport");
     const int VB = cg->vblocks;
-    if (spmv_dot && overlap_lo >= 0) { /* the halo overlapped: the vector kernel does not wait, the product's
-                                          warps that read ghosts do (hs_ipc_gate) */
-        k_pcg_vector<true, false><<<VB, kT, 0, s>>>(cg->n, cg->d_sc, x, cg->r, cg->u, cg->p, cg->s, cg->w, cg->dinv,
-                                                    cg->partA, cg->partB, cg->d_red, v);
-        HS_CUDA_LAUNCH_CHECK("k_pcg_vector<red, no wait>");
-        const hs_ipc_gate gate = gate_of(v, overlap_lo);
-        HS_CALL(spmv_dot(ctx, &gate, cg->u, cg->w, cg->partD, cg->dparts_cap, &cg->d_sc->ticket_spmv, cg->d_red + 2,
-                         s));
-        k_pcg_sum_test<<<1, kT, 0, s>>>(cg->d_red, cg->d_sc, v, cond, use_cond);
-        HS_CUDA_LAUNCH_CHECK("k_pcg_sum_test");
-        return HS_OK;
-    }
     if (spmv_dot) { /* the dot in the product: vector (+ its two sums), product + dot, one block */
         k_pcg_vector<true><<<VB, kT, 0, s>>>(cg->n, cg->d_sc, x, cg->r, cg->u, cg->p, cg->s, cg->w, cg->dinv,
                                              cg->partA, cg->partB, cg->d_red, v);
         HS_CUDA_LAUNCH_CHECK("k_pcg_vector<red>");
-        HS_CALL(spmv_dot(ctx, nullptr, cg->u, cg->w, cg->partD, cg->dparts_cap, &cg->d_sc->ticket_spmv, cg->d_red + 2,
-                         s));
+        HS_CALL(spmv_dot(ctx, cg->u, cg->w, cg->partD, cg->dparts_cap, &cg->d_sc->ticket_spmv, cg->d_red + 2, s));
         k_pcg_sum_test<<<1, kT, 0, s>>>(cg->d_red, cg->d_sc, v, cond, use_cond);
         HS_CUDA_LAUNCH_CHECK("k_pcg_sum_test");
         return HS_OK;
@@ -615,7 +558,7 @@ hs_status hs_dist_pcg_enqueue_lag(hs_gpu_cg *cg, double *x, hs_ipc *ipc, hs_dist
     k_pcg_vector_lag<<<VB, kT, 0, s>>>(cg->n, cg->d_sc, x, cg->r, cg->u, cg->p, cg->s, cg->w, cg->dinv, cg->partA,
                                        cg->partB, cg->d_red, v, cond, use_cond);
     HS_CUDA_LAUNCH_CHECK("k_pcg_vector_lag");
-    HS_CALL(spmv_dot(ctx, nullptr, cg->u, cg->w, cg->partD, cg->dparts_cap, &cg->d_sc->ticket_spmv, cg->d_red + 2, s));
+    HS_CALL(spmv_dot(ctx, cg->u, cg->w, cg->partD, cg->dparts_cap, &cg->d_sc->ticket_spmv, cg->d_red + 2, s));
     k_pcg_sum_post<<<1, kT, 0, s>>>(cg->d_red, v);
     HS_CUDA_LAUNCH_CHECK("k_pcg_sum_post");
     return HS_OK;

@@ -30,19 +30,6 @@
  * same order (k_dist_final2 for red[0], red[1]; the same product kernel): the same bits. A format
  * without apply_dot_rows (cusparse_*, pcsr_*, csr_vector) and csr_scalar (its sequence multiplies the
  * interior rows while the halo travels, two kernels) keep the dot pass.
- * The halo overlapped with the product (overlap_lo >= 0, hs_dist_gpu_set_overlap): the vector kernel's
- * last block raises its flags and returns without waiting (it counts the exchange started), and the
- * product's warps whose rows reach overlap_lo (the partition's n_interior: the owned rows with a ghost
- * column, then the ghosts' rows) wait for the neighbours' flags of that exchange before their first
- * such row (every lane acquiring at system scope, the transport's timeout and error record) and read x
- * through L2 after (hs_ipc_gate): the interior rows' warps, scheduled first, multiply while the
- * neighbours' rows travel. The same arithmetic: the same bits. Deadlock freedom: a product's wait on
- * rank A for B's flag of iteration m depends on B's vector kernel of m, which waits for nothing; B's
- * stream reached it after B's one-block sum of m-1, which waited only for every rank's sum of m-1, and
- * A's was done before A's vector kernel of m. Reuse of the ghosts holds as below (B stores into A's
- * ghosts for m+1 only after A's sum flag of m, raised after A's product of m); every product has a
- * warp that waits for every neighbour (the ghosts' own rows), so no store of an iteration lands after
- * the product of that iteration ended.
  * Reuse of u's ghosts without acknowledgement: a neighbour writes them for iteration m+1 in its vector
  * kernel, after its dot kernel (or, with spmv_dot, its one-block sum) of m saw this rank's sum flag of m,
  * which this rank raised after its SpMV of m had read them; and this rank's vector kernel of m waited for the neighbour's flag of m,
@@ -57,7 +44,6 @@
 #include <cmath>
 
 #include "hs_gpu_cg.cuh"
-#include "hs_ipc_flags.cuh"
 #include "hs_status.h"
 
 struct hs_ipc;
@@ -200,24 +186,22 @@ __device__ __forceinline__ void hs_dist_cg_test(const double *red, hs_gpu_cg_sca
 /** y[0..n_owned) = A x, x's ghosts in place (dist_gpu.cu's part_spmv_ready). */
 typedef hs_status (*hs_dist_spmv_started_fn)(void *ctx, double *x, double *y, cudaStream_t s);
 /** y[0..n_owned) = A x and (y, x) over the owned rows into *result in the same kernel (the format's
- *  apply_dot_rows: partials @p part [max_parts], @p ticket 0 between launches), x's ghosts in place, or,
- *  with @p gate, arriving while it runs (dist_gpu.cu's part_spmv_dot_ready). */
-typedef hs_status (*hs_dist_spmv_dot_fn)(void *ctx, const struct hs_ipc_gate *gate, double *x, double *y, double *part,
-                                         int max_parts, unsigned *ticket, double *result, cudaStream_t s);
+ *  apply_dot_rows: partials @p part [max_parts], @p ticket 0 between launches), x's ghosts in place
+ *  (dist_gpu.cu's part_spmv_dot_ready). */
+typedef hs_status (*hs_dist_spmv_dot_fn)(void *ctx, double *x, double *y, double *part, int max_parts, unsigned *ticket,
+                                         double *result, cudaStream_t s);
 
 /**
  * @brief Enqueue one iteration of @p cg (on a partition: hs_gpu_cg_set_dist, cg->n the owned rows) on
  * @p s with the ipc transport @p ipc fused into its kernels (the comment above); @p spmv_started, @p ctx:
  * the rest of the product; @p spmv_dot (NULL: the product then a dot pass) the product with the dot
  * (the comment above). The same bits as cg.cu's kernel sequence over the same transport with the same
- * spmv_dot (NULL or not). @p overlap_lo >= 0 (with spmv_dot only; -1: not): the halo overlapped with
- * the product (the comment above), the rows from overlap_lo on reading ghosts (the partition's
- * n_interior). With @p use_cond the last kernel sets @p cond to "still running" after the test (the body
- * of hs_gpu_cg_capture_solve's WHILE node: a whole solve without a host poll).
+ * spmv_dot (NULL or not). With @p use_cond the last kernel sets @p cond to "still running" after the
+ * test (the body of hs_gpu_cg_capture_solve's WHILE node: a whole solve without a host poll).
  */
 hs_status hs_dist_pcg_enqueue(hs_gpu_cg *cg, double *x, struct hs_ipc *ipc, hs_dist_spmv_started_fn spmv_started,
-                              hs_dist_spmv_dot_fn spmv_dot, int32_t overlap_lo, void *ctx, cudaStream_t s,
-                              cudaGraphConditionalHandle cond, int use_cond);
+                              hs_dist_spmv_dot_fn spmv_dot, void *ctx, cudaStream_t s, cudaGraphConditionalHandle cond,
+                              int use_cond);
 /**
  * @brief Enqueue the init of a solve of @p cg (as hs_dist_pcg_enqueue: on a partition, the ipc transport
  * fused in, u bound) from x = 0 with tolerance @p t: three kernels (the rows' init storing u's sent
@@ -255,10 +239,6 @@ enum {
     HS_PCG_T_VECTOR_RED, /**< the vector kernel with its halo and its last block's two sums */
     HS_PCG_T_SPMV_DOT,   /**< the product with the dot over the owned rows (apply_dot_rows) */
     HS_PCG_T_SUM_TEST,   /**< the one block: the sum of 3 doubles over the ranks and the test */
-    /* with the halo overlapped with the product (spmv_dot and overlap_lo >= 0; else -1) */
-    HS_PCG_T_ITER_OVL,      /**< a whole fused iteration so */
-    HS_PCG_T_VECTOR_NOWAIT, /**< its vector kernel: flags raised, no wait */
-    HS_PCG_T_SPMV_GATE,     /**< its product: the gate (passing at once here) and the ghost rows through L2 */
     /* the lagged iteration (spmv_dot; else -1) */
     HS_PCG_T_ITER_LAG,      /**< a whole lagged iteration (vector with the last sum's wait and test + product with
                                  the dot + the one-block post, no wait) */
@@ -268,12 +248,12 @@ enum {
 /**
  * @brief Time each phase of the fused iteration on its own (bench and tests: where an iteration's time
  * goes): each is captured K times into a graph, replayed @p reps times after one warm launch, the median
- * per call in @p us [HS_PCG_T_N] (the HS_PCG_T_*_DOT, _RED, _SUM_TEST, _LAG ones only with @p spmv_dot, the
- * _OVL, _NOWAIT, _GATE ones only with it and @p overlap_lo >= 0, else -1). Runs the CG's init first and between phases (the vectors and scalars are
+ * per call in @p us [HS_PCG_T_N] (the HS_PCG_T_*_DOT, _RED, _SUM_TEST, _LAG ones only with @p spmv_dot,
+ * else -1). Runs the CG's init first and between phases (the vectors and scalars are
  * overwritten: not within a solve). Collective: every rank calls it with the same K and reps.
  */
 hs_status hs_dist_pcg_phase_times(hs_gpu_cg *cg, const double *b, double *x, struct hs_ipc *ipc, hs_dist_spmv_started_fn spmv,
-                                  hs_dist_spmv_dot_fn spmv_dot, int32_t overlap_lo, void *ctx, cudaStream_t s, int K,
-                                  int reps, double *us);
+                                  hs_dist_spmv_dot_fn spmv_dot, void *ctx, cudaStream_t s, int K, int reps,
+                                  double *us);
 
 #endif

@@ -17,7 +17,6 @@
 
 #include <cuda_runtime.h>
 
-#include "hs_ipc_flags.cuh"
 #include "hs_status.h"
 
 typedef struct hs_part_local hs_part_local; /* parallel/hs_partition.h */
@@ -57,6 +56,21 @@ void hs_ipc_set_timeout(hs_ipc *p, double seconds);
  * (backends/cuda/dist_pcg.cu: the distributed CG iteration whose vector kernel stores the halo and
  * whose dot kernel sums over the ranks). The protocol is ipc_comm.cu's (its comment: parity buffers,
  * numbers on the device, release/acquire at system scope, the timeout); these are its pieces. */
+
+typedef unsigned long long hs_ipc_u64;
+
+/** This rank's numbers of the exchanges and sums completed (device memory, not shared). */
+struct hs_ipc_ctl {
+    hs_ipc_u64 halo_seq; /**< advanced by the last block of a halo's finish */
+    hs_ipc_u64 sum_seq;  /**< advanced by a sum */
+    int err;             /**< 0, or the kind of the first wait that gave up (1 halo, 2 sum): later waits return */
+};
+
+/** What hs_ipc_check reports (pinned, mapped host memory; written by the device only on a timeout). */
+struct hs_ipc_err {
+    int kind, peer;
+    hs_ipc_u64 seq;
+};
 
 /** Where this rank's values for neighbour k go, in that neighbour's memory as this process maps it. */
 struct hs_ipc_nbr {
@@ -102,6 +116,45 @@ int hs_ipc_n_nbrs(const hs_ipc *p);
 
 #ifdef __CUDACC__
 #include <cuda/atomic>
+
+static __device__ __forceinline__ hs_ipc_u64 hs_ipc_now_ns()
+{
+    hs_ipc_u64 t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    return t;
+}
+
+/* raise a peer's (or this rank's) flag to seq: everything this thread's block stored before its last
+ * __syncthreads, fenced, is visible to whoever acquires the flag at seq */
+static __device__ __forceinline__ void hs_ipc_raise_flag(hs_ipc_u64 *flag, hs_ipc_u64 seq)
+{
+    __threadfence_system();
+    cuda::atomic_ref<hs_ipc_u64, cuda::thread_scope_system>(*flag).store(seq, cuda::memory_order_release);
+}
+
+/* 1 once *flag >= want (acquired at system scope); 0 when an earlier wait gave up or this one spun for
+ * timeout_ns, which it records (kind, peer, want) for hs_ipc_check */
+static __device__ int hs_ipc_wait_flag(hs_ipc_u64 *flag, hs_ipc_u64 want, hs_ipc_u64 timeout_ns, hs_ipc_ctl *ctl,
+                                       hs_ipc_err *err, int kind, int peer)
+{
+    cuda::atomic_ref<hs_ipc_u64, cuda::thread_scope_system> f(*flag);
+    if (f.load(cuda::memory_order_acquire) >= want) return 1;
+    const hs_ipc_u64 t0 = hs_ipc_now_ns();
+    for (;;) {
+        if (*(volatile int *)&ctl->err) return 0;
+        if (f.load(cuda::memory_order_acquire) >= want) return 1;
+        if (hs_ipc_now_ns() - t0 > timeout_ns) {
+            if (atomicCAS(&ctl->err, 0, kind) == 0) {
+                err->peer = peer;
+                err->seq = want;
+                __threadfence_system();
+                *(volatile int *)&err->kind = kind;
+                __threadfence_system();
+            }
+            return 0;
+        }
+    }
+}
 
 /** The number of the halo exchange a kernel starts now (the last finish advanced the count). */
 static __device__ __forceinline__ hs_ipc_u64 hs_ipc_dev_halo_next(const hs_ipc_dev &v)

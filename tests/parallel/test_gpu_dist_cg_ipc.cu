@@ -21,14 +21,11 @@
  *    naming the wait that gave up after the shortened timeout (0.5 s), with the dot pass (cusparse_sell)
  *    and with the dot in the product (ellwarp_k1).
  * ellwarp_k1 offers the dot in the product (apply_dot_rows: (A u, u) over the owned rows in the SpMV's own
- * pass, hs_dist_gpu_set_spmv_dot, the default) and, with it, the fused iteration's halo overlapped with the
- * product (hs_dist_gpu_set_overlap: the product's warps of the rows that read ghosts wait for the flags):
- * each check above runs in the three modes, the fused iteration against the sequence of the same setting;
- * the silent peer also overlapped (rank 1 starts no exchange: its neighbours' products give up waiting
- * for its halo values, the other ranks' sums for its partial sums).
+ * pass, hs_dist_gpu_set_spmv_dot, the default): each check above runs with it and with the dot pass, the
+ * fused iteration against the sequence of the same setting.
  * The lagged iteration (hs_dist_gpu_set_lag: the product's dot posted by a one-block kernel that does not
  * wait, the sum waited for, tested and turned into the coefficients by the next vector kernel's blocks;
- * the stop seen one iteration later) is a fourth mode of ellwarp_k1's checks: x, phi, the outcome, the
+ * the stop seen one iteration later) is a third setting of ellwarp_k1's checks: x, phi, the outcome, the
  * iteration count, the residual and update norms the sequence's bits (polled, from graphs, in a WHILE
  * node), its exchange and all-reduce counts at least the sequence's (the iterations after the stop); its
  * silent peer gives up in the vector kernel after rank 1's missing post; its time per iteration printed
@@ -325,20 +322,16 @@ static void test_format(const problem *P, const hs_spmv_ops *f, int f32, int ran
         const int has_dot = hs_dist_gpu_set_spmv_dot(g, 1);
         HS_TEST_CHECK(has_dot == (strncmp(f->name, "ellwarp", 7) == 0), "%s: the dot in the product %s", f->name,
                       has_dot ? "offered" : "not offered");
-        HS_TEST_CHECK(hs_dist_gpu_set_overlap(g, 1) == has_dot, "%s: the halo overlapped with the product %s", f->name,
-                      has_dot ? "refused" : "offered");
         HS_TEST_CHECK(hs_dist_gpu_set_lag(g, 1) == has_dot, "%s: the lagged iteration %s", f->name,
                       has_dot ? "refused" : "offered");
-        /* mode 3: the dot in the product, the fused iteration lagged (its sums consumed by the next vector
-         * kernel); 2: the dot in the product and the fused iteration's halo overlapped with it; 1: the dot in
-         * the product; 0: the dot pass (the sequence never overlaps nor lags: each fused mode against its
-         * sequence) */
-        for (int mode = 3 * has_dot; mode >= 0; --mode)
+        /* mode 2: the dot in the product, the fused iteration lagged (its sums consumed by the next vector
+         * kernel); 1: the dot in the product; 0: the dot pass (the sequence never lags: each fused mode
+         * against its sequence) */
+        for (int mode = 2 * has_dot; mode >= 0; --mode)
         for (int graph = 0; graph <= 1; ++graph) {
-            const int dot = mode >= 1, lag = mode == 3;
-            HS_TEST_CHECK(hs_dist_gpu_set_spmv_dot(g, dot) == dot && hs_dist_gpu_set_overlap(g, mode == 2) == (mode == 2) &&
-                              hs_dist_gpu_set_lag(g, lag) == lag,
-                          "%s: set_spmv_dot %d, set_overlap %d, set_lag %d", f->name, dot, mode == 2, lag);
+            const int dot = mode >= 1, lag = mode == 2;
+            HS_TEST_CHECK(hs_dist_gpu_set_spmv_dot(g, dot) == dot && hs_dist_gpu_set_lag(g, lag) == lag,
+                          "%s: set_spmv_dot %d, set_lag %d", f->name, dot, lag);
             char why[160] = "";
             const int gr = hs_dist_gpu_set_graph(g, graph, why, sizeof why);
             HS_TEST_CHECK(gr == graph, "%s: graph %d refused (%s)", f->name, graph, why);
@@ -347,11 +340,7 @@ static void test_format(const problem *P, const hs_spmv_ops *f, int f32, int ran
                 solve_out r[2];
                 char what[200];
                 snprintf(what, sizeof what, "%s %s%s, %s, %s", f->name, f32 ? "float32" : "float64",
-                         mode == 3 ? ", the dot in the product, lagged"
-                         : mode == 2 ? ", the dot in the product, the halo overlapped"
-                         : dot     ? ", the dot in the product"
-                         : has_dot ? ", the dot pass"
-                                   : "",
+                         lag ? ", the dot in the product, lagged" : dot ? ", the dot in the product" : has_dot ? ", the dot pass" : "",
                          graph ? "graphs" : "launched",
                          brk ? "breakdown" : oi ? "max_iter 6" : "converged");
                 for (int fused = 1; fused >= 0; --fused) {
@@ -413,7 +402,7 @@ static void test_format(const problem *P, const hs_spmv_ops *f, int f32, int ran
  * exchange (its flag raised) and sums nothing more, so every other rank's second fused iteration gets its
  * ghosts and then waits in its dot kernel's sum for rank 1 (only: the others sum): it must give up after
  * the timeout, the error naming rank 1's partial sums. */
-static void test_silent_peer(const problem *P, int rank, const char *fmt, int f32, int overlap, int lag = 0)
+static void test_silent_peer(const problem *P, int rank, const char *fmt, int f32, int lag = 0)
 {
     stand_in S;
     stand_in_make(&S, P, hs_spmv_find(fmt), f32, 1.0);
@@ -421,7 +410,6 @@ static void test_silent_peer(const problem *P, int rank, const char *fmt, int f3
     HS_TEST_OK(hs_dist_gpu_create(&S.be, P->l, MPI_COMM_WORLD, HS_TRANSPORT_IPC, 0, &g));
     if (!g) MPI_Abort(MPI_COMM_WORLD, 1);
     HS_TEST_CHECK(hs_dist_gpu_set_fused(g, 1) == 1, "no fused iteration");
-    HS_TEST_CHECK(hs_dist_gpu_set_overlap(g, overlap) == overlap, "%s: overlap %d refused", fmt, overlap);
     HS_TEST_CHECK(hs_dist_gpu_set_lag(g, lag) == lag, "%s: lag %d refused", fmt, lag);
     hs_cuda_comm_set_timeout(g->comm, 0.5);
     cuda_impl *c = g->c;
@@ -430,22 +418,18 @@ static void test_silent_peer(const problem *P, int rank, const char *fmt, int f3
     /* lagged: the sum of rank 1's missing post is waited for by the vector kernel of the iteration after
      * (every other rank's third): its blocks give up on rank 1's partial sums */
     HS_TEST_OK(hs_gpu_cg_enqueue_fixed(c->cg, c->rhs, c->du, &t, rank == 1 ? 1 : lag ? 3 : 2, 1, c->s));
-    /* overlapped: rank 1 starts no exchange either, so its neighbours' products wait in their gates for its
-     * halo values (and then the others' sums for its partial sums) */
-    if (rank == 1 && !overlap) HS_TEST_OK(hs_cuda_comm_halo_start(g->comm, c->du, c->s));
+    if (rank == 1) HS_TEST_OK(hs_cuda_comm_halo_start(g->comm, c->du, c->s));
     HS_TEST_CHECK(cudaStreamSynchronize(c->s) == cudaSuccess, "a silent peer: the stream failed");
     const double dt = hs_wtime() - t0;
     const hs_status st = hs_cuda_comm_check(g->comm);
     if (rank != 1) { /* every other rank waits for rank 1's sums */
         HS_TEST_CHECK(st == HS_ERR_DEVICE && strstr(hs_error_message(), "gave up") &&
-                          (strstr(hs_error_message(), "rank 1's partial sums") ||
-                           (overlap && strstr(hs_error_message(), "rank 1's halo values"))),
-                      "a silent peer (%s%s%s): status %d (%s)", fmt, overlap ? ", overlapped" : "", lag ? ", lagged" : "", (int)st,
+                          strstr(hs_error_message(), "rank 1's partial sums"),
+                      "a silent peer (%s%s): status %d (%s)", fmt, lag ? ", lagged" : "", (int)st,
                       st ? hs_error_message() : "no error");
         HS_TEST_CHECK(dt < 20.0, "a silent peer: %.1f s to give up", dt);
         if (st != HS_OK && rank == 0)
-            printf("a silent peer, fused iteration (%s%s%s), after %.2f s: %s\n", fmt, overlap ? ", overlapped" : "",
-                   lag ? ", lagged" : "", dt,
+            printf("a silent peer, fused iteration (%s%s), after %.2f s: %s\n", fmt, lag ? ", lagged" : "", dt,
                    hs_error_message());
     } else {
         HS_TEST_CHECK(st == HS_OK, "rank 1 (not waiting): %s", hs_error_message());
@@ -612,17 +596,15 @@ static void time_iterations(const problem *P, int rank, const char *fmt, int f32
     cuda_impl *c = g->c;
     enum { K = 40, REPS = 15 };
     const hs_gpu_cg_tol t = {0.0, 0.0, 0.0, NULL, 1 << 30}; /* never stops: K iterations each */
-    double us4[4][2] = {{0.0, 0.0}, {0.0, 0.0}, {0.0, 0.0}, {0.0, 0.0}}; /* [dot pass, dot in the product, + overlap,
-                                                                             lagged][fused] */
+    double us4[3][2] = {{0.0, 0.0}, {0.0, 0.0}, {0.0, 0.0}}; /* [dot pass, the dot in the product, lagged][fused] */
     cudaEvent_t e0, e1;
     cudaEventCreate(&e0);
     cudaEventCreate(&e1);
     const int has_dot = hs_dist_gpu_set_spmv_dot(g, 1);
-    for (int mode = 0; mode <= 3 * has_dot; ++mode)
-    for (int fused = mode >= 2; fused <= 1; ++fused) { /* the sequence never overlaps nor lags */
+    for (int mode = 0; mode <= 2 * has_dot; ++mode)
+    for (int fused = mode == 2; fused <= 1; ++fused) { /* the sequence never lags */
         hs_dist_gpu_set_spmv_dot(g, mode >= 1);
-        hs_dist_gpu_set_overlap(g, mode == 2);
-        hs_dist_gpu_set_lag(g, mode == 3);
+        hs_dist_gpu_set_lag(g, mode == 2);
         hs_dist_gpu_set_fused(g, fused);
         cudaGraph_t graph = NULL;
         cudaGraphExec_t exec = NULL;
@@ -649,20 +631,19 @@ static void time_iterations(const problem *P, int rank, const char *fmt, int f32
         MPI_Allreduce(MPI_IN_PLACE, &med, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
         us4[mode][fused] = med;
     }
-    hs_dist_gpu_set_overlap(g, 0); /* what a run uses: the dot in the product where offered, no overlap */
-    hs_dist_gpu_set_lag(g, 0);
-    const double *us = us4[has_dot];
+    hs_dist_gpu_set_lag(g, 0); /* what a run uses: not lagged */
+    const double *us = us4[has_dot]; /* what a run uses */
     if (rank == 0) {
         printf("time per CG iteration, %d rows a rank (%d nodes), %s %s, ipc, graph of %d: "
                "sequence (9 kernels) %.1f us, fused (3 kernels) %.1f us (median of %d, max over the ranks)\n",
                P->no, P->n, fmt, f32 ? "float32" : "float64", (int)K, us4[0][0], us4[0][1], REPS - 2);
         if (has_dot)
             printf("time per CG iteration, %s, the dot in the product (no dot pass, the default): sequence (8 kernels) "
-                   "%.1f us, fused (3 kernels) %.1f us, fused with the halo overlapped with the product %.1f us; the "
-                   "dot pass: fused %.1f us\n", fmt, us4[1][0], us4[1][1], us4[2][1], us4[0][1]);
+                   "%.1f us, fused (3 kernels) %.1f us; the dot pass: fused %.1f us\n", fmt, us4[1][0], us4[1][1],
+                   us4[0][1]);
         if (has_dot)
             printf("time per CG iteration, %s, the dot in the product: fused (3 kernels) %.1f us, fused lagged (the "
-                   "sums posted, waited for by the next vector kernel) %.1f us\n", fmt, us4[1][1], us4[3][1]);
+                   "sums posted, waited for by the next vector kernel) %.1f us\n", fmt, us4[1][1], us4[2][1]);
     }
     /* where the fused iteration's time goes: each phase alone (max over the ranks) */
     hs_dist_gpu_set_fused(g, 1);
@@ -679,10 +660,6 @@ static void time_iterations(const problem *P, int rank, const char *fmt, int f32
         printf("phases alone, the dot in the product: iteration %.1f = vector+halo+its 2 sums %.1f + SpMV+dot (owned "
                "rows) %.1f + one block: sum over the ranks+test %.1f\n", ph[HS_PCG_T_ITER_DOT], ph[HS_PCG_T_VECTOR_RED],
                ph[HS_PCG_T_SPMV_DOT], ph[HS_PCG_T_SUM_TEST]);
-    if (rank == 0 && has_dot)
-        printf("phases alone, the halo overlapped with the product: iteration %.1f = vector (flags, no wait) %.1f + "
-               "SpMV+dot with the gate %.1f + one block %.1f\n", ph[HS_PCG_T_ITER_OVL], ph[HS_PCG_T_VECTOR_NOWAIT],
-               ph[HS_PCG_T_SPMV_GATE], ph[HS_PCG_T_SUM_TEST]);
     if (rank == 0 && has_dot)
         printf("phases alone, lagged: iteration %.1f (the fused one %.1f)\n", ph[HS_PCG_T_ITER_LAG], ph[HS_PCG_T_ITER_DOT]);
     /* the same iteration as the device Newton loop runs it: the body of a WHILE node the device relaunches
@@ -719,7 +696,7 @@ static void time_iterations(const problem *P, int rank, const char *fmt, int f32
     if (rank == 0)
         printf("in a WHILE node (the device Newton loop's CG)%s: %.1f us per iteration ((T(50) %.1f - T(10) %.1f) / 40, "
                "max over the ranks), against %.1f unrolled in a graph of %d\n", lg ? ", lagged" : "",
-               (tw[1] - tw[0]) / 40.0, tw[1], tw[0], lg ? us4[3][1] : us[1], (int)K);
+               (tw[1] - tw[0]) / 40.0, tw[1], tw[0], lg ? us4[2][1] : us[1], (int)K);
     }
     hs_dist_gpu_set_lag(g, 0);
     cudaEventDestroy(e0);
@@ -860,10 +837,9 @@ int main(int argc, char **argv)
         if (f && hs_spmv_serves(f, f32 ? HS_VALUES_F32 : HS_VALUES_F64)) test_format(&P, f, f32, rank);
     }
     test_newton_test(&P, rank, size);
-    test_silent_peer(&P, rank, "cusparse_sell", 0, 0);
-    test_silent_peer(&P, rank, "ellwarp_k1", 1, 0); /* the dot in the product: the one block's sum waits */
-    test_silent_peer(&P, rank, "ellwarp_k1", 1, 1); /* overlapped: the product's gate waits */
-    test_silent_peer(&P, rank, "ellwarp_k1", 1, 0, 1); /* lagged: the next vector kernel's blocks wait */
+    test_silent_peer(&P, rank, "cusparse_sell", 0);
+    test_silent_peer(&P, rank, "ellwarp_k1", 1); /* the dot in the product: the one block's sum waits */
+    test_silent_peer(&P, rank, "ellwarp_k1", 1, 1); /* lagged: the next vector kernel's blocks wait */
     problem_free(&P);
     if (!getenv("HS_TEST_QUICK")) {
         problem Q;

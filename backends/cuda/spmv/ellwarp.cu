@@ -18,7 +18,6 @@
 #include "hs_cuda_check.cuh"
 #include "hs_gpu_reduce.cuh"
 #include "hs_gpu_spmv.cuh"
-#include "hs_ipc_flags.cuh"
 #include "hs_util.h"
 #include "spmv_ellwarp_layout.h"
 
@@ -43,38 +42,6 @@ struct ellwarp_dev {
     int f32;
 };
 
-// One lane's sum over its slots of a warp (steps W.y from slots c, v), in slot order into s = 0.0.
-// Issue kUnroll column and value loads, then the kUnroll gathers of x, then sum in order: more
-// independent loads in flight per lane than the plain loop of the listings. The matrix is read once
-// per SpMV, so its loads are streaming (__ldcs, evict-first): they do not push x out of L2 (182 MB of
-// matrix stream past an 8 MB x at 1M rows). Measured on an H200: 55.0 -> 50.4 us at 1M rows, from 0.92
-// to 0.99 of the copy bandwidth. kCg: x through L2 only (__ldcg; ghosts stored by other GPUs during
-// the kernel: hs_ipc_gate), else the read-only path (__ldg).
-template <bool kCg, typename V>
-__device__ __forceinline__ double ellwarp_lane_sum(int steps, const int32_t *__restrict__ c, const V *__restrict__ v,
-                                                   const double *__restrict__ x)
-{
-    double s = 0.0;
-    int st = 0;
-    for (; st <= steps - kUnroll; st += kUnroll, c += kUnroll * kWarp, v += kUnroll * kWarp) {
-        int32_t cc[kUnroll];
-        double vv[kUnroll], xx[kUnroll];
-#pragma unroll
-        for (int u = 0; u < kUnroll; ++u) cc[u] = __ldcs(c + u * kWarp);
-#pragma unroll
-        for (int u = 0; u < kUnroll; ++u) vv[u] = (double)__ldcs(v + u * kWarp);
-#pragma unroll
-        for (int u = 0; u < kUnroll; ++u) xx[u] = kCg ? __ldcg(x + cc[u]) : __ldg(x + cc[u]);
-#pragma unroll
-        for (int u = 0; u < kUnroll; ++u) s += vv[u] * xx[u];
-    }
-    for (; st < steps; ++st, c += kWarp, v += kWarp) {
-        const int32_t cj = __ldcs(c);
-        s += (double)__ldcs(v) * (kCg ? __ldcg(x + cj) : __ldg(x + cj));
-    }
-    return s;
-}
-
 // Seed 002 Listing 2 (K1) and Listing 3 (K2), for any CSR matrix: a grid-stride loop over warps
 // (the bound is uniform across a warp, so the full shuffle mask is always valid); every lane of a
 // warp, also those past the last row, reads its slots, which the layout fills with zeros and valid
@@ -88,40 +55,42 @@ __device__ __forceinline__ double ellwarp_lane_sum(int steps, const int32_t *__r
 // V: the stored value type (float values are widened before their product; sums stay double).
 // kLim (apply_dot_rows, a rank's local matrix): only rows < n_dot enter the dot (the owned rows; the
 // ghosts' incomplete rows behind them are multiplied and left out); false: every row, n_dot unread.
-// kGate (apply_dot_rows with a gate: the distributed CG's halo overlapped with the product): a warp
-// whose rows reach gate.row_lo waits for the halo's flags before its first such row and then reads x
-// through L2 (hs_ipc_gate); false: gate unread.
-template <bool kSplit, bool kRemap, bool kDot, typename V, bool kLim = false, bool kGate = false>
+template <bool kSplit, bool kRemap, bool kDot, typename V, bool kLim = false>
 __device__ __forceinline__ void
 ellwarp_body(int32_t n_rows, int32_t n_warps, const int4 *__restrict__ warp,
              const int32_t *__restrict__ col, const V *__restrict__ val,
              const int32_t *__restrict__ perm, const double *__restrict__ x, double *__restrict__ y,
-             double *__restrict__ part, unsigned *ticket, double *result, int32_t n_dot = 0,
-             hs_ipc_gate gate = hs_ipc_gate{})
+             double *__restrict__ part, unsigned *ticket, double *result, int32_t n_dot = 0)
 {
     const int lane = threadIdx.x & (kWarp - 1);
     double dot = 0.0;
-    bool passed = false; // kGate: this thread acquired the flags already
     const int64_t warps_in_grid = ((int64_t)gridDim.x * blockDim.x) / kWarp;
     for (int64_t w = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) / kWarp; w < n_warps;
          w += warps_in_grid) {
         const int4 W = __ldg(warp + w); // x: slot32, y: steps, z: row0, w: shift
         const size_t base = (size_t)W.x * kWarp + lane;
-        double s;
-        if (kGate) {
-            // the warp's last row (K2: 32 >> shift rows; remapped: any row, so every warp) reads ghosts:
-            // wait once for the flags, then x through L2 (hs_ipc_gate)
-            const int64_t last = (int64_t)W.z + (kSplit ? (31 >> W.w) : 31);
-            const bool ghosts = kRemap || last >= gate.row_lo; // uniform over the warp
-            if (ghosts && !passed) {
-                hs_ipc_gate_wait(gate);
-                passed = true;
-            }
-            s = ghosts ? ellwarp_lane_sum<true>(W.y, col + base, val + base, x)
-                       : ellwarp_lane_sum<false>(W.y, col + base, val + base, x);
-        } else {
-            s = ellwarp_lane_sum<false>(W.y, col + base, val + base, x);
+        const int32_t *c = col + base;
+        const V *v = val + base;
+        double s = 0.0;
+        int st = 0;
+        // Issue kUnroll column and value loads, then the kUnroll gathers of x, then sum in order:
+        // more independent loads in flight per lane than the plain loop of the listings. The
+        // matrix is read once per SpMV, so its loads are streaming (__ldcs, evict-first): they do
+        // not push x out of L2 (182 MB of matrix stream past an 8 MB x at 1M rows). Measured on an
+        // H200: 55.0 -> 50.4 us at 1M rows, from 0.92 to 0.99 of the copy bandwidth.
+        for (; st <= W.y - kUnroll; st += kUnroll, c += kUnroll * kWarp, v += kUnroll * kWarp) {
+            int32_t cc[kUnroll];
+            double vv[kUnroll], xx[kUnroll];
+#pragma unroll
+            for (int u = 0; u < kUnroll; ++u) cc[u] = __ldcs(c + u * kWarp);
+#pragma unroll
+            for (int u = 0; u < kUnroll; ++u) vv[u] = (double)__ldcs(v + u * kWarp);
+#pragma unroll
+            for (int u = 0; u < kUnroll; ++u) xx[u] = __ldg(x + cc[u]);
+#pragma unroll
+            for (int u = 0; u < kUnroll; ++u) s += vv[u] * xx[u];
         }
+        for (; st < W.y; ++st, c += kWarp, v += kWarp) s += (double)__ldcs(v) * __ldg(x + __ldcs(c));
 
         int64_t pos;
         bool writes;
@@ -170,18 +139,6 @@ ellwarp_dot_kernel(int32_t n_rows, int32_t n_warps, const int4 *__restrict__ war
 {
     ellwarp_body<kSplit, kRemap, true, V, kLim>(n_rows, n_warps, warp, col, val, perm, x, y, part, ticket, result,
                                                 n_dot);
-}
-
-// apply_dot_rows with a gate (kGate): the dot over rows < n_dot, the ghosts' rows after the flags.
-template <bool kSplit, bool kRemap, typename V>
-__global__ void __launch_bounds__(1024, 2)
-ellwarp_dot_gate_kernel(int32_t n_rows, int32_t n_warps, const int4 *__restrict__ warp,
-                        const int32_t *__restrict__ col, const V *__restrict__ val,
-                        const int32_t *__restrict__ perm, const double *__restrict__ x, double *__restrict__ y,
-                        double *__restrict__ part, unsigned *ticket, double *result, int32_t n_dot, hs_ipc_gate gate)
-{
-    ellwarp_body<kSplit, kRemap, true, V, true, true>(n_rows, n_warps, warp, col, val, perm, x, y, part, ticket,
-                                                      result, n_dot, gate);
 }
 
 void ellwarp_destroy(void *impl)
@@ -305,51 +262,14 @@ hs_status ellwarp_apply_dot(void *impl, const double *d_x, double *d_y, double *
                     : launch<false, false, true>(d, d_x, d_y, d_part, max_parts, d_ticket, d_result, stream);
 }
 
-// the gated kernel (apply_dot_rows with a gate), the grid as launch_v's with the dot
-template <bool kSplit, bool kRemap, typename V>
-hs_status launch_gate(const ellwarp_dev *d, const hs_ipc_gate &gate, const double *d_x, double *d_y, double *d_part,
-                      int max_parts, unsigned *d_ticket, double *d_result, int32_t n_dot, cudaStream_t stream)
-{
-    int64_t blocks = ((int64_t)d->n_warps * kWarp + d->block - 1) / d->block;
-    if (blocks > max_parts) blocks = max_parts;
-    if (blocks < 1) blocks = 1;
-    ellwarp_dot_gate_kernel<kSplit, kRemap, V><<<(unsigned)blocks, d->block, 0, stream>>>(
-        d->n_rows, d->n_warps, d->d_warp, d->d_col, static_cast<const V *>(d->d_vals), d->d_perm, d_x, d_y, d_part,
-        d_ticket, d_result, n_dot, gate);
-    HS_CUDA_LAUNCH_CHECK("ellwarp_dot_gate_kernel");
-    return HS_OK;
-}
-
-template <bool kSplit, bool kRemap>
-hs_status launch_gate_any(const ellwarp_dev *d, const hs_ipc_gate &gate, const double *d_x, double *d_y,
-                          double *d_part, int max_parts, unsigned *d_ticket, double *d_result, int32_t n_dot,
-                          cudaStream_t stream)
-{
-    return d->f32 ? launch_gate<kSplit, kRemap, float>(d, gate, d_x, d_y, d_part, max_parts, d_ticket, d_result, n_dot,
-                                                       stream)
-                  : launch_gate<kSplit, kRemap, double>(d, gate, d_x, d_y, d_part, max_parts, d_ticket, d_result, n_dot,
-                                                        stream);
-}
-
 // apply_dot with the dot over rows [0, n_dot) (a rank's owned rows; kLim instantiations: apply_dot's
-// kernels above are not touched); with a gate, the kGate kernel
-hs_status ellwarp_apply_dot_rows(void *impl, int32_t n_dot, const hs_ipc_gate *gate, const double *d_x, double *d_y,
-                                 double *d_part, int max_parts, unsigned *d_ticket, double *d_result, cudaStream_t stream)
+// kernels above are not touched)
+hs_status ellwarp_apply_dot_rows(void *impl, int32_t n_dot, const double *d_x, double *d_y, double *d_part,
+                                 int max_parts, unsigned *d_ticket, double *d_result, cudaStream_t stream)
 {
     const ellwarp_dev *d = static_cast<const ellwarp_dev *>(impl);
     HS_CHECK(n_dot >= 0 && n_dot <= d->n_rows, HS_ERR_INTERNAL, "ELL-WARP: the dot over %d rows of %d", (int)n_dot,
              (int)d->n_rows);
-    if (gate) {
-        if (d->k2)
-            return d->remap ? launch_gate_any<true, true>(d, *gate, d_x, d_y, d_part, max_parts, d_ticket, d_result,
-                                                          n_dot, stream)
-                            : launch_gate_any<true, false>(d, *gate, d_x, d_y, d_part, max_parts, d_ticket, d_result,
-                                                           n_dot, stream);
-        return d->remap ? launch_gate_any<false, true>(d, *gate, d_x, d_y, d_part, max_parts, d_ticket, d_result, n_dot,
-                                                       stream)
-                        : launch_gate_any<false, false>(d, *gate, d_x, d_y, d_part, max_parts, d_ticket, d_result,
-                                                        n_dot, stream);
-    }
     if (d->k2)
         return d->remap ? launch<true, true, true, true>(d, d_x, d_y, d_part, max_parts, d_ticket, d_result, stream, n_dot)
                         : launch<true, false, true, true>(d, d_x, d_y, d_part, max_parts, d_ticket, d_result, stream,

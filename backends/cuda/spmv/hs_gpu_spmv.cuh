@@ -14,8 +14,6 @@
 
 #include "hs_spmv.h"
 
-struct hs_ipc_gate; /* backends/cuda/hs_ipc_flags.cuh */
-
 struct hs_gpu_spmv_ops {
     const char *name;
     /** Upload @p lay (built from @p pattern) and bind d_vals [lay->n_slots] (borrowed). */
@@ -39,12 +37,9 @@ struct hs_gpu_spmv_ops {
      *  local matrix, the dot y . x over rows [0, @p n_dot) only (the owned rows; the ghosts' incomplete
      *  rows behind them are multiplied as apply multiplies them and left out of the sum), the same
      *  partials, ticket and last-block sum (the distributed CG: backends/cuda/dist_pcg.cu). A separate
-     *  kernel instantiation: apply_dot's code is unchanged. With @p gate (NULL: none) the ghosts arrive
-     *  while the kernel runs: its rows from gate->row_lo on wait for the flags first and read x through
-     *  L2 (hs_ipc_gate, backends/cuda/hs_ipc_flags.cuh; the halo overlapped with the interior rows). */
-    hs_status (*apply_dot_rows)(void *impl, int32_t n_dot, const struct hs_ipc_gate *gate, const double *d_x,
-                                double *d_y, double *d_part, int max_parts, unsigned *d_ticket, double *d_result,
-                                cudaStream_t stream);
+     *  kernel instantiation: apply_dot's code is unchanged. */
+    hs_status (*apply_dot_rows)(void *impl, int32_t n_dot, const double *d_x, double *d_y, double *d_part,
+                                int max_parts, unsigned *d_ticket, double *d_result, cudaStream_t stream);
 };
 
 /** Partials the reductions of the CG vector kernels and the separate dot pass use (their grid cap). */

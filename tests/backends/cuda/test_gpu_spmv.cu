@@ -22,7 +22,6 @@
 #include <time.h>
 
 #include "hs_gpu_spmv.cuh"
-#include "hs_ipc_flags.cuh"
 #include "hs_spmv.h"
 #include "hs_test.h"
 
@@ -350,8 +349,7 @@ out:
  * longest row (each y_i within 2 gamma_m (|A||x|)_i of y_csr_i, as check_rows; |y_i| <= (1 + gamma_m)
  * (|A||x|)_i; an nd-term dot in any order within gamma_nd sum |y_i x_i|, on either side). Also: every
  * row of y as check_rows, apply_dot_rows over all n rows gives apply_dot's bits (the same kernel order),
- * with a gate whose flag is in (hs_ipc_gate: the rows from n/3 on wait, then read x through L2) the
- * same bits as without, and the ticket is back to 0 after each launch. */
+ * and the ticket is back to 0 after each launch. */
 static void run_case_dot(const hs_spmv_ops *o, const char *mat, hs_csr *a, rng *r, int f32)
 {
     const hs_gpu_spmv_ops *g = hs_gpu_spmv_of(o);
@@ -366,22 +364,10 @@ static void run_case_dot(const hs_spmv_ops *o, const char *mat, hs_csr *a, rng *
     double *x = (double *)malloc(sizeof(double) * (size_t)n), *vd = (double *)malloc(sizeof(double) * ns);
     float *vf = (float *)malloc(sizeof(float) * ns);
     double *ycsr = (double *)malloc(sizeof(double) * (size_t)n), *ab = (double *)malloc(sizeof(double) * (size_t)n);
-    double *y = (double *)malloc(sizeof(double) * (size_t)n), *y2 = (double *)malloc(sizeof(double) * (size_t)n);
+    double *y = (double *)malloc(sizeof(double) * (size_t)n);
     void *d_vals = NULL;
     double *d_x = NULL, *d_y = NULL, *d_part = NULL, *d_res = NULL;
     unsigned *d_ticket = NULL;
-    /* a gate (hs_ipc_gate) in device memory: one flag at 5, the number wanted 5, no error */
-    struct gate_mem {
-        hs_ipc_u64 flag, want;
-        int32_t peer;
-        hs_ipc_ctl ctl;
-        hs_ipc_err err;
-    } *d_gm = NULL, h_gm;
-    memset(&h_gm, 0, sizeof h_gm);
-    h_gm.flag = 5;
-    h_gm.want = 5;
-    hs_ipc_gate gate;
-    memset(&gate, 0, sizeof gate);
     int32_t mmax = 0;
     for (int32_t i = 0; i < n; ++i) {
         x[i] = rng_sym(r);
@@ -403,16 +389,6 @@ static void run_case_dot(const hs_spmv_ops *o, const char *mat, hs_csr *a, rng *
     T_CUDA(cudaMalloc(&d_res, sizeof(double)));
     T_CUDA(cudaMalloc(&d_ticket, sizeof(unsigned)));
     T_CUDA(cudaMemset(d_ticket, 0, sizeof(unsigned)));
-    T_CUDA(cudaMalloc(&d_gm, sizeof *d_gm));
-    T_CUDA(cudaMemcpy(d_gm, &h_gm, sizeof h_gm, cudaMemcpyHostToDevice));
-    gate.row_lo = n / 3;
-    gate.n = 1;
-    gate.flag = &d_gm->flag;
-    gate.want = &d_gm->want;
-    gate.peer = &d_gm->peer;
-    gate.timeout_ns = 1000000000ull;
-    gate.ctl = &d_gm->ctl;
-    gate.err = &d_gm->err;
     T_CUDA(cudaMemcpy(d_vals, f32 ? (const void *)vf : (const void *)vd, (f32 ? sizeof(float) : sizeof(double)) * ns,
                       cudaMemcpyHostToDevice));
     T_CUDA(cudaMemcpy(d_x, x, sizeof(double) * (size_t)n, cudaMemcpyHostToDevice));
@@ -433,23 +409,11 @@ static void run_case_dot(const hs_spmv_ops *o, const char *mat, hs_csr *a, rng *
             if (nds[q] >= 0) {
                 if (!g->apply_dot_rows) break;
                 T_CUDA(cudaMemset(d_y, 0xFF, sizeof(double) * (size_t)n));
-                HS_TEST_OK(g->apply_dot_rows(s->impl, nd, NULL, d_x, d_y, d_part, max_parts, d_ticket, d_res, 0));
+                HS_TEST_OK(g->apply_dot_rows(s->impl, nd, d_x, d_y, d_part, max_parts, d_ticket, d_res, 0));
                 T_CUDA(cudaDeviceSynchronize());
                 T_CUDA(cudaMemcpy(&dot, d_res, sizeof dot, cudaMemcpyDeviceToHost));
                 T_CUDA(cudaMemcpy(y, d_y, sizeof(double) * (size_t)n, cudaMemcpyDeviceToHost));
                 check_rows(f32 ? "apply_dot_rows, float32" : "apply_dot_rows", o->name, mat, a, y, ycsr, ab);
-                /* with a gate whose flag is in already (the rows from n/3 on read x through L2): the same bits */
-                T_CUDA(cudaMemset(d_y, 0xFF, sizeof(double) * (size_t)n));
-                HS_TEST_OK(g->apply_dot_rows(s->impl, nd, &gate, d_x, d_y, d_part, max_parts, d_ticket, d_res, 0));
-                T_CUDA(cudaDeviceSynchronize());
-                {
-                    double gdot = 0.0;
-                    T_CUDA(cudaMemcpy(&gdot, d_res, sizeof gdot, cudaMemcpyDeviceToHost));
-                    T_CUDA(cudaMemcpy(y2, d_y, sizeof(double) * (size_t)n, cudaMemcpyDeviceToHost));
-                    HS_TEST_CHECK(memcmp(&gdot, &dot, sizeof dot) == 0 && memcmp(y2, y, sizeof(double) * (size_t)n) == 0,
-                                  "%s on %s (%s): apply_dot_rows with a passed gate differs from without (%.17g, %.17g)",
-                                  o->name, mat, vk, gdot, dot);
-                }
                 if (nd == n)
                     HS_TEST_CHECK(memcmp(&dot, &full, sizeof dot) == 0,
                                   "%s on %s (%s): apply_dot_rows over all %d rows %.17g, apply_dot %.17g", o->name, mat,
@@ -477,9 +441,8 @@ out:
     cudaFree(d_part);
     cudaFree(d_res);
     cudaFree(d_ticket);
-    cudaFree(d_gm);
     hs_spmv_layout_destroy(&lay);
-    free(x); free(vd); free(vf); free(ycsr); free(ab); free(y); free(y2);
+    free(x); free(vd); free(vf); free(ycsr); free(ab); free(y);
 }
 
 /* Host only: every registered format has device ops at the same position, under the same name. */
