@@ -194,7 +194,8 @@ static hs_status part_iteration(void *ctx, hs_gpu_cg *cg, double *x, cudaStream_
     HS_CHECK(g->u_bound == cg->u, HS_ERR_INTERNAL, "the fused CG iteration: u is not the vector bound to the transport");
     const int dot = g->dist.spmv_dot != NULL;
     if (dot && g->lag) HS_CALL(hs_dist_pcg_enqueue_lag(cg, x, ipc, part_spmv_dot_ready, g, s, cond, use_cond));
-    else HS_CALL(hs_dist_pcg_enqueue(cg, x, ipc, part_spmv_ready, dot ? part_spmv_dot_ready : NULL, g, s, cond, use_cond));
+    else HS_CALL(hs_dist_pcg_enqueue(cg, x, ipc, part_spmv_ready, dot ? part_spmv_dot_ready : NULL, g, s, cond,
+                                     use_cond));
     hs_cuda_comm_count(g->comm, hs_ipc_n_nbrs(ipc) > 0, 1);
     return HS_OK;
 }

@@ -62,7 +62,7 @@ typedef unsigned long long hs_ipc_u64;
 /** This rank's numbers of the exchanges and sums completed (device memory, not shared). */
 struct hs_ipc_ctl {
     hs_ipc_u64 halo_seq; /**< advanced by the last block of a halo's finish */
-    hs_ipc_u64 sum_seq;  /**< the last sum consumed on this rank (a posted one may be pending: hs_ipc_dev_sum_pending) */
+    hs_ipc_u64 sum_seq;  /**< the last sum consumed here (a posted one may be pending: hs_ipc_dev_sum_pending) */
     int err;             /**< 0, or the kind of the first wait that gave up (1 halo, 2 sum): later waits return */
 };
 

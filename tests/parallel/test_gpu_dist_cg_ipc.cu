@@ -340,7 +340,10 @@ static void test_format(const problem *P, const hs_spmv_ops *f, int f32, int ran
                 solve_out r[2];
                 char what[200];
                 snprintf(what, sizeof what, "%s %s%s, %s, %s", f->name, f32 ? "float32" : "float64",
-                         lag ? ", the dot in the product, lagged" : dot ? ", the dot in the product" : has_dot ? ", the dot pass" : "",
+                         lag       ? ", the dot in the product, lagged"
+                         : dot     ? ", the dot in the product"
+                         : has_dot ? ", the dot pass"
+                                   : "",
                          graph ? "graphs" : "launched",
                          brk ? "breakdown" : oi ? "max_iter 6" : "converged");
                 for (int fused = 1; fused >= 0; --fused) {
@@ -661,7 +664,8 @@ static void time_iterations(const problem *P, int rank, const char *fmt, int f32
                "rows) %.1f + one block: sum over the ranks+test %.1f\n", ph[HS_PCG_T_ITER_DOT], ph[HS_PCG_T_VECTOR_RED],
                ph[HS_PCG_T_SPMV_DOT], ph[HS_PCG_T_SUM_TEST]);
     if (rank == 0 && has_dot)
-        printf("phases alone, lagged: iteration %.1f (the fused one %.1f)\n", ph[HS_PCG_T_ITER_LAG], ph[HS_PCG_T_ITER_DOT]);
+        printf("phases alone, lagged: iteration %.1f (the fused one %.1f)\n", ph[HS_PCG_T_ITER_LAG],
+               ph[HS_PCG_T_ITER_DOT]);
     /* the same iteration as the device Newton loop runs it: the body of a WHILE node the device relaunches
      * each iteration (hs_gpu_cg_capture_solve; the solve stopped at max_iter): (T(50) - T(10)) / 40 */
     const int KW[2] = {10, 50};
