@@ -592,16 +592,14 @@ hs_status hs_gpu_cg_solve_stream(hs_gpu_cg *cg, const double *b, double *x, cons
     HS_CALL(enqueue_init(cg, b, x, t, s, cudaGraphConditionalHandle{}, 0));
     if (poll < 1) poll = 1;
     int launched = 0;
-    /* a lagged iteration tests the one before it: one more launch runs the max_iter-th test */
-    const int most = t->max_iter + (cg->dist && cg->dist->lag && t->max_iter > 0 && t->max_iter < INT_MAX ? 1 : 0);
     for (;;) {
         int chunk = poll;
-        if (launched + chunk > most) chunk = most - launched;
+        if (launched + chunk > t->max_iter) chunk = t->max_iter - launched;
         HS_CALL(enqueue_chunk(cg, x, chunk, poll, s));
         launched += chunk;
         HS_CUDA_CALL(cudaMemcpyAsync(h_sc, cg->d_sc, sizeof(hs_gpu_cg_scalars), cudaMemcpyDeviceToHost, s));
         HS_CUDA_CALL(cudaStreamSynchronize(s));
-        if (h_sc->status != HS_GPU_CG_RUNNING || launched >= most) break;
+        if (h_sc->status != HS_GPU_CG_RUNNING || launched >= t->max_iter) break;
     }
     return HS_OK;
 }

@@ -192,10 +192,8 @@ static hs_status part_iteration(void *ctx, hs_gpu_cg *cg, double *x, cudaStream_
     hs_dist_gpu *g = (hs_dist_gpu *)ctx;
     hs_ipc *ipc = hs_cuda_comm_ipc(g->comm);
     HS_CHECK(g->u_bound == cg->u, HS_ERR_INTERNAL, "the fused CG iteration: u is not the vector bound to the transport");
-    const int dot = g->dist.spmv_dot != NULL;
-    if (dot && g->lag) HS_CALL(hs_dist_pcg_enqueue_lag(cg, x, ipc, part_spmv_dot_ready, g, s, cond, use_cond));
-    else HS_CALL(hs_dist_pcg_enqueue(cg, x, ipc, part_spmv_ready, dot ? part_spmv_dot_ready : NULL, g, s, cond,
-                                     use_cond));
+    HS_CALL(hs_dist_pcg_enqueue(cg, x, ipc, part_spmv_ready, g->dist.spmv_dot ? part_spmv_dot_ready : NULL, g, s, cond,
+                                use_cond));
     hs_cuda_comm_count(g->comm, hs_ipc_n_nbrs(ipc) > 0, 1);
     return HS_OK;
 }
@@ -258,16 +256,12 @@ extern "C" int hs_dist_gpu_set_graph(hs_dist_gpu *g, int on, char *why, size_t w
     return use;
 }
 
-/* the lagged iteration where the fused iteration forms the dot in the product (cg.cu launches one more) */
-static void lag_sync(hs_dist_gpu *g) { g->dist.lag = g->lag && g->dist.iteration && g->dist.spmv_dot; }
-
 extern "C" int hs_dist_gpu_set_fused(hs_dist_gpu *g, int on)
 {
     if (g->serial) return 0;
     const int use = on && hs_cuda_comm_ipc(g->comm) && g->u_bound;
     g->dist.iteration = use ? part_iteration : NULL;
     g->dist.init = use ? part_init : NULL;
-    lag_sync(g);
     hs_dist_newton_free(g); /* its graphs hold the other kind of iteration (made again when next used) */
     if (g->c->cg->dist_exec) {
         hs_gpu_cg_clear_dist(g->c->cg, g->n_own);
@@ -281,26 +275,12 @@ extern "C" int hs_dist_gpu_set_spmv_dot(hs_dist_gpu *g, int on)
     if (g->serial) return 0;
     const int use = on && spmv_dot_possible(g);
     g->dist.spmv_dot = use ? part_spmv_dot : NULL;
-    lag_sync(g);
     hs_dist_newton_free(g); /* its graphs hold the other kind of iteration (made again when next used) */
     if (g->c->cg->dist_exec) {
         hs_gpu_cg_clear_dist(g->c->cg, g->n_own);
         g->c->cg->dist = &g->dist;
     }
     return use;
-}
-
-extern "C" int hs_dist_gpu_set_lag(hs_dist_gpu *g, int on)
-{
-    if (g->serial) return 0;
-    g->lag = on && spmv_dot_possible(g);
-    lag_sync(g);
-    hs_dist_newton_free(g); /* its graphs hold the other kind of iteration (made again when next used) */
-    if (g->c->cg->dist_exec) {
-        hs_gpu_cg_clear_dist(g->c->cg, g->n_own);
-        g->c->cg->dist = &g->dist;
-    }
-    return g->lag;
 }
 
 extern "C" hs_status hs_dist_gpu_phase_times(hs_dist_gpu *g, int K, int reps, double *us, int n)

@@ -39,8 +39,6 @@ struct hs_dist_gpu {
     char why_graph[160];      /* solver.step = graph, yet iterations launched one by one: why */
     struct hs_dist_newton *nt; /* the device Newton loop's data (dist_newton.cu), NULL until first used */
     const double *u_bound;    /* the ipc transport: the CG vector its neighbours map (hs_ipc_bind_vector) */
-    int lag;                  /* the fused iteration with the dot in the product: its sums consumed one
-                                 iteration later (hs_dist_gpu_set_lag) */
 };
 
 /** One block's share of the owned rows' max of dt |R_i| / m_i (NaN largest) and its row, into partv/parti

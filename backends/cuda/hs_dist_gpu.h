@@ -80,23 +80,12 @@ int hs_dist_gpu_set_fused(hs_dist_gpu *g, int on);
  */
 int hs_dist_gpu_set_spmv_dot(hs_dist_gpu *g, int on);
 /**
- * @brief @p on 1: where the product can form the dot (as hs_dist_gpu_set_spmv_dot), the ipc transport's
- * fused iteration, while it forms it, runs LAGGED (backends/cuda/dist_pcg.cu): the product's dot is
- * posted to the peers by a one-block kernel that does not wait, and the next iteration's vector kernel
- * waits for the sum, runs the stopping test and the coefficients in every block; the stop is seen one
- * iteration later (that iteration updates nothing), x, the iteration count and the status the same
- * bits. 0 (what hs_dist_gpu_create sets): the one-block kernel waits for the sum. Returns 1 when
- * possible. For tests and measurements; the graphs captured so far are dropped.
- */
-int hs_dist_gpu_set_lag(hs_dist_gpu *g, int on);
-/**
  * @brief Where a fused CG iteration's time goes (the ipc transport only; HS_ERR_INTERNAL otherwise): the
  * microseconds per call of each phase replayed alone from a graph of @p K, the median of @p reps, in
  * @p us [n] (backends/cuda/hs_dist_pcg.cuh, HS_PCG_T_*: the iteration, the vector kernel with and
  * without its halo, the product, the dot kernel with the sums, the dot pass, the sum, the halo alone;
  * where the format can form the dot in the product, whatever hs_dist_gpu_set_spmv_dot says, the
- * iteration so, its vector kernel, its product and its one-block sum, and the lagged iteration
- * (hs_dist_gpu_set_lag); else those -1).
+ * iteration so, its vector kernel, its product and its one-block sum; else those -1).
  * Overwrites the CG's vectors (not within a solve). Collective. For tests and measurements.
  */
 hs_status hs_dist_gpu_phase_times(hs_dist_gpu *g, int K, int reps, double *us, int n);

@@ -213,17 +213,6 @@ hs_status hs_dist_pcg_enqueue_init(hs_gpu_cg *cg, const double *b, double *x, co
                                    hs_dist_spmv_started_fn spmv, hs_dist_spmv_dot_fn spmv_dot, void *ctx,
                                    cudaStream_t s, cudaGraphConditionalHandle cond, int use_cond);
 
-/**
- * @brief Enqueue one LAGGED iteration (dist_pcg.cu's comment on it; hs_dist_gpu_set_lag): the vector
- * kernel consumes the sum the previous iteration posted (test, coefficients, a WHILE node's condition),
- * the product with its dot (@p spmv_dot, required), a one-block post of the three sums that waits for
- * nothing. The stopping decision lags one iteration (the solve needs one iteration more than the test's
- * count: hs_gpu_cg_dist.lag); x, the iteration count and the status are the same bits as
- * hs_dist_pcg_enqueue's with the same spmv_dot.
- */
-hs_status hs_dist_pcg_enqueue_lag(hs_gpu_cg *cg, double *x, struct hs_ipc *ipc, hs_dist_spmv_dot_fn spmv_dot, void *ctx,
-                                  cudaStream_t s, cudaGraphConditionalHandle cond, int use_cond);
-
 /** The phases hs_dist_pcg_phase_times measures (microseconds per call, each replayed alone from a graph). */
 enum {
     HS_PCG_T_ITER,       /**< a whole fused iteration (vector + product + dot) */
@@ -239,17 +228,14 @@ enum {
     HS_PCG_T_VECTOR_RED, /**< the vector kernel with its halo and its last block's two sums */
     HS_PCG_T_SPMV_DOT,   /**< the product with the dot over the owned rows (apply_dot_rows) */
     HS_PCG_T_SUM_TEST,   /**< the one block: the sum of 3 doubles over the ranks and the test */
-    /* the lagged iteration (spmv_dot; else -1) */
-    HS_PCG_T_ITER_LAG,      /**< a whole lagged iteration (vector with the last sum's wait and test + product with
-                                 the dot + the one-block post, no wait) */
     HS_PCG_T_N
 };
 
 /**
  * @brief Time each phase of the fused iteration on its own (bench and tests: where an iteration's time
  * goes): each is captured K times into a graph, replayed @p reps times after one warm launch, the median
- * per call in @p us [HS_PCG_T_N] (the HS_PCG_T_*_DOT, _RED, _SUM_TEST, _LAG ones only with @p spmv_dot,
- * else -1). Runs the CG's init first and between phases (the vectors and scalars are
+ * per call in @p us [HS_PCG_T_N] (the HS_PCG_T_*_DOT, _RED, _SUM_TEST ones only with @p spmv_dot, else
+ * -1). Runs the CG's init first and between phases (the vectors and scalars are
  * overwritten: not within a solve). Collective: every rank calls it with the same K and reps.
  */
 hs_status hs_dist_pcg_phase_times(hs_gpu_cg *cg, const double *b, double *x, struct hs_ipc *ipc, hs_dist_spmv_started_fn spmv,

@@ -102,9 +102,6 @@ struct hs_gpu_cg_dist {
      *  b, tolerance t) itself, fused likewise, setting @p cond when @p use_cond */
     hs_status (*init)(void *ctx, struct hs_gpu_cg *cg, const double *b, double *x, const struct hs_gpu_cg_tol *t,
                       cudaStream_t s, cudaGraphConditionalHandle cond, int use_cond);
-    /** 1: iteration's stopping test runs in the NEXT iteration's first kernel (dist_pcg.cu's lagged
-     *  iteration): the polled solve launches up to max_iter + 1 iterations, the last updating nothing */
-    int lag;
 };
 
 enum { HS_GPU_CG_NOTE_CAPTURE = 0, HS_GPU_CG_NOTE_CAPTURED = 1, HS_GPU_CG_NOTE_REPLAY = 2 };

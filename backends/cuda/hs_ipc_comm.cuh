@@ -62,7 +62,7 @@ typedef unsigned long long hs_ipc_u64;
 /** This rank's numbers of the exchanges and sums completed (device memory, not shared). */
 struct hs_ipc_ctl {
     hs_ipc_u64 halo_seq; /**< advanced by the last block of a halo's finish */
-    hs_ipc_u64 sum_seq;  /**< the last sum consumed here (a posted one may be pending: hs_ipc_dev_sum_pending) */
+    hs_ipc_u64 sum_seq;  /**< advanced by a sum */
     int err;             /**< 0, or the kind of the first wait that gave up (1 halo, 2 sum): later waits return */
 };
 
@@ -203,76 +203,13 @@ static __device__ __forceinline__ void hs_ipc_dev_halo_last(const hs_ipc_dev &v,
     hs_ipc_dev_halo_wait(v, seq);
 }
 
-/* The sums' protocol in two halves (a post and a wait), so that a kernel can post a sum and a later one
- * consume it (dist_pcg.cu's lagged CG iteration: the product's dot posted, the next vector kernel's
- * blocks waiting for it). Sum number seq = ctl->sum_seq + 1 (sum_seq: the last sum CONSUMED on this
- * rank): its values go into slot parity seq & 1, row `rank`, of every rank, then every rank's flag word
- * `rank` is raised to seq (this rank's own included: a posted, unconsumed sum is seen locally as
- * own flag >= sum_seq + 1). The consumer waits for every rank's flag of seq, sums the P rows of its own
- * slot in rank order and advances sum_seq. Every post is preceded on its rank by the consumption of
- * every earlier sum (a post drains a pending one first: hs_ipc_dev_sum_drain), so sums alternate
- * post, consume, post... on every rank in the same order. Slot reuse: rank A's post of s writes parity
- * s & 1 into B, which B last read when consuming s - 2; A consumed s - 1 first, i.e. saw B's flag of
- * s - 1, which B raised (post of s - 1) after it had consumed s - 2 (its reads done: stream order, or
- * the same block's barrier). */
-
-/** One thread: 1 when a sum was posted on this rank and not consumed yet (its number sum_seq + 1). */
-static __device__ __forceinline__ int hs_ipc_dev_sum_pending(const hs_ipc_dev &v)
-{
-    const hs_ipc_u64 own = *(volatile const hs_ipc_u64 *)(reinterpret_cast<hs_ipc_u64 *>(v.base[v.rank] + v.off_sflag) +
-                                                          v.rank);
-    return own > v.ctl->sum_seq;
-}
-
-/** One thread: wait for every rank's flag of sum @p seq (the transport's timeout and error record); 0 when a
- *  wait gave up. */
-static __device__ __forceinline__ int hs_ipc_dev_sum_wait_all(const hs_ipc_dev &v, hs_ipc_u64 seq)
-{
-    int ok = 1;
-    for (int q = 0; q < v.size; ++q)
-        ok &= hs_ipc_wait_flag(reinterpret_cast<hs_ipc_u64 *>(v.base[v.rank] + v.off_sflag) + q, seq, v.timeout_ns,
-                               v.ctl, v.err, 2, q);
-    return ok;
-}
-
-/** Sum @p seq's value t summed over the ranks' rows of this rank's slot in rank order (after the flags:
- *  hs_ipc_dev_block_sum's bits). */
-static __device__ __forceinline__ double hs_ipc_dev_sum_read(const hs_ipc_dev &v, hs_ipc_u64 seq, int t)
-{
-    const int P = v.size;
-    const double *slot = reinterpret_cast<const double *>(v.base[v.rank] + v.off_slot) + (seq & 1) * P * HS_IPC_SUM_MAX;
-    double s = __ldcg(slot + t);
-    for (int q = 1; q < P; ++q) s += __ldcg(slot + (size_t)q * HS_IPC_SUM_MAX + t);
-    return s;
-}
-
-/** Every thread of one block: a pending sum (posted, not consumed: a lagged CG iteration's last, after its
- *  loop ended) consumed without reading it (every rank's flag of it waited for, the count advanced), so
- *  that the next post may reuse the slots; the number of the next sum. Synchronises the block. */
-static __device__ __forceinline__ hs_ipc_u64 hs_ipc_dev_sum_drain(const hs_ipc_dev &v)
-{
-    __shared__ int pend;
-    const int t = threadIdx.x;
-    const hs_ipc_u64 s0 = v.ctl->sum_seq;
-    if (t == 0) pend = hs_ipc_dev_sum_pending(v);
-    __syncthreads();
-    const int p = pend;
-    if (p && t < v.size)
-        hs_ipc_wait_flag(reinterpret_cast<hs_ipc_u64 *>(v.base[v.rank] + v.off_sflag) + t, s0 + 1, v.timeout_ns, v.ctl,
-                         v.err, 2, t);
-    __syncthreads();
-    if (p && t == 0) v.ctl->sum_seq = s0 + 1; /* every thread read it before the barrier above */
-    return s0 + 1 + p;
-}
-
-/** The post half: every thread of one block (blockDim.x >= max(n, size)); d_v[0..n) into every rank's
- *  slot of sum @p seq (from hs_ipc_dev_sum_drain), then every rank's flag of this rank raised. No wait;
- *  the sum counts as done on this rank only when consumed (hs_ipc_dev_block_sum's wait, or a lagged
- *  consumer that advances ctl->sum_seq). Synchronises the block before and after. */
-static __device__ __forceinline__ void hs_ipc_dev_block_post(const hs_ipc_dev &v, const double *d_v, int n,
-                                                             hs_ipc_u64 seq)
+/** d_v[0..n) summed over the ranks in place, in rank order (hs_ipc_sum's kernel as a block's code):
+ *  every thread of one block (blockDim.x >= max(n, size)) calls it; d_v is read after a
+ *  __syncthreads and written before the return (the block synchronised after). */
+static __device__ __forceinline__ void hs_ipc_dev_block_sum(const hs_ipc_dev &v, double *d_v, int n)
 {
     const int t = threadIdx.x, P = v.size, rank = v.rank;
+    const hs_ipc_u64 seq = v.ctl->sum_seq + 1;
     const size_t par = seq & 1;
     __syncthreads();
     if (t < n) {
@@ -281,25 +218,19 @@ static __device__ __forceinline__ void hs_ipc_dev_block_post(const hs_ipc_dev &v
             reinterpret_cast<double *>(v.base[q] + v.off_slot)[(par * P + rank) * HS_IPC_SUM_MAX + t] = x;
     }
     __syncthreads();
-    if (t < P) hs_ipc_raise_flag(reinterpret_cast<hs_ipc_u64 *>(v.base[t] + v.off_sflag) + rank, seq);
-    __syncthreads();
-}
-
-/** d_v[0..n) summed over the ranks in place, in rank order (hs_ipc_sum's kernel as a block's code):
- *  every thread of one block (blockDim.x >= max(n, size)) calls it; d_v is read after a
- *  __syncthreads and written before the return (the block synchronised after). A pending sum (a lagged
- *  CG iteration's) is consumed first (hs_ipc_dev_sum_drain). */
-static __device__ __forceinline__ void hs_ipc_dev_block_sum(const hs_ipc_dev &v, double *d_v, int n)
-{
-    const int t = threadIdx.x, P = v.size, rank = v.rank;
-    const hs_ipc_u64 seq = hs_ipc_dev_sum_drain(v);
-    hs_ipc_dev_block_post(v, d_v, n, seq);
-    if (t < P)
+    if (t < P) {
+        hs_ipc_raise_flag(reinterpret_cast<hs_ipc_u64 *>(v.base[t] + v.off_sflag) + rank, seq);
         hs_ipc_wait_flag(reinterpret_cast<hs_ipc_u64 *>(v.base[rank] + v.off_sflag) + t, seq, v.timeout_ns, v.ctl,
                          v.err, 2, t);
+    }
     __syncthreads();
-    if (t < n) d_v[t] = hs_ipc_dev_sum_read(v, seq, t);
-    if (t == 0) v.ctl->sum_seq = seq; /* every thread read it (the drain) before the barriers after */
+    if (t < n) {
+        const double *slot = reinterpret_cast<const double *>(v.base[rank] + v.off_slot) + par * P * HS_IPC_SUM_MAX;
+        double s = __ldcg(slot + t);
+        for (int q = 1; q < P; ++q) s += __ldcg(slot + (size_t)q * HS_IPC_SUM_MAX + t);
+        d_v[t] = s;
+    }
+    if (t == 0) v.ctl->sum_seq = seq; /* every thread read it before the first barrier after the read */
     __syncthreads();
 }
 #endif

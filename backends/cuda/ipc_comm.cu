@@ -36,9 +36,7 @@
  *    raises its flags at every exchange even with nothing to send, so the chain always exists.
  *  - sums: r writes sum e + 2 into q's slot[e & 1][r] only after its sum e + 1 saw every flag of
  *    e + 1, q's included, which q raised in its sum kernel of e + 1, enqueued after its sum kernel of
- *    e had read slot[e & 1]. A sum may also be posted by one kernel and consumed by a later one (the
- *    lagged CG iteration: hs_ipc_comm.cuh's post and wait halves); every post is preceded on its rank
- *    by the consumption of the sum before it (a pending one is drained first), so the argument holds.
+ *    e had read slot[e & 1].
  * No further synchronisation (no acknowledgement flags) is needed, and none of the CG's all-reduces
  * is relied upon.
  *

@@ -23,13 +23,6 @@
  * ellwarp_k1 offers the dot in the product (apply_dot_rows: (A u, u) over the owned rows in the SpMV's own
  * pass, hs_dist_gpu_set_spmv_dot, the default): each check above runs with it and with the dot pass, the
  * fused iteration against the sequence of the same setting.
- * The lagged iteration (hs_dist_gpu_set_lag: the product's dot posted by a one-block kernel that does not
- * wait, the sum waited for, tested and turned into the coefficients by the next vector kernel's blocks;
- * the stop seen one iteration later) is a third setting of ellwarp_k1's checks: x, phi, the outcome, the
- * iteration count, the residual and update norms the sequence's bits (polled, from graphs, in a WHILE
- * node), its exchange and all-reduce counts at least the sequence's (the iterations after the stop); its
- * silent peer gives up in the vector kernel after rank 1's missing post; its time per iteration printed
- * beside the fused one's.
  * Then (unless HS_TEST_QUICK is set) the time per iteration of both at bench_1m's size (101^3 nodes,
  * 515K rows a rank), replayed from a CUDA graph of 40 iterations, in cusparse_sell float64 and
  * ellwarp_k1 float32 (what bench_1m takes on several ranks; with the dot in the product and with the dot
@@ -277,10 +270,7 @@ static solve_out solve_while(hs_dist_gpu *g, const hs_cg_opts *o, int32_t no, in
     return r;
 }
 
-/* lag: f is the lagged iteration's solve (hs_dist_gpu_set_lag), whose stop is seen one iteration later:
- * the polled solve may launch more iterations than the sequence (each one exchange and one all-reduce,
- * updating nothing), so its counts are at least the sequence's, by as many of each */
-static void check_equal(const solve_out &f, const solve_out &q, const char *what, int lag = 0)
+static void check_equal(const solve_out &f, const solve_out &q, const char *what)
 {
     HS_TEST_CHECK(f.st == HS_OK && q.st == HS_OK, "%s: status fused %d, sequence %d", what, (int)f.st, (int)q.st);
     HS_TEST_CHECK(f.res.outcome == q.res.outcome && f.res.iters == q.res.iters,
@@ -289,14 +279,9 @@ static void check_equal(const solve_out &f, const solve_out &q, const char *what
     HS_TEST_CHECK(memcmp(&f.res.rel_res, &q.res.rel_res, sizeof(double)) == 0 && memcmp(&f.upd, &q.upd, sizeof(double)) == 0,
                   "%s: residual %.17g / %.17g, update %.17g / %.17g (fused / sequence)", what, f.res.rel_res,
                   q.res.rel_res, f.upd, q.upd);
-    if (!lag)
-        HS_TEST_CHECK(f.allreduces == q.allreduces && f.exchanges == q.exchanges,
-                      "%s: fused %ld all-reduces and %ld exchanges, sequence %ld and %ld", what, f.allreduces,
-                      f.exchanges, q.allreduces, q.exchanges);
-    else
-        HS_TEST_CHECK(f.allreduces >= q.allreduces && f.allreduces - q.allreduces == f.exchanges - q.exchanges,
-                      "%s: lagged %ld all-reduces and %ld exchanges, sequence %ld and %ld", what, f.allreduces,
-                      f.exchanges, q.allreduces, q.exchanges);
+    HS_TEST_CHECK(f.allreduces == q.allreduces && f.exchanges == q.exchanges,
+                  "%s: fused %ld all-reduces and %ld exchanges, sequence %ld and %ld", what, f.allreduces, f.exchanges,
+                  q.allreduces, q.exchanges);
     HS_TEST_CHECK(f.x.size() == q.x.size() && memcmp(f.x.data(), q.x.data(), sizeof(double) * f.x.size()) == 0 &&
                       memcmp(f.phi.data(), q.phi.data(), sizeof(double) * f.phi.size()) == 0,
                   "%s: x or phi differs from the sequence's bits", what);
@@ -322,16 +307,9 @@ static void test_format(const problem *P, const hs_spmv_ops *f, int f32, int ran
         const int has_dot = hs_dist_gpu_set_spmv_dot(g, 1);
         HS_TEST_CHECK(has_dot == (strncmp(f->name, "ellwarp", 7) == 0), "%s: the dot in the product %s", f->name,
                       has_dot ? "offered" : "not offered");
-        HS_TEST_CHECK(hs_dist_gpu_set_lag(g, 1) == has_dot, "%s: the lagged iteration %s", f->name,
-                      has_dot ? "refused" : "offered");
-        /* mode 2: the dot in the product, the fused iteration lagged (its sums consumed by the next vector
-         * kernel); 1: the dot in the product; 0: the dot pass (the sequence never lags: each fused mode
-         * against its sequence) */
-        for (int mode = 2 * has_dot; mode >= 0; --mode)
+        for (int dot = has_dot; dot >= 0; --dot)
         for (int graph = 0; graph <= 1; ++graph) {
-            const int dot = mode >= 1, lag = mode == 2;
-            HS_TEST_CHECK(hs_dist_gpu_set_spmv_dot(g, dot) == dot && hs_dist_gpu_set_lag(g, lag) == lag,
-                          "%s: set_spmv_dot %d, set_lag %d", f->name, dot, lag);
+            HS_TEST_CHECK(hs_dist_gpu_set_spmv_dot(g, dot) == dot, "%s: set_spmv_dot %d", f->name, dot);
             char why[160] = "";
             const int gr = hs_dist_gpu_set_graph(g, graph, why, sizeof why);
             HS_TEST_CHECK(gr == graph, "%s: graph %d refused (%s)", f->name, graph, why);
@@ -340,11 +318,7 @@ static void test_format(const problem *P, const hs_spmv_ops *f, int f32, int ran
                 solve_out r[2];
                 char what[200];
                 snprintf(what, sizeof what, "%s %s%s, %s, %s", f->name, f32 ? "float32" : "float64",
-                         lag       ? ", the dot in the product, lagged"
-                         : dot     ? ", the dot in the product"
-                         : has_dot ? ", the dot pass"
-                                   : "",
-                         graph ? "graphs" : "launched",
+                         dot ? ", the dot in the product" : has_dot ? ", the dot pass" : "", graph ? "graphs" : "launched",
                          brk ? "breakdown" : oi ? "max_iter 6" : "converged");
                 for (int fused = 1; fused >= 0; --fused) {
                     HS_TEST_CHECK(hs_dist_gpu_set_fused(g, fused) == fused, "set_fused %d", fused);
@@ -355,7 +329,7 @@ static void test_format(const problem *P, const hs_spmv_ops *f, int f32, int ran
                         check_equal(again, r[fused], what);
                     }
                 }
-                check_equal(r[1], r[0], what, lag);
+                check_equal(r[1], r[0], what);
                 if (!graph) { /* the whole solve in one graph, its loop on the device: the fused solve's bits */
                     hs_dist_gpu_set_fused(g, 0);
                     const solve_out no_loop = solve_while(g, os[oi], no, 1);
@@ -405,7 +379,7 @@ static void test_format(const problem *P, const hs_spmv_ops *f, int f32, int ran
  * exchange (its flag raised) and sums nothing more, so every other rank's second fused iteration gets its
  * ghosts and then waits in its dot kernel's sum for rank 1 (only: the others sum): it must give up after
  * the timeout, the error naming rank 1's partial sums. */
-static void test_silent_peer(const problem *P, int rank, const char *fmt, int f32, int lag = 0)
+static void test_silent_peer(const problem *P, int rank, const char *fmt, int f32)
 {
     stand_in S;
     stand_in_make(&S, P, hs_spmv_find(fmt), f32, 1.0);
@@ -413,14 +387,11 @@ static void test_silent_peer(const problem *P, int rank, const char *fmt, int f3
     HS_TEST_OK(hs_dist_gpu_create(&S.be, P->l, MPI_COMM_WORLD, HS_TRANSPORT_IPC, 0, &g));
     if (!g) MPI_Abort(MPI_COMM_WORLD, 1);
     HS_TEST_CHECK(hs_dist_gpu_set_fused(g, 1) == 1, "no fused iteration");
-    HS_TEST_CHECK(hs_dist_gpu_set_lag(g, lag) == lag, "%s: lag %d refused", fmt, lag);
     hs_cuda_comm_set_timeout(g->comm, 0.5);
     cuda_impl *c = g->c;
     const hs_gpu_cg_tol t = {1e-10, 0.0, 0.0, NULL, 200};
     const double t0 = hs_wtime();
-    /* lagged: the sum of rank 1's missing post is waited for by the vector kernel of the iteration after
-     * (every other rank's third): its blocks give up on rank 1's partial sums */
-    HS_TEST_OK(hs_gpu_cg_enqueue_fixed(c->cg, c->rhs, c->du, &t, rank == 1 ? 1 : lag ? 3 : 2, 1, c->s));
+    HS_TEST_OK(hs_gpu_cg_enqueue_fixed(c->cg, c->rhs, c->du, &t, rank == 1 ? 1 : 2, 1, c->s));
     if (rank == 1) HS_TEST_OK(hs_cuda_comm_halo_start(g->comm, c->du, c->s));
     HS_TEST_CHECK(cudaStreamSynchronize(c->s) == cudaSuccess, "a silent peer: the stream failed");
     const double dt = hs_wtime() - t0;
@@ -428,12 +399,10 @@ static void test_silent_peer(const problem *P, int rank, const char *fmt, int f3
     if (rank != 1) { /* every other rank waits for rank 1's sums */
         HS_TEST_CHECK(st == HS_ERR_DEVICE && strstr(hs_error_message(), "gave up") &&
                           strstr(hs_error_message(), "rank 1's partial sums"),
-                      "a silent peer (%s%s): status %d (%s)", fmt, lag ? ", lagged" : "", (int)st,
-                      st ? hs_error_message() : "no error");
+                      "a silent peer: status %d (%s)", (int)st, st ? hs_error_message() : "no error");
         HS_TEST_CHECK(dt < 20.0, "a silent peer: %.1f s to give up", dt);
         if (st != HS_OK && rank == 0)
-            printf("a silent peer, fused iteration (%s%s), after %.2f s: %s\n", fmt, lag ? ", lagged" : "", dt,
-                   hs_error_message());
+            printf("a silent peer, fused iteration (%s), after %.2f s: %s\n", fmt, dt, hs_error_message());
     } else {
         HS_TEST_CHECK(st == HS_OK, "rank 1 (not waiting): %s", hs_error_message());
     }
@@ -599,15 +568,14 @@ static void time_iterations(const problem *P, int rank, const char *fmt, int f32
     cuda_impl *c = g->c;
     enum { K = 40, REPS = 15 };
     const hs_gpu_cg_tol t = {0.0, 0.0, 0.0, NULL, 1 << 30}; /* never stops: K iterations each */
-    double us4[3][2] = {{0.0, 0.0}, {0.0, 0.0}, {0.0, 0.0}}; /* [dot pass, the dot in the product, lagged][fused] */
+    double us4[2][2] = {{0.0, 0.0}, {0.0, 0.0}}; /* [the dot in the product][fused] */
     cudaEvent_t e0, e1;
     cudaEventCreate(&e0);
     cudaEventCreate(&e1);
     const int has_dot = hs_dist_gpu_set_spmv_dot(g, 1);
-    for (int mode = 0; mode <= 2 * has_dot; ++mode)
-    for (int fused = mode == 2; fused <= 1; ++fused) { /* the sequence never lags */
-        hs_dist_gpu_set_spmv_dot(g, mode >= 1);
-        hs_dist_gpu_set_lag(g, mode == 2);
+    for (int dot = 0; dot <= has_dot; ++dot)
+    for (int fused = 0; fused <= 1; ++fused) {
+        hs_dist_gpu_set_spmv_dot(g, dot);
         hs_dist_gpu_set_fused(g, fused);
         cudaGraph_t graph = NULL;
         cudaGraphExec_t exec = NULL;
@@ -632,9 +600,8 @@ static void time_iterations(const problem *P, int rank, const char *fmt, int f32
         std::sort(v.begin(), v.end());
         double med = v[v.size() / 2];
         MPI_Allreduce(MPI_IN_PLACE, &med, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-        us4[mode][fused] = med;
+        us4[dot][fused] = med;
     }
-    hs_dist_gpu_set_lag(g, 0); /* what a run uses: not lagged */
     const double *us = us4[has_dot]; /* what a run uses */
     if (rank == 0) {
         printf("time per CG iteration, %d rows a rank (%d nodes), %s %s, ipc, graph of %d: "
@@ -644,9 +611,6 @@ static void time_iterations(const problem *P, int rank, const char *fmt, int f32
             printf("time per CG iteration, %s, the dot in the product (no dot pass, the default): sequence (8 kernels) "
                    "%.1f us, fused (3 kernels) %.1f us; the dot pass: fused %.1f us\n", fmt, us4[1][0], us4[1][1],
                    us4[0][1]);
-        if (has_dot)
-            printf("time per CG iteration, %s, the dot in the product: fused (3 kernels) %.1f us, fused lagged (the "
-                   "sums posted, waited for by the next vector kernel) %.1f us\n", fmt, us4[1][1], us4[2][1]);
     }
     /* where the fused iteration's time goes: each phase alone (max over the ranks) */
     hs_dist_gpu_set_fused(g, 1);
@@ -663,15 +627,10 @@ static void time_iterations(const problem *P, int rank, const char *fmt, int f32
         printf("phases alone, the dot in the product: iteration %.1f = vector+halo+its 2 sums %.1f + SpMV+dot (owned "
                "rows) %.1f + one block: sum over the ranks+test %.1f\n", ph[HS_PCG_T_ITER_DOT], ph[HS_PCG_T_VECTOR_RED],
                ph[HS_PCG_T_SPMV_DOT], ph[HS_PCG_T_SUM_TEST]);
-    if (rank == 0 && has_dot)
-        printf("phases alone, lagged: iteration %.1f (the fused one %.1f)\n", ph[HS_PCG_T_ITER_LAG],
-               ph[HS_PCG_T_ITER_DOT]);
     /* the same iteration as the device Newton loop runs it: the body of a WHILE node the device relaunches
      * each iteration (hs_gpu_cg_capture_solve; the solve stopped at max_iter): (T(50) - T(10)) / 40 */
-    const int KW[2] = {10, 50};
-    for (int lg = 0; lg <= has_dot; ++lg) { /* lg 1: the lagged iteration */
     double tw[2] = {0.0, 0.0};
-    hs_dist_gpu_set_lag(g, lg);
+    const int KW[2] = {10, 50};
     for (int w = 0; w < 2; ++w) {
         const hs_gpu_cg_tol tt = {0.0, 0.0, 0.0, NULL, KW[w]};
         cudaGraph_t graph = NULL;
@@ -698,11 +657,9 @@ static void time_iterations(const problem *P, int rank, const char *fmt, int f32
     }
     MPI_Allreduce(MPI_IN_PLACE, tw, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
     if (rank == 0)
-        printf("in a WHILE node (the device Newton loop's CG)%s: %.1f us per iteration ((T(50) %.1f - T(10) %.1f) / 40, "
-               "max over the ranks), against %.1f unrolled in a graph of %d\n", lg ? ", lagged" : "",
-               (tw[1] - tw[0]) / 40.0, tw[1], tw[0], lg ? us4[2][1] : us[1], (int)K);
-    }
-    hs_dist_gpu_set_lag(g, 0);
+        printf("in a WHILE node (the device Newton loop's CG): %.1f us per iteration ((T(50) %.1f - T(10) %.1f) / 40, "
+               "max over the ranks), against %.1f unrolled in a graph of %d\n", (tw[1] - tw[0]) / 40.0, tw[1], tw[0],
+               us[1], (int)K);
     cudaEventDestroy(e0);
     cudaEventDestroy(e1);
     hs_dist_gpu_destroy(&g);
@@ -843,7 +800,6 @@ int main(int argc, char **argv)
     test_newton_test(&P, rank, size);
     test_silent_peer(&P, rank, "cusparse_sell", 0);
     test_silent_peer(&P, rank, "ellwarp_k1", 1); /* the dot in the product: the one block's sum waits */
-    test_silent_peer(&P, rank, "ellwarp_k1", 1, 1); /* lagged: the next vector kernel's blocks wait */
     problem_free(&P);
     if (!getenv("HS_TEST_QUICK")) {
         problem Q;
