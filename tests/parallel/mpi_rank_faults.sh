@@ -38,26 +38,8 @@ fmt=vtk
 [ "$h5" = 1 ] && fmt=xdmf_h5 # collective: a rank that left the gathers waited in H5Fclose
 fail() { echo "FAIL ($case): $*"; [ -f "$tmp/log" ] && cat "$tmp/log"; exit 1; }
 
-# launch NP RANK VAR=VALUE ARGS...: heartsim ARGS on NP ranks, VAR=VALUE in rank RANK's environment alone
-launch() {
-  local np=$1 r=$2 var=$3
-  shift 3
-  local cmd=()
-  for ((k = 0; k < np; ++k)); do
-    [ $k -gt 0 ] && cmd+=(:)
-    if [ $k = "$r" ]; then cmd+=(-np 1 env "$var" "$HEARTSIM" "$@"); else cmd+=(-np 1 "$HEARTSIM" "$@"); fi
-  done
-  timeout 90 "$mpiexec" --oversubscribe --allow-run-as-root "${cmd[@]}" < /dev/null > "$tmp/log" 2>&1
-}
-
-# expect RC REGEX: the last launch exited RC with one message, rank 0's agreed one matching REGEX
-expect() {
-  [ "$rc" != 124 ] || fail "a rank still waited after 90 s (timeout)"
-  [ "$rc" = "$1" ] || fail "exit $rc, $1 expected"
-  [ "$(grep -c '^heartsim: error' "$tmp/log")" = 1 ] || fail "not one message"
-  grep -q "^heartsim: error: $2" "$tmp/log" || fail "not rank 0's agreed message matching: $2"
-  ! grep -q "MPI_ABORT" "$tmp/log" || fail "MPI_Abort"
-}
+LAUNCH_TIMEOUT=90
+source "$(dirname "$0")/mpi_one_rank_env.sh" # launch, one_error
 
 # frames FILE-OR-DIR N: the series index lists N frames (the frames written before the failure)
 frames() {
@@ -78,56 +60,56 @@ case $case in
 maps)
   launch 2 1 "HS_INJECT_ALLOC_FAIL=maps file" run "$q" "${sets[@]}" --set time.t_end=1 --out "$o"
   rc=$?
-  expect 7 "rank 1 of 2: out of memory allocating maps file"
+  one_error 7 "rank 1 of 2: out of memory allocating maps file"
   frames "$o" 2
   [ -s "$o/slab_ckpt_000000010.hsck" ] || fail "the end's checkpoint missing"
   ;;
 beats)
   launch 2 1 "HS_INJECT_ALLOC_FAIL=beat APD map" run "$q" "${beats[@]}" --out "$o"
   rc=$?
-  expect 7 "rank 1 of 2: out of memory allocating beat APD map"
+  one_error 7 "rank 1 of 2: out of memory allocating beat APD map"
   frames "$o" 21
   [ -s "$o/slab_maps.vtk" ] || fail "the maps file (written before the per-beat maps) missing"
   ;;
 beats_grow)
   launch 2 1 "HS_INJECT_ALLOC_FAIL=beat activation map" run "$q" "${beats[@]}" --out "$o"
   rc=$?
-  expect 7 "rank 1 of 2: out of memory allocating beat activation map"
+  one_error 7 "rank 1 of 2: out of memory allocating beat activation map"
   [ -s "$o/slab_maps.vtk" ] || fail "the maps file of the state reached missing"
   ;;
 decoupled)
   launch 2 1 "HS_INJECT_ALLOC_FAIL=decoupled nodes of the part" run "$scar" --set mesh.h=0.5 --set time.t_end=1 \
     --set solver.backend=cpu --set parallel.partition=box --out "$o"
   rc=$?
-  expect 7 "rank 1 of 2: out of memory allocating decoupled nodes of the part"
+  one_error 7 "rank 1 of 2: out of memory allocating decoupled nodes of the part"
   ;;
 counts)
   launch 2 1 "HS_INJECT_ALLOC_FAIL=mesh counts" run "$q" "${sets[@]}" --set time.t_end=1 --out "$o"
   rc=$?
-  expect 7 "rank 1 of 2: out of memory allocating mesh counts"
+  one_error 7 "rank 1 of 2: out of memory allocating mesh counts"
   ;;
 box)
   launch 3 0 "HS_UNUSED=1" run "$q" --set solver.backend=cpu --set parallel.partition=box --set mesh.lx=0.5 \
     --set mesh.ly=0.5 --set mesh.lz=0.5 --set mesh.h=0.5 --set time.t_end=1 --out "$o"
   rc=$?
-  expect 2 'parallel.partition = "box": 3 ranks do not fit a box of 2 x 2 x 2 nodes'
+  one_error 2 'parallel.partition = "box": 3 ranks do not fit a box of 2 x 2 x 2 nodes'
   launch 2 0 "HS_UNUSED=1" run "$q" --set solver.backend=cpu --set parallel.partition=box --set mesh.h=0.002 \
     --set time.t_end=1 --out "$o"
   rc=$?
-  expect 3 "box mesh of .* nodes and .* tetrahedra: more than the 2147483647 a 32-bit index allows"
+  one_error 3 "box mesh of .* nodes and .* tetrahedra: more than the 2147483647 a 32-bit index allows"
   ;;
 csv)
   mkdir -p "$o/slab_probes.csv"
   launch 2 0 "HS_UNUSED=1" run "$scar" --set mesh.h=0.5 --set time.t_end=1 --set solver.backend=cpu \
     --set parallel.partition=rows --out "$o"
   rc=$?
-  expect 4 "cannot write $o/slab_probes.csv"
+  one_error 4 "cannot write $o/slab_probes.csv"
   ;;
 frame_io)
   # legacy VTK frames, gathered and written by rank 0: three fit (tests/app/reliability.sh)
   launch 2 0 "HS_INJECT_DISK_FULL_AFTER=1100000" run "$q" "${sets[@]}" --set output.format=vtk --set time.t_end=10 --out "$o"
   rc=$?
-  expect 4 "cannot write VTK frame $o/slab_000003.vtk: writing .*No space left on device"
+  one_error 4 "cannot write VTK frame $o/slab_000003.vtk: writing .*No space left on device"
   fmt=vtk frames "$o" 3
   no_tmp "$o"
   ;;
@@ -135,11 +117,11 @@ backend)
   launch 2 0 "HS_INJECT_ALLOC_FAIL=sample buffer" run "$scar" --set mesh.h=0.5 --set time.t_end=1 \
     --set solver.backend=cpu --set parallel.partition=rows --out "$o"
   rc=$?
-  expect 7 "out of memory allocating sample buffer"
+  one_error 7 "out of memory allocating sample buffer"
   launch 2 1 "HS_INJECT_ALLOC_FAIL=sample buffer" run "$scar" --set mesh.h=0.5 --set time.t_end=1 \
     --set solver.backend=cpu --set parallel.partition=rows --out "$o"
   rc=$?
-  expect 7 "rank 1 of 2: out of memory allocating sample buffer"
+  one_error 7 "rank 1 of 2: out of memory allocating sample buffer"
   ;;
 step_failed)
   # legacy VTK frames gathered to rank 0: three fit (frame_io above), the failed step's is the fourth
@@ -147,7 +129,7 @@ step_failed)
   launch 2 0 "HS_INJECT_DISK_FULL_AFTER=1100000" run "$q" "${sets[@]}" --set output.format=vtk --set time.t_end=4 \
     --out "$o"
   rc=$?
-  expect 5 "step 25: at t = 2.5 ms .*; no checkpoint could be written: cannot write VTK frame $o/slab_000003.vtk: .*No space left on device"
+  one_error 5 "step 25: at t = 2.5 ms .*; no checkpoint could be written: cannot write VTK frame $o/slab_000003.vtk: .*No space left on device"
   fmt=vtk frames "$o" 3
   no_tmp "$o"
   ;;

@@ -30,17 +30,8 @@ big=(--set mesh.h=0.1 --set solver.backend=cpu --set output.interval=0.1 --set o
      --set 'output.fields=["V", "activation"]' --set parallel.partition=$part)
 fail() { echo "FAIL: $*"; [ -f "$tmp/log" ] && cat "$tmp/log"; exit 1; }
 
-# launch NP RANK VAR=VALUE ARGS...: heartsim ARGS on NP ranks, VAR=VALUE in rank RANK's environment alone
-launch() {
-  local np=$1 r=$2 var=$3
-  shift 3
-  local cmd=()
-  for ((k = 0; k < np; ++k)); do
-    [ $k -gt 0 ] && cmd+=(:)
-    if [ $k = "$r" ]; then cmd+=(-np 1 env "$var" "$HEARTSIM" "$@"); else cmd+=(-np 1 "$HEARTSIM" "$@"); fi
-  done
-  timeout 120 "$mpiexec" --oversubscribe --allow-run-as-root "${cmd[@]}" < /dev/null > "$tmp/log" 2>&1
-}
+LAUNCH_TIMEOUT=120
+source "$(dirname "$0")/mpi_one_rank_env.sh" # launch, one_error
 # close A B STEPS: the last frames of runs A and B within the bound after STEPS steps
 close() {
   local f
@@ -48,14 +39,6 @@ close() {
   [ "$f" = "$(basename "$(ls "$2"/slab_0*.vtk | tail -1)")" ] || fail "$2: last frame $f expected"
   python3 "$vclose" "$1/$f" "$2/$f" "V:$(python3 -c "print(100 * $3 * 1e-8)")" \
     "activation:$(python3 -c "print(2 * $3 * 1e-8)")" || fail "$2: frames differ from the serial run's"
-}
-# one_error RC REGEX: the last launch exited RC with one message, rank 0's agreed one matching REGEX
-one_error() {
-  [ "$rc" != 124 ] || fail "a rank still waited after 120 s (timeout)"
-  [ "$rc" = "$1" ] || fail "exit $rc, $1 expected"
-  [ "$(grep -c '^heartsim: error' "$tmp/log")" = 1 ] || fail "not one message"
-  grep -q "^heartsim: error: $2" "$tmp/log" || fail "not the agreed message matching: $2"
-  ! grep -q "MPI_ABORT" "$tmp/log" || fail "MPI_Abort"
 }
 hook="HS_INJECT_ALLOC_FAIL=checkpoint history"
 
