@@ -317,7 +317,7 @@ hs_status hs_checkpoint_read(const char *path, const hs_model *model, const uint
         goto fail;
     }
     for (uint64_t q = 0; q < nh; ++q) {
-        HS_CALL_GOTO(HS_ALLOC(ck->hist_phi[q], nn + 1, "checkpoint history"), fail);
+        HS_CALL_GOTO(HS_ALLOC(ck->hist_phi[q], nn + 1, "checkpoint history (whole file)"), fail);
         if (fread(ck->hist_phi[q], sizeof(double), nn, fp) != nn) {
             st = BAD("cannot read checkpoint %s: %s", path, ferror(fp) ? strerror(errno) : "file shrank while reading");
             goto fail;
@@ -688,8 +688,24 @@ static hs_status load_with(const char *arg, const char *prefix, const hs_model *
     long *steps = NULL;
     int n = 0;
     st = hs_checkpoint_list(arg, prefix, &steps, &n);
-    if (part) st = hs_par_agree(st);
-    HS_CALL(st);
+    if (part) {
+        st = hs_par_agree(st);
+        /* every rank listed the directory itself: the ranks must see the same checkpoints, or they would
+         * read different files and meet in different collectives (a hang); the same list's hash on
+         * every rank, or one agreed error */
+        uint64_t h = hs_fnv1a64(HS_FNV_OFFSET, &n, sizeof n);
+        if (n > 0) h = hs_fnv1a64(h, steps, sizeof *steps * (size_t)n);
+        const int h31 = (int)(h & 0x7fffffff);
+        if (st == HS_OK && hs_par_max_int(h31) != -hs_par_max_int(-h31))
+            st = HS_FAIL(HS_ERR_IO, "--restart %s: the ranks list different checkpoints in that directory (a shared "
+                         "file system showing the ranks different contents, or a checkpoint written meanwhile); "
+                         "restart from one file: --restart %s/%s_ckpt_STEP.hsck", arg, arg, prefix);
+        st = hs_par_agree(st);
+    }
+    if (st != HS_OK) {
+        free(steps);
+        return st;
+    }
     st = HS_FAIL(HS_ERR_IO, "--restart %s: no checkpoint %s_ckpt_*.hsck in that directory (a run writes "
                  "one every output.checkpoint_interval ms of simulated time and at its end, unless "
                  "output.checkpoint_interval = 0 or output.enabled = false; a signal or a failed step "

@@ -113,13 +113,16 @@ static hs_status restart_load(const hs_sim_spec *cfg, const char *restart, hs_ch
                              : hs_checkpoint_load(restart, cfg->out_prefix, cfg->model, cfg->config_fp, cfg->dt, ck));
     /* a restart that would do nothing is a mistake, not a success: say what to change */
     const long ck_steps = (long)ck->h.step;
-    HS_CHECK((double)ck_steps < ceil(cfg->t_end / cfg->dt - 1e-9), HS_ERR_CONFIG,
-             "--restart: checkpoint %s is at t = %g ms (step %ld), and time.t_end = %g ms is not later: "
-             "nothing to run; set time.t_end beyond %g ms to continue the run",
-             ck->path, ck_steps * cfg->dt, ck_steps, cfg->t_end, ck_steps * cfg->dt);
-    /* the writer (rank 0 of a distributed run) looks; every rank goes on or stops with its verdict */
     hs_status st = HS_OK;
-    if (cfg->output_enabled && hs_run_output_is_writer(cfg)) st = restart_frames_present(cfg, ck);
+    if (!((double)ck_steps < ceil(cfg->t_end / cfg->dt - 1e-9)))
+        st = HS_FAIL(HS_ERR_CONFIG,
+                     "--restart: checkpoint %s is at t = %g ms (step %ld), and time.t_end = %g ms is not later: "
+                     "nothing to run; set time.t_end beyond %g ms to continue the run",
+                     ck->path, ck_steps * cfg->dt, ck_steps, cfg->t_end, ck_steps * cfg->dt);
+    /* the writer (rank 0 of a distributed run) looks for the frames; every rank goes on or stops with the
+     * verdicts, said once */
+    else if (cfg->output_enabled && hs_run_output_is_writer(cfg))
+        st = restart_frames_present(cfg, ck);
     if (cfg->distributed) st = hs_par_agree(st);
     return st;
 }
@@ -155,7 +158,9 @@ static hs_status restart_rows(hs_sim *sim, const hs_checkpoint *ck)
 /* The checkpoint's mesh matched with the one built, its state and extrapolation history in the backend. */
 static hs_status restart_apply(const hs_sim_spec *cfg, hs_sim *sim, const hs_checkpoint *ck)
 {
-    HS_CALL(hs_checkpoint_match(ck, cfg->config_fp, cfg->dt, sim->mesh));
+    hs_status st = hs_checkpoint_match(ck, cfg->config_fp, cfg->dt, sim->mesh);
+    if (cfg->distributed) st = hs_par_agree(st); /* every rank judges alike: one message, not one per rank */
+    HS_CALL(st);
 #if HS_HAS_MPI
     if (cfg->distributed) {
         HS_CALL(restart_rows(sim, ck));

@@ -424,11 +424,11 @@ hs_status capture_step(hs_dist_gpu *g, seq_graph *q)
         cudaStreamBeginCaptureToGraph(c->s, graph, nullptr, nullptr, 0, cudaStreamCaptureModeThreadLocal) != cudaSuccess)
         st = HS_FAIL(HS_ERR_DEVICE, "the partition's step graph: cannot capture the step");
     else if (st == HS_OK) {
-        hs_step_trace_stamp(tr, c->s, HS_TR_STEP0, nullptr);
-        st = hs_cu_enqueue_assemble_part(g->b, 1);
-        hs_step_trace_stamp(tr, c->s, HS_TR_FIRST_ASM, nullptr);
+        if (st == HS_OK) st = hs_step_trace_stamp(tr, c->s, HS_TR_STEP0, nullptr);
+        if (st == HS_OK) st = hs_cu_enqueue_assemble_part(g->b, 1);
+        if (st == HS_OK) st = hs_step_trace_stamp(tr, c->s, HS_TR_FIRST_ASM, nullptr);
         if (st == HS_OK) st = enqueue_test(g, 1, 1, h, 1);
-        hs_step_trace_stamp(tr, c->s, HS_TR_FIRST_TEST, nullptr);
+        if (st == HS_OK) st = hs_step_trace_stamp(tr, c->s, HS_TR_FIRST_TEST, nullptr);
         if (st == HS_OK) st = rec(c->ev_s0, c->s, 1);
         cudaStreamCaptureStatus cs;
         const cudaGraphNode_t *deps = nullptr;
@@ -450,7 +450,7 @@ hs_status capture_step(hs_dist_gpu *g, seq_graph *q)
             else
                 body = np.conditional.phGraph_out[0];
         }
-        hs_step_trace_stamp(tr, c->s, HS_TR_STEP_END, nullptr);
+        if (st == HS_OK) st = hs_step_trace_stamp(tr, c->s, HS_TR_STEP_END, nullptr);
         if (st == HS_OK) st = rec(c->ev_s1, c->s, 1);
         if (st == HS_OK && cudaMemcpyAsync(nt->h_ctl, nt->ctl, sizeof(newton_ctl), cudaMemcpyDeviceToHost, c->s) !=
                                cudaSuccess)
@@ -465,17 +465,17 @@ hs_status capture_step(hs_dist_gpu *g, seq_graph *q)
         cudaStreamBeginCaptureToGraph(c->s, body, nullptr, nullptr, 0, cudaStreamCaptureModeThreadLocal) != cudaSuccess)
         st = HS_FAIL(HS_ERR_DEVICE, "the partition's step graph: cannot capture the Newton iteration");
     else if (st == HS_OK) {
-        hs_step_trace_stamp(tr, c->s, HS_TR_BODY0, nullptr);
-        st = hs_cu_enqueue_tangent(c, 2);
-        hs_step_trace_stamp(tr, c->s, HS_TR_TANGENT, nullptr);
+        if (st == HS_OK) st = hs_step_trace_stamp(tr, c->s, HS_TR_BODY0, nullptr);
+        if (st == HS_OK) st = hs_cu_enqueue_tangent(c, 2);
+        if (st == HS_OK) st = hs_step_trace_stamp(tr, c->s, HS_TR_TANGENT, nullptr);
         if (st == HS_OK) st = hs_gpu_cg_capture_solve(c->cg, c->rhs, c->du, &t, c->s);
-        hs_step_trace_stamp(tr, c->s, HS_TR_CG, &c->cg->d_sc->iters);
+        if (st == HS_OK) st = hs_step_trace_stamp(tr, c->s, HS_TR_CG, &c->cg->d_sc->iters);
         if (st == HS_OK) st = enqueue_update(g);
-        hs_step_trace_stamp(tr, c->s, HS_TR_UPDATE, nullptr);
+        if (st == HS_OK) st = hs_step_trace_stamp(tr, c->s, HS_TR_UPDATE, nullptr);
         if (st == HS_OK) st = hs_cu_enqueue_assemble_part(g->b, 2);
-        hs_step_trace_stamp(tr, c->s, HS_TR_ASM, nullptr);
+        if (st == HS_OK) st = hs_step_trace_stamp(tr, c->s, HS_TR_ASM, nullptr);
         if (st == HS_OK) st = enqueue_test(g, 0, 2, h, 1);
-        hs_step_trace_stamp(tr, c->s, HS_TR_TEST, nullptr);
+        if (st == HS_OK) st = hs_step_trace_stamp(tr, c->s, HS_TR_TEST, nullptr);
         cudaGraph_t out = nullptr;
         const cudaError_t e = cudaStreamEndCapture(c->s, &out);
         if (st == HS_OK && e != cudaSuccess)
@@ -644,10 +644,10 @@ extern "C" hs_status hs_dist_gpu_newton(hs_dist_gpu *g, hs_newton_out *out)
      * and graphs */
     if (nt->graphs && g->dist.iteration && nt->fused && hs_cuda_comm_ipc(g->comm)) { /* capture_step */
         if (!nt->step.exec) HS_CALL(capture_step(g, &nt->step));
-        hs_step_trace_launch(nt->trace);
+        HS_CALL(hs_step_trace_launch(nt->trace, c->s));
         HS_CUDA_CALL(cudaGraphLaunch(nt->step.exec, c->s));
         HS_CALL(wait_device(g));
-        hs_step_trace_collect(nt->trace, c->s);
+        HS_CALL(hs_step_trace_collect(nt->trace, c->s));
         /* what the launch ran: the first test's sum; per solve the init's exchange and sum, one of each
          * per CG iteration, the exchange of phi and the test's sum */
         const long per = 2L * h->solves + h->cg_iters, nb = hs_ipc_n_nbrs(hs_cuda_comm_ipc(g->comm)) > 0;

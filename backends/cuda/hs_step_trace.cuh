@@ -39,13 +39,14 @@ struct hs_step_trace;
  *  allocate: it is a diagnostic and never fails a run). @p who names the path in the report. */
 hs_step_trace *hs_step_trace_from_env(const char *who);
 /** @brief Enqueue a stamp ending phase @p tag on @p s (capturable); @p iters: a device int to record
- *  with it (a CG's iteration count) or NULL. No-op when @p t is NULL. */
-void hs_step_trace_stamp(hs_step_trace *t, cudaStream_t s, hs_trace_tag tag, const int *iters);
-/** @brief Call just before the step graph's launch: the host's time since the previous step's collect
- *  returned counts as "host between steps". No-op when @p t is NULL. */
-void hs_step_trace_launch(hs_step_trace *t);
-/** @brief After the step's stream was waited for: fold its stamps into the sums. No-op when @p t is NULL. */
-void hs_step_trace_collect(hs_step_trace *t, cudaStream_t s);
+ *  with it (a CG's iteration count) or NULL. HS_OK without doing anything when @p t is NULL. */
+hs_status hs_step_trace_stamp(hs_step_trace *t, cudaStream_t s, hs_trace_tag tag, const int *iters);
+/** @brief Call just before the step graph's launch on @p s: clears the stamps (a step that failed before
+ *  its collect leaves its own), and the host's time since the previous step's collect returned counts
+ *  as "host between steps". HS_OK when @p t is NULL. */
+hs_status hs_step_trace_launch(hs_step_trace *t, cudaStream_t s);
+/** @brief After the step's stream was waited for: fold its stamps into the sums. HS_OK when @p t is NULL. */
+hs_status hs_step_trace_collect(hs_step_trace *t, cudaStream_t s);
 /** @brief Steps folded so far (0 for NULL). */
 long hs_step_trace_steps(const hs_step_trace *t);
 /** @brief Phase @p tag's mean microseconds a step and per occurrence, and its occurrences a step (0 when

@@ -110,11 +110,11 @@ hs_status capture_step(hs_backend *b)
         cudaStreamBeginCaptureToGraph(c->s, g, NULL, NULL, 0, cudaStreamCaptureModeThreadLocal) != cudaSuccess)
         st = HS_FAIL(HS_ERR_DEVICE, "solver.step = graph: cannot capture the step");
     if (st == HS_OK) {
-        hs_step_trace_stamp(tr, c->s, HS_TR_STEP0, NULL);
-        st = hs_cu_enqueue_assemble(b, 2);
-        hs_step_trace_stamp(tr, c->s, HS_TR_FIRST_ASM, NULL);
+        if (st == HS_OK) st = hs_step_trace_stamp(tr, c->s, HS_TR_STEP0, NULL);
+        if (st == HS_OK) st = hs_cu_enqueue_assemble(b, 2);
+        if (st == HS_OK) st = hs_step_trace_stamp(tr, c->s, HS_TR_FIRST_ASM, NULL);
         if (st == HS_OK) st = launch_check(c, p, 1, h);
-        hs_step_trace_stamp(tr, c->s, HS_TR_FIRST_TEST, NULL);
+        if (st == HS_OK) st = hs_step_trace_stamp(tr, c->s, HS_TR_FIRST_TEST, NULL);
         cudaStreamCaptureStatus cs;
         const cudaGraphNode_t *deps = NULL;
         size_t n_deps = 0;
@@ -134,7 +134,7 @@ hs_status capture_step(hs_backend *b)
                 st = HS_FAIL(HS_ERR_DEVICE, "solver.step = graph: the Newton WHILE node: %s", cudaGetErrorString(e));
             else body = np.conditional.phGraph_out[0];
         }
-        hs_step_trace_stamp(tr, c->s, HS_TR_STEP_END, NULL);
+        if (st == HS_OK) st = hs_step_trace_stamp(tr, c->s, HS_TR_STEP_END, NULL);
         if (st == HS_OK && cudaMemcpyAsync(c->h_step_ctl, c->step_ctl, sizeof(hs_newton_ctl), cudaMemcpyDeviceToHost,
                                            c->s) != cudaSuccess)
             st = HS_FAIL(HS_ERR_DEVICE, "solver.step = graph: capturing the control block copy failed");
@@ -148,17 +148,17 @@ hs_status capture_step(hs_backend *b)
         cudaStreamBeginCaptureToGraph(c->s, body, NULL, NULL, 0, cudaStreamCaptureModeThreadLocal) != cudaSuccess)
         st = HS_FAIL(HS_ERR_DEVICE, "solver.step = graph: cannot capture the Newton iteration");
     else if (st == HS_OK) {
-        hs_step_trace_stamp(tr, c->s, HS_TR_BODY0, NULL);
-        st = hs_cu_enqueue_tangent(c, 2);
-        hs_step_trace_stamp(tr, c->s, HS_TR_TANGENT, NULL);
+        if (st == HS_OK) st = hs_step_trace_stamp(tr, c->s, HS_TR_BODY0, NULL);
+        if (st == HS_OK) st = hs_cu_enqueue_tangent(c, 2);
+        if (st == HS_OK) st = hs_step_trace_stamp(tr, c->s, HS_TR_TANGENT, NULL);
         if (st == HS_OK) st = hs_gpu_cg_capture_solve(c->cg, c->rhs, c->du, &t, c->s);
-        hs_step_trace_stamp(tr, c->s, HS_TR_CG, &c->cg->d_sc->iters);
+        if (st == HS_OK) st = hs_step_trace_stamp(tr, c->s, HS_TR_CG, &c->cg->d_sc->iters);
         if (st == HS_OK) st = hs_cu_enqueue_update(c);
-        hs_step_trace_stamp(tr, c->s, HS_TR_UPDATE, NULL);
+        if (st == HS_OK) st = hs_step_trace_stamp(tr, c->s, HS_TR_UPDATE, NULL);
         if (st == HS_OK) st = hs_cu_enqueue_assemble(b, 2);
-        hs_step_trace_stamp(tr, c->s, HS_TR_ASM, NULL);
+        if (st == HS_OK) st = hs_step_trace_stamp(tr, c->s, HS_TR_ASM, NULL);
         if (st == HS_OK) st = launch_check(c, p, 0, h);
-        hs_step_trace_stamp(tr, c->s, HS_TR_TEST, NULL);
+        if (st == HS_OK) st = hs_step_trace_stamp(tr, c->s, HS_TR_TEST, NULL);
         cudaGraph_t out = NULL;
         cudaError_t e = cudaStreamEndCapture(c->s, &out);
         if (st == HS_OK && e != cudaSuccess)
@@ -193,11 +193,11 @@ hs_status hs_cu_newton_device(hs_backend *b, hs_newton_out *out)
     }
     if (!c->step_exec || c->step_dt != c->dt) HS_CALL(capture_step(b));
     HS_CUDA_CALL(cudaEventRecord(c->ev_s0, c->s));
-    hs_step_trace_launch(c->trace);
+    HS_CALL(hs_step_trace_launch(c->trace, c->s));
     HS_CUDA_CALL(cudaGraphLaunch(c->step_exec, c->s));
     HS_CUDA_CALL(cudaEventRecord(c->ev_s1, c->s));
     HS_CUDA_CALL(cudaStreamSynchronize(c->s));
-    hs_step_trace_collect(c->trace, c->s);
+    HS_CALL(hs_step_trace_collect(c->trace, c->s));
     c->t.solve += 1e-3 * elapsed_ms(c->ev_s0, c->ev_s1); /* the whole Newton loop: not split by phase */
     c->k_stale = c->split; /* the loop ends with an assembly (its tangent formed only if a solve followed) */
     const hs_newton_ctl *h = c->h_step_ctl;

@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "hs_cuda_check.cuh"
 #include "hs_step_trace.cuh"
 #include "hs_util.h"
 
@@ -73,34 +74,38 @@ hs_step_trace *hs_step_trace_from_env(const char *who)
     return t;
 }
 
-void hs_step_trace_stamp(hs_step_trace *t, cudaStream_t s, hs_trace_tag tag, const int *iters)
+hs_status hs_step_trace_stamp(hs_step_trace *t, cudaStream_t s, hs_trace_tag tag, const int *iters)
 {
-    if (!t) return;
+    if (!t) return HS_OK;
     k_stamp<<<1, 1, 0, s>>>(t->d, (int)tag, iters);
+    HS_CUDA_LAUNCH_CHECK("k_stamp (HS_STEP_TRACE)");
+    return HS_OK;
 }
 
-void hs_step_trace_launch(hs_step_trace *t)
+hs_status hs_step_trace_launch(hs_step_trace *t, cudaStream_t s)
 {
-    if (!t || t->done == 0.0) return;
-    t->host_gap += hs_wtime() - t->done;
-    t->gaps++;
+    if (!t) return HS_OK;
+    HS_CUDA_CALL(cudaMemsetAsync(&t->d->n, 0, sizeof(unsigned), s));
+    if (t->done != 0.0) {
+        t->host_gap += hs_wtime() - t->done;
+        t->gaps++;
+    }
+    return HS_OK;
 }
 
-void hs_step_trace_collect(hs_step_trace *t, cudaStream_t s)
+hs_status hs_step_trace_collect(hs_step_trace *t, cudaStream_t s)
 {
-    if (!t) return;
-    if (cudaMemcpyAsync(&t->h->n, &t->d->n, sizeof(unsigned), cudaMemcpyDeviceToHost, s) != cudaSuccess ||
-        cudaStreamSynchronize(s) != cudaSuccess)
-        return;
+    if (!t) return HS_OK;
+    HS_CUDA_CALL(cudaMemcpyAsync(&t->h->n, &t->d->n, sizeof(unsigned), cudaMemcpyDeviceToHost, s));
+    HS_CUDA_CALL(cudaStreamSynchronize(s));
     const unsigned n = t->h->n < CAP ? t->h->n : CAP;
     t->lost += t->h->n - n;
     if (n > 0) {
-        cudaMemcpyAsync(t->h->t, t->d->t, sizeof(unsigned long long) * n, cudaMemcpyDeviceToHost, s);
-        cudaMemcpyAsync(t->h->tag, t->d->tag, sizeof(int) * n, cudaMemcpyDeviceToHost, s);
-        cudaMemcpyAsync(t->h->val, t->d->val, sizeof(int) * n, cudaMemcpyDeviceToHost, s);
+        HS_CUDA_CALL(cudaMemcpyAsync(t->h->t, t->d->t, sizeof(unsigned long long) * n, cudaMemcpyDeviceToHost, s));
+        HS_CUDA_CALL(cudaMemcpyAsync(t->h->tag, t->d->tag, sizeof(int) * n, cudaMemcpyDeviceToHost, s));
+        HS_CUDA_CALL(cudaMemcpyAsync(t->h->val, t->d->val, sizeof(int) * n, cudaMemcpyDeviceToHost, s));
     }
-    cudaMemsetAsync(&t->d->n, 0, sizeof(unsigned), s);
-    if (cudaStreamSynchronize(s) != cudaSuccess) return;
+    HS_CUDA_CALL(cudaStreamSynchronize(s));
     t->steps++;
     t->stamps += n;
     for (unsigned i = 1; i < n; ++i) {
@@ -120,6 +125,7 @@ void hs_step_trace_collect(hs_step_trace *t, cudaStream_t s)
     }
     if (n > 1) t->step_ns += (double)(t->h->t[n - 1] - t->h->t[0]);
     t->done = hs_wtime();
+    return HS_OK;
 }
 
 long hs_step_trace_steps(const hs_step_trace *t)

@@ -3,7 +3,7 @@
 # a whole-mesh state or history (sim/checkpoint.c hs_checkpoint_load_part, hs_checkpoint_read_rows).
 #  1. a 108K-node slab's checkpoint written on 2 ranks (version 4, metis where built: ghosts scattered,
 #     arrays of several checksum segments) continues on 3 ranks and on 1 with
-#     HS_INJECT_ALLOC_FAIL="checkpoint history" in rank 1's environment (on 1 rank: its own): the
+#     HS_INJECT_ALLOC_FAIL="checkpoint history (whole file)" in rank 1's environment (on 1 rank: its own): the
 #     label of the whole-mesh history the whole-file reader allocates (hs_checkpoint_read), which a
 #     rank reading its rows never allocates. Before, every rank read the whole file: rank 1 ran out of
 #     memory there. The frames equal the uninterrupted serial run's (bound of mpi_run.sh: after N steps
@@ -14,7 +14,7 @@
 #     message naming the file (agreed: no MPI_Abort, no message per rank); in a directory the damaged
 #     newest one is skipped with one warning for the one before it;
 #  4. a restart into an output directory without the checkpoint's frames (rank 0 looks) ends every rank
-#     with that one message.
+#     with that one message; 5. so does a restart with nothing to run (every rank judges alike).
 # Usage: mpi_restart_rows.sh MPIEXEC HAS_METIS (HEARTSIM, HS_SOURCE_DIR from ctest).
 set -uo pipefail
 mpiexec=$1
@@ -40,7 +40,7 @@ close() {
   python3 "$vclose" "$1/$f" "$2/$f" "V:$(python3 -c "print(100 * $3 * 1e-8)")" \
     "activation:$(python3 -c "print(2 * $3 * 1e-8)")" || fail "$2: frames differ from the serial run's"
 }
-hook="HS_INJECT_ALLOC_FAIL=checkpoint history"
+hook="HS_INJECT_ALLOC_FAIL=checkpoint history (whole file)"
 
 # 1. 2 ranks to 0.2 ms, then 3 ranks and 1 rank to 0.4 ms; the serial run to 0.4 ms as reference. The
 # restarts write no checkpoint (output.checkpoint_interval = 0): a distributed run's checkpoint writer
@@ -103,4 +103,8 @@ mkdir "$tmp/empty"
 launch 3 9 X=0 run "$cfg" "${big[@]}" --set time.t_end=0.4 --out "$tmp/empty" --restart "$ck"
 rc=$?
 one_error 4 "--restart: checkpoint $ck continues a run of [0-9]* frames, but output.dir $tmp/empty lacks"
+# 5. a restart with nothing to run (time.t_end not past the checkpoint): every rank judges alike, one message
+launch 3 9 X=0 run "$cfg" "${big[@]}" --set time.t_end=0.1 --out "$tmp/big1" --restart "$ck"
+rc=$?
+one_error 2 "--restart: checkpoint $ck is at t = 0.2 ms (step 2), and time.t_end = 0.1 ms is not later"
 exit 0

@@ -52,7 +52,7 @@ int main()
     hs_step_trace *t = hs_step_trace_from_env("test");
     HS_TEST_CHECK(t != nullptr, "a tracer with HS_STEP_TRACE=1");
     if (!t) HS_TEST_RETURN();
-    hs_step_trace_stamp(nullptr, 0, HS_TR_ASM, nullptr); /* NULL: no-op */
+    HS_TEST_OK(hs_step_trace_stamp(nullptr, 0, HS_TR_ASM, nullptr)); /* NULL: no-op */
 
     cudaStream_t s;
     cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);
@@ -64,15 +64,15 @@ int main()
     cudaGraph_t g = nullptr;
     cudaGraphExec_t ex = nullptr;
     cudaStreamBeginCapture(s, cudaStreamCaptureModeThreadLocal);
-    hs_step_trace_stamp(t, s, HS_TR_STEP0, nullptr);
+    HS_TEST_OK(hs_step_trace_stamp(t, s, HS_TR_STEP0, nullptr));
     k_spin<<<1, 1, 0, s>>>((unsigned long long)(1e3 * asm_us), 0, nullptr);
-    hs_step_trace_stamp(t, s, HS_TR_FIRST_ASM, nullptr);
+    HS_TEST_OK(hs_step_trace_stamp(t, s, HS_TR_FIRST_ASM, nullptr));
     k_spin<<<1, 1, 0, s>>>((unsigned long long)(1e3 * tan_us), 0, nullptr);
-    hs_step_trace_stamp(t, s, HS_TR_TANGENT, nullptr);
+    HS_TEST_OK(hs_step_trace_stamp(t, s, HS_TR_TANGENT, nullptr));
     k_spin<<<1, 1, 0, s>>>((unsigned long long)(1e3 * a_us), (unsigned long long)(1e3 * b_us), iters);
-    hs_step_trace_stamp(t, s, HS_TR_CG, iters);
+    HS_TEST_OK(hs_step_trace_stamp(t, s, HS_TR_CG, iters));
     k_spin<<<1, 1, 0, s>>>((unsigned long long)(1e3 * test_us), 0, nullptr);
-    hs_step_trace_stamp(t, s, HS_TR_TEST, nullptr);
+    HS_TEST_OK(hs_step_trace_stamp(t, s, HS_TR_TEST, nullptr));
     HS_TEST_CHECK(cudaStreamEndCapture(s, &g) == cudaSuccess, "capture");
     HS_TEST_CHECK(cudaGraphInstantiate(&ex, g, 0) == cudaSuccess, "instantiate");
     const int counts[] = {4, 9, 17, 6, 12, 25, 3, 8};
@@ -80,15 +80,17 @@ int main()
     double mean_it = 0.0;
     for (int k = 0; k < steps; ++k) {
         k_set<<<1, 1, 0, s>>>(iters, counts[k]);
-        hs_step_trace_launch(t);
+        HS_TEST_OK(hs_step_trace_launch(t, s));
         cudaGraphLaunch(ex, s);
         cudaStreamSynchronize(s);
-        hs_step_trace_collect(t, s);
+        HS_TEST_OK(hs_step_trace_collect(t, s));
         mean_it += counts[k] / (double)steps;
     }
     HS_TEST_CHECK(hs_step_trace_steps(t) == steps, "%ld steps folded, want %d", hs_step_trace_steps(t), steps);
-    /* each phase: its spin plus one stamp kernel's boundary (launch and drain in a graph: a few us) */
-    const double slack = 8.0;
+    /* each phase: at least its spin (the stamps read the clock the spins read), at most a loose multiple
+     * (a stamp kernel's boundary is a few us; a shared or preempted GPU only adds): the numbers must be
+     * the phases', not the test a timing bound */
+    const double slack = 2.0; /* times the spin, plus 20 us */
     struct { hs_trace_tag tag; double us; const char *what; } want[] = {
         {HS_TR_FIRST_ASM, asm_us, "first assembly"}, {HS_TR_TANGENT, tan_us, "tangent"},
         {HS_TR_CG, a_us + b_us * mean_it, "CG solve"}, {HS_TR_TEST, test_us, "test"}};
@@ -96,16 +98,17 @@ int main()
         double us, each, per;
         hs_step_trace_phase(t, w.tag, &us, &each, &per);
         HS_TEST_NEAR(per, 1.0, 0.0, w.what);
-        HS_TEST_CHECK(each >= w.us && each <= w.us + slack, "%s: %.2f us, want %.1f to %.1f", w.what, each, w.us,
-                      w.us + slack);
+        HS_TEST_CHECK(each >= w.us && each <= slack * w.us + 20.0, "%s: %.2f us, want %.1f to %.1f", w.what, each,
+                      w.us, slack * w.us + 20.0);
     }
     double us, each, per;
     hs_step_trace_phase(t, HS_TR_UPDATE, &us, &each, &per);
     HS_TEST_CHECK(per == 0.0 && us == 0.0, "a phase never stamped: %.2f a step", per);
     double a, b;
     HS_TEST_CHECK(hs_step_trace_cg_fit(t, &a, &b), "the CG fit");
-    HS_TEST_NEAR(b, b_us, 0.1, "CG per iteration (us)");
-    HS_TEST_CHECK(a >= a_us && a <= a_us + slack, "CG fixed part %.2f us, want %.1f to %.1f", a, a_us, a_us + slack);
+    HS_TEST_NEAR(b, b_us, 0.5, "CG per iteration (us)"); /* the spins' own slope: 5 us an iteration */
+    HS_TEST_CHECK(a >= 0.9 * a_us && a <= slack * a_us + 20.0, "CG fixed part %.2f us, want %.1f to %.1f", a,
+                  0.9 * a_us, slack * a_us + 20.0);
     FILE *f = tmpfile();
     hs_step_trace_finish(&t, f, 0);
     HS_TEST_CHECK(t == nullptr, "finish clears the pointer");
