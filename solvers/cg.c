@@ -77,6 +77,22 @@ hs_status hs_krylov_start_on(hs_comm *comm, int32_t n, const double *b, double *
     return HS_OK;
 }
 
+int hs_cgc_coef(int it, double gamma, double gamma_old, double delta, double *alpha, double *beta, hs_cg_result *res)
+{
+    *beta = it == 1 ? 0.0 : gamma / gamma_old;
+    const double denom = it == 1 ? delta : delta - *beta * gamma / *alpha; /* = (p, A p) */
+    if (!isfinite(denom)) {
+        res->outcome = HS_CG_NONFINITE;
+        return 0;
+    }
+    if (denom <= 0.0 || gamma <= 0.0) {
+        res->outcome = HS_CG_BREAKDOWN;
+        return 0;
+    }
+    *alpha = gamma / denom;
+    return 1;
+}
+
 int hs_krylov_start(int32_t n, const double *b, double *x, double *r, hs_cg_result *res, double *bnorm)
 {
     int over = 0;
@@ -169,12 +185,9 @@ hs_status hs_cg_chronopoulos(int32_t n, hs_matvec_fn A, void *ctx, const double 
             A(ctx, u, wv);
             delta = hs_vec_dot(n, wv, u);
         }
-        double beta = it == 1 ? 0.0 : gamma / gamma_old;
-        double denom = it == 1 ? delta : delta - beta * gamma / alpha; /* = (p, A p) */
+        double beta;
         res->iters = it;
-        if (!isfinite(denom)) { res->outcome = HS_CG_NONFINITE; return HS_OK; }
-        if (denom <= 0.0 || gamma <= 0.0) { res->outcome = HS_CG_BREAKDOWN; return HS_OK; }
-        alpha = gamma / denom;
+        if (!hs_cgc_coef(it, gamma, gamma_old, delta, &alpha, &beta, res)) return HS_OK;
 #pragma omp parallel for schedule(static) if (n > HS_OMP_MIN)
         for (int32_t i = 0; i < n; ++i) {
             p[i] = u[i] + beta * p[i];

@@ -40,12 +40,9 @@ hs_status hs_cg_pipelined(int32_t n, hs_matvec_fn A, void *ctx, const double *in
 #pragma omp parallel for schedule(static) if (n > HS_OMP_MIN)
         for (int32_t i = 0; i < n; ++i) m[i] = inv_diag[i] * wv[i];
         A(ctx, m, nv);
-        double beta = it == 1 ? 0.0 : gamma / gamma_old;
-        double denom = it == 1 ? delta : delta - beta * gamma / alpha; /* = (p, A p) */
+        double beta;
         res->iters = it;
-        if (!isfinite(denom)) { res->outcome = HS_CG_NONFINITE; return HS_OK; }
-        if (denom <= 0.0 || gamma <= 0.0) { res->outcome = HS_CG_BREAKDOWN; return HS_OK; }
-        alpha = gamma / denom;
+        if (!hs_cgc_coef(it, gamma, gamma_old, delta, &alpha, &beta, res)) return HS_OK;
 #pragma omp parallel for schedule(static) if (n > HS_OMP_MIN)
         for (int32_t i = 0; i < n; ++i) {
             z[i] = nv[i] + beta * z[i];

@@ -99,6 +99,14 @@ int hs_krylov_start(int32_t n, const double *b, double *x, double *r, hs_cg_resu
  *  hs_comm_sum; *over as hs_krylov_start's return value. An error only from the reduction. */
 hs_status hs_krylov_start_on(hs_comm *comm, int32_t n, const double *b, double *x, double *r, hs_cg_result *res,
                              double *bnorm, int *over);
+/**
+ * @brief Chronopoulos-Gear's step coefficients from gamma = (r, u) and delta = (A u, u) (seed 004 ch. 4),
+ * shared by the Chronopoulos, pipelined and preconditioned-Krylov loops: *beta = gamma / gamma_old
+ * (0 at iteration 1), (p, A p) = delta - beta gamma / alpha_old (delta at iteration 1), and *alpha
+ * (in: the previous step's, out: gamma / (p, A p)). @return 1 to go on; 0 when the solve stops, with
+ * res->outcome HS_CG_NONFINITE ((p, A p) not finite) or HS_CG_BREAKDOWN ((p, A p) <= 0 or gamma <= 0).
+ */
+int hs_cgc_coef(int it, double gamma, double gamma_old, double delta, double *alpha, double *beta, hs_cg_result *res);
 
 /**
  * @brief Solve A x = b from x = 0 with Jacobi preconditioning M^-1 = diag(inv_diag).

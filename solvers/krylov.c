@@ -87,11 +87,8 @@ hs_status hs_pcg(int32_t n, hs_matvec_fn A, void *actx, hs_precond_fn M, void *m
         if (chrono) { /* w = A u, delta = (A u, u); (p, A p) = delta - beta gamma / alpha_old */
             A(actx, u, q);
             double delta = hs_vec_dot(n, q, u);
-            double beta = it == 1 ? 0.0 : gamma / gamma_old;
-            double denom = it == 1 ? delta : delta - beta * gamma / alpha;
-            if (!isfinite(denom)) { res->outcome = HS_CG_NONFINITE; return HS_OK; }
-            if (denom <= 0.0 || gamma <= 0.0) { res->outcome = HS_CG_BREAKDOWN; return HS_OK; }
-            alpha = gamma / denom;
+            double beta;
+            if (!hs_cgc_coef(it, gamma, gamma_old, delta, &alpha, &beta, res)) return HS_OK;
 #pragma omp parallel for schedule(static) if (n > HS_OMP_MIN)
             for (int32_t i = 0; i < n; ++i) {
                 p[i] = u[i] + beta * p[i];

@@ -32,6 +32,16 @@ static inline void hs_test_cg_sim_setup(hs_sim_spec *cfg, hs_cg_variant v, int s
     cfg->output_enabled = 0;
 }
 
+/** @brief The reference: the case with Chronopoulos-Gear CG run for @p nsteps steps, its nodes sorted
+ *  (*n of them; NULL when the run failed, which the caller reports). */
+static inline hs_test_node *hs_test_cg_sim_reference(int nsteps, int32_t *n)
+{
+    static hs_sim_spec ref;
+    hs_test_cg_sim_setup(&ref, HS_CG_CHRONOPOULOS, 0);
+    *n = 0;
+    return hs_test_run_sorted(&ref, nsteps, n);
+}
+
 /** @brief Runs @p a (the reference) and @p b, @p n nodes each: *rel = ||phi_b - phi_a|| / ||phi_a||,
  *  *dact the largest activation time difference (ms) of the nodes both activated, *mismatch the nodes
  *  activated in one run only. */

@@ -17,10 +17,9 @@ int main(void)
 {
     const int nsteps = 40;
     if (!getenv("HS_TEST_VERBOSE")) hs_verbosity = 0; /* silent on success */
-    static hs_sim_spec ref, ss;
-    hs_test_cg_sim_setup(&ref, HS_CG_CHRONOPOULOS, 0);
+    static hs_sim_spec ss;
     int32_t nr = 0;
-    hs_test_node *a = hs_test_run_sorted(&ref, nsteps, &nr);
+    hs_test_node *a = hs_test_cg_sim_reference(nsteps, &nr);
     HS_TEST_CHECK(a != NULL, "chronopoulos run failed");
     const int svals[] = {2, 4, 8};
     for (int q = 0; q < 3 && a; ++q) {
