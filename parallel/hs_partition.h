@@ -172,6 +172,41 @@ hs_status hs_part_local_create_part(int64_t n_global, int32_t n_nodes, const int
                                     int32_t n_elems, const int64_t *elem_gid, const int32_t *tets, int n_ranks,
                                     int rank, hs_part_local **out, int32_t *node_local, int32_t *elem_local);
 
+/**
+ * @brief The partition of a distributed run whose ranks each hold a block of consecutive rows and
+ * no rank the whole graph (parallel.read = "ranks", issue 26). Collective over hs_par_comm().
+ * @param[in] vtxdist [size + 1] the blocks: this rank holds rows vtxdist[rank] .. vtxdist[rank+1]-1
+ * (alike on every rank); @param[in] n_row_elems, row_tets [n_row_elems][4] global node indices of the
+ * elements with a vertex among this rank's rows (each such element once; other ranks hold it too);
+ * the rows' columns are the other vertices of their elements.
+ * @param[out] owner [vtxdist[rank+1] - vtxdist[rank]] the owning rank of each row of the block.
+ * ptscotch: PT-Scotch on the distributed graph (vertex weight = row nonzeros, as hs_partition_nodes_root);
+ * rows: equal blocks of consecutive rows over the whole graph (as hs_partition_nodes_n); nonzeros:
+ * consecutive rows with equal nonzeros (as "nonzeros"); a partitioner of one process that reads the
+ * whole graph (metis) is HS_ERR_CONFIG naming parallel.partition. Every rank owns a node. Errors agreed.
+ */
+hs_status hs_partition_rows_dist(const hs_partitioner *p, const int64_t *vtxdist, int32_t n_row_elems,
+                                 const int64_t *row_tets, int32_t *owner);
+
+/**
+ * @brief The order of a part's nodes for locality (local RCM; issue 26): @p key [n_nodes] receives
+ * ranks of the part's nodes in reverse Cuthill-McKee order of the graph of the part's elements @p tets
+ * [n_elems][4] (part indices), starting from a pseudo-peripheral node of each connected piece.
+ * hs_part_local_create_part_keyed orders each bucket of a view by it.
+ */
+hs_status hs_part_local_rcm_key(int32_t n_nodes, int32_t n_elems, const int32_t *tets, int64_t *key);
+
+/**
+ * @brief hs_part_local_create_part, with the owned nodes of each bucket (interior, boundary) in
+ * increasing @p key [n_nodes] instead of increasing global number (NULL: the global number); the
+ * ghosts and the halo lists keep the order every rank agrees on. Writers and checkpoints sort rows
+ * by global number themselves, so output is unchanged.
+ */
+hs_status hs_part_local_create_part_keyed(int64_t n_global, int32_t n_nodes, const int64_t *node_gid,
+                                          const int32_t *owner, int32_t n_elems, const int64_t *elem_gid,
+                                          const int32_t *tets, const int64_t *key, int n_ranks, int rank,
+                                          hs_part_local **out, int32_t *node_local, int32_t *elem_local);
+
 /** @brief Free; accepts NULL and sets *p = NULL. */
 void hs_part_local_destroy(hs_part_local **p);
 
