@@ -42,22 +42,31 @@ typedef struct hs_mesh_block {
 
 typedef struct hs_mesh_block_reader hs_mesh_block_reader;
 
+/** Entries of the counts phase 1 gives and of the first indices phase 2 takes: the items (nodes,
+ *  elements, fibre lines) and the lines (every line of the range, blank and comment lines included:
+ *  error messages name lines) of the node, element and fibre files. */
+enum { HS_MB_NODES, HS_MB_ELEMS, HS_MB_FIBERS, HS_MB_NODE_LINES, HS_MB_ELEM_LINES, HS_MB_FIBER_LINES,
+       HS_MESH_BLOCK_COUNTS };
+
 /** @brief 1 when @p path (mesh.file as hs_mesh_read_file takes it) is in a format read in blocks. */
 int hs_mesh_block_supports(const char *path);
 
 /**
  * @brief Phase 1: open @p path's files, read their headers, find part @p part of @p n_parts's byte
  * range of each file's data (split at line starts, so that the parts' ranges tile the data) and
- * count the items in it: @p counts = {nodes, elements, fibre lines}. Reads only this part's range.
+ * count the items and lines in it (@p counts, indexed HS_MB_*). Reads the headers and this part's
+ * range only, in bounded chunks.
  */
 hs_status hs_mesh_block_open(const char *path, const hs_mesh_read_opts *o, int part, int n_parts,
-                             hs_mesh_block_reader **r, int64_t counts[3]);
+                             hs_mesh_block_reader **r, int64_t counts[HS_MESH_BLOCK_COUNTS]);
 
 /**
- * @brief Phase 2: parse this part's items; @p first = the global index of its first node, element
- * and fibre line (the other parts' counts before it). Errors name the file and line.
+ * @brief Phase 2: parse this part's items; @p first = the sums of the counts of the parts before
+ * this one (an exclusive prefix sum over the parts, indexed HS_MB_*). Errors name the file and line.
+ * The last part (part n_parts - 1) also checks the totals against the headers (a file that ends
+ * early, or goes on after its count), as the whole-file readers do.
  */
-hs_status hs_mesh_block_read(hs_mesh_block_reader *r, const int64_t first[3], hs_mesh_block *out);
+hs_status hs_mesh_block_read(hs_mesh_block_reader *r, const int64_t first[HS_MESH_BLOCK_COUNTS], hs_mesh_block *out);
 
 /** @brief Close; accepts NULL and sets *r = NULL. */
 void hs_mesh_block_reader_close(hs_mesh_block_reader **r);

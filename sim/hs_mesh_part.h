@@ -10,6 +10,7 @@
 #ifndef HS_MESH_PART_H
 #define HS_MESH_PART_H
 
+#include "hs_mesh_block.h"
 #include "hs_mesh_build.h"
 #include "hs_partition.h"
 #include "hs_region.h"
@@ -68,6 +69,30 @@ hs_status hs_mesh_part_box(const hs_mesh_spec *spec, const hs_stimulus_cfg *site
  * does; the local mesh's "region" field set. @p part->lreg receives them.
  */
 hs_status hs_mesh_part_box_regions(const struct hs_sim_spec *spec, struct hs_backend_mpi_part *part);
+
+/**
+ * @brief Every rank's part of a file mesh that every rank reads a block of (parallel.read = "ranks";
+ * collective; one rank's failure is every rank's, said once): each rank reads its byte range of
+ * mesh.file (hs_mesh_block), the ranks drop the nodes no element uses and swap the orientation of a
+ * wholly negative mesh as the serial reader does, partition the rows they hold with @p p
+ * (hs_partition_rows_dist), send each element to the owners of its vertices and each node to the
+ * ranks whose elements use it, and each cuts its view (ordered by local RCM when mesh.reorder is not
+ * "none": hs_part_local_rcm_key) and makes its mesh (mesh.scale, fibres, checks) and stimulus sites.
+ * No rank holds the whole mesh; the global numbering is the file's order of the used nodes (a serial
+ * run's with mesh.reorder = "none"). Outputs as hs_mesh_part_box; hs_mesh_part_box_regions makes the
+ * regions afterwards.
+ */
+hs_status hs_mesh_part_read(const hs_mesh_spec *spec, const hs_partitioner *p, const hs_stimulus_cfg *sites,
+                            int n_sites, int fingerprint, struct hs_backend_mpi_part *part, hs_mesh **counts,
+                            hs_stim_set **site_set, hs_mesh_build_info *info);
+
+/**
+ * @brief The core of hs_mesh_part_read from blocks already read (tests give blocks cut from a whole
+ * mesh): @p b this rank's block, coordinates already in mm; @p reorder 1: order the view by local RCM.
+ * @p part, @p counts as hs_mesh_part_read (sites, fibres, checks and fingerprint are the caller's).
+ */
+hs_status hs_mesh_part_from_blocks(const hs_mesh_block *b, const hs_partitioner *p, int reorder,
+                                   struct hs_backend_mpi_part *part, hs_mesh **counts);
 
 /**
  * @brief A mesh built on rank 0 sent out in parts (collective): rank 0 makes each rank's part of
