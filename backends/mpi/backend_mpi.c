@@ -353,6 +353,31 @@ hs_status hs_backend_mpi_set_local(hs_backend *b, const hs_state *src)
     return agree(m, st);
 }
 
+hs_status hs_backend_mpi_get_local(hs_backend *b, hs_state *dst)
+{
+    mpi_impl *m = b->impl;
+    const hs_state_desc *d = &m->inner->state;
+    hs_status st = hs_state_check(d, dst);
+    if (st == HS_OK) {
+        hs_state want = {d, {NULL}};
+        for (int k = 0; k < d->n_fields; ++k) want.field[k] = dst->field[k];
+        st = m->inner->ops->get_state(m->inner, &want);
+    }
+    return agree(m, st);
+}
+
+const hs_state_desc *hs_backend_mpi_local_desc(const hs_backend *b)
+{
+    const mpi_impl *m = b->impl;
+    return &m->inner->state;
+}
+
+hs_status hs_backend_mpi_get_local_history(hs_backend *b, hs_extrap *ex, double *phi1, double *phi2)
+{
+    mpi_impl *m = b->impl;
+    return agree(m, m->inner->ops->get_history(m->inner, ex, phi1, phi2));
+}
+
 hs_status hs_backend_mpi_set_local_history(hs_backend *b, const hs_extrap *ex, const double *phi1, const double *phi2)
 {
     mpi_impl *m = b->impl;
