@@ -286,7 +286,7 @@ static hs_status mpi_get_state(hs_backend *b, hs_state *dst)
         size_t len = 1;
         for (int k = 0; k < b->state.n_fields; ++k)
             if (hs_state_field_len(&b->state, k) > len) len = hs_state_field_len(&b->state, k);
-        HS_CALL(agree(m, HS_ALLOC(m->gbuf, len + 1, "gather buffer")));
+        HS_CALL(agree(m, HS_ALLOC(m->gbuf, len + 1, "whole-state gather buffer")));
     }
     for (int k = 0; k < b->state.n_fields; ++k) {
         int32_t n = 0;
