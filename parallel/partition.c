@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "hs_build_config.h"
+#include "hs_rcm.h"
 #include "hs_util.h"
 
 #if HS_HAS_METIS
@@ -732,9 +733,73 @@ static int cmp_key_idx(const void *a, const void *b)
     return (x->k2 > y->k2) - (x->k2 < y->k2);
 }
 
+/* Each send list in increasing global number (the lists come from the (row, rank) pairs in local
+ * order, which with a key is not the global one), the order its receiver numbers those nodes among its
+ * ghosts (number_ghosts, and the ghosts' bucket of hs_part_local_create_part_keyed): a message stays a
+ * plain array on both sides. Lists are short (a part's surface), so a qsort each. */
+static hs_status send_lists_global_order(hs_part_local *l)
+{
+    const int32_t n_send = l->send_ptr[l->n_nbrs];
+    key_idx *t = NULL;
+    HS_CALL(HS_ALLOC(t, (size_t)n_send + 1, "partition send lists"));
+    for (int k = 0; k < l->n_nbrs; ++k) {
+        const int32_t s0 = l->send_ptr[k], n = l->send_ptr[k + 1] - s0;
+        for (int32_t j = 0; j < n; ++j) t[j] = (key_idx){0, l->l2g[l->send_idx[s0 + j]], l->send_idx[s0 + j]};
+        qsort(t, (size_t)n, sizeof *t, cmp_key_idx);
+        for (int32_t j = 0; j < n; ++j) l->send_idx[s0 + j] = t[j].i;
+    }
+    free(t);
+    return HS_OK;
+}
+
+/* Sort a bucket of owned nodes ord[0, n) (each with k2 = its global number, in increasing global
+ * order on entry) by (key, global number); k1 (the bucket) is kept. Keys in [0, n_nodes) (a
+ * permutation, as hs_part_local_rcm_key gives, or with ties) take a stable counting sort, which keeps
+ * the global order among equal keys; other keys a qsort on (key, global number). tmp [n], cnt
+ * [n_nodes + 1] are work arrays. */
+static void sort_bucket_by_key(key_idx *ord, int32_t n, const int64_t *key, int32_t n_nodes, key_idx *tmp,
+                               int32_t *cnt)
+{
+    if (n < 2) return;
+    const int64_t k1 = ord[0].k1;
+    int dense = 1;
+    for (int32_t j = 0; j < n && dense; ++j) dense = key[ord[j].i] >= 0 && key[ord[j].i] < n_nodes;
+    if (dense) {
+        memset(cnt, 0, sizeof(int32_t) * ((size_t)n_nodes + 1));
+        for (int32_t j = 0; j < n; ++j) ++cnt[key[ord[j].i] + 1];
+        for (int32_t v = 0; v < n_nodes; ++v) cnt[v + 1] += cnt[v];
+        for (int32_t j = 0; j < n; ++j) tmp[cnt[key[ord[j].i]]++] = ord[j];
+        memcpy(ord, tmp, sizeof(key_idx) * (size_t)n);
+        return;
+    }
+    for (int32_t j = 0; j < n; ++j) ord[j].k1 = key[ord[j].i];
+    qsort(ord, (size_t)n, sizeof *ord, cmp_key_idx);
+    for (int32_t j = 0; j < n; ++j) ord[j].k1 = k1;
+}
+
+hs_status hs_part_local_rcm_key(int32_t n_nodes, int32_t n_elems, const int32_t *tets, int64_t *key)
+{
+    int32_t *newid = NULL;
+    HS_CALL(HS_ALLOC(newid, (size_t)n_nodes + 1, "local RCM order"));
+    const hs_status st = hs_rcm_tets(n_nodes, n_elems, tets, newid);
+    if (st == HS_OK)
+        for (int32_t i = 0; i < n_nodes; ++i) key[i] = newid[i];
+    free(newid);
+    return st;
+}
+
 hs_status hs_part_local_create_part(int64_t n_global, int32_t n_nodes, const int64_t *node_gid, const int32_t *owner,
                                     int32_t n_elems, const int64_t *elem_gid, const int32_t *tets, int n_ranks,
                                     int rank, hs_part_local **out, int32_t *node_local, int32_t *elem_local)
+{
+    return hs_part_local_create_part_keyed(n_global, n_nodes, node_gid, owner, n_elems, elem_gid, tets, NULL, n_ranks,
+                                           rank, out, node_local, elem_local);
+}
+
+hs_status hs_part_local_create_part_keyed(int64_t n_global, int32_t n_nodes, const int64_t *node_gid,
+                                          const int32_t *owner, int32_t n_elems, const int64_t *elem_gid,
+                                          const int32_t *tets, const int64_t *key, int n_ranks, int rank,
+                                          hs_part_local **out, int32_t *node_local, int32_t *elem_local)
 {
     *out = NULL;
     hs_status st = HS_OK;
@@ -814,7 +879,9 @@ hs_status hs_part_local_create_part(int64_t n_global, int32_t n_nodes, const int
             nbr_of[q] = k++;
         }
     /* local numbering as hs_part_local_create_elems: interior, boundary (global order), ghosts by
-     * owner slot (global order within); sorted keys stand for the global array's scan */
+     * owner slot (global order within); sorted keys stand for the global array's scan. With a key,
+     * the two owned buckets are then sorted by it: only this rank reads its owned order, while the
+     * ghosts' order is what its neighbours' send lists follow, so it stays the global one */
     HS_CALL_GOTO(HS_ALLOC(ord, (size_t)n_owned + n_ghost + 1, "partition order"), fail);
     {
         /* nodes in increasing global order (a generated box part: lattice order) need no sort: a
@@ -854,9 +921,23 @@ hs_status hs_part_local_create_part(int64_t n_global, int32_t n_nodes, const int
             }
             qsort(ord, (size_t)k, sizeof *ord, cmp_key_idx);
         }
+        for (int32_t li = 1; li < k; ++li)
+            HS_CHECK_GOTO(ord[li].k1 != ord[li - 1].k1 || ord[li].k2 != ord[li - 1].k2, fail, HS_ERR_INTERNAL,
+                          "rank %d: node %lld twice in the part", rank, (long long)ord[li].k2);
+        if (key) { /* the owned buckets by key (ties: global number); the ghosts keep the global order */
+            key_idx *tmp = NULL;
+            int32_t *cnt = NULL;
+            st = HS_ALLOC(tmp, (size_t)n_owned + 1, "partition key order");
+            if (st == HS_OK) st = HS_ALLOC(cnt, (size_t)n_nodes + 1, "partition key order");
+            if (st == HS_OK) {
+                sort_bucket_by_key(ord, l->n_interior, key, n_nodes, tmp, cnt);
+                sort_bucket_by_key(ord + l->n_interior, n_boundary, key, n_nodes, tmp, cnt);
+            }
+            free(tmp);
+            free(cnt);
+            HS_CALL_GOTO(st, fail);
+        }
         for (int32_t li = 0; li < k; ++li) {
-            HS_CHECK_GOTO(li == 0 || ord[li].k1 != ord[li - 1].k1 || ord[li].k2 != ord[li - 1].k2, fail,
-                          HS_ERR_INTERNAL, "rank %d: node %lld twice in the part", rank, (long long)ord[li].k2);
             l->l2g[li] = ord[li].k2;
             node_local[ord[li].i] = li;
             if (li >= n_owned) {
@@ -933,6 +1014,7 @@ hs_status hs_part_local_create_part(int64_t n_global, int32_t n_nodes, const int
         }
         free(fill);
     }
+    if (key) HS_CALL_GOTO(send_lists_global_order(l), fail);
     HS_CALL_GOTO(hs_csr_from_tets(n_owned + n_ghost, n_local_elems, l->tets, &lp), fail);
     HS_CALL_GOTO(hs_csr_create(n_owned, n_owned + n_ghost, lp->row_ptr[n_owned], &l->pattern), fail);
     memcpy(l->pattern->row_ptr, lp->row_ptr, sizeof(int32_t) * ((size_t)n_owned + 1));
