@@ -11,13 +11,15 @@
 # the frames still list the file's nodes (within the bounds of the serial run without reordering).
 # A bad line in the middle of a file and a file that ends early are refused with the serial run's
 # message, said once; runs the block read cannot take are refused naming parallel.read.
-# Usage: mpi_read.sh MPIEXEC HAS_PTSCOTCH (HEARTSIM, HS_SOURCE_DIR from ctest).
+# A checkpoint of 2 ranks reading blocks continues on 3 and serially; with HDF5, xdmf_h5 frames.
+# Usage: mpi_read.sh MPIEXEC HAS_PTSCOTCH HAS_HDF5 (HEARTSIM, HS_SOURCE_DIR from ctest).
 #
 # Bounds as tests/parallel/mpi_box_study.sh: N = 80 steps, each meeting the Newton tests at 1e-8; V within
 # 100 N 1e-8 mV, activation within 2 N 1e-8 ms, region exact, an electrode within ||W||_1 N 1e-8.
 set -euo pipefail
 mpiexec=$1
 has_ptscotch=$2
+has_hdf5=$3
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 export OMP_NUM_THREADS=1
@@ -112,12 +114,16 @@ study_ref() { # CFG OUT [sets...]: the serial run, its ECG bounds in $OUT.tols
   t+=("E_right-E_left:$(python3 -c "print(${t[0]#*:} + ${t[1]#*:})")")
   echo "${t[@]}" > "$o.tols"
 }
-study_same() { # REF OUT: the run's files within the bounds of the serial run's, the same probe nodes
+study_same() { # REF OUT [h5]: the run's files within the bounds of the serial run's, the same probe nodes
   local r=$1 o=$2
-  for f in slab_000000.vtk slab_000004.vtk slab_000008.vtk; do
-    python3 "$close" "$r/$f" "$o/$f" "V:$tol_v" "activation:$tol_a" "region:0" || fail "$o/$f"
-  done
-  cmp -s "$r/slab.vtk.series" "$o/slab.vtk.series" || fail "$o: series index differs"
+  if [ "${3:-}" != h5 ]; then
+    for f in slab_000000.vtk slab_000004.vtk slab_000008.vtk; do
+      python3 "$close" "$r/$f" "$o/$f" "V:$tol_v" "activation:$tol_a" "region:0" || fail "$o/$f"
+    done
+    cmp -s "$r/slab.vtk.series" "$o/slab.vtk.series" || fail "$o: series index differs"
+  else
+    [ -s "$o/slab.xdmf" ] && [ -s "$o/slab.h5" ] || fail "$o: no xdmf_h5 series"
+  fi
   python3 "$close" "$r/slab_maps.vtk" "$o/slab_maps.vtk" "activation:$tol_a" "region:0" || fail "$o: maps"
   python3 "$here/csv_close.py" "$r/slab_probes.csv" "$o/slab_probes.csv" "$tol_v" || fail "$o: probes"
   # shellcheck disable=SC2046
@@ -132,12 +138,13 @@ read_by_ranks() { # LOG NP: every rank read its block and none held the whole me
   grep -q "^  whole mesh: held by 0 of $2 ranks during set-up" "$1" || { cat "$1"; fail "$1: a rank held the whole mesh"; }
 }
 
-parts=(rows)
+parts=(rows nonzeros)
 [ "$has_ptscotch" = 1 ] && parts+=(ptscotch)
 for m in carp tg; do
   study_ref "$tmp/$m.cfg" "$tmp/${m}_serial" "${sets[@]}"
   for part in "${parts[@]}"; do
-    for np in 2 3; do
+    for np in 1 2 3; do
+      [ "$np" = 1 ] && [ "$part" != rows ] && continue
       o=$tmp/${m}_${part}_$np
       mpi "$np" run "$tmp/$m.cfg" "${sets[@]}" --set parallel.read=ranks --set parallel.partition=$part \
         --out "$o" -v > "$o.log" 2>&1 || { cat "$o.log"; fail "$m on $np ranks, $part"; }
@@ -151,6 +158,31 @@ for note in "1 of 463 nodes belong to no tetrahedron and were dropped" "every te
   grep -q "$note" "$tmp/tg_serial.log" || fail "serial TetGen run: no note '$note'"
   [ "$(grep -c "$note" "$tmp/tg_rows_3.log")" = 1 ] || { cat "$tmp/tg_rows_3.log"; fail "3 ranks: note '$note' not once"; }
 done
+
+# a checkpoint of 2 ranks reading blocks (at 4 ms) continued on 3 ranks reading blocks, and serially
+o=$tmp/ck2
+mpi 2 run "$tmp/carp.cfg" "${sets[@]}" --set time.t_end=4 --set output.checkpoint_interval=2 --set parallel.read=ranks \
+  --out "$o" -v > "$o.log" 2>&1 || { cat "$o.log"; fail "2 ranks to 4 ms"; }
+cp -r "$o" "$tmp/ck3"; cp -r "$o" "$tmp/ck1"
+mpi 3 run "$tmp/carp.cfg" "${sets[@]}" --set parallel.read=ranks --out "$tmp/ck3" --restart "$tmp/ck3" -v \
+  > "$tmp/ck3.log" 2>&1 || { cat "$tmp/ck3.log"; fail "restart on 3 ranks"; }
+grep -q "^restart: from .*t = 4 ms" "$tmp/ck3.log" || { cat "$tmp/ck3.log"; fail "3 ranks: no restart from 4 ms"; }
+"$HEARTSIM" run "$tmp/carp.cfg" "${sets[@]}" --out "$tmp/ck1" --restart "$tmp/ck1" -v > "$tmp/ck1.log" 2>&1 ||
+  { cat "$tmp/ck1.log"; fail "serial restart of the 2 ranks' checkpoint"; }
+for o in ck3 ck1; do
+  for f in slab_000006.vtk slab_000008.vtk; do
+    python3 "$close" "$tmp/carp_serial/$f" "$tmp/$o/$f" "V:$tol_v" "activation:$tol_a" "region:0" || fail "$o/$f"
+  done
+  python3 "$here/csv_close.py" "$tmp/carp_serial/slab_probes.csv" "$tmp/$o/slab_probes.csv" "$tol_v" || fail "$o: probes"
+done
+
+# xdmf_h5 frames (collective with a parallel HDF5), the maps file and the CSVs as with vtk frames
+if [ "$has_hdf5" = 1 ]; then
+  o=$tmp/h5
+  mpi 3 run "$tmp/carp.cfg" "${sets[@]}" --set output.format=xdmf_h5 --set parallel.read=ranks --out "$o" -v \
+    > "$o.log" 2>&1 || { cat "$o.log"; fail "3 ranks, xdmf_h5"; }
+  study_same "$tmp/carp_serial" "$o" h5
+fi
 
 # local RCM: the shuffled mesh with mesh.reorder = "rcm" on 3 ranks lists the file's nodes, each rank's
 # rows in RCM order of its part
