@@ -20,8 +20,9 @@
  * hs_mesh_part_read on the second mesh written as openCARP files (.pts, .elem with labels, .lon;
  * mesh.scale 0.5): the parts, a box stimulus site's elements and the whole mesh's checkpoint
  * fingerprint against the serial build (hs_mesh_build with mesh.reorder = "none", scattered),
- * with the file's fibres and with constant ones under local RCM; fibers.type = "file" and a site
- * covering no element refused on every rank, agreed.
+ * with the file's fibres and with constant ones under local RCM; fibers.type = "file", a site
+ * covering no element and an inverted element (named by its number in the file) refused on every
+ * rank, agreed.
  * With arguments `--bench N`: not a test; the seconds of hs_mesh_part_from_blocks on the N^3-cell
  * slab (N = 100: bench_1m's 1,030,301 nodes, 6M tetrahedra) cut in blocks, on this many ranks. */
 #define _POSIX_C_SOURCE 200809L
@@ -506,7 +507,7 @@ static void read_case(const char *label, const char *dir, hs_fiber_kind fibers, 
     hs_mesh_destroy(&m);
 }
 
-static void read_tests(const file_mesh *f)
+static void read_tests(const file_mesh *f, const file_mesh *positive)
 {
     char dir[256] = "";
     write_opencarp(f, dir, sizeof dir);
@@ -539,6 +540,26 @@ static void read_tests(const file_mesh *f)
                       !sites,
                   "rank %d: a site covering no element: status %d, %s", rank, (int)st, hs_error_message());
     hs_error_clear();
+    remove_opencarp(dir);
+    /* one element inverted: the checks of the parts name it by its number in the file, and its nodes */
+    file_mesh bad = *positive;
+    const int64_t k = bad.n_elems / 3;
+    bad.tets = malloc(sizeof(int64_t) * 4 * (size_t)bad.n_elems);
+    memcpy(bad.tets, positive->tets, sizeof(int64_t) * 4 * (size_t)bad.n_elems);
+    const int64_t w = bad.tets[4 * k + 2];
+    bad.tets[4 * k + 2] = bad.tets[4 * k + 3], bad.tets[4 * k + 3] = w;
+    write_opencarp(&bad, dir, sizeof dir);
+    spec_file(&spec, dir, HS_FIBERS_AUTO, HS_REORDER_NONE);
+    char want[160];
+    snprintf(want, sizeof want, "element %lld (nodes %lld %lld %lld %lld) is inverted", (long long)k,
+             (long long)bad.tets[4 * k], (long long)bad.tets[4 * k + 1], (long long)bad.tets[4 * k + 2],
+             (long long)bad.tets[4 * k + 3]);
+    st = hs_mesh_part_read(&spec, p, NULL, 0, 0, &got, &counts, &sites, &info);
+    HS_TEST_CHECK(st == HS_ERR_MESH && hs_par_agreed() && strstr(hs_error_message(), want) && !counts,
+                  "rank %d: an inverted element: status %d, %s (expected \"%s\")", rank, (int)st, hs_error_message(),
+                  want);
+    hs_error_clear();
+    free(bad.tets);
     remove_opencarp(dir);
 }
 
@@ -640,7 +661,7 @@ int main(int argc, char **argv)
         hs_error_clear();
         block_free(&b);
     }
-    read_tests(&neg);
+    read_tests(&neg, &pos);
     file_free(&pos);
     file_free(&neg);
     int fails = hs_test_failures, all = 0;
