@@ -11,9 +11,11 @@
  *   [n_interior, n_owned)      owned rows with a ghost column (SpMV after the halo arrived)
  *   [n_owned, n_owned+n_ghost) ghosts, grouped by owning rank (increasing), by global index within
  *
- * Within each of the first two groups nodes keep their global order. The send list to a neighbour
- * q is the owned nodes that are ghosts of q, in increasing global index: the order q numbers them
- * among its ghosts from this rank, so a message is a plain array on both sides.
+ * Within each of the first two groups nodes keep their global order, or, in a view made with a key
+ * (hs_part_local_create_part_keyed: local RCM), the key's order; the ghosts keep the global order
+ * either way. The send list to a neighbour q is the owned nodes that are ghosts of q, in increasing
+ * global index (not local index, when keyed): the order q numbers them among its ghosts from this
+ * rank, so a message is a plain array on both sides.
  */
 #ifndef HS_PARTITION_H
 #define HS_PARTITION_H
@@ -191,16 +193,18 @@ hs_status hs_partition_rows_dist(const hs_partitioner *p, const int64_t *vtxdist
 /**
  * @brief The order of a part's nodes for locality (local RCM; issue 26): @p key [n_nodes] receives
  * ranks of the part's nodes in reverse Cuthill-McKee order of the graph of the part's elements @p tets
- * [n_elems][4] (part indices), starting from a pseudo-peripheral node of each connected piece.
- * hs_part_local_create_part_keyed orders each bucket of a view by it.
+ * [n_elems][4] (part indices), starting from a pseudo-peripheral node of each connected piece: a
+ * permutation of [0, n_nodes), deterministic (common/hs_rcm.h, the code mesh.reorder = "rcm" runs on a
+ * whole mesh). hs_part_local_create_part_keyed orders each bucket of a view by it.
  */
 hs_status hs_part_local_rcm_key(int32_t n_nodes, int32_t n_elems, const int32_t *tets, int64_t *key);
 
 /**
  * @brief hs_part_local_create_part, with the owned nodes of each bucket (interior, boundary) in
- * increasing @p key [n_nodes] instead of increasing global number (NULL: the global number); the
- * ghosts and the halo lists keep the order every rank agrees on. Writers and checkpoints sort rows
- * by global number themselves, so output is unchanged.
+ * increasing @p key [n_nodes] instead of increasing global number (NULL: the global number); ties
+ * in global order. The ghosts and the halo lists keep the order every rank agrees on (send lists in
+ * global order), the elements their increasing global order. Writers and checkpoints sort rows by
+ * global number themselves, so output is unchanged. Keys in [0, n_nodes) sort in linear time.
  */
 hs_status hs_part_local_create_part_keyed(int64_t n_global, int32_t n_nodes, const int64_t *node_gid,
                                           const int32_t *owner, int32_t n_elems, const int64_t *elem_gid,
