@@ -274,8 +274,9 @@ static int64_t *sorted(const int64_t *l2g, int32_t lo, int32_t hi)
 }
 
 /* @p got (from the blocks) against @p ref (the scatter): equal, or with @p reorder the owned rows
- * permuted within their buckets and everything else the same by global number. */
-static void compare(const char *label, const hs_backend_mpi_part *got, const hs_backend_mpi_part *ref, int reorder)
+ * permuted within their buckets and everything else the same by global number. Returns 1 when the
+ * owned rows' order differs from the reference's. */
+static int compare(const char *label, const hs_backend_mpi_part *got, const hs_backend_mpi_part *ref, int reorder)
 {
     const hs_part_local *a = got->l, *b = ref->l;
     const hs_mesh *ma = got->lmesh, *mb = ref->lmesh;
@@ -287,7 +288,7 @@ static void compare(const char *label, const hs_backend_mpi_part *got, const hs_
                   b->n_nbrs);
     if (a->n_owned != b->n_owned || a->n_ghost != b->n_ghost || a->n_elems != b->n_elems || a->n_nbrs != b->n_nbrs ||
         a->n_interior != b->n_interior)
-        return;
+        return 0;
     const int32_t nl = a->n_owned + a->n_ghost;
     HS_TEST_CHECK(ma->n_nodes == nl && mb->n_nodes == nl && ma->n_elems == a->n_elems, "%s, rank %d: mesh sizes",
                   label, rank);
@@ -308,7 +309,7 @@ static void compare(const char *label, const hs_backend_mpi_part *got, const hs_
         SAME(ma->xyz, mb->xyz, 3 * (size_t)nl, "xyz");
         SAME(ma->tets, mb->tets, 4 * (size_t)a->n_elems, "mesh tets");
         SAME(ma->node_orig, mb->node_orig, nl, "node_orig");
-        return;
+        return 0;
     }
     /* reordered: the buckets hold the same nodes; every array by global number the same */
     int64_t *sa = sorted(a->l2g, 0, a->n_interior), *sb = sorted(b->l2g, 0, b->n_interior);
@@ -348,7 +349,10 @@ static void compare(const char *label, const hs_backend_mpi_part *got, const hs_
     HS_TEST_CHECK(!bad, "%s, rank %d: elements' vertices differ by global number", label, rank);
     for (int32_t k = 0; k < a->send_ptr[a->n_nbrs] && !bad; ++k) bad += map[a->send_idx[k]] != b->send_idx[k];
     HS_TEST_CHECK(!bad, "%s, rank %d: send lists differ by global number", label, rank);
+    int permuted = 0;
+    for (int32_t i = 0; i < a->n_owned; ++i) permuted |= map[i] != i;
     free(map), free(pairs);
+    return permuted;
 }
 
 /* One case: the blocks of @p f made into parts by @p p, against the scatter of the serial mesh. */
@@ -388,7 +392,9 @@ static void run_case(const char *label, const file_mesh *f, const double *wn, co
     }
     uint64_t fp = 0;
     HS_TEST_OK(hs_mesh_part_scatter(m, NULL, NULL, owner, m->n_nodes, NULL, 0, &fp, &ref));
-    if (ref.l) compare(label, &got, &ref, reorder);
+    int permuted = ref.l ? compare(label, &got, &ref, reorder) : 0;
+    MPI_Allreduce(MPI_IN_PLACE, &permuted, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    HS_TEST_CHECK(!reorder || permuted, "%s: local RCM kept every rank's rows in global order", label);
     hs_backend_mpi_part_free(&got);
     hs_backend_mpi_part_free(&ref);
     hs_mesh_destroy(&counts);
@@ -491,7 +497,10 @@ static void read_case(const char *label, const char *dir, hs_fiber_kind fibers, 
     int32_t *owner = gather_owners(got.l, m->n_nodes);
     uint64_t fp = 0;
     HS_TEST_OK(hs_mesh_part_scatter(m, stim, NULL, owner, m->n_nodes, &site, 1, &fp, &ref));
-    if (ref.l) compare(label, &got, &ref, reorder != HS_REORDER_NONE);
+    int permuted = ref.l ? compare(label, &got, &ref, reorder != HS_REORDER_NONE) : 0;
+    MPI_Allreduce(MPI_IN_PLACE, &permuted, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    HS_TEST_CHECK(reorder == HS_REORDER_NONE || permuted, "%s: local RCM kept every rank's rows in global order",
+                  label);
     if (ref.lstim && got.lstim) {
         SAME(got.lstim->elem_ptr, ref.lstim->elem_ptr, 2, "site elements' count");
         SAME(got.lstim->elem, ref.lstim->elem, ref.lstim->elem_ptr[1], "site elements");
