@@ -12,7 +12,8 @@
 # A bad line in the middle of a file and a file that ends early are refused with the serial run's
 # message, said once; runs the block read cannot take are refused naming parallel.read.
 # A checkpoint of 2 ranks reading blocks continues on 3 and serially; with HDF5, xdmf_h5 frames.
-# Usage: mpi_read.sh MPIEXEC HAS_PTSCOTCH HAS_HDF5 (HEARTSIM, HS_SOURCE_DIR from ctest).
+# Usage: mpi_read.sh MPIEXEC HAS_PTSCOTCH HAS_HDF5 (HEARTSIM, HS_SOURCE_DIR from ctest; HS_BACKEND=cuda runs
+# every run on the GPUs instead of the cpu backend: the GPU machine's check, not a ctest).
 #
 # Bounds as tests/parallel/mpi_box_study.sh: N = 80 steps, each meeting the Newton tests at 1e-8; V within
 # 100 N 1e-8 mV, activation within 2 N 1e-8 ms, region exact, an electrode within ||W||_1 N 1e-8.
@@ -99,7 +100,7 @@ mkcfg "$tmp/carp.cfg" "mesh = { source = \"file\"; file = \"$tmp/slab.pts\"; sca
   'fibers = { type = "auto"; };'
 mkcfg "$tmp/tg.cfg" "mesh = { source = \"tetgen\"; file = \"$tmp/shuf\"; reorder = \"none\"; };" \
   'fibers = { type = "constant"; direction = [1.0, 0.0, 0.0]; };'
-sets=(--set time.t_end=8 --set output.interval=1 --set solver.backend=cpu
+sets=(--set time.t_end=8 --set output.interval=1 --set solver.backend="${HS_BACKEND:-cpu}"
       --set 'probes.points.[0].at=[3.25, 0.25, 0.25]' --set 'probes.points.[1].at=[5.25, 0.25, 0.25]')
 
 study_ref() { # CFG OUT [sets...]: the serial run, its ECG bounds in $OUT.tols
