@@ -47,6 +47,8 @@ typedef struct hs_partitioner {
     /** the parallel partition (parallel = 1; NULL otherwise): hs_partition_nodes_root's contract */
     hs_status (*assign_root)(const hs_csr *pattern, int32_t n_nodes, int32_t n_elems, const int32_t *tets,
                              int n_parts, int32_t *part);
+    int rows_dist;       /**< 1: partitions rows the ranks hold in blocks, no rank the whole graph
+                              (hs_partition_rows_dist: ptscotch, rows, nonzeros; parallel.read = "ranks") */
 } hs_partitioner;
 
 /** The "box" partition: the lattice of the structured box's nodes, (cells + 1) per axis and

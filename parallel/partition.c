@@ -167,10 +167,16 @@ static hs_status part_ptscotch(const hs_csr *a, int n_parts, int32_t *part)
 #define root_rows NULL
 #define root_nonzeros NULL
 #define root_box NULL
+#define rows_dist_metis 0
+#define rows_dist_rows 1
+#define rows_dist_nonzeros 1
+#define rows_dist_ptscotch 1
+#define rows_dist_box 0
 
 static const hs_partitioner partitioners[] = {
 #define HS_PARTITIONER(id, name, summary, seed) \
-    {name, summary, seed, available_##id, needs_pattern_##id, part_##id, box_##id, parallel_##id, root_##id},
+    {name, summary, seed, available_##id, needs_pattern_##id, part_##id, box_##id, parallel_##id, root_##id,  \
+     rows_dist_##id},
 #include "hs_partition_list.h"
 #undef HS_PARTITIONER
 };

@@ -19,6 +19,7 @@
 
 #include "hs_backend_mpi.h"
 #include "hs_dist.h"
+#include "mesh_part_internal.h"
 #endif
 
 int hs_mesh_part_box_fits(const hs_mesh_spec *spec)
@@ -111,6 +112,40 @@ static hs_status sites_only(const hs_stimulus_cfg *sites, int n, hs_stim_set **o
 fail:
     hs_stim_set_destroy(&s);
     return st;
+}
+
+const char *hs_mesh_part_read_unfit(const hs_sim_spec *spec)
+{
+    char path[HS_PATH_MAX + 8];
+    hs_mesh_part_read_path(&spec->mesh, path, sizeof path);
+    const char *src = spec->mesh.source ? spec->mesh.source->name : "";
+    if ((strcmp(src, "file") && strcmp(src, "tetgen")) || !hs_mesh_block_supports(path))
+        return "every rank reads its byte range of a line-based mesh file: mesh.source = \"file\" or \"tetgen\" with "
+               "an openCARP (.pts/.elem/.lon) or TetGen (.node/.ele) mesh.file";
+    if (spec->mesh.fibers == HS_FIBERS_FILE) return "fibers.type = \"file\" reads the fibre file whole";
+    for (int k = 0; k < spec->n_stimuli; ++k)
+        if (spec->stimuli[k].shape != HS_STIM_BOX && spec->stimuli[k].shape != HS_STIM_SPHERE)
+            return "stimulus sites other than shape = \"box\" or \"sphere\" are found on the whole mesh";
+    for (int k = 0; k < spec->n_regions; ++k)
+        if (spec->regions[k].select == HS_REGION_SURFACE || spec->regions[k].select == HS_REGION_ELEMENTS)
+            return "regions selected by a labelled surface or an element list are found on the whole mesh";
+    if (spec->spmv && spec->spmv->node_order) return "a solver.spmv format with its own node order renumbers the whole mesh";
+    return NULL;
+}
+
+void hs_mesh_part_read_path(const hs_mesh_spec *spec, char *buf, size_t size)
+{
+    /* mesh.source = "tetgen" names the .node/.ele pair by its prefix */
+    const int prefix = spec->source && !strcmp(spec->source->name, "tetgen");
+    snprintf(buf, size, "%s%s", spec->file, prefix ? ".node" : "");
+}
+
+const hs_partitioner *hs_mesh_part_read_partitioner(void)
+{
+    const hs_partitioner *p = NULL;
+    if (hs_partitioner_lookup("parallel.partition", "ptscotch", &p) == HS_OK) return p;
+    hs_error_clear();
+    return hs_registry_find(hs_partitioners(), "rows");
 }
 
 #if HS_HAS_MPI
@@ -439,20 +474,6 @@ fail:
 /* ---- a file mesh: rank 0 reads it and sends each rank its part ----------------------------- */
 
 #if HS_HAS_MPI
-/* One rank's part as rank 0 sends it: the elements with a vertex the rank owns (increasing global
- * number) and their vertices (increasing global number, "packed" indices), with what the rank's
- * mesh, stimulus sites and regions need of them. */
-enum { H_NN, H_NE, H_FIBER, H_SITE_ELEMS, H_ENTRY, H_TAB, H_DECOUPLED, H_ROWS, H_ENTRIES, H_REG, H_LEN };
-typedef struct packed {
-    int64_t h[H_LEN];
-    int64_t *ngid, *egid;
-    int32_t *nown, *norig, *tets, *region, *sptr, *selem, *eentry;
-    double *xyz, *fiber;
-    uint16_t *etab;
-    uint8_t *dec;
-    hs_region_row *tab;
-} packed;
-
 /* the arrays of @p p and their lengths (from the header): one table for allocating, sending, receiving */
 typedef struct arr {
     void **ptr;
@@ -461,7 +482,7 @@ typedef struct arr {
 
 #define PACKED_ARRAYS 14
 
-static int packed_arrays(packed *p, int n_sites, arr a[PACKED_ARRAYS])
+static int packed_arrays(hs_part_packed *p, int n_sites, arr a[PACKED_ARRAYS])
 {
     const size_t nn = (size_t)p->h[H_NN], ne = (size_t)p->h[H_NE];
     int k = 0;
@@ -482,7 +503,7 @@ static int packed_arrays(packed *p, int n_sites, arr a[PACKED_ARRAYS])
     return k;
 }
 
-static void packed_free(packed *p, int n_sites)
+void hs_part_packed_free(hs_part_packed *p, int n_sites)
 {
     arr a[PACKED_ARRAYS];
     const int na = packed_arrays(p, n_sites, a);
@@ -506,7 +527,7 @@ static hs_status xfer_bytes(void *buf, size_t bytes, int peer, int send, MPI_Com
 
 /* Rank 0: rank q's part of the whole mesh @p m. @p mark [n_nodes] is -1 on entry and on return. */
 static hs_status pack(const hs_mesh *m, const hs_stim_set *stim, const hs_region_set *reg, const int32_t *owner,
-                      int q, int n_sites, int32_t *mark, packed *p)
+                      int q, int n_sites, int32_t *mark, hs_part_packed *p)
 {
     memset(p, 0, sizeof *p);
     int64_t ne = 0, nn = 0;
@@ -583,13 +604,13 @@ static hs_status pack(const hs_mesh *m, const hs_stim_set *stim, const hs_region
 undo:
     free(e2p);
     for (int32_t v = 0; v < m->n_nodes; ++v) mark[v] = -1;
-    if (st != HS_OK) packed_free(p, n_sites);
+    if (st != HS_OK) hs_part_packed_free(p, n_sites);
     return st;
 }
 
-/* Every rank: its view, mesh (in the view's numbering), sites and regions from the part received. */
-static hs_status unpack(const packed *p, int64_t n_global, const hs_stimulus_cfg *sites, int n_sites, int rank,
-                        int size, hs_backend_mpi_part *out)
+/* mesh_part_internal.h */
+hs_status hs_part_packed_unpack(const hs_part_packed *p, int64_t n_global, const hs_stimulus_cfg *sites, int n_sites,
+                                int rank, int size, const int32_t *node_local, hs_backend_mpi_part *out)
 {
     hs_status st = HS_OK;
     const int32_t nn = (int32_t)p->h[H_NN], ne = (int32_t)p->h[H_NE];
@@ -597,17 +618,20 @@ static hs_status unpack(const packed *p, int64_t n_global, const hs_stimulus_cfg
     hs_mesh *lm = NULL;
     hs_stim_set *s = NULL;
     hs_region_set *r = NULL;
-    HS_CALL(HS_ALLOC(nl, (size_t)nn + 1, "rank part"));
-    HS_CALL_GOTO(HS_ALLOC(el, (size_t)ne + 1, "rank part"), done);
-    HS_CALL_GOTO(hs_part_local_create_part(n_global, nn, p->ngid, p->nown, ne, p->egid, p->tets, size, rank, &out->l,
-                                           nl, el), done);
+    if (!out->l) { /* the plain view; else the caller's, with its node_local */
+        HS_CALL(HS_ALLOC(nl, (size_t)nn + 1, "rank part"));
+        HS_CALL_GOTO(HS_ALLOC(el, (size_t)ne + 1, "rank part"), done);
+        HS_CALL_GOTO(hs_part_local_create_part(n_global, nn, p->ngid, p->nown, ne, p->egid, p->tets, size, rank,
+                                               &out->l, nl, el), done);
+        node_local = nl;
+    }
     const hs_part_local *l = out->l;
     HS_CHECK_GOTO(l->n_elems == ne, done, HS_ERR_INTERNAL, "rank %d: received elements without an owned node", rank);
     HS_CALL_GOTO(hs_mesh_alloc(l->n_owned + l->n_ghost, l->n_elems, &lm), done);
     for (int32_t i = 0; i < nn; ++i) {
-        if (nl[i] < 0) continue;
-        memcpy(lm->xyz + 3 * (size_t)nl[i], p->xyz + 3 * (size_t)i, 3 * sizeof(double));
-        lm->node_orig[nl[i]] = p->norig[i];
+        if (node_local[i] < 0) continue;
+        memcpy(lm->xyz + 3 * (size_t)node_local[i], p->xyz + 3 * (size_t)i, 3 * sizeof(double));
+        lm->node_orig[node_local[i]] = p->norig[i];
     }
     memcpy(lm->tets, l->tets, 4 * sizeof(int32_t) * (size_t)ne);
     memcpy(lm->region, p->region, sizeof(int32_t) * (size_t)ne); /* elements keep the received order */
@@ -643,7 +667,7 @@ static hs_status unpack(const packed *p, int64_t n_global, const hs_stimulus_cfg
         if (p->dec) {
             HS_CALL_GOTO(HS_ALLOC(r->decoupled, (size_t)lm->n_nodes + 1, "rank regions"), done);
             for (int32_t i = 0; i < nn; ++i)
-                if (nl[i] >= 0) r->n_decoupled += r->decoupled[nl[i]] = p->dec[i];
+                if (node_local[i] >= 0) r->n_decoupled += r->decoupled[node_local[i]] = p->dec[i];
         }
     }
     out->lmesh = lm;
@@ -675,7 +699,7 @@ hs_status hs_mesh_part_scatter(const hs_mesh *m, const hs_stim_set *stim, const 
     HS_MPI_CALL(MPI_Bcast(fingerprint, 1, MPI_UINT64_T, 0, comm));
     double t0 = hs_wtime();
     hs_status st = HS_OK;
-    packed mine;
+    hs_part_packed mine;
     memset(&mine, 0, sizeof mine);
     double biggest = 0.0; /* MB of the largest part sent */
     if (rank == 0) {
@@ -684,7 +708,7 @@ hs_status hs_mesh_part_scatter(const hs_mesh *m, const hs_stim_set *stim, const 
         for (int32_t v = 0; st == HS_OK && v < m->n_nodes; ++v) mark[v] = -1;
         /* the other ranks' parts first, each sent and freed before the next is made */
         for (int q = size - 1; q >= 0; --q) {
-            packed p;
+            hs_part_packed p;
             memset(&p, 0, sizeof p);
             hs_status sq = st == HS_OK ? pack(m, stim, reg, owner, q, n_sites, mark, &p) : st;
             if (q == 0) {
@@ -706,7 +730,7 @@ hs_status hs_mesh_part_scatter(const hs_mesh *m, const hs_stim_set *stim, const 
                 mb += (double)(a[k].size * a[k].count) / 1e6;
             }
             if (mb > biggest) biggest = mb;
-            packed_free(&p, n_sites);
+            hs_part_packed_free(&p, n_sites);
             if (st == HS_OK) st = sx;
         }
         free(mark);
@@ -725,8 +749,8 @@ hs_status hs_mesh_part_scatter(const hs_mesh *m, const hs_stim_set *stim, const 
     }
     st = hs_par_agree(st);
     double t1 = hs_wtime();
-    if (st == HS_OK) st = unpack(&mine, n_global, sites, n_sites, rank, size, part);
-    packed_free(&mine, n_sites);
+    if (st == HS_OK) st = hs_part_packed_unpack(&mine, n_global, sites, n_sites, rank, size, NULL, part);
+    hs_part_packed_free(&mine, n_sites);
     st = hs_par_agree(st);
     if (st != HS_OK) {
         hs_backend_mpi_part_free(part);
