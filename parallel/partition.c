@@ -263,8 +263,10 @@ hs_status hs_partition_block_rows(int64_t lo, int64_t hi, int32_t n_elems, const
     }
     HS_CALL_GOTO(HS_ALLOC(inc, (size_t)inc_ptr[n + 1] + 1, "graph block rows"), done);
     for (int32_t e = 0; e < n_elems; ++e)
-        for (int c = 0; c < 4; ++c)
-            if (et[4 * (int64_t)e + c] >= lo && et[4 * (int64_t)e + c] < hi) inc[inc_ptr[et[4 * (int64_t)e + c] - lo + 1]++] = e;
+        for (int c = 0; c < 4; ++c) {
+            const int64_t v = et[4 * (int64_t)e + c];
+            if (v >= lo && v < hi) inc[inc_ptr[v - lo + 1]++] = e;
+        }
     HS_CALL_GOTO(HS_ALLOC(nb, 3 * (size_t)max_deg + 1, "graph block rows"), done);
     for (int32_t r = 0; r < n; ++r) {
         const int64_t gi = lo + r;

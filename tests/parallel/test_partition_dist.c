@@ -96,7 +96,8 @@ static void check_mesh(const char *what, const hs_mesh *m, int tiny)
         fprintf(stderr, "%s: rank %d built another mesh than rank 0\n", what, rank);
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
-    int64_t *equal = malloc(sizeof(int64_t) * (size_t)(size + 1)), *uneven = malloc(sizeof(int64_t) * (size_t)(size + 1));
+    int64_t *equal = malloc(sizeof(int64_t) * (size_t)(size + 1));
+    int64_t *uneven = malloc(sizeof(int64_t) * (size_t)(size + 1));
     for (int q = 0; q <= size; ++q) equal[q] = q * n / size;
     /* rank q's share grows with q (weights 1, 2, 3, ...); on the tiny mesh rank 1's block is empty */
     {
