@@ -471,6 +471,8 @@ hs_status hs_partition_rows_dist(const hs_partitioner *p, const int64_t *vtxdist
     hs_status st = HS_OK;
     const dist_fn fn = dist_fns[p - partitioners];
     int64_t *alike = NULL, *count = NULL;
+    if (!p->available) /* lookup refuses it first; the same on every rank */
+        return hs_par_agree(HS_FAIL(HS_ERR_CONFIG, "partitioner \"%s\" is not in this build", p->name));
     if (!fn) { /* the same on every rank */
         char ok[128] = "";
         for (size_t k = 0; k < sizeof partitioners / sizeof partitioners[0]; ++k)
