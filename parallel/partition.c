@@ -7,8 +7,13 @@
 #include <string.h>
 
 #include "hs_build_config.h"
+#include "hs_par.h"
+#include "hs_partition_rows.h"
 #include "hs_rcm.h"
 #include "hs_util.h"
+#if HS_HAS_MPI
+#include "hs_dist.h" /* hs_par_comm, HS_MPI_CALL: hs_partition_rows_dist's reductions */
+#endif
 
 #if HS_HAS_METIS
 #include <metis.h>
@@ -207,6 +212,273 @@ hs_status hs_partition_nodes_root(const hs_partitioner *p, const hs_csr *pattern
     HS_CHECK(p->available && p->assign_root, HS_ERR_CONFIG, "partitioner \"%s\" is not in this build", p->name);
     return p->assign_root(root ? pattern : NULL, n_nodes, root ? n_elems : 0, root ? tets : NULL, n_parts,
                           root ? part : NULL);
+}
+
+/* ---- the partition of rows held in blocks (hs_partition_rows_dist, parallel.read = "ranks") ---- */
+
+static int cmp_i64(const void *x, const void *y)
+{
+    const int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
+    return (a > b) - (a < b);
+}
+
+/* sorted, each once, in place: a row's neighbours through its elements (3 per element, ~70 in a
+ * tetrahedral mesh), where an insertion sort beats qsort's calls (qsort for the rare large rows);
+ * returns the count kept */
+static int32_t sort_unique_i64(int64_t *v, int32_t k)
+{
+    if (k > 256) {
+        qsort(v, (size_t)k, sizeof *v, cmp_i64);
+    } else {
+        for (int32_t i = 1; i < k; ++i) {
+            const int64_t x = v[i];
+            int32_t j = i - 1;
+            while (j >= 0 && v[j] > x) {
+                v[j + 1] = v[j];
+                --j;
+            }
+            v[j + 1] = x;
+        }
+    }
+    int32_t u = 0;
+    for (int32_t j = 0; j < k; ++j)
+        if (u == 0 || v[j] != v[u - 1]) v[u++] = v[j];
+    return u;
+}
+
+hs_status hs_partition_block_rows(int64_t lo, int64_t hi, int32_t n_elems, const int64_t *et, hs_block_row_fn fn,
+                                  void *ctx)
+{
+    const int32_t n = (int32_t)(hi - lo);
+    hs_status st = HS_OK;
+    int64_t *inc_ptr = NULL, *nb = NULL;
+    int32_t *inc = NULL; /* the block's incidence: inc_ptr[r] .. inc_ptr[r+1]-1 the elements of row r */
+    int64_t max_deg = 0;
+    HS_CALL(HS_ALLOC(inc_ptr, (size_t)n + 2, "graph block rows"));
+    for (int64_t e = 0; e < n_elems; ++e)
+        for (int c = 0; c < 4; ++c)
+            if (et[4 * e + c] >= lo && et[4 * e + c] < hi) ++inc_ptr[et[4 * e + c] - lo + 2];
+    for (int32_t r = 0; r < n; ++r) {
+        if (inc_ptr[r + 2] > max_deg) max_deg = inc_ptr[r + 2];
+        inc_ptr[r + 2] += inc_ptr[r + 1];
+    }
+    HS_CALL_GOTO(HS_ALLOC(inc, (size_t)inc_ptr[n + 1] + 1, "graph block rows"), done);
+    for (int32_t e = 0; e < n_elems; ++e)
+        for (int c = 0; c < 4; ++c)
+            if (et[4 * (int64_t)e + c] >= lo && et[4 * (int64_t)e + c] < hi) inc[inc_ptr[et[4 * (int64_t)e + c] - lo + 1]++] = e;
+    HS_CALL_GOTO(HS_ALLOC(nb, 3 * (size_t)max_deg + 1, "graph block rows"), done);
+    for (int32_t r = 0; r < n; ++r) {
+        const int64_t gi = lo + r;
+        int32_t k = 0;
+        for (int64_t j = inc_ptr[r]; j < inc_ptr[r + 1]; ++j)
+            for (int c = 0; c < 4; ++c)
+                if (et[4 * (int64_t)inc[j] + c] != gi) nb[k++] = et[4 * (int64_t)inc[j] + c];
+        HS_CALL_GOTO(fn(ctx, r, nb, sort_unique_i64(nb, k)), done);
+    }
+done:
+    free(inc_ptr);
+    free(inc);
+    free(nb);
+    return st;
+}
+
+/* rank and size on hs_par_comm; 0 and 1 on a process that is not one of a distributed run */
+static void dist_place(int *rank, int *size)
+{
+    *rank = 0;
+    *size = 1;
+#if HS_HAS_MPI
+    if (hs_par_active()) {
+        MPI_Comm_rank(hs_par_comm(), rank);
+        MPI_Comm_size(hs_par_comm(), size);
+    }
+#endif
+}
+
+/* v [n] reduced over the ranks in place: op 0 the sum, 1 the maximum, 2 the minimum (nothing on one
+ * process). Called alike by every rank. */
+static hs_status dist_reduce_i64(int64_t *v, int n, int op)
+{
+#if HS_HAS_MPI
+    if (hs_par_active())
+        HS_MPI_CALL(MPI_Allreduce(MPI_IN_PLACE, v, n, MPI_INT64_T, op == 0 ? MPI_SUM : op == 1 ? MPI_MAX : MPI_MIN,
+                                  hs_par_comm()));
+#else
+    (void)v, (void)n, (void)op;
+#endif
+    return HS_OK;
+}
+
+/* "rows" on the blocks: part_rows's owners, p n / P <= i < (p+1) n / P, for the block's rows */
+static hs_status dist_rows(const int64_t *vtxdist, int rank, int size, int32_t ne, const int64_t *tets, int32_t *owner)
+{
+    (void)ne, (void)tets;
+    const int64_t n = vtxdist[size], lo = vtxdist[rank], hi = vtxdist[rank + 1];
+    for (int p = 0; p < size; ++p) {
+        const int64_t a = p * n / size, b = (p + 1) * n / size;
+        for (int64_t i = a > lo ? a : lo; i < (b < hi ? b : hi); ++i) owner[i - lo] = p;
+    }
+    return HS_OK; /* on every rank */
+}
+
+/* a row's nonzeros (its distinct neighbours + 1, the diagonal), into rp[r + 1] */
+static hs_status row_nnz(void *ctx, int32_t r, const int64_t *nb, int32_t n_nb)
+{
+    (void)nb;
+    ((int64_t *)ctx)[r + 1] = (int64_t)n_nb + 1;
+    return HS_OK;
+}
+
+/* "nonzeros" on the blocks: part_nonzeros's owners. Its cut before rank p + 1 is at i or i + 1, i the
+ * row whose nonzeros straddle the target t = (p+1) nnz / P (row_ptr[i] <= t < row_ptr[i+1]: the first
+ * row the serial sweep stops at, the targets increasing), the nearer of the two; then each cut is kept
+ * after the previous one and before the ranks still to come, in rank order, as part_nonzeros does.
+ * The rows' global offsets from the blocks' nonzeros (an exclusive prefix sum over the ranks); the
+ * rank holding row i finds its cut, every rank gets the cuts and applies the order. Same doubles, same
+ * comparisons: the same owners. */
+static hs_status dist_nonzeros(const int64_t *vtxdist, int rank, int size, int32_t ne, const int64_t *tets,
+                               int32_t *owner)
+{
+    const int64_t n = vtxdist[size], lo = vtxdist[rank], hi = vtxdist[rank + 1];
+    const int32_t n_loc = (int32_t)(hi - lo);
+    int64_t *rp = NULL, *blk = NULL, *cut = NULL; /* rp [n_loc+1]: row_ptr[lo ..= hi], global */
+    hs_status st = HS_ALLOC(rp, (size_t)n_loc + 1, "nonzeros partition");
+    if (st == HS_OK) st = HS_ALLOC(blk, size, "nonzeros partition");
+    if (st == HS_OK) st = HS_ALLOC(cut, size, "nonzeros partition");
+    if (st == HS_OK) st = hs_partition_block_rows(lo, hi, ne, tets, row_nnz, rp);
+    st = hs_par_agree(st);
+    if (st != HS_OK) goto done;
+    for (int32_t r = 0; r < n_loc; ++r) rp[r + 1] += rp[r];
+    blk[rank] = rp[n_loc];
+    st = hs_par_agree(dist_reduce_i64(blk, size, 0)); /* every block's nonzeros */
+    if (st != HS_OK) goto done;
+    int64_t before = 0, nnz = 0;
+    for (int q = 0; q < size; ++q) {
+        if (q < rank) before += blk[q];
+        nnz += blk[q];
+    }
+    for (int32_t r = 0; r <= n_loc; ++r) rp[r] += before;
+    int32_t r = 0;
+    for (int p = 0; p + 1 < size; ++p) {
+        cut[p] = -1;
+        const double target = (double)(p + 1) * (double)nnz / size;
+        if (n_loc == 0 || !((double)rp[0] <= target && target < (double)rp[n_loc])) continue;
+        while ((double)rp[r + 1] <= target) ++r;
+        const int64_t i = lo + r;
+        cut[p] = (target - (double)rp[r] > (double)rp[r + 1] - target) ? i + 1 : i;
+    }
+    st = hs_par_agree(dist_reduce_i64(cut, size - 1, 1));
+    if (st != HS_OK) goto done;
+    int64_t start = 0;
+    for (int p = 0; p < size; ++p) {
+        int64_t end = n;
+        if (p + 1 < size) {
+            end = cut[p] < 0 ? n : cut[p]; /* no rank holds the row: the sweep ran off the end */
+            if (end < start + 1) end = start + 1;
+            if (end > n - (size - 1 - p)) end = n - (size - 1 - p);
+        }
+        for (int64_t i = start > lo ? start : lo; i < (end < hi ? end : hi); ++i) owner[i - lo] = p;
+        start = end;
+    }
+done:
+    free(rp);
+    free(blk);
+    free(cut);
+    return st;
+}
+
+#if HS_HAS_PTSCOTCH
+static hs_status dist_ptscotch(const int64_t *vtxdist, int rank, int size, int32_t ne, const int64_t *tets,
+                               int32_t *owner)
+{
+    (void)rank;
+    return hs_ptscotch_partition_rows(vtxdist, ne, tets, size, owner);
+}
+#else
+#define dist_ptscotch NULL
+#endif
+#define dist_metis NULL /* one process with the whole graph */
+#define dist_box NULL   /* the structured box's blocks, not a graph's */
+
+/* each partitioner's partition of rows in blocks, in the list's order; NULL: refused */
+typedef hs_status (*dist_fn)(const int64_t *vtxdist, int rank, int size, int32_t ne, const int64_t *tets,
+                             int32_t *owner);
+static const dist_fn dist_fns[] = {
+#define HS_PARTITIONER(id, name, summary, seed) dist_##id,
+#include "hs_partition_list.h"
+#undef HS_PARTITIONER
+};
+
+hs_status hs_partition_rows_dist(const hs_partitioner *p, const int64_t *vtxdist, int32_t n_row_elems,
+                                 const int64_t *row_tets, int32_t *owner)
+{
+    int rank = 0, size = 1;
+    dist_place(&rank, &size);
+    hs_status st = HS_OK;
+    const dist_fn fn = dist_fns[p - partitioners];
+    int64_t *alike = NULL, *count = NULL;
+    if (!fn) { /* the same on every rank */
+        char ok[128] = "";
+        for (size_t k = 0; k < sizeof partitioners / sizeof partitioners[0]; ++k)
+            if (dist_fns[k] && partitioners[k].available)
+                snprintf(ok + strlen(ok), sizeof ok - strlen(ok), "%s\"%s\"", ok[0] ? ", " : "", partitioners[k].name);
+        st = p->box ? HS_FAIL(HS_ERR_CONFIG, "parallel.partition = \"box\" partitions the structured mesh.source = "
+                              "\"box\" only (each rank generates its block); with parallel.read = \"ranks\" each rank "
+                              "reads a block of a mesh file's rows: use %s", ok)
+                    : HS_FAIL(HS_ERR_CONFIG, "parallel.partition = \"%s\" partitions the whole graph on one process, "
+                              "and with parallel.read = \"ranks\" no rank holds it (each reads a block of rows): use "
+                              "%s", p->name, ok);
+        return hs_par_agree(st);
+    }
+    /* the blocks: from 0, increasing, at least a node per rank, alike on every rank */
+    const int64_t n = vtxdist[size], lo = vtxdist[rank], hi = vtxdist[rank + 1];
+    if (vtxdist[0] != 0) st = HS_FAIL(HS_ERR_INTERNAL, "row blocks start at row %lld, not 0", (long long)vtxdist[0]);
+    for (int q = 0; q < size && st == HS_OK; ++q)
+        if (vtxdist[q + 1] < vtxdist[q])
+            st = HS_FAIL(HS_ERR_INTERNAL, "row blocks decrease: rank %d's ends at row %lld before it starts at %lld", q,
+                         (long long)vtxdist[q + 1], (long long)vtxdist[q]);
+    if (st == HS_OK && hi - lo > INT32_MAX)
+        st = HS_FAIL(HS_ERR_CONFIG, "rank %d holds %lld rows, more than its 32-bit local indices count (2^31 - 1): "
+                     "use more ranks", rank, (long long)(hi - lo));
+    if (st == HS_OK && n < size)
+        st = HS_FAIL(HS_ERR_CONFIG, "cannot partition %lld nodes over %d ranks: every rank must own a node",
+                     (long long)n, size);
+    st = hs_par_agree(st);
+    if (st != HS_OK) return st;
+    HS_CALL_GOTO(hs_par_agree(HS_ALLOC(alike, 2 * (size_t)size + 2, "row blocks")), done);
+    for (int q = 0; q <= size; ++q) alike[q] = alike[size + 1 + q] = vtxdist[q];
+    st = dist_reduce_i64(alike, size + 1, 1);
+    if (st == HS_OK) st = dist_reduce_i64(alike + size + 1, size + 1, 2);
+    for (int q = 0; q <= size && st == HS_OK; ++q)
+        if (alike[q] != alike[size + 1 + q])
+            st = HS_FAIL(HS_ERR_INTERNAL, "the ranks' row blocks differ: rank %d's starts at row %lld on one rank, "
+                         "%lld on another", q, (long long)alike[size + 1 + q], (long long)alike[q]);
+    /* the elements' vertices are rows of the graph */
+    for (int64_t k = 0; k < 4 * (int64_t)n_row_elems && st == HS_OK; ++k)
+        if (row_tets[k] < 0 || row_tets[k] >= n)
+            st = HS_FAIL(HS_ERR_INTERNAL, "element %lld of rank %d's rows has vertex %lld, outside the graph's %lld "
+                         "rows", (long long)(k / 4), rank, (long long)row_tets[k], (long long)n);
+    HS_CALL_GOTO(hs_par_agree(st), done);
+    HS_CALL_GOTO(fn(vtxdist, rank, size, n_row_elems, row_tets, owner), done); /* agreed */
+    /* every rank owns a node (PT-Scotch could leave a part empty) */
+    st = HS_ALLOC(count, size, "partition counts");
+    for (int64_t i = 0; i < hi - lo && st == HS_OK; ++i) {
+        if (owner[i] < 0 || owner[i] >= size)
+            st = HS_FAIL(HS_ERR_INTERNAL, "partitioner %s put node %lld on rank %d of %d", p->name, (long long)(lo + i),
+                         (int)owner[i], size);
+        else ++count[owner[i]];
+    }
+    HS_CALL_GOTO(hs_par_agree(st), done);
+    HS_CALL_GOTO(hs_par_agree(dist_reduce_i64(count, size, 0)), done);
+    for (int q = 0; q < size && st == HS_OK; ++q)
+        if (count[q] == 0)
+            st = HS_FAIL(HS_ERR_CONFIG, "partitioner %s left rank %d without nodes (%lld nodes over %d ranks): use "
+                         "fewer ranks or parallel.partition = \"rows\"", p->name, q, (long long)n, size);
+    st = hs_par_agree(st);
+done:
+    free(alike);
+    free(count);
+    return st;
 }
 
 hs_status hs_partition_nodes_n(const hs_partitioner *p, const hs_csr *pattern, int32_t n_nodes, int n_parts,

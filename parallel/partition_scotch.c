@@ -1,17 +1,24 @@
 /* parallel.partition = "ptscotch": PT-Scotch's parallel graph partitioning (hs_partition_scotch.h).
  *
- * Each rank holds a block of consecutive rows of the node graph, [q n / P, (q+1) n / P). A run's rank 0
- * holds the mesh, not the pattern: it sends each rank the elements with a vertex among its rows (one
- * block in memory at a time), and the rank builds those rows itself (the nodes sharing an element:
- * the rows hs_csr_from_tets would give, so the same graph, test_ptscotch). Given the pattern (a test),
- * rank 0 sends its row blocks instead. Every rank builds its part of the distributed graph
- * (SCOTCH_dgraphBuild: global column numbers, the diagonal dropped, vertex weight = the row's
- * nonzeros as METIS gets them), SCOTCH_dgraphPart partitions it in parallel, and rank 0
- * gathers the owners of the blocks into the array the other partitioners fill. Deterministic for a
- * fixed rank count: a Scotch context with SCOTCH_OPTIONNUMDETERMINISTIC and a fixed random seed
- * (Debian's Scotch is threaded; the option makes its threads' results independent of their timing).
- * SCOTCH_Num is whatever ptscotch.h says (Debian's default header: int, 32 bits, as the pattern's
- * indices); every array handed to Scotch is of that type. */
+ * The core (hs_ptscotch_partition_rows): each rank holds a block of consecutive rows of the node
+ * graph, any blocks (vtxdist), and the elements with a vertex among its rows (global 64-bit vertices);
+ * it builds its rows from them (the nodes sharing an element: the rows hs_csr_from_tets would give,
+ * hs_partition_block_rows), its part of the distributed graph (SCOTCH_dgraphBuild: global column
+ * numbers, the diagonal dropped, vertex weight = the row's nonzeros as METIS gets them), and
+ * SCOTCH_dgraphPart partitions it in parallel; each rank gets its rows' owners. A run that reads the
+ * mesh on every rank (parallel.read = "ranks") calls it through hs_partition_rows_dist.
+ *
+ * The root entry (hs_ptscotch_partition_root) wraps it for a run whose rank 0 holds the mesh: rank 0
+ * sends each rank the elements with a vertex among its rows, [q n / P, (q+1) n / P) (one block in
+ * memory at a time), every rank runs the core, rank 0 gathers the owners into the array the other
+ * partitioners fill. Given the pattern (a test), rank 0 sends its row blocks instead (the same graph,
+ * test_ptscotch).
+ *
+ * Deterministic for fixed blocks: a Scotch context with SCOTCH_OPTIONNUMDETERMINISTIC and a fixed
+ * random seed (Debian's Scotch is threaded; the option makes its threads' results independent of
+ * their timing). SCOTCH_Num is whatever ptscotch.h says (Debian's default header: int, 32 bits);
+ * every array handed to Scotch is of that type, and a graph whose global numbers or edge count it
+ * cannot hold is refused (HS_ERR_CONFIG). */
 #include "hs_partition_scotch.h"
 
 #include <mpi.h> /* before ptscotch.h, which declares its functions with MPI_Comm */
@@ -24,6 +31,7 @@
 
 #include "hs_dist.h" /* hs_par_comm, HS_MPI_CALL */
 #include "hs_par.h"  /* hs_par_agree */
+#include "hs_partition_rows.h"
 #include "hs_util.h"
 
 /* the pattern's counts and indices are int32 (hs_csr): any SCOTCH_Num holds them */
@@ -79,91 +87,67 @@ static hs_status elems_of(int32_t n_elems, const int32_t *tets, int32_t lo, int3
     return HS_OK;
 }
 
-/* sorted, each once, in place: a row's neighbours through its elements (3 per element, ~70 in a
- * tetrahedral mesh), where an insertion sort beats qsort's calls; returns the count kept */
-static int32_t sort_unique(int32_t *v, int32_t k)
+/* the int32 elements @p et [ne][4] (rank 0's mesh, as sent) as the core's int64 ones: a new array
+ * *out; @p et is freed */
+static hs_status widen(int32_t *et, int64_t ne, int64_t **out)
 {
-    for (int32_t i = 1; i < k; ++i) {
-        const int32_t x = v[i];
-        int32_t j = i - 1;
-        while (j >= 0 && v[j] > x) {
-            v[j + 1] = v[j];
-            --j;
-        }
-        v[j + 1] = x;
-    }
-    int32_t u = 0;
-    for (int32_t j = 0; j < k; ++j)
-        if (u == 0 || v[j] != v[u - 1]) v[u++] = v[j];
-    return u;
+    hs_status st = HS_ALLOC(*out, 4 * (size_t)ne + 4, "PT-Scotch graph block");
+    for (int64_t k = 0; k < 4 * ne && st == HS_OK; ++k) (*out)[k] = et[k];
+    free(et);
+    return st;
 }
 
-/* Rows [lo, hi) of the node graph from the elements @p et [ne][4] (global vertices, each element with
- * one in the range): row i's columns are the other vertices of i's elements, sorted, each once, as in
- * the pattern hs_csr_from_tets makes, so the block equals block_of's on that pattern. One new buffer
- * *blk: vert [n+1], velo [n] (neighbours + 1: the row's nonzeros), edge [*n_edge]. Per row, the
- * elements of the row (an incidence list of the block), their vertices sorted and made unique. */
-static hs_status rows_of_elems(int32_t lo, int32_t hi, int64_t ne, const int32_t *et, SCOTCH_Num **blk,
-                               int64_t *n_edge)
+/* the growing edge list of rows_of_elems */
+typedef struct block_acc {
+    SCOTCH_Num *edge; /* [cap] */
+    int64_t m, cap;
+    SCOTCH_Num *velo; /* [n] */
+} block_acc;
+
+static hs_status block_add(void *ctx, int32_t r, const int64_t *nb, int32_t u)
 {
-    const int32_t n = hi - lo;
+    block_acc *b = ctx;
+    if (b->m + u > b->cap) {
+        const int64_t cap = (b->m + u) + b->cap / 2;
+        SCOTCH_Num *grown = realloc(b->edge, sizeof *grown * (size_t)cap);
+        HS_CHECK(grown, HS_ERR_MEMORY, "out of memory for the PT-Scotch graph block (%lld edges)", (long long)cap);
+        b->edge = grown;
+        b->cap = cap;
+    }
+    for (int32_t j = 0; j < u; ++j) b->edge[b->m + j] = (SCOTCH_Num)nb[j]; /* < n: the caller checked the width */
+    b->m += u;
+    b->velo[r] = (SCOTCH_Num)u + 1; /* the row's nonzeros */
+    return HS_OK;
+}
+
+/* Rows [lo, hi) of the node graph from the elements @p et [ne][4] (global vertices, < SCOTCH_NUMMAX):
+ * row i's columns are the other vertices of i's elements, sorted, each once, as in the pattern
+ * hs_csr_from_tets makes (hs_partition_block_rows), so the block equals block_of's on that pattern.
+ * New buffers: *vv = vert [n+1] then velo [n] (neighbours + 1: the row's nonzeros), *edge [*n_edge]. */
+static hs_status rows_of_elems(int64_t lo, int64_t hi, int32_t ne, const int64_t *et, SCOTCH_Num **vv,
+                               SCOTCH_Num **edge, int64_t *n_edge)
+{
+    const int32_t n = (int32_t)(hi - lo);
     hs_status st = HS_OK;
-    int64_t *inc_ptr = NULL, cap = 16 * (int64_t)n + 16, m = 0;
-    int32_t *inc = NULL, *nb = NULL, *edge = NULL, *len = NULL;
-    int32_t max_deg = 0;
-    *blk = NULL;
-    HS_CALL(HS_ALLOC(inc_ptr, (size_t)n + 2, "PT-Scotch graph block"));
-    for (int64_t e = 0; e < ne; ++e)
-        for (int c = 0; c < 4; ++c)
-            if (et[4 * e + c] >= lo && et[4 * e + c] < hi) ++inc_ptr[et[4 * e + c] - lo + 2];
+    block_acc b = {NULL, 0, 16 * (int64_t)n + 16, NULL};
+    *vv = *edge = NULL;
+    HS_CALL(HS_ALLOC(*vv, 2 * (size_t)n + 2, "PT-Scotch graph block"));
+    b.velo = *vv + n + 1;
+    HS_CALL_GOTO(HS_ALLOC(b.edge, (size_t)b.cap, "PT-Scotch graph block"), done);
+    HS_CALL_GOTO(hs_partition_block_rows(lo, hi, ne, et, block_add, &b), done);
+    int64_t k = 0;
     for (int32_t r = 0; r < n; ++r) {
-        if (inc_ptr[r + 2] > max_deg) max_deg = (int32_t)inc_ptr[r + 2];
-        inc_ptr[r + 2] += inc_ptr[r + 1];
+        (*vv)[r] = (SCOTCH_Num)k;
+        k += b.velo[r] - 1;
     }
-    HS_CALL_GOTO(HS_ALLOC(inc, (size_t)inc_ptr[n + 1] + 1, "PT-Scotch graph block"), done);
-    for (int64_t e = 0; e < ne; ++e)
-        for (int c = 0; c < 4; ++c)
-            if (et[4 * e + c] >= lo && et[4 * e + c] < hi) inc[inc_ptr[et[4 * e + c] - lo + 1]++] = (int32_t)e;
-    /* inc_ptr[r] .. inc_ptr[r+1]: row r's elements */
-    HS_CALL_GOTO(HS_ALLOC(nb, 3 * (size_t)max_deg + 1, "PT-Scotch graph block"), done);
-    HS_CALL_GOTO(HS_ALLOC(len, (size_t)n + 1, "PT-Scotch graph block"), done);
-    HS_CALL_GOTO(HS_ALLOC(edge, (size_t)cap, "PT-Scotch graph block"), done);
-    for (int32_t r = 0; r < n; ++r) {
-        const int32_t gi = lo + r;
-        int32_t k = 0;
-        for (int64_t j = inc_ptr[r]; j < inc_ptr[r + 1]; ++j)
-            for (int c = 0; c < 4; ++c)
-                if (et[4 * (int64_t)inc[j] + c] != gi) nb[k++] = et[4 * (int64_t)inc[j] + c];
-        const int32_t u = sort_unique(nb, k);
-        if (m + u > cap) {
-            cap = (m + u) + cap / 2;
-            int32_t *grown = realloc(edge, sizeof *edge * (size_t)cap);
-            HS_CHECK_GOTO(grown, done, HS_ERR_MEMORY, "out of memory for the PT-Scotch graph block");
-            edge = grown;
-        }
-        memcpy(edge + m, nb, sizeof *nb * (size_t)u);
-        m += u;
-        len[r] = u;
-    }
-    HS_CALL_GOTO(HS_ALLOC(*blk, 2 * (size_t)n + (size_t)m + 2, "PT-Scotch graph block"), done);
-    {
-        SCOTCH_Num *vert = *blk, *velo = *blk + n + 1, *ed = *blk + 2 * n + 1;
-        int64_t k = 0;
-        for (int32_t r = 0; r < n; ++r) {
-            vert[r] = (SCOTCH_Num)k;
-            velo[r] = (SCOTCH_Num)(len[r] + 1);
-            k += len[r];
-        }
-        vert[n] = (SCOTCH_Num)k;
-        for (int64_t j = 0; j < m; ++j) ed[j] = (SCOTCH_Num)edge[j];
-    }
-    *n_edge = m;
+    (*vv)[n] = (SCOTCH_Num)k;
+    *edge = b.edge;
+    *n_edge = b.m;
+    return HS_OK;
 done:
-    free(inc_ptr);
-    free(inc);
-    free(nb);
-    free(len);
-    free(edge);
+    free(*vv);
+    free(b.edge);
+    *vv = NULL;
     return st;
 }
 
@@ -244,19 +228,102 @@ done:
     return st;
 }
 
+/* The core's last steps, every rank with its block of the graph (vert [n_loc+1], velo [n_loc], edge
+ * [n_edge]; global columns) or @p st its failure to make it: SCOTCH_dgraphPart into n_parts, the owners
+ * into owner [n_loc], every part checked to own a node of the n. Agreed: a rank without its block stops
+ * every rank before Scotch's collectives. */
+static hs_status part_block(MPI_Comm comm, hs_status st, int64_t n, int64_t lo, int32_t n_loc, int64_t n_edge,
+                            SCOTCH_Num *vert, SCOTCH_Num *velo, SCOTCH_Num *edge, int n_parts, int32_t *owner)
+{
+    SCOTCH_Num *own = NULL;
+    int64_t *count = NULL;
+    if (st == HS_OK) st = HS_ALLOC(own, (size_t)n_loc + 1, "PT-Scotch partition");
+    if (st == HS_OK) st = HS_ALLOC(count, n_parts, "partition counts");
+    st = hs_par_agree(st);
+    if (st != HS_OK) goto done;
+    st = hs_par_agree(scotch_part(comm, n_loc, n_edge, vert, velo, edge, n_parts, own));
+    if (st != HS_OK) goto done;
+    for (int32_t i = 0; i < n_loc && st == HS_OK; ++i) {
+        if (own[i] < 0 || own[i] >= n_parts)
+            st = HS_FAIL(HS_ERR_INTERNAL, "ptscotch put node %lld on rank %lld of %d", (long long)(lo + i),
+                         (long long)own[i], n_parts);
+        else {
+            owner[i] = (int32_t)own[i];
+            ++count[own[i]];
+        }
+    }
+    st = hs_par_agree(st);
+    if (st != HS_OK) goto done;
+    /* every rank must own a node, as for the other partitioners */
+    if (MPI_Allreduce(MPI_IN_PLACE, count, n_parts, MPI_INT64_T, MPI_SUM, comm) != MPI_SUCCESS)
+        st = HS_FAIL(HS_ERR_INTERNAL, "ptscotch: MPI_Allreduce of the parts' nodes failed");
+    for (int q = 0; q < n_parts && st == HS_OK; ++q)
+        if (count[q] == 0)
+            st = HS_FAIL(HS_ERR_CONFIG, "partitioner ptscotch left rank %d without nodes (%lld nodes over %d "
+                         "ranks): use fewer ranks or parallel.partition = \"rows\"", q, (long long)n, n_parts);
+    st = hs_par_agree(st);
+done:
+    free(own);
+    free(count);
+    return st;
+}
+
+/* every rank of a run: HS_ERR_CONFIG (agreed) when this process is not one; else the communicator
+ * Scotch's messages go on, apart from the run's */
+static hs_status scotch_comm(MPI_Comm *comm)
+{
+    *comm = MPI_COMM_NULL;
+    HS_CHECK(hs_par_active(), HS_ERR_CONFIG,
+             "parallel.partition = \"ptscotch\" partitions in parallel over the ranks of a distributed run "
+             "(mpirun); this process is not one");
+    HS_MPI_CALL(MPI_Comm_dup(hs_par_comm(), comm));
+    return HS_OK;
+}
+
+hs_status hs_ptscotch_partition_rows(const int64_t *vtxdist, int32_t n_row_elems, const int64_t *row_tets,
+                                     int n_parts, int32_t *owner)
+{
+    int rank = 0, size = 1;
+    MPI_Comm comm = MPI_COMM_NULL;
+    HS_CALL(scotch_comm(&comm));
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    hs_status st = HS_OK;
+    SCOTCH_Num *vv = NULL, *edge = NULL; /* the rank's block of the graph */
+    const int64_t n = vtxdist[size], lo = vtxdist[rank], hi = vtxdist[rank + 1];
+    const int32_t n_loc = (int32_t)(hi - lo); /* the caller checked the width */
+    int64_t n_edge = 0;
+    HS_CHECK_GOTO(n_parts >= 1 && n_parts <= n, done, HS_ERR_CONFIG,
+                  "cannot partition %lld nodes over %d ranks: every rank must own a node", (long long)n, n_parts);
+    /* global numbers Scotch holds (its graph's columns; the edge count is checked with the graph) */
+    HS_CHECK_GOTO(n - 1 <= (int64_t)SCOTCH_NUMMAX, done, HS_ERR_CONFIG,
+                  "parallel.partition = \"ptscotch\": the node graph has %lld nodes, more than this build's "
+                  "PT-Scotch (%d-bit SCOTCH_Num) numbers; use parallel.partition = \"rows\" or \"nonzeros\", or "
+                  "build against a PT-Scotch with 64-bit integers", (long long)n, (int)(8 * sizeof(SCOTCH_Num)));
+    if (n_parts == 1) { /* one part: no graph to cut */
+        if (n_loc > 0) memset(owner, 0, sizeof(int32_t) * (size_t)n_loc);
+        goto done;
+    }
+    st = rows_of_elems(lo, hi, n_row_elems, row_tets, &vv, &edge, &n_edge);
+    st = part_block(comm, st, n, lo, n_loc, n_edge, vv, vv ? vv + n_loc + 1 : NULL, edge, n_parts, owner);
+done:
+    st = hs_par_agree(st);
+    free(vv);
+    free(edge);
+    MPI_Comm_free(&comm);
+    return st;
+}
+
 hs_status hs_ptscotch_partition_root(const hs_csr *a, int32_t n_nodes, int32_t n_elems, const int32_t *tets,
                                      int n_parts, int32_t *part)
 {
     int rank = 0, size = 1;
     MPI_Comm comm = MPI_COMM_NULL;
-    HS_CHECK(hs_par_active(), HS_ERR_CONFIG,
-             "parallel.partition = \"ptscotch\" partitions in parallel over the ranks of a distributed run "
-             "(mpirun); this process is not one");
-    HS_MPI_CALL(MPI_Comm_dup(hs_par_comm(), &comm)); /* Scotch's messages apart from the run's */
+    HS_CALL(scotch_comm(&comm));
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &size);
     hs_status st = HS_OK;
-    SCOTCH_Num *blk = NULL, *own = NULL; /* the rank's block of the graph; its owners */
+    SCOTCH_Num *blk = NULL, *edge = NULL; /* the rank's block of the graph: one buffer (vert, velo, edge) or two */
     int32_t *own32 = NULL;
     int *counts = NULL, *displs = NULL;
     int64_t hdr[3] = {n_nodes, 0, 0}; /* nodes, 1 when rank 0 cannot go on, 1: blocks of elements */
@@ -314,7 +381,7 @@ hs_status hs_ptscotch_partition_root(const hs_csr *a, int32_t n_nodes, int32_t n
         if (st == HS_OK) block_of(a, lo, hi, blk, blk + n_loc + 1, blk + 2 * n_loc + 1, &n_edge);
     } else if (rank == 0) {
         /* no pattern: each rank the elements of its rows (their vertices), one block in memory at a
-         * time; every rank builds its rows from them at once */
+         * time; every rank builds its rows from them at once (the core's) */
         for (int q = 1; q < size; ++q) {
             int32_t *et = NULL;
             int64_t head[2] = {1, 0};
@@ -328,10 +395,11 @@ hs_status hs_ptscotch_partition_root(const hs_csr *a, int32_t n_nodes, int32_t n
             if (st == HS_OK) st = sx;
         }
         int32_t *et = NULL;
-        int64_t ne = 0;
+        int64_t *et64 = NULL, ne = 0;
         if (st == HS_OK) st = elems_of(n_elems, tets, lo, hi, &et, &ne);
-        if (st == HS_OK) st = rows_of_elems(lo, hi, ne, et, &blk, &n_edge);
-        free(et);
+        if (st == HS_OK) st = widen(et, ne, &et64);
+        if (st == HS_OK) st = rows_of_elems(lo, hi, (int32_t)ne, et64, &blk, &edge, &n_edge);
+        free(et64);
     } else {
         int64_t head[2] = {1, 0};
         if (MPI_Recv(head, 2, MPI_INT64_T, 0, 27, comm, MPI_STATUS_IGNORE) != MPI_SUCCESS)
@@ -342,25 +410,24 @@ hs_status hs_ptscotch_partition_root(const hs_csr *a, int32_t n_nodes, int32_t n
             n_edge = head[1];
             if (st == HS_OK) st = HS_ALLOC(blk, 2 * (size_t)n_loc + (size_t)n_edge + 2, "PT-Scotch graph block");
             if (st == HS_OK) st = xfer_bytes(blk, sizeof *blk * (size_t)(2 * (int64_t)n_loc + 1 + n_edge), 0, 0, comm);
-        } else { /* the elements of the rows: this rank builds them */
+        } else { /* the elements of the rows: this rank builds them (the core's) */
             int32_t *et = NULL;
+            int64_t *et64 = NULL;
             if (st == HS_OK) st = HS_ALLOC(et, 4 * (size_t)head[1] + 4, "PT-Scotch graph block");
             if (st == HS_OK) st = xfer_bytes(et, 4 * sizeof *et * (size_t)head[1], 0, 0, comm);
-            if (st == HS_OK) st = rows_of_elems(lo, hi, head[1], et, &blk, &n_edge);
-            free(et);
+            if (st == HS_OK) st = widen(et, head[1], &et64);
+            else free(et);
+            if (st == HS_OK) st = rows_of_elems(lo, hi, (int32_t)head[1], et64, &blk, &edge, &n_edge);
+            free(et64);
         }
     }
-    if (st == HS_OK) st = HS_ALLOC(own, (size_t)n_loc + 1, "PT-Scotch partition");
-    st = hs_par_agree(st); /* a rank without its block stops every rank before Scotch's collectives */
-    if (st != HS_OK) goto done;
-    /* one buffer per block, as sent: vert [n_loc+1], velo [n_loc], edge [n_edge] */
-    st = scotch_part(comm, n_loc, n_edge, blk, blk + n_loc + 1, blk + 2 * n_loc + 1, n_parts, own);
-    st = hs_par_agree(st);
+    /* the core's partition of the blocks: blk = vert [n_loc+1], velo [n_loc], then edge unless apart */
+    if (st == HS_OK) st = HS_ALLOC(own32, (size_t)n_loc + 1, "PT-Scotch partition");
+    st = part_block(comm, st, n, lo, n_loc, n_edge, blk, blk ? blk + n_loc + 1 : NULL,
+                    edge ? edge : blk ? blk + 2 * n_loc + 1 : NULL, n_parts, own32);
     if (st != HS_OK) goto done;
     /* the owners to rank 0, in block order: rank 0's part array */
-    st = HS_ALLOC(own32, (size_t)n_loc + 1, "PT-Scotch partition");
-    for (int32_t i = 0; i < n_loc && st == HS_OK; ++i) own32[i] = (int32_t)own[i];
-    if (rank == 0 && st == HS_OK) {
+    if (rank == 0) {
         st = HS_ALLOC(counts, size, "PT-Scotch gather");
         if (st == HS_OK) st = HS_ALLOC(displs, size, "PT-Scotch gather");
         for (int q = 0; q < size && st == HS_OK; ++q) {
@@ -372,25 +439,10 @@ hs_status hs_ptscotch_partition_root(const hs_csr *a, int32_t n_nodes, int32_t n
     if (st != HS_OK) goto done;
     mpi_rc = MPI_Gatherv(own32, n_loc, MPI_INT32_T, part, counts, displs, MPI_INT32_T, 0, comm);
     st = hs_par_agree(mpi_rc == MPI_SUCCESS ? HS_OK : HS_FAIL(HS_ERR_INTERNAL, "ptscotch: MPI_Gatherv failed"));
-    if (st == HS_OK && rank == 0) { /* every rank must own a node, as for the other partitioners */
-        int32_t *count = NULL;
-        st = HS_ALLOC(count, n_parts, "partition counts");
-        for (int64_t i = 0; i < n && st == HS_OK; ++i) {
-            if (part[i] < 0 || part[i] >= n_parts)
-                st = HS_FAIL(HS_ERR_INTERNAL, "ptscotch put node %lld on rank %d of %d", (long long)i, (int)part[i],
-                             n_parts);
-            else ++count[part[i]];
-        }
-        for (int q = 0; q < n_parts && st == HS_OK; ++q)
-            if (count[q] == 0)
-                st = HS_FAIL(HS_ERR_CONFIG, "partitioner ptscotch left rank %d without nodes (%lld nodes over %d "
-                             "ranks): use fewer ranks or parallel.partition = \"rows\"", q, (long long)n, n_parts);
-        free(count);
-    }
 done:
     st = hs_par_agree(st);
     free(blk);
-    free(own);
+    free(edge);
     free(own32);
     free(counts);
     free(displs);

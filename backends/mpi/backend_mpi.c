@@ -286,7 +286,7 @@ static hs_status mpi_get_state(hs_backend *b, hs_state *dst)
         size_t len = 1;
         for (int k = 0; k < b->state.n_fields; ++k)
             if (hs_state_field_len(&b->state, k) > len) len = hs_state_field_len(&b->state, k);
-        HS_CALL(agree(m, HS_ALLOC(m->gbuf, len + 1, "gather buffer")));
+        HS_CALL(agree(m, HS_ALLOC(m->gbuf, len + 1, "whole-state gather buffer")));
     }
     for (int k = 0; k < b->state.n_fields; ++k) {
         int32_t n = 0;
@@ -351,6 +351,31 @@ hs_status hs_backend_mpi_set_local(hs_backend *b, const hs_state *src)
         st = m->inner->ops->set_state(m->inner, &put);
     }
     return agree(m, st);
+}
+
+hs_status hs_backend_mpi_get_local(hs_backend *b, hs_state *dst)
+{
+    mpi_impl *m = b->impl;
+    const hs_state_desc *d = &m->inner->state;
+    hs_status st = hs_state_check(d, dst);
+    if (st == HS_OK) {
+        hs_state want = {d, {NULL}};
+        for (int k = 0; k < d->n_fields; ++k) want.field[k] = dst->field[k];
+        st = m->inner->ops->get_state(m->inner, &want);
+    }
+    return agree(m, st);
+}
+
+const hs_state_desc *hs_backend_mpi_local_desc(const hs_backend *b)
+{
+    const mpi_impl *m = b->impl;
+    return &m->inner->state;
+}
+
+hs_status hs_backend_mpi_get_local_history(hs_backend *b, hs_extrap *ex, double *phi1, double *phi2)
+{
+    mpi_impl *m = b->impl;
+    return agree(m, m->inner->ops->get_history(m->inner, ex, phi1, phi2));
 }
 
 hs_status hs_backend_mpi_set_local_history(hs_backend *b, const hs_extrap *ex, const double *phi1, const double *phi2)

@@ -132,6 +132,20 @@ hs_status hs_backend_mpi_get_owned_history(hs_backend *b, hs_extrap *ex, double 
  */
 hs_status hs_backend_mpi_set_local(hs_backend *b, const hs_state *src);
 
+/**
+ * @brief get_state into this rank's own values, without a gather (a retried step's snapshot,
+ * sim/step_driver.c): @p dst a state of the view's local nodes and elements, as hs_backend_mpi_set_local
+ * takes; its NULL fields are skipped. hs_backend_mpi_local_desc gives its shape. Collective (errors agreed).
+ */
+hs_status hs_backend_mpi_get_local(hs_backend *b, hs_state *dst);
+
+/** @brief The shape of this rank's local state (the inner backend's: local nodes and elements). */
+const hs_state_desc *hs_backend_mpi_local_desc(const hs_backend *b);
+
+/** @brief get_history at this rank's local nodes: @p phi1, @p phi2 [n_owned + n_ghost] (each may be
+ *  NULL), filled as ex->n_valid says. No gather; collective (errors agreed). */
+hs_status hs_backend_mpi_get_local_history(hs_backend *b, hs_extrap *ex, double *phi1, double *phi2);
+
 /** @brief set_history from this rank's values at its local nodes: @p phi1, @p phi2 [n_owned + n_ghost]
  *  as @p ex->n_valid says (NULL: none). Collective (errors agreed). */
 hs_status hs_backend_mpi_set_local_history(hs_backend *b, const hs_extrap *ex, const double *phi1, const double *phi2);
