@@ -9,13 +9,14 @@
  *   increasing (key, global number), and the same ghosts, elements (each with the same global
  *   vertices), neighbours and halo lists (the same global nodes in the same order); keys out of the
  *   counting sort's range, and keys with ties (broken by global number), give the same views by both
- *   of its paths;
+ *   of its paths; a view stored in its local order and rebuilt with key = index (the partitioned mesh
+ *   cache) is the same view;
  * - the halo exchange simulated over the keyed views gives every ghost its owner's value, and the
  *   distributed SpMV over the local patterns equals the serial product within the bound of two
  *   summation orders;
  * - the owned block's bandwidth with the key is far below the unkeyed one's (the file order's).
- * With --bench CELLS [P] [shuffled]: a box of CELLS^3 cells (100: 1.03M nodes), scrambled, in P parts
- * (4): per rank the owned block's bandwidth, the key's and the view's times and a one-thread CSR SpMV
+ * With --bench CELLS [P] [shuffled|tetgen]: a box of CELLS^3 cells (100: 1.03M nodes), scrambled, in P
+ * parts (4), or TetGen's box of edge 1/CELLS in TetGen's order: per rank the owned block's bandwidth, the key's and the view's times and a one-thread CSR SpMV
  * over the local pattern with and without the key, and the element pass (a gather of four node values
  * and a scatter back per element) in the view's element order and sorted by the elements' smallest
  * keyed node ("shuffled": the elements in random order too). docs/parallel.md quotes it. */
@@ -57,9 +58,11 @@ typedef struct scrambled {
     double ext[3];
 } scrambled;
 
-static void scrambled_box(int cells, int shuffle_elems, scrambled *s)
+/* mode 0: nodes scrambled; 1: elements shuffled too; 2 (--bench): TetGen's box in TetGen's order */
+static void scrambled_box(int cells, int mode, scrambled *s)
 {
-    hs_box_params bp = {1.0, 1.0, 1.0, 1.0 / cells, 0, 0};
+    const int shuffle_elems = mode == 1;
+    hs_box_params bp = {1.0, 1.0, 1.0, 1.0 / cells, mode == 2, 1.414};
     hs_mesh *m = NULL;
     HS_TEST_OK(hs_mesh_create_box(&bp, &m));
     if (!m) exit(1);
@@ -69,7 +72,7 @@ static void scrambled_box(int cells, int shuffle_elems, scrambled *s)
     int32_t *perm = malloc(sizeof(int32_t) * (size_t)s->n), *eo = malloc(sizeof(int32_t) * (size_t)s->ne);
     for (int32_t v = 0; v < s->n; ++v) perm[v] = v;
     for (int32_t e = 0; e < s->ne; ++e) eo[e] = e;
-    shuffle_i32(perm, s->n);
+    if (mode != 2) shuffle_i32(perm, s->n);
     if (shuffle_elems) shuffle_i32(eo, s->ne);
     s->tets = malloc(4 * sizeof(int32_t) * (size_t)s->ne);
     s->xyz = malloc(3 * sizeof(double) * (size_t)s->n);
@@ -428,6 +431,30 @@ static void check_parts(const scrambled *s, int P)
                            (int)bu, (int)bk, (int)lu.bw_interior, (int)lk.bw_interior, (int)lu.bw_boundary,
                            (int)lk.bw_boundary, lu.mean, lk.mean);
             }
+            /* a view stored in its local order (the partitioned mesh cache, sim/mesh_cache.c) and rebuilt
+             * with key = stored index: the same view, keyed or not */
+            for (int t = 0; t < 2; ++t) {
+                const hs_part_local *l = t ? vk[r] : vu[r];
+                if (!l) continue;
+                const int32_t nl = l->n_owned + l->n_ghost;
+                int32_t *own = malloc(sizeof(int32_t) * ((size_t)nl + 1)), *n3 = malloc(sizeof(int32_t) * ((size_t)nl + 1));
+                int32_t *e3 = malloc(sizeof(int32_t) * ((size_t)l->n_elems + 1));
+                int64_t *idx = malloc(sizeof(int64_t) * ((size_t)nl + 1));
+                for (int32_t i = 0; i < nl; ++i) {
+                    own[i] = i < l->n_owned ? r : l->ghost_owner[i - l->n_owned];
+                    idx[i] = i;
+                }
+                hs_part_local *back = NULL;
+                HS_TEST_OK(hs_part_local_create_part_keyed(s->n, nl, l->l2g, own, l->n_elems, l->elems, l->tets, idx, P, r,
+                                                           &back, n3, e3));
+                int moved = 0;
+                for (int32_t i = 0; i < nl; ++i) moved += n3[i] != i;
+                HS_TEST_CHECK(back && views_equal(back, l) && moved == 0,
+                              "%s: the %s view rebuilt in its stored order differs (%d nodes moved)", what,
+                              t ? "keyed" : "unkeyed", moved);
+                hs_part_local_destroy(&back);
+                free(own), free(n3), free(e3), free(idx);
+            }
             /* both paths of the key sort: keys beyond [0, n) (qsort) and in it; with ties (global order) */
             for (int t = 0; t < 2; ++t) {
                 hs_part_local *a = NULL, *b = NULL;
@@ -513,14 +540,17 @@ static int cmp_i64_pair(const void *a, const void *b)
     return (x[0] > y[0]) - (x[0] < y[0]) ? (x[0] > y[0]) - (x[0] < y[0]) : (x[1] > y[1]) - (x[1] < y[1]);
 }
 
-static void bench(int cells, int P, int shuffle_elems)
+static void bench(int cells, int P, int mode)
 {
     scrambled s;
-    scrambled_box(cells, shuffle_elems, &s);
+    const double t0 = hs_wtime();
+    scrambled_box(cells, mode, &s);
     int32_t *owner = malloc(sizeof(int32_t) * (size_t)s.n);
     block_owners(&s, P, owner);
-    printf("box %d^3 cells: %d nodes, %d elements, nodes scrambled%s, %d parts\n", cells, (int)s.n, (int)s.ne,
-           shuffle_elems ? ", elements shuffled" : "", P);
+    printf("box h = 1/%d: %d nodes, %d elements, %s, %d parts (mesh %.1f s)\n", cells, (int)s.n, (int)s.ne,
+           mode == 2 ? "TetGen's node and element order" : mode ? "nodes scrambled, elements shuffled"
+                                                               : "nodes scrambled, elements in lattice order",
+           P, hs_wtime() - t0);
     printf("rank | owned (interior) | bandwidth: owned block, interior block, boundary block, mean |i-j|: unkeyed / "
            "keyed | key s | view s unkeyed / keyed | spmv ms unkeyed / keyed | element pass ms: unkeyed / keyed (view "
            "order) / keyed (elements by smallest node)\n");
@@ -546,9 +576,9 @@ static void bench(int cells, int P, int shuffle_elems)
         double *y = malloc(sizeof(double) * (size_t)nloc);
         for (int64_t q = 0; q < nnz; ++q) a[q] = 1.0 + (double)(q % 7);
         for (int32_t i = 0; i < nloc; ++i) x[i] = 1.0 + (double)(i % 11);
-        const double s_u = spmv_time(u, a, x, y, 20), s_k = spmv_time(k, a, x, y, 20);
-        const double e_u = elem_time(u->tets, u->n_elems, x, y, nloc, 10);
-        const double e_k = elem_time(k->tets, k->n_elems, x, y, nloc, 10);
+        const double s_u = spmv_time(u, a, x, y, 50), s_k = spmv_time(k, a, x, y, 50);
+        const double e_u = elem_time(u->tets, u->n_elems, x, y, nloc, 20);
+        const double e_k = elem_time(k->tets, k->n_elems, x, y, nloc, 20);
         /* the keyed view's elements sorted by their smallest local node (as mesh.reorder's elements) */
         int64_t *srt = malloc(2 * sizeof(int64_t) * ((size_t)k->n_elems + 1));
         int32_t *st = malloc(4 * sizeof(int32_t) * ((size_t)k->n_elems + 1));
@@ -561,7 +591,7 @@ static void bench(int cells, int P, int shuffle_elems)
         }
         qsort(srt, (size_t)k->n_elems, 2 * sizeof(int64_t), cmp_i64_pair);
         for (int32_t e = 0; e < k->n_elems; ++e) memcpy(st + 4 * (size_t)e, k->tets + 4 * (size_t)srt[2 * e + 1], 16);
-        const double e_s = elem_time(st, k->n_elems, x, y, nloc, 10);
+        const double e_s = elem_time(st, k->n_elems, x, y, nloc, 20);
         const locality lu = owned_locality(u), lk = owned_locality(k);
         printf("%d | %d (%d) | %d, %d, %d, %.0f / %d, %d, %d, %.0f | %.2f | %.2f / %.2f | %.2f / %.2f | %.2f / %.2f / "
                "%.2f\n", r, (int)u->n_owned, (int)u->n_interior, (int)owned_bandwidth(u), (int)lu.bw_interior,
@@ -580,7 +610,8 @@ static void bench(int cells, int P, int shuffle_elems)
 int main(int argc, char **argv)
 {
     if (argc >= 3 && !strcmp(argv[1], "--bench")) {
-        bench(atoi(argv[2]), argc >= 4 ? atoi(argv[3]) : 4, argc >= 5 && !strcmp(argv[4], "shuffled"));
+        bench(atoi(argv[2]), argc >= 4 ? atoi(argv[3]) : 4,
+              argc < 5 ? 0 : !strcmp(argv[4], "shuffled") ? 1 : !strcmp(argv[4], "tetgen") ? 2 : 0);
         HS_TEST_RETURN();
     }
     scrambled s;
