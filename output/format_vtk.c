@@ -92,9 +92,9 @@ typedef struct vtk_mesh {
     } while (0)
 
 /* How a piece of an array is encoded: rows of doubles (ncomp each; written as scale x + shift when
- * affine, else exactly x, which keeps -0.0), of int32, or of connectivity (int32 or int64 node
- * indices, four a row, checked against [0, nn)). */
-enum { ENC_F64, ENC_I32, ENC_CELLS32, ENC_CELLS64 };
+ * affine, else exactly x, which keeps -0.0), of int32, or of connectivity (four int32 node indices
+ * a row, checked against [0, nn); a part's 64-bit ones arrive narrowed: hs_part_gather_rows_i32). */
+enum { ENC_F64, ENC_I32, ENC_CELLS };
 typedef struct vtk_enc {
     vtk_out *o;
     int kind, ncomp, affine;
@@ -129,7 +129,7 @@ static hs_status put_i32(vtk_out *o, const int32_t *src, size_t n)
 
 /* CELLS rows "4 a b c d" (5 int32 each) of elements [first, first + ne); node indices are checked
  * here because an out-of-range index makes readers crash or show garbage, far from the cause. */
-static hs_status put_cells(vtk_out *o, const void *tets, int wide, int64_t first, size_t ne, int64_t nn)
+static hs_status put_cells(vtk_out *o, const int32_t *tets, int64_t first, size_t ne, int64_t nn)
 {
     const size_t rows_per_chunk = HS_VTK_CHUNK_BYTES / 20;
     for (size_t e0 = 0; e0 < ne; e0 += rows_per_chunk) {
@@ -138,11 +138,10 @@ static hs_status put_cells(vtk_out *o, const void *tets, int wide, int64_t first
             unsigned char *row = o->chunk + 20 * e;
             hs_be_put_i32(row, 4);
             for (int j = 0; j < 4; ++j) {
-                const size_t at = 4 * (e0 + e) + (size_t)j;
-                const int64_t t = wide ? ((const int64_t *)tets)[at] : ((const int32_t *)tets)[at];
-                HS_CHECK(t >= 0 && t < nn, HS_ERR_INTERNAL, "element %lld has node index %lld outside [0, %lld)",
-                         (long long)(first + (int64_t)(e0 + e)), (long long)t, (long long)nn);
-                hs_be_put_i32(row + 4 + 4 * j, (int32_t)t);
+                const int32_t t = tets[4 * (e0 + e) + (size_t)j];
+                HS_CHECK(t >= 0 && t < nn, HS_ERR_INTERNAL, "element %lld has node index %d outside [0, %lld)",
+                         (long long)(first + (int64_t)(e0 + e)), (int)t, (long long)nn);
+                hs_be_put_i32(row + 4 + 4 * j, t);
             }
         }
         HS_CALL(hs_atomic_file_write(o->f, o->chunk, 20 * k));
@@ -159,7 +158,7 @@ static hs_status put_rows(void *ctx, int64_t first, int64_t n, const void *rows)
     switch (e->kind) {
     case ENC_F64: o->st = put_f64(o, rows, (size_t)n * (size_t)e->ncomp, e->affine, e->scale, e->shift); break;
     case ENC_I32: o->st = put_i32(o, rows, (size_t)n); break;
-    default: o->st = put_cells(o, rows, e->kind == ENC_CELLS64, first, (size_t)n, e->nn); break;
+    default: o->st = put_cells(o, rows, first, (size_t)n, e->nn); break;
     }
     return o->st;
 }
@@ -172,6 +171,16 @@ static void out_array(vtk_out *o, int cell, const void *src, size_t row, int64_t
         (void)hs_part_gather_rows(o->g, cell, src, row, put_rows, e); /* put_rows keeps the failure in o->st */
     else
         (void)put_rows(e, 0, n, src);
+}
+
+/* The connectivity: the whole mesh's int32 (serial), or the part's int64 rows narrowed on the way. */
+static void out_cells(vtk_out *o, const vtk_mesh *m)
+{
+    vtk_enc e = {o, ENC_CELLS, 4, 0, 1.0, 0.0, m->nn};
+    if (o->g)
+        (void)hs_part_gather_rows_i32(o->g, 1, m->pt->tets, 4, put_rows, &e);
+    else
+        (void)put_rows(&e, 0, m->ne, m->mesh->tets);
 }
 
 static void out_f64(vtk_out *o, int cell, const void *src, int ncomp, int64_t n, int affine, double scale,
@@ -234,8 +243,7 @@ static void write_frame_body(vtk_out *o, int index, const vtk_mesh *m, const hs_
     out_f64(o, 0, w ? (const void *)w->xyz : pt->xyz, 3, m->nn, 0, 1.0, 0.0);
     /* Legacy CELLS header: cell count, then the total int count including each row's size. */
     OUT_TEXT(o, "\nCELLS %zu %zu\n", ne, 5 * ne);
-    vtk_enc cells = {o, w ? ENC_CELLS32 : ENC_CELLS64, 4, 0, 1.0, 0.0, m->nn};
-    out_array(o, 1, w ? (const void *)w->tets : pt->tets, w ? 16 : 32, m->ne, &cells);
+    out_cells(o, m);
     OUT_TEXT(o, "\nCELL_TYPES %zu\n", ne);
     out_cell_types(o, ne);
     OUT_TEXT(o, "\n");

@@ -268,10 +268,10 @@ static hs_status write_i32(xdmf_series *s, hs_atomic_file *f, const int32_t *src
     return HS_OK;
 }
 
-/* Connectivity rows [first, first + ne) of four node indices (int32, or int64 when @p wide); node
- * indices are checked because an index out of range makes readers crash or draw garbage, far from
- * the cause. */
-static hs_status write_tets(xdmf_series *s, hs_atomic_file *f, const void *tets, int wide, int64_t first, size_t ne,
+/* Connectivity rows [first, first + ne) of four int32 node indices (a part's 64-bit ones arrive
+ * narrowed: hs_part_gather_rows_i32); node indices are checked because an index out of range makes
+ * readers crash or draw garbage, far from the cause. */
+static hs_status write_tets(xdmf_series *s, hs_atomic_file *f, const int32_t *tets, int64_t first, size_t ne,
                             int64_t nn)
 {
     const size_t rows_per_chunk = HS_XDMF_CHUNK_BYTES / 16;
@@ -279,11 +279,10 @@ static hs_status write_tets(xdmf_series *s, hs_atomic_file *f, const void *tets,
         size_t k = ne - e0 < rows_per_chunk ? ne - e0 : rows_per_chunk;
         for (size_t e = 0; e < k; ++e) {
             for (int j = 0; j < 4; ++j) {
-                const size_t at = 4 * (e0 + e) + (size_t)j;
-                const int64_t t = wide ? ((const int64_t *)tets)[at] : ((const int32_t *)tets)[at];
-                HS_CHECK(t >= 0 && t < nn, HS_ERR_INTERNAL, "element %lld has node index %lld outside [0, %lld)",
-                         (long long)(first + (int64_t)(e0 + e)), (long long)t, (long long)nn);
-                hs_le_put_i32(s->chunk + 16 * e + 4 * j, (int32_t)t);
+                const int32_t t = tets[4 * (e0 + e) + (size_t)j];
+                HS_CHECK(t >= 0 && t < nn, HS_ERR_INTERNAL, "element %lld has node index %d outside [0, %lld)",
+                         (long long)(first + (int64_t)(e0 + e)), (int)t, (long long)nn);
+                hs_le_put_i32(s->chunk + 16 * e + 4 * j, t);
             }
         }
         HS_CALL(hs_atomic_file_write(f, s->chunk, 16 * k));
@@ -295,7 +294,7 @@ static hs_status write_tets(xdmf_series *s, hs_atomic_file *f, const void *tets,
  * the whole array goes in one piece; a part's arrays are each rank's rows, streamed to rank 0 a chunk
  * at a time (hs_part_gather_rows), where each chunk is encoded and written before the next comes.
  * Every rank of a part runs the same calls in the same order; only rank 0 has a file. */
-enum { ENC_F64, ENC_F32, ENC_I32, ENC_TETS32, ENC_TETS64 };
+enum { ENC_F64, ENC_F32, ENC_I32, ENC_TETS };
 typedef struct xdmf_enc {
     xdmf_series *s;
     hs_atomic_file *f; /* NULL: this rank writes nothing */
@@ -314,7 +313,7 @@ static hs_status put_rows(void *ctx, int64_t first, int64_t n, const void *rows)
     case ENC_F64: e->st = write_f64(e->s, e->f, rows, m); break;
     case ENC_F32: e->st = write_f32(e->s, e->f, rows, m, e->affine, e->scale, e->shift); break;
     case ENC_I32: e->st = write_i32(e->s, e->f, rows, m); break;
-    default: e->st = write_tets(e->s, e->f, rows, e->kind == ENC_TETS64, first, (size_t)n, e->nn); break;
+    default: e->st = write_tets(e->s, e->f, rows, first, (size_t)n, e->nn); break;
     }
     return e->st;
 }
@@ -351,9 +350,12 @@ static hs_status write_mesh_file(xdmf_series *s, int which, const xdmf_mesh *m)
     HS_CALL(enc_open(&e, s->geom_path[which], "XDMF mesh file"));
     switch (which) {
     case GEOM_XYZ: out_array(&e, 0, w ? (const void *)w->xyz : pt->xyz, 24, m->nn); break;
-    case GEOM_TETS:
-        e.kind = w ? ENC_TETS32 : ENC_TETS64;
-        out_array(&e, 1, w ? (const void *)w->tets : pt->tets, w ? 16 : 32, m->ne);
+    case GEOM_TETS: /* the part's int64 node indices narrowed on the way */
+        e.kind = ENC_TETS;
+        if (s->pg)
+            (void)hs_part_gather_rows_i32(s->pg, 1, pt->tets, 4, put_rows, &e);
+        else
+            (void)put_rows(&e, 0, m->ne, w->tets);
         break;
     case GEOM_REGION:
         e.kind = ENC_I32;

@@ -11,7 +11,8 @@
  *
  * Each message carries a rank's rows of one chunk with where they go: runs (start, length) of
  * consecutive global indices when the rank's rows make few runs (a partition into ranges: one run
- * per chunk), else each row's offset in the chunk (int32); rank 0 places them and hands the chunk on.
+ * per chunk), else each row's offset in the chunk (int32); rank 0 places them, and its own rows
+ * straight from its arrays, and hands the chunk on.
  */
 #ifndef HS_PART_GATHER_H
 #define HS_PART_GATHER_H
@@ -79,6 +80,15 @@ typedef hs_status (*hs_part_gather_put)(void *ctx, int64_t first, int64_t n, con
  */
 hs_status hs_part_gather_rows(hs_part_gather *g, int cell, const void *src, size_t row, hs_part_gather_put put,
                               void *ctx);
+
+/**
+ * @brief hs_part_gather_rows of rows of @p width 64-bit integers (@p src [n][width]; NULL: zeros),
+ * sent and handed to @p put as int32 (rows of 4 @p width bytes): connectivity in global node indices,
+ * which the legacy files hold in 32 bits (half the bytes on the way). A value outside [0, 2^31)
+ * arrives as -1, for the encoder's range check to name.
+ */
+hs_status hs_part_gather_rows_i32(hs_part_gather *g, int cell, const int64_t *src, int width, hs_part_gather_put put,
+                                  void *ctx);
 
 /**
  * @brief The gather of @p s (a part series streamed or gathered through rank 0) when it was made

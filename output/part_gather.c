@@ -309,8 +309,31 @@ static void place_at(void *p, int32_t off, int32_t k, int32_t len)
     memcpy(c->dst + (size_t)off * c->row, c->src + (size_t)k * c->row, (size_t)len * c->row);
 }
 
-hs_status hs_part_gather_rows(hs_part_gather *g, int cell, const void *src, size_t row, hs_part_gather_put put,
-                              void *ctx)
+/* Row @p i of @p src into @p dst (@p row bytes): a copy, zeros (src NULL), or (narrow) the row's
+ * row / 4 64-bit integers as int32, -1 for one outside [0, 2^31) (which the encoders' range checks
+ * then name). */
+static void pack_row(unsigned char *dst, const unsigned char *src, int32_t i, size_t row, int narrow)
+{
+    if (!src) {
+        memset(dst, 0, row);
+    } else if (!narrow) {
+        memcpy(dst, src + (size_t)i * row, row);
+    } else {
+        const size_t w = row / 4;
+        for (size_t j = 0; j < w; ++j) {
+            int64_t v;
+            memcpy(&v, src + ((size_t)i * w + j) * 8, 8);
+            const int32_t x = v >= 0 && v <= INT32_MAX ? (int32_t)v : -1;
+            memcpy(dst + 4 * j, &x, 4);
+        }
+    }
+}
+
+/* hs_part_gather_rows and _rows_i32: the rows as they are, or narrowed to int32 on the way. Rank 0
+ * places its own rows in the chunk directly (it sends itself nothing); each other rank packs its rows of
+ * the chunk behind their placement words, and rank 0 places them run by run. */
+static hs_status rows_run(hs_part_gather *g, int cell, const void *src, size_t row, int narrow,
+                          hs_part_gather_put put, void *ctx)
 {
     const pg_rows *r = cell ? &g->elem : &g->node;
     const int P = g->n_ranks;
@@ -320,24 +343,27 @@ hs_status hs_part_gather_rows(hs_part_gather *g, int cell, const void *src, size
     for (int64_t c = 0; c < r->n_chunks; ++c) {
         const int64_t c0 = c * g->chunk, len = c0 + g->chunk < r->n_global ? g->chunk : r->n_global - c0;
         const int32_t k0 = r->cbeg[c], m = r->cbeg[c + 1] - k0;
-        const int nw = encode_place(r, c, c0, (int32_t *)g->send);
-        unsigned char *body = g->send + 4 * (size_t)nw;
-        for (int32_t k = 0; k < m; ++k) {
-            if (src)
-                memcpy(body + (size_t)k * row, (const unsigned char *)src + (size_t)r->perm[k0 + k] * row, row);
-            else
-                memset(body + (size_t)k * row, 0, row);
-        }
-        int total = 0;
-        if (g->rank == 0)
+        int nw = 0, bytes = 0;
+        if (g->rank == 0) {
+            for (int32_t k = 0; k < m; ++k) {
+                const int32_t i = r->perm[k0 + k];
+                pack_row(g->rows + (size_t)(r->gid[i] - c0) * row, src, i, row, narrow);
+            }
+            int total = 0;
             for (int q = 0; q < P; ++q) {
-                g->cnt[q] = 4 * r->wcnt[c * P + q] + r->rcnt[c * P + q] * (int)row;
+                g->cnt[q] = q ? 4 * r->wcnt[c * P + q] + r->rcnt[c * P + q] * (int)row : 0;
                 g->dsp[q] = total;
                 total += g->cnt[q];
             }
-        MPI_Gatherv(g->send, 4 * nw + m * (int)row, MPI_BYTE, g->recv, g->cnt, g->dsp, MPI_BYTE, 0, g->comm);
+        } else {
+            nw = encode_place(r, c, c0, (int32_t *)g->send);
+            unsigned char *body = g->send + 4 * (size_t)nw;
+            for (int32_t k = 0; k < m; ++k) pack_row(body + (size_t)k * row, src, r->perm[k0 + k], row, narrow);
+            bytes = 4 * nw + m * (int)row;
+        }
+        MPI_Gatherv(g->send, bytes, MPI_BYTE, g->recv, g->cnt, g->dsp, MPI_BYTE, 0, g->comm);
         if (g->rank != 0 || st != HS_OK) continue;
-        for (int q = 0; q < P; ++q) {
+        for (int q = 1; q < P; ++q) {
             const int32_t wq = r->wcnt[c * P + q], mq = r->rcnt[c * P + q];
             place_ctx pc = {g->rows, g->recv + g->dsp[q] + 4 * (size_t)wq, row};
             decode_place((const int32_t *)(g->recv + g->dsp[q]), wq, mq, place_at, &pc);
@@ -345,6 +371,18 @@ hs_status hs_part_gather_rows(hs_part_gather *g, int cell, const void *src, size
         st = put(ctx, c0, len, g->rows);
     }
     return st;
+}
+
+hs_status hs_part_gather_rows(hs_part_gather *g, int cell, const void *src, size_t row, hs_part_gather_put put,
+                              void *ctx)
+{
+    return rows_run(g, cell, src, row, 0, put, ctx);
+}
+
+hs_status hs_part_gather_rows_i32(hs_part_gather *g, int cell, const int64_t *src, int width, hs_part_gather_put put,
+                                  void *ctx)
+{
+    return rows_run(g, cell, src, 4 * (size_t)width, 1, put, ctx);
 }
 #else
 /* A build without MPI has no part series (hs_series_create_part refuses it): nothing calls these. */
@@ -368,6 +406,12 @@ hs_status hs_part_gather_rows(hs_part_gather *g, int cell, const void *src, size
                               void *ctx)
 {
     (void)g, (void)cell, (void)src, (void)row, (void)put, (void)ctx;
+    return HS_FAIL(HS_ERR_INTERNAL, "output gather: a build without MPI");
+}
+hs_status hs_part_gather_rows_i32(hs_part_gather *g, int cell, const int64_t *src, int width, hs_part_gather_put put,
+                                  void *ctx)
+{
+    (void)g, (void)cell, (void)src, (void)width, (void)put, (void)ctx;
     return HS_FAIL(HS_ERR_INTERNAL, "output gather: a build without MPI");
 }
 #endif

@@ -144,16 +144,6 @@ static hs_status put_copy(void *ctx, int64_t first, int64_t n, const void *rows)
     return HS_OK;
 }
 
-/* Connectivity: the part's 64-bit node indices into the mesh's int32 (counts below 2^31: the gather's
- * set-up refused more). */
-static hs_status put_tets(void *ctx, int64_t first, int64_t n, const void *rows)
-{
-    int32_t *dst = (int32_t *)ctx + 4 * (size_t)first;
-    const int64_t *t = rows;
-    for (size_t i = 0; i < 4 * (size_t)n; ++i) dst[i] = (int32_t)t[i];
-    return HS_OK;
-}
-
 /* The whole mesh on rank 0 (NULL elsewhere), from every rank's part. Collective; agreed. */
 static hs_status gather_mesh(hs_part_gather *g, hs_mesh **out)
 {
@@ -175,7 +165,8 @@ static hs_status gather_mesh(hs_part_gather *g, hs_mesh **out)
     copy_rows reg = {root ? (unsigned char *)m->region : NULL, sizeof(int32_t)};
     copy_rows fb = {root && fib ? (unsigned char *)m->fiber : NULL, 3 * sizeof(double)};
     (void)hs_part_gather_rows(g, 0, p->xyz, 3 * sizeof(double), put_copy, &xyz);
-    (void)hs_part_gather_rows(g, 1, p->tets, 4 * sizeof(int64_t), put_tets, root ? m->tets : NULL);
+    copy_rows tets = {root ? (unsigned char *)m->tets : NULL, 4 * sizeof(int32_t)};
+    (void)hs_part_gather_rows_i32(g, 1, p->tets, 4, put_copy, &tets); /* counts below 2^31: refused beyond */
     (void)hs_part_gather_rows(g, 1, p->region, sizeof(int32_t), put_copy, &reg);
     if (fib) (void)hs_part_gather_rows(g, 1, p->fiber, 3 * sizeof(double), put_copy, &fb);
     *out = m;
