@@ -14,8 +14,9 @@
  * the encoders' 1 MiB scratch buffers, stdio's and MPI's own buffers. A whole-mesh array would not fit:
  * the box has 107520 nodes and 596232 tetrahedra, whose connectivity alone is 9.5 MB as int32 (19 MB as
  * the part's int64), its fibres 14 MB, one cell field 4.8 MB; the gather this replaces held all of them
- * on rank 0 (about 70 MB here). Then rank 0 builds the whole box and writes the same series serially:
- * every file of the part's directories equals the serial one byte for byte.
+ * on rank 0 (about 70 MB here). A node that two ranks name is refused on every rank. Then rank 0 builds
+ * the whole box and writes the same series serially: every file of the part's directories equals the
+ * serial one byte for byte.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <dirent.h>
@@ -202,6 +203,16 @@ int main(int argc, char **argv)
         if (getenv("HS_TEST_VERBOSE"))
             printf("rank 0 of %d: VmHWM %.1f MiB, +%.1f MiB frames and maps, +%.1f MiB one data set\n", size,
                    hwm0 / 1048576.0, (hwm1 - hwm0) / 1048576.0, (hwm2 - hwm1) / 1048576.0);
+    }
+    if (size > 1) { /* rank 1 names rank 0's node 0 instead of its own first: refused on every rank, named */
+        const int64_t own = ngid[0];
+        if (rank == 1) ngid[0] = 0;
+        hs_series *sb = NULL;
+        const hs_status st = hs_series_create_part("vtk", pv, "bad", &part, &sb);
+        HS_TEST_CHECK(st == HS_ERR_INTERNAL && sb == NULL && strstr(hs_error_message(), "nodes hold global indices [0, "),
+                      "rank %d: a node of two ranks: %d, %s", rank, (int)st, hs_error_message());
+        hs_error_clear();
+        ngid[0] = own;
     }
     MPI_Barrier(comm);
 
