@@ -109,7 +109,6 @@ hs_status hs_beats_update(hs_beats *b, hs_sim *sim)
     return HS_OK;
 }
 
-
 hs_status hs_beats_write(hs_beats *b, const hs_sim *sim, hs_series *ser, const char *dir, const char *prefix,
                          double t_ms)
 {
