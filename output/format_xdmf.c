@@ -24,6 +24,10 @@
  * and Xdmf3 and each rejects the other's form; Seek is parsed with atoi by both, so offsets must
  * stay below 2^31; heavy-data file names are split at '|' and trimmed, so prefixes with '|' or
  * blanks are refused.
+ *
+ * A distributed run's series (create_stream) runs the same encoder on every rank: each array of each
+ * file goes to rank 0 in chunks of global indices (hs_part_gather.h), rank 0 encodes and writes each
+ * chunk before the next and keeps the index; no rank holds a whole-mesh array.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
@@ -37,6 +41,7 @@
 
 #include "hs_atomic_file.h"
 #include "hs_byte_order.h"
+#include "hs_part_gather.h"
 #include "hs_series_format.h"
 #include "hs_util.h"
 #include "hs_xdmf_text.h"
@@ -59,7 +64,17 @@ typedef struct xdmf_series {
     int32_t n_nodes, n_elems;
     unsigned geom_written;          /* mesh files this writer has written (bits 1 << GEOM_x) */
     unsigned char *chunk;           /* [HS_XDMF_CHUNK_BYTES] little-endian scratch */
+    hs_part_gather *pg;             /* a part series streamed through rank 0 (create_stream; borrowed); NULL: serial */
+    int root;                       /* this process writes the files: serially, or rank 0 of pg */
 } xdmf_series;
+
+/* A data set's shape and mesh arrays: a whole mesh (serial), or this rank's rows of a part. */
+typedef struct xdmf_mesh {
+    int64_t nn, ne;
+    int mesh_arrays;          /* HS_MESH_FIELD_* written */
+    const hs_mesh *mesh;      /* serial */
+    const hs_series_part *pt; /* a part: xyz, tets (64-bit), region (NULL: zeros), fiber (NULL: zeros) */
+} xdmf_mesh;
 
 /* Beyond the series' rule (non-empty, no '/'): what XDMF readers and the XML index need. */
 static hs_status xdmf_check_prefix(const char *prefix)
@@ -102,6 +117,7 @@ static hs_status xdmf_create(const char *dir, const char *prefix, const char *in
     for (int g = 0; g < GEOM_COUNT; ++g)
         HS_CALL_GOTO(prefixed_path(dir, prefix, geom_suffix[g], &s->geom_path[g]), fail);
     HS_CALL_GOTO(HS_ALLOC(s->chunk, HS_XDMF_CHUNK_BYTES, "XDMF write buffer"), fail);
+    s->root = 1;
     *out = s;
     return HS_OK;
 fail:
@@ -146,16 +162,16 @@ typedef struct frame_plan {
     int mesh_arrays;                /* HS_MESH_FIELD_* written */
 } frame_plan;
 
-static frame_plan plan_frame(const hs_mesh *m, const hs_frame *fr)
+static frame_plan plan_frame(const xdmf_mesh *m, const hs_frame *fr)
 {
     frame_plan p;
     memset(&p, 0, sizeof p);
     p.n = hs_frame_order(fr, p.order);
-    p.mesh_arrays = hs_frame_mesh_arrays(fr, m);
+    p.mesh_arrays = m->mesh_arrays;
     size_t at = 0;
     for (int k = 0; k < p.n; ++k) {
         p.seek[k] = p.last_seek = at;
-        at += 4 * (size_t)(fr->field[p.order[k]].cell ? m->n_elems : m->n_nodes);
+        at += 4 * (size_t)(fr->field[p.order[k]].cell ? m->ne : m->nn);
     }
     p.bytes = at;
     return p;
@@ -189,10 +205,8 @@ static hs_status put_grid(xdmf_series *s, int index, const hs_frame *fr, const f
 
 /* Rewrite the index with frames [0, n), whose <Grid> text is kept in s->g (their times are in
  * it). With no frame the index is removed: it would list frames a resume at 0 removed. */
-static hs_status xdmf_write_index(void *impl, const double *times, int n)
+static hs_status write_index(const xdmf_series *s, int n)
 {
-    (void)times;
-    const xdmf_series *s = impl;
     if (n == 0) {
         if (unlink(s->index_path) != 0 && errno != ENOENT) {
             int err = errno;
@@ -204,6 +218,14 @@ static hs_status xdmf_write_index(void *impl, const double *times, int n)
     return hs_xdmf_grids_write_index(&s->g, n, s->index_path,
                                      "heartsim XDMF series: raw little-endian binary files beside this one; "
                                      "docs/output.md", s->xml_prefix);
+}
+
+static hs_status xdmf_write_index(void *impl, const double *times, int n)
+{
+    (void)times;
+    const xdmf_series *s = impl;
+    if (!s->pg) return write_index(s, n);
+    return hs_part_gather_agree_root(s->pg, s->root ? write_index(s, n) : HS_OK); /* rank 0's index */
 }
 
 /* ---- binary arrays -------------------------------------------------------------------------- */
@@ -246,20 +268,21 @@ static hs_status write_i32(xdmf_series *s, hs_atomic_file *f, const int32_t *src
     return HS_OK;
 }
 
-/* Connectivity [n_elems][4]; node indices are checked because an index out of range makes readers
- * crash or draw garbage, far from the cause. */
-static hs_status write_tets(xdmf_series *s, hs_atomic_file *f, const hs_mesh *m)
+/* Connectivity rows [first, first + ne) of four int32 node indices (a part's 64-bit ones arrive
+ * narrowed: hs_part_gather_rows_i32); node indices are checked because an index out of range makes
+ * readers crash or draw garbage, far from the cause. */
+static hs_status write_tets(xdmf_series *s, hs_atomic_file *f, const int32_t *tets, int64_t first, size_t ne,
+                            int64_t nn)
 {
-    const size_t rows_per_chunk = HS_XDMF_CHUNK_BYTES / 16, ne = (size_t)m->n_elems;
+    const size_t rows_per_chunk = HS_XDMF_CHUNK_BYTES / 16;
     for (size_t e0 = 0; e0 < ne; e0 += rows_per_chunk) {
         size_t k = ne - e0 < rows_per_chunk ? ne - e0 : rows_per_chunk;
         for (size_t e = 0; e < k; ++e) {
-            const int32_t *t = m->tets + 4 * (e0 + e);
             for (int j = 0; j < 4; ++j) {
-                HS_CHECK(t[j] >= 0 && t[j] < m->n_nodes, HS_ERR_INTERNAL,
-                         "element %zu has node index %d outside [0, %d)", e0 + e, (int)t[j],
-                         (int)m->n_nodes);
-                hs_le_put_i32(s->chunk + 16 * e + 4 * j, t[j]);
+                const int32_t t = tets[4 * (e0 + e) + (size_t)j];
+                HS_CHECK(t >= 0 && t < nn, HS_ERR_INTERNAL, "element %lld has node index %d outside [0, %lld)",
+                         (long long)(first + (int64_t)(e0 + e)), (int)t, (long long)nn);
+                hs_le_put_i32(s->chunk + 16 * e + 4 * j, t);
             }
         }
         HS_CALL(hs_atomic_file_write(f, s->chunk, 16 * k));
@@ -267,40 +290,98 @@ static hs_status write_tets(xdmf_series *s, hs_atomic_file *f, const hs_mesh *m)
     return HS_OK;
 }
 
-static hs_status write_mesh_file(xdmf_series *s, int which, const hs_mesh *m)
+/* One array being written: how a piece of it is encoded, and the file's state. Serially (s->pg NULL)
+ * the whole array goes in one piece; a part's arrays are each rank's rows, streamed to rank 0 a chunk
+ * at a time (hs_part_gather_rows), where each chunk is encoded and written before the next comes.
+ * Every rank of a part runs the same calls in the same order; only rank 0 has a file. */
+enum { ENC_F64, ENC_F32, ENC_I32, ENC_TETS };
+typedef struct xdmf_enc {
+    xdmf_series *s;
+    hs_atomic_file *f; /* NULL: this rank writes nothing */
+    hs_status st;      /* the first failure; nothing is written after it */
+    int kind, ncomp, affine;
+    double scale, shift;
+    int64_t nn;        /* connectivity: node indices lie in [0, nn) */
+} xdmf_enc;
+
+static hs_status put_rows(void *ctx, int64_t first, int64_t n, const void *rows)
 {
-    hs_status st = HS_OK;
-    hs_atomic_file *f = NULL;
-    const size_t nn = (size_t)m->n_nodes, ne = (size_t)m->n_elems;
-    HS_CALL(hs_atomic_file_create(s->geom_path[which], "XDMF mesh file", &f));
-    switch (which) {
-    case GEOM_XYZ: st = write_f64(s, f, m->xyz, 3 * nn); break;
-    case GEOM_TETS: st = write_tets(s, f, m); break;
-    case GEOM_REGION: st = write_i32(s, f, m->region, ne); break;
-    default: st = write_f64(s, f, m->fiber, 3 * ne); break;
+    xdmf_enc *e = ctx;
+    if (!e->f || e->st != HS_OK) return HS_OK; /* after a failure the chunks still go by, unwritten */
+    const size_t m = (size_t)n * (size_t)e->ncomp;
+    switch (e->kind) {
+    case ENC_F64: e->st = write_f64(e->s, e->f, rows, m); break;
+    case ENC_F32: e->st = write_f32(e->s, e->f, rows, m, e->affine, e->scale, e->shift); break;
+    case ENC_I32: e->st = write_i32(e->s, e->f, rows, m); break;
+    default: e->st = write_tets(e->s, e->f, rows, first, (size_t)n, e->nn); break;
     }
-    if (st == HS_OK) st = hs_atomic_file_commit(&f);
-    hs_atomic_file_destroy(&f);
-    if (st == HS_OK) s->geom_written |= 1u << which;
-    return st;
+    return e->st;
 }
 
-static hs_status write_frame_file(xdmf_series *s, const char *path, const hs_mesh *m,
-                                  const hs_frame *fr, const frame_plan *p)
+/* @p n rows of @p row bytes: @p src whole (serial) or this rank's rows (a part; NULL: zeros). */
+static void out_array(xdmf_enc *e, int cell, const void *src, size_t row, int64_t n)
 {
-    hs_status st = HS_OK;
-    hs_atomic_file *f = NULL;
-    HS_CALL(hs_atomic_file_create(path, "XDMF frame", &f));
+    if (e->s->pg)
+        (void)hs_part_gather_rows(e->s->pg, cell, src, row, put_rows, e); /* put_rows keeps the failure in e->st */
+    else
+        (void)put_rows(e, 0, n, src);
+}
+
+/* Start @p path (rank 0 of a part, or serially); the status agreed over a part's ranks. */
+static hs_status enc_open(xdmf_enc *e, const char *path, const char *what)
+{
+    if (e->s->root) e->st = hs_atomic_file_create(path, what, &e->f);
+    return e->s->pg ? hs_part_gather_agree_root(e->s->pg, e->st) : e->st;
+}
+
+/* Commit what enc_open started (rank 0's status, agreed over a part's ranks). */
+static hs_status enc_close(xdmf_enc *e)
+{
+    if (e->f && e->st == HS_OK) e->st = hs_atomic_file_commit(&e->f);
+    hs_atomic_file_destroy(&e->f);
+    return e->s->pg ? hs_part_gather_agree_root(e->s->pg, e->st) : e->st;
+}
+
+static hs_status write_mesh_file(xdmf_series *s, int which, const xdmf_mesh *m)
+{
+    const hs_mesh *w = m->mesh;
+    const hs_series_part *pt = m->pt;
+    xdmf_enc e = {s, NULL, HS_OK, ENC_F64, 3, 0, 1.0, 0.0, m->nn};
+    HS_CALL(enc_open(&e, s->geom_path[which], "XDMF mesh file"));
+    switch (which) {
+    case GEOM_XYZ: out_array(&e, 0, w ? (const void *)w->xyz : pt->xyz, 24, m->nn); break;
+    case GEOM_TETS: /* the part's int64 node indices narrowed on the way */
+        e.kind = ENC_TETS;
+        if (s->pg)
+            (void)hs_part_gather_rows_i32(s->pg, 1, pt->tets, 4, put_rows, &e);
+        else
+            (void)put_rows(&e, 0, m->ne, w->tets);
+        break;
+    case GEOM_REGION:
+        e.kind = ENC_I32;
+        e.ncomp = 1;
+        out_array(&e, 1, w ? (const void *)w->region : pt->region, 4, m->ne);
+        break;
+    default: out_array(&e, 1, w ? (const void *)w->fiber : pt->fiber, 24, m->ne); break;
+    }
+    HS_CALL(enc_close(&e));
+    s->geom_written |= 1u << which; /* on every rank of a part alike: the status was agreed */
+    return HS_OK;
+}
+
+static hs_status write_frame_file(xdmf_series *s, const char *path, const xdmf_mesh *m, const hs_frame *fr,
+                                  const frame_plan *p)
+{
+    xdmf_enc e = {s, NULL, HS_OK, ENC_F32, 1, 0, 1.0, 0.0, 0};
+    HS_CALL(enc_open(&e, path, "XDMF frame"));
     for (int k = 0; k < p->n; ++k) {
         const hs_frame_field *a = &fr->field[p->order[k]];
-        HS_CALL_GOTO(write_f32(s, f, a->data, (size_t)(a->cell ? m->n_elems : m->n_nodes), a->mapped,
-                               a->scale, a->offset),
-                     done);
+        e.affine = a->mapped;
+        e.scale = a->scale;
+        e.shift = a->offset;
+        out_array(&e, a->cell, a->data, 8, a->cell ? m->ne : m->nn);
     }
-    st = hs_atomic_file_commit(&f);
-done:
-    hs_atomic_file_destroy(&f);
-    return st;
+    return enc_close(&e);
 }
 
 /* ---- write ---------------------------------------------------------------------------------- */
@@ -309,36 +390,47 @@ static hs_status xdmf_write_frame(void *impl, int index, const char *path, const
                                   const hs_frame *frame)
 {
     xdmf_series *s = impl;
+    const xdmf_mesh m = s->pg ? (xdmf_mesh){hs_part_gather_part(s->pg)->n_nodes_global,
+                                            hs_part_gather_part(s->pg)->n_elems_global,
+                                            hs_part_gather_mesh_arrays(s->pg, frame), NULL, hs_part_gather_part(s->pg)}
+                              : (xdmf_mesh){mesh->n_nodes, mesh->n_elems, hs_frame_mesh_arrays(frame, mesh), mesh, NULL};
+    hs_status st = HS_OK;
     /* The mesh files are shared by all frames: another mesh would silently change earlier ones. */
-    HS_CHECK(!s->mesh_known || (mesh->n_nodes == s->n_nodes && mesh->n_elems == s->n_elems),
-             HS_ERR_INTERNAL,
-             "XDMF series %s holds a mesh of %d nodes and %d elements; frame %d has %d and %d "
-             "(one mesh per series)",
-             s->index_path, (int)s->n_nodes, (int)s->n_elems, index, (int)mesh->n_nodes,
-             (int)mesh->n_elems);
-    const frame_plan p = plan_frame(mesh, frame);
+    if (s->root && s->mesh_known && (m.nn != s->n_nodes || m.ne != s->n_elems))
+        st = HS_FAIL(HS_ERR_INTERNAL,
+                     "XDMF series %s holds a mesh of %d nodes and %d elements; frame %d has %lld and %lld "
+                     "(one mesh per series)",
+                     s->index_path, (int)s->n_nodes, (int)s->n_elems, index, (long long)m.nn, (long long)m.ne);
+    const frame_plan p = plan_frame(&m, frame);
     /* Both XDMF readers parse Seek with atoi: an offset of 2^31 or more would read wrong data. */
-    HS_CHECK(p.last_seek <= (size_t)INT_MAX, HS_ERR_CONFIG,
-             "XDMF frame %d: %zu bytes of fields per frame; XDMF readers cannot seek past 2 GiB "
-             "in a file (use output.format = \"vtk\", or fewer output.fields)",
-             index, p.bytes);
-    HS_CALL(hs_xdmf_grids_reserve(&s->g, index + 1));
+    if (st == HS_OK && p.last_seek > (size_t)INT_MAX)
+        st = HS_FAIL(HS_ERR_CONFIG,
+                     "XDMF frame %d: %zu bytes of fields per frame; XDMF readers cannot seek past 2 GiB "
+                     "in a file (use output.format = \"vtk\", or fewer output.fields)",
+                     index, p.bytes);
+    if (st == HS_OK && s->root) st = hs_xdmf_grids_reserve(&s->g, index + 1);
+    if (s->pg) st = hs_part_gather_agree_root(s->pg, st);
+    HS_CALL(st);
 
     unsigned need = (1u << GEOM_XYZ) | (1u << GEOM_TETS) |
                     (p.mesh_arrays & HS_MESH_FIELD_REGION ? 1u << GEOM_REGION : 0) |
                     (p.mesh_arrays & HS_MESH_FIELD_FIBER ? 1u << GEOM_FIBER : 0);
     for (int g = 0; g < GEOM_COUNT; ++g)
-        if ((need & ~s->geom_written) & (1u << g)) HS_CALL(write_mesh_file(s, g, mesh));
+        if ((need & ~s->geom_written) & (1u << g)) HS_CALL(write_mesh_file(s, g, &m));
     s->mesh_known = 1;
-    s->n_nodes = mesh->n_nodes;
-    s->n_elems = mesh->n_elems;
+    s->n_nodes = (int32_t)m.nn;
+    s->n_elems = (int32_t)m.ne;
 
     /* The grid text after frame index - 1 is that of a frame whose index could not be written
      * (the series removed it): this frame replaces it. */
-    hs_xdmf_grids_keep(&s->g, index);
-    HS_CALL(put_grid(s, index, frame, &p));
-    hs_xdmf_grids_mark(&s->g, index);
-    return write_frame_file(s, path, mesh, frame, &p);
+    if (s->root) {
+        hs_xdmf_grids_keep(&s->g, index);
+        st = put_grid(s, index, frame, &p);
+        if (st == HS_OK) hs_xdmf_grids_mark(&s->g, index);
+    }
+    if (s->pg) st = hs_part_gather_agree_root(s->pg, st);
+    HS_CALL(st);
+    return write_frame_file(s, path, &m, frame, &p);
 }
 
 /* ---- restart -------------------------------------------------------------------------------- */
@@ -444,14 +536,43 @@ done:
 }
 
 /* Resume: keep the old index's entries of the first @p n frames (none: forget any). */
-static hs_status xdmf_resume(void *impl, const double *times, int n)
+static hs_status resume(xdmf_series *s, const double *times, int n)
 {
-    xdmf_series *s = impl;
     hs_xdmf_grids_keep(&s->g, 0);
     s->mesh_known = 0;
     if (n == 0) return HS_OK;
     HS_CALL(hs_xdmf_grids_reserve(&s->g, n));
     return load_index(s, times, n);
+}
+
+/* Resume (a part series: rank 0 keeps the index, every rank returns its status; n = 0, which cannot
+ * fail, on each rank alone) */
+static hs_status xdmf_resume(void *impl, const double *times, int n)
+{
+    xdmf_series *s = impl;
+    if (!s->pg || n == 0) return s->root ? resume(s, times, n) : HS_OK;
+    return hs_part_gather_agree_root(s->pg, s->root ? resume(s, times, n) : HS_OK);
+}
+
+/* A part series streamed through rank 0: every rank an encoder that hands its rows to @p g; rank 0
+ * writes the files and keeps the index. */
+static hs_status xdmf_create_stream(const char *dir, const char *prefix, const char *index_path, hs_part_gather *g,
+                                    void **out)
+{
+    xdmf_series *s = NULL;
+    *out = NULL;
+    hs_status st = xdmf_create(dir, prefix, index_path, (void **)&s);
+    if (s) {
+        s->pg = g;
+        s->root = hs_part_gather_rank(g) == 0;
+    }
+    st = hs_part_gather_agree_any(g, st);
+    if (st != HS_OK) {
+        if (s) xdmf_destroy(s);
+        return st;
+    }
+    *out = s;
+    return HS_OK;
 }
 
 const hs_series_format_ops hs_series_format_xdmf = {
@@ -462,6 +583,7 @@ const hs_series_format_ops hs_series_format_xdmf = {
     .missing = NULL,
     .check_prefix = xdmf_check_prefix,
     .create = xdmf_create,
+    .create_stream = xdmf_create_stream,
     .write_frame = xdmf_write_frame,
     .write_index = xdmf_write_index,
     .resume = xdmf_resume,

@@ -11,6 +11,7 @@
 
 #include "hs_frame.h"
 #include "hs_mesh.h"
+#include "hs_series.h"
 #include "hs_status.h"
 
 #ifdef __cplusplus
@@ -31,6 +32,16 @@ hs_status hs_maps_path(const char *dir, const char *prefix, char **out);
  */
 hs_status hs_maps_write(const char *dir, const char *prefix, const hs_mesh *mesh, const hs_frame *maps,
                         char **path_out);
+
+/**
+ * @brief The same file from the ranks' parts of a distributed run (collective over @p part->comm):
+ * @p maps holds this rank's values in the part's order; written by rank 0 as the rows come, a chunk
+ * of global indices at a time (hs_vtk_write_dataset_part: no rank holds a whole-mesh array). @p ser
+ * (may be NULL): the run's part series over the same @p part, whose gather set-up is reused. The
+ * checks of hs_maps_write fail alike on every rank; the file's status is rank 0's on every rank.
+ */
+hs_status hs_maps_write_part(const char *dir, const char *prefix, const hs_series_part *part, hs_series *ser,
+                             const hs_frame *maps, char **path_out);
 
 #ifdef __cplusplus
 }

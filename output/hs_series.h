@@ -106,7 +106,7 @@ typedef struct hs_series_part {
     const int32_t *region;   /**< [n_elems] region marker (written when a frame asks for it) */
     const double *fiber;     /**< [n_elems][3], or NULL when the mesh has none */
     int selection;           /**< how a rank's rows are selected in a dataset: HS_SERIES_SEL_* */
-    int32_t gather_chunk;    /**< a gathered series: global indices per message (0: 2^20; tests use less) */
+    int32_t gather_chunk;    /**< a series written through rank 0: global indices per chunk (0: 2^20; tests use less) */
 } hs_series_part;
 
 /** hs_series_part.selection: AUTO takes one hyperslab per run of consecutive global indices when
@@ -123,7 +123,7 @@ enum {
 /**
  * @brief 1 when this build writes @p format collectively (hs_series_create_part, every rank its own
  * rows): "xdmf_h5" with a parallel HDF5 (HS_HAS_HDF5_PARALLEL). 0 for the others, which a part
- * series gathers to rank 0.
+ * series writes through rank 0 (streamed for vtk and xdmf).
  */
 int hs_series_can_part(const char *format);
 
@@ -133,22 +133,26 @@ int hs_series_can_part(const char *format);
  * Frames then hold this rank's values only: point fields [part->n_nodes], cell fields
  * [part->n_elems], in the part's order; hs_series_write takes mesh NULL (the mesh is the part's).
  * Rank 0 writes the index; errors are agreed (every rank returns the first failing rank's).
- * A format that cannot write collectively (hs_series_can_part 0: vtk, xdmf, xdmf_h5 with a serial
- * HDF5) is gathered instead: the mesh with the first frame and each frame's arrays go to rank 0 in
- * chunks of 2^20 global indices (bounded messages), and rank 0 writes them as a serial series; every
- * rank keeps the same count and times. Needs a build with MPI (HS_ERR_INTERNAL otherwise).
+ * A format that cannot write collectively (hs_series_can_part 0) is written by rank 0: vtk and xdmf
+ * streamed, each array of each file going to rank 0 in chunks of 2^20 global indices
+ * (part->gather_chunk) in the file's order and written chunk by chunk, so that no rank holds an
+ * array over the whole mesh (output/hs_part_gather.h); xdmf_h5 with a serial HDF5 gathered whole,
+ * the mesh with the first frame and each frame's arrays onto rank 0 (in the same chunks), which
+ * writes them as a serial series. The files are a serial series' byte for byte; every rank keeps
+ * the same count and times. Needs a build with MPI (HS_ERR_INTERNAL otherwise).
  */
 hs_status hs_series_create_part(const char *format, const char *dir, const char *prefix, const hs_series_part *part,
                                 hs_series **out);
 
 /**
  * @brief One data set from the ranks' parts (collective over @p part->comm): the mesh and @p frame's
- * arrays (this rank's values, in the part's order, as a part series' frames) gathered to rank 0 in
- * chunks of global indices as a gathered series does, and @p write called there with the whole
- * mesh (its numbering the global one) and frame. @p ser (may be NULL): a part series over the same
- * @p part; when it is gathered to rank 0 its gather is used, and the mesh rank 0 already holds for
- * its frames, so that rank 0 never holds two. The maps file and the per-beat maps of a distributed
- * run (sim/run_output.c, sim/beats.c). Every rank returns rank 0's status.
+ * arrays (this rank's values, in the part's order, as a part series' frames) gathered whole to rank 0
+ * in chunks of global indices, and @p write called there with the whole mesh (its numbering the
+ * global one) and frame. Rank 0 holds the whole mesh and arrays: for a writer that needs them whole;
+ * a legacy VTK file streams instead (hs_vtk_write_dataset_part, hs_maps_write_part: the maps and
+ * per-beat maps of a distributed run). @p ser (may be NULL): a part series over the same @p part
+ * written through rank 0, whose gather set-up is used (and, gathered whole, the mesh rank 0 already
+ * holds for its frames, so that rank 0 never holds two). Every rank returns rank 0's status.
  */
 hs_status hs_series_part_write_one(const hs_series_part *part, hs_series *ser, const hs_frame *frame,
                                    hs_status (*write)(void *ctx, const hs_mesh *mesh, const hs_frame *frame), void *ctx);

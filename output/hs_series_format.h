@@ -14,6 +14,7 @@
 #include "hs_frame.h"
 #include "hs_mesh.h"
 #include "hs_status.h"
+#include "hs_part_gather.h"
 #include "hs_series.h"
 
 #ifdef __cplusplus
@@ -46,6 +47,15 @@ typedef struct hs_series_format_ops {
      * and returns the status agreed over the ranks. */
     hs_status (*create_part)(const char *dir, const char *prefix, const char *index_path, const hs_series_part *part,
                              void **impl);
+    /** A series of the ranks of a part written by rank 0 alone, streamed (hs_series_create_part for a
+     * format without create_part; NULL: the series gathers the whole mesh and each frame onto rank 0 and
+     * runs write_frame there). Every rank calls every op; write_frame gets mesh NULL and frames of the
+     * part's values, hands each array to @p g (hs_part_gather_rows, in the order of the file) and rank 0
+     * encodes and writes each chunk of global indices before the next comes, so no rank holds a
+     * whole-mesh array; the files are a serial series' of the whole mesh. Every op returns the status
+     * agreed over the ranks (rank 0's for its files). @p g is the series', borrowed for the life of impl. */
+    hs_status (*create_stream)(const char *dir, const char *prefix, const char *index_path, hs_part_gather *g,
+                               void **impl);
     /** Write frame @p index of @p mesh into @p path (NULL when frame_ext is NULL; plus whatever
      * else the format keeps, such as mesh files); the frame has passed hs_frame_check and the mesh
      * the series' checks. A frame @p index already written (its index failed) is replaced. */

@@ -10,6 +10,7 @@
 
 #include "hs_frame.h"
 #include "hs_mesh.h"
+#include "hs_series.h"
 #include "hs_status.h"
 
 #ifdef __cplusplus
@@ -23,6 +24,20 @@ extern "C" {
  * file on a write failure, with any older file of that name left as it was.
  */
 hs_status hs_vtk_write_dataset(const char *path, const char *title, const hs_mesh *mesh, const hs_frame *frame);
+
+/**
+ * @brief The same file from the ranks' parts of a distributed run (collective over @p part->comm):
+ * @p frame holds this rank's values in the part's order (as a part series' frames); each array goes
+ * to rank 0 in chunks of global indices in file order (output/hs_part_gather.h), and rank 0 writes
+ * each chunk before the next comes, so no rank holds a whole-mesh array. The bytes are those
+ * hs_vtk_write_dataset writes from the whole mesh (the part's global numbering; region markers zero
+ * where the part has none, fibres where some rank has them). @p ser (may be NULL): a part series over
+ * the same @p part whose gather set-up is reused. Every rank returns rank 0's status (a frame that
+ * fails hs_frame_check on some rank: that rank's). The maps file and the per-beat maps of a
+ * distributed run.
+ */
+hs_status hs_vtk_write_dataset_part(const char *path, const char *title, const hs_series_part *part, hs_series *ser,
+                                    const hs_frame *frame);
 
 #ifdef __cplusplus
 }

@@ -23,8 +23,9 @@ hs_status hs_maps_path(const char *dir, const char *prefix, char **out)
     return st;
 }
 
-hs_status hs_maps_write(const char *dir, const char *prefix, const hs_mesh *mesh, const hs_frame *maps,
-                        char **path_out)
+/* The whole mesh's file (@p part NULL) or the ranks' parts' (collective). */
+static hs_status maps_write(const char *dir, const char *prefix, const hs_mesh *mesh, const hs_series_part *part,
+                            hs_series *ser, const hs_frame *maps, char **path_out)
 {
     if (path_out) *path_out = NULL;
     HS_CALL(hs_frame_check(maps));
@@ -33,10 +34,23 @@ hs_status hs_maps_write(const char *dir, const char *prefix, const hs_mesh *mesh
                  maps->field[k].name);
     char *path = NULL;
     HS_CALL(hs_maps_path(dir, prefix, &path));
-    hs_status st = hs_vtk_write_dataset(path, "maps file", mesh, maps);
+    hs_status st = part ? hs_vtk_write_dataset_part(path, "maps file", part, ser, maps)
+                        : hs_vtk_write_dataset(path, "maps file", mesh, maps);
     if (st == HS_OK && path_out)
         *path_out = path;
     else
         free(path);
     return st;
+}
+
+hs_status hs_maps_write(const char *dir, const char *prefix, const hs_mesh *mesh, const hs_frame *maps,
+                        char **path_out)
+{
+    return maps_write(dir, prefix, mesh, NULL, NULL, maps, path_out);
+}
+
+hs_status hs_maps_write_part(const char *dir, const char *prefix, const hs_series_part *part, hs_series *ser,
+                             const hs_frame *maps, char **path_out)
+{
+    return maps_write(dir, prefix, NULL, part, ser, maps, path_out);
 }

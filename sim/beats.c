@@ -109,14 +109,6 @@ hs_status hs_beats_update(hs_beats *b, hs_sim *sim)
     return HS_OK;
 }
 
-#if HS_HAS_MPI
-/* rank 0 of a distributed run: one beat's file from the gathered mesh and maps */
-static hs_status beat_write_whole(void *ctx, const hs_mesh *mesh, const hs_frame *fr)
-{
-    return hs_vtk_write_dataset(ctx, "beat map", mesh, fr);
-}
-#endif
-
 hs_status hs_beats_write(hs_beats *b, const hs_sim *sim, hs_series *ser, const char *dir, const char *prefix,
                          double t_ms)
 {
@@ -159,10 +151,11 @@ hs_status hs_beats_write(hs_beats *b, const hs_sim *sim, hs_series *ser, const c
         snprintf(name, sizeof name, "%s_maps_beat%d.vtk", prefix, k + 1);
         if (st == HS_OK) st = hs_path_join(dir, name, &path);
 #if HS_HAS_MPI
-        /* each rank its owned nodes' maps, gathered to rank 0 in chunks (as the frames of a part series) */
+        /* each rank its owned nodes' maps, streamed to rank 0 in chunks and written as they come (as the
+         * frames of a part series) */
         if (b->part) {
             st = hs_mpi_agree(*(const MPI_Comm *)b->part->comm, st, NULL); /* all to the gather, or none */
-            if (st == HS_OK) st = hs_series_part_write_one(b->part, ser, &fr, beat_write_whole, path);
+            if (st == HS_OK) st = hs_vtk_write_dataset_part(path, "beat map", b->part, ser, &fr);
         } else
 #endif
             if (st == HS_OK) st = hs_vtk_write_dataset(path, "beat map", sim->mesh, &fr);

@@ -24,7 +24,7 @@ typedef struct hs_beats hs_beats;
  * @brief Start recording for @p sim (its backend's state descriptor), or, in a distributed run
  * (@p part non-NULL: this rank's owned nodes and elements, @p part_desc the state on them), for this
  * rank's owned nodes only: the read-outs copied without a gather (hs_backend_mpi_get_owned), the files
- * written from the ranks' parts (hs_series_part_write_one: no rank but 0 holds a whole map, and rank 0
+ * written from the ranks' parts (hs_vtk_write_dataset_part: no rank but 0 holds a whole map, and rank 0
  * only in chunks as it writes). Both borrowed and kept.
  */
 hs_status hs_beats_create(const hs_sim *sim, const hs_state_desc *part_desc, const hs_series_part *part,
@@ -33,7 +33,7 @@ hs_status hs_beats_create(const hs_sim *sim, const hs_state_desc *part_desc, con
 hs_status hs_beats_update(hs_beats *b, hs_sim *sim);
 /** @brief When more than one beat was seen: write DIR/PREFIX_maps_beatK.vtk, K = 1, 2, ...
  *  (distributed: collective, every rank calls it; rank 0 writes; @p ser, the run's part series or
- *  NULL, lends its gather to rank 0: hs_series_part_write_one). */
+ *  NULL, lends its gather set-up: hs_vtk_write_dataset_part). */
 hs_status hs_beats_write(hs_beats *b, const hs_sim *sim, hs_series *ser, const char *dir, const char *prefix,
                          double t_ms);
 void hs_beats_destroy(hs_beats **b);

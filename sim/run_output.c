@@ -127,7 +127,7 @@ hs_status hs_run_output_open(hs_run_output *o, const hs_sim_spec *cfg, hs_sim *s
     if (!o->enabled || (!o->writer && !o->collective)) return HS_OK;
     hs_frame_plan plan = hs_sim_frame_plan(cfg, sim);
     if (o->collective) {
-        /* every rank its own nodes and elements (collectively, or gathered to rank 0 in chunks for a
+        /* every rank its own nodes and elements (collectively, or streamed to rank 0 in chunks for a
          * format that cannot: hs_series_create_part), in the main thread: MPI is funnelled, so no MPI
          * call from the writer thread. Rank 0's checkpoint list (its directory) and each rank's
          * arrays first: one rank's failure is every rank's before the series' collectives. */
@@ -158,7 +158,7 @@ hs_status hs_run_output_open(hs_run_output *o, const hs_sim_spec *cfg, hs_sim *s
  * the writer's page-locked buffers; the writer thread waits for that copy (frame_copy_wait), so
  * neither the main thread nor the device waits for the frame. Otherwise (cpu) get_state copies.
  * A distributed run: every rank copies out its owned values (hs_backend_mpi_get_owned, no gather)
- * and hands them to its part series in this thread (collective, or gathered to rank 0 in chunks). */
+ * and hands them to its part series in this thread (collective, or streamed to rank 0 in chunks). */
 hs_status hs_run_output_frame(hs_run_output *o, double t_ms)
 {
     hs_backend *b = o->sim->backend;
@@ -260,7 +260,7 @@ typedef struct maps_ctx {
     char *path;
 } maps_ctx;
 
-/* rank 0 of a distributed run: the maps file of the gathered mesh (hs_series_part_write_one) */
+/* a serial run's maps file (a distributed run's: hs_maps_write_part) */
 static hs_status maps_write_whole(void *ctx, const hs_mesh *mesh, const hs_frame *fr)
 {
     maps_ctx *c = ctx;
@@ -271,8 +271,8 @@ static hs_status write_maps(const hs_run_output *o, double t_ms)
 {
     const hs_sim *sim = o->sim;
     /* a distributed run: each rank its owned nodes' values (no gather onto every rank), the mesh and
-     * maps gathered to rank 0 in chunks as a part series' frames are; no rank needs the whole mesh
-     * before (the box's ranks never build it) */
+     * maps streamed to rank 0 in chunks as a part series' frames are, and written as they come: no
+     * rank holds the whole mesh or a whole map (the box's ranks never build it) */
     const hs_state_desc *d = o->collective ? &o->part_desc : &sim->backend->state;
     hs_state maps = {d, {NULL}};
     hs_frame fr = hs_frame_at(t_ms);
@@ -291,7 +291,8 @@ static hs_status write_maps(const hs_run_output *o, double t_ms)
 #if HS_HAS_MPI
     if (o->collective) {
         HS_CALL_GOTO(hs_backend_mpi_get_owned(sim->backend, &maps), done);
-        HS_CALL_GOTO(agree(o, hs_series_part_write_one(&o->part, o->ser, &fr, maps_write_whole, &ctx)), done);
+        HS_CALL_GOTO(agree(o, hs_maps_write_part(o->spec->out_dir, o->spec->out_prefix, &o->part, o->ser, &fr,
+                                                 &ctx.path)), done);
     } else
 #endif
     {
