@@ -605,6 +605,28 @@ static void read_tests(const file_mesh *f, const file_mesh *positive)
     remove_opencarp(dir);
 }
 
+/* GB of /proc/self/status's @p key (VmRSS, VmHWM); -1 when unreadable */
+static double status_gb(const char *key)
+{
+    FILE *f = fopen("/proc/self/status", "r");
+    char line[256];
+    double kb = -1.0;
+    const size_t n = strlen(key);
+    while (f && fgets(line, sizeof line, f))
+        if (!strncmp(line, key, n) && line[n] == ':') kb = atof(line + n + 1);
+    if (f) fclose(f);
+    return kb < 0.0 ? -1.0 : kb / 1048576.0;
+}
+
+/* reset VmHWM to the current resident size (Linux: clear_refs 5); 0 when not possible */
+static int reset_peak(void)
+{
+    FILE *f = fopen("/proc/self/clear_refs", "w");
+    if (!f) return 0;
+    const int ok = fputs("5", f) >= 0;
+    return fclose(f) == 0 && ok;
+}
+
 static int bench(int n)
 {
     file_mesh f;
@@ -619,15 +641,20 @@ static int bench(int n)
     for (int reorder = 0; reorder < 2 && p; ++reorder) {
         hs_backend_mpi_part got;
         hs_mesh *counts = NULL;
+        const int peak = reset_peak();
+        const double rss0 = status_gb("VmRSS");
         MPI_Barrier(MPI_COMM_WORLD);
         const double t0 = MPI_Wtime();
         HS_TEST_OK(hs_mesh_part_from_blocks(&b, p, reorder, &got, &counts));
         double t = MPI_Wtime() - t0, tmax = 0.0;
+        double grow = peak ? status_gb("VmHWM") - rss0 : -1.0, gmax = 0.0;
         MPI_Reduce(&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+        MPI_Reduce(&grow, &gmax, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
         if (rank == 0 && counts)
             printf("hs_mesh_part_from_blocks: %d nodes, %d tetrahedra (fibres per element), %d ranks, reorder %d: "
-                   "%.2f s (slowest rank; on rank 0 partition + view %.2f s, exchanges %.2f s)\n",
-                   (int)counts->n_nodes, (int)counts->n_elems, size, reorder, tmax, got.partition, got.scatter);
+                   "%.2f s (slowest rank; on rank 0 partition + view %.2f s, exchanges %.2f s); peak resident "
+                   "%.2f GB above the blocks' (largest rank; -1: not measurable here)\n", (int)counts->n_nodes,
+                   (int)counts->n_elems, size, reorder, tmax, got.partition, got.scatter, gmax);
         hs_backend_mpi_part_free(&got);
         hs_mesh_destroy(&counts);
     }
