@@ -574,67 +574,74 @@ static hs_status core_run(const hs_mesh_block *b, const hs_partitioner *p, int r
         int64_t ne_part = 0;
         HS_CALL_GOTO(xch_counts(&x, &ne_part), done); /* the offsets again (the fill ran over them) */
         const int64_t ns = x.so[P];
-        int64_t *g = NULL, *t4 = NULL;
-        int32_t *rg = NULL;
-        double *f = NULL;
         st = ne_part <= INT32_MAX ? HS_OK : HS_FAIL(HS_ERR_MESH, "rank %d's part has %lld elements: more than 32 "
                                                     "bits number; use more ranks", r, (long long)ne_part);
         pk.h[H_NE] = ne_part;
         pk.h[H_FIBER] = has_fib;
+        /* the numbers first: the part's order (a merge of the sources' increasing runs) */
+        int64_t *g = NULL;
         if (st == HS_OK) st = HS_ALLOC(g, (size_t)ne_part + 1, "part elements");
-        if (st == HS_OK) st = HS_ALLOC(t4, 4 * (size_t)ne_part + 4, "part elements");
-        if (st == HS_OK) st = HS_ALLOC(rg, (size_t)ne_part + 1, "part elements");
-        if (st == HS_OK && has_fib) st = HS_ALLOC(f, 3 * (size_t)ne_part + 3, "part elements");
-        if (st == HS_OK) st = buf(&c.sbuf, ns, 4 * sizeof(int64_t), "elements sent");
+        if (st == HS_OK) st = buf(&c.sbuf, ns, 4 * sizeof(int64_t), "elements sent"); /* the largest record's */
+        if (st == HS_OK) st = HS_ALLOC(ord, (size_t)ne_part + 1, "part elements");
+        if (st == HS_OK) st = HS_ALLOC(tmp, (size_t)ne_part + 1, "part elements");
+        if (st == HS_OK) st = HS_ALLOC(runs, (size_t)P + 1, "part elements");
+        if (st == HS_OK) st = HS_ALLOC(pk.egid, (size_t)ne_part + 1, "part elements");
         st = hs_par_agree(st);
-        /* field by field through one send buffer (the largest record's) */
         if (st == HS_OK) {
             int64_t *s8 = c.sbuf;
             for (int64_t k = 0; k < ns; ++k) s8[k] = c.rgid[which[k]];
             st = xch_data(&x, s8, g, sizeof(int64_t));
         }
         if (st == HS_OK) {
-            int64_t *s8 = c.sbuf;
-            for (int64_t k = 0; k < ns; ++k) memcpy(s8 + 4 * k, c.rtet + 4 * which[k], 4 * sizeof(int64_t));
-            st = xch_data(&x, s8, t4, 4 * sizeof(int64_t));
+            memcpy(runs, x.ro, sizeof *runs * ((size_t)P + 1));
+            merge_runs(g, ne_part, runs, P, ord, tmp);
+            for (int64_t k = 0; k < ne_part; ++k) pk.egid[k] = g[ord[k]];
         }
-        if (st == HS_OK) {
-            int32_t *s4 = c.sbuf;
+        free(g), free(tmp);
+        tmp = NULL;
+        /* then field by field, each received, put in the part's order and let go (R's labels and fibres
+         * too, once sent: not needed after); the vertices stay global numbers (c.rbuf) until the nodes
+         * are here */
+        if (st == HS_OK) { /* labels */
+            int32_t *s4 = c.sbuf, *rg = NULL;
             for (int64_t k = 0; k < ns; ++k) s4[k] = c.rreg[which[k]];
-            st = xch_data(&x, s4, rg, sizeof(int32_t));
+            st = hs_par_agree(HS_ALLOC(rg, (size_t)ne_part + 1, "part elements"));
+            if (st == HS_OK) st = xch_data(&x, s4, rg, sizeof(int32_t));
+            if (st == HS_OK) st = hs_par_agree(HS_ALLOC(pk.region, (size_t)ne_part + 1, "part elements"));
+            for (int64_t k = 0; k < ne_part && st == HS_OK; ++k) pk.region[k] = rg[ord[k]];
+            free(rg);
+            free(c.rreg);
+            c.rreg = NULL;
         }
-        if (st == HS_OK && has_fib) {
-            double *sd = c.sbuf;
+        if (st == HS_OK && has_fib) { /* fibres */
+            double *sd = c.sbuf, *f = NULL;
             for (int64_t k = 0; k < ns; ++k) memcpy(sd + 3 * k, c.rfib + 3 * which[k], 3 * sizeof(double));
-            st = xch_data(&x, sd, f, 3 * sizeof(double));
+            free(c.rfib);
+            c.rfib = NULL;
+            st = hs_par_agree(HS_ALLOC(f, 3 * (size_t)ne_part + 3, "part elements"));
+            if (st == HS_OK) st = xch_data(&x, sd, f, 3 * sizeof(double));
+            if (st == HS_OK) st = hs_par_agree(HS_ALLOC(pk.fiber, 3 * (size_t)ne_part + 3, "part elements"));
+            for (int64_t k = 0; k < ne_part && st == HS_OK; ++k)
+                memcpy(pk.fiber + 3 * k, f + 3 * (size_t)ord[k], 3 * sizeof(double));
+            free(f);
+        }
+        if (st == HS_OK) { /* vertices */
+            int64_t *s8 = c.sbuf, *t4 = NULL;
+            for (int64_t k = 0; k < ns; ++k) memcpy(s8 + 4 * k, c.rtet + 4 * which[k], 4 * sizeof(int64_t));
+            st = hs_par_agree(HS_ALLOC(t4, 4 * (size_t)ne_part + 4, "part elements"));
+            if (st == HS_OK) st = xch_data(&x, s8, t4, 4 * sizeof(int64_t));
+            free(c.sbuf);
+            c.sbuf = NULL;
+            if (st == HS_OK) st = hs_par_agree(buf(&c.rbuf, ne_part, 4 * sizeof(int64_t), "part elements"));
+            for (int64_t k = 0; k < ne_part && st == HS_OK; ++k)
+                memcpy((int64_t *)c.rbuf + 4 * k, t4 + 4 * (size_t)ord[k], 4 * sizeof(int64_t));
+            free(t4);
         }
         free(which);
         free(c.sbuf);
         c.sbuf = NULL;
-        /* the part's elements by increasing global number: a merge of the sources' increasing runs;
-         * their vertices stay global numbers (c.rbuf) until the nodes are here */
-        if (st == HS_OK) st = HS_ALLOC(ord, (size_t)ne_part + 1, "part elements");
-        if (st == HS_OK) st = HS_ALLOC(tmp, (size_t)ne_part + 1, "part elements");
-        if (st == HS_OK) st = HS_ALLOC(runs, (size_t)P + 1, "part elements");
-        if (st == HS_OK) st = HS_ALLOC(pk.egid, (size_t)ne_part + 1, "part elements");
-        if (st == HS_OK) st = HS_ALLOC(pk.region, (size_t)ne_part + 1, "part elements");
-        if (st == HS_OK && has_fib) st = HS_ALLOC(pk.fiber, 3 * (size_t)ne_part + 3, "part elements");
-        if (st == HS_OK) st = buf(&c.rbuf, ne_part, 4 * sizeof(int64_t), "part elements");
-        if (st == HS_OK) {
-            memcpy(runs, x.ro, sizeof *runs * ((size_t)P + 1));
-            merge_runs(g, ne_part, runs, P, ord, tmp);
-            int64_t *t4o = c.rbuf;
-            for (int64_t k = 0; k < ne_part; ++k) {
-                const int32_t s = ord[k];
-                pk.egid[k] = g[s];
-                pk.region[k] = rg[s];
-                memcpy(t4o + 4 * k, t4 + 4 * (size_t)s, 4 * sizeof(int64_t));
-                if (has_fib) memcpy(pk.fiber + 3 * k, f + 3 * (size_t)s, 3 * sizeof(double));
-            }
-        }
-        free(g), free(t4), free(rg), free(f);
-        free(ord), free(tmp);
-        ord = tmp = NULL;
+        free(ord);
+        ord = NULL;
         HS_CALL_GOTO(hs_par_agree(st), done);
     }
 
