@@ -30,12 +30,15 @@ static const help_entry helps[] = {
      "Validate the configuration and print it resolved, with every default, as a config file that loads\n"
      "again; problems are reported with file and line (exit 2).",
      "", "heartsim check configs/lv_ellipsoid.cfg --set mesh.h=2 > resolved.cfg", 1},
-    {"mesh", "heartsim mesh CONFIG [--set KEY=VALUE ...] [--out DIR] [-q | -v]",
+    {"mesh", "heartsim mesh CONFIG [--export gmsh|opencarp] [--set KEY=VALUE ...] [--out DIR] [-q | -v]",
      "Build the mesh exactly as `run` would (source, checks, fibres, reordering), report its quality,\n"
      "labels and matrix size, and write DIR/PREFIX_mesh.vtk (tetrahedra with region and fiber, points\n"
      "with label) and DIR/PREFIX_surface.vtk (labelled boundary) to look at, and DIR/PREFIX_mesh.msh with\n"
      "DIR/PREFIX_fibers.txt to run on: the report's \"run on it\" line gives the config lines (same\n"
-     "nodes, labels by name, regions and fibres as the run that built it).",
+     "nodes, labels by name, regions and fibres as the run that built it). --export opencarp writes the\n"
+     "copy as openCARP files instead (DIR/PREFIX_mesh.pts in um, .elem with the regions, .lon when the\n"
+     "fibres vary; no boundary labels), the format every rank of an mpirun reads a block of\n"
+     "(parallel.read = \"ranks\").",
      "", "heartsim mesh configs/lv_ellipsoid.cfg --set mesh.h=2 --out /tmp/lv", 1},
     {"bench step", "heartsim bench step CONFIG [--reps N] [--warm MS] [--no-cpu] [--models] [--set ...] [--out DIR]",
      "Per-phase medians of a time step (element, assembly, SpMV, CG iteration, whole step, one frame)\n"

@@ -133,6 +133,7 @@ typedef struct hs_config {
     /* parallel (a run under mpirun; docs/parallel.md) */
     char partition[16];     /**< "auto" | "metis" | "rows" | "nonzeros" | "ptscotch" | "box" (parallel/hs_partition_list.h) */
     char transport[16];     /**< "auto" | "nccl" | "ipc" | "mpi" (fem/hs_transport_list.h) */
+    char read[16];          /**< parallel.read: "auto" | "root" | "ranks" (who reads a mesh file) */
     double newton_tol_residual; /**< dt * max_I |R_I| / m_I (potential units) */
     double newton_tol_update;   /**< max_I |delta phi_I| */
     int newton_max_iter;

@@ -13,6 +13,9 @@
 
 #include "hs_config.h"
 
-hs_status hs_mesh_command(const hs_config *cfg, FILE *out);
+/** The run-ready copy `heartsim mesh` writes (--export). */
+typedef enum { HS_MESH_EXPORT_GMSH = 0, HS_MESH_EXPORT_OPENCARP = 1 } hs_mesh_export_kind;
+
+hs_status hs_mesh_command(const hs_config *cfg, hs_mesh_export_kind export_kind, FILE *out);
 
 #endif

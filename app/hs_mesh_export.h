@@ -15,6 +15,17 @@
 /** @brief Write @p m as Gmsh 2.2 ASCII to @p path (coordinates with 17 significant digits). */
 hs_status hs_mesh_export_gmsh(const char *path, const hs_mesh *m);
 
+/**
+ * @brief Write @p m as openCARP files PREFIX.pts (coordinates in um, openCARP's unit: read back with
+ * mesh.scale = 0.001, the same mesh to the last bit or two of each coordinate), PREFIX.elem ("Tt" and
+ * the region as the tag) and, when the fibres are not one direction everywhere, PREFIX.lon (one per
+ * tetrahedron). The format every rank of a distributed run reads a block of (parallel.read = "ranks").
+ * Boundary labels are not carried (openCARP keeps surfaces in other files): the Gmsh copy has them.
+ * @param[out] uniform 1 when no .lon was written (no fibres, or one direction: @p dir, normalised as
+ * the mesh holds it).
+ */
+hs_status hs_mesh_export_opencarp(const char *prefix, const hs_mesh *m, int *uniform, double dir[3]);
+
 /** @brief Write the fibres of @p m, one "fx fy fz" line per tetrahedron, to @p path. */
 hs_status hs_mesh_export_fibers(const char *path, const hs_mesh *m);
 

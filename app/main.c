@@ -149,6 +149,7 @@ int main(int argc, char **argv)
     double warm = 5.0;
     int cg_iters = 100;
     int scale_tables = 3; /* bench scale: 1 strong, 2 weak, 3 both */
+    hs_mesh_export_kind mesh_export = HS_MESH_EXPORT_GMSH; /* mesh --export */
     hs_tune_cv_opts tune = {0};
 
     const char *cfg_path = NULL;
@@ -158,7 +159,12 @@ int main(int argc, char **argv)
     int n_sets = 0;
     for (int i = first; i < argc; ++i) {
         const char *a = argv[i];
-        if (bench && !strcmp(a, "--reps") && i + 1 < argc) {
+        if (!strcmp(cmd, "mesh") && !strcmp(a, "--export") && i + 1 < argc) {
+            const char *v = argv[++i];
+            if (strcmp(v, "gmsh") && strcmp(v, "opencarp"))
+                return usage_error("--export takes gmsh or opencarp, got \"%s\"", v);
+            mesh_export = !strcmp(v, "opencarp") ? HS_MESH_EXPORT_OPENCARP : HS_MESH_EXPORT_GMSH;
+        } else if (bench && !strcmp(a, "--reps") && i + 1 < argc) {
             reps = atoi(argv[++i]);
             if (reps < 1) return usage_error("--reps needs a positive count, got \"%s\"", argv[i]);
         } else if ((bench == 1 || bench == 5) && !strcmp(a, "--warm") && i + 1 < argc) {
@@ -311,7 +317,7 @@ int main(int argc, char **argv)
         return st == HS_OK ? 0 : fail(st);
     }
     if (!strcmp(cmd, "mesh")) {
-        st = hs_mesh_command(&cfg, stdout);
+        st = hs_mesh_command(&cfg, mesh_export, stdout);
         return st == HS_OK ? 0 : fail(st);
     }
     if (!strcmp(cmd, "tune-cv")) {

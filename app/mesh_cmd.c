@@ -124,10 +124,26 @@ static void out_path(const hs_config *cfg, const char *suffix, char *buf, size_t
 
 /* The run-ready copy (hs_mesh_export.h) and the config lines that run on it: absolute paths, since
  * mesh.file and fibers.file are relative to the config file that names them. */
-static hs_status write_run_copy(const hs_config *cfg, const hs_mesh *m, FILE *out)
+static hs_status write_run_copy(const hs_config *cfg, const hs_mesh *m, hs_mesh_export_kind kind, FILE *out)
 {
     char msh[HS_PATH_MAX + 96], fib[HS_PATH_MAX + 96], dir[HS_PATH_MAX];
     if (!realpath(cfg->out_dir, dir)) snprintf(dir, sizeof dir, "%s", cfg->out_dir);
+    if (kind == HS_MESH_EXPORT_OPENCARP) {
+        char prefix[HS_PATH_MAX + 96];
+        int uniform = 1;
+        double f[3];
+        snprintf(prefix, sizeof prefix, "%s/%s_mesh", dir, cfg->out_prefix);
+        HS_CALL(hs_mesh_export_opencarp(prefix, m, &uniform, f));
+        fprintf(out, "            %s.pts, .elem%s (the same mesh for a run, coordinates in um: nodes in this "
+                     "numbering, regions%s; no boundary labels)\n", prefix, uniform ? "" : ", .lon",
+                uniform ? "" : ", fibres");
+        fprintf(out, "run on it:  mesh = { source = \"file\"; file = \"%s.pts\"; scale = 0.001; reorder = \"none\"; };",
+                prefix);
+        if (uniform && m->fiber)
+            fprintf(out, " fibers = { type = \"constant\"; direction = [%.17g, %.17g, %.17g]; };", f[0], f[1], f[2]);
+        fprintf(out, " (under mpirun every rank reads its block: parallel.read = \"ranks\")\n");
+        return HS_OK;
+    }
     snprintf(msh, sizeof msh, "%s/%s_mesh.msh", dir, cfg->out_prefix);
     snprintf(fib, sizeof fib, "%s/%s_fibers.txt", dir, cfg->out_prefix);
     HS_CALL(hs_mesh_export_gmsh(msh, m));
@@ -143,7 +159,7 @@ static hs_status write_run_copy(const hs_config *cfg, const hs_mesh *m, FILE *ou
     return HS_OK;
 }
 
-hs_status hs_mesh_command(const hs_config *cfg, FILE *out)
+hs_status hs_mesh_command(const hs_config *cfg, hs_mesh_export_kind export_kind, FILE *out)
 {
     hs_status st = HS_OK;
     hs_mesh *m = NULL;
@@ -182,7 +198,7 @@ hs_status hs_mesh_command(const hs_config *cfg, FILE *out)
         HS_CALL_GOTO(hs_vtk_write_surface(surf_path, m), done);
         fprintf(out, "            %s (labelled boundary triangles: label; points: node_orig)\n", surf_path);
     }
-    HS_CALL_GOTO(write_run_copy(cfg, m, out), done);
+    HS_CALL_GOTO(write_run_copy(cfg, m, export_kind, out), done);
     if (info.from_cache)
         fprintf(out, "time:       %.3f s to load the mesh from the mesh cache %s (meshing it took %.3f s)\n", t_build,
                 info.cache_path, info.seconds_mesh);

@@ -139,6 +139,27 @@ static hs_status parse_leads(const hs_config *cfg, hs_sim_spec *s)
     return HS_OK;
 }
 
+/* parallel.read, once the spec is whole (the mesh, stimuli, regions and kernel decide whether the ranks
+ * can read their blocks): explicit "ranks" where the run cannot is refused, naming the reason; "auto" reads
+ * in blocks where it takes the run without changing what the frames list (mesh.reorder = "none") and the
+ * partition can work on blocks of rows. A serial run ignores the key. */
+static hs_status spec_read(const hs_config *cfg, int partition_auto, hs_sim_spec *s)
+{
+    s->read_ranks = 0;
+    if (!s->distributed || !strcmp(cfg->read, "root")) return HS_OK;
+    const char *why = hs_mesh_part_read_unfit(s);
+    if (!strcmp(cfg->read, "ranks")) {
+        HS_CHECK(!why, HS_ERR_CONFIG, "parallel.read = \"ranks\": %s; use parallel.read = \"root\" (rank 0 reads the "
+                 "mesh and sends the parts) or \"auto\"", why);
+        s->read_ranks = 1;
+        return HS_OK;
+    }
+    HS_CHECK(!strcmp(cfg->read, "auto"), HS_ERR_CONFIG, "parallel.read: \"%s\" is not one of auto, root, ranks",
+             cfg->read);
+    s->read_ranks = !why && s->mesh.reorder == HS_REORDER_NONE && (partition_auto || s->partitioner->rows_dist);
+    return HS_OK;
+}
+
 hs_status hs_spec_from_config(const hs_config *cfg, hs_sim_spec *s)
 {
     memset(s, 0, sizeof *s);
@@ -235,7 +256,13 @@ hs_status hs_spec_from_config(const hs_config *cfg, hs_sim_spec *s)
         s->config_fp[5] = hs_fnv1a64(hs_fnv1a64(s->config_fp[5], iv, sizeof iv), dv, sizeof dv);
     }
     s->config_path = cfg->path;
-    if (partition_auto) s->partitioner = hs_mesh_part_auto(s);
+    HS_CALL(spec_read(cfg, partition_auto, s));
+    if (partition_auto) s->partitioner = s->read_ranks ? hs_mesh_part_read_partitioner() : hs_mesh_part_auto(s);
+    if (s->read_ranks && !s->partitioner->rows_dist)
+        return HS_FAIL(HS_ERR_CONFIG, "parallel.read = \"ranks\": the ranks partition the rows they read, which "
+                       "parallel.partition = \"%s\" cannot (it %s); use parallel.partition = \"ptscotch\", \"rows\", "
+                       "\"nonzeros\" or \"auto\", or parallel.read = \"root\"", s->partitioner->name,
+                       s->partitioner->box ? "generates the box's blocks" : "reads the whole graph on one rank");
     /* a distributed run with a partitioner this build lacks (metis, ptscotch): refused at once, saying how
      * to get it (a serial run ignores the key) */
     if (s->distributed && !s->partitioner->available) {

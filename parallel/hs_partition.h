@@ -47,6 +47,8 @@ typedef struct hs_partitioner {
     /** the parallel partition (parallel = 1; NULL otherwise): hs_partition_nodes_root's contract */
     hs_status (*assign_root)(const hs_csr *pattern, int32_t n_nodes, int32_t n_elems, const int32_t *tets,
                              int n_parts, int32_t *part);
+    int rows_dist;       /**< 1: partitions rows the ranks hold in blocks, no rank the whole graph
+                              (hs_partition_rows_dist: ptscotch, rows, nonzeros; parallel.read = "ranks") */
 } hs_partitioner;
 
 /** The "box" partition: the lattice of the structured box's nodes, (cells + 1) per axis and
@@ -185,7 +187,11 @@ hs_status hs_part_local_create_part(int64_t n_global, int32_t n_nodes, const int
  * ptscotch: PT-Scotch on the distributed graph (vertex weight = row nonzeros, as hs_partition_nodes_root);
  * rows: equal blocks of consecutive rows over the whole graph (as hs_partition_nodes_n); nonzeros:
  * consecutive rows with equal nonzeros (as "nonzeros"); a partitioner of one process that reads the
- * whole graph (metis) is HS_ERR_CONFIG naming parallel.partition. Every rank owns a node. Errors agreed.
+ * whole graph (metis) is HS_ERR_CONFIG naming parallel.partition, and so is box. Every rank owns a
+ * node. Errors agreed. The owners of rows and nonzeros are hs_partition_nodes_n's on the whole
+ * graph, node for node; those of ptscotch on the blocks [q n / P, (q+1) n / P) are
+ * hs_partition_nodes_root's. Outside a distributed run (one process, vtxdist = {0, n}) rows and
+ * nonzeros give every node to rank 0; ptscotch is refused.
  */
 hs_status hs_partition_rows_dist(const hs_partitioner *p, const int64_t *vtxdist, int32_t n_row_elems,
                                  const int64_t *row_tets, int32_t *owner);

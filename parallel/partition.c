@@ -167,10 +167,16 @@ static hs_status part_ptscotch(const hs_csr *a, int n_parts, int32_t *part)
 #define root_rows NULL
 #define root_nonzeros NULL
 #define root_box NULL
+#define rows_dist_metis 0
+#define rows_dist_rows 1
+#define rows_dist_nonzeros 1
+#define rows_dist_ptscotch 1
+#define rows_dist_box 0
 
 static const hs_partitioner partitioners[] = {
 #define HS_PARTITIONER(id, name, summary, seed) \
-    {name, summary, seed, available_##id, needs_pattern_##id, part_##id, box_##id, parallel_##id, root_##id},
+    {name, summary, seed, available_##id, needs_pattern_##id, part_##id, box_##id, parallel_##id, root_##id,  \
+     rows_dist_##id},
 #include "hs_partition_list.h"
 #undef HS_PARTITIONER
 };
@@ -246,14 +252,18 @@ static int32_t sort_unique_i64(int64_t *v, int32_t k)
     return u;
 }
 
-hs_status hs_partition_block_rows(int64_t lo, int64_t hi, int32_t n_elems, const int64_t *et, hs_block_row_fn fn,
-                                  void *ctx)
+hs_status hs_partition_block_rows(int64_t lo, int64_t hi, int32_t n_elems, const int64_t *et, int32_t *deg,
+                                  size_t adj_width, void **adj)
 {
     const int32_t n = (int32_t)(hi - lo);
     hs_status st = HS_OK;
-    int64_t *inc_ptr = NULL, *nb = NULL;
+    int64_t *inc_ptr = NULL, *off = NULL;
     int32_t *inc = NULL; /* the block's incidence: inc_ptr[r] .. inc_ptr[r+1]-1 the elements of row r */
     int64_t max_deg = 0;
+    int fail = 0;
+    char *out = NULL;
+    if (adj) *adj = NULL;
+    HS_CHECK(!adj || adj_width == 4 || adj_width == 8, HS_ERR_INTERNAL, "adjacency of %zu-byte integers", adj_width);
     HS_CALL(HS_ALLOC(inc_ptr, (size_t)n + 2, "graph block rows"));
     for (int64_t e = 0; e < n_elems; ++e)
         for (int c = 0; c < 4; ++c)
@@ -264,21 +274,77 @@ hs_status hs_partition_block_rows(int64_t lo, int64_t hi, int32_t n_elems, const
     }
     HS_CALL_GOTO(HS_ALLOC(inc, (size_t)inc_ptr[n + 1] + 1, "graph block rows"), done);
     for (int32_t e = 0; e < n_elems; ++e)
-        for (int c = 0; c < 4; ++c)
-            if (et[4 * (int64_t)e + c] >= lo && et[4 * (int64_t)e + c] < hi) inc[inc_ptr[et[4 * (int64_t)e + c] - lo + 1]++] = e;
-    HS_CALL_GOTO(HS_ALLOC(nb, 3 * (size_t)max_deg + 1, "graph block rows"), done);
-    for (int32_t r = 0; r < n; ++r) {
-        const int64_t gi = lo + r;
-        int32_t k = 0;
-        for (int64_t j = inc_ptr[r]; j < inc_ptr[r + 1]; ++j)
-            for (int c = 0; c < 4; ++c)
-                if (et[4 * (int64_t)inc[j] + c] != gi) nb[k++] = et[4 * (int64_t)inc[j] + c];
-        HS_CALL_GOTO(fn(ctx, r, nb, sort_unique_i64(nb, k)), done);
+        for (int c = 0; c < 4; ++c) {
+            const int64_t v = et[4 * (int64_t)e + c];
+            if (v >= lo && v < hi) inc[inc_ptr[v - lo + 1]++] = e;
+        }
+    HS_CALL_GOTO(HS_ALLOC(off, (size_t)omp_get_max_threads() + 1, "graph block rows"), done);
+    /* each thread a contiguous range of rows, its adjacency in its own buffer, then copied in place
+     * (hs_csr_from_tets's scheme): the rows in order, whatever the thread count */
+#pragma omp parallel
+    {
+        const int nt = omp_get_num_threads(), id = omp_get_thread_num();
+        const int32_t r0 = (int32_t)((int64_t)id * n / nt), r1 = (int32_t)((int64_t)(id + 1) * n / nt);
+        int64_t *nb = malloc(sizeof *nb * (3 * (size_t)max_deg + 1)), len = 0, cap = 0;
+        char *buf = NULL;
+        int dead = !nb;
+        for (int32_t r = r0; r < r1 && !dead; ++r) {
+            const int64_t gi = lo + r;
+            int32_t k = 0;
+            for (int64_t j = inc_ptr[r]; j < inc_ptr[r + 1]; ++j)
+                for (int c = 0; c < 4; ++c)
+                    if (et[4 * (int64_t)inc[j] + c] != gi) nb[k++] = et[4 * (int64_t)inc[j] + c];
+            const int32_t u = sort_unique_i64(nb, k);
+            deg[r] = u;
+            if (!adj) continue;
+            if (len + u > cap) {
+                /* at least 36 MB (virtual: only what is written is touched), above glibc's largest mmap
+                 * threshold: its own mapping, returned whole on free, not kept in the thread's arena
+                 * (as hs_csr_from_tets) */
+                const int64_t min_cap = ((int64_t)36 << 20) / (int64_t)adj_width;
+                int64_t nc = 2 * cap > len + u ? 2 * cap : len + u;
+                if (nc < min_cap) nc = min_cap;
+                char *grown = realloc(buf, adj_width * (size_t)nc);
+                if (!grown) {
+                    dead = 1;
+                    break;
+                }
+                buf = grown;
+                cap = nc;
+            }
+            if (adj_width == 4)
+                for (int32_t j = 0; j < u; ++j) ((int32_t *)buf)[len + j] = (int32_t)nb[j];
+            else
+                memcpy(buf + 8 * (size_t)len, nb, sizeof *nb * (size_t)u);
+            len += u;
+        }
+        free(nb);
+        if (dead) {
+#pragma omp atomic write
+            fail = 1;
+        }
+        off[id + 1] = len;
+#pragma omp barrier
+#pragma omp single
+        if (!fail && adj) {
+            off[0] = 0;
+            for (int t = 0; t < nt; ++t) off[t + 1] += off[t];
+            out = malloc(adj_width * (size_t)off[nt] + adj_width);
+            if (!out) fail = 1;
+        }
+        /* (the single's barrier) */
+        if (!fail && adj && len > 0) memcpy(out + adj_width * (size_t)off[id], buf, adj_width * (size_t)len);
+        free(buf);
     }
+    HS_CHECK_GOTO(!fail, done, HS_ERR_MEMORY, "out of memory for the graph's rows %lld .. %lld", (long long)lo,
+                  (long long)hi - 1);
+    if (adj) *adj = out;
+    out = NULL;
 done:
     free(inc_ptr);
     free(inc);
-    free(nb);
+    free(off);
+    free(out);
     return st;
 }
 
@@ -321,14 +387,6 @@ static hs_status dist_rows(const int64_t *vtxdist, int rank, int size, int32_t n
     return HS_OK; /* on every rank */
 }
 
-/* a row's nonzeros (its distinct neighbours + 1, the diagonal), into rp[r + 1] */
-static hs_status row_nnz(void *ctx, int32_t r, const int64_t *nb, int32_t n_nb)
-{
-    (void)nb;
-    ((int64_t *)ctx)[r + 1] = (int64_t)n_nb + 1;
-    return HS_OK;
-}
-
 /* "nonzeros" on the blocks: part_nonzeros's owners. Its cut before rank p + 1 is at i or i + 1, i the
  * row whose nonzeros straddle the target t = (p+1) nnz / P (row_ptr[i] <= t < row_ptr[i+1]: the first
  * row the serial sweep stops at, the targets increasing), the nearer of the two; then each cut is kept
@@ -342,13 +400,15 @@ static hs_status dist_nonzeros(const int64_t *vtxdist, int rank, int size, int32
     const int64_t n = vtxdist[size], lo = vtxdist[rank], hi = vtxdist[rank + 1];
     const int32_t n_loc = (int32_t)(hi - lo);
     int64_t *rp = NULL, *blk = NULL, *cut = NULL; /* rp [n_loc+1]: row_ptr[lo ..= hi], global */
+    int32_t *deg = NULL;
     hs_status st = HS_ALLOC(rp, (size_t)n_loc + 1, "nonzeros partition");
     if (st == HS_OK) st = HS_ALLOC(blk, size, "nonzeros partition");
     if (st == HS_OK) st = HS_ALLOC(cut, size, "nonzeros partition");
-    if (st == HS_OK) st = hs_partition_block_rows(lo, hi, ne, tets, row_nnz, rp);
+    if (st == HS_OK) st = HS_ALLOC(deg, (size_t)n_loc + 1, "nonzeros partition");
+    if (st == HS_OK) st = hs_partition_block_rows(lo, hi, ne, tets, deg, 0, NULL);
     st = hs_par_agree(st);
     if (st != HS_OK) goto done;
-    for (int32_t r = 0; r < n_loc; ++r) rp[r + 1] += rp[r];
+    for (int32_t r = 0; r < n_loc; ++r) rp[r + 1] = rp[r] + deg[r] + 1; /* the row's nonzeros: + the diagonal */
     blk[rank] = rp[n_loc];
     st = hs_par_agree(dist_reduce_i64(blk, size, 0)); /* every block's nonzeros */
     if (st != HS_OK) goto done;
@@ -384,6 +444,7 @@ done:
     free(rp);
     free(blk);
     free(cut);
+    free(deg);
     return st;
 }
 
@@ -417,6 +478,8 @@ hs_status hs_partition_rows_dist(const hs_partitioner *p, const int64_t *vtxdist
     hs_status st = HS_OK;
     const dist_fn fn = dist_fns[p - partitioners];
     int64_t *alike = NULL, *count = NULL;
+    if (!p->available) /* lookup refuses it first; the same on every rank */
+        return hs_par_agree(HS_FAIL(HS_ERR_CONFIG, "partitioner \"%s\" is not in this build", p->name));
     if (!fn) { /* the same on every rank */
         char ok[128] = "";
         for (size_t k = 0; k < sizeof partitioners / sizeof partitioners[0]; ++k)

@@ -97,57 +97,38 @@ static hs_status widen(int32_t *et, int64_t ne, int64_t **out)
     return st;
 }
 
-/* the growing edge list of rows_of_elems */
-typedef struct block_acc {
-    SCOTCH_Num *edge; /* [cap] */
-    int64_t m, cap;
-    SCOTCH_Num *velo; /* [n] */
-} block_acc;
-
-static hs_status block_add(void *ctx, int32_t r, const int64_t *nb, int32_t u)
-{
-    block_acc *b = ctx;
-    if (b->m + u > b->cap) {
-        const int64_t cap = (b->m + u) + b->cap / 2;
-        SCOTCH_Num *grown = realloc(b->edge, sizeof *grown * (size_t)cap);
-        HS_CHECK(grown, HS_ERR_MEMORY, "out of memory for the PT-Scotch graph block (%lld edges)", (long long)cap);
-        b->edge = grown;
-        b->cap = cap;
-    }
-    for (int32_t j = 0; j < u; ++j) b->edge[b->m + j] = (SCOTCH_Num)nb[j]; /* < n: the caller checked the width */
-    b->m += u;
-    b->velo[r] = (SCOTCH_Num)u + 1; /* the row's nonzeros */
-    return HS_OK;
-}
-
-/* Rows [lo, hi) of the node graph from the elements @p et [ne][4] (global vertices, < SCOTCH_NUMMAX):
+/* Rows [lo, hi) of the node graph from the elements @p et [ne][4] (global vertices, <= SCOTCH_NUMMAX):
  * row i's columns are the other vertices of i's elements, sorted, each once, as in the pattern
- * hs_csr_from_tets makes (hs_partition_block_rows), so the block equals block_of's on that pattern.
- * New buffers: *vv = vert [n+1] then velo [n] (neighbours + 1: the row's nonzeros), *edge [*n_edge]. */
+ * hs_csr_from_tets makes (hs_partition_block_rows, on the rank's OpenMP threads), so the block equals
+ * block_of's on that pattern. New buffers: *vv = vert [n+1] then velo [n] (neighbours + 1: the row's
+ * nonzeros), *edge [*n_edge]. */
 static hs_status rows_of_elems(int64_t lo, int64_t hi, int32_t ne, const int64_t *et, SCOTCH_Num **vv,
                                SCOTCH_Num **edge, int64_t *n_edge)
 {
     const int32_t n = (int32_t)(hi - lo);
     hs_status st = HS_OK;
-    block_acc b = {NULL, 0, 16 * (int64_t)n + 16, NULL};
+    int32_t *deg = NULL;
+    void *adj = NULL;
     *vv = *edge = NULL;
-    HS_CALL(HS_ALLOC(*vv, 2 * (size_t)n + 2, "PT-Scotch graph block"));
-    b.velo = *vv + n + 1;
-    HS_CALL_GOTO(HS_ALLOC(b.edge, (size_t)b.cap, "PT-Scotch graph block"), done);
-    HS_CALL_GOTO(hs_partition_block_rows(lo, hi, ne, et, block_add, &b), done);
+    HS_CALL(HS_ALLOC(deg, (size_t)n + 1, "PT-Scotch graph block"));
+    HS_CALL_GOTO(HS_ALLOC(*vv, 2 * (size_t)n + 2, "PT-Scotch graph block"), done);
+    _Static_assert(sizeof(SCOTCH_Num) == 4 || sizeof(SCOTCH_Num) == 8, "SCOTCH_Num of 4 or 8 bytes");
+    HS_CALL_GOTO(hs_partition_block_rows(lo, hi, ne, et, deg, sizeof(SCOTCH_Num), &adj), done);
     int64_t k = 0;
     for (int32_t r = 0; r < n; ++r) {
         (*vv)[r] = (SCOTCH_Num)k;
-        k += b.velo[r] - 1;
+        (*vv)[n + 1 + r] = (SCOTCH_Num)deg[r] + 1; /* velo: the row's nonzeros */
+        k += deg[r];
     }
     (*vv)[n] = (SCOTCH_Num)k;
-    *edge = b.edge;
-    *n_edge = b.m;
-    return HS_OK;
+    *edge = adj; /* SCOTCH_Num's width, signed: int32_t or int64_t */
+    *n_edge = k;
 done:
-    free(*vv);
-    free(b.edge);
-    *vv = NULL;
+    if (st != HS_OK) {
+        free(*vv);
+        *vv = NULL;
+    }
+    free(deg);
     return st;
 }
 

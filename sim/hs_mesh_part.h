@@ -71,6 +71,21 @@ hs_status hs_mesh_part_box(const hs_mesh_spec *spec, const hs_stimulus_cfg *site
 hs_status hs_mesh_part_box_regions(const struct hs_sim_spec *spec, struct hs_backend_mpi_part *part);
 
 /**
+ * @brief Why the ranks cannot read their blocks of @p spec's mesh file (parallel.read = "ranks"; a
+ * sentence naming the key), or NULL when they can: mesh.source "file" or "tetgen" in a format
+ * hs_mesh_block reads (openCARP, TetGen), fibres from the mesh or constant, box or sphere stimuli,
+ * regions by attribute, box or sphere, no SpMV format with its own node order.
+ */
+const char *hs_mesh_part_read_unfit(const struct hs_sim_spec *spec);
+
+/** @brief The file hs_mesh_block_open reads for @p spec (mesh.source = "tetgen": PREFIX.node). */
+void hs_mesh_part_read_path(const hs_mesh_spec *spec, char *buf, size_t size);
+
+/** @brief parallel.partition = "auto" with parallel.read = "ranks": ptscotch, else (a build without
+ *  PT-Scotch) rows. */
+const hs_partitioner *hs_mesh_part_read_partitioner(void);
+
+/**
  * @brief Every rank's part of a file mesh that every rank reads a block of (parallel.read = "ranks";
  * collective; one rank's failure is every rank's, said once): each rank reads its byte range of
  * mesh.file (hs_mesh_block), the ranks drop the nodes no element uses and swap the orientation of a

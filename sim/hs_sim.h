@@ -102,6 +102,8 @@ typedef struct hs_sim_spec {
     int distributed;             /**< 1: one simulation over the MPI ranks (backends/mpi), 0: serial */
     int rank;                    /**< this process's rank; only rank 0 writes files */
     const hs_partitioner *partitioner; /**< parallel.partition */
+    int read_ranks;              /**< parallel.read resolved: 1 every rank reads its block of mesh.file
+                                      (hs_mesh_part_read), 0 rank 0 reads it (or the box's ranks generate it) */
     hs_transport transport;     /**< parallel.transport (fem/hs_transport_list.h), HS_TRANSPORT_AUTO: the backend's choice */
 } hs_sim_spec;
 

@@ -114,6 +114,40 @@ fail:
     return st;
 }
 
+const char *hs_mesh_part_read_unfit(const hs_sim_spec *spec)
+{
+    char path[HS_PATH_MAX + 8];
+    hs_mesh_part_read_path(&spec->mesh, path, sizeof path);
+    const char *src = spec->mesh.source ? spec->mesh.source->name : "";
+    if ((strcmp(src, "file") && strcmp(src, "tetgen")) || !hs_mesh_block_supports(path))
+        return "every rank reads its byte range of a line-based mesh file: mesh.source = \"file\" or \"tetgen\" with "
+               "an openCARP (.pts/.elem/.lon) or TetGen (.node/.ele) mesh.file";
+    if (spec->mesh.fibers == HS_FIBERS_FILE) return "fibers.type = \"file\" reads the fibre file whole";
+    for (int k = 0; k < spec->n_stimuli; ++k)
+        if (spec->stimuli[k].shape != HS_STIM_BOX && spec->stimuli[k].shape != HS_STIM_SPHERE)
+            return "stimulus sites other than shape = \"box\" or \"sphere\" are found on the whole mesh";
+    for (int k = 0; k < spec->n_regions; ++k)
+        if (spec->regions[k].select == HS_REGION_SURFACE || spec->regions[k].select == HS_REGION_ELEMENTS)
+            return "regions selected by a labelled surface or an element list are found on the whole mesh";
+    if (spec->spmv && spec->spmv->node_order) return "a solver.spmv format with its own node order renumbers the whole mesh";
+    return NULL;
+}
+
+void hs_mesh_part_read_path(const hs_mesh_spec *spec, char *buf, size_t size)
+{
+    /* mesh.source = "tetgen" names the .node/.ele pair by its prefix */
+    const int prefix = spec->source && !strcmp(spec->source->name, "tetgen");
+    snprintf(buf, size, "%s%s", spec->file, prefix ? ".node" : "");
+}
+
+const hs_partitioner *hs_mesh_part_read_partitioner(void)
+{
+    const hs_partitioner *p = NULL;
+    if (hs_partitioner_lookup("parallel.partition", "ptscotch", &p) == HS_OK) return p;
+    hs_error_clear();
+    return hs_registry_find(hs_partitioners(), "rows");
+}
+
 #if HS_HAS_MPI
 /* This rank's part, its view and local mesh (in the view's numbering). */
 static hs_status make_part(const hs_mesh_spec *spec, const hs_box_blocks *bb, int rank, int size,

@@ -209,10 +209,13 @@ hs_status hs_sim_create(const hs_sim_spec *spec, hs_sim *sim)
     hs_csr *pattern = NULL;
     /* parallel.partition = "box": each rank generates its block of the box; no rank builds the whole mesh */
     const int box_part = spec->distributed && spec->partitioner && spec->partitioner->box;
-    int scatter = !box_part && scatter_fits(spec); /* rank 0 reads the mesh and sends each rank its part */
-    /* the ranks hold their parts and no whole mesh: each generated its block of the box, or read its
-     * part from the partitioned mesh cache (mesh.cache_parts); store_parts: scattered, then stored */
-    int own_parts = box_part;
+    /* parallel.read = "ranks": each rank reads its block of the mesh file; no rank builds the whole mesh */
+    const int read_part = spec->distributed && spec->read_ranks && !box_part;
+    int scatter = !box_part && !read_part && scatter_fits(spec); /* rank 0 reads the mesh and sends each rank its part */
+    /* the ranks hold their parts and no whole mesh: each generated its block of the box, read its block
+     * of the file, or read its part from the partitioned mesh cache (mesh.cache_parts); store_parts:
+     * scattered, then stored */
+    int own_parts = box_part || read_part;
 #if HS_HAS_MPI
     int store_parts = 0;
     hs_backend_mpi_part bpart;
@@ -263,6 +266,15 @@ hs_status hs_sim_create(const hs_sim_spec *spec, hs_sim *sim)
                                       spec->output_enabled || spec->restarting, &bpart,
                                       &sim->mesh, &sim->stim, &sim->mesh_info), fail);
 #endif
+    } else if (read_part) {
+#if HS_HAS_MPI
+        /* the spec refused the runs it cannot take (hs_mesh_part_read_unfit), alike on every rank */
+        if (spec->mesh.cache_parts) hs_log(1, "mesh: mesh.cache_parts: not for this run: every rank reads its block "
+                                              "of the file (parallel.read = \"ranks\")\n");
+        HS_CALL_GOTO(hs_mesh_part_read(&spec->mesh, spec->partitioner, spec->stimuli, spec->n_stimuli,
+                                       spec->output_enabled || spec->restarting, &bpart, &sim->mesh, &sim->stim,
+                                       &sim->mesh_info), fail);
+#endif
     } else if (scatter) {
 #if HS_HAS_MPI
         if (spec->mesh.cache_parts && spec->mesh.cache && spec->mesh.cache_dir[0]) {
@@ -302,7 +314,7 @@ hs_status hs_sim_create(const hs_sim_spec *spec, hs_sim *sim)
                sim->backend_entry->part->one_rank_serial;
 #endif
 #if HS_HAS_MPI
-    if (box_part && one_rank) /* one rank's block is the whole box, in the generator's numbering */
+    if ((box_part || read_part) && one_rank) /* one rank's block is the whole mesh, in the serial numbering */
         HS_CALL_GOTO(hs_csr_from_tets(bpart.lmesh->n_nodes, bpart.lmesh->n_elems, bpart.lmesh->tets, &pattern), fail);
 #endif
     if (!own_parts &&
@@ -314,9 +326,10 @@ hs_status hs_sim_create(const hs_sim_spec *spec, hs_sim *sim)
     const hs_status rp = resolve_plan(spec, sim, pattern, &po);
     HS_CALL_GOTO(spec->distributed ? hs_par_agree(rp) : rp, fail);
     if ((own_parts || scatter) && po.exec.spmv->node_order)
-        HS_CALL_GOTO(hs_par_agree(HS_FAIL(HS_ERR_CONFIG, "solver.spmv: \"%s\" renumbers the whole mesh, which "
-                                          "parallel.partition = \"box\" never builds; name another kernel or another "
-                                          "partition", po.exec.spmv->name)), fail);
+        HS_CALL_GOTO(hs_par_agree(HS_FAIL(HS_ERR_CONFIG, "solver.spmv: \"%s\" renumbers the whole mesh, which a run "
+                                          "whose ranks hold only their parts never builds; name another kernel, or "
+                                          "parallel.partition = \"metis\" with parallel.read = \"root\"",
+                                          po.exec.spmv->name)), fail);
     if (!pattern && po.exec.spmv->node_order) {
         tp = hs_wtime();
         HS_CALL_GOTO(hs_csr_from_tets(sim->mesh->n_nodes, sim->mesh->n_elems, sim->mesh->tets, &pattern), fail);
@@ -351,7 +364,7 @@ hs_status hs_sim_create(const hs_sim_spec *spec, hs_sim *sim)
         HS_CALL_GOTO(hs_par_agree(HS_OK), fail);
     }
 #if HS_HAS_MPI
-    if (spec->n_regions > 0 && box_part) { /* each rank on its block: elements by centroid or marker */
+    if (spec->n_regions > 0 && (box_part || read_part)) { /* each rank on its part: elements by centroid or marker */
         HS_CALL_GOTO(hs_mesh_part_box_regions(spec, &bpart), fail);
         po.regions = bpart.lreg; /* the whole mesh's table on every rank */
     }

@@ -7,7 +7,9 @@
  * small box one rank's block is empty). The owners, gathered, are checked against:
  *  - "rows" and "nonzeros": the serial partition of the whole pattern (hs_partition_nodes), exactly;
  *  - "ptscotch" with the equal blocks: hs_partition_nodes_root's owners (rank 0 holds the mesh and
- *    sends the same blocks), exactly: the same distributed graph, a deterministic Scotch;
+ *    sends the same blocks), exactly: the same distributed graph, a deterministic Scotch (the
+ *    distributed call's rows built by 3 OpenMP threads, the root's by 1: the same rows; so too
+ *    "rows" and "nonzeros" on uneven blocks with 3 threads);
  *  - "ptscotch" with uneven blocks: a partition, every rank owning a node, the nonzero imbalance within
  *    the 3 % asked plus one row's share, the edge cut within 10 % of the root path's;
  *  - "metis" and "box": HS_ERR_CONFIG on every rank naming parallel.partition and the partitioners that
@@ -16,6 +18,7 @@
  * The comparison is checked to see a misplaced block: the serial owners with one rank's block taken
  * from one row further differ from them (what owner[] indexed from a shifted row gives). */
 #include <mpi.h>
+#include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -47,6 +50,8 @@ static int64_t *row_elems(const hs_mesh *m, int64_t lo, int64_t hi, int32_t *ne)
 
 /* hs_partition_rows_dist of partitioner @p name on blocks @p vtxdist, gathered on every rank into
  * all [n]; its status (agreed) */
+static int dist_threads = 1; /* OpenMP threads of the hs_partition_rows_dist calls */
+
 static hs_status dist_owners(const char *name, const hs_mesh *m, const int64_t *vtxdist, int32_t *all)
 {
     const hs_partitioner *p = NULL;
@@ -56,7 +61,9 @@ static hs_status dist_owners(const char *name, const hs_mesh *m, const int64_t *
     int32_t ne = 0;
     int64_t *t = row_elems(m, lo, hi, &ne);
     int32_t *own = malloc(sizeof(int32_t) * (size_t)(hi - lo + 1));
+    omp_set_num_threads(dist_threads);
     const hs_status st = hs_partition_rows_dist(p, vtxdist, ne, t, own);
+    omp_set_num_threads(1);
     if (st == HS_OK) {
         int *counts = malloc(sizeof(int) * (size_t)size), *displs = malloc(sizeof(int) * (size_t)size);
         for (int q = 0; q < size; ++q) {
@@ -96,7 +103,8 @@ static void check_mesh(const char *what, const hs_mesh *m, int tiny)
         fprintf(stderr, "%s: rank %d built another mesh than rank 0\n", what, rank);
         MPI_Abort(MPI_COMM_WORLD, 1);
     }
-    int64_t *equal = malloc(sizeof(int64_t) * (size_t)(size + 1)), *uneven = malloc(sizeof(int64_t) * (size_t)(size + 1));
+    int64_t *equal = malloc(sizeof(int64_t) * (size_t)(size + 1));
+    int64_t *uneven = malloc(sizeof(int64_t) * (size_t)(size + 1));
     for (int q = 0; q <= size; ++q) equal[q] = q * n / size;
     /* rank q's share grows with q (weights 1, 2, 3, ...); on the tiny mesh rank 1's block is empty */
     {
@@ -119,13 +127,16 @@ static void check_mesh(const char *what, const hs_mesh *m, int tiny)
         const hs_partitioner *p = NULL;
         HS_TEST_OK(hs_partitioner_lookup("parallel.partition", serial_names[k], &p));
         HS_TEST_OK(hs_partition_nodes(p, a, size, serial));
-        for (int b = 0; b < 2; ++b) {
+        for (int b = 0; b < 3; ++b) { /* equal, uneven, uneven with 3 threads per rank */
+            const int bi = b == 0 ? 0 : 1;
             memset(got, 0xff, sizeof(int32_t) * (size_t)n);
-            HS_TEST_OK(dist_owners(serial_names[k], m, blocks[b], got));
+            dist_threads = b == 2 ? 3 : 1;
+            HS_TEST_OK(dist_owners(serial_names[k], m, blocks[bi], got));
+            dist_threads = 1;
             const int64_t d = first_diff(serial, got, n);
-            HS_TEST_CHECK(d < 0, "%s, %d ranks, %s on %s blocks: node %lld on rank %d, the serial partition's %d",
-                          what, size, serial_names[k], block_name[b], (long long)d, d < 0 ? 0 : (int)got[d],
-                          d < 0 ? 0 : (int)serial[d]);
+            HS_TEST_CHECK(d < 0, "%s, %d ranks, %s on %s blocks, %d threads: node %lld on rank %d, the serial "
+                          "partition's %d", what, size, serial_names[k], block_name[bi], b == 2 ? 3 : 1,
+                          (long long)d, d < 0 ? 0 : (int)got[d], d < 0 ? 0 : (int)serial[d]);
         }
         /* the comparison sees a block misplaced by one row (rows: each block one rank) */
         if (k == 0 && size >= 2) {
@@ -143,7 +154,9 @@ static void check_mesh(const char *what, const hs_mesh *m, int tiny)
         /* the root path: rank 0 holds the mesh and sends the equal blocks' elements */
         const hs_status sr = hs_partition_nodes_root(p, NULL, (int32_t)n, m->n_elems, m->tets, size, rank == 0,
                                                      serial);
+        dist_threads = 3; /* the rows built by 3 threads each: the same graph */
         const hs_status sd = dist_owners("ptscotch", m, equal, got);
+        dist_threads = 1;
         HS_TEST_CHECK(sr == sd, "%s: ptscotch root status %d, distributed %d (%s)", what, (int)sr, (int)sd,
                       hs_error_message());
         if (sr == HS_OK && sd == HS_OK) {

@@ -14,7 +14,9 @@
  *  - errors are every rank's: more parts than nodes is HS_ERR_CONFIG on each rank.
  * With arguments `--bench H [TETGEN]`: not a test; a table of edge cut, imbalance and seconds of
  * ptscotch, metis and rows on the 25 mm box of edge H (H = 0.25: bench_1m's 1.03M nodes; TETGEN = 1:
- * TetGen's unstructured mesh of the box) for docs/parallel.md. */
+ * TetGen's unstructured mesh of the box), through the root entry (rank 0 holds the mesh) and the
+ * distributed one (hs_partition_rows_dist: every rank the elements of its block of rows; ptscotch on
+ * equal and uneven blocks, nonzeros) for docs/parallel.md. */
 #include <mpi.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,6 +39,24 @@ static void box_pattern(double lx, double ly, double lz, double h, int tetgen, h
         HS_TEST_OK(hs_csr_from_tets((*m)->n_nodes, (*m)->n_elems, (*m)->tets, a));
         if (!*a) MPI_Abort(MPI_COMM_WORLD, 1);
     }
+}
+
+/* the elements of @p m with a vertex in [lo, hi), int64 global vertices (new array), *ne their count:
+ * what a rank of a distributed read holds (sim/mesh_part_read.c routes them) */
+static int64_t *row_elems(const hs_mesh *m, int64_t lo, int64_t hi, int32_t *ne)
+{
+    int64_t *t = malloc(sizeof(int64_t) * (4 * (size_t)m->n_elems + 4));
+    int32_t k = 0;
+    for (int32_t e = 0; e < m->n_elems; ++e) {
+        const int32_t *v = m->tets + 4 * (size_t)e;
+        if ((v[0] >= lo && v[0] < hi) || (v[1] >= lo && v[1] < hi) || (v[2] >= lo && v[2] < hi) ||
+            (v[3] >= lo && v[3] < hi)) {
+            for (int c = 0; c < 4; ++c) t[4 * (size_t)k + c] = v[c];
+            ++k;
+        }
+    }
+    *ne = k;
+    return t;
 }
 
 static int bench(double h, int tetgen)
@@ -70,6 +90,55 @@ static int bench(double h, int tetgen)
                    b.imbalance_nodes, b.imbalance_nnz, t);
         }
     }
+    /* the distributed entry (hs_partition_rows_dist): every rank holds the elements of its block of rows
+     * (selected here, untimed: the distributed read's routing), the blocks equal (q n / P, the root
+     * path's, as a read's byte ranges give about) or uneven (rank q's share ~ q + 1) */
+    hs_mesh *mine = NULL;
+    if (rank == 0) mine = m;
+    else {
+        hs_box_params bp = {25.0, 25.0, 25.0, h, tetgen, 1.414};
+        HS_TEST_OK(hs_mesh_create_box(&bp, &mine));
+    }
+    int64_t *vtxdist = malloc(sizeof(int64_t) * (size_t)(size + 1));
+    int *counts = malloc(sizeof(int) * (size_t)size), *displs = malloc(sizeof(int) * (size_t)size);
+    const char *dist_names[] = {"ptscotch", "ptscotch", "nonzeros"};
+    for (int k = 0; k < 3 && mine; ++k) {
+        const hs_partitioner *p = NULL;
+        if (hs_partitioner_lookup("parallel.partition", dist_names[k], &p) != HS_OK) {
+            hs_error_clear();
+            continue;
+        }
+        int64_t acc = 0;
+        for (int q = 0; q <= size; ++q) {
+            vtxdist[q] = k == 1 ? acc * n / ((int64_t)size * (size + 1) / 2) : q * (int64_t)n / size;
+            acc += q + 1;
+        }
+        for (int q = 0; q < size; ++q) {
+            displs[q] = (int)vtxdist[q];
+            counts[q] = (int)(vtxdist[q + 1] - vtxdist[q]);
+        }
+        int32_t ne = 0;
+        int64_t *t = row_elems(mine, vtxdist[rank], vtxdist[rank + 1], &ne);
+        int32_t *own = malloc(sizeof(int32_t) * (size_t)(counts[rank] + 1));
+        MPI_Barrier(MPI_COMM_WORLD);
+        const double t0 = MPI_Wtime();
+        HS_TEST_OK(hs_partition_rows_dist(p, vtxdist, ne, t, own));
+        double dt = MPI_Wtime() - t0;
+        MPI_Allreduce(MPI_IN_PLACE, &dt, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+        MPI_Gatherv(own, counts[rank], MPI_INT32_T, part, counts, displs, MPI_INT32_T, 0, MPI_COMM_WORLD);
+        if (rank == 0) {
+            const hs_part_balance b = hs_partition_balance(a, part, size);
+            printf("| %s (distributed, %s blocks) | %d | %d | %lld | %.3f | %.3f | %.2f |\n", dist_names[k],
+                   k == 1 ? "uneven" : "equal", size, (int)n, (long long)b.edge_cut, b.imbalance_nodes,
+                   b.imbalance_nnz, dt);
+        }
+        free(own);
+        free(t);
+    }
+    if (rank != 0) hs_mesh_destroy(&mine);
+    free(vtxdist);
+    free(counts);
+    free(displs);
     free(part);
     hs_csr_destroy(&a);
     hs_mesh_destroy(&m);
