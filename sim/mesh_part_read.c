@@ -236,12 +236,14 @@ static void merge_runs(const int64_t *key, int64_t n, int64_t *run, int n_runs, 
     }
 }
 
-/* What hs_mesh_part_read needs of the core besides the part: for the whole mesh's fingerprint. */
+/* What hs_mesh_part_read needs of the core besides the part: the local order's time (the summary's
+ * node order, not the partition's) and, for the whole mesh's fingerprint, the blocks renumbered. */
 typedef struct core_extra {
-    int32_t *used;      /* [nb_nodes] the block's nodes' index among the block's used ones, -1: unused */
-    int32_t *tets;      /* [nb_elems][4] the block's elements in the global numbering (orientation as the
-                           part's) */
-    int swapped;        /* 1: every element was negative, nodes 2 and 3 swapped */
+    double seconds_order; /* hs_part_local_rcm_key's time (not in part->partition) */
+    int32_t *used;        /* [nb_nodes] the block's nodes' index among the block's used ones, -1: unused */
+    int32_t *tets;        /* [nb_elems][4] the block's elements in the global numbering (orientation as the
+                             part's) */
+    int swapped;          /* 1: every element was negative, nodes 2 and 3 swapped */
 } core_extra;
 
 /* Everything a rank holds during the core (freed in one place). */
@@ -282,30 +284,27 @@ static hs_status extents(core *c, int P, const char *file)
 {
     const int64_t n_file = c->all[6], n_elems = c->all[7];
     const int has_fib = (int)c->all[8];
-int64_t n0 = 0, e0 = 0, f0 = 0;
+    int64_t n0 = 0, e0 = 0, f0 = 0;
     for (int q = 0; q < P; ++q) {
         const int64_t *a = c->all + 9 * (size_t)q;
         HS_CHECK(a[0] == n0 && a[2] == e0 && (!has_fib || a[4] == f0) && a[1] >= 0 && a[3] >= 0 && a[5] >= 0 &&
-                          a[6] == n_file && a[7] == n_elems && a[8] == has_fib,
-                      HS_ERR_INTERNAL, "%s: the ranks' blocks do not tile the files (rank %d: nodes from "
-                      "%lld, elements from %lld, fibres from %lld)", file, q, (long long)a[0], (long long)a[2],
-                      (long long)a[4]);
+                     a[6] == n_file && a[7] == n_elems && a[8] == has_fib,
+                 HS_ERR_INTERNAL, "%s: the ranks' blocks do not tile the files (rank %d: nodes from %lld, elements "
+                 "from %lld, fibres from %lld)", file, q, (long long)a[0], (long long)a[2], (long long)a[4]);
         c->vtx[q] = n0;
         c->edist[q] = e0;
         n0 += a[1], e0 += a[3], f0 += a[5];
     }
     c->vtx[P] = n0;
     c->edist[P] = e0;
-    HS_CHECK(n0 == n_file && e0 == n_elems, HS_ERR_INTERNAL, "%s: the blocks hold %lld nodes and %lld "
-                  "elements, the files %lld and %lld", file, (long long)n0, (long long)e0, (long long)n_file,
-                  (long long)n_elems);
-    HS_CHECK(!has_fib || f0 == n_elems, HS_ERR_MESH, "%s: %lld fibre lines for %lld tetrahedra (one "
-                  "per element)", file, (long long)f0, (long long)n_elems);
-    HS_CHECK(n_elems > 0, HS_ERR_MESH, "%s: no tetrahedra found (%lld nodes); heartsim needs a volume "
-                  "mesh of tetrahedra", file, (long long)n_file);
-    HS_CHECK(n_file <= INT32_MAX && n_elems <= INT32_MAX, HS_ERR_MESH, "%s: %lld nodes and %lld "
-                  "tetrahedra; at most %d of each are supported", file, (long long)n_file, (long long)n_elems,
-                  (int)INT32_MAX);
+    HS_CHECK(n0 == n_file && e0 == n_elems, HS_ERR_INTERNAL, "%s: the blocks hold %lld nodes and %lld elements, the "
+             "files %lld and %lld", file, (long long)n0, (long long)e0, (long long)n_file, (long long)n_elems);
+    HS_CHECK(!has_fib || f0 == n_elems, HS_ERR_MESH, "%s: %lld fibre lines for %lld tetrahedra (one per element)",
+             file, (long long)f0, (long long)n_elems);
+    HS_CHECK(n_elems > 0, HS_ERR_MESH, "%s: no tetrahedra found (%lld nodes); heartsim needs a volume mesh of "
+             "tetrahedra", file, (long long)n_file);
+    HS_CHECK(n_file <= INT32_MAX && n_elems <= INT32_MAX, HS_ERR_MESH, "%s: %lld nodes and %lld tetrahedra; at most "
+             "%d of each are supported", file, (long long)n_file, (long long)n_elems, (int)INT32_MAX);
     return HS_OK;
 }
 
@@ -345,9 +344,9 @@ static void fill_owner(const core *c, int64_t row, void *v)
 }
 
 /* The core (hs_mesh_part_from_blocks) with, for hs_mesh_part_read, @p path for messages (NULL: "mesh
- * file") and @p extra (NULL: not made). */
+ * file") and @p extra (NULL: not made; its used and tets only with @p fingerprint). */
 static hs_status core_run(const hs_mesh_block *b, const hs_partitioner *p, int reorder, const char *path,
-                          hs_backend_mpi_part *part, hs_mesh **counts, core_extra *extra)
+                          hs_backend_mpi_part *part, hs_mesh **counts, core_extra *extra, int fingerprint)
 {
     hs_status st = HS_OK;
     const char *file = path ? path : "mesh file";
@@ -575,67 +574,74 @@ static hs_status core_run(const hs_mesh_block *b, const hs_partitioner *p, int r
         int64_t ne_part = 0;
         HS_CALL_GOTO(xch_counts(&x, &ne_part), done); /* the offsets again (the fill ran over them) */
         const int64_t ns = x.so[P];
-        int64_t *g = NULL, *t4 = NULL;
-        int32_t *rg = NULL;
-        double *f = NULL;
         st = ne_part <= INT32_MAX ? HS_OK : HS_FAIL(HS_ERR_MESH, "rank %d's part has %lld elements: more than 32 "
                                                     "bits number; use more ranks", r, (long long)ne_part);
         pk.h[H_NE] = ne_part;
         pk.h[H_FIBER] = has_fib;
+        /* the numbers first: the part's order (a merge of the sources' increasing runs) */
+        int64_t *g = NULL;
         if (st == HS_OK) st = HS_ALLOC(g, (size_t)ne_part + 1, "part elements");
-        if (st == HS_OK) st = HS_ALLOC(t4, 4 * (size_t)ne_part + 4, "part elements");
-        if (st == HS_OK) st = HS_ALLOC(rg, (size_t)ne_part + 1, "part elements");
-        if (st == HS_OK && has_fib) st = HS_ALLOC(f, 3 * (size_t)ne_part + 3, "part elements");
-        if (st == HS_OK) st = buf(&c.sbuf, ns, 4 * sizeof(int64_t), "elements sent");
+        if (st == HS_OK) st = buf(&c.sbuf, ns, 4 * sizeof(int64_t), "elements sent"); /* the largest record's */
+        if (st == HS_OK) st = HS_ALLOC(ord, (size_t)ne_part + 1, "part elements");
+        if (st == HS_OK) st = HS_ALLOC(tmp, (size_t)ne_part + 1, "part elements");
+        if (st == HS_OK) st = HS_ALLOC(runs, (size_t)P + 1, "part elements");
+        if (st == HS_OK) st = HS_ALLOC(pk.egid, (size_t)ne_part + 1, "part elements");
         st = hs_par_agree(st);
-        /* field by field through one send buffer (the largest record's) */
         if (st == HS_OK) {
             int64_t *s8 = c.sbuf;
             for (int64_t k = 0; k < ns; ++k) s8[k] = c.rgid[which[k]];
             st = xch_data(&x, s8, g, sizeof(int64_t));
         }
         if (st == HS_OK) {
-            int64_t *s8 = c.sbuf;
-            for (int64_t k = 0; k < ns; ++k) memcpy(s8 + 4 * k, c.rtet + 4 * which[k], 4 * sizeof(int64_t));
-            st = xch_data(&x, s8, t4, 4 * sizeof(int64_t));
+            memcpy(runs, x.ro, sizeof *runs * ((size_t)P + 1));
+            merge_runs(g, ne_part, runs, P, ord, tmp);
+            for (int64_t k = 0; k < ne_part; ++k) pk.egid[k] = g[ord[k]];
         }
-        if (st == HS_OK) {
-            int32_t *s4 = c.sbuf;
+        free(g), free(tmp);
+        tmp = NULL;
+        /* then field by field, each received, put in the part's order and let go (R's labels and fibres
+         * too, once sent: not needed after); the vertices stay global numbers (c.rbuf) until the nodes
+         * are here */
+        if (st == HS_OK) { /* labels */
+            int32_t *s4 = c.sbuf, *rg = NULL;
             for (int64_t k = 0; k < ns; ++k) s4[k] = c.rreg[which[k]];
-            st = xch_data(&x, s4, rg, sizeof(int32_t));
+            st = hs_par_agree(HS_ALLOC(rg, (size_t)ne_part + 1, "part elements"));
+            if (st == HS_OK) st = xch_data(&x, s4, rg, sizeof(int32_t));
+            if (st == HS_OK) st = hs_par_agree(HS_ALLOC(pk.region, (size_t)ne_part + 1, "part elements"));
+            for (int64_t k = 0; k < ne_part && st == HS_OK; ++k) pk.region[k] = rg[ord[k]];
+            free(rg);
+            free(c.rreg);
+            c.rreg = NULL;
         }
-        if (st == HS_OK && has_fib) {
-            double *sd = c.sbuf;
+        if (st == HS_OK && has_fib) { /* fibres */
+            double *sd = c.sbuf, *f = NULL;
             for (int64_t k = 0; k < ns; ++k) memcpy(sd + 3 * k, c.rfib + 3 * which[k], 3 * sizeof(double));
-            st = xch_data(&x, sd, f, 3 * sizeof(double));
+            free(c.rfib);
+            c.rfib = NULL;
+            st = hs_par_agree(HS_ALLOC(f, 3 * (size_t)ne_part + 3, "part elements"));
+            if (st == HS_OK) st = xch_data(&x, sd, f, 3 * sizeof(double));
+            if (st == HS_OK) st = hs_par_agree(HS_ALLOC(pk.fiber, 3 * (size_t)ne_part + 3, "part elements"));
+            for (int64_t k = 0; k < ne_part && st == HS_OK; ++k)
+                memcpy(pk.fiber + 3 * k, f + 3 * (size_t)ord[k], 3 * sizeof(double));
+            free(f);
+        }
+        if (st == HS_OK) { /* vertices */
+            int64_t *s8 = c.sbuf, *t4 = NULL;
+            for (int64_t k = 0; k < ns; ++k) memcpy(s8 + 4 * k, c.rtet + 4 * which[k], 4 * sizeof(int64_t));
+            st = hs_par_agree(HS_ALLOC(t4, 4 * (size_t)ne_part + 4, "part elements"));
+            if (st == HS_OK) st = xch_data(&x, s8, t4, 4 * sizeof(int64_t));
+            free(c.sbuf);
+            c.sbuf = NULL;
+            if (st == HS_OK) st = hs_par_agree(buf(&c.rbuf, ne_part, 4 * sizeof(int64_t), "part elements"));
+            for (int64_t k = 0; k < ne_part && st == HS_OK; ++k)
+                memcpy((int64_t *)c.rbuf + 4 * k, t4 + 4 * (size_t)ord[k], 4 * sizeof(int64_t));
+            free(t4);
         }
         free(which);
         free(c.sbuf);
         c.sbuf = NULL;
-        /* the part's elements by increasing global number: a merge of the sources' increasing runs;
-         * their vertices stay global numbers (c.rbuf) until the nodes are here */
-        if (st == HS_OK) st = HS_ALLOC(ord, (size_t)ne_part + 1, "part elements");
-        if (st == HS_OK) st = HS_ALLOC(tmp, (size_t)ne_part + 1, "part elements");
-        if (st == HS_OK) st = HS_ALLOC(runs, (size_t)P + 1, "part elements");
-        if (st == HS_OK) st = HS_ALLOC(pk.egid, (size_t)ne_part + 1, "part elements");
-        if (st == HS_OK) st = HS_ALLOC(pk.region, (size_t)ne_part + 1, "part elements");
-        if (st == HS_OK && has_fib) st = HS_ALLOC(pk.fiber, 3 * (size_t)ne_part + 3, "part elements");
-        if (st == HS_OK) st = buf(&c.rbuf, ne_part, 4 * sizeof(int64_t), "part elements");
-        if (st == HS_OK) {
-            memcpy(runs, x.ro, sizeof *runs * ((size_t)P + 1));
-            merge_runs(g, ne_part, runs, P, ord, tmp);
-            int64_t *t4o = c.rbuf;
-            for (int64_t k = 0; k < ne_part; ++k) {
-                const int32_t s = ord[k];
-                pk.egid[k] = g[s];
-                pk.region[k] = rg[s];
-                memcpy(t4o + 4 * k, t4 + 4 * (size_t)s, 4 * sizeof(int64_t));
-                if (has_fib) memcpy(pk.fiber + 3 * k, f + 3 * (size_t)s, 3 * sizeof(double));
-            }
-        }
-        free(g), free(t4), free(rg), free(f);
-        free(ord), free(tmp);
-        ord = tmp = NULL;
+        free(ord);
+        ord = NULL;
         HS_CALL_GOTO(hs_par_agree(st), done);
     }
 
@@ -765,7 +771,7 @@ static hs_status core_run(const hs_mesh_block *b, const hs_partitioner *p, int r
     /* the block's elements in the global numbering (the fingerprint's): from the holder of each one's
      * first vertex, which has them in R (each holder's in increasing number, placed here by the
      * holder of each element's first vertex) */
-    if (extra) {
+    if (extra && fingerprint) {
         memset(x.scnt, 0, sizeof *x.scnt * (size_t)P);
         for (int64_t i = 0; i < c.nr; ++i)
             if (c.rtet[4 * i] >= u0 && c.rtet[4 * i] < u1) ++x.scnt[block_of(c.edist, P, c.rgid[i])];
@@ -806,12 +812,15 @@ static hs_status core_run(const hs_mesh_block *b, const hs_partitioner *p, int r
     /* ---- the view and the local mesh ---- */
     pk.h[H_SITE_ELEMS] = 0;
     st = HS_ALLOC(pk.sptr, 2, "part sites");
-    if (st == HS_OK && reorder) {
-        double t0 = hs_wtime();
+    double t_key = 0.0;
+    if (st == HS_OK && reorder) { /* local RCM: each bucket's owned rows ordered by the part's RCM */
         st = HS_ALLOC(key, (size_t)nn + 1, "local order");
         if (st == HS_OK) st = HS_ALLOC(nl, (size_t)nn + 1, "local order");
         if (st == HS_OK) st = HS_ALLOC(el, (size_t)ne + 1, "local order");
+        double t0 = hs_wtime();
         if (st == HS_OK) st = hs_part_local_rcm_key(nn, ne, pk.tets, key);
+        t_key = hs_wtime() - t0;
+        t0 = hs_wtime();
         if (st == HS_OK)
             st = hs_part_local_create_part_keyed(n_used, nn, pk.ngid, pk.nown, ne, pk.egid, pk.tets, key, P, r,
                                                  &part->l, nl, el);
@@ -820,18 +829,19 @@ static hs_status core_run(const hs_mesh_block *b, const hs_partitioner *p, int r
     {
         double t0 = hs_wtime();
         if (st == HS_OK) st = hs_part_packed_unpack(&pk, n_used, NULL, 0, r, P, nl, part);
-        if (!reorder) t_part += hs_wtime() - t0;
+        t_part += hs_wtime() - t0;
     }
     HS_CALL_GOTO(hs_par_agree(st), done);
     part->n_elems_global = n_elems;
-    part->partition = t_part;
+    part->partition = t_part + (extra ? 0.0 : t_key);
+    if (extra) extra->seconds_order = t_key;
     part->scatter = x.seconds;
     st = hs_par_agree(HS_ALLOC(*counts, 1, "mesh counts"));
     if (st == HS_OK) {
         (*counts)->n_nodes = (int32_t)n_used;
         (*counts)->n_elems = (int32_t)n_elems;
     }
-    if (st == HS_OK && extra) {
+    if (st == HS_OK && extra && fingerprint) {
         extra->used = c.used;
         c.used = NULL;
     }
@@ -852,7 +862,7 @@ hs_status hs_mesh_part_from_blocks(const hs_mesh_block *b, const hs_partitioner 
                                    struct hs_backend_mpi_part *part, hs_mesh **counts)
 {
 #if HS_HAS_MPI
-    return core_run(b, p, reorder, NULL, part, counts, NULL);
+    return core_run(b, p, reorder, NULL, part, counts, NULL, 0);
 #else
     (void)b, (void)p, (void)reorder, (void)part, (void)counts;
     return HS_FAIL(HS_ERR_USAGE, "a distributed run needs a build with MPI (HS_USE_MPI)");
@@ -1015,11 +1025,13 @@ hs_status hs_mesh_part_read(const hs_mesh_spec *spec, const hs_partitioner *p, c
     if ((st = hs_par_agree(st)) != HS_OK) goto fail;
     double t_read = hs_wtime() - t0;
     /* the core: the parts, their views and local meshes */
-    st = core_run(&b, p, spec->reorder != HS_REORDER_NONE, spec->file, part, counts, fingerprint ? &ex : NULL);
+    st = core_run(&b, p, spec->reorder != HS_REORDER_NONE, spec->file, part, counts, &ex, fingerprint);
     if (st != HS_OK) goto fail;
     double t1 = hs_wtime();
-    /* reading and the core, less the partition and the exchanges (the summary's own phases) */
+    /* reading and the core, less the partition and the exchanges (the summary's own phases); the local
+     * order is the summary's node order (a part of the mesh's time, as mesh.reorder serially) */
     info->seconds_mesh = t1 - t0 - part->partition - part->scatter;
+    info->seconds_reorder = ex.seconds_order;
     hs_log(2, "mesh: this rank read its blocks in %.3f s\n", t_read);
     hs_mesh *lm = part->lmesh;
     /* fibres on the local mesh */

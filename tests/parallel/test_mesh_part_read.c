@@ -20,7 +20,8 @@
  * hs_mesh_part_read on the second mesh written as openCARP files (.pts, .elem with labels, .lon;
  * mesh.scale 0.5): the parts, a box stimulus site's elements and the whole mesh's checkpoint
  * fingerprint against the serial build (hs_mesh_build with mesh.reorder = "none", scattered),
- * with the file's fibres and with constant ones under local RCM; fibers.type = "file", a site
+ * with the file's fibres and with constant ones under local RCM, and as TetGen files (1-based, mesh.source =
+ * "tetgen", mesh.reorder = "sfc": local RCM too); fibers.type = "file", a site
  * covering no element and an inverted element (named by its number in the file) refused on every
  * rank, agreed.
  * With arguments `--bench N`: not a test; the seconds of hs_mesh_part_from_blocks on the N^3-cell
@@ -440,24 +441,54 @@ static void write_opencarp(const file_mesh *f, char *dir, size_t n)
     MPI_Bcast(dir, (int)n, MPI_CHAR, 0, MPI_COMM_WORLD);
 }
 
+/* rank 0 writes @p f as TetGen files DIR/t.node, t.ele (1-based, the label as the element attribute) */
+static void write_tetgen(const file_mesh *f, const char *dir)
+{
+    if (rank == 0) {
+        char path[512];
+        snprintf(path, sizeof path, "%s/t.node", dir);
+        FILE *o = fopen(path, "w");
+        if (o) {
+            fprintf(o, "%lld 3 0 0\n", (long long)f->n_file);
+            for (int64_t i = 0; i < f->n_file; ++i)
+                fprintf(o, "%lld %.17g %.17g %.17g\n", (long long)i + 1, f->xyz[3 * i], f->xyz[3 * i + 1],
+                        f->xyz[3 * i + 2]);
+            fclose(o);
+        }
+        snprintf(path, sizeof path, "%s/t.ele", dir);
+        o = fopen(path, "w");
+        if (o) {
+            fprintf(o, "%lld 4 1\n", (long long)f->n_elems);
+            for (int64_t e = 0; e < f->n_elems; ++e)
+                fprintf(o, "%lld %lld %lld %lld %lld %d\n", (long long)e + 1, (long long)f->tets[4 * e] + 1,
+                        (long long)f->tets[4 * e + 1] + 1, (long long)f->tets[4 * e + 2] + 1,
+                        (long long)f->tets[4 * e + 3] + 1, (int)f->region[e]);
+            fclose(o);
+        }
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+}
+
 static void remove_opencarp(const char *dir)
 {
     MPI_Barrier(MPI_COMM_WORLD);
     if (rank != 0 || !dir[0]) return;
-    const char *ext[] = {"pts", "elem", "lon"};
+    const char *name[] = {"m.pts", "m.elem", "m.lon", "t.node", "t.ele"};
     char path[512];
-    for (int k = 0; k < 3; ++k) {
-        snprintf(path, sizeof path, "%s/m.%s", dir, ext[k]);
-        remove(path);
+    for (int k = 0; k < 5; ++k) {
+        snprintf(path, sizeof path, "%s/%s", dir, name[k]);
+        remove(path); /* (the TetGen files may be absent) */
     }
     rmdir(dir);
 }
 
-static void spec_file(hs_mesh_spec *spec, const char *dir, hs_fiber_kind fibers, hs_reorder_kind reorder)
+/* mesh.source = "file" (openCARP m.*) or, with @p tetgen, "tetgen" (t.node, t.ele) */
+static void spec_file(hs_mesh_spec *spec, const char *dir, int tetgen, hs_fiber_kind fibers, hs_reorder_kind reorder)
 {
     memset(spec, 0, sizeof *spec);
-    spec->source = hs_registry_find(hs_mesh_sources(), "file");
-    snprintf(spec->file, sizeof spec->file, "%s/m.elem", dir);
+    spec->source = hs_registry_find(hs_mesh_sources(), tetgen ? "tetgen" : "file");
+    if (tetgen) snprintf(spec->file, sizeof spec->file, "%s/t", dir);
+    else snprintf(spec->file, sizeof spec->file, "%s/m.elem", dir);
     spec->scale = 0.5;
     spec->box.h = 1.0;
     spec->reorder = reorder;
@@ -468,11 +499,11 @@ static void spec_file(hs_mesh_spec *spec, const char *dir, hs_fiber_kind fibers,
 
 /* One read: its parts, counts, fingerprint and sites against the serial build of the same spec with
  * mesh.reorder = "none" sent out by hs_mesh_part_scatter for the same owners. */
-static void read_case(const char *label, const char *dir, hs_fiber_kind fibers, hs_reorder_kind reorder,
+static void read_case(const char *label, const char *dir, int tetgen, hs_fiber_kind fibers, hs_reorder_kind reorder,
                       const hs_partitioner *p)
 {
     hs_mesh_spec spec;
-    spec_file(&spec, dir, fibers, reorder);
+    spec_file(&spec, dir, tetgen, fibers, reorder);
     hs_stimulus_cfg site;
     memset(&site, 0, sizeof site);
     site.shape = HS_STIM_BOX;
@@ -524,11 +555,13 @@ static void read_tests(const file_mesh *f, const file_mesh *positive)
     if (!dir[0]) return;
     const hs_partitioner *p = NULL;
     HS_TEST_OK(hs_partitioner_lookup("parallel.partition", "rows", &p));
-    read_case("read: fibres from the mesh", dir, HS_FIBERS_AUTO, HS_REORDER_NONE, p);
-    read_case("read: constant fibres, local RCM", dir, HS_FIBERS_CONSTANT, HS_REORDER_RCM, p);
+    read_case("read: fibres from the mesh", dir, 0, HS_FIBERS_AUTO, HS_REORDER_NONE, p);
+    read_case("read: constant fibres, local RCM", dir, 0, HS_FIBERS_CONSTANT, HS_REORDER_RCM, p);
+    write_tetgen(f, dir); /* mesh.source = "tetgen" (1-based files, mesh.file the prefix), mesh.reorder = "sfc" */
+    read_case("read: TetGen files, local RCM", dir, 1, HS_FIBERS_AUTO, HS_REORDER_SFC, p);
     /* refusals, on every rank with one message */
     hs_mesh_spec spec;
-    spec_file(&spec, dir, HS_FIBERS_FILE, HS_REORDER_NONE);
+    spec_file(&spec, dir, 0, HS_FIBERS_FILE, HS_REORDER_NONE);
     hs_backend_mpi_part got;
     hs_mesh *counts = NULL;
     hs_stim_set *sites = NULL;
@@ -538,7 +571,7 @@ static void read_tests(const file_mesh *f, const file_mesh *positive)
                       strstr(hs_error_message(), "parallel.read") && !counts,
                   "rank %d: fibers.type = \"file\": status %d, %s", rank, (int)st, hs_error_message());
     hs_error_clear();
-    spec_file(&spec, dir, HS_FIBERS_AUTO, HS_REORDER_NONE);
+    spec_file(&spec, dir, 0, HS_FIBERS_AUTO, HS_REORDER_NONE);
     hs_stimulus_cfg away;
     memset(&away, 0, sizeof away);
     away.shape = HS_STIM_SPHERE;
@@ -558,7 +591,7 @@ static void read_tests(const file_mesh *f, const file_mesh *positive)
     const int64_t w = bad.tets[4 * k + 2];
     bad.tets[4 * k + 2] = bad.tets[4 * k + 3], bad.tets[4 * k + 3] = w;
     write_opencarp(&bad, dir, sizeof dir);
-    spec_file(&spec, dir, HS_FIBERS_AUTO, HS_REORDER_NONE);
+    spec_file(&spec, dir, 0, HS_FIBERS_AUTO, HS_REORDER_NONE);
     char want[160];
     snprintf(want, sizeof want, "element %lld (nodes %lld %lld %lld %lld) is inverted", (long long)k,
              (long long)bad.tets[4 * k], (long long)bad.tets[4 * k + 1], (long long)bad.tets[4 * k + 2],
@@ -570,6 +603,28 @@ static void read_tests(const file_mesh *f, const file_mesh *positive)
     hs_error_clear();
     free(bad.tets);
     remove_opencarp(dir);
+}
+
+/* GB of /proc/self/status's @p key (VmRSS, VmHWM); -1 when unreadable */
+static double status_gb(const char *key)
+{
+    FILE *f = fopen("/proc/self/status", "r");
+    char line[256];
+    double kb = -1.0;
+    const size_t n = strlen(key);
+    while (f && fgets(line, sizeof line, f))
+        if (!strncmp(line, key, n) && line[n] == ':') kb = atof(line + n + 1);
+    if (f) fclose(f);
+    return kb < 0.0 ? -1.0 : kb / 1048576.0;
+}
+
+/* reset VmHWM to the current resident size (Linux: clear_refs 5); 0 when not possible */
+static int reset_peak(void)
+{
+    FILE *f = fopen("/proc/self/clear_refs", "w");
+    if (!f) return 0;
+    const int ok = fputs("5", f) >= 0;
+    return fclose(f) == 0 && ok;
 }
 
 static int bench(int n)
@@ -586,15 +641,20 @@ static int bench(int n)
     for (int reorder = 0; reorder < 2 && p; ++reorder) {
         hs_backend_mpi_part got;
         hs_mesh *counts = NULL;
+        const int peak = reset_peak();
+        const double rss0 = status_gb("VmRSS");
         MPI_Barrier(MPI_COMM_WORLD);
         const double t0 = MPI_Wtime();
         HS_TEST_OK(hs_mesh_part_from_blocks(&b, p, reorder, &got, &counts));
         double t = MPI_Wtime() - t0, tmax = 0.0;
+        double grow = peak ? status_gb("VmHWM") - rss0 : -1.0, gmax = 0.0;
         MPI_Reduce(&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+        MPI_Reduce(&grow, &gmax, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
         if (rank == 0 && counts)
             printf("hs_mesh_part_from_blocks: %d nodes, %d tetrahedra (fibres per element), %d ranks, reorder %d: "
-                   "%.2f s (slowest rank; on rank 0 partition + view %.2f s, exchanges %.2f s)\n",
-                   (int)counts->n_nodes, (int)counts->n_elems, size, reorder, tmax, got.partition, got.scatter);
+                   "%.2f s (slowest rank; on rank 0 partition + view %.2f s, exchanges %.2f s); peak resident "
+                   "%.2f GB above the blocks' (largest rank; -1: not measurable here)\n", (int)counts->n_nodes,
+                   (int)counts->n_elems, size, reorder, tmax, got.partition, got.scatter, gmax);
         hs_backend_mpi_part_free(&got);
         hs_mesh_destroy(&counts);
     }
