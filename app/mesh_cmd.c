@@ -134,8 +134,8 @@ static hs_status write_run_copy(const hs_config *cfg, const hs_mesh *m, hs_mesh_
         double f[3];
         snprintf(prefix, sizeof prefix, "%s/%s_mesh", dir, cfg->out_prefix);
         HS_CALL(hs_mesh_export_opencarp(prefix, m, &uniform, f));
-        fprintf(out, "            %s.pts, .elem%s (the same mesh for a run, coordinates in um: nodes in this "
-                     "numbering, regions%s; no boundary labels)\n", prefix, uniform ? "" : ", .lon",
+        fprintf(out, "            %s.pts, .elem%s (the same mesh for a run to rounding, coordinates in um: nodes "
+                     "in this numbering, regions%s; no boundary labels)\n", prefix, uniform ? "" : ", .lon",
                 uniform ? "" : ", fibres");
         fprintf(out, "run on it:  mesh = { source = \"file\"; file = \"%s.pts\"; scale = 0.001; reorder = \"none\"; };",
                 prefix);

@@ -371,6 +371,11 @@ hs_status hs_mesh_block_open(const char *path, const hs_mesh_read_opts *o, int p
     HS_CALL_GOTO(HS_ALLOC(buf, CHUNK, "mesh read buffer"), done);
     for (int k = 0; k < N_FILES; ++k)
         if (r->f[k].present) HS_CALL_GOTO(open_file(r, k, buf), done);
+    /* the whole mesh's numbers are 32-bit (hs_mesh_parts_finish's limit), said before a line refers to a
+     * node beyond it */
+    HS_CHECK_GOTO(r->n_nodes <= INT32_MAX && r->n_elems <= INT32_MAX, done, HS_ERR_MESH,
+                  "%s: %lld nodes and %lld tetrahedra; at most %d of each are supported", r->f[F_ELEMS].path,
+                  r->n_nodes, r->n_elems, (int)INT32_MAX);
     counts[HS_MB_NODES] = r->f[F_NODES].items;
     counts[HS_MB_ELEMS] = r->f[F_ELEMS].items;
     counts[HS_MB_FIBERS] = r->f[F_FIBERS].items;

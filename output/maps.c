@@ -5,8 +5,14 @@
 #include <string.h>
 
 #include "hs_atomic_file.h"
+#include "hs_build_config.h"
 #include "hs_util.h"
 #include "hs_vtk_dataset.h"
+#if HS_HAS_MPI
+#include <mpi.h>
+
+#include "hs_mpi_status.h"
+#endif
 
 hs_status hs_maps_path(const char *dir, const char *prefix, char **out)
 {
@@ -33,8 +39,16 @@ static hs_status maps_write(const char *dir, const char *prefix, const hs_mesh *
         HS_CHECK(!maps->field[k].cell, HS_ERR_INTERNAL, "map \"%s\" is cell data; maps are node fields",
                  maps->field[k].name);
     char *path = NULL;
-    HS_CALL(hs_maps_path(dir, prefix, &path));
-    hs_status st = part ? hs_vtk_write_dataset_part(path, "maps file", part, ser, maps)
+    hs_status st = hs_maps_path(dir, prefix, &path);
+#if HS_HAS_MPI
+    /* the parts' file is written by every rank together: one rank's failure here is every rank's */
+    if (part) st = hs_mpi_agree(*(const MPI_Comm *)part->comm, st, NULL);
+#endif
+    if (st != HS_OK) {
+        free(path);
+        return st;
+    }
+    st = part ? hs_vtk_write_dataset_part(path, "maps file", part, ser, maps)
                         : hs_vtk_write_dataset(path, "maps file", mesh, maps);
     if (st == HS_OK && path_out)
         *path_out = path;

@@ -253,7 +253,9 @@ hs_status hs_part_gather_create(const hs_series_part *part, hs_part_gather **out
     hs_part_gather *g = NULL;
     *out = NULL;
     g = calloc(1, sizeof *g);
-    HS_CHECK(g, HS_ERR_MEMORY, "out of memory for the output gather"); /* before any collective: see below */
+    /* one rank without it must not leave the others waiting in the collectives below: agreed */
+    HS_CALL(hs_mpi_agree(*(const MPI_Comm *)part->comm,
+                         g ? HS_OK : HS_FAIL(HS_ERR_MEMORY, "out of memory for the output gather"), NULL));
     g->pt = part;
     if (MPI_Comm_dup(*(const MPI_Comm *)part->comm, &g->comm) != MPI_SUCCESS) {
         g->comm = MPI_COMM_NULL;

@@ -156,7 +156,9 @@ static hs_status scotch_part(MPI_Comm comm, int32_t n_loc, int64_t n_edge, SCOTC
         if (total > INT32_MAX)
             return HS_FAIL(HS_ERR_CONFIG, "parallel.partition = \"ptscotch\": the node graph has %lld edges, more than "
                            "the 2^31 - 1 this build's PT-Scotch (32-bit SCOTCH_Num) counts; use parallel.partition = "
-                           "\"metis\" or \"box\", or build against a PT-Scotch with 64-bit integers",
+                           "\"nonzeros\" or \"rows\" (with any parallel.read), \"metis\" (with parallel.read = "
+                           "\"root\") or \"box\" (the built-in box), or build against a PT-Scotch with 64-bit "
+                           "integers",
                            (long long)total);
     }
     if (SCOTCH_dgraphInit(&g, comm) != 0) {
