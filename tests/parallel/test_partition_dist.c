@@ -96,7 +96,9 @@ static void check_mesh(const char *what, const hs_mesh *m, int tiny)
     const int64_t n = m->n_nodes;
     /* every process built the same mesh (TetGen included): the same counts and vertices */
     int64_t sig[3] = {n, m->n_elems, 0};
-    for (int64_t k = 0; k < 4 * (int64_t)m->n_elems; ++k) sig[2] = sig[2] * 31 + m->tets[k];
+    uint64_t h = 0; /* unsigned: the hash wraps (UBSan refuses a signed overflow) */
+    for (int64_t k = 0; k < 4 * (int64_t)m->n_elems; ++k) h = h * 31u + (uint64_t)(uint32_t)m->tets[k];
+    sig[2] = (int64_t)(h >> 1);
     int64_t sig0[3] = {sig[0], sig[1], sig[2]};
     MPI_Bcast(sig0, 3, MPI_INT64_T, 0, MPI_COMM_WORLD);
     if (memcmp(sig, sig0, sizeof sig) != 0) {
