@@ -123,6 +123,10 @@ hs_status hs_mesh_read_tetgen_opts(const char *node_path, const char *ele_path,
  */
 hs_status hs_mesh_check(const hs_mesh *m);
 
+/** @brief 6 x the signed volume of the tetrahedron @p t [4] of the coordinates @p xyz [n][3]:
+ *  (b-a) . ((c-a) x (d-a)); the readers' orientation test and hs_mesh_elem_volume share it. */
+double hs_tet_det6(const double *xyz, const int32_t *t);
+
 /** @brief Signed volume of element e (mm^3). */
 double hs_mesh_elem_volume(const hs_mesh *m, int32_t e);
 

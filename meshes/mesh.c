@@ -83,6 +83,11 @@ static double dist2(const double *a, const double *b)
     return dx * dx + dy * dy + dz * dz;
 }
 
+double hs_tet_det6(const double *xyz, const int32_t *t)
+{
+    return tet_det6(xyz + 3 * (size_t)t[0], xyz + 3 * (size_t)t[1], xyz + 3 * (size_t)t[2], xyz + 3 * (size_t)t[3]);
+}
+
 double hs_mesh_elem_volume(const hs_mesh *m, int32_t e)
 {
     const int32_t *t = m->tets + 4 * (size_t)e;

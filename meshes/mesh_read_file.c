@@ -103,18 +103,6 @@ static void *shrink(void *a, size_t bytes)
     return q ? q : a;
 }
 
-/* 6 * signed volume of tet t. */
-static double det6(const double *xyz, const int32_t *t)
-{
-    const double *a = xyz + 3 * (size_t)t[0], *b = xyz + 3 * (size_t)t[1];
-    const double *c = xyz + 3 * (size_t)t[2], *d = xyz + 3 * (size_t)t[3];
-    const double u[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]};
-    const double v[3] = {c[0] - a[0], c[1] - a[1], c[2] - a[2]};
-    const double w[3] = {d[0] - a[0], d[1] - a[1], d[2] - a[2]};
-    return u[0] * (v[1] * w[2] - v[2] * w[1]) - u[1] * (v[0] * w[2] - v[2] * w[0]) +
-           u[2] * (v[0] * w[1] - v[1] * w[0]);
-}
-
 hs_status hs_mesh_parts_finish(hs_mesh_parts *p, hs_mesh **out)
 {
     const char *path = p->path ? p->path : "mesh file";
@@ -190,7 +178,7 @@ hs_status hs_mesh_parts_finish(hs_mesh_parts *p, hs_mesh **out)
     /* A file written in the other convention has every element negative; fixing that is safe.
      * A mix is a broken mesh, reported by hs_mesh_check with the first bad element. */
     size_t n_negative = 0;
-    for (size_t e = 0; e < p->n_elems; ++e) n_negative += det6(p->xyz, p->tets + 4 * e) < 0.0;
+    for (size_t e = 0; e < p->n_elems; ++e) n_negative += hs_tet_det6(p->xyz, p->tets + 4 * e) < 0.0;
     if (n_negative == p->n_elems) {
         for (size_t e = 0; e < p->n_elems; ++e) {
             int32_t *t = p->tets + 4 * e;

@@ -28,10 +28,9 @@ int hs_mesh_part_box_fits(const hs_mesh_spec *spec)
            (spec->fibers == HS_FIBERS_AUTO || spec->fibers == HS_FIBERS_CONSTANT);
 }
 
-const char *hs_mesh_part_box_unfit(const hs_sim_spec *spec)
+/* What a run whose ranks hold only their parts cannot take, whichever way the parts are made (NULL: none). */
+static const char *parts_unfit(const hs_sim_spec *spec)
 {
-    if (!hs_mesh_part_box_fits(&spec->mesh))
-        return "its ranks generate blocks of the structured mesh.source = \"box\" (not TetGen's) with constant fibres";
     for (int k = 0; k < spec->n_stimuli; ++k)
         if (spec->stimuli[k].shape != HS_STIM_BOX && spec->stimuli[k].shape != HS_STIM_SPHERE)
             return "stimulus sites other than shape = \"box\" or \"sphere\" are found on the whole mesh";
@@ -40,6 +39,13 @@ const char *hs_mesh_part_box_unfit(const hs_sim_spec *spec)
             return "regions selected by a labelled surface or an element list are found on the whole mesh";
     if (spec->spmv && spec->spmv->node_order) return "a solver.spmv format with its own node order renumbers the whole mesh";
     return NULL;
+}
+
+const char *hs_mesh_part_box_unfit(const hs_sim_spec *spec)
+{
+    if (!hs_mesh_part_box_fits(&spec->mesh))
+        return "its ranks generate blocks of the structured mesh.source = \"box\" (not TetGen's) with constant fibres";
+    return parts_unfit(spec);
 }
 
 const hs_partitioner *hs_mesh_part_auto(const hs_sim_spec *spec)
@@ -123,14 +129,7 @@ const char *hs_mesh_part_read_unfit(const hs_sim_spec *spec)
         return "every rank reads its byte range of a line-based mesh file: mesh.source = \"file\" or \"tetgen\" with "
                "an openCARP (.pts/.elem/.lon) or TetGen (.node/.ele) mesh.file";
     if (spec->mesh.fibers == HS_FIBERS_FILE) return "fibers.type = \"file\" reads the fibre file whole";
-    for (int k = 0; k < spec->n_stimuli; ++k)
-        if (spec->stimuli[k].shape != HS_STIM_BOX && spec->stimuli[k].shape != HS_STIM_SPHERE)
-            return "stimulus sites other than shape = \"box\" or \"sphere\" are found on the whole mesh";
-    for (int k = 0; k < spec->n_regions; ++k)
-        if (spec->regions[k].select == HS_REGION_SURFACE || spec->regions[k].select == HS_REGION_ELEMENTS)
-            return "regions selected by a labelled surface or an element list are found on the whole mesh";
-    if (spec->spmv && spec->spmv->node_order) return "a solver.spmv format with its own node order renumbers the whole mesh";
-    return NULL;
+    return parts_unfit(spec);
 }
 
 void hs_mesh_part_read_path(const hs_mesh_spec *spec, char *buf, size_t size)
@@ -147,6 +146,26 @@ const hs_partitioner *hs_mesh_part_read_partitioner(void)
     hs_error_clear();
     return hs_registry_find(hs_partitioners(), "rows");
 }
+
+#if HS_HAS_MPI
+hs_status hs_mesh_part_find_sites(const hs_mesh *lm, const hs_stimulus_cfg *sites, int n_sites, hs_stim_set **lstim,
+                                  hs_stim_set **site_set)
+{
+    int64_t cnt[HS_SPEC_MAX_STIMULI + 1] = {0};
+    double tot[HS_SPEC_MAX_STIMULI + 1] = {0.0};
+    hs_status st = n_sites <= HS_SPEC_MAX_STIMULI ? HS_OK : HS_FAIL(HS_ERR_INTERNAL, "%d stimulus sites", n_sites);
+    if (st == HS_OK) st = hs_stim_set_create_part(lm, sites, n_sites, cnt, lstim);
+    if (st == HS_OK) st = sites_only(sites, n_sites, site_set);
+    st = hs_par_agree(st);
+    for (int k = 0; k < n_sites && st == HS_OK; ++k) tot[k] = (double)cnt[k];
+    if (st == HS_OK) hs_par_sum_doubles(tot, n_sites > 0 ? n_sites : 1);
+    for (int k = 0; k < n_sites && st == HS_OK; ++k)
+        if (tot[k] == 0.0)
+            st = HS_FAIL(HS_ERR_CONFIG, "stimulus [%d]: its %s contains no element centroid; enlarge it (elements are "
+                         "tested by centroid)", k, sites[k].shape == HS_STIM_BOX ? "box" : "sphere");
+    return hs_par_agree(st);
+}
+#endif
 
 #if HS_HAS_MPI
 /* This rank's part, its view and local mesh (in the view's numbering). */
@@ -237,18 +256,7 @@ hs_status hs_mesh_part_box(const hs_mesh_spec *spec, const hs_stimulus_cfg *site
     double t1 = hs_wtime();
     info->seconds_mesh = t1 - t0 - part->partition;
     /* stimulus sites over the part's elements; a site must cover an element somewhere */
-    int64_t cnt[HS_SPEC_MAX_STIMULI + 1] = {0};
-    double tot[HS_SPEC_MAX_STIMULI + 1] = {0.0};
-    st = n_sites <= HS_SPEC_MAX_STIMULI ? HS_OK : HS_FAIL(HS_ERR_INTERNAL, "%d stimulus sites", n_sites);
-    if (st == HS_OK) st = hs_stim_set_create_part(part->lmesh, sites, n_sites, cnt, &part->lstim);
-    if (st == HS_OK) st = sites_only(sites, n_sites, site_set);
-    st = hs_par_agree(st);
-    for (int k = 0; k < n_sites && st == HS_OK; ++k) tot[k] = (double)cnt[k];
-    if (st == HS_OK) hs_par_sum_doubles(tot, n_sites > 0 ? n_sites : 1);
-    for (int k = 0; k < n_sites && st == HS_OK; ++k)
-        if (tot[k] == 0.0)
-            st = HS_FAIL(HS_ERR_CONFIG, "stimulus [%d]: its %s contains no element centroid; enlarge it (elements are "
-                         "tested by centroid)", k, sites[k].shape == HS_STIM_BOX ? "box" : "sphere");
+    st = hs_mesh_part_find_sites(part->lmesh, sites, n_sites, &part->lstim, site_set);
     if (st == HS_OK) {
         hs_mesh *c = NULL;
         st = HS_ALLOC(c, 1, "mesh counts");

@@ -52,6 +52,14 @@ void hs_part_packed_free(hs_part_packed *p, int n_sites);
  * not read). @p sites [n_sites] are the spec's (copied into the rank's set). On failure @p out may
  * hold some members (hs_backend_mpi_part_free).
  */
+/**
+ * @brief The stimulus sites (box and sphere) among a rank's part @p lm, into @p lstim, and the sites
+ * without elements into @p site_set; a site covering no element on any rank is refused as a serial run
+ * refuses it. Collective; the status agreed over the ranks.
+ */
+hs_status hs_mesh_part_find_sites(const hs_mesh *lm, const hs_stimulus_cfg *sites, int n_sites, hs_stim_set **lstim,
+                                  hs_stim_set **site_set);
+
 hs_status hs_part_packed_unpack(const hs_part_packed *p, int64_t n_global, const hs_stimulus_cfg *sites, int n_sites,
                                 int rank, int size, const int32_t *node_local, hs_backend_mpi_part *out);
 #endif

@@ -202,17 +202,6 @@ static int cmp_i64(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* 6 * signed volume of tet t (as meshes/mesh_read_file.c computes it). */
-static double det6(const double *xyz, const int32_t *t)
-{
-    const double *a = xyz + 3 * (size_t)t[0], *b = xyz + 3 * (size_t)t[1];
-    const double *c = xyz + 3 * (size_t)t[2], *d = xyz + 3 * (size_t)t[3];
-    const double u[3] = {b[0] - a[0], b[1] - a[1], b[2] - a[2]};
-    const double v[3] = {c[0] - a[0], c[1] - a[1], c[2] - a[2]};
-    const double w[3] = {d[0] - a[0], d[1] - a[1], d[2] - a[2]};
-    return u[0] * (v[1] * w[2] - v[2] * w[1]) - u[1] * (v[0] * w[2] - v[2] * w[0]) +
-           u[2] * (v[0] * w[1] - v[1] * w[0]);
-}
 
 /* The order of @p n items in runs [run[k], run[k+1]) (k < n_runs), each increasing in @p key, merged:
  * ord [n] receives the items by increasing key (keys distinct). @p tmp [n] scratch. */
@@ -750,7 +739,7 @@ static hs_status core_run(const hs_mesh_block *b, const hs_partitioner *p, int r
             const int32_t *t = pk.tets + 4 * (size_t)e;
             if (pk.nown[t[0]] != r) continue;
             ++neg[1];
-            neg[0] += det6(pk.xyz, t) < 0.0;
+            neg[0] += hs_tet_det6(pk.xyz, t) < 0.0;
         }
         HS_MPI_CALL(MPI_Allreduce(MPI_IN_PLACE, neg, 2, MPI_INT64_T, MPI_SUM, x.comm));
         HS_CALL_GOTO(hs_par_agree(neg[1] == n_elems ? HS_OK : HS_FAIL(HS_ERR_INTERNAL, "the parts count %lld "
@@ -1051,19 +1040,7 @@ hs_status hs_mesh_part_read(const hs_mesh_spec *spec, const hs_partitioner *p, c
     double t2 = hs_wtime();
     /* stimulus sites over the part's elements; a site must cover an element somewhere */
     hs_stim_set_destroy(&part->lstim);
-    int64_t scnt[HS_SPEC_MAX_STIMULI + 1] = {0};
-    double tot[HS_SPEC_MAX_STIMULI + 1] = {0.0};
-    st = n_sites <= HS_SPEC_MAX_STIMULI ? HS_OK : HS_FAIL(HS_ERR_INTERNAL, "%d stimulus sites", n_sites);
-    if (st == HS_OK) st = hs_stim_set_create_part(lm, sites, n_sites, scnt, &part->lstim);
-    if (st == HS_OK) st = hs_mesh_part_sites(sites, n_sites, site_set);
-    st = hs_par_agree(st);
-    for (int k = 0; k < n_sites && st == HS_OK; ++k) tot[k] = (double)scnt[k];
-    if (st == HS_OK) hs_par_sum_doubles(tot, n_sites > 0 ? n_sites : 1);
-    for (int k = 0; k < n_sites && st == HS_OK; ++k)
-        if (tot[k] == 0.0)
-            st = HS_FAIL(HS_ERR_CONFIG, "stimulus [%d]: its %s contains no element centroid; enlarge it (elements are "
-                         "tested by centroid)", k, sites[k].shape == HS_STIM_BOX ? "box" : "sphere");
-    if ((st = hs_par_agree(st)) != HS_OK) goto fail;
+    if ((st = hs_mesh_part_find_sites(lm, sites, n_sites, &part->lstim, site_set)) != HS_OK) goto fail;
     /* checkpoints name the whole mesh by its fingerprint: the ranks' pieces hashed in turn */
     if (fingerprint) {
         double tf = hs_wtime();

@@ -38,18 +38,8 @@ tol_v=$(python3 -c "print(100 * $n * 1e-8)")
 tol_a=$(python3 -c "print(2 * $n * 1e-8)")
 
 # the serial run's files and bounds
-study_ref() { # CFG OUT [sets...]: the serial run, its ECG bounds in $OUT.tols
-  local c=$1 o=$2; shift 2
-  "$HEARTSIM" run "$c" "$@" --out "$o" -v > "$o.log" 2>&1 || { cat "$o.log"; fail "serial $c"; }
-  local t=() w
-  for e in E_right E_left; do
-    w=$(sed -n "s/^electrode $e: weights' 1-norm \([^ ]*\) mV.*/\1/p" "$o.log")
-    [ -n "$w" ] || fail "no weight norm for $e in the serial log"
-    t+=("$e:$(python3 -c "print($w * $n * 1e-8)")")
-  done
-  t+=("E_right-E_left:$(python3 -c "print(${t[0]#*:} + ${t[1]#*:})")")
-  echo "${t[@]}" > "$o.tols"
-}
+# study_ref CFG OUT [sets...]: the serial run and its ECG bounds
+source "$here/mpi_study_ref.sh"
 study_same() { # REF OUT [h5]: the run's files within the bounds of the serial run's, the same probe nodes
   local r=$1 o=$2
   if [ "${3:-}" != h5 ]; then

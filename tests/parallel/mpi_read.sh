@@ -104,18 +104,8 @@ sets=(--set time.t_end=8 --set output.interval=1 --set solver.backend="${HS_BACK
       --set 'output.fields=["V", "activation", "region", "fiber"]'
       --set 'probes.points.[0].at=[3.25, 0.25, 0.25]' --set 'probes.points.[1].at=[5.25, 0.25, 0.25]')
 
-study_ref() { # CFG OUT [sets...]: the serial run, its ECG bounds in $OUT.tols
-  local c=$1 o=$2; shift 2
-  "$HEARTSIM" run "$c" "$@" --out "$o" -v > "$o.log" 2>&1 || { cat "$o.log"; fail "serial $c"; }
-  local t=() w
-  for e in E_right E_left; do
-    w=$(sed -n "s/^electrode $e: weights' 1-norm \([^ ]*\) mV.*/\1/p" "$o.log")
-    [ -n "$w" ] || fail "no weight norm for $e in the serial log"
-    t+=("$e:$(python3 -c "print($w * $n * 1e-8)")")
-  done
-  t+=("E_right-E_left:$(python3 -c "print(${t[0]#*:} + ${t[1]#*:})")")
-  echo "${t[@]}" > "$o.tols"
-}
+# study_ref CFG OUT [sets...]: the serial run and its ECG bounds
+source "$here/mpi_study_ref.sh"
 same_geometry() { # A B: the frames' POINTS, CELLS and CELL_TYPES sections, byte for byte (the nodes in the
   # file's numbering, the tetrahedra with their orientation, whoever read and wrote them)
   python3 - "$1" "$2" <<'PY' || fail "$2: other geometry than $1"
