@@ -267,6 +267,21 @@ static void core_free(core *c)
     memset(c, 0, sizeof *c);
 }
 
+/* Each step's local time (its exchanges' time left out: part->scatter has them): the -v log. */
+enum { S_CHECK, S_FIB, S_ROUTE, S_NUMBER, S_GLOBAL, S_OWNER, S_ELEMS, S_NODES, S_PACKED, S_ORIENT, S_BLOCK, S_VIEW,
+       S_N };
+typedef struct steps {
+    double t, x, s[S_N];
+} steps;
+
+static void step_end(steps *sp, const xch *x, int k)
+{
+    const double now = hs_wtime();
+    sp->s[k] += now - sp->t - (x->seconds - sp->x);
+    sp->t = now;
+    sp->x = x->seconds;
+}
+
 /* The blocks' extents c->all [size][9] checked (they tile the files; the same whole counts on every
  * rank) and made c->vtx, c->edist. */
 static hs_status extents(core *c, int P, const char *file)
@@ -353,6 +368,9 @@ static hs_status core_run(const hs_mesh_block *b, const hs_partitioner *p, int r
     HS_CALL(xch_init(&x));
     const int P = x.size, r = x.rank;
     c.rank = r;
+    steps sp;
+    memset(&sp, 0, sizeof sp);
+    sp.t = hs_wtime();
 
     /* ---- the blocks' extents, checked alike on every rank ---- */
     st = HS_ALLOC(c.all, 9 * (size_t)P, "block extents");
@@ -384,6 +402,8 @@ static hs_status core_run(const hs_mesh_block *b, const hs_partitioner *p, int r
         }
     HS_CALL_GOTO(hs_par_agree(st), done);
 
+    step_end(&sp, &x, S_CHECK);
+
     /* ---- 1. the fibre lines to the element block holding their elements ---- */
     if (has_fib) {
         for (int q = 0; q < P; ++q) {
@@ -399,6 +419,8 @@ static hs_status core_run(const hs_mesh_block *b, const hs_partitioner *p, int r
         HS_CALL_GOTO(hs_par_agree(st), done);
         HS_CALL_GOTO(xch_data(&x, b->fiber, c.efib, 3 * sizeof(double)), done);
     }
+
+    step_end(&sp, &x, S_FIB);
 
     /* ---- 2. each element to the holders of its vertices' rows, each once ---- */
     memset(x.scnt, 0, sizeof *x.scnt * (size_t)P);
@@ -461,6 +483,8 @@ static hs_status core_run(const hs_mesh_block *b, const hs_partitioner *p, int r
         if (c.rgid[i] <= c.rgid[i - 1]) st = HS_FAIL(HS_ERR_INTERNAL, "rank %d: elements received out of order", r);
     HS_CALL_GOTO(hs_par_agree(st), done);
 
+    step_end(&sp, &x, S_ROUTE);
+
     /* ---- 3. the used nodes of this block, numbered in file order over the blocks ---- */
     HS_CALL_GOTO(hs_par_agree(HS_ALLOC(c.used, (size_t)b->nb_nodes + 1, "used nodes")), done);
     for (int32_t i = 0; i < b->nb_nodes; ++i) c.used[i] = -1;
@@ -505,6 +529,7 @@ static hs_status core_run(const hs_mesh_block *b, const hs_partitioner *p, int r
     HS_CALL_GOTO(hs_par_agree(st), done);
     HS_CALL_GOTO(xch_data(&x, c.fq, c.req, sizeof(int64_t)), done);
     HS_CALL_GOTO(answer(&x, &c, sizeof(int64_t), fill_gid, c.fnew), done);
+    step_end(&sp, &x, S_NUMBER);
     /* R in the global numbering */
     st = HS_OK;
     for (int64_t k = 0; k < 4 * c.nr; ++k) {
@@ -515,6 +540,8 @@ static hs_status core_run(const hs_mesh_block *b, const hs_partitioner *p, int r
     }
     HS_CALL_GOTO(hs_par_agree(st), done);
 
+    step_end(&sp, &x, S_GLOBAL);
+
     /* ---- 4. the partition of the used rows; the owners of the foreign vertices ---- */
     HS_CALL_GOTO(hs_par_agree(HS_ALLOC(c.owner, (size_t)c.nu + 1, "row owners")), done);
     {
@@ -523,6 +550,7 @@ static hs_status core_run(const hs_mesh_block *b, const hs_partitioner *p, int r
         double t0 = hs_wtime();
         HS_CALL_GOTO(hs_partition_rows_dist(p, c.udist, (int32_t)c.nr, c.rtet, c.owner), done);
         t_part += hs_wtime() - t0;
+        sp.t = hs_wtime(); /* the partition is the summary's own phase */
     }
     HS_CALL_GOTO(answer(&x, &c, sizeof(int32_t), fill_owner, c.fown), done);
     HS_CALL_GOTO(hs_par_agree(HS_ALLOC(c.rown, 4 * (size_t)c.nr + 4, "element owners")), done);
@@ -531,6 +559,8 @@ static hs_status core_run(const hs_mesh_block *b, const hs_partitioner *p, int r
         c.rown[k] = g >= u0 && g < u1 ? c.owner[g - u0] : c.fown[find_i64(c.fnew, c.nf, g)];
     }
     /* (fnew increases with fq: the renumbering keeps the file's order) */
+
+    step_end(&sp, &x, S_OWNER);
 
     /* ---- 5a. each element to the owners of its vertices, by the first holder of each owner's ---- */
     {
@@ -634,6 +664,8 @@ static hs_status core_run(const hs_mesh_block *b, const hs_partitioner *p, int r
         HS_CALL_GOTO(hs_par_agree(st), done);
     }
 
+    step_end(&sp, &x, S_ELEMS);
+
     /* ---- 5b. each used node of this block to the ranks whose parts use it: its owner, and the owners of
      * the other vertices of its cut elements (keys rank x nu + node, sorted: by rank, then in order) ---- */
     {
@@ -708,6 +740,7 @@ static hs_status core_run(const hs_mesh_block *b, const hs_partitioner *p, int r
         free(sg), free(so), free(sn), free(sx);
         HS_CALL_GOTO(st, done);
     }
+    step_end(&sp, &x, S_NODES);
     const int32_t nn = (int32_t)pk.h[H_NN], ne = (int32_t)pk.h[H_NE];
     /* from the holders in rank order, each increasing: the part's nodes increase */
     st = HS_OK;
@@ -731,6 +764,8 @@ static hs_status core_run(const hs_mesh_block *b, const hs_partitioner *p, int r
     free(c.rbuf);
     c.rbuf = NULL;
     HS_CALL_GOTO(hs_par_agree(st), done);
+
+    step_end(&sp, &x, S_PACKED);
 
     /* ---- 6. the orientation: each element counted by the owner of its first vertex ---- */
     {
@@ -757,6 +792,7 @@ static hs_status core_run(const hs_mesh_block *b, const hs_partitioner *p, int r
         }
         if (extra) extra->swapped = neg[0] == n_elems;
     }
+    step_end(&sp, &x, S_ORIENT);
     /* the block's elements in the global numbering (the fingerprint's): from the holder of each one's
      * first vertex, which has them in R (each holder's in increasing number, placed here by the
      * holder of each element's first vertex) */
@@ -798,6 +834,8 @@ static hs_status core_run(const hs_mesh_block *b, const hs_partitioner *p, int r
         HS_CALL_GOTO(st, done);
     }
 
+    step_end(&sp, &x, S_BLOCK);
+
     /* ---- the view and the local mesh ---- */
     pk.h[H_SITE_ELEMS] = 0;
     st = HS_ALLOC(pk.sptr, 2, "part sites");
@@ -820,7 +858,12 @@ static hs_status core_run(const hs_mesh_block *b, const hs_partitioner *p, int r
         if (st == HS_OK) st = hs_part_packed_unpack(&pk, n_used, NULL, 0, r, P, nl, part);
         t_part += hs_wtime() - t0;
     }
+    step_end(&sp, &x, S_VIEW);
     HS_CALL_GOTO(hs_par_agree(st), done);
+    hs_log(2, "mesh: rank %d's steps of the parts (local work, s): check %.3f, fibres %.3f, route %.3f, number %.3f, "
+              "global %.3f, owners %.3f, elements %.3f, nodes %.3f, packed %.3f, orientation %.3f, block %.3f, view "
+              "%.3f\n", r, sp.s[S_CHECK], sp.s[S_FIB], sp.s[S_ROUTE], sp.s[S_NUMBER], sp.s[S_GLOBAL], sp.s[S_OWNER],
+           sp.s[S_ELEMS], sp.s[S_NODES], sp.s[S_PACKED], sp.s[S_ORIENT], sp.s[S_BLOCK], sp.s[S_VIEW]);
     part->n_elems_global = n_elems;
     part->partition = t_part + (extra ? 0.0 : t_key);
     if (extra) extra->seconds_order = t_key;
