@@ -21,7 +21,14 @@
  * the file and says when it ended early. Errors are checked file by file (nodes, elements,
  * fibres), as the whole reader does; across parts, the part holding the earliest bad line of the
  * first bad file reports what the whole reader would (the caller chooses which part's message to
- * show). */
+ * show).
+ *
+ * Threads: a part's range of each file is cut again, the same way, into one piece per OpenMP thread
+ * (omp_get_max_threads() at open: the rank's threads), each counted in phase 1 and parsed in phase 2
+ * on a thread, with its own stream and its first item and line from the pieces before it. Every piece
+ * stops at its first bad line and the first piece that failed is reported (its error moved from its
+ * thread's record to the caller's): the range's first bad line, the message one thread would give.
+ * The arrays do not depend on the number of pieces. */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <omp.h>
