@@ -129,7 +129,7 @@ static hs_status xch_data(xch *x, const void *sbuf, void *rbuf, size_t rs)
         char *dst = (char *)rbuf + (size_t)x->ro[me] * rs;
 #pragma omp parallel for schedule(static, 1) if (nc > 1)
         for (int c = 0; c < nc; ++c) {
-            const size_t lo = bytes / (size_t)nc * (size_t)c, hi = c == nc - 1 ? bytes : bytes / (size_t)nc * (size_t)(c + 1);
+            const size_t step = bytes / (size_t)nc, lo = step * (size_t)c, hi = c == nc - 1 ? bytes : lo + step;
             if (hi > lo) memcpy(dst + lo, src + lo, hi - lo);
         }
     }
@@ -575,7 +575,7 @@ static hs_status core_run(const hs_mesh_block *b, const hs_partitioner *p, int r
 #pragma omp parallel for schedule(static, 1) if (nce > 1)
     for (int ch = 0; ch < nce; ++ch) {
         int64_t *my = c.cc + (size_t)ch * c.cw;
-        for (int64_t e = chunk_lo(b->nb_elems, nce, ch), e_end = chunk_lo(b->nb_elems, nce, ch + 1); e < e_end; ++e) {
+        for (int64_t e = chunk_lo(b->nb_elems, nce, ch), e1 = chunk_lo(b->nb_elems, nce, ch + 1); e < e1; ++e) {
             int h[4];
             const int n = elem_holders(b->tets + 4 * (size_t)e, c.vtx, P, h);
             for (int k = 0; k < n; ++k) ++my[h[k]];
@@ -603,7 +603,7 @@ static hs_status core_run(const hs_mesh_block *b, const hs_partitioner *p, int r
 #pragma omp parallel for schedule(static, 1) if (nce > 1)
             for (int ch = 0; ch < nce; ++ch) {
                 int64_t *my = c.cc + (size_t)ch * c.cw;
-                for (int64_t e = chunk_lo(b->nb_elems, nce, ch), e_end = chunk_lo(b->nb_elems, nce, ch + 1); e < e_end; ++e) {
+                for (int64_t e = chunk_lo(b->nb_elems, nce, ch), e1 = chunk_lo(b->nb_elems, nce, ch + 1); e < e1; ++e) {
                     int h[4];
                     const int n = elem_holders(b->tets + 4 * (size_t)e, c.vtx, P, h);
                     for (int k = 0; k < n; ++k) {
@@ -1021,7 +1021,8 @@ static hs_status core_run(const hs_mesh_block *b, const hs_partitioner *p, int r
 #pragma omp parallel for schedule(static, 1) if (ncr > 1)
         for (int ch = 0; ch < ncr; ++ch)
             for (int64_t i = chunk_lo(c.nr, ncr, ch), i_end = chunk_lo(c.nr, ncr, ch + 1); i < i_end; ++i)
-                if (c.rtet[4 * i] >= u0 && c.rtet[4 * i] < u1) ++c.cc[(size_t)ch * c.cw + block_of(c.edist, P, c.rgid[i])];
+                if (c.rtet[4 * i] >= u0 && c.rtet[4 * i] < u1)
+                    ++c.cc[(size_t)ch * c.cw + block_of(c.edist, P, c.rgid[i])];
         chunk_offsets(c.cc, ncr, P, c.cw, x.scnt, NULL);
         int64_t n = 0;
         HS_CALL_GOTO(xch_counts(&x, &n), done);
@@ -1055,13 +1056,13 @@ static hs_status core_run(const hs_mesh_block *b, const hs_partitioner *p, int r
             memset(c.cc, 0, sizeof *c.cc * (size_t)nce * c.cw);
 #pragma omp parallel for schedule(static, 1) if (nce > 1)
             for (int ch = 0; ch < nce; ++ch)
-                for (int64_t e = chunk_lo(b->nb_elems, nce, ch), e_end = chunk_lo(b->nb_elems, nce, ch + 1); e < e_end; ++e)
+                for (int64_t e = chunk_lo(b->nb_elems, nce, ch), e1 = chunk_lo(b->nb_elems, nce, ch + 1); e < e1; ++e)
                     ++c.cc[(size_t)ch * c.cw + block_of(c.vtx, P, b->tets[4 * (size_t)e])];
             chunk_offsets(c.cc, nce, P, c.cw, NULL, x.ro);
 #pragma omp parallel for schedule(static, 1) if (nce > 1)
             for (int ch = 0; ch < nce; ++ch) {
                 int64_t *my = c.cc + (size_t)ch * c.cw;
-                for (int64_t e = chunk_lo(b->nb_elems, nce, ch), e_end = chunk_lo(b->nb_elems, nce, ch + 1); e < e_end; ++e) {
+                for (int64_t e = chunk_lo(b->nb_elems, nce, ch), e1 = chunk_lo(b->nb_elems, nce, ch + 1); e < e1; ++e) {
                     const int h = block_of(c.vtx, P, b->tets[4 * (size_t)e]);
                     memcpy(extra->tets + 4 * (size_t)e, r4 + 4 * my[h]++, 4 * sizeof(int32_t));
                 }

@@ -755,7 +755,10 @@ int main(int argc, char **argv)
         hs_mesh_block b;
         make_block(&big, wn, we, wf, 1, &b);
         const int32_t e1 = b.nb_elems / 4, e2 = 3 * (b.nb_elems / 4);
-        if (rank == size - 1 && b.nb_elems > 0) b.tets[4 * (size_t)e2 + 1] = big.n_file, b.tets[4 * (size_t)e1 + 2] = -1;
+        if (rank == size - 1 && b.nb_elems > 0) {
+            b.tets[4 * (size_t)e2 + 1] = big.n_file;
+            b.tets[4 * (size_t)e1 + 2] = -1;
+        }
         hs_backend_mpi_part got;
         hs_mesh *counts = NULL;
         const hs_status st = hs_mesh_part_from_blocks(&b, p, 0, &got, &counts);
