@@ -16,6 +16,10 @@
  * either way. The send list to a neighbour q is the owned nodes that are ghosts of q, in increasing
  * global index (not local index, when keyed): the order q numbers them among its ghosts from this
  * rank, so a message is a plain array on both sides.
+ *
+ * Elements: in increasing global index, or, in a keyed view, by their smallest local node (ties:
+ * global index), as mesh.reorder sorts a whole mesh's elements after renumbering its nodes, so that
+ * the element pass reads and writes node data in step with the local order.
  */
 #ifndef HS_PARTITION_H
 #define HS_PARTITION_H
@@ -125,7 +129,8 @@ typedef struct hs_part_local {
                              cross ranks; local indices, what the kernels read, stay 32-bit) */
     int32_t *ghost_owner; /**< [n_ghost] rank owning each ghost */
     int32_t n_elems;    /**< elements touching an owned node */
-    int64_t *elems;     /**< [n_elems] their global indices, increasing (64-bit) */
+    int64_t *elems;     /**< [n_elems] their global indices (64-bit): increasing, or in a keyed view
+                             ordered by smallest local node (hs_part_local_elem_order) */
     int32_t *tets;      /**< [n_elems][4] their nodes in local numbering */
     hs_csr *pattern;    /**< n_owned rows x (n_owned + n_ghost) columns, local column indices sorted
                              within rows; values zeroed */
@@ -207,15 +212,41 @@ hs_status hs_part_local_rcm_key(int32_t n_nodes, int32_t n_elems, const int32_t 
 
 /**
  * @brief hs_part_local_create_part, with the owned nodes of each bucket (interior, boundary) in
- * increasing @p key [n_nodes] instead of increasing global number (NULL: the global number); ties
- * in global order. The ghosts and the halo lists keep the order every rank agrees on (send lists in
- * global order), the elements their increasing global order. Writers and checkpoints sort rows by
- * global number themselves, so output is unchanged. Keys in [0, n_nodes) sort in linear time.
+ * increasing @p key [n_nodes] instead of increasing global number (NULL: the global number, and
+ * hs_part_local_create_part's view); ties in global order. The ghosts and the halo lists keep the
+ * order every rank agrees on (send lists in global order). The elements (given in increasing global
+ * number, as for hs_part_local_create_part) are then ordered by their smallest local node, ties in
+ * global order (hs_part_local_elem_order; @p elem_local follows them): the order mesh.reorder gives a
+ * whole mesh whose nodes it numbered so. Writers and checkpoints sort rows by global number
+ * themselves, so output is unchanged. Keys in [0, n_nodes) sort in linear time.
  */
 hs_status hs_part_local_create_part_keyed(int64_t n_global, int32_t n_nodes, const int64_t *node_gid,
                                           const int32_t *owner, int32_t n_elems, const int64_t *elem_gid,
                                           const int32_t *tets, const int64_t *key, int n_ranks, int rank,
                                           hs_part_local **out, int32_t *node_local, int32_t *elem_local);
+
+/**
+ * @brief A view stored in its local order, read back (the partitioned mesh cache): the part's nodes
+ * and elements as a view listed them (l2g with each node's owner; elems, in any order, each once;
+ * tets in those indices), rebuilt into the same view, keyed or not: each bucket's nodes and the
+ * elements keep the given order. Parameters as hs_part_local_create_part.
+ */
+hs_status hs_part_local_create_part_stored(int64_t n_global, int32_t n_nodes, const int64_t *node_gid,
+                                           const int32_t *owner, int32_t n_elems, const int64_t *elem_gid,
+                                           const int32_t *tets, int n_ranks, int rank, hs_part_local **out,
+                                           int32_t *node_local, int32_t *elem_local);
+
+/**
+ * @brief The element order of a keyed view: @p pos [n_elems] receives the place of each of @p n_elems
+ * elements, given in the view's element set and in increasing global number, in the order of their
+ * smallest local node (a counting sort, stable: ties keep the given order, so independent of thread
+ * count). @p tets [n_elems][4]: local node indices, or (with @p node_local) indices into
+ * @p node_local, which maps them to local ones. Every element must have an owned vertex (local index
+ * below @p n_owned): HS_ERR_INTERNAL otherwise. hs_part_local_create_part_keyed orders its elements
+ * by it; a caller holding the part's elements in the given order finds their places in the view.
+ */
+hs_status hs_part_local_elem_order(int32_t n_owned, int32_t n_elems, const int32_t *tets, const int32_t *node_local,
+                                   int32_t *pos);
 
 /** @brief Free; accepts NULL and sets *p = NULL. */
 void hs_part_local_destroy(hs_part_local **p);

@@ -1123,18 +1123,133 @@ hs_status hs_part_local_rcm_key(int32_t n_nodes, int32_t n_elems, const int32_t 
     return st;
 }
 
+hs_status hs_part_local_elem_order(int32_t n_owned, int32_t n_elems, const int32_t *tets, const int32_t *node_local,
+                                   int32_t *pos)
+{
+    int32_t *cnt = NULL; /* [n_owned + 1] counting-sort offsets by smallest local node */
+    HS_CALL(HS_ALLOC(cnt, (size_t)n_owned + 1, "element order"));
+    int32_t bad = -1;
+    for (int32_t e = 0; e < n_elems; ++e) {
+        const int32_t *t = tets + 4 * (size_t)e;
+        int32_t mn = node_local ? node_local[t[0]] : t[0];
+        for (int c = 1; c < 4; ++c) {
+            const int32_t v = node_local ? node_local[t[c]] : t[c];
+            mn = v < mn ? v : mn;
+        }
+        if (mn < 0 || mn >= n_owned) { /* an element of a view has an owned vertex, and owned nodes come first */
+            bad = e;
+            break;
+        }
+        pos[e] = mn;
+        ++cnt[mn + 1];
+    }
+    if (bad >= 0) {
+        free(cnt);
+        return HS_FAIL(HS_ERR_INTERNAL, "element %d of a view has no owned vertex (of %d owned nodes)", (int)bad,
+                       (int)n_owned);
+    }
+    for (int32_t v = 0; v < n_owned; ++v) cnt[v + 1] += cnt[v];
+    for (int32_t e = 0; e < n_elems; ++e) pos[e] = cnt[pos[e]]++; /* stable: ties keep the given order */
+    free(cnt);
+    return HS_OK;
+}
+
+/* How a view orders its elements (create_part): as given, in increasing global number (the unkeyed
+ * views); given so, then by smallest local node (a keyed view: hs_part_local_elem_order); as given in
+ * any order (a view stored in its local order and read back: hs_part_local_create_part_stored). */
+typedef enum { ELEMS_GLOBAL, ELEMS_LOCAL, ELEMS_GIVEN } elems_order;
+
+/* A keyed view's elements by their smallest local node (ELEMS_LOCAL), elems and tets permuted and
+ * elem_local [n_elems] following them */
+static hs_status sort_elems_local(hs_part_local *l, int32_t n_elems, int32_t *elem_local)
+{
+    const int32_t ne = l->n_elems;
+    hs_status st = HS_OK;
+    int32_t *pos = NULL, *tets = NULL;
+    int64_t *elems = NULL;
+    st = HS_ALLOC(pos, (size_t)ne + 1, "element order");
+    if (st == HS_OK) st = HS_ALLOC(elems, (size_t)ne + 1, "partition elements");
+    if (st == HS_OK) st = HS_ALLOC(tets, 4 * (size_t)ne + 4, "partition elements");
+    if (st == HS_OK) st = hs_part_local_elem_order(l->n_owned, ne, l->tets, NULL, pos);
+    if (st == HS_OK) {
+#pragma omp parallel for schedule(static) if (ne > HS_OMP_MIN)
+        for (int32_t m = 0; m < ne; ++m) {
+            elems[pos[m]] = l->elems[m];
+            memcpy(tets + 4 * (size_t)pos[m], l->tets + 4 * (size_t)m, 4 * sizeof(int32_t));
+        }
+#pragma omp parallel for schedule(static) if (n_elems > HS_OMP_MIN)
+        for (int32_t e = 0; e < n_elems; ++e)
+            if (elem_local[e] >= 0) elem_local[e] = pos[elem_local[e]];
+        int64_t *oe = l->elems;
+        int32_t *ot = l->tets;
+        l->elems = elems;
+        l->tets = tets;
+        elems = oe;
+        tets = ot;
+    }
+    free(pos);
+    free(elems);
+    free(tets);
+    return st;
+}
+
+/* Every element once (ELEMS_GIVEN, whose order the view does not check as it goes): the sorted numbers
+ * differ */
+static hs_status elems_distinct(const hs_part_local *l)
+{
+    int64_t *s = NULL;
+    HS_CALL(HS_ALLOC(s, (size_t)l->n_elems + 1, "partition elements"));
+    memcpy(s, l->elems, sizeof(int64_t) * (size_t)l->n_elems);
+    qsort(s, (size_t)l->n_elems, sizeof *s, cmp_i64);
+    int32_t dup = -1;
+    for (int32_t m = 1; m < l->n_elems && dup < 0; ++m)
+        if (s[m] == s[m - 1]) dup = m;
+    const int64_t g = dup >= 0 ? s[dup] : 0;
+    free(s);
+    HS_CHECK(dup < 0, HS_ERR_INTERNAL, "rank %d: element %lld twice in the part", l->rank, (long long)g);
+    return HS_OK;
+}
+
+static hs_status create_part(int64_t n_global, int32_t n_nodes, const int64_t *node_gid, const int32_t *owner,
+                             int32_t n_elems, const int64_t *elem_gid, const int32_t *tets, const int64_t *key,
+                             elems_order eo, int n_ranks, int rank, hs_part_local **out, int32_t *node_local,
+                             int32_t *elem_local);
+
 hs_status hs_part_local_create_part(int64_t n_global, int32_t n_nodes, const int64_t *node_gid, const int32_t *owner,
                                     int32_t n_elems, const int64_t *elem_gid, const int32_t *tets, int n_ranks,
                                     int rank, hs_part_local **out, int32_t *node_local, int32_t *elem_local)
 {
-    return hs_part_local_create_part_keyed(n_global, n_nodes, node_gid, owner, n_elems, elem_gid, tets, NULL, n_ranks,
-                                           rank, out, node_local, elem_local);
+    return create_part(n_global, n_nodes, node_gid, owner, n_elems, elem_gid, tets, NULL, ELEMS_GLOBAL, n_ranks, rank,
+                       out, node_local, elem_local);
 }
 
 hs_status hs_part_local_create_part_keyed(int64_t n_global, int32_t n_nodes, const int64_t *node_gid,
                                           const int32_t *owner, int32_t n_elems, const int64_t *elem_gid,
                                           const int32_t *tets, const int64_t *key, int n_ranks, int rank,
                                           hs_part_local **out, int32_t *node_local, int32_t *elem_local)
+{
+    return create_part(n_global, n_nodes, node_gid, owner, n_elems, elem_gid, tets, key,
+                       key ? ELEMS_LOCAL : ELEMS_GLOBAL, n_ranks, rank, out, node_local, elem_local);
+}
+
+hs_status hs_part_local_create_part_stored(int64_t n_global, int32_t n_nodes, const int64_t *node_gid,
+                                           const int32_t *owner, int32_t n_elems, const int64_t *elem_gid,
+                                           const int32_t *tets, int n_ranks, int rank, hs_part_local **out,
+                                           int32_t *node_local, int32_t *elem_local)
+{
+    int64_t *key = NULL; /* key = index: each bucket's nodes in the given order */
+    HS_CALL(HS_ALLOC(key, (size_t)n_nodes + 1, "partition order"));
+    for (int32_t i = 0; i < n_nodes; ++i) key[i] = i;
+    const hs_status st = create_part(n_global, n_nodes, node_gid, owner, n_elems, elem_gid, tets, key, ELEMS_GIVEN,
+                                     n_ranks, rank, out, node_local, elem_local);
+    free(key);
+    return st;
+}
+
+static hs_status create_part(int64_t n_global, int32_t n_nodes, const int64_t *node_gid, const int32_t *owner,
+                             int32_t n_elems, const int64_t *elem_gid, const int32_t *tets, const int64_t *key,
+                             elems_order eo, int n_ranks, int rank, hs_part_local **out, int32_t *node_local,
+                             int32_t *elem_local)
 {
     *out = NULL;
     hs_status st = HS_OK;
@@ -1162,7 +1277,7 @@ hs_status hs_part_local_create_part_keyed(int64_t n_global, int32_t n_nodes, con
     reduction(min : first_unordered, first_bad_owner) if (n_elems > HS_OMP_MIN)
     for (int32_t e = 0; e < n_elems; ++e) {
         const int32_t *t = tets + 4 * (size_t)e;
-        if (e > 0 && !(elem_gid[e] > elem_gid[e - 1]) && e < first_unordered) first_unordered = e;
+        if (eo != ELEMS_GIVEN && e > 0 && !(elem_gid[e] > elem_gid[e - 1]) && e < first_unordered) first_unordered = e;
         int mine = 0;
         for (int c = 0; c < 4; ++c) mine += owner[t[c]] == rank;
         if (!mine) continue;
@@ -1350,6 +1465,8 @@ hs_status hs_part_local_create_part_keyed(int64_t n_global, int32_t n_nodes, con
         free(fill);
     }
     if (key) HS_CALL_GOTO(send_lists_global_order(l), fail);
+    if (eo == ELEMS_LOCAL) HS_CALL_GOTO(sort_elems_local(l, n_elems, elem_local), fail);
+    if (eo == ELEMS_GIVEN) HS_CALL_GOTO(elems_distinct(l), fail);
     HS_CALL_GOTO(hs_csr_from_tets(n_owned + n_ghost, n_local_elems, l->tets, &lp), fail);
     HS_CALL_GOTO(hs_csr_create(n_owned, n_owned + n_ghost, lp->row_ptr[n_owned], &l->pattern), fail);
     memcpy(l->pattern->row_ptr, lp->row_ptr, sizeof(int32_t) * ((size_t)n_owned + 1));

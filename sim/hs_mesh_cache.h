@@ -26,7 +26,7 @@
  *   rank, ranks, n_global, n_elems_global, fingerprint, n_nodes, n_elems (the part's), flags (bit 0:
  *   fibres), payload_bytes, payload_sum, header_sum: 17 x 8 bytes; payload: node_gid [n_nodes] i64,
  *   owner [n_nodes] i32, node_orig [n_nodes] i32, xyz [n_nodes][3] f64, elem_gid [n_elems] i64
- *   (increasing), tets [n_elems][4] i32 (the part's node indices), region [n_elems] i32, fiber
+ *   (the view's order), tets [n_elems][4] i32 (the part's node indices), region [n_elems] i32, fiber
  *   [n_elems][3] f64 (flag), the build report.
  */
 #ifndef HS_MESH_CACHE_H

@@ -542,14 +542,12 @@ static hs_status part_from_arrays(const parts_header *h, const part_arrays *a, i
     for (int64_t k = 0; k < 4 * (int64_t)ne; ++k)
         HS_CHECK(a->tets[k] >= 0 && a->tets[k] < nn, HS_ERR_IO, "partitioned mesh cache: rank %d's part is damaged: "
                  "element %lld", (int)h->rank, (long long)(k / 4));
-    int64_t *key = NULL; /* the stored order: the view was stored in its local order (write_part), which
-                            may be a key's (local RCM) rather than the global one; key = index gives it back */
+    /* the stored order: the view was stored in its local order (write_part), which may be a key's
+     * (local RCM: nodes and elements) rather than the global one; read back in that order */
     HS_CALL(HS_ALLOC(nl, (size_t)nn + 1, "rank part"));
     HS_CALL_GOTO(HS_ALLOC(el, (size_t)ne + 1, "rank part"), done);
-    HS_CALL_GOTO(HS_ALLOC(key, (size_t)nn + 1, "rank part"), done);
-    for (int32_t i = 0; i < nn; ++i) key[i] = i;
-    HS_CALL_GOTO(hs_part_local_create_part_keyed(h->n_global, nn, a->ngid, a->owner, ne, a->egid, a->tets, key, ranks,
-                                                 (int)h->rank, &bp->l, nl, el), done);
+    HS_CALL_GOTO(hs_part_local_create_part_stored(h->n_global, nn, a->ngid, a->owner, ne, a->egid, a->tets, ranks,
+                                                  (int)h->rank, &bp->l, nl, el), done);
     const hs_part_local *l = bp->l;
     HS_CHECK_GOTO(l->n_elems == ne, done, HS_ERR_IO, "partitioned mesh cache: rank %d's part holds elements "
                   "without an owned node", (int)h->rank);
@@ -572,7 +570,6 @@ static hs_status part_from_arrays(const parts_header *h, const part_arrays *a, i
     bp->n_elems_global = h->n_elems_global;
 done:
     hs_mesh_destroy(&lm);
-    free(key);
     free(nl);
     free(el);
     return st;

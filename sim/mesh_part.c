@@ -333,7 +333,10 @@ static hs_status region_table_global(MPI_Comm comm, const hs_part_local *l, hs_r
     if (st == HS_OK) st = HS_ALLOC(dsp, (size_t)size, "region rows");
     HS_CALL_GOTO(hs_par_agree(st), done); /* every rank reaches the gathers, or none */
     for (int k = 0; k < r->n_rows; ++k) mine[k] = (region_row_at){INT64_MAX, r->tab[k]};
-    for (int32_t e = ne - 1; e >= 0; --e) mine[r->elem_tab ? r->elem_tab[e] : 0].gid = l->elems[e];
+    for (int32_t e = 0; e < ne; ++e) { /* the smallest, whatever the view's element order (a keyed view's is local) */
+        region_row_at *a = &mine[r->elem_tab ? r->elem_tab[e] : 0];
+        if (l->elems[e] < a->gid) a->gid = l->elems[e];
+    }
     const int bytes = (int)(sizeof(region_row_at) * (size_t)r->n_rows);
     MPI_Allgather(&bytes, 1, MPI_INT, cnt, 1, MPI_INT, comm);
     int64_t total = 0;
@@ -617,12 +620,18 @@ undo:
 }
 
 /* mesh_part_internal.h */
+static int cmp_i32(const void *a, const void *b)
+{
+    const int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+    return (x > y) - (x < y);
+}
+
 hs_status hs_part_packed_unpack(const hs_part_packed *p, int64_t n_global, const hs_stimulus_cfg *sites, int n_sites,
                                 int rank, int size, const int32_t *node_local, hs_backend_mpi_part *out)
 {
     hs_status st = HS_OK;
     const int32_t nn = (int32_t)p->h[H_NN], ne = (int32_t)p->h[H_NE];
-    int32_t *nl = NULL, *el = NULL;
+    int32_t *nl = NULL, *el = NULL, *place = NULL;
     hs_mesh *lm = NULL;
     hs_stim_set *s = NULL;
     hs_region_set *r = NULL;
@@ -635,6 +644,19 @@ hs_status hs_part_packed_unpack(const hs_part_packed *p, int64_t n_global, const
     }
     const hs_part_local *l = out->l;
     HS_CHECK_GOTO(l->n_elems == ne, done, HS_ERR_INTERNAL, "rank %d: received elements without an owned node", rank);
+    /* the elements keep the received order (increasing global number), or a keyed view's (by smallest
+     * local node): place[e], the view's place of received element e (NULL: e) */
+    int same_order = 1;
+    for (int32_t e = 0; e < ne && same_order; ++e) same_order = l->elems[e] == p->egid[e];
+    if (!same_order) {
+        int32_t bad = 0;
+        HS_CALL_GOTO(HS_ALLOC(place, (size_t)ne + 1, "rank part"), done);
+        HS_CALL_GOTO(hs_part_local_elem_order(l->n_owned, ne, p->tets, node_local, place), done);
+        for (int32_t e = 0; e < ne; ++e) bad += l->elems[place[e]] != p->egid[e];
+        HS_CHECK_GOTO(bad == 0, done, HS_ERR_INTERNAL, "rank %d: %d elements of the view are not in the keyed order",
+                      rank, (int)bad);
+    }
+#define EL(e) (place ? place[e] : (e))
     HS_CALL_GOTO(hs_mesh_alloc(l->n_owned + l->n_ghost, l->n_elems, &lm), done);
     for (int32_t i = 0; i < nn; ++i) {
         if (node_local[i] < 0) continue;
@@ -642,17 +664,20 @@ hs_status hs_part_packed_unpack(const hs_part_packed *p, int64_t n_global, const
         lm->node_orig[node_local[i]] = p->norig[i];
     }
     memcpy(lm->tets, l->tets, 4 * sizeof(int32_t) * (size_t)ne);
-    memcpy(lm->region, p->region, sizeof(int32_t) * (size_t)ne); /* elements keep the received order */
+    for (int32_t e = 0; e < ne; ++e) lm->region[EL(e)] = p->region[e];
     if (p->fiber) {
         HS_CALL_GOTO(HS_ALLOC(lm->fiber, 3 * (size_t)ne + 3, "rank part fibres"), done);
-        memcpy(lm->fiber, p->fiber, 3 * sizeof(double) * (size_t)ne);
+        for (int32_t e = 0; e < ne; ++e) memcpy(lm->fiber + 3 * (size_t)EL(e), p->fiber + 3 * (size_t)e, 3 * sizeof(double));
     }
     HS_CALL_GOTO(sites_only(sites, n_sites, &s), done);
     free(s->elem);
     s->elem = NULL;
     HS_CALL_GOTO(HS_ALLOC(s->elem, (size_t)p->h[H_SITE_ELEMS] + 1, "rank part sites"), done);
     memcpy(s->elem_ptr, p->sptr, sizeof(int32_t) * ((size_t)n_sites + 1));
-    if (p->h[H_SITE_ELEMS]) memcpy(s->elem, p->selem, sizeof(int32_t) * (size_t)p->h[H_SITE_ELEMS]);
+    for (int64_t k = 0; k < p->h[H_SITE_ELEMS]; ++k) s->elem[k] = EL(p->selem[k]);
+    if (place) /* ascending within each site, as the sites of a mesh in this order */
+        for (int q = 0; q < n_sites; ++q)
+            qsort(s->elem + s->elem_ptr[q], (size_t)(s->elem_ptr[q + 1] - s->elem_ptr[q]), sizeof(int32_t), cmp_i32);
     if (p->h[H_REG]) { /* as backends/mpi's cut of the whole set: the table, the rows of the local elements and nodes */
         HS_CALL_GOTO(HS_ALLOC(r, 1, "rank regions"), done);
         r->n_entries = (int)p->h[H_ENTRIES];
@@ -663,15 +688,16 @@ hs_status hs_part_packed_unpack(const hs_part_packed *p, int64_t n_global, const
         HS_CALL_GOTO(HS_ALLOC(r->entry_volume, (size_t)r->n_entries + 1, "rank regions"), done);
         if (p->eentry) {
             HS_CALL_GOTO(HS_ALLOC(r->elem_entry, (size_t)ne + 1, "rank regions"), done);
-            memcpy(r->elem_entry, p->eentry, sizeof(int32_t) * (size_t)ne);
+            for (int32_t e = 0; e < ne; ++e) r->elem_entry[EL(e)] = p->eentry[e];
         }
         if (p->etab) {
             HS_CALL_GOTO(HS_ALLOC(r->elem_tab, (size_t)ne + 1, "rank regions"), done);
             for (int32_t e = 0; e < ne; ++e) {
-                r->elem_tab[e] = p->etab[e];
-                r->n_passive += !r->tab[r->elem_tab[e]].conducting;
+                r->elem_tab[EL(e)] = p->etab[e];
+                r->n_passive += !r->tab[p->etab[e]].conducting;
             }
         }
+#undef EL
         if (p->dec) {
             HS_CALL_GOTO(HS_ALLOC(r->decoupled, (size_t)lm->n_nodes + 1, "rank regions"), done);
             for (int32_t i = 0; i < nn; ++i)
@@ -690,6 +716,7 @@ done:
     hs_region_set_destroy(&r);
     free(nl);
     free(el);
+    free(place);
     return st;
 }
 #endif

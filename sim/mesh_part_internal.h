@@ -48,7 +48,8 @@ void hs_part_packed_free(hs_part_packed *p, int n_sites);
 /**
  * @brief Every rank: its view, mesh (in the view's numbering), sites and regions from the part
  * @p p. The view: @p out->l when the caller made it from @p p (hs_part_local_create_part_keyed, its
- * @p node_local [h[H_NN]] with it); when @p out->l is NULL, hs_part_local_create_part's (node_local
+ * @p node_local [h[H_NN]] with it; the elements' data placed in the view's element order,
+ * hs_part_local_elem_order); when @p out->l is NULL, hs_part_local_create_part's (node_local
  * not read). @p sites [n_sites] are the spec's (copied into the rank's set). On failure @p out may
  * hold some members (hs_backend_mpi_part_free).
  */

@@ -215,10 +215,98 @@ static hs_status probes_part(const hs_sim *sim, const double *xyz, const char *c
     return HS_OK;
 }
 
+/* The rank's mesh and regions with the elements in increasing global number, as the samples read
+ * them: the first element holding a point, the first nearest centroid and each node's sum over its
+ * elements then follow the whole mesh's order, whatever the view's (a keyed view orders its elements
+ * by local node). The view's own arrays when they are in that order already; else copies of the
+ * elements' nodes, fibres and region rows (the mesh and region set are shallow copies, never freed
+ * as such: global_order_free). */
+typedef struct global_order {
+    hs_mesh m;
+    hs_region_set rg;
+    const hs_mesh *mesh;      /* &m, or the view's mesh */
+    const hs_region_set *reg; /* &rg, the view's regions, or NULL */
+    const int64_t *gid;       /* [n_elems] each element's global number */
+    int32_t *tets;            /* the copies (NULL: none) */
+    double *fiber;
+    uint16_t *elem_tab;
+    int32_t *elem_entry;
+    int64_t *gids;
+} global_order;
+
+typedef struct gid_at {
+    int64_t gid;
+    int32_t e;
+} gid_at;
+
+static int cmp_gid_at(const void *a, const void *b)
+{
+    const int64_t x = ((const gid_at *)a)->gid, y = ((const gid_at *)b)->gid;
+    return (x > y) - (x < y);
+}
+
+static void global_order_free(global_order *g)
+{
+    free(g->tets), free(g->fiber), free(g->elem_tab), free(g->elem_entry), free(g->gids);
+    memset(g, 0, sizeof *g);
+}
+
+static hs_status global_order_make(const hs_part_local *l, const hs_mesh *lm, const hs_region_set *lreg,
+                                   global_order *g)
+{
+    memset(g, 0, sizeof *g);
+    g->mesh = lm;
+    g->reg = lreg;
+    g->gid = l->elems;
+    const int32_t ne = l->n_elems;
+    int sorted = 1;
+    for (int32_t e = 1; e < ne && sorted; ++e) sorted = l->elems[e] > l->elems[e - 1];
+    if (sorted) return HS_OK;
+    hs_status st = HS_OK;
+    gid_at *o = NULL;
+    st = HS_ALLOC(o, (size_t)ne + 1, "samples' element order");
+    if (st == HS_OK) st = HS_ALLOC(g->gids, (size_t)ne + 1, "samples' element order");
+    if (st == HS_OK) st = HS_ALLOC(g->tets, 4 * (size_t)ne + 4, "samples' element order");
+    if (st == HS_OK && lm->fiber) st = HS_ALLOC(g->fiber, 3 * (size_t)ne + 3, "samples' element order");
+    if (st == HS_OK && lreg && lreg->elem_tab) st = HS_ALLOC(g->elem_tab, (size_t)ne + 1, "samples' element order");
+    if (st == HS_OK && lreg && lreg->elem_entry) st = HS_ALLOC(g->elem_entry, (size_t)ne + 1, "samples' element order");
+    if (st != HS_OK) {
+        free(o);
+        global_order_free(g);
+        return st;
+    }
+    for (int32_t e = 0; e < ne; ++e) o[e] = (gid_at){l->elems[e], e};
+    qsort(o, (size_t)ne, sizeof *o, cmp_gid_at);
+    for (int32_t k = 0; k < ne; ++k) {
+        const int32_t e = o[k].e;
+        g->gids[k] = o[k].gid;
+        memcpy(g->tets + 4 * (size_t)k, lm->tets + 4 * (size_t)e, 4 * sizeof(int32_t));
+        if (g->fiber) memcpy(g->fiber + 3 * (size_t)k, lm->fiber + 3 * (size_t)e, 3 * sizeof(double));
+        if (g->elem_tab) g->elem_tab[k] = lreg->elem_tab[e];
+        if (g->elem_entry) g->elem_entry[k] = lreg->elem_entry[e];
+    }
+    free(o);
+    g->m = *lm;
+    g->m.tets = g->tets;
+    g->m.fiber = g->fiber;
+    g->m.region = NULL; /* not read by the samples; never a stale order */
+    g->m.elem_src = NULL;
+    g->mesh = &g->m;
+    if (lreg) {
+        g->rg = *lreg;
+        g->rg.elem_tab = g->elem_tab;
+        g->rg.elem_entry = g->elem_entry;
+        g->reg = &g->rg;
+    }
+    g->gid = g->gids;
+    return HS_OK;
+}
+
 /* hs_sample_ecg_create on the ranks' parts: the electrode's element and depth (the whole mesh's
  * boundary faces are those of one element with an owned vertex, over the ranks), each owned node's
  * weight from every element touching it in the whole mesh's order (bit for bit the serial weight), the
- * nearest centroid and the extent over the ranks. */
+ * nearest centroid and the extent over the ranks. The rank's elements in increasing global number
+ * (global_order), whatever the view's order. */
 static hs_status ecg_part(const hs_sim_spec *spec, const hs_sim *sim, const char *const *names, hs_sample_set **out)
 {
     *out = NULL;
@@ -229,24 +317,30 @@ static hs_status ecg_part(const hs_sim_spec *spec, const hs_sim *sim, const char
     hs_backend_mpi_view_get(sim->backend, &v);
     const MPI_Comm comm = *(const MPI_Comm *)v.comm;
     const hs_part_local *l = v.part;
-    const hs_mesh *lm = v.lmesh;
     const int32_t nl = l->n_owned + l->n_ghost, no = l->n_owned;
+    global_order go;
+    HS_CALL(hs_par_agree(global_order_make(l, v.lmesh, v.lreg, &go)));
+    const hs_mesh *lm = go.mesh;
+    const int64_t *gid = go.gid;
+    hs_status st = HS_OK;
+    hs_sample_set *s = NULL;
+    double *w = NULL;
     /* inside the tissue: the first element (global order) holding it, its size, its depth */
     for (int j = 0; j < n; ++j) {
         const double *x = xyz + 3 * j;
         hs_mesh_point_place pl;
-        HS_CALL(hs_mesh_point_locate(lm, x, &pl));
-        int64_t ge = pl.elem >= 0 ? l->elems[pl.elem] : INT64_MAX;
+        HS_CALL_GOTO(hs_mesh_point_locate(lm, x, &pl), fail);
+        int64_t ge = pl.elem >= 0 ? gid[pl.elem] : INT64_MAX;
         MPI_Allreduce(MPI_IN_PLACE, &ge, 1, MPI_INT64_T, MPI_MIN, comm);
-        double size = pl.elem >= 0 && l->elems[pl.elem] == ge ? pl.elem_size : 0.0;
+        double size = pl.elem >= 0 && gid[pl.elem] == ge ? pl.elem_size : 0.0;
         MPI_Allreduce(MPI_IN_PLACE, &size, 1, MPI_DOUBLE, MPI_MAX, comm);
         if (ge == INT64_MAX) continue; /* outside: no depth */
         double depth = INFINITY;
         const hs_status sd = hs_mesh_boundary_distance(lm, x, no, l->l2g, &depth);
         MPI_Allreduce(MPI_IN_PLACE, &depth, 1, MPI_DOUBLE, MPI_MIN, comm);
-        HS_CALL(hs_par_agree(sd)); /* the ranks go on together */
+        HS_CALL_GOTO(hs_par_agree(sd), fail); /* the ranks go on together */
         const hs_mesh_point_place whole = {(int32_t)ge, isfinite(depth) ? depth : 0.0, size};
-        HS_CALL(hs_sample_ecg_check_place(j, names[j], x, &whole));
+        HS_CALL_GOTO(hs_sample_ecg_check_place(j, names[j], x, &whole), fail);
     }
     double lo[3] = {INFINITY, INFINITY, INFINITY}, hi[3] = {-INFINITY, -INFINITY, -INFINITY};
     for (int32_t i = 0; i < no; ++i)
@@ -255,9 +349,6 @@ static hs_status ecg_part(const hs_sim_spec *spec, const hs_sim *sim, const char
     MPI_Allreduce(MPI_IN_PLACE, hi, 3, MPI_DOUBLE, MPI_MAX, comm);
     const double extent = hs_sample_distance(lo, hi);
     const double scale = hs_sample_ecg_scale(sim->prob->opt.model, spec->ecg_sigma_b);
-    hs_status st = HS_OK;
-    hs_sample_set *s = NULL;
-    double *w = NULL;
     st = hs_sample_set_alloc(n, (int64_t)n * no, 0, &s);
     if (st == HS_OK) st = HS_ALLOC(w, (size_t)nl + 1, "ECG weights");
     HS_CALL_GOTO(hs_par_agree(st), fail); /* every rank reaches the reductions below, or none */
@@ -265,11 +356,11 @@ static hs_status ecg_part(const hs_sim_spec *spec, const hs_sim *sim, const char
         const double *x = xyz + 3 * j;
         hs_sample_near near;
         memset(w, 0, sizeof *w * (size_t)nl);
-        hs_sample_ecg_weights(lm, v.lreg, sim->prob->opt.d_iso, sim->prob->opt.d_ani, scale, x, w, &near);
+        hs_sample_ecg_weights(lm, go.reg, sim->prob->opt.d_iso, sim->prob->opt.d_ani, scale, x, w, &near);
         double r = near.r;
-        int64_t ge = near.elem >= 0 ? l->elems[near.elem] : INT64_MAX;
+        int64_t ge = near.elem >= 0 ? gid[near.elem] : INT64_MAX;
         min_loc(comm, &r, &ge, 1);
-        double size = near.elem >= 0 && l->elems[near.elem] == ge ? near.size : 0.0;
+        double size = near.elem >= 0 && gid[near.elem] == ge ? near.size : 0.0;
         MPI_Allreduce(MPI_IN_PLACE, &size, 1, MPI_DOUBLE, MPI_MAX, comm);
         const hs_sample_near whole = {r, ge == INT64_MAX ? -1 : (int32_t)ge, size};
         hs_sample_ecg_warn(names[j], x, &whole, extent);
@@ -281,10 +372,12 @@ static hs_status ecg_part(const hs_sim_spec *spec, const hs_sim *sim, const char
         s->offset[j] = 0.0; /* as serially: the weights sum to zero */
     }
     free(w);
+    global_order_free(&go);
     *out = s;
     return HS_OK;
 fail:
     free(w);
+    global_order_free(&go);
     hs_sample_set_destroy(&s);
     return st;
 }

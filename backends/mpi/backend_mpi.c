@@ -439,8 +439,8 @@ static int cmp_col(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* (global node, owned local index), sorted by the global node: the sample columns' lookup without an
- * array over the whole mesh */
+/* (global number, local index), sorted by the global number: the sample columns' lookup (owned
+ * nodes) and the stimulus sites' (local elements) without an array over the whole mesh */
 typedef struct gid_local {
     int64_t gid;
     int32_t i;
@@ -452,7 +452,7 @@ static int cmp_gid_local(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-static int32_t owned_local(const gid_local *by, int32_t n, int64_t gid)
+static int32_t local_of(const gid_local *by, int32_t n, int64_t gid)
 {
     const gid_local key = {gid, 0};
     const gid_local *hit = bsearch(&key, by, (size_t)n, sizeof *by, cmp_gid_local);
@@ -471,7 +471,7 @@ static hs_status local_sample_set(const mpi_impl *m, const hs_sample_set *g, hs_
     for (int32_t i = 0; i < l->n_owned; ++i) by[i] = (gid_local){l->l2g[i], i};
     qsort(by, (size_t)l->n_owned, sizeof *by, cmp_gid_local);
     int64_t nnz = 0;
-    for (int64_t k = 0; k < g->row_ptr[g->n_rows]; ++k) nnz += owned_local(by, l->n_owned, g->col[k]) >= 0;
+    for (int64_t k = 0; k < g->row_ptr[g->n_rows]; ++k) nnz += local_of(by, l->n_owned, g->col[k]) >= 0;
     HS_CALL_GOTO(HS_ALLOC(s, 1, "local sample set"), done);
     s->n_rows = g->n_rows;
     HS_CALL_GOTO(HS_ALLOC(s->row_ptr, (size_t)g->n_rows + 1, "local sample set"), done);
@@ -483,7 +483,7 @@ static hs_status local_sample_set(const mpi_impl *m, const hs_sample_set *g, hs_
     for (int j = 0; j < g->n_rows; ++j) {
         const int64_t q0 = q;
         for (int64_t k = g->row_ptr[j]; k < g->row_ptr[j + 1]; ++k) {
-            const int32_t i = owned_local(by, l->n_owned, g->col[k]);
+            const int32_t i = local_of(by, l->n_owned, g->col[k]);
             if (i >= 0) cv[q++] = (col_val){i, g->val[k]};
         }
         qsort(cv + q0, (size_t)(q - q0), sizeof *cv, cmp_col);
@@ -611,9 +611,9 @@ static const hs_backend_ops mpi_ops_whole = {HS_MPI_OPS, .iterate = mpi_iterate,
 /* several ranks over a partition that runs the Newton loop itself (mpi_newton_part) */
 static const hs_backend_ops mpi_ops_part_loop = {HS_MPI_OPS, .newton_device = mpi_newton_part};
 
-static int cmp_i64(const void *a, const void *b)
+static int cmp_i32(const void *a, const void *b)
 {
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    const int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
     return (x > y) - (x < y);
 }
 
@@ -685,13 +685,21 @@ fail:
     return st;
 }
 
-/* The global sites restricted to the local elements (sites may be empty on a rank). */
+/* The global sites restricted to the local elements (sites may be empty on a rank), each site's
+ * local elements ascending (hs_stim_set), whatever the view's element order: increasing global
+ * number (its local indices ascend with the global ones), or a keyed view's (sorted here). */
 static hs_status local_stim(const hs_stim_set *g, const hs_part_local *l, hs_stim_set **out)
 {
     *out = NULL;
     hs_status st;
     hs_stim_set *s = NULL;
-    HS_CALL(HS_ALLOC(s, 1, "local stimulus"));
+    gid_local *by_gid = NULL;
+    HS_CALL(HS_ALLOC(by_gid, (size_t)l->n_elems + 1, "local stimulus"));
+    for (int32_t e = 0; e < l->n_elems; ++e) by_gid[e] = (gid_local){l->elems[e], e};
+    int sorted = 1;
+    for (int32_t e = 1; e < l->n_elems && sorted; ++e) sorted = l->elems[e] > l->elems[e - 1];
+    if (!sorted) qsort(by_gid, (size_t)l->n_elems, sizeof *by_gid, cmp_gid_local);
+    HS_CALL_GOTO(HS_ALLOC(s, 1, "local stimulus"), fail);
     const int n = g ? g->n_sites : 0;
     s->n_sites = n;
     HS_CALL_GOTO(HS_ALLOC(s->site, (size_t)n + 1, "local stimulus"), fail);
@@ -702,15 +710,17 @@ static hs_status local_stim(const hs_stim_set *g, const hs_part_local *l, hs_sti
         s->site[q] = g->site[q];
         s->elem_ptr[q] = k;
         for (int32_t j = g->elem_ptr[q]; j < g->elem_ptr[q + 1]; ++j) {
-            const int64_t key = g->elem[j];
-            const int64_t *hit = bsearch(&key, l->elems, (size_t)l->n_elems, sizeof(int64_t), cmp_i64);
-            if (hit) s->elem[k++] = (int32_t)(hit - l->elems); /* ascending: elems is sorted */
+            const int32_t e = local_of(by_gid, l->n_elems, g->elem[j]);
+            if (e >= 0) s->elem[k++] = e;
         }
+        if (!sorted) qsort(s->elem + s->elem_ptr[q], (size_t)(k - s->elem_ptr[q]), sizeof(int32_t), cmp_i32);
     }
     s->elem_ptr[n] = k;
+    free(by_gid);
     *out = s;
     return HS_OK;
 fail:
+    free(by_gid);
     hs_stim_set_destroy(&s);
     return st;
 }
@@ -777,7 +787,9 @@ static hs_status create_local(mpi_impl *m, const hs_problem *g, const hs_backend
     HS_CALL(m->pops->bind(m->inner, l, &m->comm, m->fast, &m->part));
     m->setup.upload = hs_wtime() - t1;
     /* element fields: each element reported by the owner of its first node (the view keeps the
-     * vertex order, so that is the local first vertex: an owned one, or a ghost of another rank) */
+     * vertex order, so that is the local first vertex: an owned one, or a ghost of another rank), in
+     * the view's element order (a keyed view's is not the global one: the gathers and writers place
+     * each value by its global number) */
     for (int32_t e = 0; e < l->n_elems; ++e) m->n_elem_mine += l->tets[4 * (size_t)e] < l->n_owned;
     HS_CALL(HS_ALLOC(m->elem_mine_local, (size_t)m->n_elem_mine + 1, "element owners"));
     HS_CALL(HS_ALLOC(m->elem_mine_global, (size_t)m->n_elem_mine + 1, "element owners"));

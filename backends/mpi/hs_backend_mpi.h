@@ -106,7 +106,9 @@ typedef struct hs_backend_mpi_view {
     const hs_mesh *lmesh;           /**< the rank's mesh: local nodes (owned first), local elements */
     int32_t n_elems_mine;           /**< elements this rank reports */
     const int32_t *elem_mine_local; /**< [n_elems_mine] their index in lmesh */
-    const int64_t *elem_mine_global; /**< [n_elems_mine] their global index, increasing */
+    const int64_t *elem_mine_global; /**< [n_elems_mine] their global index, in the view's element
+                                          order (increasing, or a keyed view's local order: placed
+                                          by these numbers, never by position) */
     const hs_region_set *lreg;      /**< the regions of lmesh's elements and nodes (NULL: uniform tissue) */
 } hs_backend_mpi_view;
 

@@ -293,15 +293,15 @@ static int compare(const char *label, const hs_backend_mpi_part *got, const hs_b
     const int32_t nl = a->n_owned + a->n_ghost;
     HS_TEST_CHECK(ma->n_nodes == nl && mb->n_nodes == nl && ma->n_elems == a->n_elems, "%s, rank %d: mesh sizes",
                   label, rank);
-    SAME(a->elems, b->elems, a->n_elems, "elems");
     SAME(a->ghost_owner, b->ghost_owner, a->n_ghost, "ghost_owner");
     SAME(a->nbr, b->nbr, a->n_nbrs, "nbr");
     SAME(a->send_ptr, b->send_ptr, a->n_nbrs + 1, "send_ptr");
     SAME(a->recv_ptr, b->recv_ptr, a->n_nbrs + 1, "recv_ptr");
     SAME(a->l2g + a->n_owned, b->l2g + b->n_owned, a->n_ghost, "ghosts' l2g");
-    SAME(ma->region, mb->region, a->n_elems, "region");
-    SAME(ma->fiber, mb->fiber, 3 * (size_t)a->n_elems, "fiber");
     if (!reorder) {
+        SAME(a->elems, b->elems, a->n_elems, "elems");
+        SAME(ma->region, mb->region, a->n_elems, "region");
+        SAME(ma->fiber, mb->fiber, 3 * (size_t)a->n_elems, "fiber");
         SAME(a->l2g, b->l2g, nl, "l2g");
         SAME(a->tets, b->tets, 4 * (size_t)a->n_elems, "view tets");
         SAME(a->send_idx, b->send_idx, a->send_ptr[a->n_nbrs], "send_idx");
@@ -343,11 +343,37 @@ static int compare(const char *label, const hs_backend_mpi_part *got, const hs_b
         bad += (i < a->n_interior) != (j < b->n_interior) || (i < a->n_owned) != (j < b->n_owned);
     }
     HS_TEST_CHECK(!bad, "%s, rank %d: nodes' coordinates, node_orig or buckets differ by global number", label, rank);
-    for (int64_t k = 0; k < 4 * (int64_t)a->n_elems && !bad; ++k) {
-        bad += map[a->tets[k]] != b->tets[k];
-        bad += ma->tets[k] != a->tets[k];
+    /* the elements: ref's (increasing global number) in the keyed view's order (hs_part_local_elem_order:
+     * by smallest local node, then global number), each with its vertices, region and fibre */
+    for (int32_t m = 0; m < a->n_elems && !bad; ++m) {
+        const int64_t *hit = bsearch(&a->elems[m], b->elems, (size_t)b->n_elems, sizeof(int64_t), cmp_i64);
+        if (!hit) {
+            ++bad;
+            break;
+        }
+        const int32_t e = (int32_t)(hit - b->elems);
+        for (int c = 0; c < 4; ++c) {
+            bad += map[a->tets[4 * (size_t)m + c]] != b->tets[4 * (size_t)e + c];
+            bad += ma->tets[4 * (size_t)m + c] != a->tets[4 * (size_t)m + c];
+        }
+        bad += ma->region[m] != mb->region[e];
+        bad += (ma->fiber == NULL) != (mb->fiber == NULL) ||
+               (ma->fiber && memcmp(ma->fiber + 3 * (size_t)m, mb->fiber + 3 * (size_t)e, 3 * sizeof(double)) != 0);
     }
-    HS_TEST_CHECK(!bad, "%s, rank %d: elements' vertices differ by global number", label, rank);
+    HS_TEST_CHECK(!bad, "%s, rank %d: elements, their vertices, regions or fibres differ by global number", label, rank);
+    {
+        int unordered = 0;
+        int32_t prev = -1;
+        for (int32_t m = 0; m < a->n_elems; ++m) {
+            const int32_t *t = a->tets + 4 * (size_t)m;
+            int32_t mn = t[0];
+            for (int c = 1; c < 4; ++c) mn = t[c] < mn ? t[c] : mn;
+            unordered += m > 0 && !(mn > prev || (mn == prev && a->elems[m] > a->elems[m - 1]));
+            prev = mn;
+        }
+        HS_TEST_CHECK(unordered == 0, "%s, rank %d: %d elements out of (smallest local node, global number) order",
+                      label, rank, unordered);
+    }
     for (int32_t k = 0; k < a->send_ptr[a->n_nbrs] && !bad; ++k) bad += map[a->send_idx[k]] != b->send_idx[k];
     HS_TEST_CHECK(!bad, "%s, rank %d: send lists differ by global number", label, rank);
     int permuted = 0;
@@ -534,7 +560,20 @@ static void read_case(const char *label, const char *dir, int tetgen, hs_fiber_k
                   label);
     if (ref.lstim && got.lstim) {
         SAME(got.lstim->elem_ptr, ref.lstim->elem_ptr, 2, "site elements' count");
-        SAME(got.lstim->elem, ref.lstim->elem, ref.lstim->elem_ptr[1], "site elements");
+        /* the same elements by global number (local RCM orders a view's elements by local node), each
+         * site's local indices ascending */
+        const int32_t ns = ref.lstim->elem_ptr[1] < got.lstim->elem_ptr[1] ? ref.lstim->elem_ptr[1] : got.lstim->elem_ptr[1];
+        int64_t *ga = malloc(sizeof(int64_t) * ((size_t)ns + 1)), *gb = malloc(sizeof(int64_t) * ((size_t)ns + 1));
+        int bad = 0;
+        for (int32_t k = 0; k < ns; ++k) {
+            ga[k] = got.l->elems[got.lstim->elem[k]];
+            gb[k] = ref.l->elems[ref.lstim->elem[k]];
+            bad += k > 0 && !(got.lstim->elem[k] > got.lstim->elem[k - 1]);
+        }
+        qsort(ga, (size_t)ns, sizeof *ga, cmp_i64);
+        HS_TEST_CHECK(bad == 0, "%s, rank %d: site elements not ascending", label, rank);
+        SAME(ga, gb, ns, "site elements");
+        free(ga), free(gb);
     }
     HS_TEST_CHECK(sites && sites->n_sites == 1 && sites->elem_ptr[1] == 0, "%s: the site set without elements",
                   label);
@@ -734,6 +773,45 @@ int main(int argc, char **argv)
             run_case(label, &neg, wz, we, wn, p, 0, 0);
         }
     }
+    /* blocks large enough for the core's loops to run on the threads (HS_OMP_MIN: run with OMP_NUM_THREADS > 1),
+     * the shuffled, wholly negative mesh: the same parts as the scatter's */
+    file_mesh big;
+    {
+        const int bc[3] = {30, 22, 18};
+        make_file(bc, 5, 1, 1, &big);
+        const hs_partitioner *p = NULL;
+        HS_TEST_OK(hs_partitioner_lookup("parallel.partition", "rows", &p));
+        for (int reorder = 0; reorder < 2; ++reorder) {
+            char label[96];
+            snprintf(label, sizeof label, "rows, reorder %d, %lld tetrahedra", reorder, (long long)big.n_elems);
+            run_case(label, &big, wn, we, wf, p, reorder, 0);
+        }
+    }
+    /* a vertex out of range in the last rank's block: an error on every rank, agreed; two in it, the first named */
+    {
+        const hs_partitioner *p = NULL;
+        HS_TEST_OK(hs_partitioner_lookup("parallel.partition", "rows", &p));
+        hs_mesh_block b;
+        make_block(&big, wn, we, wf, 1, &b);
+        const int32_t e1 = b.nb_elems / 4, e2 = 3 * (b.nb_elems / 4);
+        if (rank == size - 1 && b.nb_elems > 0) {
+            b.tets[4 * (size_t)e2 + 1] = big.n_file;
+            b.tets[4 * (size_t)e1 + 2] = -1;
+        }
+        hs_backend_mpi_part got;
+        hs_mesh *counts = NULL;
+        const hs_status st = hs_mesh_part_from_blocks(&b, p, 0, &got, &counts);
+        char want[128];
+        snprintf(want, sizeof want, "tetrahedron %lld (0-based, in file order) refers to node -1 (0-based)",
+                 (long long)(b.elem0 + e1));
+        HS_TEST_CHECK(st == HS_ERR_MESH && hs_par_agreed() && (rank != size - 1 || strstr(hs_error_message(), want)) &&
+                          counts == NULL && got.l == NULL,
+                      "rank %d: two vertices out of range: status %d, %s (expected %s)", rank, (int)st,
+                      hs_error_message(), want);
+        hs_error_clear();
+        block_free(&b);
+    }
+    file_free(&big);
     /* a vertex out of range in the last rank's block: an error on every rank, agreed */
     {
         const hs_partitioner *p = NULL;

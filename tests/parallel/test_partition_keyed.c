@@ -6,11 +6,15 @@
  *   array, with node_local and elem_local naming the view's nodes and elements;
  * - the RCM key is a permutation of the part's nodes, the same on every call;
  * - the keyed view holds the unkeyed one's owned nodes bucket by bucket (interior, boundary), in
- *   increasing (key, global number), and the same ghosts, elements (each with the same global
- *   vertices), neighbours and halo lists (the same global nodes in the same order); keys out of the
- *   counting sort's range, and keys with ties (broken by global number), give the same views by both
- *   of its paths; a view stored in its local order and rebuilt with key = index (the partitioned mesh
- *   cache) is the same view;
+ *   increasing (key, global number), and the same ghosts, neighbours and halo lists (the same global
+ *   nodes in the same order), and the same elements (each with the same global vertices in the same
+ *   vertex order) in increasing (smallest local node, global number), elem_local following them and
+ *   hs_part_local_elem_order giving their places from the part's elements; the elements' locality
+ *   (mean jump of the smallest local node between consecutive elements) far better than the keyed
+ *   nodes' with the elements in global order; keys out of the counting sort's range, and keys with
+ *   ties (broken by global number), give the same views by both of its paths; a view stored in its
+ *   local order and rebuilt (hs_part_local_create_part_stored: the partitioned mesh cache) is the same
+ *   view, keyed or not, and a stored part with an element twice is refused;
  * - the halo exchange simulated over the keyed views gives every ghost its owner's value, and the
  *   distributed SpMV over the local patterns equals the serial product within the bound of two
  *   summation orders;
@@ -18,8 +22,9 @@
  * With --bench CELLS [P] [shuffled|tetgen]: a box of CELLS^3 cells (100: 1.03M nodes), scrambled, in P
  * parts (4), or TetGen's box of edge 1/CELLS in TetGen's order: per rank the owned block's bandwidth, the key's and the view's times and a one-thread CSR SpMV
  * over the local pattern with and without the key, and the element pass (a gather of four node values
- * and a scatter back per element) in the view's element order and sorted by the elements' smallest
- * keyed node ("shuffled": the elements in random order too). docs/parallel.md quotes it. */
+ * and a scatter back per element): unkeyed, keyed nodes with the elements in global order (the view
+ * before its elements followed the key), and the keyed view's order ("shuffled": the elements in
+ * random order too). docs/parallel.md quotes it. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -220,6 +225,43 @@ static int cmp_i64(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* an element's smallest local node */
+static int32_t elem_min(const int32_t *t)
+{
+    int32_t mn = t[0];
+    for (int c = 1; c < 4; ++c) mn = t[c] < mn ? t[c] : mn;
+    return mn;
+}
+
+/* the element pass's locality: the mean |jump| of the smallest local node between consecutive
+ * elements of tets [ne][4] (ne - 1 jumps) */
+static double elem_jump(const int32_t *tets, int32_t ne)
+{
+    double sum = 0.0;
+    for (int32_t m = 1; m < ne; ++m) sum += abs(elem_min(tets + 4 * (size_t)m) - elem_min(tets + 4 * (size_t)(m - 1)));
+    return ne > 1 ? sum / (double)(ne - 1) : 0.0;
+}
+
+/* (global number, index) pairs: a view's elements in global order */
+static int cmp_i64_pair(const void *a, const void *b)
+{
+    const int64_t *x = a, *y = b;
+    return (x[0] > y[0]) - (x[0] < y[0]) ? (x[0] > y[0]) - (x[0] < y[0]) : (x[1] > y[1]) - (x[1] < y[1]);
+}
+
+/* the view's elements' local nodes [n_elems][4] in increasing global number (the order a keyed view
+ * kept before its elements followed the key) */
+static int32_t *tets_in_global_order(const hs_part_local *l)
+{
+    int64_t *srt = malloc(2 * sizeof(int64_t) * ((size_t)l->n_elems + 1));
+    int32_t *t = malloc(4 * sizeof(int32_t) * ((size_t)l->n_elems + 1));
+    for (int32_t m = 0; m < l->n_elems; ++m) srt[2 * m] = l->elems[m], srt[2 * m + 1] = m;
+    qsort(srt, (size_t)l->n_elems, 2 * sizeof(int64_t), cmp_i64_pair);
+    for (int32_t m = 0; m < l->n_elems; ++m) memcpy(t + 4 * (size_t)m, l->tets + 4 * (size_t)srt[2 * m + 1], 16);
+    free(srt);
+    return t;
+}
+
 /* the matrix's entries, a function of the global numbers (symmetric), and the vector */
 static double a_of(int64_t i, int64_t j) { return i == j ? 30.0 + (double)(i % 7) : -1.0 / (1.0 + (double)((i + j) % 5)); }
 static double x_of(int64_t g) { return 1.0 + (double)(g % 13) / 13.0; }
@@ -252,17 +294,37 @@ static void check_keyed(const hs_part_local *k, const hs_part_local *u, const pa
             bad += !(kl[li] > kl[li - 1] || (kl[li] == kl[li - 1] && k->l2g[li] > k->l2g[li - 1]));
     HS_TEST_CHECK(bad == 0, "%s: %d owned nodes out of (key, global number) order", what, bad);
     free(kl);
-    /* ghosts, neighbours, receive lists and elements: the same */
+    /* ghosts, neighbours, receive lists: the same */
     HS_TEST_CHECK(!memcmp(k->l2g + no, u->l2g + no, sizeof(int64_t) * (size_t)k->n_ghost) &&
                       !memcmp(k->ghost_owner, u->ghost_owner, sizeof(int32_t) * (size_t)k->n_ghost) &&
                       !memcmp(k->nbr, u->nbr, sizeof(int32_t) * (size_t)nn) &&
                       !memcmp(k->recv_ptr, u->recv_ptr, sizeof(int32_t) * ((size_t)nn + 1)) &&
-                      !memcmp(k->send_ptr, u->send_ptr, sizeof(int32_t) * ((size_t)nn + 1)) &&
-                      !memcmp(k->elems, u->elems, sizeof(int64_t) * (size_t)k->n_elems),
-                  "%s: ghosts, neighbours, list sizes or elements differ", what);
+                      !memcmp(k->send_ptr, u->send_ptr, sizeof(int32_t) * ((size_t)nn + 1)),
+                  "%s: ghosts, neighbours or list sizes differ", what);
+    /* the elements: the unkeyed view's (increasing global number), each with the same global vertices
+     * in the same vertex order, in increasing (smallest local node, global number) */
+    int64_t *eg = malloc(sizeof(int64_t) * ((size_t)k->n_elems + 1));
+    memcpy(eg, k->elems, sizeof(int64_t) * (size_t)k->n_elems);
+    qsort(eg, (size_t)k->n_elems, sizeof *eg, cmp_i64);
+    HS_TEST_CHECK(!memcmp(eg, u->elems, sizeof(int64_t) * (size_t)k->n_elems), "%s: other elements", what);
+    free(eg);
     bad = 0;
-    for (size_t q = 0; q < 4 * (size_t)k->n_elems; ++q) bad += k->l2g[k->tets[q]] != u->l2g[u->tets[q]];
+    int unordered = 0;
+    for (int32_t m = 0; m < k->n_elems; ++m) {
+        const int64_t *hit = bsearch(&k->elems[m], u->elems, (size_t)u->n_elems, sizeof(int64_t), cmp_i64);
+        if (!hit) {
+            ++bad;
+            continue;
+        }
+        const int32_t mu = (int32_t)(hit - u->elems);
+        for (int c = 0; c < 4; ++c) bad += k->l2g[k->tets[4 * (size_t)m + c]] != u->l2g[u->tets[4 * (size_t)mu + c]];
+        if (m > 0) {
+            const int32_t a = elem_min(k->tets + 4 * (size_t)(m - 1)), b = elem_min(k->tets + 4 * (size_t)m);
+            unordered += !(b > a || (b == a && k->elems[m] > k->elems[m - 1]));
+        }
+    }
     HS_TEST_CHECK(bad == 0, "%s: %d element vertices are other global nodes", what, bad);
+    HS_TEST_CHECK(unordered == 0, "%s: %d elements out of (smallest local node, global number) order", what, unordered);
     /* the send lists: the same global nodes in the same order (the receiver's ghost order) */
     bad = 0;
     for (int32_t q = 0; q < u->send_ptr[nn]; ++q) bad += k->l2g[k->send_idx[q]] != u->l2g[u->send_idx[q]];
@@ -360,6 +422,9 @@ static void check_exchange_spmv(const scrambled *s, hs_part_local *const *v, int
  * boundary block's 11.5-20.9, the owned block's mean |i - j| 2.6-7.3; the bounds leave margin */
 #define MIN_BANDWIDTH_RATIO 5.0
 #define MIN_MEAN_RATIO 2.0
+/* the elements' mean jump of the smallest local node, in global order / in the keyed view's order:
+ * measured 309-738 on this box (2-4 parts); the sorted order's is about n_owned / n_elems */
+#define MIN_ELEM_JUMP_RATIO 100.0
 
 static void check_parts(const scrambled *s, int P)
 {
@@ -410,10 +475,26 @@ static void check_parts(const scrambled *s, int P)
                                                        nk, ek));
             if (vk[r] && vu[r]) {
                 check_keyed(vk[r], vu[r], &p, nk, key, what);
-                int bad = 0;
+                int bad = 0, bad_e = 0;
                 for (int32_t i = 0; i < p.n; ++i) bad += nk[i] < 0 || vk[r]->l2g[nk[i]] != p.gid[i];
-                HS_TEST_CHECK(bad == 0 && !memcmp(ek, eu, sizeof(int32_t) * (size_t)p.ne),
-                              "%s: keyed: %d part nodes with another local number, or elements moved", what, bad);
+                for (int32_t e = 0; e < p.ne; ++e) bad_e += ek[e] < 0 || vk[r]->elems[ek[e]] != p.egid[e];
+                HS_TEST_CHECK(bad == 0 && bad_e == 0, "%s: keyed: %d part nodes, %d elements with another local number",
+                              what, bad, bad_e);
+                /* the elements' places from the part's elements and node_local (hs_part_packed_unpack's way) */
+                int32_t *pos = malloc(sizeof(int32_t) * ((size_t)p.ne + 1));
+                HS_TEST_OK(hs_part_local_elem_order(vk[r]->n_owned, p.ne, p.tets, nk, pos));
+                HS_TEST_CHECK(!memcmp(pos, ek, sizeof(int32_t) * (size_t)p.ne),
+                              "%s: hs_part_local_elem_order does not give the keyed view's element places", what);
+                free(pos);
+                /* the element pass's locality: the view's order against the keyed nodes' with the elements in
+                 * global order */
+                int32_t *tg = tets_in_global_order(vk[r]);
+                const double jk = elem_jump(vk[r]->tets, vk[r]->n_elems), jg = elem_jump(tg, vk[r]->n_elems);
+                free(tg);
+                HS_TEST_CHECK(jk * MIN_ELEM_JUMP_RATIO <= jg, "%s: mean jump of the elements' smallest local node %.3g "
+                              "in the keyed view, %.3g in global order (ratio < %.0f)", what, jk, jg, MIN_ELEM_JUMP_RATIO);
+                if (getenv("HS_TEST_VERBOSE"))
+                    printf("%s: elements' mean jump %.3f keyed view, %.3f in global order\n", what, jk, jg);
                 /* the interior and boundary rows are two blocks of their own (the SpMV runs them apart), whose
                  * coupling rows keep the whole owned block's bandwidth near n_interior with or without a key:
                  * the blocks' bandwidths and the mean |i - j| are what the key improves */
@@ -432,28 +513,35 @@ static void check_parts(const scrambled *s, int P)
                            (int)lk.bw_boundary, lu.mean, lk.mean);
             }
             /* a view stored in its local order (the partitioned mesh cache, sim/mesh_cache.c) and rebuilt
-             * with key = stored index: the same view, keyed or not */
+             * in that order: the same view, keyed or not */
             for (int t = 0; t < 2; ++t) {
                 const hs_part_local *l = t ? vk[r] : vu[r];
                 if (!l) continue;
                 const int32_t nl = l->n_owned + l->n_ghost;
                 int32_t *own = malloc(sizeof(int32_t) * ((size_t)nl + 1)), *n3 = malloc(sizeof(int32_t) * ((size_t)nl + 1));
                 int32_t *e3 = malloc(sizeof(int32_t) * ((size_t)l->n_elems + 1));
-                int64_t *idx = malloc(sizeof(int64_t) * ((size_t)nl + 1));
-                for (int32_t i = 0; i < nl; ++i) {
-                    own[i] = i < l->n_owned ? r : l->ghost_owner[i - l->n_owned];
-                    idx[i] = i;
-                }
+                for (int32_t i = 0; i < nl; ++i) own[i] = i < l->n_owned ? r : l->ghost_owner[i - l->n_owned];
                 hs_part_local *back = NULL;
-                HS_TEST_OK(hs_part_local_create_part_keyed(s->n, nl, l->l2g, own, l->n_elems, l->elems, l->tets, idx, P, r,
-                                                           &back, n3, e3));
+                HS_TEST_OK(hs_part_local_create_part_stored(s->n, nl, l->l2g, own, l->n_elems, l->elems, l->tets, P, r,
+                                                            &back, n3, e3));
                 int moved = 0;
                 for (int32_t i = 0; i < nl; ++i) moved += n3[i] != i;
+                for (int32_t e = 0; e < l->n_elems; ++e) moved += e3[e] != e;
                 HS_TEST_CHECK(back && views_equal(back, l) && moved == 0,
-                              "%s: the %s view rebuilt in its stored order differs (%d nodes moved)", what,
+                              "%s: the %s view rebuilt in its stored order differs (%d nodes or elements moved)", what,
                               t ? "keyed" : "unkeyed", moved);
                 hs_part_local_destroy(&back);
-                free(own), free(n3), free(e3), free(idx);
+                if (t && l->n_elems > 2) { /* an element twice: refused */
+                    int64_t *dup = malloc(sizeof(int64_t) * (size_t)l->n_elems);
+                    memcpy(dup, l->elems, sizeof(int64_t) * (size_t)l->n_elems);
+                    dup[l->n_elems - 1] = dup[0];
+                    HS_TEST_CHECK(hs_part_local_create_part_stored(s->n, nl, l->l2g, own, l->n_elems, dup, l->tets, P, r,
+                                                                   &back, n3, e3) == HS_ERR_INTERNAL && !back,
+                                  "%s: a stored part with an element twice accepted", what);
+                    hs_error_clear();
+                    free(dup);
+                }
+                free(own), free(n3), free(e3);
             }
             /* both paths of the key sort: keys beyond [0, n) (qsort) and in it; with ties (global order) */
             for (int t = 0; t < 2; ++t) {
@@ -534,12 +622,6 @@ static double elem_time(const int32_t *tets, int32_t ne, const double *x, double
     return best;
 }
 
-static int cmp_i64_pair(const void *a, const void *b)
-{
-    const int64_t *x = a, *y = b;
-    return (x[0] > y[0]) - (x[0] < y[0]) ? (x[0] > y[0]) - (x[0] < y[0]) : (x[1] > y[1]) - (x[1] < y[1]);
-}
-
 static void bench(int cells, int P, int mode)
 {
     scrambled s;
@@ -552,8 +634,8 @@ static void bench(int cells, int P, int mode)
                                                                : "nodes scrambled, elements in lattice order",
            P, hs_wtime() - t0);
     printf("rank | owned (interior) | bandwidth: owned block, interior block, boundary block, mean |i-j|: unkeyed / "
-           "keyed | key s | view s unkeyed / keyed | spmv ms unkeyed / keyed | element pass ms: unkeyed / keyed (view "
-           "order) / keyed (elements by smallest node)\n");
+           "keyed | key s | view s unkeyed / keyed | spmv ms unkeyed / keyed | element pass ms: unkeyed / keyed nodes, "
+           "elements in global order / keyed view (elements by smallest local node)\n");
     for (int r = 0; r < P; ++r) {
         part p;
         make_part(&s, owner, r, 0, &p);
@@ -578,26 +660,16 @@ static void bench(int cells, int P, int mode)
         for (int32_t i = 0; i < nloc; ++i) x[i] = 1.0 + (double)(i % 11);
         const double s_u = spmv_time(u, a, x, y, 50), s_k = spmv_time(k, a, x, y, 50);
         const double e_u = elem_time(u->tets, u->n_elems, x, y, nloc, 20);
+        /* the keyed nodes with the elements in global order (the keyed view's before they followed the key) */
+        int32_t *tg = tets_in_global_order(k);
+        const double e_g = elem_time(tg, k->n_elems, x, y, nloc, 20);
         const double e_k = elem_time(k->tets, k->n_elems, x, y, nloc, 20);
-        /* the keyed view's elements sorted by their smallest local node (as mesh.reorder's elements) */
-        int64_t *srt = malloc(2 * sizeof(int64_t) * ((size_t)k->n_elems + 1));
-        int32_t *st = malloc(4 * sizeof(int32_t) * ((size_t)k->n_elems + 1));
-        for (int32_t e = 0; e < k->n_elems; ++e) {
-            const int32_t *q = k->tets + 4 * (size_t)e;
-            int32_t mn = q[0];
-            for (int c = 1; c < 4; ++c) mn = q[c] < mn ? q[c] : mn;
-            srt[2 * e] = mn;
-            srt[2 * e + 1] = e;
-        }
-        qsort(srt, (size_t)k->n_elems, 2 * sizeof(int64_t), cmp_i64_pair);
-        for (int32_t e = 0; e < k->n_elems; ++e) memcpy(st + 4 * (size_t)e, k->tets + 4 * (size_t)srt[2 * e + 1], 16);
-        const double e_s = elem_time(st, k->n_elems, x, y, nloc, 20);
         const locality lu = owned_locality(u), lk = owned_locality(k);
         printf("%d | %d (%d) | %d, %d, %d, %.0f / %d, %d, %d, %.0f | %.2f | %.2f / %.2f | %.2f / %.2f | %.2f / %.2f / "
                "%.2f\n", r, (int)u->n_owned, (int)u->n_interior, (int)owned_bandwidth(u), (int)lu.bw_interior,
                (int)lu.bw_boundary, lu.mean, (int)owned_bandwidth(k), (int)lk.bw_interior, (int)lk.bw_boundary, lk.mean,
-               t_key, t_u, t_k, 1e3 * s_u, 1e3 * s_k, 1e3 * e_u, 1e3 * e_k, 1e3 * e_s);
-        free(srt), free(st), free(a), free(x), free(y), free(nl), free(el), free(key);
+               t_key, t_u, t_k, 1e3 * s_u, 1e3 * s_k, 1e3 * e_u, 1e3 * e_g, 1e3 * e_k);
+        free(tg), free(a), free(x), free(y), free(nl), free(el), free(key);
         hs_part_local_destroy(&u);
         hs_part_local_destroy(&k);
         part_free(&p);
