@@ -105,7 +105,7 @@ static hs_status bench_backend(const hs_config *cfg, const char *backend, int re
      * output) per launch, when this configuration has it (what config_validate.c asks of it) */
     row->step_launch = NAN;
     if (sim.backend->ops->steps_device &&
-        !hs_cuda_step_persistent_refusal(&sim.prob->opt, spec.persistent, sim.prob->pattern->n_rows)) {
+        !hs_cuda_step_persistent_refusal(&sim.prob->opt, spec.persistent, sim.prob->pattern->n_rows, 0)) {
         const int len = spec.output_enabled && spec.out_interval > 0.0 ? (int)lround(spec.out_interval / dt) : 100;
         row->launch_len = len < 1 ? 1 : len > HS_STEPS_DEVICE_MAX ? HS_STEPS_DEVICE_MAX : len;
         HS_CALL_GOTO(HS_ALLOC(runs, nsteps_meas, "step timings"), done);
@@ -212,7 +212,8 @@ static void print_row(const bench_row *b, double out_interval, double dt)
                "time step, persistent", 1e6 * b->step_launch, "-", "-", "-", "-", b->launch_len);
     if (isfinite(b->step_launch) && isfinite(b->step_other) && b->other_mode == HS_STEP_GRAPH)
         printf("  (persistent against graph at %d rows: %.2fx the time, so it %s here; solver.step = auto takes it up "
-               "to %d rows, the crossover measured on an H100: docs/benchmarks.md)\n", b->nodes,
+               "to %d rows, and no further than the rows the GPU's persistent CG holds at one thread each (the run's "
+               "log says): docs/benchmarks.md)\n", b->nodes,
                b->step_launch / b->step_other, b->step_launch < b->step_other ? "pays" : "does not pay",
                HS_CUDA_STEP_PERSISTENT_AUTO_ROWS);
     if (isfinite(b->frame))

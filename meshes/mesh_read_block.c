@@ -21,9 +21,17 @@
  * the file and says when it ended early. Errors are checked file by file (nodes, elements,
  * fibres), as the whole reader does; across parts, the part holding the earliest bad line of the
  * first bad file reports what the whole reader would (the caller chooses which part's message to
- * show). */
+ * show).
+ *
+ * Threads: a part's range of each file is cut again, the same way, into one piece per OpenMP thread
+ * (omp_get_max_threads() at open: the rank's threads), each counted in phase 1 and parsed in phase 2
+ * on a thread, with its own stream and its first item and line from the pieces before it. Every piece
+ * stops at its first bad line and the first piece that failed is reported (its error moved from its
+ * thread's record to the caller's): the range's first bad line, the message one thread would give.
+ * The arrays do not depend on the number of pieces. */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
+#include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,8 +47,8 @@
 #include "mesh_read_internal.h"
 #include "mesh_read_lines.h"
 
-/* Bytes read at a time in phase 1 (counting, finding line starts). */
-#define CHUNK ((size_t)4 << 20)
+/* Bytes read at a time in phase 1 (counting, finding line starts; each thread its own buffer). */
+#define CHUNK ((size_t)1 << 20)
 /* stdio buffer of a phase-2 stream. */
 #define STREAM_BUF ((size_t)1 << 20)
 
@@ -56,10 +64,14 @@ typedef struct blk_file {
     int64_t data0;     /* byte offset of the data */
     int64_t lo, hi;    /* this part's byte range of the file */
     int64_t items, lines; /* data lines and all lines in [lo, hi) */
+    /* the range's pieces, one per thread, split at line starts as the parts split the file: piece j is
+     * [slo[j], slo[j + 1]) with sitems[j] data lines of slines[j] lines */
+    int64_t *slo, *sitems, *slines; /* [nsub + 1], [nsub], [nsub] */
 } blk_file;
 
 struct hs_mesh_block_reader {
     int fmt, part, n_parts;
+    int nsub;                    /* pieces of each range, read by as many threads (the threads at open) */
     int linearize;               /* hs_mesh_read_opts */
     blk_file f[N_FILES];
     long long n_nodes, n_elems;  /* the headers' counts */
@@ -180,15 +192,17 @@ static hs_status line_start(int fd, const blk_file *f, int64_t size, int64_t b, 
     return HS_OK;
 }
 
-/* Lines and data lines in [f->lo, f->hi) (see the file comment for what a data line is). */
-static hs_status count_range(int fd, blk_file *f, char *buf)
+/* Lines and data lines in [lo, hi) of @p f, which starts at a line start (see the file comment for what a data
+ * line is). */
+static hs_status count_range(int fd, const blk_file *f, int64_t lo, int64_t hi, char *buf, int64_t *n_items,
+                             int64_t *n_lines)
 {
     int64_t lines = 0, items = 0;
     int data = 0, skip = 0; /* the current line has data / its rest does not matter */
     unsigned char last = '\n';
-    for (int64_t pos = f->lo; pos < f->hi;) {
+    for (int64_t pos = lo; pos < hi;) {
         size_t got;
-        const size_t want = CHUNK < (size_t)(f->hi - pos) ? CHUNK : (size_t)(f->hi - pos);
+        const size_t want = CHUNK < (size_t)(hi - pos) ? CHUNK : (size_t)(hi - pos);
         HS_CALL(pread_full(fd, f->path, buf, want, pos, &got));
         HS_CHECK(got == want, HS_ERR_IO, "%s: file changed while it was read (ended at byte %lld)",
                  f->path, (long long)(pos + (int64_t)got));
@@ -220,8 +234,33 @@ static hs_status count_range(int fd, blk_file *f, char *buf)
         ++lines;
         items += data;
     }
-    f->lines = lines;
-    f->items = items;
+    *n_lines = lines;
+    *n_items = items;
+    return HS_OK;
+}
+
+/* ---- threads: each piece's error kept, the first piece's reported ------------------------------- */
+
+/* The error of one piece: recorded on its thread (hs_status keeps one per thread), moved here. */
+typedef struct piece_err {
+    hs_status st;
+    char msg[2048];
+} piece_err;
+
+static void piece_keep(piece_err *e, hs_status st)
+{
+    e->st = st;
+    if (st == HS_OK) return;
+    snprintf(e->msg, sizeof e->msg, "%s", hs_error_message());
+    hs_error_clear(); /* the message travels to the calling thread through e */
+}
+
+/* The error of the first piece that failed (pieces in file order: its first bad line is the range's), recorded
+ * on the calling thread; HS_OK when none failed. */
+static hs_status piece_first(const piece_err *e, int n)
+{
+    for (int j = 0; j < n; ++j)
+        if (e[j].st != HS_OK) return HS_FAIL(e[j].st, "%s", e[j].msg);
     return HS_OK;
 }
 
@@ -269,7 +308,33 @@ static hs_status split_and_count(hs_mesh_block_reader *r, blk_file *f, int fd, c
         f->hi = size;
     else
         HS_CALL(line_start(fd, f, size, b1, buf, &f->hi));
-    return count_range(fd, f, buf);
+    /* the pieces: the range cut as the file is (each cut moved to the next line start, within the range: its
+     * end is a line start or the file's end), counted each on a thread */
+    const int ns = r->nsub;
+    HS_CALL(HS_ALLOC(f->slo, (size_t)ns + 1, "mesh block pieces"));
+    HS_CALL(HS_ALLOC(f->sitems, (size_t)ns, "mesh block pieces"));
+    HS_CALL(HS_ALLOC(f->slines, (size_t)ns, "mesh block pieces"));
+    f->slo[0] = f->lo;
+    f->slo[ns] = f->hi;
+    for (int j = 1; j < ns; ++j)
+        HS_CALL(line_start(fd, f, size, f->lo + split_point(f->hi - f->lo, j, ns), buf, &f->slo[j]));
+    piece_err *e = NULL;
+    HS_CALL(HS_ALLOC(e, (size_t)ns, "mesh block pieces"));
+#pragma omp parallel for schedule(dynamic, 1) num_threads(ns) if (ns > 1)
+    for (int j = 0; j < ns; ++j) {
+        char *own = NULL;
+        hs_status sj = j == 0 ? HS_OK : HS_ALLOC(own, CHUNK, "mesh read buffer");
+        if (sj == HS_OK)
+            sj = count_range(fd, f, f->slo[j], f->slo[j + 1], j == 0 ? buf : own, &f->sitems[j], &f->slines[j]);
+        free(own);
+        piece_keep(&e[j], sj);
+    }
+    hs_status st = piece_first(e, ns);
+    free(e);
+    HS_CALL(st);
+    f->items = f->lines = 0;
+    for (int j = 0; j < ns; ++j) f->items += f->sitems[j], f->lines += f->slines[j];
+    return HS_OK;
 }
 
 /* Phase 1 for file @p k: its header (the whole reader's parser), data start, range, counts. */
@@ -349,6 +414,7 @@ hs_status hs_mesh_block_open(const char *path, const hs_mesh_read_opts *o, int p
     r->fmt = fmt;
     r->part = part;
     r->n_parts = n_parts;
+    r->nsub = omp_get_max_threads() > 0 ? omp_get_max_threads() : 1;
     r->linearize = o && o->linearize;
     const size_t stem = hs_path_stem_len(name);
     static const char *ext[2][N_FILES] = {{".pts", ".elem", ".lon"}, {".node", ".ele", NULL}};
@@ -436,12 +502,14 @@ static hs_status fiber_item(hs_mesh_block_reader *r, hs_text_reader *t, int64_t 
     return hs_opencarp_lon_line(t, r->ndir, (size_t)g, b->fiber + 3 * i);
 }
 
-/* Read file @p k's range: items first[item].., lines numbered from first[line] + 1 after the
- * header; the last part reads to the end and checks the count (@p n_expected). */
-static hs_status read_range(hs_mesh_block_reader *r, int k, int64_t first_item, int64_t first_line,
-                            long long n_expected, item_fn fn, hs_mesh_block *b)
+/* Read piece @p j of file @p k's range: items first_item.. (the block's from @p i0), lines numbered from
+ * first_line + 1 after the header; the last piece of the last part reads to the end and checks the count
+ * (@p n_expected). */
+static hs_status read_piece(hs_mesh_block_reader *r, int k, int j, int64_t first_item, int64_t i0,
+                            int64_t first_line, long long n_expected, item_fn fn, hs_mesh_block *b)
 {
-    blk_file *f = &r->f[k];
+    const blk_file *f = &r->f[k];
+    const int64_t lo = f->slo[j], n_items = f->sitems[j];
     hs_text_reader t;
     memset(&t, 0, sizeof t);
     hs_status st = HS_OK;
@@ -449,28 +517,28 @@ static hs_status read_range(hs_mesh_block_reader *r, int k, int64_t first_item, 
     HS_CHECK(fp != NULL, HS_ERR_MESH, "cannot open %s file '%s': %s",
              r->fmt == FMT_TETGEN ? "mesh" : f->what, f->path, strerror(errno));
     setvbuf(fp, NULL, _IOFBF, STREAM_BUF);
-    HS_CHECK_GOTO(fseeko(fp, (off_t)f->lo, SEEK_SET) == 0, done, HS_ERR_IO, "%s: cannot seek: %s",
+    HS_CHECK_GOTO(fseeko(fp, (off_t)lo, SEEK_SET) == 0, done, HS_ERR_IO, "%s: cannot seek: %s",
                   f->path, strerror(errno));
     hs_text_reader_attach(&t, fp, f->path, f->what, HS_ERR_MESH, f->comment);
     t.line = f->head_lines + (long)first_line;
-    const long line_end = t.line + (long)f->lines;
+    const long line_end = t.line + (long)f->slines[j];
     int got = 0;
-    for (int64_t i = 0; i < f->items; ++i) {
+    for (int64_t i = 0; i < n_items; ++i) {
         HS_CALL_GOTO(hs_text_reader_next(&t, &got), done);
         HS_CHECK_GOTO(got && t.line <= line_end, done, HS_ERR_IO,
                       "%s: file changed while it was read (line %ld)", f->path, t.line);
-        HS_CALL_GOTO(fn(r, &t, first_item + i, i, b), done);
+        HS_CALL_GOTO(fn(r, &t, first_item + i, i0 + i, b), done);
     }
     /* The rest of the range is blank or comment lines: read them for the checks of every line. */
     while (t.line < line_end) {
         HS_CALL_GOTO(hs_text_reader_raw(&t, &got), done);
         if (!got) break;
     }
-    if (r->part == r->n_parts - 1) {
+    if (r->part == r->n_parts - 1 && j == r->nsub - 1) {
         HS_CALL_GOTO(hs_text_reader_next(&t, &got), done); /* at the end: nothing left */
         HS_CHECK_GOTO(!got, done, HS_ERR_IO, "%s: file changed while it was read (line %ld)",
                       f->path, t.line);
-        const long long n_read = (long long)(first_item + f->items);
+        const long long n_read = (long long)(first_item + n_items);
         if (n_read < n_expected) {
             if (k == F_FIBERS)
                 st = hs_opencarp_lon_ended(&t, r->f[F_ELEMS].path, (size_t)n_read,
@@ -484,6 +552,27 @@ static hs_status read_range(hs_mesh_block_reader *r, int k, int64_t first_item, 
 done:
     hs_text_reader_close(&t);
     fclose(fp);
+    return st;
+}
+
+/* Read file @p k's range, its pieces on as many threads: items first_item.., lines numbered from
+ * first_line + 1 after the header. A bad line is reported as one thread reading the range would: the
+ * first piece that fails has the range's first bad line (each piece stops at its first). */
+static hs_status read_range(hs_mesh_block_reader *r, int k, int64_t first_item, int64_t first_line,
+                            long long n_expected, item_fn fn, hs_mesh_block *b)
+{
+    const blk_file *f = &r->f[k];
+    const int ns = r->nsub;
+    piece_err *e = NULL;
+    HS_CALL(HS_ALLOC(e, (size_t)ns, "mesh block pieces"));
+#pragma omp parallel for schedule(dynamic, 1) num_threads(ns) if (ns > 1)
+    for (int j = 0; j < ns; ++j) {
+        int64_t i0 = 0, l0 = 0; /* the pieces before this one */
+        for (int q = 0; q < j; ++q) i0 += f->sitems[q], l0 += f->slines[q];
+        piece_keep(&e[j], read_piece(r, k, j, first_item + i0, i0, first_line + l0, n_expected, fn, b));
+    }
+    const hs_status st = piece_first(e, ns);
+    free(e);
     return st;
 }
 
@@ -539,7 +628,12 @@ done:
 void hs_mesh_block_reader_close(hs_mesh_block_reader **r)
 {
     if (!r || !*r) return;
-    for (int k = 0; k < N_FILES; ++k) free((*r)->f[k].path);
+    for (int k = 0; k < N_FILES; ++k) {
+        free((*r)->f[k].path);
+        free((*r)->f[k].slo);
+        free((*r)->f[k].sitems);
+        free((*r)->f[k].slines);
+    }
     free(*r);
     *r = NULL;
 }

@@ -39,6 +39,20 @@
  * are made by every rank alike (HDF5's metadata calls are collective); rank 0 alone writes the XML
  * index, from the grid text every rank keeps. H5Fflush through MPI-IO ends in MPI_File_sync, the
  * fsync of the serial file. Every entry point ends by agreeing on its status over the ranks.
+ *
+ * Streamed through rank 0 (hs_series_create_part in a build whose HDF5 is serial: create_stream): the
+ * file of a serial series, written by rank 0 alone through the serial HDF5 API, while no rank holds a
+ * whole-mesh array. Every rank calls every op; each array (points, cells, region and fibres where the
+ * file lacks them, then each field of the frame) goes to rank 0 in chunks of global indices
+ * (output/part_gather.c, 2^20 rows a chunk), and rank 0 writes each chunk into the dataset it made with
+ * the global size as one hyperslab before the next comes (a field converted to float32 a chunk at a
+ * time, the chunk of the field's dataset filled in pieces). Everything else (groups, attributes, the
+ * deletion of frames past the index, flush and fsync, the atomic index) is the serial writer's code on
+ * rank 0. Which mesh arrays the file lacks only rank 0 can see (a resumed file has them): it says so to
+ * every rank, so that all gather the same arrays. After each step rank 0's status is agreed, so a
+ * failure of rank 0 (its file, its memory) ends every rank's call with its one message while the other
+ * ranks keep feeding the chunks of the array rank 0 failed (none waits). The datasets, attributes and
+ * index are a serial series' (tests/output/test_xdmf_h5_stream.c).
  */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
@@ -90,6 +104,10 @@ typedef struct xh5_series {
     int32_t n_nodes, n_elems;
     float *buf;              /* [buf_len] float32 of one field */
     size_t buf_len;
+    /* streamed through rank 0 (create_stream; borrowed), NULL otherwise; root: this process writes the
+     * files (rank 0 of pg), unused otherwise */
+    hs_part_gather *pg;
+    int root;
     /* written collectively (create_part); part 0: a serial series, none of these used */
     int part, rank, n_ranks;
     const hs_series_part *pt; /* borrowed */
@@ -239,6 +257,13 @@ static hs_status xh5_create(const char *dir, const char *prefix, const char *ind
     s->comm = MPI_COMM_NULL;
 #endif
     s->index_path = index_path;
+    /* HDF5 1.10 keeps a file whose H5Fclose failed (its data could not reach the disk: a full disk, a
+     * file size limit) registered half torn down, and its clean-up at exit closes it again and crashes
+     * (SIGSEGV in H5F__close_cb), after the run had said its error: the exit status became 139 instead
+     * of the I/O error's. Without the clean-up at exit nothing is lost: every series closes its file
+     * when destroyed, and each frame was flushed and fsync'd before the index listed it. Takes effect
+     * only before the library's first use (a no-op after). */
+    H5dont_atexit();
     HS_CALL_GOTO(HS_ALLOC(name, strlen(prefix) + 4, "file name"), fail);
     snprintf(name, strlen(prefix) + 4, "%s.h5", prefix);
     HS_CALL_GOTO(hs_path_join(dir, name, &s->h5_path), fail);
@@ -557,18 +582,17 @@ static int link_exists(hid_t file, const char *path)
     return e < 0 ? -1 : e > 0;
 }
 
-/* Write @p data as dataset @p path: [rows] or [rows][cols] of file type @p ftype from memory type
- * @p mtype; chunked when @p chunked (fields), else contiguous (the mesh, written once). In a
- * collective series (@p q not NULL) rows is the global count and @p data this rank's q->n rows in
- * global-index order, written collectively. */
-static hs_status write_dataset(xh5_series *s, hid_t loc, const char *path, hid_t ftype, hid_t mtype,
-                               size_t rows, int cols, int chunked, const xh5_sel *q, const void *data, hid_t *out)
+/* Create dataset @p path (and the groups above it) in @p loc: [rows] or [rows][cols] of file type
+ * @p ftype; chunked when @p chunked (fields, at most HS_H5_CHUNK_VALUES rows a chunk), else
+ * contiguous (the mesh, written once). *ds its id. */
+static hs_status create_dataset(xh5_series *s, hid_t loc, const char *path, hid_t ftype, size_t rows, int cols,
+                                int chunked, hid_t *ds)
 {
     hs_status st = HS_OK;
     hsize_t dims[2] = {rows, (hsize_t)cols};
     const int rank = cols > 1 ? 2 : 1;
-    hid_t space = H5I_INVALID_HID, dcpl = H5I_INVALID_HID, lcpl = H5I_INVALID_HID, ds = H5I_INVALID_HID;
-    hid_t mspace = H5S_ALL, fspace = H5S_ALL;
+    hid_t space = H5I_INVALID_HID, dcpl = H5I_INVALID_HID, lcpl = H5I_INVALID_HID;
+    *ds = H5I_INVALID_HID;
     space = H5Screate_simple(rank, dims, NULL);
     dcpl = H5Pcreate(H5P_DATASET_CREATE);
     lcpl = H5Pcreate(H5P_LINK_CREATE);
@@ -583,18 +607,32 @@ static hs_status write_dataset(xh5_series *s, hid_t loc, const char *path, hid_t
             goto done;
         }
     }
-    ds = H5Dcreate2(loc, path, ftype, space, lcpl, dcpl, H5P_DEFAULT);
-    if (ds < 0) {
-        st = H5_FAIL(s, "cannot create dataset %s", path);
-        goto done;
-    }
+    *ds = H5Dcreate2(loc, path, ftype, space, lcpl, dcpl, H5P_DEFAULT);
+    if (*ds < 0) st = H5_FAIL(s, "cannot create dataset %s", path);
+done:
+    close_id(&lcpl, H5Pclose);
+    close_id(&dcpl, H5Pclose);
+    close_id(&space, H5Sclose);
+    return st;
+}
+
+/* Write @p data as dataset @p path: [rows] or [rows][cols] of file type @p ftype from memory type
+ * @p mtype; chunked when @p chunked (fields), else contiguous (the mesh, written once). In a
+ * collective series (@p q not NULL) rows is the global count and @p data this rank's q->n rows in
+ * global-index order, written collectively. */
+static hs_status write_dataset(xh5_series *s, hid_t loc, const char *path, hid_t ftype, hid_t mtype,
+                               size_t rows, int cols, int chunked, const xh5_sel *q, const void *data, hid_t *out)
+{
+    hs_status st = HS_OK;
+    hid_t ds = H5I_INVALID_HID, mspace = H5S_ALL, fspace = H5S_ALL;
+    HS_CALL(create_dataset(s, loc, path, ftype, rows, cols, chunked, &ds));
 #if HS_HAS_HDF5_PARALLEL
     if (q && rows > 0) {
         const int32_t n = q->exchange ? q->blk_n : q->n;
         if (q->exchange) data = exchange_rows(s, q, data, (size_t)cols * H5Tget_size(mtype));
         hsize_t mdims[2] = {n ? (hsize_t)n : 1, (hsize_t)cols};
-        fspace = H5Scopy(space);
-        mspace = H5Screate_simple(rank, mdims, NULL);
+        fspace = H5Dget_space(ds);
+        mspace = H5Screate_simple(cols > 1 ? 2 : 1, mdims, NULL);
         if (fspace < 0 || mspace < 0 || (n == 0 && H5Sselect_none(mspace) < 0)) {
             st = H5_FAIL(s, "cannot set up the selection of dataset %s", path);
             goto done;
@@ -616,9 +654,6 @@ done:
         ds = H5I_INVALID_HID;
     }
     close_id(&ds, H5Dclose);
-    close_id(&lcpl, H5Pclose);
-    close_id(&dcpl, H5Pclose);
-    close_id(&space, H5Sclose);
     return st;
 }
 
@@ -773,21 +808,34 @@ static hs_status to_f32(xh5_series *s, const hs_frame_field *a, size_t n, const 
     return HS_OK;
 }
 
+/* Frame @p index's group, with its time_ms and mesh_arrays attributes, into *grp (the fields and their
+ * "fields" attribute come after). */
+static hs_status group_create(xh5_series *s, int index, double time_ms, int mesh_arrays, hid_t *grp)
+{
+    hs_status st = HS_OK;
+    char g[32];
+    frame_group_name(index, g);
+    hid_t lcpl = H5Pcreate(H5P_LINK_CREATE);
+    if (lcpl < 0 || H5Pset_create_intermediate_group(lcpl, 1) < 0 ||
+        (*grp = H5Gcreate2(s->file, g, lcpl, H5P_DEFAULT, H5P_DEFAULT)) < 0) {
+        st = H5_FAIL(s, "cannot create group %s", g);
+        goto done;
+    }
+    HS_CALL_GOTO(put_scalar_attr(s, *grp, "time_ms", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &time_ms), done);
+    const int32_t bits = mesh_arrays;
+    HS_CALL_GOTO(put_scalar_attr(s, *grp, "mesh_arrays", H5T_STD_I32LE, H5T_NATIVE_INT32, &bits), done);
+done:
+    close_id(&lcpl, H5Pclose);
+    return st;
+}
+
 static hs_status write_frame_group(xh5_series *s, int index, const hs_frame *fr, const int *order, int n,
                                    int mesh_arrays)
 {
     hs_status st = HS_OK;
-    char g[32], names[HS_FRAME_MAX_FIELDS * 64 + 1] = "";
-    frame_group_name(index, g);
-    hid_t lcpl = H5Pcreate(H5P_LINK_CREATE), grp = H5I_INVALID_HID, ds = H5I_INVALID_HID;
-    if (lcpl < 0 || H5Pset_create_intermediate_group(lcpl, 1) < 0 ||
-        (grp = H5Gcreate2(s->file, g, lcpl, H5P_DEFAULT, H5P_DEFAULT)) < 0) {
-        st = H5_FAIL(s, "cannot create group %s", g);
-        goto done;
-    }
-    HS_CALL_GOTO(put_scalar_attr(s, grp, "time_ms", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, &fr->time_ms), done);
-    const int32_t bits = mesh_arrays;
-    HS_CALL_GOTO(put_scalar_attr(s, grp, "mesh_arrays", H5T_STD_I32LE, H5T_NATIVE_INT32, &bits), done);
+    char names[HS_FRAME_MAX_FIELDS * 64 + 1] = "";
+    hid_t grp = H5I_INVALID_HID, ds = H5I_INVALID_HID;
+    HS_CALL_GOTO(group_create(s, index, fr->time_ms, mesh_arrays, &grp), done);
     for (int k = 0; k < n; ++k) {
         const hs_frame_field *a = &fr->field[order[k]];
         HS_CHECK_GOTO(strlen(a->name) < 64, done, HS_ERR_INTERNAL, "frame field name %s is too long", a->name);
@@ -805,11 +853,11 @@ static hs_status write_frame_group(xh5_series *s, int index, const hs_frame *fr,
 done:
     close_id(&ds, H5Dclose);
     close_id(&grp, H5Gclose);
-    close_id(&lcpl, H5Pclose);
     return st;
 }
 
 static hs_status write_frame(xh5_series *s, int index, const hs_mesh *mesh, const hs_frame *frame);
+static hs_status stream_write_frame(xh5_series *s, int index, const hs_frame *frame);
 
 static hs_status xh5_write_frame(void *impl, int index, const char *path, const hs_mesh *mesh,
                                  const hs_frame *frame)
@@ -817,15 +865,16 @@ static hs_status xh5_write_frame(void *impl, int index, const char *path, const 
     (void)path; /* NULL: no file per frame */
     xh5_series *s = impl;
     quiet();
+    if (s->pg) return stream_write_frame(s, index, frame);
     return agree(s, write_frame(s, index, mesh, frame));
 }
 
-static hs_status write_frame(xh5_series *s, int index, const hs_mesh *mesh, const hs_frame *frame)
+/* What the writing process does first for every frame: one mesh per series, room for the frame's grid
+ * text, the file (made by the first frame of a new series), and the frame's description @p d (fields in
+ * the file's order @p order, @p n of them). */
+static hs_status frame_begin(xh5_series *s, int index, int32_t nn, int32_t ne, const hs_frame *frame,
+                             const int *order, int n, int mesh_arrays, frame_desc *d)
 {
-    const int32_t nn = mesh ? mesh->n_nodes : (int32_t)s->pt->n_nodes_global;
-    const int32_t ne = mesh ? mesh->n_elems : (int32_t)s->pt->n_elems_global;
-    HS_CHECK((mesh != NULL) != s->part, HS_ERR_INTERNAL, "XDMF/HDF5 series %s: a mesh %s", s->h5_path,
-             s->part ? "given to a collective series" : "missing");
     HS_CHECK(!s->mesh_known || (nn == s->n_nodes && ne == s->n_elems), HS_ERR_INTERNAL,
              "XDMF/HDF5 series %s holds a mesh of %d nodes and %d elements; frame %d has %d and %d "
              "(one mesh per series)",
@@ -838,23 +887,46 @@ static hs_status write_frame(xh5_series *s, int index, const hs_mesh *mesh, cons
         if (fapl >= 0) H5Pclose(fapl);
         if (s->file < 0) return H5_FAIL(s, "cannot create the file");
     }
-    frame_desc d;
-    memset(&d, 0, sizeof d);
-    int order[HS_FRAME_MAX_FIELDS];
-    d.time = frame->time_ms;
-    d.n = hs_frame_order(frame, order);
-    if (mesh) {
-        d.mesh_arrays = hs_frame_mesh_arrays(frame, mesh);
-    } else { /* the part's arrays, as hs_frame_mesh_arrays judges a mesh's */
-        if (s->pt->region) d.mesh_arrays |= frame->mesh_fields & HS_MESH_FIELD_REGION;
-        if (s->pt->fiber) d.mesh_arrays |= frame->mesh_fields & HS_MESH_FIELD_FIBER;
+    memset(d, 0, sizeof *d);
+    d->time = frame->time_ms;
+    d->n = n;
+    d->mesh_arrays = mesh_arrays;
+    for (int k = 0; k < n; ++k) {
+        d->name[k] = frame->field[order[k]].name;
+        d->cell[k] = frame->field[order[k]].cell;
     }
-    for (int k = 0; k < d.n; ++k) {
-        d.name[k] = frame->field[order[k]].name;
-        d.cell[k] = frame->field[order[k]].cell;
-    }
-    s->n_nodes = nn; /* before write_mesh: a collective series' sizes */
+    s->n_nodes = nn; /* before the mesh is written: a distributed series' sizes */
     s->n_elems = ne;
+    return HS_OK;
+}
+
+/* What the writing process does last for every frame: the file to the disk, and only then the frame's
+ * grid text (the text after frame index - 1 is that of a frame whose index could not be written: this
+ * frame replaces it). */
+static hs_status frame_end(xh5_series *s, int index, const frame_desc *d)
+{
+    HS_CALL(flush_file(s));
+    hs_xdmf_grids_keep(&s->g, index);
+    HS_CALL(put_grid(s, index, d));
+    hs_xdmf_grids_mark(&s->g, index);
+    return HS_OK;
+}
+
+static hs_status write_frame(xh5_series *s, int index, const hs_mesh *mesh, const hs_frame *frame)
+{
+    const int32_t nn = mesh ? mesh->n_nodes : (int32_t)s->pt->n_nodes_global;
+    const int32_t ne = mesh ? mesh->n_elems : (int32_t)s->pt->n_elems_global;
+    HS_CHECK((mesh != NULL) != s->part, HS_ERR_INTERNAL, "XDMF/HDF5 series %s: a mesh %s", s->h5_path,
+             s->part ? "given to a collective series" : "missing");
+    int mesh_arrays = 0, order[HS_FRAME_MAX_FIELDS];
+    if (mesh) {
+        mesh_arrays = hs_frame_mesh_arrays(frame, mesh);
+    } else { /* the part's arrays, as hs_frame_mesh_arrays judges a mesh's */
+        if (s->pt->region) mesh_arrays |= frame->mesh_fields & HS_MESH_FIELD_REGION;
+        if (s->pt->fiber) mesh_arrays |= frame->mesh_fields & HS_MESH_FIELD_FIBER;
+    }
+    frame_desc d;
+    HS_CALL(frame_begin(s, index, nn, ne, frame, order, hs_frame_order(frame, order), mesh_arrays, &d));
     HS_CALL(write_mesh(s, mesh, d.mesh_arrays));
     s->mesh_known = 1;
 
@@ -862,14 +934,180 @@ static hs_status write_frame(xh5_series *s, int index, const hs_mesh *mesh, cons
     int dropped = 0;
     HS_CALL(drop_frames_from(s, index, &dropped));
     HS_CALL(write_frame_group(s, index, frame, order, d.n, d.mesh_arrays));
-    HS_CALL(flush_file(s));
+    return frame_end(s, index, &d);
+}
 
-    /* The grid text after frame index - 1 is that of a frame whose index could not be written:
-     * this frame replaces it. */
-    hs_xdmf_grids_keep(&s->g, index);
-    HS_CALL(put_grid(s, index, &d));
-    hs_xdmf_grids_mark(&s->g, index);
+/* ---- a series streamed through rank 0 (create_stream) --------------------------------------- */
+
+/* How the rows of one dataset arrive at rank 0: as the file holds them (points, region, fibres), int32
+ * connectivity to check (hs_part_gather_rows_i32: -1 for an index beyond 2^31), or a frame's field in
+ * double, written as float32 the way the serial writer rounds it (to_f32). */
+enum { ROWS_AS_IS, ROWS_TETS, ROWS_FIELD };
+
+typedef struct h5_rows {
+    xh5_series *s;
+    hid_t ds;                   /* rank 0: the dataset being written; H5I_INVALID_HID elsewhere */
+    hid_t mtype;                /* the memory type of what H5Dwrite gets */
+    int cols, kind;
+    const char *path;
+    const hs_frame_field *field; /* ROWS_FIELD */
+    int64_t nn;                 /* ROWS_TETS: node indices lie in [0, nn) */
+    hs_status st;               /* rank 0's first failure: nothing is written after it */
+} h5_rows;
+
+/* Rows [first, first + n) of @p ds from @p data ([n][cols] of @p mtype), one hyperslab. */
+static hs_status write_rows(xh5_series *s, hid_t ds, hid_t mtype, int64_t first, int64_t n, int cols,
+                            const void *data, const char *path)
+{
+    hs_status st = HS_OK;
+    hsize_t start[2] = {(hsize_t)first, 0}, count[2] = {(hsize_t)n, (hsize_t)cols};
+    hid_t fspace = H5Dget_space(ds), mspace = H5Screate_simple(cols > 1 ? 2 : 1, count, NULL);
+    if (fspace < 0 || mspace < 0 || H5Sselect_hyperslab(fspace, H5S_SELECT_SET, start, NULL, count, NULL) < 0 ||
+        H5Dwrite(ds, mtype, mspace, fspace, H5P_DEFAULT, data) < 0)
+        st = H5_FAIL(s, "cannot write rows [%lld, %lld) of dataset %s", (long long)first, (long long)(first + n), path);
+    close_id(&mspace, H5Sclose);
+    close_id(&fspace, H5Sclose);
+    return st;
+}
+
+/* Rank 0: a chunk of rows in global order (hs_part_gather_put), written before the next comes. */
+static hs_status put_h5_rows(void *ctx, int64_t first, int64_t n, const void *rows)
+{
+    h5_rows *r = ctx;
+    xh5_series *s = r->s;
+    if (r->st != HS_OK) return r->st;
+    const void *data = rows;
+    if (r->kind == ROWS_TETS) { /* an index out of range makes readers crash or draw garbage */
+        const int32_t *t = rows;
+        for (int64_t i = 0; i < 4 * n; ++i)
+            if (t[i] < 0 || t[i] >= r->nn)
+                return r->st = HS_FAIL(HS_ERR_INTERNAL, "element %lld has node index %s%d outside [0, %lld)",
+                                       (long long)(first + i / 4), t[i] < 0 ? "(beyond 2^31, or negative) " : "",
+                                       (int)t[i], (long long)r->nn);
+    } else if (r->kind == ROWS_FIELD) {
+        if ((size_t)n > s->buf_len) { /* one chunk's values (at most the gather's chunk), kept for the next */
+            free(s->buf);
+            s->buf = NULL;
+            s->buf_len = 0;
+            HS_CALL(r->st = HS_ALLOC(s->buf, (size_t)n, "XDMF/HDF5 chunk"));
+            s->buf_len = (size_t)n;
+        }
+        const hs_frame_field *a = r->field;
+        const double *x = rows;
+        if (a->mapped)
+            for (int64_t i = 0; i < n; ++i) s->buf[i] = (float)(a->scale * x[i] + a->offset);
+        else
+            for (int64_t i = 0; i < n; ++i) s->buf[i] = (float)x[i];
+        data = s->buf;
+    }
+    return r->st = write_rows(s, r->ds, r->mtype, first, n, r->cols, data, r->path);
+}
+
+/* Dataset @p path of @p loc ([rows][cols] of @p ftype) made by rank 0 and written there from every
+ * rank's rows @p src (@p row bytes each; the part's order; NULL: zeros) as they arrive; a field gets
+ * its "cell" attribute as the serial writer gives it. Collective; rank 0's status, agreed. */
+static hs_status stream_dataset(xh5_series *s, hid_t loc, const char *path, hid_t ftype, hid_t mtype, int kind,
+                                int cell, size_t rows, int cols, const void *src, size_t row,
+                                const hs_frame_field *field)
+{
+    h5_rows r = {s, H5I_INVALID_HID, mtype, cols, kind, path, field, hs_part_gather_part(s->pg)->n_nodes_global,
+                 HS_OK};
+    if (s->root) r.st = create_dataset(s, loc, path, ftype, rows, cols, kind == ROWS_FIELD, &r.ds);
+    /* every rank goes through every chunk, also after rank 0 failed (put_h5_rows then writes nothing) */
+    if (kind == ROWS_TETS)
+        (void)hs_part_gather_rows_i32(s->pg, 1, src, 4, put_h5_rows, &r);
+    else
+        (void)hs_part_gather_rows(s->pg, cell, src, row, put_h5_rows, &r);
+    if (s->root && r.st == HS_OK && kind == ROWS_FIELD) {
+        const int32_t c = cell;
+        r.st = put_scalar_attr(s, r.ds, "cell", H5T_STD_I32LE, H5T_NATIVE_INT32, &c);
+    }
+    close_id(&r.ds, H5Dclose);
+    return hs_part_gather_agree_root(s->pg, r.st);
+}
+
+/* The mesh arrays rank 0's file lacks of those frame needs: the mesh (points and cells) until the first
+ * frame, region and fibre until the first frame that shows them (the serial write_mesh's choice). */
+enum { NEED_MESH = 1, NEED_REGION = 2, NEED_FIBER = 4 };
+static hs_status mesh_needs(xh5_series *s, int mesh_arrays, int32_t *need)
+{
+    static const struct {
+        const char *path;
+        int bit, needed_for;
+    } a[] = {{"/mesh/points", NEED_MESH, 0}, {"/mesh/region", NEED_REGION, HS_MESH_FIELD_REGION},
+             {"/mesh/fiber", NEED_FIBER, HS_MESH_FIELD_FIBER}};
+    *need = 0;
+    for (int k = 0; k < 3; ++k) {
+        if (a[k].needed_for && !(mesh_arrays & a[k].needed_for)) continue;
+        const int e = link_exists(s->file, a[k].path);
+        if (e < 0) return H5_FAIL(s, "cannot look for %s", a[k].path);
+        if (!e) *need |= a[k].bit;
+    }
     return HS_OK;
+}
+
+/* A frame of a streamed series: every rank hands the mesh arrays rank 0's file lacks and the frame's
+ * fields to the gather, in the serial writer's order; rank 0 does everything else the serial writer
+ * does (frame_begin, the group, frame_end). Every step ends with rank 0's status agreed. */
+static hs_status stream_write_frame(xh5_series *s, int index, const hs_frame *frame)
+{
+    const hs_series_part *pt = hs_part_gather_part(s->pg);
+    /* below 2^31: hs_part_gather_create refuses more */
+    const int32_t nn = (int32_t)pt->n_nodes_global, ne = (int32_t)pt->n_elems_global;
+    const int mesh_arrays = hs_part_gather_mesh_arrays(s->pg, frame);
+    int order[HS_FRAME_MAX_FIELDS];
+    const int n = hs_frame_order(frame, order);
+    char names[HS_FRAME_MAX_FIELDS * 64 + 1] = "";
+    frame_desc d;
+    int32_t need = 0;
+    hs_status st = HS_OK;
+    if (s->root) {
+        for (int k = 0; k < n && st == HS_OK; ++k) {
+            const char *name = frame->field[order[k]].name;
+            if (strlen(name) >= 64) st = HS_FAIL(HS_ERR_INTERNAL, "frame field name %s is too long", name);
+            if (k) strcat(names, " ");
+            if (st == HS_OK) strcat(names, name);
+        }
+        if (st == HS_OK) st = frame_begin(s, index, nn, ne, frame, order, n, mesh_arrays, &d);
+        if (st == HS_OK) st = mesh_needs(s, mesh_arrays, &need);
+    }
+    HS_CALL(hs_part_gather_agree_root(s->pg, st));
+    hs_part_gather_bcast(s->pg, &need, (int)sizeof need); /* every rank gathers the same arrays */
+    if (need & NEED_MESH) {
+        HS_CALL(stream_dataset(s, s->file, "/mesh/points", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, ROWS_AS_IS, 0,
+                               (size_t)nn, 3, pt->xyz, 3 * sizeof(double), NULL));
+        HS_CALL(stream_dataset(s, s->file, "/mesh/cells", H5T_STD_I32LE, H5T_NATIVE_INT32, ROWS_TETS, 1, (size_t)ne,
+                               4, pt->tets, 0, NULL));
+    }
+    if (need & NEED_REGION)
+        HS_CALL(stream_dataset(s, s->file, "/mesh/region", H5T_STD_I32LE, H5T_NATIVE_INT32, ROWS_AS_IS, 1,
+                               (size_t)ne, 1, pt->region, sizeof(int32_t), NULL));
+    if (need & NEED_FIBER)
+        HS_CALL(stream_dataset(s, s->file, "/mesh/fiber", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, ROWS_AS_IS, 1,
+                               (size_t)ne, 3, pt->fiber, 3 * sizeof(double), NULL));
+    s->mesh_known = s->root;
+
+    /* A frame of this number from a failed index write, or past a resume point, is replaced. */
+    hid_t grp = H5I_INVALID_HID;
+    int dropped = 0;
+    if (s->root) {
+        st = drop_frames_from(s, index, &dropped);
+        if (st == HS_OK) st = group_create(s, index, frame->time_ms, mesh_arrays, &grp);
+    }
+    st = hs_part_gather_agree_root(s->pg, st);
+    for (int k = 0; k < n && st == HS_OK; ++k) {
+        const hs_frame_field *a = &frame->field[order[k]];
+        st = stream_dataset(s, grp, a->name, H5T_IEEE_F32LE, H5T_NATIVE_FLOAT, ROWS_FIELD, a->cell,
+                            (size_t)(a->cell ? ne : nn), 1, a->data, sizeof(double), a);
+    }
+    if (st == HS_OK) {
+        if (s->root) st = put_string_attr(s, grp, "fields", names);
+        close_id(&grp, H5Gclose);
+        if (s->root && st == HS_OK) st = frame_end(s, index, &d);
+        st = hs_part_gather_agree_root(s->pg, st);
+    }
+    close_id(&grp, H5Gclose);
+    return st;
 }
 
 /* Rewrite the index with frames [0, n) (the grid text of each is kept), atomically, then delete
@@ -882,6 +1120,7 @@ static hs_status xh5_write_index(void *impl, const double *times, int n)
     (void)times; /* they are in the grid text */
     xh5_series *s = impl;
     quiet();
+    if (s->pg) return hs_part_gather_agree_root(s->pg, s->root ? write_index(s, n) : HS_OK);
     return agree(s, write_index(s, n));
 }
 
@@ -1023,6 +1262,7 @@ static hs_status xh5_resume(void *impl, const double *times, int n)
 {
     xh5_series *s = impl;
     quiet();
+    if (s->pg) return hs_part_gather_agree_root(s->pg, s->root ? resume(s, times, n) : HS_OK);
     return agree(s, resume(s, times, n));
 }
 
@@ -1055,6 +1295,31 @@ fail:
     return st;
 }
 
+/* A part series written by rank 0 through the serial HDF5 API (a build without a parallel HDF5, where
+ * create_part is absent): every rank hands its rows to @p g, rank 0 writes each chunk as a hyperslab. */
+static hs_status xh5_create_stream(const char *dir, const char *prefix, const char *index_path, hs_part_gather *g,
+                                   void **out)
+{
+    void *impl = NULL;
+    *out = NULL;
+    hs_status st = xh5_create(dir, prefix, index_path, &impl);
+    xh5_series *s = impl;
+    if (s) {
+        s->pg = g;
+        s->root = hs_part_gather_rank(g) == 0;
+    }
+    st = hs_part_gather_agree_any(g, st);
+    if (st != HS_OK) {
+        if (s) xh5_destroy(s);
+        return st;
+    }
+    if (s->root)
+        hs_log(1, "output: %s written by rank 0 (a serial HDF5), every rank's rows streamed to it in chunks\n",
+               s->h5_path);
+    *out = s;
+    return HS_OK;
+}
+
 const hs_series_format_ops hs_series_format_xdmf_h5 = {
     .name = "xdmf_h5",
     .summary = "the mesh once and float32 fields per frame in one HDF5 file, an XDMF .xdmf index",
@@ -1066,6 +1331,7 @@ const hs_series_format_ops hs_series_format_xdmf_h5 = {
 #if HS_HAS_HDF5_PARALLEL
     .create_part = xh5_create_part,
 #endif
+    .create_stream = xh5_create_stream, /* a build with a serial HDF5 (create_part is taken where present) */
     .write_frame = xh5_write_frame,
     .write_index = xh5_write_index,
     .resume = xh5_resume,

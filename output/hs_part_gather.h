@@ -4,10 +4,10 @@
  * by its global index) streamed to rank 0 in global order, one bounded chunk of global indices at a
  * time, for an encoder on rank 0 that writes each chunk before the next comes: no rank holds an array
  * over the whole mesh (rank 0 holds one chunk of rows and each rank its own rows' order). Used by the
- * legacy formats' part series (output/format_vtk.c, output/format_xdmf.c: hs_series_format_ops
- * create_stream), the maps and per-beat maps of a distributed run (hs_vtk_write_dataset_part), and the
- * series' whole-mesh gather of a format without a streaming writer (output/series.c). Internal to
- * output/; built with MPI only (HS_HAS_MPI).
+ * legacy formats' part series and "xdmf_h5" with a serial HDF5 (output/format_vtk.c, output/format_xdmf.c,
+ * output/format_xdmf_h5.c: hs_series_format_ops create_stream), the maps and per-beat maps of a
+ * distributed run (hs_vtk_write_dataset_part), and the series' whole-mesh gather of a format without a
+ * streaming writer (output/series.c). Internal to output/; built with MPI only (HS_HAS_MPI).
  *
  * Each message carries a rank's rows of one chunk with where they go: runs (start, length) of
  * consecutive global indices when the rank's rows make few runs (a partition into ranges: one run
@@ -63,6 +63,10 @@ hs_status hs_part_gather_agree_root(hs_part_gather *g, hs_status st);
 
 /** @brief The first failing rank's @p st and message on every rank (hs_mpi_agree). Collective. */
 hs_status hs_part_gather_agree_any(hs_part_gather *g, hs_status st);
+
+/** @brief Rank 0's @p bytes at @p buf onto every rank: a choice that rank 0 alone can make, such as which
+ * arrays its file lacks, so that every rank gathers the same arrays. Collective. */
+void hs_part_gather_bcast(hs_part_gather *g, void *buf, int bytes);
 
 /**
  * What rank 0 does with a chunk: rows [first, first + n) of global index, @p n rows back to back in

@@ -110,6 +110,8 @@ hs_status hs_part_gather_agree_root(hs_part_gather *g, hs_status st)
 
 hs_status hs_part_gather_agree_any(hs_part_gather *g, hs_status st) { return hs_mpi_agree(g->comm, st, NULL); }
 
+void hs_part_gather_bcast(hs_part_gather *g, void *buf, int bytes) { MPI_Bcast(buf, bytes, MPI_BYTE, 0, g->comm); }
+
 /* Where the rank's rows of chunk c go, into @p w (int32 words): runs (start, length) of offsets in
  * the chunk when they are fewer than half the rows, else each row's offset. @return the words. */
 static int encode_place(const pg_rows *r, int64_t c, int64_t c0, int32_t *w)
@@ -404,6 +406,7 @@ int hs_part_gather_has_fiber(const hs_part_gather *g) { return (void)g, 0; }
 int hs_part_gather_mesh_arrays(const hs_part_gather *g, const hs_frame *frame) { return (void)g, (void)frame, 0; }
 hs_status hs_part_gather_agree_root(hs_part_gather *g, hs_status st) { return (void)g, st; }
 hs_status hs_part_gather_agree_any(hs_part_gather *g, hs_status st) { return (void)g, st; }
+void hs_part_gather_bcast(hs_part_gather *g, void *buf, int bytes) { (void)g, (void)buf, (void)bytes; }
 hs_status hs_part_gather_rows(hs_part_gather *g, int cell, const void *src, size_t row, hs_part_gather_put put,
                               void *ctx)
 {

@@ -18,11 +18,16 @@
  *     elements and their vertices' owners);
  *  6. each rank: its part in the arrays pack() makes (elements and nodes by increasing global
  *     number), the orientation of a wholly negative mesh swapped (counted over the ranks), its view
- *     and local mesh (hs_part_packed_unpack). */
+ *     and local mesh (hs_part_packed_unpack).
+ * The local loops of each step run on the rank's OpenMP threads in chunks whose number does not depend
+ * on how many threads there are (n_chunks), each chunk filling the records from its own offsets, so the
+ * arrays are the serial loop's; a first bad item is the serial loop's first (a min reduction). -v logs
+ * each step's local time on rank 0. */
 #include "hs_mesh_part.h"
 
 #include <limits.h>
 #include <math.h>
+#include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -113,6 +118,21 @@ static hs_status xch_data(xch *x, const void *sbuf, void *rbuf, size_t rs)
     HS_MPI_CALL(MPI_Allreduce(MPI_IN_PLACE, m, 2, MPI_INT64_T, MPI_MAX, x->comm));
     HS_CHECK(!m[1], HS_ERR_MESH, "a rank's share of the mesh is more than 2^31 - 1 records of an exchange; use "
              "more ranks");
+    /* the records this rank sends itself, copied here on the threads (at 2 ranks about half the data), not by
+     * MPI on one thread */
+    {
+        const int me = x->rank;
+        const int64_t n = x->scnt[me] < x->rcnt[me] ? x->scnt[me] : x->rcnt[me]; /* equal */
+        const size_t bytes = (size_t)n * rs;
+        const int nc = bytes > ((size_t)1 << 22) ? omp_get_max_threads() : 1;
+        const char *src = (const char *)sbuf + (size_t)x->so[me] * rs;
+        char *dst = (char *)rbuf + (size_t)x->ro[me] * rs;
+#pragma omp parallel for schedule(static, 1) if (nc > 1)
+        for (int c = 0; c < nc; ++c) {
+            const size_t step = bytes / (size_t)nc, lo = step * (size_t)c, hi = c == nc - 1 ? bytes : lo + step;
+            if (hi > lo) memcpy(dst + lo, src + lo, hi - lo);
+        }
+    }
     MPI_Datatype t;
     HS_MPI_CALL(MPI_Type_contiguous((int)rs, MPI_BYTE, &t));
     HS_MPI_CALL(MPI_Type_commit(&t));
@@ -120,7 +140,7 @@ static hs_status xch_data(xch *x, const void *sbuf, void *rbuf, size_t rs)
     for (int64_t k = 0; k < m[0] && rc == MPI_SUCCESS; ++k) {
         const int64_t a = k * piece;
         for (int q = 0; q < x->size; ++q) {
-            const int64_t s = x->scnt[q] - a, r = x->rcnt[q] - a;
+            const int64_t s = q == x->rank ? 0 : x->scnt[q] - a, r = q == x->rank ? 0 : x->rcnt[q] - a;
             x->sc[q] = (int)(s <= 0 ? 0 : s < piece ? s : piece);
             x->rc[q] = (int)(r <= 0 ? 0 : r < piece ? r : piece);
             x->sd[q] = x->sc[q] ? (int)(x->so[q] + a) : 0;
@@ -203,11 +223,41 @@ static int cmp_i64(const void *a, const void *b)
 }
 
 
+/* ---- the local loops on the rank's threads ----
+ * A loop over n items runs in n_chunks(n) chunks, chunk c being items [n c / nc, n (c + 1) / nc): a number that
+ * does not depend on how many threads run them, so records filled chunk by chunk (each chunk from its offsets in
+ * each destination's run, chunk_offsets) land where the serial loop puts them, whatever the threads. */
+static int n_chunks(int64_t n)
+{
+    const int t = omp_get_max_threads();
+    return n > HS_OMP_MIN && t > 1 ? t : 1;
+}
+
+static int64_t chunk_lo(int64_t n, int nc, int c)
+{
+    return n / nc * c + n % nc * c / nc;
+}
+
+/* cnt [nc][stride >= P]: each chunk's records per destination; @p tot [P] (when not NULL) receives their sums,
+ * then cnt each chunk's first position in each destination's run, the runs starting at @p so [P] (NULL: at 0). */
+static void chunk_offsets(int64_t *cnt, int nc, int P, size_t stride, int64_t *tot, const int64_t *so)
+{
+    for (int q = 0; q < P; ++q) {
+        int64_t off = so ? so[q] : 0, sum = 0;
+        for (int c = 0; c < nc; ++c) {
+            const int64_t t = cnt[(size_t)c * stride + q];
+            cnt[(size_t)c * stride + q] = off + sum;
+            sum += t;
+        }
+        if (tot) tot[q] = sum;
+    }
+}
+
 /* The order of @p n items in runs [run[k], run[k+1]) (k < n_runs), each increasing in @p key, merged:
- * ord [n] receives the items by increasing key (keys distinct). @p tmp [n] scratch. */
+ * ord [n], holding the items (indices into key) run after run, receives them by increasing key (keys
+ * distinct). @p tmp [n] scratch; @p run is overwritten. */
 static void merge_runs(const int64_t *key, int64_t n, int64_t *run, int n_runs, int32_t *ord, int32_t *tmp)
 {
-    for (int64_t i = 0; i < n; ++i) ord[i] = (int32_t)i;
     while (n_runs > 1) {
         int k = 0, m = 0;
         for (; k + 1 < n_runs; k += 2) {
@@ -223,6 +273,93 @@ static void merge_runs(const int64_t *key, int64_t n, int64_t *run, int n_runs, 
         run[m] = n;
         n_runs = m;
     }
+}
+
+/* merge_runs of the runs [run[k], run[k+1]) of items 0..n-1 into ord [n] on the threads: the keys cut at
+ * splitters (keys of the longest run at even steps), each slice's pieces of the runs merged on its own into its
+ * own part of ord. The keys are distinct: one increasing order, whatever the cut. @p tmp [n] scratch. */
+static hs_status merge_runs_par(const int64_t *key, int64_t n, const int64_t *run, int n_runs, int32_t *ord,
+                                int32_t *tmp)
+{
+    const int ns = n_runs > 1 ? n_chunks(n) : 1;
+    const size_t w = (size_t)n_runs + 1;
+    int64_t *cut = NULL, *lrun = NULL; /* [ns + 1][w]: slice s's piece of run k starts at cut[s][k]; [ns][w] */
+    HS_CALL(HS_ALLOC(cut, ((size_t)ns + 1) * w, "part elements"));
+    const hs_status st = HS_ALLOC(lrun, (size_t)ns * w, "part elements");
+    if (st != HS_OK) {
+        free(cut);
+        return st;
+    }
+    int longest = 0;
+    for (int k = 1; k < n_runs; ++k)
+        if (run[k + 1] - run[k] > run[longest + 1] - run[longest]) longest = k;
+    for (int s = 0; s <= ns; ++s)
+        for (int k = 0; k < n_runs; ++k) {
+            int64_t *cs = cut + (size_t)s * w;
+            if (s == 0 || s == ns) {
+                cs[k] = s == 0 ? run[k] : run[k + 1];
+                continue;
+            }
+            const int64_t v = key[run[longest] + chunk_lo(run[longest + 1] - run[longest], ns, s)];
+            int64_t lo = run[k], hi = run[k + 1]; /* the first key >= v */
+            while (lo < hi) {
+                const int64_t mid = lo + (hi - lo) / 2;
+                if (key[mid] < v) lo = mid + 1;
+                else hi = mid;
+            }
+            cs[k] = lo;
+        }
+#pragma omp parallel for schedule(static, 1) if (ns > 1)
+    for (int s = 0; s < ns; ++s) {
+        const int64_t *a = cut + (size_t)s * w, *z = a + w;
+        int64_t *lr = lrun + (size_t)s * w;
+        int64_t off = 0, m = 0; /* the slices before this one hold the items of each run before a[k] */
+        for (int k = 0; k < n_runs; ++k) off += a[k] - run[k];
+        for (int k = 0; k < n_runs; ++k) {
+            lr[k] = m;
+            for (int64_t i = a[k]; i < z[k]; ++i) ord[off + m++] = (int32_t)i;
+        }
+        lr[n_runs] = m;
+        merge_runs(key, m, lr, n_runs, ord + off, tmp + off);
+    }
+    free(cut);
+    free(lrun);
+    return HS_OK;
+}
+
+/* The distinct holders of element @p t's vertices' rows (node blocks @p vtx [P + 1]), in vertex order, into h;
+ * their number. */
+static int elem_holders(const int64_t *t, const int64_t *vtx, int P, int h[4])
+{
+    int n = 0;
+    for (int k = 0; k < 4; ++k) {
+        const int q = block_of(vtx, P, t[k]);
+        int seen = 0;
+        for (int j = 0; j < n; ++j) seen |= h[j] == q;
+        if (!seen) h[n++] = q;
+    }
+    return n;
+}
+
+/* The owners this rank sends element @p t (global numbers), @p o (its vertices' owners) to: each distinct owner
+ * whose first holder among that owner's vertices is this rank (@p r, rows [u0, u1); used-node blocks @p udist),
+ * in vertex order, into d; their number. */
+static int elem_dests(const int64_t *t, const int32_t *o, int64_t u0, int64_t u1, const int64_t *udist, int P,
+                      int r, int d[4])
+{
+    int n = 0;
+    for (int k = 0; k < 4; ++k) {
+        int dup = 0, first = P;
+        for (int j = 0; j < k; ++j) dup |= o[j] == o[k];
+        if (dup) continue;
+        for (int j = 0; j < 4; ++j)
+            if (o[j] == o[k]) {
+                const int h = t[j] >= u0 && t[j] < u1 ? r : block_of(udist, P, t[j]);
+                if (h < first) first = h;
+            }
+        if (first == r) d[n++] = o[k];
+    }
+    return n;
 }
 
 /* What hs_mesh_part_read needs of the core besides the part: the local order's time (the summary's
@@ -254,6 +391,8 @@ typedef struct core {
     int64_t nq;                    /* requests other holders made of this one's rows */
     int64_t *req;                  /* [nq] (file numbers, grouped by asking rank) */
     int64_t *qcnt, *rqcnt;         /* [size] the requests' counts (asked, answered) */
+    int64_t *cc;                   /* [chunks][cw] per-chunk counts (n_chunks) */
+    size_t cw;                     /* a chunk's row of cc: size and a cache line more (threads' rows apart) */
     void *sbuf, *rbuf;
     int rank;
 } core;
@@ -263,8 +402,23 @@ static void core_free(core *c)
     free(c->all), free(c->vtx), free(c->edist), free(c->udist), free(c->efib);
     free(c->rgid), free(c->rtet), free(c->rreg), free(c->rown), free(c->rfib);
     free(c->used), free(c->owner), free(c->fq), free(c->fnew), free(c->fown), free(c->req);
-    free(c->qcnt), free(c->rqcnt), free(c->sbuf), free(c->rbuf);
+    free(c->qcnt), free(c->rqcnt), free(c->cc), free(c->sbuf), free(c->rbuf);
     memset(c, 0, sizeof *c);
+}
+
+/* Each step's local time (its exchanges' time left out: part->scatter has them): the -v log. */
+enum { S_CHECK, S_FIB, S_ROUTE, S_NUMBER, S_GLOBAL, S_OWNER, S_ELEMS, S_NODES, S_PACKED, S_ORIENT, S_BLOCK, S_VIEW,
+       S_N };
+typedef struct steps {
+    double t, x, s[S_N];
+} steps;
+
+static void step_end(steps *sp, const xch *x, int k)
+{
+    const double now = hs_wtime();
+    sp->s[k] += now - sp->t - (x->seconds - sp->x);
+    sp->t = now;
+    sp->x = x->seconds;
 }
 
 /* The blocks' extents c->all [size][9] checked (they tile the files; the same whole counts on every
@@ -345,7 +499,7 @@ static hs_status core_run(const hs_mesh_block *b, const hs_partitioner *p, int r
     hs_part_packed pk;
     memset(&pk, 0, sizeof pk);
     int32_t *ord = NULL, *tmp = NULL, *nl = NULL, *el = NULL;
-    int64_t *runs = NULL, *key = NULL;
+    int64_t *key = NULL;
     double t_part = 0.0;
     *counts = NULL;
     memset(part, 0, sizeof *part);
@@ -353,6 +507,9 @@ static hs_status core_run(const hs_mesh_block *b, const hs_partitioner *p, int r
     HS_CALL(xch_init(&x));
     const int P = x.size, r = x.rank;
     c.rank = r;
+    steps sp;
+    memset(&sp, 0, sizeof sp);
+    sp.t = hs_wtime();
 
     /* ---- the blocks' extents, checked alike on every rank ---- */
     st = HS_ALLOC(c.all, 9 * (size_t)P, "block extents");
@@ -361,6 +518,8 @@ static hs_status core_run(const hs_mesh_block *b, const hs_partitioner *p, int r
     if (st == HS_OK) st = HS_ALLOC(c.udist, (size_t)P + 1, "block extents");
     if (st == HS_OK) st = HS_ALLOC(c.qcnt, (size_t)P + 1, "block extents");
     if (st == HS_OK) st = HS_ALLOC(c.rqcnt, (size_t)P + 1, "block extents");
+    c.cw = ((size_t)P + 7) / 8 * 8 + 8;
+    if (st == HS_OK) st = HS_ALLOC(c.cc, (size_t)omp_get_max_threads() * c.cw, "chunk counts");
     HS_CALL_GOTO(hs_par_agree(st), done);
     {
         const int64_t mine[9] = {b->node0, b->nb_nodes, b->elem0, b->nb_elems, b->fiber0, b->nb_fibers,
@@ -373,16 +532,24 @@ static hs_status core_run(const hs_mesh_block *b, const hs_partitioner *p, int r
     const int64_t node0 = b->node0, node1 = b->node0 + b->nb_nodes;
     /* every vertex a node of the file (the readers check it: here it is what the routing relies on) */
     st = HS_OK;
-    for (int32_t e = 0; e < b->nb_elems && st == HS_OK; ++e)
-        for (int k = 0; k < 4; ++k) {
-            const int64_t v = b->tets[4 * (size_t)e + k];
-            if (v < 0 || v >= n_file) {
-                st = HS_FAIL(HS_ERR_MESH, "%s: tetrahedron %lld (0-based, in file order) refers to node %lld "
-                             "(0-based) of %lld", file, (long long)(b->elem0 + e), (long long)v, (long long)n_file);
-                break;
+    {
+        int32_t bad = b->nb_elems; /* the first element with a vertex out of range, named as the serial loop would */
+#pragma omp parallel for schedule(static) reduction(min : bad) if (b->nb_elems > HS_OMP_MIN)
+        for (int32_t e = 0; e < b->nb_elems; ++e)
+            for (int k = 0; k < 4; ++k) {
+                const int64_t v = b->tets[4 * (size_t)e + k];
+                if ((v < 0 || v >= n_file) && e < bad) bad = e;
             }
+        for (int k = 0; bad < b->nb_elems && k < 4 && st == HS_OK; ++k) {
+            const int64_t v = b->tets[4 * (size_t)bad + k];
+            if (v < 0 || v >= n_file)
+                st = HS_FAIL(HS_ERR_MESH, "%s: tetrahedron %lld (0-based, in file order) refers to node %lld "
+                             "(0-based) of %lld", file, (long long)(b->elem0 + bad), (long long)v, (long long)n_file);
         }
+    }
     HS_CALL_GOTO(hs_par_agree(st), done);
+
+    step_end(&sp, &x, S_CHECK);
 
     /* ---- 1. the fibre lines to the element block holding their elements ---- */
     if (has_fib) {
@@ -400,49 +567,52 @@ static hs_status core_run(const hs_mesh_block *b, const hs_partitioner *p, int r
         HS_CALL_GOTO(xch_data(&x, b->fiber, c.efib, 3 * sizeof(double)), done);
     }
 
+    step_end(&sp, &x, S_FIB);
+
     /* ---- 2. each element to the holders of its vertices' rows, each once ---- */
-    memset(x.scnt, 0, sizeof *x.scnt * (size_t)P);
-    for (int32_t e = 0; e < b->nb_elems; ++e) {
-        int h[4];
-        for (int k = 0; k < 4; ++k) {
-            h[k] = block_of(c.vtx, P, b->tets[4 * (size_t)e + k]);
-            int seen = 0;
-            for (int j = 0; j < k; ++j) seen |= h[j] == h[k];
-            if (!seen) ++x.scnt[h[k]];
+    const int nce = n_chunks(b->nb_elems);
+    memset(c.cc, 0, sizeof *c.cc * (size_t)nce * c.cw);
+#pragma omp parallel for schedule(static, 1) if (nce > 1)
+    for (int ch = 0; ch < nce; ++ch) {
+        int64_t *my = c.cc + (size_t)ch * c.cw;
+        for (int64_t e = chunk_lo(b->nb_elems, nce, ch), e1 = chunk_lo(b->nb_elems, nce, ch + 1); e < e1; ++e) {
+            int h[4];
+            const int n = elem_holders(b->tets + 4 * (size_t)e, c.vtx, P, h);
+            for (int k = 0; k < n; ++k) ++my[h[k]];
         }
     }
+    chunk_offsets(c.cc, nce, P, c.cw, x.scnt, NULL);
     int64_t nsend = 0;
     for (int q = 0; q < P; ++q) nsend += x.scnt[q];
     HS_CALL_GOTO(xch_counts(&x, &c.nr), done);
     {
         /* the records, field by field (one exchange each, the same counts) */
-        int64_t *sg = NULL, *stt = NULL, *pos = NULL;
+        int64_t *sg = NULL, *stt = NULL;
         int32_t *srg = NULL;
         double *sf = NULL;
         st = HS_ALLOC(sg, (size_t)nsend + 1, "elements sent");
         if (st == HS_OK) st = HS_ALLOC(stt, 4 * (size_t)nsend + 4, "elements sent");
         if (st == HS_OK) st = HS_ALLOC(srg, (size_t)nsend + 1, "elements sent");
         if (st == HS_OK && has_fib) st = HS_ALLOC(sf, 3 * (size_t)nsend + 3, "elements sent");
-        if (st == HS_OK) st = HS_ALLOC(pos, (size_t)P + 1, "elements sent");
         if (st == HS_OK) st = HS_ALLOC(c.rgid, (size_t)c.nr + 1, "elements held");
         if (st == HS_OK) st = HS_ALLOC(c.rtet, 4 * (size_t)c.nr + 4, "elements held");
         if (st == HS_OK) st = HS_ALLOC(c.rreg, (size_t)c.nr + 1, "elements held");
         if (st == HS_OK && has_fib) st = HS_ALLOC(c.rfib, 3 * (size_t)c.nr + 3, "elements held");
         st = hs_par_agree(st);
         if (st == HS_OK) {
-            memcpy(pos, x.so, sizeof *pos * (size_t)P);
-            for (int32_t e = 0; e < b->nb_elems; ++e) {
-                int h[4];
-                for (int k = 0; k < 4; ++k) {
-                    h[k] = block_of(c.vtx, P, b->tets[4 * (size_t)e + k]);
-                    int seen = 0;
-                    for (int j = 0; j < k; ++j) seen |= h[j] == h[k];
-                    if (seen) continue;
-                    const int64_t i = pos[h[k]]++;
-                    sg[i] = b->elem0 + e;
-                    memcpy(stt + 4 * i, b->tets + 4 * (size_t)e, 4 * sizeof(int64_t));
-                    srg[i] = b->region ? b->region[e] : 0;
-                    if (has_fib) memcpy(sf + 3 * i, c.efib + 3 * (size_t)e, 3 * sizeof(double));
+#pragma omp parallel for schedule(static, 1) if (nce > 1)
+            for (int ch = 0; ch < nce; ++ch) {
+                int64_t *my = c.cc + (size_t)ch * c.cw;
+                for (int64_t e = chunk_lo(b->nb_elems, nce, ch), e1 = chunk_lo(b->nb_elems, nce, ch + 1); e < e1; ++e) {
+                    int h[4];
+                    const int n = elem_holders(b->tets + 4 * (size_t)e, c.vtx, P, h);
+                    for (int k = 0; k < n; ++k) {
+                        const int64_t i = x.so[h[k]] + my[h[k]]++;
+                        sg[i] = b->elem0 + e;
+                        memcpy(stt + 4 * i, b->tets + 4 * (size_t)e, 4 * sizeof(int64_t));
+                        srg[i] = b->region ? b->region[e] : 0;
+                        if (has_fib) memcpy(sf + 3 * i, c.efib + 3 * (size_t)e, 3 * sizeof(double));
+                    }
                 }
             }
             st = xch_data(&x, sg, c.rgid, sizeof(int64_t));
@@ -450,7 +620,7 @@ static hs_status core_run(const hs_mesh_block *b, const hs_partitioner *p, int r
             if (st == HS_OK) st = xch_data(&x, srg, c.rreg, sizeof(int32_t));
             if (st == HS_OK && has_fib) st = xch_data(&x, sf, c.rfib, 3 * sizeof(double));
         }
-        free(sg), free(stt), free(srg), free(sf), free(pos);
+        free(sg), free(stt), free(srg), free(sf);
         free(c.efib);
         c.efib = NULL;
         HS_CALL_GOTO(st, done);
@@ -461,11 +631,17 @@ static hs_status core_run(const hs_mesh_block *b, const hs_partitioner *p, int r
         if (c.rgid[i] <= c.rgid[i - 1]) st = HS_FAIL(HS_ERR_INTERNAL, "rank %d: elements received out of order", r);
     HS_CALL_GOTO(hs_par_agree(st), done);
 
+    step_end(&sp, &x, S_ROUTE);
+
     /* ---- 3. the used nodes of this block, numbered in file order over the blocks ---- */
     HS_CALL_GOTO(hs_par_agree(HS_ALLOC(c.used, (size_t)b->nb_nodes + 1, "used nodes")), done);
     for (int32_t i = 0; i < b->nb_nodes; ++i) c.used[i] = -1;
+#pragma omp parallel for schedule(static) if (4 * c.nr > HS_OMP_MIN)
     for (int64_t k = 0; k < 4 * c.nr; ++k)
-        if (c.rtet[k] >= node0 && c.rtet[k] < node1) c.used[c.rtet[k] - node0] = 0;
+        if (c.rtet[k] >= node0 && c.rtet[k] < node1) {
+#pragma omp atomic write
+            c.used[c.rtet[k] - node0] = 0;
+        }
     c.nu = 0;
     for (int32_t i = 0; i < b->nb_nodes; ++i)
         if (c.used[i] == 0) c.used[i] = c.nu++;
@@ -481,12 +657,23 @@ static hs_status core_run(const hs_mesh_block *b, const hs_partitioner *p, int r
                   "empty row in the FEM system); the others are renumbered in file order\n",
                file, (long long)(n_file - n_used), (long long)n_file);
     /* the foreign vertices of R (their holders' blocks are consecutive: grouped by holder once sorted) */
-    c.nf = 0;
-    for (int64_t k = 0; k < 4 * c.nr; ++k) c.nf += c.rtet[k] < node0 || c.rtet[k] >= node1;
+    const int ncv = n_chunks(4 * c.nr);
+    memset(c.cc, 0, sizeof *c.cc * (size_t)ncv);
+#pragma omp parallel for schedule(static, 1) if (ncv > 1)
+    for (int ch = 0; ch < ncv; ++ch) {
+        int64_t n = 0;
+        for (int64_t k = chunk_lo(4 * c.nr, ncv, ch), k_end = chunk_lo(4 * c.nr, ncv, ch + 1); k < k_end; ++k)
+            n += c.rtet[k] < node0 || c.rtet[k] >= node1;
+        c.cc[ch] = n;
+    }
+    chunk_offsets(c.cc, ncv, 1, 1, &c.nf, NULL);
     HS_CALL_GOTO(hs_par_agree(HS_ALLOC(c.fq, (size_t)c.nf + 1, "foreign vertices")), done);
-    c.nf = 0;
-    for (int64_t k = 0; k < 4 * c.nr; ++k)
-        if (c.rtet[k] < node0 || c.rtet[k] >= node1) c.fq[c.nf++] = c.rtet[k];
+#pragma omp parallel for schedule(static, 1) if (ncv > 1)
+    for (int ch = 0; ch < ncv; ++ch) {
+        int64_t o = c.cc[ch];
+        for (int64_t k = chunk_lo(4 * c.nr, ncv, ch), k_end = chunk_lo(4 * c.nr, ncv, ch + 1); k < k_end; ++k)
+            if (c.rtet[k] < node0 || c.rtet[k] >= node1) c.fq[o++] = c.rtet[k];
+    }
     qsort(c.fq, (size_t)c.nf, sizeof *c.fq, cmp_i64);
     {
         int64_t m = 0;
@@ -505,15 +692,22 @@ static hs_status core_run(const hs_mesh_block *b, const hs_partitioner *p, int r
     HS_CALL_GOTO(hs_par_agree(st), done);
     HS_CALL_GOTO(xch_data(&x, c.fq, c.req, sizeof(int64_t)), done);
     HS_CALL_GOTO(answer(&x, &c, sizeof(int64_t), fill_gid, c.fnew), done);
+    step_end(&sp, &x, S_NUMBER);
     /* R in the global numbering */
-    st = HS_OK;
-    for (int64_t k = 0; k < 4 * c.nr; ++k) {
-        const int64_t v = c.rtet[k];
-        if (v >= node0 && v < node1) c.rtet[k] = u0 + c.used[v - node0];
-        else c.rtet[k] = c.fnew[find_i64(c.fq, c.nf, v)];
-        if (c.rtet[k] < 0 && st == HS_OK) st = HS_FAIL(HS_ERR_INTERNAL, "rank %d: a used node without a number", r);
+    {
+        int bad = 0;
+#pragma omp parallel for schedule(static) reduction(| : bad) if (4 * c.nr > HS_OMP_MIN)
+        for (int64_t k = 0; k < 4 * c.nr; ++k) {
+            const int64_t v = c.rtet[k];
+            if (v >= node0 && v < node1) c.rtet[k] = u0 + c.used[v - node0];
+            else c.rtet[k] = c.fnew[find_i64(c.fq, c.nf, v)];
+            bad |= c.rtet[k] < 0;
+        }
+        st = bad ? HS_FAIL(HS_ERR_INTERNAL, "rank %d: a used node without a number", r) : HS_OK;
     }
     HS_CALL_GOTO(hs_par_agree(st), done);
+
+    step_end(&sp, &x, S_GLOBAL);
 
     /* ---- 4. the partition of the used rows; the owners of the foreign vertices ---- */
     HS_CALL_GOTO(hs_par_agree(HS_ALLOC(c.owner, (size_t)c.nu + 1, "row owners")), done);
@@ -523,39 +717,40 @@ static hs_status core_run(const hs_mesh_block *b, const hs_partitioner *p, int r
         double t0 = hs_wtime();
         HS_CALL_GOTO(hs_partition_rows_dist(p, c.udist, (int32_t)c.nr, c.rtet, c.owner), done);
         t_part += hs_wtime() - t0;
+        sp.t = hs_wtime(); /* the partition is the summary's own phase */
     }
     HS_CALL_GOTO(answer(&x, &c, sizeof(int32_t), fill_owner, c.fown), done);
     HS_CALL_GOTO(hs_par_agree(HS_ALLOC(c.rown, 4 * (size_t)c.nr + 4, "element owners")), done);
+#pragma omp parallel for schedule(static) if (4 * c.nr > HS_OMP_MIN)
     for (int64_t k = 0; k < 4 * c.nr; ++k) {
         const int64_t g = c.rtet[k];
         c.rown[k] = g >= u0 && g < u1 ? c.owner[g - u0] : c.fown[find_i64(c.fnew, c.nf, g)];
     }
     /* (fnew increases with fq: the renumbering keeps the file's order) */
 
+    step_end(&sp, &x, S_OWNER);
+
     /* ---- 5a. each element to the owners of its vertices, by the first holder of each owner's ---- */
     {
         int64_t *which = NULL; /* [sent] the record of R each element sent is */
-        memset(x.scnt, 0, sizeof *x.scnt * (size_t)P);
+        const int ncr = n_chunks(c.nr);
+        memset(c.cc, 0, sizeof *c.cc * (size_t)ncr * c.cw);
         for (int pass = 0; pass < 2; ++pass) {
-            for (int64_t i = 0; i < c.nr; ++i) {
-                const int64_t *t = c.rtet + 4 * i;
-                const int32_t *o = c.rown + 4 * i;
-                for (int k = 0; k < 4; ++k) {
-                    int dup = 0, first = P;
-                    for (int j = 0; j < k; ++j) dup |= o[j] == o[k];
-                    if (dup) continue;
-                    for (int j = 0; j < 4; ++j)
-                        if (o[j] == o[k]) {
-                            const int h = t[j] >= u0 && t[j] < u1 ? r : block_of(c.udist, P, t[j]);
-                            if (h < first) first = h;
-                        }
-                    if (first != r) continue;
-                    if (!pass) ++x.scnt[o[k]];
-                    else which[x.so[o[k]]++] = i;
+#pragma omp parallel for schedule(static, 1) if (ncr > 1)
+            for (int ch = 0; ch < ncr; ++ch) {
+                int64_t *my = c.cc + (size_t)ch * c.cw;
+                for (int64_t i = chunk_lo(c.nr, ncr, ch), i_end = chunk_lo(c.nr, ncr, ch + 1); i < i_end; ++i) {
+                    int d[4];
+                    const int n = elem_dests(c.rtet + 4 * i, c.rown + 4 * i, u0, u1, c.udist, P, r, d);
+                    for (int k = 0; k < n; ++k) {
+                        if (!pass) ++my[d[k]];
+                        else which[x.so[d[k]] + my[d[k]]++] = i;
+                    }
                 }
             }
             if (!pass) {
                 int64_t tot = 0;
+                chunk_offsets(c.cc, ncr, P, c.cw, x.scnt, NULL);
                 for (int q = 0; q < P; ++q) x.so[q] = tot, tot += x.scnt[q];
                 HS_CALL_GOTO(hs_par_agree(HS_ALLOC(which, (size_t)tot + 1, "elements sent")), done);
             }
@@ -573,17 +768,17 @@ static hs_status core_run(const hs_mesh_block *b, const hs_partitioner *p, int r
         if (st == HS_OK) st = buf(&c.sbuf, ns, 4 * sizeof(int64_t), "elements sent"); /* the largest record's */
         if (st == HS_OK) st = HS_ALLOC(ord, (size_t)ne_part + 1, "part elements");
         if (st == HS_OK) st = HS_ALLOC(tmp, (size_t)ne_part + 1, "part elements");
-        if (st == HS_OK) st = HS_ALLOC(runs, (size_t)P + 1, "part elements");
         if (st == HS_OK) st = HS_ALLOC(pk.egid, (size_t)ne_part + 1, "part elements");
         st = hs_par_agree(st);
         if (st == HS_OK) {
             int64_t *s8 = c.sbuf;
+#pragma omp parallel for schedule(static) if (ns > HS_OMP_MIN)
             for (int64_t k = 0; k < ns; ++k) s8[k] = c.rgid[which[k]];
             st = xch_data(&x, s8, g, sizeof(int64_t));
         }
+        if (st == HS_OK) st = merge_runs_par(g, ne_part, x.ro, P, ord, tmp);
         if (st == HS_OK) {
-            memcpy(runs, x.ro, sizeof *runs * ((size_t)P + 1));
-            merge_runs(g, ne_part, runs, P, ord, tmp);
+#pragma omp parallel for schedule(static) if (ne_part > HS_OMP_MIN)
             for (int64_t k = 0; k < ne_part; ++k) pk.egid[k] = g[ord[k]];
         }
         free(g), free(tmp);
@@ -593,37 +788,49 @@ static hs_status core_run(const hs_mesh_block *b, const hs_partitioner *p, int r
          * are here */
         if (st == HS_OK) { /* labels */
             int32_t *s4 = c.sbuf, *rg = NULL;
+#pragma omp parallel for schedule(static) if (ns > HS_OMP_MIN)
             for (int64_t k = 0; k < ns; ++k) s4[k] = c.rreg[which[k]];
             st = hs_par_agree(HS_ALLOC(rg, (size_t)ne_part + 1, "part elements"));
             if (st == HS_OK) st = xch_data(&x, s4, rg, sizeof(int32_t));
             if (st == HS_OK) st = hs_par_agree(HS_ALLOC(pk.region, (size_t)ne_part + 1, "part elements"));
-            for (int64_t k = 0; k < ne_part && st == HS_OK; ++k) pk.region[k] = rg[ord[k]];
+            if (st == HS_OK) {
+#pragma omp parallel for schedule(static) if (ne_part > HS_OMP_MIN)
+                for (int64_t k = 0; k < ne_part; ++k) pk.region[k] = rg[ord[k]];
+            }
             free(rg);
             free(c.rreg);
             c.rreg = NULL;
         }
         if (st == HS_OK && has_fib) { /* fibres */
             double *sd = c.sbuf, *f = NULL;
+#pragma omp parallel for schedule(static) if (ns > HS_OMP_MIN)
             for (int64_t k = 0; k < ns; ++k) memcpy(sd + 3 * k, c.rfib + 3 * which[k], 3 * sizeof(double));
             free(c.rfib);
             c.rfib = NULL;
             st = hs_par_agree(HS_ALLOC(f, 3 * (size_t)ne_part + 3, "part elements"));
             if (st == HS_OK) st = xch_data(&x, sd, f, 3 * sizeof(double));
             if (st == HS_OK) st = hs_par_agree(HS_ALLOC(pk.fiber, 3 * (size_t)ne_part + 3, "part elements"));
-            for (int64_t k = 0; k < ne_part && st == HS_OK; ++k)
-                memcpy(pk.fiber + 3 * k, f + 3 * (size_t)ord[k], 3 * sizeof(double));
+            if (st == HS_OK) {
+#pragma omp parallel for schedule(static) if (ne_part > HS_OMP_MIN)
+                for (int64_t k = 0; k < ne_part; ++k)
+                    memcpy(pk.fiber + 3 * k, f + 3 * (size_t)ord[k], 3 * sizeof(double));
+            }
             free(f);
         }
         if (st == HS_OK) { /* vertices */
             int64_t *s8 = c.sbuf, *t4 = NULL;
+#pragma omp parallel for schedule(static) if (ns > HS_OMP_MIN)
             for (int64_t k = 0; k < ns; ++k) memcpy(s8 + 4 * k, c.rtet + 4 * which[k], 4 * sizeof(int64_t));
             st = hs_par_agree(HS_ALLOC(t4, 4 * (size_t)ne_part + 4, "part elements"));
             if (st == HS_OK) st = xch_data(&x, s8, t4, 4 * sizeof(int64_t));
             free(c.sbuf);
             c.sbuf = NULL;
             if (st == HS_OK) st = hs_par_agree(buf(&c.rbuf, ne_part, 4 * sizeof(int64_t), "part elements"));
-            for (int64_t k = 0; k < ne_part && st == HS_OK; ++k)
-                memcpy((int64_t *)c.rbuf + 4 * k, t4 + 4 * (size_t)ord[k], 4 * sizeof(int64_t));
+            if (st == HS_OK) {
+                int64_t *t8 = c.rbuf;
+#pragma omp parallel for schedule(static) if (ne_part > HS_OMP_MIN)
+                for (int64_t k = 0; k < ne_part; ++k) memcpy(t8 + 4 * k, t4 + 4 * (size_t)ord[k], 4 * sizeof(int64_t));
+            }
             free(t4);
         }
         free(which);
@@ -634,40 +841,76 @@ static hs_status core_run(const hs_mesh_block *b, const hs_partitioner *p, int r
         HS_CALL_GOTO(hs_par_agree(st), done);
     }
 
+    step_end(&sp, &x, S_ELEMS);
+
     /* ---- 5b. each used node of this block to the ranks whose parts use it: its owner, and the owners of
-     * the other vertices of its cut elements (keys rank x nu + node, sorted: by rank, then in order) ---- */
+     * the other vertices of its cut elements (keys rank x nu + node, sorted: by rank, then in order; each
+     * node's owner's key (a counting pass by owner, nodes in order) merged with the others' (the cut
+     * elements' few, sorted), which never equal an owner's) ---- */
     {
-        int64_t nk = c.nu;
-        for (int64_t i = 0; i < c.nr; ++i) {
-            const int32_t *o = c.rown + 4 * i;
-            if (o[0] == o[1] && o[0] == o[2] && o[0] == o[3]) continue;
-            for (int k = 0; k < 4; ++k) nk += c.rtet[4 * i + k] >= u0 && c.rtet[4 * i + k] < u1 ? 3 : 0;
+        const int ncr = n_chunks(c.nr);
+        memset(c.cc, 0, sizeof *c.cc * (size_t)ncr);
+#pragma omp parallel for schedule(static, 1) if (ncr > 1)
+        for (int ch = 0; ch < ncr; ++ch) {
+            int64_t n = 0;
+            for (int64_t i = chunk_lo(c.nr, ncr, ch), i_end = chunk_lo(c.nr, ncr, ch + 1); i < i_end; ++i) {
+                const int32_t *o = c.rown + 4 * i;
+                if (o[0] == o[1] && o[0] == o[2] && o[0] == o[3]) continue;
+                for (int k = 0; k < 4; ++k) {
+                    const int64_t g = c.rtet[4 * i + k];
+                    if (g < u0 || g >= u1) continue;
+                    for (int j = 0; j < 4; ++j) n += o[j] != c.owner[g - u0];
+                }
+            }
+            c.cc[ch] = n;
         }
-        int64_t *keys = NULL;
+        int64_t ncut = 0;
+        chunk_offsets(c.cc, ncr, 1, 1, &ncut, NULL);
+        int64_t *keys = NULL, *cut = NULL, *own = NULL;
         int32_t *row = NULL;
-        st = HS_ALLOC(keys, (size_t)nk + 1, "nodes sent");
+        st = HS_ALLOC(keys, (size_t)(c.nu + ncut) + 1, "nodes sent");
+        if (st == HS_OK) st = HS_ALLOC(cut, (size_t)ncut + 1, "nodes sent");
+        if (st == HS_OK) st = HS_ALLOC(own, (size_t)c.nu + 1, "nodes sent");
         if (st == HS_OK) st = HS_ALLOC(row, (size_t)c.nu + 1, "used nodes");
         if ((st = hs_par_agree(st)) != HS_OK) {
-            free(keys);
+            free(keys), free(cut), free(own);
             goto done;
         }
-        nk = 0;
-        for (int32_t i = 0; i < c.nu; ++i) keys[nk++] = (int64_t)c.owner[i] * c.nu + i;
-        for (int64_t i = 0; i < c.nr; ++i) {
-            const int32_t *o = c.rown + 4 * i;
-            if (o[0] == o[1] && o[0] == o[2] && o[0] == o[3]) continue;
-            for (int k = 0; k < 4; ++k) {
-                const int64_t g = c.rtet[4 * i + k];
-                if (g < u0 || g >= u1) continue;
-                for (int j = 0; j < 4; ++j)
-                    if (o[j] != c.owner[g - u0]) keys[nk++] = (int64_t)o[j] * c.nu + (g - u0);
+#pragma omp parallel for schedule(static, 1) if (ncr > 1)
+        for (int ch = 0; ch < ncr; ++ch) {
+            int64_t n = c.cc[ch];
+            for (int64_t i = chunk_lo(c.nr, ncr, ch), i_end = chunk_lo(c.nr, ncr, ch + 1); i < i_end; ++i) {
+                const int32_t *o = c.rown + 4 * i;
+                if (o[0] == o[1] && o[0] == o[2] && o[0] == o[3]) continue;
+                for (int k = 0; k < 4; ++k) {
+                    const int64_t g = c.rtet[4 * i + k];
+                    if (g < u0 || g >= u1) continue;
+                    for (int j = 0; j < 4; ++j)
+                        if (o[j] != c.owner[g - u0]) cut[n++] = (int64_t)o[j] * c.nu + (g - u0);
+                }
             }
         }
-        qsort(keys, (size_t)nk, sizeof *keys, cmp_i64);
+        qsort(cut, (size_t)ncut, sizeof *cut, cmp_i64);
         int64_t m = 0;
-        for (int64_t k = 0; k < nk; ++k)
-            if (m == 0 || keys[k] != keys[m - 1]) keys[m++] = keys[k];
-        nk = m;
+        for (int64_t k = 0; k < ncut; ++k)
+            if (m == 0 || cut[k] != cut[m - 1]) cut[m++] = cut[k];
+        ncut = m;
+        {
+            int64_t *at = c.cc; /* [P]: each owner's first position */
+            memset(at, 0, sizeof *at * (size_t)P);
+            for (int32_t i = 0; i < c.nu; ++i) ++at[c.owner[i]];
+            int64_t sum = 0;
+            for (int q = 0; q < P; ++q) {
+                const int64_t t = at[q];
+                at[q] = sum;
+                sum += t;
+            }
+            for (int32_t i = 0; i < c.nu; ++i) own[at[c.owner[i]]++] = (int64_t)c.owner[i] * c.nu + i;
+        }
+        int64_t nk = 0;
+        for (int64_t a = 0, z = 0; a < c.nu || z < ncut;)
+            keys[nk++] = z == ncut || (a < c.nu && own[a] < cut[z]) ? own[a++] : cut[z++];
+        free(cut), free(own);
         /* the used nodes' positions in the block, in order */
         for (int32_t i = 0; i < b->nb_nodes; ++i)
             if (c.used[i] >= 0) row[c.used[i]] = i;
@@ -691,6 +934,7 @@ static hs_status core_run(const hs_mesh_block *b, const hs_partitioner *p, int r
         if (st == HS_OK) st = HS_ALLOC(pk.xyz, 3 * (size_t)n + 3, "part nodes");
         st = hs_par_agree(st);
         if (st == HS_OK) {
+#pragma omp parallel for schedule(static) if (nk > HS_OMP_MIN)
             for (int64_t k = 0; k < nk; ++k) {
                 const int32_t i = (int32_t)(keys[k] % c.nu);
                 sg[k] = u0 + i;
@@ -708,6 +952,7 @@ static hs_status core_run(const hs_mesh_block *b, const hs_partitioner *p, int r
         free(sg), free(so), free(sn), free(sx);
         HS_CALL_GOTO(st, done);
     }
+    step_end(&sp, &x, S_NODES);
     const int32_t nn = (int32_t)pk.h[H_NN], ne = (int32_t)pk.h[H_NE];
     /* from the holders in rank order, each increasing: the part's nodes increase */
     st = HS_OK;
@@ -720,31 +965,40 @@ static hs_status core_run(const hs_mesh_block *b, const hs_partitioner *p, int r
     if (st == HS_OK) st = gid_index_make(pk.ngid, nn, &gx);
     if (st == HS_OK) {
         const int64_t *t4 = c.rbuf;
-        for (int64_t k = 0; k < 4 * (int64_t)ne && st == HS_OK; ++k) {
+        int64_t bad = 4 * (int64_t)ne; /* the first vertex that did not arrive */
+#pragma omp parallel for schedule(static) reduction(min : bad) if (4 * (int64_t)ne > HS_OMP_MIN)
+        for (int64_t k = 0; k < 4 * (int64_t)ne; ++k) {
             const int64_t i = gid_index_find(&gx, t4[k]);
-            if (i < 0) st = HS_FAIL(HS_ERR_INTERNAL, "rank %d: an element's vertex %lld did not arrive", r,
-                                    (long long)t4[k]);
-            else pk.tets[k] = (int32_t)i;
+            if (i < 0 && k < bad) bad = k;
+            pk.tets[k] = (int32_t)i;
         }
+        if (bad < 4 * (int64_t)ne)
+            st = HS_FAIL(HS_ERR_INTERNAL, "rank %d: an element's vertex %lld did not arrive", r, (long long)t4[bad]);
     }
     free(gx.first);
     free(c.rbuf);
     c.rbuf = NULL;
     HS_CALL_GOTO(hs_par_agree(st), done);
 
+    step_end(&sp, &x, S_PACKED);
+
     /* ---- 6. the orientation: each element counted by the owner of its first vertex ---- */
     {
-        int64_t neg[2] = {0, 0};
+        int64_t neg[2] = {0, 0}, n_neg = 0, n_mine = 0;
+#pragma omp parallel for schedule(static) reduction(+ : n_neg, n_mine) if (ne > HS_OMP_MIN)
         for (int32_t e = 0; e < ne; ++e) {
             const int32_t *t = pk.tets + 4 * (size_t)e;
             if (pk.nown[t[0]] != r) continue;
-            ++neg[1];
-            neg[0] += hs_tet_det6(pk.xyz, t) < 0.0;
+            ++n_mine;
+            n_neg += hs_tet_det6(pk.xyz, t) < 0.0;
         }
+        neg[0] = n_neg;
+        neg[1] = n_mine;
         HS_MPI_CALL(MPI_Allreduce(MPI_IN_PLACE, neg, 2, MPI_INT64_T, MPI_SUM, x.comm));
         HS_CALL_GOTO(hs_par_agree(neg[1] == n_elems ? HS_OK : HS_FAIL(HS_ERR_INTERNAL, "the parts count %lld "
                                   "elements of %lld", (long long)neg[1], (long long)n_elems)), done);
         if (neg[0] == n_elems) {
+#pragma omp parallel for schedule(static) if (ne > HS_OMP_MIN)
             for (int32_t e = 0; e < ne; ++e) {
                 int32_t *t = pk.tets + 4 * (size_t)e;
                 const int32_t s = t[2];
@@ -757,13 +1011,19 @@ static hs_status core_run(const hs_mesh_block *b, const hs_partitioner *p, int r
         }
         if (extra) extra->swapped = neg[0] == n_elems;
     }
+    step_end(&sp, &x, S_ORIENT);
     /* the block's elements in the global numbering (the fingerprint's): from the holder of each one's
      * first vertex, which has them in R (each holder's in increasing number, placed here by the
      * holder of each element's first vertex) */
     if (extra && fingerprint) {
-        memset(x.scnt, 0, sizeof *x.scnt * (size_t)P);
-        for (int64_t i = 0; i < c.nr; ++i)
-            if (c.rtet[4 * i] >= u0 && c.rtet[4 * i] < u1) ++x.scnt[block_of(c.edist, P, c.rgid[i])];
+        const int ncr = n_chunks(c.nr);
+        memset(c.cc, 0, sizeof *c.cc * (size_t)ncr * c.cw);
+#pragma omp parallel for schedule(static, 1) if (ncr > 1)
+        for (int ch = 0; ch < ncr; ++ch)
+            for (int64_t i = chunk_lo(c.nr, ncr, ch), i_end = chunk_lo(c.nr, ncr, ch + 1); i < i_end; ++i)
+                if (c.rtet[4 * i] >= u0 && c.rtet[4 * i] < u1)
+                    ++c.cc[(size_t)ch * c.cw + block_of(c.edist, P, c.rgid[i])];
+        chunk_offsets(c.cc, ncr, P, c.cw, x.scnt, NULL);
         int64_t n = 0;
         HS_CALL_GOTO(xch_counts(&x, &n), done);
         int32_t *s4 = NULL, *r4 = NULL;
@@ -773,30 +1033,47 @@ static hs_status core_run(const hs_mesh_block *b, const hs_partitioner *p, int r
         if (st == HS_OK) st = HS_ALLOC(r4, 4 * (size_t)n + 4, "block elements");
         if (st == HS_OK) st = HS_ALLOC(extra->tets, 4 * (size_t)b->nb_elems + 4, "block elements");
         st = hs_par_agree(st);
-        if (st == HS_OK) {
-            int64_t k = 0; /* R increases and the element blocks are consecutive: grouped by block as sent */
-            for (int64_t i = 0; i < c.nr; ++i) {
-                if (!(c.rtet[4 * i] >= u0 && c.rtet[4 * i] < u1)) continue;
-                for (int j = 0; j < 4; ++j) s4[4 * k + j] = (int32_t)c.rtet[4 * i + j];
-                if (extra->swapped) {
-                    const int32_t sw = s4[4 * k + 2];
-                    s4[4 * k + 2] = s4[4 * k + 3];
-                    s4[4 * k + 3] = sw;
+        if (st == HS_OK) { /* R increases and the element blocks are consecutive: grouped by block */
+#pragma omp parallel for schedule(static, 1) if (ncr > 1)
+            for (int ch = 0; ch < ncr; ++ch) {
+                int64_t *my = c.cc + (size_t)ch * c.cw;
+                for (int64_t i = chunk_lo(c.nr, ncr, ch), i_end = chunk_lo(c.nr, ncr, ch + 1); i < i_end; ++i) {
+                    if (!(c.rtet[4 * i] >= u0 && c.rtet[4 * i] < u1)) continue;
+                    const int q = block_of(c.edist, P, c.rgid[i]);
+                    const int64_t k = x.so[q] + my[q]++;
+                    for (int j = 0; j < 4; ++j) s4[4 * k + j] = (int32_t)c.rtet[4 * i + j];
+                    if (extra->swapped) {
+                        const int32_t sw = s4[4 * k + 2];
+                        s4[4 * k + 2] = s4[4 * k + 3];
+                        s4[4 * k + 3] = sw;
+                    }
                 }
-                ++k;
             }
             st = xch_data(&x, s4, r4, 4 * sizeof(int32_t));
         }
-        if (st == HS_OK) { /* each holder's in increasing number: a cursor per holder */
-            for (int32_t e = 0; e < b->nb_elems; ++e) {
-                const int h = block_of(c.vtx, P, b->tets[4 * (size_t)e]);
-                memcpy(extra->tets + 4 * (size_t)e, r4 + 4 * x.ro[h]++, 4 * sizeof(int32_t));
+        if (st == HS_OK) { /* each holder's in increasing number: a cursor per holder, per chunk */
+            const int nce = n_chunks(b->nb_elems);
+            memset(c.cc, 0, sizeof *c.cc * (size_t)nce * c.cw);
+#pragma omp parallel for schedule(static, 1) if (nce > 1)
+            for (int ch = 0; ch < nce; ++ch)
+                for (int64_t e = chunk_lo(b->nb_elems, nce, ch), e1 = chunk_lo(b->nb_elems, nce, ch + 1); e < e1; ++e)
+                    ++c.cc[(size_t)ch * c.cw + block_of(c.vtx, P, b->tets[4 * (size_t)e])];
+            chunk_offsets(c.cc, nce, P, c.cw, NULL, x.ro);
+#pragma omp parallel for schedule(static, 1) if (nce > 1)
+            for (int ch = 0; ch < nce; ++ch) {
+                int64_t *my = c.cc + (size_t)ch * c.cw;
+                for (int64_t e = chunk_lo(b->nb_elems, nce, ch), e1 = chunk_lo(b->nb_elems, nce, ch + 1); e < e1; ++e) {
+                    const int h = block_of(c.vtx, P, b->tets[4 * (size_t)e]);
+                    memcpy(extra->tets + 4 * (size_t)e, r4 + 4 * my[h]++, 4 * sizeof(int32_t));
+                }
             }
         }
         free(s4);
         free(r4);
         HS_CALL_GOTO(st, done);
     }
+
+    step_end(&sp, &x, S_BLOCK);
 
     /* ---- the view and the local mesh ---- */
     pk.h[H_SITE_ELEMS] = 0;
@@ -820,7 +1097,12 @@ static hs_status core_run(const hs_mesh_block *b, const hs_partitioner *p, int r
         if (st == HS_OK) st = hs_part_packed_unpack(&pk, n_used, NULL, 0, r, P, nl, part);
         t_part += hs_wtime() - t0;
     }
+    step_end(&sp, &x, S_VIEW);
     HS_CALL_GOTO(hs_par_agree(st), done);
+    hs_log(2, "mesh: rank %d's steps of the parts (local work, s): check %.3f, fibres %.3f, route %.3f, number %.3f, "
+              "global %.3f, owners %.3f, elements %.3f, nodes %.3f, packed %.3f, orientation %.3f, block %.3f, view "
+              "%.3f\n", r, sp.s[S_CHECK], sp.s[S_FIB], sp.s[S_ROUTE], sp.s[S_NUMBER], sp.s[S_GLOBAL], sp.s[S_OWNER],
+           sp.s[S_ELEMS], sp.s[S_NODES], sp.s[S_PACKED], sp.s[S_ORIENT], sp.s[S_BLOCK], sp.s[S_VIEW]);
     part->n_elems_global = n_elems;
     part->partition = t_part + (extra ? 0.0 : t_key);
     if (extra) extra->seconds_order = t_key;
@@ -840,7 +1122,7 @@ done:
         if (extra) free(extra->tets), free(extra->used), memset(extra, 0, sizeof *extra);
     }
     hs_part_packed_free(&pk, 0);
-    free(ord), free(tmp), free(nl), free(el), free(runs), free(key);
+    free(ord), free(tmp), free(nl), free(el), free(key);
     core_free(&c);
     xch_free(&x);
     return st;
@@ -986,8 +1268,10 @@ hs_status hs_mesh_part_read(const hs_mesh_spec *spec, const hs_partitioner *p, c
     hs_mesh_block_reader_close(&rd);
     if (st != HS_OK) goto fail;
     /* mesh.scale as the serial build applies it (sim/mesh_build.c: file units times scale) */
-    if (spec->scale != 1.0)
+    if (spec->scale != 1.0) {
+#pragma omp parallel for schedule(static) if (3 * (int64_t)b.nb_nodes > HS_OMP_MIN)
         for (int64_t i = 0; i < 3 * (int64_t)b.nb_nodes; ++i) b.xyz[i] *= spec->scale;
+    }
     /* fibers.type as hs_mesh_build resolves it; the file's fibres travel only when they are used */
     const int had = b.has_fibers;
     hs_fiber_kind fk = spec->fibers;
@@ -1046,7 +1330,8 @@ hs_status hs_mesh_part_read(const hs_mesh_spec *spec, const hs_partitioner *p, c
         double tf = hs_wtime();
         st = chain_fingerprint(comm, &b, &ex, (*counts)->n_nodes, (*counts)->n_elems, fconst, &(*counts)->fingerprint);
         if ((st = hs_par_agree(st)) != HS_OK) goto fail;
-        hs_log(2, "mesh: the whole mesh's fingerprint in %.3f s, the ranks' pieces in turn\n", hs_wtime() - tf);
+        hs_log(2, "mesh: the whole mesh's fingerprint %016llx in %.3f s, the ranks' pieces in turn\n",
+               (unsigned long long)(*counts)->fingerprint, hs_wtime() - tf);
     }
     part->scatter += hs_wtime() - t2;
     /* the report: the blocks' sizes, the whole mesh's volume (each element by the owner of its first node) */

@@ -391,9 +391,11 @@ hs_status enqueue_init(hs_gpu_cg *cg, const double *b, double *x, const hs_gpu_c
 }
 
 // One iteration. In a graph body every iteration is the same node sequence; classic's first p = z
-// comes from p = 0 and beta = 0 set at init.
+// comes from p = 0 and beta = 0 set at init. @p gated: the fused SpMV reads the status first and does
+// nothing once the solve stopped (a body's iterations after its first; the first runs only while the
+// WHILE node's condition says the solve runs, and the read costs ~1 us, so it goes without).
 hs_status enqueue_iteration(hs_gpu_cg *cg, double *x, cudaStream_t s, cudaGraphConditionalHandle cond,
-                            int use_cond)
+                            int use_cond, int gated = 1)
 {
     if (cg->dist) return enqueue_iteration_dist(cg, x, s, cond, use_cond);
     const int VB = cg->vblocks;
@@ -402,7 +404,8 @@ hs_status enqueue_iteration(hs_gpu_cg *cg, double *x, cudaStream_t s, cudaGraphC
         const double *dpart = &cg->d_sc->delta;
         if (cg->fused) {
             HS_CALL(cg->spmv->ops->apply_dot(cg->spmv->impl, cg->u, cg->w, cg->partD, cg->dparts_cap,
-                                             &cg->d_sc->ticket_spmv, &cg->d_sc->delta, s));
+                                             &cg->d_sc->ticket_spmv, &cg->d_sc->delta,
+                                             gated ? &cg->d_sc->status : nullptr, s));
         } else {
             HS_CALL(hs_gpu_spmv_apply(cg->spmv, cg->u, cg->w, s));
             HS_CALL(hs_gpu_dot_pass(cg->n, cg->w, cg->u, cg->partD, cg->d_sc, s));
@@ -426,6 +429,25 @@ hs_status enqueue_iteration(hs_gpu_cg *cg, double *x, cudaStream_t s, cudaGraphC
     return HS_OK;
 }
 
+// Iterations in the body of a solve's WHILE node: each pass of the node costs ~3.5 us on an H200
+// (docs/parallel.md), so a body of k iterations pays it once per k. The iterations after the solve
+// stopped return at once: every kernel of an iteration reads the status first (the fused SpMV through
+// its gate), so the bits and the iteration count are the body of one's. On one partition only: a
+// distributed iteration still exchanges its halo after the solve stopped (dist_pcg.cu), which costs
+// more than the pass it saves (measured: docs/benchmarks.md). HS_CG_BODY_ITERS (1..16) overrides the
+// default for benchmarks.
+constexpr int kBodyIters = 4;
+int body_iters_default()
+{
+    const char *e = getenv("HS_CG_BODY_ITERS");
+    if (e) {
+        char *end = nullptr;
+        long k = strtol(e, &end, 10);
+        if (end != e && *end == '\0' && k >= 1 && k <= HS_GPU_CG_MAX_BODY_ITERS) return (int)k;
+    }
+    return kBodyIters;
+}
+
 } // namespace
 
 hs_status hs_gpu_cg_create(int32_t n, hs_cg_variant variant, hs_gpu_spmv *spmv, const double *d_dinv,
@@ -440,6 +462,7 @@ hs_status hs_gpu_cg_create(int32_t n, hs_cg_variant variant, hs_gpu_spmv *spmv, 
     cg->dinv = d_dinv;
     cg->fused = variant == HS_CG_CHRONOPOULOS && spmv->ops->apply_dot != nullptr;
     cg->vblocks = hs_gpu_cg_vblocks(n);
+    cg->body_iters = body_iters_default();
     hs_status st = HS_OK;
     double **vecs[] = {&cg->r, &cg->u, &cg->p, &cg->w, &cg->s};
     for (size_t i = 0; st == HS_OK && i < sizeof vecs / sizeof vecs[0]; ++i) {
@@ -645,14 +668,25 @@ hs_status hs_gpu_cg_capture_solve(hs_gpu_cg *cg, const double *b, double *x, con
     HS_CUDA_CALL(cudaGraphAddNode(&node, graph, deps, nullptr, n_deps, &np));
     cudaGraph_t body = np.conditional.phGraph_out[0];
     HS_CUDA_CALL(cudaStreamUpdateCaptureDependencies(s, &node, nullptr, 1, cudaStreamSetCaptureDependencies));
-    // the body: one iteration, captured on the side stream into the WHILE node's graph
+    // the body: body_iters iterations (one on a partition), captured on the side stream into the WHILE
+    // node's graph
     HS_CUDA_CALL(cudaStreamBeginCaptureToGraph(cg->s_body, body, nullptr, nullptr, 0,
                                                cudaStreamCaptureModeThreadLocal));
-    hs_status st = enqueue_iteration(cg, x, cg->s_body, cond, 1);
+    hs_status st = HS_OK;
+    const int k = cg->dist ? 1 : cg->body_iters;
+    for (int q = 0; st == HS_OK && q < k; ++q) st = enqueue_iteration(cg, x, cg->s_body, cond, 1, q > 0);
     cudaGraph_t out = nullptr;
     cudaError_t e = cudaStreamEndCapture(cg->s_body, &out);
     HS_CALL(st);
     HS_CUDA_CALL(e);
+    return HS_OK;
+}
+
+hs_status hs_gpu_cg_set_body_iters(hs_gpu_cg *cg, int k)
+{
+    HS_CHECK(k >= 1 && k <= HS_GPU_CG_MAX_BODY_ITERS, HS_ERR_INTERNAL, "CG iterations per graph body: %d, not in [1, %d]",
+             k, HS_GPU_CG_MAX_BODY_ITERS);
+    cg->body_iters = k;
     return HS_OK;
 }
 

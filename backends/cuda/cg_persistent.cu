@@ -266,6 +266,28 @@ hs_status hs_gpu_cg_set_persistent_kind(hs_gpu_cg *cg, int barriers, int tpr)
     return HS_OK;
 }
 
+int64_t hs_gpu_cg_one_pass_rows(void)
+{
+    int dev = 0, sms = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess || cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return 0;
+    }
+    int64_t rows = 0;
+    for (int f32 = 0; f32 < 2; ++f32) { /* the smaller of the two value types' kernels */
+        int per_sm = 0;
+        if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, f32 ? cg1_fn<float>(1) : cg1_fn<double>(1), kT1, 0) !=
+            cudaSuccess) {
+            (void)cudaGetLastError();
+            return 0;
+        }
+        int64_t g = (int64_t)sms * per_sm; /* hs_gpu_cg_set_persistent_kind's grid cap */
+        if (g > HS_CG1_MAXG) g = HS_CG1_MAXG;
+        if (f32 == 0 || g * kT1 < rows) rows = g * kT1;
+    }
+    return rows;
+}
+
 hs_status hs_gpu_cg_set_persistent(hs_gpu_cg *cg, const int32_t *d_row_ptr, const int32_t *d_col,
                                    const int64_t *d_slot, const void *d_vals, int f32)
 {

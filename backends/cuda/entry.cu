@@ -93,7 +93,7 @@ static hs_status cuda_resolve_plan(const hs_csr *pattern, const hs_problem_opts 
     HS_CHECK(!cg_no, HS_ERR_CONFIG, "%s", cg_no);
     const char *no = hs_cuda_scheme_refusal(opt, plan->step);
     HS_CHECK(!no, HS_ERR_CONFIG, "solver.step = \"%s\": %s", hs_step_mode_name(plan->step), no);
-    hs_cuda_plan_rules(opt, pattern->n_rows, plan);
+    hs_cuda_plan_rules(opt, pattern->n_rows, hs_gpu_cg_one_pass_rows(), plan);
     if (!plan->spmv) HS_CALL(cuda_choose_spmv(pattern, opt, plan));
     return HS_OK;
 }
@@ -122,7 +122,7 @@ extern "C" hs_status hs_cuda_resolve_plan_ranks(const hs_csr *pattern, const hs_
         no = "the splitting steps as one persistent kernel run on one device (no persistent kernel holds an "
              "all-reduce): on several ranks use solver.step = \"graph\" or \"kernels\"";
     HS_CHECK(!no, HS_ERR_CONFIG, "solver.step = \"%s\": %s", hs_step_mode_name(asked), no);
-    hs_cuda_plan_rules(opt, INT32_MAX, plan);
+    hs_cuda_plan_rules(opt, INT32_MAX, 0, plan);
     if (plan->step == HS_STEP_PERSISTENT) plan->step = HS_STEP_GRAPH;
     if (splitting) { /* the host runs a step's ops (dist_split.cu: split_step.cu's graph of steps is one device's);
                       * "auto" and "graph": the diffusion CG's iterations in graphs */

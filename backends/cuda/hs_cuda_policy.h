@@ -19,13 +19,26 @@ extern "C" {
 #endif
 
 /** solver.persistent = "auto": the persistent CG for systems up to this many rows (latency-bound;
- *  above it the kernel sequence streams at full bandwidth: measured in docs/benchmarks.md). */
+ *  above it the kernel sequence streams at full bandwidth: measured in docs/benchmarks.md), and at most
+ *  the rows the device's persistent CG holds at one thread each (@p dev_rows of the rules below). */
 #define HS_CUDA_PERSISTENT_CG_AUTO_ROWS 262144
 
 /** solver.step = "auto": the persistent step for meshes up to this many nodes (the persistent CG's own
- *  limit), where it beat the graph step on an H100 (docs/benchmarks.md, issue 18: 21% faster at 50,653
- *  nodes, 15% at 226,981; 1.4x slower at 389,017, where the graph step's CG is the classic one). */
+ *  limit), where it beat the graph step with the persistent CG on an H100 (docs/benchmarks.md, issue
+ *  18: 21% faster at 50,653 nodes, 15% at 226,981; 1.4x slower at 389,017). Against the graph step with
+ *  the kernel-sequence CG it pays only while every row has its own thread of the persistent CG's grid
+ *  (measured on an H200: 0.76 against 0.83 ms a step at 132,651 nodes, 1.10 against 0.91 at 157,464;
+ *  the grid holds 132 x 1024 = 135,168 rows there): hs_cuda_persistent_auto_rows. */
 #define HS_CUDA_STEP_PERSISTENT_AUTO_ROWS HS_CUDA_PERSISTENT_CG_AUTO_ROWS
+
+/**
+ * @brief The most rows "auto" gives the persistent CG and the Newton scheme's persistent step:
+ * HS_CUDA_PERSISTENT_CG_AUTO_ROWS, or @p dev_rows when it is smaller and known (> 0): the rows the
+ * device's one-barrier persistent CG holds at one thread each (hs_gpu_cg_one_pass_rows: SMs x its
+ * resident 1024-thread blocks x 1024). Beyond them each thread carries two rows or more, and the kernel
+ * sequence in a CUDA graph is faster.
+ */
+int64_t hs_cuda_persistent_auto_rows(int64_t dev_rows);
 
 /** solver.scheme = "splitting", solver.step = "persistent" (backends/cuda/split_persist.cu): the
  *  models whose ODEs the steps' cooperative kernel holds beside the CG, at most this many variables
@@ -56,9 +69,10 @@ const char *hs_cuda_cg_refusal(const hs_problem_opts *o);
 /**
  * @brief Why the persistent step's kernel cannot run these settings (NULL: it can, at any size):
  * Jacobi-CG, split assembly (@p o), Chronopoulos-Gear with the persistent CG (solver.persistent
- * @p persistent: 1 on, 0 off, HS_PERSISTENT_AUTO up to HS_CUDA_PERSISTENT_CG_AUTO_ROWS rows).
+ * @p persistent: 1 on, 0 off, HS_PERSISTENT_AUTO up to hs_cuda_persistent_auto_rows(@p dev_rows) rows; @p dev_rows 0: not known).
  */
-const char *hs_cuda_step_persistent_refusal(const hs_problem_opts *o, int persistent, int32_t n_rows);
+const char *hs_cuda_step_persistent_refusal(const hs_problem_opts *o, int persistent, int32_t n_rows,
+                                            int64_t dev_rows);
 
 /**
  * @brief Why the splitting scheme's steps cannot run as one CUDA graph with @p o's solver (NULL: they
@@ -68,7 +82,7 @@ const char *hs_cuda_split_graph_refusal(const hs_problem_opts *o);
 
 /**
  * @brief solver.step = "auto": HS_STEP_PERSISTENT when its kernel runs these settings on at most
- * HS_CUDA_STEP_PERSISTENT_AUTO_ROWS rows, else HS_STEP_GRAPH with Jacobi-CG, else HS_STEP_KERNELS.
+ * hs_cuda_persistent_auto_rows(@p dev_rows) rows, else HS_STEP_GRAPH with Jacobi-CG, else HS_STEP_KERNELS.
  * Under solver.scheme = "splitting": HS_STEP_PERSISTENT (the steps up to the next output event as one
  * cooperative kernel, split_persist.cu) where hs_cuda_split_persist_refusal allows it, solver.graph is
  * on, solver.persistent is not off and the mesh has at most HS_CUDA_SPLIT_PERSIST_AUTO_ROWS nodes;
@@ -76,7 +90,8 @@ const char *hs_cuda_split_graph_refusal(const hs_problem_opts *o);
  * on, else HS_STEP_KERNELS (the host runs a step's ops).
  * @param[out] why the reason (static storage).
  */
-hs_step_mode hs_cuda_step_auto(const hs_problem_opts *o, int persistent, int32_t n_rows, const char **why);
+hs_step_mode hs_cuda_step_auto(const hs_problem_opts *o, int persistent, int32_t n_rows, int64_t dev_rows,
+                               const char **why);
 
 /**
  * @brief Why the cuda backend cannot run step mode @p step (a named one; HS_STEP_AUTO: never refused)
@@ -94,7 +109,7 @@ const char *hs_cuda_scheme_refusal(const hs_problem_opts *o, hs_step_mode step);
  * HS_CUDA_PERSISTENT_CG_AUTO_ROWS rows) and the matrix values (auto: float32 when the named kernel
  * has a float32 variant, or when "auto" chooses the kernel), each "auto" with its reason.
  */
-void hs_cuda_plan_rules(const hs_problem_opts *o, int32_t n_rows, hs_exec_plan *plan);
+void hs_cuda_plan_rules(const hs_problem_opts *o, int32_t n_rows, int64_t dev_rows, hs_exec_plan *plan);
 
 #ifdef __cplusplus
 }

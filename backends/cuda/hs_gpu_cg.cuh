@@ -118,6 +118,7 @@ struct hs_gpu_cg {
     int dparts_cap;             /**< blocks of a fused SpMV (its grid is capped at this) */
     hs_gpu_cg_scalars *d_sc;
     cudaStream_t s_body;        /**< side stream used only to capture the loop body */
+    int body_iters;             /**< iterations in the captured loop's body (hs_gpu_cg_body_iters) */
     /* persistent mode (hs_gpu_cg_set_persistent): the whole solve as one cooperative kernel */
     int persistent, pgrid;
     const int32_t *p_rowptr, *p_col; /**< borrowed CSR pattern [n+1], [nnz] */
@@ -233,6 +234,18 @@ hs_status hs_gpu_cg_solve_stream(hs_gpu_cg *cg, const double *b, double *x, cons
  */
 hs_status hs_gpu_cg_capture_solve(hs_gpu_cg *cg, const double *b, double *x, const hs_gpu_cg_tol *t,
                                   cudaStream_t s);
+
+/** @brief The rows the one-barrier persistent CG holds at one thread each on this device (SMs x its
+ *  resident 1024-thread blocks x 1024, the smaller over float32 and float64 values; 0 if the device
+ *  cannot say): solver.persistent and solver.step = "auto" stop there (hs_cuda_persistent_auto_rows). */
+int64_t hs_gpu_cg_one_pass_rows(void);
+
+/** Most iterations a captured solve's WHILE body holds (hs_gpu_cg_set_body_iters). */
+#define HS_GPU_CG_MAX_BODY_ITERS 16
+
+/** @brief Iterations in the body of hs_gpu_cg_capture_solve's WHILE node from now on (1..16; default 4,
+ *  or HS_CG_BODY_ITERS): the same bits and iterations whatever @p k; on a partition the body holds one. */
+hs_status hs_gpu_cg_set_body_iters(hs_gpu_cg *cg, int k);
 
 /** @brief Enqueue init and exactly k iterations (status-guarded) on @p s: for benchmarks. In
  *  persistent mode: one solve of exactly k iterations (t->max_iter replaced by k). */

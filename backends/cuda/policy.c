@@ -13,7 +13,28 @@ const char *hs_cuda_cg_refusal(const hs_problem_opts *o)
     return NULL;
 }
 
-const char *hs_cuda_step_persistent_refusal(const hs_problem_opts *o, int persistent, int32_t n_rows)
+int64_t hs_cuda_persistent_auto_rows(int64_t dev_rows)
+{
+    return dev_rows > 0 && dev_rows < HS_CUDA_PERSISTENT_CG_AUTO_ROWS ? dev_rows : HS_CUDA_PERSISTENT_CG_AUTO_ROWS;
+}
+
+/* the reason of a size limit, with the numbers (one run resolves one plan: a buffer per thread) */
+static const char *size_why(const char *what, int32_t n_rows, int64_t dev_rows)
+{
+    static _Thread_local char buf[256];
+    const int64_t lim = hs_cuda_persistent_auto_rows(dev_rows);
+    if (lim < HS_CUDA_PERSISTENT_CG_AUTO_ROWS)
+        snprintf(buf, sizeof buf, "%s: %ld rows, more than the %ld this GPU's persistent CG holds at one thread "
+                 "each; the graph's kernel sequence is faster there (docs/benchmarks.md)", what, (long)n_rows,
+                 (long)lim);
+    else
+        snprintf(buf, sizeof buf, "%s: %ld rows, above %ld, where the kernel sequence streams at full bandwidth "
+                 "(docs/benchmarks.md)", what, (long)n_rows, (long)lim);
+    return buf;
+}
+
+const char *hs_cuda_step_persistent_refusal(const hs_problem_opts *o, int persistent, int32_t n_rows,
+                                            int64_t dev_rows)
 {
     if (o->scheme.kind == HS_SCHEME_SPLITTING) return "the persistent step runs the Newton scheme only";
     if (o->pc.precond != HS_PRECOND_JACOBI || o->pc.krylov != HS_KRYLOV_CG)
@@ -21,12 +42,13 @@ const char *hs_cuda_step_persistent_refusal(const hs_problem_opts *o, int persis
     if (o->assembly != HS_ASSEMBLY_SPLIT) return "the persistent step assembles the split form only";
     if (o->cg.variant != HS_CG_CHRONOPOULOS) return "the persistent step runs Chronopoulos-Gear CG only";
     if (persistent == 0) return "the persistent step runs the persistent CG, and solver.persistent = off";
-    if (persistent == HS_PERSISTENT_AUTO && n_rows > HS_CUDA_PERSISTENT_CG_AUTO_ROWS)
-        return "the persistent CG (solver.persistent = auto) stops at 262144 rows";
+    if (persistent == HS_PERSISTENT_AUTO && n_rows > hs_cuda_persistent_auto_rows(dev_rows))
+        return size_why("the persistent CG (solver.persistent = auto) stops", n_rows, dev_rows);
     return NULL;
 }
 
-hs_step_mode hs_cuda_step_auto(const hs_problem_opts *o, int persistent, int32_t n_rows, const char **why)
+hs_step_mode hs_cuda_step_auto(const hs_problem_opts *o, int persistent, int32_t n_rows, int64_t dev_rows,
+                               const char **why)
 {
     if (o->scheme.kind == HS_SCHEME_SPLITTING) {
         if (!hs_cuda_split_graph_refusal(o) && o->graph && !hs_cuda_split_persist_refusal(o) && persistent != 0 &&
@@ -52,11 +74,12 @@ hs_step_mode hs_cuda_step_auto(const hs_problem_opts *o, int persistent, int32_t
         *why = "the device's Newton loops run Jacobi-CG only";
         return HS_STEP_KERNELS;
     }
-    const char *no = hs_cuda_step_persistent_refusal(o, persistent, n_rows);
-    if (n_rows > HS_CUDA_STEP_PERSISTENT_AUTO_ROWS) *why = "above 262144 nodes the persistent step is slower";
+    const char *no = hs_cuda_step_persistent_refusal(o, persistent, n_rows, dev_rows);
+    if (n_rows > hs_cuda_persistent_auto_rows(dev_rows)) *why = size_why("the persistent step is slower", n_rows, dev_rows);
     else if (no) *why = no;
     else {
-        *why = "at most 262144 nodes, split assembly, Jacobi-CG Chronopoulos-Gear";
+        *why = "at most one row a thread of the persistent CG (and at most 262144), split assembly, Jacobi-CG "
+               "Chronopoulos-Gear";
         return HS_STEP_PERSISTENT;
     }
     return HS_STEP_GRAPH;
@@ -93,12 +116,12 @@ const char *hs_cuda_scheme_refusal(const hs_problem_opts *o, hs_step_mode step)
     return NULL;
 }
 
-void hs_cuda_plan_rules(const hs_problem_opts *o, int32_t n_rows, hs_exec_plan *plan)
+void hs_cuda_plan_rules(const hs_problem_opts *o, int32_t n_rows, int64_t dev_rows, hs_exec_plan *plan)
 {
     const int persistent = plan->persistent_cg; /* the request: the step's refusal names it */
     if (plan->step == HS_STEP_AUTO) {
         const char *why = "";
-        plan->step = hs_cuda_step_auto(o, persistent, n_rows, &why);
+        plan->step = hs_cuda_step_auto(o, persistent, n_rows, dev_rows, &why);
         snprintf(plan->why_step, sizeof plan->why_step, "%s", why);
     }
     /* the persistent CG kernel is Chronopoulos-Gear's (the s-step variant has its own, always); the
@@ -114,10 +137,13 @@ void hs_cuda_plan_rules(const hs_problem_opts *o, int32_t n_rows, hs_exec_plan *
         if (persistent == HS_PERSISTENT_AUTO)
             snprintf(plan->why_persistent, sizeof plan->why_persistent, "the persistent step runs it");
     } else if (persistent == HS_PERSISTENT_AUTO) {
-        plan->persistent_cg = n_rows <= HS_CUDA_PERSISTENT_CG_AUTO_ROWS;
-        snprintf(plan->why_persistent, sizeof plan->why_persistent, plan->persistent_cg
-                     ? "at most 262144 rows, where launch latency bounds an iteration"
-                     : "above 262144 rows the kernel sequence streams at full bandwidth");
+        plan->persistent_cg = n_rows <= hs_cuda_persistent_auto_rows(dev_rows);
+        if (plan->persistent_cg)
+            snprintf(plan->why_persistent, sizeof plan->why_persistent, "at most %ld rows, one a thread, where launch "
+                     "latency bounds an iteration", (long)hs_cuda_persistent_auto_rows(dev_rows));
+        else
+            snprintf(plan->why_persistent, sizeof plan->why_persistent, "%s",
+                     size_why("the kernel sequence is faster", n_rows, dev_rows));
     }
     /* float32 values on the GPU: the CG's SpMV reads fewer bytes (docs/benchmarks.md, issue 17) */
     if (plan->values == HS_VALUES_AUTO) {

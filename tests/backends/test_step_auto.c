@@ -29,10 +29,13 @@ static hs_problem_opts defaults(void)
     return o;
 }
 
+/* the rows the device's persistent CG holds at one thread each (0: not known) the rules are given */
+static int64_t dev_rows = 0;
+
 static void expect(const hs_problem_opts *o, int persistent, int32_t rows, hs_step_mode want, const char *what)
 {
     const char *why = NULL;
-    const hs_step_mode got = hs_cuda_step_auto(o, persistent, rows, &why);
+    const hs_step_mode got = hs_cuda_step_auto(o, persistent, rows, dev_rows, &why);
     HS_TEST_CHECK(got == want, "%s (%d rows): %s, want %s (%s)", what, rows, hs_step_mode_name(got),
                   hs_step_mode_name(want), why ? why : "no reason");
     HS_TEST_CHECK(why && why[0], "%s: no reason given", what);
@@ -43,7 +46,7 @@ static hs_exec_plan rules(const hs_problem_opts *o, hs_step_mode step, int persi
                           int32_t rows)
 {
     hs_exec_plan p = hs_exec_plan_request(step, persistent, HS_VALUES_AUTO, spmv);
-    hs_cuda_plan_rules(o, rows, &p);
+    hs_cuda_plan_rules(o, rows, dev_rows, &p);
     return p;
 }
 
@@ -73,16 +76,16 @@ static void cuda_step(void)
     expect(&o, AUTO, 50653, HS_STEP_KERNELS, "SAI-BiCGStab");
     /* what the persistent kernel runs, at any size (bench step's row) */
     o = defaults();
-    HS_TEST_CHECK(!hs_cuda_step_persistent_refusal(&o, AUTO, 50653), "the defaults refused");
-    HS_TEST_CHECK(hs_cuda_step_persistent_refusal(&o, AUTO, HS_CUDA_PERSISTENT_CG_AUTO_ROWS + 1) != NULL,
+    HS_TEST_CHECK(!hs_cuda_step_persistent_refusal(&o, AUTO, 50653, 0), "the defaults refused");
+    HS_TEST_CHECK(hs_cuda_step_persistent_refusal(&o, AUTO, HS_CUDA_PERSISTENT_CG_AUTO_ROWS + 1, 0) != NULL,
                   "solver.persistent = auto above its limit accepted");
-    HS_TEST_CHECK(!hs_cuda_step_persistent_refusal(&o, 1, 1030301), "solver.persistent = on at 1M refused");
-    HS_TEST_CHECK(hs_cuda_step_persistent_refusal(&o, 0, 50653) != NULL, "solver.persistent = off accepted");
+    HS_TEST_CHECK(!hs_cuda_step_persistent_refusal(&o, 1, 1030301, 0), "solver.persistent = on at 1M refused");
+    HS_TEST_CHECK(hs_cuda_step_persistent_refusal(&o, 0, 50653, 0) != NULL, "solver.persistent = off accepted");
     o.assembly = HS_ASSEMBLY_FULL;
-    HS_TEST_CHECK(hs_cuda_step_persistent_refusal(&o, 1, 50653) != NULL, "full assembly accepted");
+    HS_TEST_CHECK(hs_cuda_step_persistent_refusal(&o, 1, 50653, 0) != NULL, "full assembly accepted");
     o = defaults();
     o.cg.variant = HS_CG_CLASSIC;
-    HS_TEST_CHECK(hs_cuda_step_persistent_refusal(&o, 1, 50653) != NULL, "classic CG accepted");
+    HS_TEST_CHECK(hs_cuda_step_persistent_refusal(&o, 1, 50653, 0) != NULL, "classic CG accepted");
 }
 
 static void cuda_rules(void)
@@ -139,7 +142,7 @@ static void cuda_rules(void)
         HS_TEST_CHECK(p.values == want && p.spmv == k && p.why_values[0], "%s: %s", k->name,
                       hs_matrix_values_name(p.values));
         p = hs_exec_plan_request(HS_STEP_KERNELS, 0, HS_VALUES_F64, k);
-        hs_cuda_plan_rules(&o, 7840, &p);
+        hs_cuda_plan_rules(&o, 7840, 0, &p);
         HS_TEST_CHECK(p.values == HS_VALUES_F64 && !p.why_values[0], "%s: named float64 changed", k->name);
     }
 }
@@ -176,7 +179,7 @@ static void cuda_splitting(void)
     expect(&o, AUTO, 50653, HS_STEP_KERNELS, "splitting, FSAI-PCG");
     HS_TEST_CHECK(hs_cuda_scheme_refusal(&o, HS_STEP_GRAPH) != NULL, "splitting: a graph with FSAI-PCG accepted");
     o.pc.precond = HS_PRECOND_JACOBI;
-    HS_TEST_CHECK(hs_cuda_step_persistent_refusal(&o, 1, 50653) != NULL, "splitting: the persistent step accepted");
+    HS_TEST_CHECK(hs_cuda_step_persistent_refusal(&o, 1, 50653, 0) != NULL, "splitting: the persistent step accepted");
     HS_TEST_CHECK(!hs_cuda_scheme_refusal(&o, HS_STEP_AUTO) && !hs_cuda_scheme_refusal(&o, HS_STEP_KERNELS) &&
                       !hs_cuda_scheme_refusal(&o, HS_STEP_GRAPH),
                   "splitting: auto, kernels or graph refused");
@@ -279,12 +282,49 @@ static void sim_plan(void)
     }
 }
 
+/* a device whose persistent CG holds fewer rows at one thread each than HS_CUDA_PERSISTENT_CG_AUTO_ROWS
+ * (an H100 or H200: 132 x 1024): auto stops there for the Newton step and the persistent CG, with the
+ * numbers in the reason; the splitting scheme's persistent step keeps its own limit */
+static void cuda_device_rows(void)
+{
+    const int AUTO = HS_PERSISTENT_AUTO;
+    const int32_t lim = 135168;
+    HS_TEST_CHECK(hs_cuda_persistent_auto_rows(0) == HS_CUDA_PERSISTENT_CG_AUTO_ROWS &&
+                      hs_cuda_persistent_auto_rows(lim) == lim &&
+                      hs_cuda_persistent_auto_rows(4 * (int64_t)HS_CUDA_PERSISTENT_CG_AUTO_ROWS) ==
+                          HS_CUDA_PERSISTENT_CG_AUTO_ROWS,
+                  "hs_cuda_persistent_auto_rows");
+    hs_problem_opts o = defaults();
+    dev_rows = lim;
+    expect(&o, AUTO, 132651, HS_STEP_PERSISTENT, "a device of 135168 rows, 132651");
+    expect(&o, AUTO, lim, HS_STEP_PERSISTENT, "a device of 135168 rows, at it");
+    expect(&o, AUTO, lim + 1, HS_STEP_GRAPH, "a device of 135168 rows, above it");
+    expect(&o, AUTO, rows_limit, HS_STEP_GRAPH, "a device of 135168 rows, 262144");
+    const char *why = NULL;
+    hs_cuda_step_auto(&o, AUTO, 157464, lim, &why);
+    HS_TEST_CHECK(why && strstr(why, "157464") && strstr(why, "135168"), "the reason names the rows: %s", why);
+    hs_exec_plan p = rules(&o, HS_STEP_GRAPH, AUTO, NULL, 157464);
+    HS_TEST_CHECK(p.persistent_cg == 0 && strstr(p.why_persistent, "135168"), "graph at 157464 rows: persistent %d (%s)",
+                  p.persistent_cg, p.why_persistent);
+    p = rules(&o, HS_STEP_GRAPH, AUTO, NULL, 97336);
+    HS_TEST_CHECK(p.persistent_cg == 1, "graph at 97336 rows: persistent %d (%s)", p.persistent_cg, p.why_persistent);
+    p = rules(&o, HS_STEP_GRAPH, 1, NULL, 1030301);
+    HS_TEST_CHECK(p.persistent_cg == 1, "persistent on at 1M, a device of 135168 rows: %d", p.persistent_cg);
+    o.scheme = hs_scheme_opts_newton();
+    o.scheme.kind = HS_SCHEME_SPLITTING;
+    o.graph = 1;
+    o.model_prm.n_vars = 1;
+    expect(&o, AUTO, HS_CUDA_SPLIT_PERSIST_AUTO_ROWS, HS_STEP_PERSISTENT, "splitting, a device of 135168 rows");
+    dev_rows = 0;
+}
+
 int main(void)
 {
     hs_verbosity = 0;
     cuda_step();
     cuda_rules();
     cuda_splitting();
+    cuda_device_rows();
     cpu_policy();
     sim_plan();
     HS_TEST_RETURN();

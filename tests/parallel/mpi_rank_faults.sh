@@ -46,7 +46,9 @@ frames() {
   local n
   if [ "$fmt" = xdmf_h5 ]; then n=$(grep -c '<Time Value' "$1/slab.xdmf"); else n=$(grep -c '"name"' "$1/slab.vtk.series"); fi
   [ "$n" = "$2" ] || fail "the index lists $n frames, $2 expected"
-  [ "$fmt" = xdmf_h5 ] || for ((i = 0; i < $2; ++i)); do [ -s "$1/slab_00000$i.vtk" ] || fail "frame $i missing"; done
+  [ "$fmt" = xdmf_h5 ] || for ((i = 0; i < $2; ++i)); do
+    [ -s "$1/$(printf 'slab_%06d.vtk' "$i")" ] || fail "frame $i missing"
+  done
 }
 no_tmp() { [ -z "$(find "$1" -name '.*tmp*')" ] || fail "temporary files left: $(find "$1" -name '.*tmp*')"; }
 

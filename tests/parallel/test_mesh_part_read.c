@@ -773,6 +773,45 @@ int main(int argc, char **argv)
             run_case(label, &neg, wz, we, wn, p, 0, 0);
         }
     }
+    /* blocks large enough for the core's loops to run on the threads (HS_OMP_MIN: run with OMP_NUM_THREADS > 1),
+     * the shuffled, wholly negative mesh: the same parts as the scatter's */
+    file_mesh big;
+    {
+        const int bc[3] = {30, 22, 18};
+        make_file(bc, 5, 1, 1, &big);
+        const hs_partitioner *p = NULL;
+        HS_TEST_OK(hs_partitioner_lookup("parallel.partition", "rows", &p));
+        for (int reorder = 0; reorder < 2; ++reorder) {
+            char label[96];
+            snprintf(label, sizeof label, "rows, reorder %d, %lld tetrahedra", reorder, (long long)big.n_elems);
+            run_case(label, &big, wn, we, wf, p, reorder, 0);
+        }
+    }
+    /* a vertex out of range in the last rank's block: an error on every rank, agreed; two in it, the first named */
+    {
+        const hs_partitioner *p = NULL;
+        HS_TEST_OK(hs_partitioner_lookup("parallel.partition", "rows", &p));
+        hs_mesh_block b;
+        make_block(&big, wn, we, wf, 1, &b);
+        const int32_t e1 = b.nb_elems / 4, e2 = 3 * (b.nb_elems / 4);
+        if (rank == size - 1 && b.nb_elems > 0) {
+            b.tets[4 * (size_t)e2 + 1] = big.n_file;
+            b.tets[4 * (size_t)e1 + 2] = -1;
+        }
+        hs_backend_mpi_part got;
+        hs_mesh *counts = NULL;
+        const hs_status st = hs_mesh_part_from_blocks(&b, p, 0, &got, &counts);
+        char want[128];
+        snprintf(want, sizeof want, "tetrahedron %lld (0-based, in file order) refers to node -1 (0-based)",
+                 (long long)(b.elem0 + e1));
+        HS_TEST_CHECK(st == HS_ERR_MESH && hs_par_agreed() && (rank != size - 1 || strstr(hs_error_message(), want)) &&
+                          counts == NULL && got.l == NULL,
+                      "rank %d: two vertices out of range: status %d, %s (expected %s)", rank, (int)st,
+                      hs_error_message(), want);
+        hs_error_clear();
+        block_free(&b);
+    }
+    file_free(&big);
     /* a vertex out of range in the last rank's block: an error on every rank, agreed */
     {
         const hs_partitioner *p = NULL;

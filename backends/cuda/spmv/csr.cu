@@ -37,8 +37,9 @@ __global__ void __launch_bounds__(kBlock)
 csr_scalar_kernel(int32_t n_rows, const int32_t *__restrict__ row_ptr,
                   const int32_t *__restrict__ col, const V *__restrict__ val,
                   const double *__restrict__ x, double *__restrict__ y, double *__restrict__ part,
-                  unsigned *ticket, double *result)
+                  unsigned *ticket, double *result, const int *gate)
 {
+    if (kDot && gate && *gate) return; // the solve stopped (apply_dot's d_gate): uniform over the grid
     const int64_t stride = (int64_t)gridDim.x * blockDim.x;
     double dot = 0.0;
     for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n_rows; i += stride) {
@@ -147,11 +148,11 @@ unsigned grid_for(int64_t threads)
 
 template <bool kDot, typename V>
 hs_status launch_scalar(const csr_dev *c, unsigned grid, const double *d_x, double *d_y, double *d_part,
-                        unsigned *d_ticket, double *d_result, cudaStream_t stream)
+                        unsigned *d_ticket, double *d_result, cudaStream_t stream, const int *d_gate = nullptr)
 {
     csr_scalar_kernel<kDot, V><<<grid, kBlock, 0, stream>>>(c->n_rows, c->d_row_ptr, c->d_col,
                                                             static_cast<const V *>(c->d_vals), d_x, d_y, d_part,
-                                                            d_ticket, d_result);
+                                                            d_ticket, d_result, d_gate);
     HS_CUDA_LAUNCH_CHECK(kDot ? "csr_scalar_kernel<dot>" : "csr_scalar_kernel");
     return HS_OK;
 }
@@ -166,14 +167,14 @@ hs_status csr_scalar_apply(void *impl, const double *d_x, double *d_y, cudaStrea
 }
 
 hs_status csr_scalar_apply_dot(void *impl, const double *d_x, double *d_y, double *d_part, int max_parts,
-                               unsigned *d_ticket, double *d_result, cudaStream_t stream)
+                               unsigned *d_ticket, double *d_result, const int *d_gate, cudaStream_t stream)
 {
     const csr_dev *c = static_cast<const csr_dev *>(impl);
     unsigned grid = grid_for(c->n_rows);
     if (grid > (unsigned)max_parts) grid = (unsigned)max_parts;
     if (grid < 1) grid = 1;
-    return c->f32 ? launch_scalar<true, float>(c, grid, d_x, d_y, d_part, d_ticket, d_result, stream)
-                  : launch_scalar<true, double>(c, grid, d_x, d_y, d_part, d_ticket, d_result, stream);
+    return c->f32 ? launch_scalar<true, float>(c, grid, d_x, d_y, d_part, d_ticket, d_result, stream, d_gate)
+                  : launch_scalar<true, double>(c, grid, d_x, d_y, d_part, d_ticket, d_result, stream, d_gate);
 }
 
 template <typename V>

@@ -60,8 +60,10 @@ __device__ __forceinline__ void
 ellwarp_body(int32_t n_rows, int32_t n_warps, const int4 *__restrict__ warp,
              const int32_t *__restrict__ col, const V *__restrict__ val,
              const int32_t *__restrict__ perm, const double *__restrict__ x, double *__restrict__ y,
-             double *__restrict__ part, unsigned *ticket, double *result, int32_t n_dot = 0)
+             double *__restrict__ part, unsigned *ticket, double *result, int32_t n_dot = 0,
+             const int *gate = nullptr)
 {
+    if (kDot && gate && *gate) return; // the solve stopped (apply_dot's d_gate): uniform over the grid
     const int lane = threadIdx.x & (kWarp - 1);
     double dot = 0.0;
     const int64_t warps_in_grid = ((int64_t)gridDim.x * blockDim.x) / kWarp;
@@ -135,10 +137,10 @@ __global__ void __launch_bounds__(1024, 2)
 ellwarp_dot_kernel(int32_t n_rows, int32_t n_warps, const int4 *__restrict__ warp,
                    const int32_t *__restrict__ col, const V *__restrict__ val,
                    const int32_t *__restrict__ perm, const double *__restrict__ x, double *__restrict__ y,
-                   double *__restrict__ part, unsigned *ticket, double *result, int32_t n_dot)
+                   double *__restrict__ part, unsigned *ticket, double *result, int32_t n_dot, const int *gate)
 {
     ellwarp_body<kSplit, kRemap, true, V, kLim>(n_rows, n_warps, warp, col, val, perm, x, y, part, ticket, result,
-                                                n_dot);
+                                                n_dot, gate);
 }
 
 void ellwarp_destroy(void *impl)
@@ -208,7 +210,7 @@ hs_status ellwarp_create_f32(const hs_spmv_layout *lay, const hs_csr *pattern, c
 
 template <bool kSplit, bool kRemap, bool kDot, typename V, bool kLim>
 hs_status launch_v(const ellwarp_dev *d, const double *d_x, double *d_y, double *d_part, int max_parts,
-                 unsigned *d_ticket, double *d_result, int32_t n_dot, cudaStream_t stream)
+                 unsigned *d_ticket, double *d_result, int32_t n_dot, const int *d_gate, cudaStream_t stream)
 {
     // one warp per layout warp; the kernel is grid-stride, so clamping drops nothing
     int64_t blocks = ((int64_t)d->n_warps * kWarp + d->block - 1) / d->block;
@@ -219,7 +221,7 @@ hs_status launch_v(const ellwarp_dev *d, const double *d_x, double *d_y, double 
     if (kDot)
         ellwarp_dot_kernel<kSplit, kRemap, V, kLim><<<grid, d->block, 0, stream>>>(
             d->n_rows, d->n_warps, d->d_warp, d->d_col, static_cast<const V *>(d->d_vals), d->d_perm, d_x, d_y, d_part,
-            d_ticket, d_result, n_dot);
+            d_ticket, d_result, n_dot, d_gate);
     else
         ellwarp_kernel<kSplit, kRemap, V><<<grid, d->block, 0, stream>>>(d->n_rows, d->n_warps, d->d_warp, d->d_col,
                                                                           static_cast<const V *>(d->d_vals), d->d_perm,
@@ -231,12 +233,13 @@ hs_status launch_v(const ellwarp_dev *d, const double *d_x, double *d_y, double 
 
 template <bool kSplit, bool kRemap, bool kDot, bool kLim = false>
 hs_status launch(const ellwarp_dev *d, const double *d_x, double *d_y, double *d_part, int max_parts,
-                 unsigned *d_ticket, double *d_result, cudaStream_t stream, int32_t n_dot = 0)
+                 unsigned *d_ticket, double *d_result, cudaStream_t stream, int32_t n_dot = 0,
+                 const int *d_gate = nullptr)
 {
     return d->f32 ? launch_v<kSplit, kRemap, kDot, float, kLim>(d, d_x, d_y, d_part, max_parts, d_ticket, d_result,
-                                                                n_dot, stream)
+                                                                n_dot, d_gate, stream)
                   : launch_v<kSplit, kRemap, kDot, double, kLim>(d, d_x, d_y, d_part, max_parts, d_ticket, d_result,
-                                                                 n_dot, stream);
+                                                                 n_dot, d_gate, stream);
 }
 
 hs_status ellwarp_apply(void *impl, const double *d_x, double *d_y, cudaStream_t stream)
@@ -251,15 +254,15 @@ hs_status ellwarp_apply(void *impl, const double *d_x, double *d_y, cudaStream_t
 }
 
 hs_status ellwarp_apply_dot(void *impl, const double *d_x, double *d_y, double *d_part, int max_parts,
-                            unsigned *d_ticket, double *d_result, cudaStream_t stream)
+                            unsigned *d_ticket, double *d_result, const int *d_gate, cudaStream_t stream)
 {
     const ellwarp_dev *d = static_cast<const ellwarp_dev *>(impl);
     // an empty matrix still writes its (zero) result: the kernel's grid is at least 1 block
     if (d->k2)
-        return d->remap ? launch<true, true, true>(d, d_x, d_y, d_part, max_parts, d_ticket, d_result, stream)
-                        : launch<true, false, true>(d, d_x, d_y, d_part, max_parts, d_ticket, d_result, stream);
-    return d->remap ? launch<false, true, true>(d, d_x, d_y, d_part, max_parts, d_ticket, d_result, stream)
-                    : launch<false, false, true>(d, d_x, d_y, d_part, max_parts, d_ticket, d_result, stream);
+        return d->remap ? launch<true, true, true>(d, d_x, d_y, d_part, max_parts, d_ticket, d_result, stream, 0, d_gate)
+                        : launch<true, false, true>(d, d_x, d_y, d_part, max_parts, d_ticket, d_result, stream, 0, d_gate);
+    return d->remap ? launch<false, true, true>(d, d_x, d_y, d_part, max_parts, d_ticket, d_result, stream, 0, d_gate)
+                    : launch<false, false, true>(d, d_x, d_y, d_part, max_parts, d_ticket, d_result, stream, 0, d_gate);
 }
 
 // apply_dot with the dot over rows [0, n_dot) (a rank's owned rows; kLim instantiations: apply_dot's

@@ -26,9 +26,12 @@ struct hs_gpu_spmv_ops {
      *  y . x into *d_result (device), summed in a fixed order (deterministic): each block writes its
      *  partial to d_part (at most @p max_parts blocks; the kernel grid-strides beyond), and the last
      *  block to finish (*d_ticket, 0 between launches) adds them up. Chronopoulos-Gear CG uses it
-     *  for delta = (A u, u) (seed 004 ch. 4). */
+     *  for delta = (A u, u) (seed 004 ch. 4). @p d_gate (NULL: none): a device int read at the kernel's
+     *  start; when it is not 0 every block returns at once, writing nothing (a CG whose graph body holds
+     *  several iterations: the ones after the solve stopped; the flag is set by a kernel before this one,
+     *  so it is uniform over the grid). */
     hs_status (*apply_dot)(void *impl, const double *d_x, double *d_y, double *d_part, int max_parts,
-                           unsigned *d_ticket, double *d_result, cudaStream_t stream);
+                           unsigned *d_ticket, double *d_result, const int *d_gate, cudaStream_t stream);
     /** Optional (NULL: float64 values only; then the host ops' apply_ref_f32 is NULL too): create with
      *  float32 values d_vals [lay->n_slots]; apply and apply_dot then read floats, widen each to
      *  double and form the products and sums in double, in the order of apply_ref_f32. */

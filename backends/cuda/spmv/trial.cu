@@ -53,7 +53,7 @@ hs_status apply_as_cg(hs_gpu_spmv *sp, int with_dot, int32_t n, const double *x,
     double *part = b->part;
     if (!with_dot) return hs_gpu_spmv_apply(sp, x, y, s);
     if (sp->ops->apply_dot)
-        return sp->ops->apply_dot(sp->impl, x, y, part, hs_gpu_cg_dparts_cap(n), b->ticket, b->res, s);
+        return sp->ops->apply_dot(sp->impl, x, y, part, hs_gpu_cg_dparts_cap(n), b->ticket, b->res, nullptr, s);
     HS_CALL(hs_gpu_spmv_apply(sp, x, y, s));
     return hs_gpu_dot_pass(n, y, x, part, nullptr, s); /* the CG's own dot pass */
 }

@@ -78,6 +78,25 @@ int main()
             // the graph runs the stream's kernels in the stream's order: the same bits
             HS_TEST_CHECK(h->iters == it_stream && memcmp(x, xg, sizeof(double) * n) == 0,
                           "%s/%s: graph (%d iterations) differs from stream (%d)", kn, vn, h->iters, it_stream);
+            // a WHILE body of 1, 3 or 16 iterations (the default is 4): the iterations past the stop do nothing
+            for (int kb : {1, 3, 16}) {
+                if (no_graph) break;
+                HS_TEST_OK(hs_gpu_cg_set_body_iters(cg, kb));
+                graph_solve(cg, &d, &t, s, h);
+                T_CUDA(cudaMemcpy(xg, d.x, sizeof(double) * n, cudaMemcpyDeviceToHost));
+                HS_TEST_CHECK(h->status == HS_GPU_CG_CONV && h->iters == it_stream &&
+                                  memcmp(x, xg, sizeof(double) * n) == 0,
+                              "%s/%s: graph with %d iterations a body (%d iterations, status %d) differs from stream "
+                              "(%d)", kn, vn, kb, h->iters, h->status, it_stream);
+                hs_gpu_cg_tol t7 = {tol, 0.0, 0.0, nullptr, 7}; /* the limit inside a body of 3 and of 16 */
+                graph_solve(cg, &d, &t7, s, h);
+                HS_TEST_CHECK(h->status == HS_GPU_CG_MAXIT && h->iters == 7,
+                              "%s/%s: body of %d, limit 7: status %d, %d iterations", kn, vn, kb, h->status, h->iters);
+            }
+            HS_TEST_CHECK(hs_gpu_cg_set_body_iters(cg, 0) != HS_OK && hs_gpu_cg_set_body_iters(cg, 17) != HS_OK,
+                          "%s/%s: a body of 0 or 17 iterations accepted", kn, vn);
+            hs_error_clear();
+            HS_TEST_OK(hs_gpu_cg_set_body_iters(cg, 4));
             it_gpu[v] = it_stream;
             HS_TEST_CHECK(abs(it_stream - it_cpu[v]) <= 1, "%s/%s: %d iterations on the GPU, %d on the CPU", kn, vn,
                           it_stream, it_cpu[v]);

@@ -397,7 +397,7 @@ static void run_case_dot(const hs_spmv_ops *o, const char *mat, hs_csr *a, rng *
     {
         const char *vk = f32 ? "float32" : "float64";
         double full = 0.0;
-        HS_TEST_OK(g->apply_dot(s->impl, d_x, d_y, d_part, max_parts, d_ticket, d_res, 0));
+        HS_TEST_OK(g->apply_dot(s->impl, d_x, d_y, d_part, max_parts, d_ticket, d_res, nullptr, 0));
         T_CUDA(cudaDeviceSynchronize());
         T_CUDA(cudaMemcpy(&full, d_res, sizeof full, cudaMemcpyDeviceToHost));
         T_CUDA(cudaMemcpy(y, d_y, sizeof(double) * (size_t)n, cudaMemcpyDeviceToHost));
