@@ -1174,7 +1174,9 @@ static hs_status check_local(hs_mesh *lm, const hs_part_local *l, const char *fi
     if (st == HS_OK) st = HS_ALLOC(nsrc, (size_t)lm->n_nodes + 1, "mesh check");
     if (st == HS_OK) st = HS_ALLOC(esrc, (size_t)lm->n_elems + 1, "mesh check");
     if (st == HS_OK) {
+#pragma omp parallel for schedule(static) if (lm->n_nodes > HS_OMP_MIN)
         for (int32_t i = 0; i < lm->n_nodes; ++i) ident[i] = i, nsrc[i] = orig[i];
+#pragma omp parallel for schedule(static) if (lm->n_elems > HS_OMP_MIN)
         for (int32_t e = 0; e < lm->n_elems; ++e) esrc[e] = l->elems[e];
         lm->node_orig = ident;
         lm->node_src = nsrc;
