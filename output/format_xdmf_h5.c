@@ -1058,7 +1058,8 @@ static hs_status stream_write_frame(xh5_series *s, int index, const hs_frame *fr
     int order[HS_FRAME_MAX_FIELDS];
     const int n = hs_frame_order(frame, order);
     char names[HS_FRAME_MAX_FIELDS * 64 + 1] = "";
-    frame_desc d;
+    frame_desc d; /* rank 0's */
+    memset(&d, 0, sizeof d);
     int32_t need = 0;
     hs_status st = HS_OK;
     if (s->root) {

@@ -253,6 +253,57 @@ static void chunk_offsets(int64_t *cnt, int nc, int P, size_t stride, int64_t *t
     }
 }
 
+/* @p a [n] sorted, each value once, into its first *m entries, on the threads: each chunk sorted and its repeats
+ * dropped, the chunks' runs packed together, merged pairwise (a pass's pairs on the threads), the repeats across
+ * runs dropped at the end. The one sorted set of values, whatever the threads. */
+static hs_status sort_unique_i64(int64_t *a, int64_t n, int64_t *m)
+{
+    const int nc = n_chunks(n);
+    int64_t *run = NULL, *tmp = NULL; /* [nc + 1] runs' starts */
+    HS_CALL(HS_ALLOC(run, (size_t)nc + 1, "sort"));
+#pragma omp parallel for schedule(static, 1) if (nc > 1)
+    for (int ch = 0; ch < nc; ++ch) {
+        const int64_t lo = chunk_lo(n, nc, ch), hi = chunk_lo(n, nc, ch + 1);
+        qsort(a + lo, (size_t)(hi - lo), sizeof *a, cmp_i64);
+        int64_t k = lo;
+        for (int64_t i = lo; i < hi; ++i)
+            if (k == lo || a[i] != a[k - 1]) a[k++] = a[i];
+        run[ch + 1] = k - lo; /* its length, for now */
+    }
+    run[0] = 0;
+    for (int ch = 0; ch < nc; ++ch) { /* packed in order: each run moves down (or stays) */
+        const int64_t len = run[ch + 1];
+        memmove(a + run[ch], a + chunk_lo(n, nc, ch), sizeof *a * (size_t)len);
+        run[ch + 1] = run[ch] + len;
+    }
+    const int64_t total = run[nc];
+    hs_status st = nc > 1 ? HS_ALLOC(tmp, (size_t)total + 1, "sort") : HS_OK;
+    int64_t *src = a, *dst = tmp;
+    for (int nr = nc; nr > 1 && st == HS_OK; nr = (nr + 1) / 2) {
+#pragma omp parallel for schedule(dynamic, 1) if (nr > 2)
+        for (int k = 0; k < nr; k += 2) {
+            int64_t i = run[k], j = k + 1 < nr ? run[k + 1] : run[nr], o = run[k];
+            const int64_t ie = j, je = k + 1 < nr ? run[k + 2] : run[nr];
+            while (i < ie && j < je) dst[o++] = src[i] <= src[j] ? src[i++] : src[j++];
+            while (i < ie) dst[o++] = src[i++];
+            while (j < je) dst[o++] = src[j++];
+        }
+        for (int k = 0; k < nr; k += 2) run[k / 2] = run[k];
+        run[(nr + 1) / 2] = total;
+        int64_t *t = src;
+        src = dst;
+        dst = t;
+    }
+    if (st == HS_OK && src != a) memcpy(a, src, sizeof *a * (size_t)total);
+    int64_t k = 0;
+    for (int64_t i = 0; i < total; ++i)
+        if (k == 0 || a[i] != a[k - 1]) a[k++] = a[i];
+    *m = k;
+    free(run);
+    free(tmp);
+    return st;
+}
+
 /* The order of @p n items in runs [run[k], run[k+1]) (k < n_runs), each increasing in @p key, merged:
  * ord [n], holding the items (indices into key) run after run, receives them by increasing key (keys
  * distinct). @p tmp [n] scratch; @p run is overwritten. */
@@ -674,13 +725,7 @@ static hs_status core_run(const hs_mesh_block *b, const hs_partitioner *p, int r
         for (int64_t k = chunk_lo(4 * c.nr, ncv, ch), k_end = chunk_lo(4 * c.nr, ncv, ch + 1); k < k_end; ++k)
             if (c.rtet[k] < node0 || c.rtet[k] >= node1) c.fq[o++] = c.rtet[k];
     }
-    qsort(c.fq, (size_t)c.nf, sizeof *c.fq, cmp_i64);
-    {
-        int64_t m = 0;
-        for (int64_t k = 0; k < c.nf; ++k)
-            if (m == 0 || c.fq[k] != c.fq[m - 1]) c.fq[m++] = c.fq[k];
-        c.nf = m;
-    }
+    HS_CALL_GOTO(hs_par_agree(sort_unique_i64(c.fq, c.nf, &c.nf)), done);
     memset(x.scnt, 0, sizeof *x.scnt * (size_t)P);
     for (int64_t k = 0; k < c.nf; ++k) ++x.scnt[block_of(c.vtx, P, c.fq[k])];
     memcpy(c.qcnt, x.scnt, sizeof *c.qcnt * (size_t)P);
@@ -890,11 +935,10 @@ static hs_status core_run(const hs_mesh_block *b, const hs_partitioner *p, int r
                 }
             }
         }
-        qsort(cut, (size_t)ncut, sizeof *cut, cmp_i64);
-        int64_t m = 0;
-        for (int64_t k = 0; k < ncut; ++k)
-            if (m == 0 || cut[k] != cut[m - 1]) cut[m++] = cut[k];
-        ncut = m;
+        if ((st = hs_par_agree(sort_unique_i64(cut, ncut, &ncut))) != HS_OK) {
+            free(keys), free(cut), free(own), free(row);
+            goto done;
+        }
         {
             int64_t *at = c.cc; /* [P]: each owner's first position */
             memset(at, 0, sizeof *at * (size_t)P);
@@ -1174,7 +1218,9 @@ static hs_status check_local(hs_mesh *lm, const hs_part_local *l, const char *fi
     if (st == HS_OK) st = HS_ALLOC(nsrc, (size_t)lm->n_nodes + 1, "mesh check");
     if (st == HS_OK) st = HS_ALLOC(esrc, (size_t)lm->n_elems + 1, "mesh check");
     if (st == HS_OK) {
+#pragma omp parallel for schedule(static) if (lm->n_nodes > HS_OMP_MIN)
         for (int32_t i = 0; i < lm->n_nodes; ++i) ident[i] = i, nsrc[i] = orig[i];
+#pragma omp parallel for schedule(static) if (lm->n_elems > HS_OMP_MIN)
         for (int32_t e = 0; e < lm->n_elems; ++e) esrc[e] = l->elems[e];
         lm->node_orig = ident;
         lm->node_src = nsrc;

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # output.format = "xdmf_h5" under mpirun (issue 26): 1, 2 and 3 ranks write the serial run's frames
-# (every rank its own nodes and elements, collectively, in a build with a parallel HDF5; gathered to
-# rank 0 otherwise), by global index, for a partition into contiguous ranges (rows: one hyperslab per
-# rank) and a graph partition (metis: the rows exchanged into one block per rank first); checkpoints
-# written on 3 ranks together (version 4, no gather; a flipped byte found by its checksum) restart on 2,
-# then 1, and on a serial run, continuing the same .h5, equal to the uninterrupted run.
+# (every rank its own nodes and elements, collectively, in a build with a parallel HDF5; streamed to
+# rank 0 in chunks otherwise: scripts/test-h5serial.sh), by global index, for a partition into
+# contiguous ranges (rows: one hyperslab per rank) and a graph partition (metis: the rows exchanged into
+# one block per rank first); checkpoints written on 3 ranks together (version 4, no gather; a flipped
+# byte found by its checksum) restart on 2, then 1, and on a serial run, continuing the same .h5, equal
+# to the uninterrupted run.
 # Usage: mpi_h5.sh MPIEXEC HAS_METIS H5_FRAMES_CLOSE HAS_HDF5_PARALLEL (HEARTSIM, HS_SOURCE_DIR from
 # ctest). Exit 77 in a build without HDF5.
 #

@@ -5,7 +5,7 @@
  * whole mesh: vtk and xdmf gathered to rank 0 in chunks of 7 global indices (many chunks, rows of a
  * rank in each), byte for byte; xdmf_h5 the same index byte for byte and, read back with HDF5, every
  * value of every dataset equal (collectively with the rows exchanged into blocks in a build with a
- * parallel HDF5, gathered otherwise). Then a resume at one frame and one more frame: the files of a
+ * parallel HDF5, streamed through rank 0 in chunks of 7 otherwise). Then a resume at one frame and one more frame: the files of a
  * serial series resumed the same way. Last, one data set from the parts (hs_series_part_write_one, the
  * maps files of a distributed run), alone and sharing a gathered vtk series' mesh: the bytes of the
  * serial file (hs_vtk_write_dataset of the whole mesh).
