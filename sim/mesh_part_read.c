@@ -19,10 +19,10 @@
  *  6. each rank: its part in the arrays pack() makes (elements and nodes by increasing global
  *     number), the orientation of a wholly negative mesh swapped (counted over the ranks), its view
  *     and local mesh (hs_part_packed_unpack).
- * The local loops of each step run on the rank's OpenMP threads in chunks whose number does not depend
- * on how many threads there are (n_chunks), each chunk filling the records from its own offsets, so the
- * arrays are the serial loop's; a first bad item is the serial loop's first (a min reduction). -v logs
- * each step's local time on rank 0. */
+ * The local loops of each step run on the rank's OpenMP threads in chunks (n_chunks: one per thread),
+ * each chunk filling the records from its own offsets (counted first, summed in chunk order), so the
+ * arrays are the serial loop's whatever the number of chunks; a first bad item is the serial loop's
+ * first (a min reduction). -v logs each step's local time on rank 0. */
 #include "hs_mesh_part.h"
 
 #include <limits.h>
@@ -224,9 +224,10 @@ static int cmp_i64(const void *a, const void *b)
 
 
 /* ---- the local loops on the rank's threads ----
- * A loop over n items runs in n_chunks(n) chunks, chunk c being items [n c / nc, n (c + 1) / nc): a number that
- * does not depend on how many threads run them, so records filled chunk by chunk (each chunk from its offsets in
- * each destination's run, chunk_offsets) land where the serial loop puts them, whatever the threads. */
+ * A loop over n items runs in n_chunks(n) chunks (one per thread above HS_OMP_MIN items, else one), chunk c
+ * being items [n c / nc, n (c + 1) / nc). The number of chunks depends on the threads, the records do not: each
+ * chunk counts its records first and fills them from its offsets in each destination's run (chunk_offsets: the
+ * counts summed in chunk order), so they land where the serial loop puts them, whatever the threads. */
 static int n_chunks(int64_t n)
 {
     const int t = omp_get_max_threads();
