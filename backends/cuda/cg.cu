@@ -432,10 +432,13 @@ hs_status enqueue_iteration(hs_gpu_cg *cg, double *x, cudaStream_t s, cudaGraphC
 // Iterations in the body of a solve's WHILE node: each pass of the node costs ~3.5 us on an H200
 // (docs/parallel.md), so a body of k iterations pays it once per k. The iterations after the solve
 // stopped return at once: every kernel of an iteration reads the status first (the fused SpMV through
-// its gate), so the bits and the iteration count are the body of one's. On one partition only: a
-// distributed iteration still exchanges its halo after the solve stopped (dist_pcg.cu), which costs
-// more than the pass it saves (measured: docs/benchmarks.md). HS_CG_BODY_ITERS (1..16) overrides the
-// default for benchmarks.
+// its gate), so the bits and the iteration count are the body of one's. Only where the SpMV is fused
+// (Chronopoulos-Gear with a format's apply_dot): an unfused SpMV (classic CG, or a format without
+// apply_dot) has no gate and would run in full in every iteration past the stop, up to k - 1 SpMVs a
+// solve that were never measured against the passes saved. On one partition only: a distributed
+// iteration still exchanges its halo after the solve stopped (dist_pcg.cu), which costs more than the
+// pass it saves (measured: docs/benchmarks.md). HS_CG_BODY_ITERS (1..16) overrides the default for
+// benchmarks.
 constexpr int kBodyIters = 4;
 int body_iters_default()
 {
@@ -668,12 +671,12 @@ hs_status hs_gpu_cg_capture_solve(hs_gpu_cg *cg, const double *b, double *x, con
     HS_CUDA_CALL(cudaGraphAddNode(&node, graph, deps, nullptr, n_deps, &np));
     cudaGraph_t body = np.conditional.phGraph_out[0];
     HS_CUDA_CALL(cudaStreamUpdateCaptureDependencies(s, &node, nullptr, 1, cudaStreamSetCaptureDependencies));
-    // the body: body_iters iterations (one on a partition), captured on the side stream into the WHILE
-    // node's graph
+    // the body: body_iters iterations (one on a partition, and one where the SpMV is not fused: it has
+    // no gate), captured on the side stream into the WHILE node's graph
     HS_CUDA_CALL(cudaStreamBeginCaptureToGraph(cg->s_body, body, nullptr, nullptr, 0,
                                                cudaStreamCaptureModeThreadLocal));
     hs_status st = HS_OK;
-    const int k = cg->dist ? 1 : cg->body_iters;
+    const int k = cg->dist || !cg->fused ? 1 : cg->body_iters;
     for (int q = 0; st == HS_OK && q < k; ++q) st = enqueue_iteration(cg, x, cg->s_body, cond, 1, q > 0);
     cudaGraph_t out = nullptr;
     cudaError_t e = cudaStreamEndCapture(cg->s_body, &out);

@@ -118,7 +118,7 @@ struct hs_gpu_cg {
     int dparts_cap;             /**< blocks of a fused SpMV (its grid is capped at this) */
     hs_gpu_cg_scalars *d_sc;
     cudaStream_t s_body;        /**< side stream used only to capture the loop body */
-    int body_iters;             /**< iterations in the captured loop's body (hs_gpu_cg_body_iters) */
+    int body_iters;             /**< iterations in the captured loop's body (hs_gpu_cg_set_body_iters) */
     /* persistent mode (hs_gpu_cg_set_persistent): the whole solve as one cooperative kernel */
     int persistent, pgrid;
     const int32_t *p_rowptr, *p_col; /**< borrowed CSR pattern [n+1], [nnz] */
@@ -244,7 +244,8 @@ int64_t hs_gpu_cg_one_pass_rows(void);
 #define HS_GPU_CG_MAX_BODY_ITERS 16
 
 /** @brief Iterations in the body of hs_gpu_cg_capture_solve's WHILE node from now on (1..16; default 4,
- *  or HS_CG_BODY_ITERS): the same bits and iterations whatever @p k; on a partition the body holds one. */
+ *  or HS_CG_BODY_ITERS): the same bits and iterations whatever @p k. The body holds one on a partition,
+ *  and where the SpMV is not fused (classic CG, a format without apply_dot: no gate to stop it). */
 hs_status hs_gpu_cg_set_body_iters(hs_gpu_cg *cg, int k);
 
 /** @brief Enqueue init and exactly k iterations (status-guarded) on @p s: for benchmarks. In
