@@ -195,6 +195,7 @@ typedef struct carp_opts {
     int lon;          /* -1: no .lon; 0: headerless; 1, 2: header */
     int no_last_eol;  /* the .pts's last line has no '\n' */
     long bad_pts;     /* >= 0: that point's line is malformed */
+    long bad_pts2;    /* >= 0: that one's too (a second bad line, further in) */
     long bad_elem;    /* >= 0: that element's node index is out of range */
     long hex_elem;    /* >= 0: that element is a hexahedron */
     long zero_fiber;  /* >= 0: that element's fibre is zero */
@@ -212,7 +213,7 @@ static void write_carp(const char *prefix, const hs_mesh *m, const carp_opts *c)
     for (int32_t i = 0; i < m->n_nodes; ++i) {
         if (i % 17 == 5) fprintf(f, i % 2 ? "\n" : "  \t\r\n");
         const double *x = m->xyz + 3 * (size_t)i;
-        if (i == c->bad_pts)
+        if (i == c->bad_pts || i == c->bad_pts2)
             fprintf(f, "%.17g %.17g\n", x[0], x[1]);
         else
             fprintf(f, "%s%.17g %.17g %.17g%s", indent(i), x[0], x[1], x[2],
@@ -319,7 +320,7 @@ static int64_t write_tetgen(const char *prefix, const hs_mesh *m, const tg_opts 
     return n_nodes;
 }
 
-static const carp_opts carp_plain = {.lon = 1, .bad_pts = -1, .bad_elem = -1, .hex_elem = -1,
+static const carp_opts carp_plain = {.lon = 1, .bad_pts = -1, .bad_pts2 = -1, .bad_elem = -1, .hex_elem = -1,
                                      .zero_fiber = -1};
 static const tg_opts tg_plain = {.base = 1, .bad_id = -1, .bad_fields = -1, .nul_comment = -1};
 
@@ -405,6 +406,14 @@ static void check_errors(hs_mesh *box)
     write_carp("e", box, &c);
     check_same_error(rt_path("e.pts"), NULL, 2, "expected z coordinate, found end of line",
                      "openCARP, a short point line at 70%");
+    /* two bad lines, at 40% and 85%: with 2 or 3 threads (test_mesh_block_threads3) a part's pieces that
+     * hold them both fail, and the message must be the earlier piece's (the whole reader's first line) */
+    c = carp_plain;
+    c.bad_pts = n * 4 / 10;
+    c.bad_pts2 = n * 85 / 100;
+    write_carp("e", box, &c);
+    check_same_error(rt_path("e.pts"), NULL, 1, "expected z coordinate, found end of line",
+                     "openCARP, short point lines at 40% and 85%");
     c = carp_plain;
     c.bad_elem = ne * 8 / 10;
     write_carp("e", box, &c);
