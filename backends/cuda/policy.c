@@ -25,8 +25,7 @@ static const char *size_why(const char *what, int32_t n_rows, int64_t dev_rows)
     const int64_t lim = hs_cuda_persistent_auto_rows(dev_rows);
     if (lim < HS_CUDA_PERSISTENT_CG_AUTO_ROWS)
         snprintf(buf, sizeof buf, "%s: %ld rows, more than the %ld this GPU's persistent CG holds at one thread "
-                 "each; the graph's kernel sequence is faster there (docs/benchmarks.md)", what, (long)n_rows,
-                 (long)lim);
+                 "each (docs/benchmarks.md)", what, (long)n_rows, (long)lim);
     else
         snprintf(buf, sizeof buf, "%s: %ld rows, above %ld, where the kernel sequence streams at full bandwidth "
                  "(docs/benchmarks.md)", what, (long)n_rows, (long)lim);
@@ -143,7 +142,7 @@ void hs_cuda_plan_rules(const hs_problem_opts *o, int32_t n_rows, int64_t dev_ro
                      "latency bounds an iteration", (long)hs_cuda_persistent_auto_rows(dev_rows));
         else
             snprintf(plan->why_persistent, sizeof plan->why_persistent, "%s",
-                     size_why("the kernel sequence is faster", n_rows, dev_rows));
+                     size_why("the kernel sequence in a CUDA graph is faster", n_rows, dev_rows));
     }
     /* float32 values on the GPU: the CG's SpMV reads fewer bytes (docs/benchmarks.md, issue 17) */
     if (plan->values == HS_VALUES_AUTO) {
