@@ -42,39 +42,15 @@
 #include "hs_mesh.h"
 #include "hs_series.h"
 #include "hs_test.h"
+#include "hs_test_slab.h"
 #include "hs_util.h"
 
-enum { NX = 40, NY = 48, NZ = 56, CHUNK = 4096 };
+enum { CHUNK = 4096 };
 #define GROWTH_FIXED (16.0 * 1024 * 1024)
 
 static int rank = 0, size = 1;
 
-static int64_t node_id(int64_t i, int64_t j, int64_t k) { return i + NX * (j + NY * k); }
-
-/* The six tetrahedra of cube (i, j, k) (Kuhn's split: one per order of the axes). */
-static void cube_tets(int64_t i, int64_t j, int64_t k, int64_t t[6][4])
-{
-    static const int perm[6][3] = {{0, 1, 2}, {0, 2, 1}, {1, 0, 2}, {1, 2, 0}, {2, 0, 1}, {2, 1, 0}};
-    for (int p = 0; p < 6; ++p) {
-        int64_t v[3] = {i, j, k};
-        t[p][0] = node_id(v[0], v[1], v[2]);
-        for (int s = 0; s < 3; ++s) {
-            ++v[perm[p][s]];
-            t[p][s + 1] = node_id(v[0], v[1], v[2]);
-        }
-    }
-}
-
 static double node_value(int64_t g) { return 1e-3 * (double)g - 3.0; }
-static double elem_value(int64_t e) { return 0.25 * (double)e + 0.125; }
-static void elem_fiber(int64_t e, double f[3])
-{
-    f[0] = 0.01 * (double)e;
-    f[1] = 1.0;
-    f[2] = -2.0 + 1e-3 * (double)(e % 7);
-}
-
-/* Frame k of the series: t = 0.5 k ms; mesh arrays from frame 1 on. */
 static hs_frame frame_of(int k, const double *a, const double *r)
 {
     hs_frame fr = hs_frame_at(0.5 * k);
@@ -281,40 +257,13 @@ int main(int argc, char **argv)
     }
     MPI_Bcast(dir, sizeof dir, MPI_CHAR, 0, MPI_COMM_WORLD);
 
-    /* this rank's slab: node layers [k0, k1), cube layers [c0, c1) */
-    const int64_t k0 = (int64_t)NZ * rank / size, k1 = (int64_t)NZ * (rank + 1) / size;
-    const int64_t c0 = (int64_t)(NZ - 1) * rank / size, c1 = (int64_t)(NZ - 1) * (rank + 1) / size;
-    const int64_t n_nodes_global = (int64_t)NX * NY * NZ, n_elems_global = 6 * (int64_t)(NX - 1) * (NY - 1) * (NZ - 1);
-    const int32_t nn = (int32_t)((k1 - k0) * NX * NY), ne = (int32_t)(6 * (c1 - c0) * (NX - 1) * (NY - 1));
-    int64_t *ngid = malloc(sizeof *ngid * ((size_t)nn + 1)), *egid = malloc(sizeof *egid * ((size_t)ne + 1));
-    int64_t *tets = malloc(sizeof *tets * (4 * (size_t)ne + 4));
-    double *xyz = malloc(sizeof *xyz * (3 * (size_t)nn + 3)), *fiber = malloc(sizeof *fiber * (3 * (size_t)ne + 3));
-    double *a = malloc(sizeof *a * ((size_t)nn + 1)), *r = malloc(sizeof *r * ((size_t)ne + 1));
-    int32_t *region = malloc(sizeof *region * ((size_t)ne + 1));
-    int32_t q = 0;
-    for (int64_t k = k0; k < k1; ++k)
-        for (int64_t j = 0; j < NY; ++j)
-            for (int64_t i = 0; i < NX; ++i, ++q) {
-                ngid[q] = node_id(i, j, k);
-                xyz[3 * q] = 0.5 * (double)i, xyz[3 * q + 1] = 0.5 * (double)j, xyz[3 * q + 2] = 0.25 * (double)k;
-                a[q] = node_value(ngid[q]);
-            }
-    q = ne; /* the elements in reverse: a part's rows come in any order */
-    for (int64_t k = c0; k < c1; ++k)
-        for (int64_t j = 0; j < NY - 1; ++j)
-            for (int64_t i = 0; i < NX - 1; ++i) {
-                int64_t t[6][4];
-                cube_tets(i, j, k, t);
-                for (int p = 0; p < 6; ++p) {
-                    --q;
-                    egid[q] = 6 * (i + (NX - 1) * (j + (NY - 1) * k)) + p;
-                    memcpy(tets + 4 * (size_t)q, t[p], sizeof t[p]);
-                    region[q] = (int32_t)(egid[q] % 3);
-                    elem_fiber(egid[q], fiber + 3 * (size_t)q);
-                    r[q] = elem_value(egid[q]);
-                }
-            }
-    HS_TEST_CHECK(q == 0, "rank %d: %d elements left", rank, (int)q);
+    hs_test_slab sl; /* this rank's slab of the box (tests/hs_test_slab.h) */
+    hs_test_slab_part(rank, size, node_value, &sl);
+    const int64_t n_nodes_global = sl.n_nodes_global, n_elems_global = sl.n_elems_global;
+    const int32_t nn = sl.nn, ne = sl.ne;
+    int64_t *ngid = sl.ngid, *egid = sl.egid, *tets = sl.tets;
+    double *xyz = sl.xyz, *fiber = sl.fiber, *a = sl.a, *r = sl.r;
+    int32_t *region = sl.region;
 
     MPI_Comm comm = MPI_COMM_WORLD;
     hs_series_part part = {&comm, n_nodes_global, n_elems_global, nn, ne, ngid, egid, xyz, tets, region, fiber,
@@ -385,31 +334,8 @@ int main(int argc, char **argv)
     MPI_Barrier(comm);
 
     if (rank == 0) { /* the whole box, serially: the same series */
-        hs_mesh *m = NULL;
-        HS_TEST_OK(hs_mesh_alloc((int32_t)n_nodes_global, (int32_t)n_elems_global, &m));
-        m->fiber = malloc(sizeof(double) * 3 * (size_t)n_elems_global);
-        double *ga = malloc(sizeof *ga * (size_t)n_nodes_global), *gr = malloc(sizeof *gr * (size_t)n_elems_global);
-        for (int64_t k = 0; k < NZ; ++k)
-            for (int64_t j = 0; j < NY; ++j)
-                for (int64_t i = 0; i < NX; ++i) {
-                    const int64_t g = node_id(i, j, k);
-                    m->xyz[3 * g] = 0.5 * (double)i, m->xyz[3 * g + 1] = 0.5 * (double)j;
-                    m->xyz[3 * g + 2] = 0.25 * (double)k;
-                    ga[g] = node_value(g);
-                }
-        for (int64_t k = 0; k < NZ - 1; ++k)
-            for (int64_t j = 0; j < NY - 1; ++j)
-                for (int64_t i = 0; i < NX - 1; ++i) {
-                    int64_t t[6][4];
-                    cube_tets(i, j, k, t);
-                    for (int p = 0; p < 6; ++p) {
-                        const int64_t e = 6 * (i + (NX - 1) * (j + (NY - 1) * k)) + p;
-                        for (int v = 0; v < 4; ++v) m->tets[4 * e + v] = (int32_t)t[p][v];
-                        m->region[e] = (int32_t)(e % 3);
-                        elem_fiber(e, m->fiber + 3 * e);
-                        gr[e] = elem_value(e);
-                    }
-                }
+        double *ga = NULL, *gr = NULL;
+        hs_mesh *m = hs_test_slab_whole(node_value, &ga, &gr);
         char sdir[512], x[600], y[600];
         snprintf(sdir, sizeof sdir, "%s/serial", dir);
         HS_TEST_OK(hs_series_create("xdmf_h5", sdir, "p", &s));
@@ -438,14 +364,7 @@ int main(int argc, char **argv)
         snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
         if (system(cmd) != 0) fprintf(stderr, "note: %s failed\n", cmd);
     }
-    free(ngid);
-    free(egid);
-    free(tets);
-    free(xyz);
-    free(fiber);
-    free(a);
-    free(r);
-    free(region);
+    hs_test_slab_free(&sl);
     MPI_Finalize();
     return hs_test_failures ? 1 : 0;
 }
