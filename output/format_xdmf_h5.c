@@ -784,27 +784,27 @@ static hs_status write_mesh(xh5_series *s, const hs_mesh *m, int mesh_arrays)
     return HS_OK;
 }
 
-/* float32 of field @p a [n] (scale * x + offset in double, rounded once, when mapped) into buf;
- * with @p perm [n] (a collective series) buf[k] is that of a->data[perm[k]]. */
+/* out[k] = float32 of x[perm[k]] (x[k] without @p perm): scale * x + offset in double, rounded once, when
+ * @p a is mapped: how every path of this format rounds a field */
+static void round_f32(const hs_frame_field *a, const double *x, const int32_t *perm, size_t n, float *out)
+{
+    if (a->mapped)
+        for (size_t k = 0; k < n; ++k) out[k] = (float)(a->scale * x[perm ? perm[k] : (int64_t)k] + a->offset);
+    else
+        for (size_t k = 0; k < n; ++k) out[k] = (float)x[perm ? perm[k] : (int64_t)k];
+}
+
+/* float32 of field @p a [n] into buf (round_f32); with @p perm [n] (a collective series) buf[k] is that
+ * of a->data[perm[k]]. */
 static hs_status to_f32(xh5_series *s, const hs_frame_field *a, size_t n, const int32_t *perm)
 {
-    if (perm) {
-        if (a->mapped)
-            for (size_t k = 0; k < n; ++k) s->buf[k] = (float)(a->scale * a->data[perm[k]] + a->offset);
-        else
-            for (size_t k = 0; k < n; ++k) s->buf[k] = (float)a->data[perm[k]];
-        return HS_OK;
-    }
-    if (n > s->buf_len) {
+    if (!perm && n > s->buf_len) {
         float *b = realloc(s->buf, (n ? n : 1) * sizeof *b);
         HS_CHECK(b, HS_ERR_MEMORY, "out of memory for %zu float32 values of field %s", n, a->name);
         s->buf = b;
         s->buf_len = n;
     }
-    if (a->mapped)
-        for (size_t i = 0; i < n; ++i) s->buf[i] = (float)(a->scale * a->data[i] + a->offset);
-    else
-        for (size_t i = 0; i < n; ++i) s->buf[i] = (float)a->data[i];
+    round_f32(a, a->data, perm, n, s->buf);
     return HS_OK;
 }
 
@@ -992,12 +992,7 @@ static hs_status put_h5_rows(void *ctx, int64_t first, int64_t n, const void *ro
             HS_CALL(r->st = HS_ALLOC(s->buf, (size_t)n, "XDMF/HDF5 chunk"));
             s->buf_len = (size_t)n;
         }
-        const hs_frame_field *a = r->field;
-        const double *x = rows;
-        if (a->mapped)
-            for (int64_t i = 0; i < n; ++i) s->buf[i] = (float)(a->scale * x[i] + a->offset);
-        else
-            for (int64_t i = 0; i < n; ++i) s->buf[i] = (float)x[i];
+        round_f32(r->field, rows, NULL, (size_t)n, s->buf);
         data = s->buf;
     }
     return r->st = write_rows(s, r->ds, r->mtype, first, n, r->cols, data, r->path);
