@@ -754,10 +754,11 @@ static hs_status cut_local(mpi_impl *m, const hs_problem *g, const hs_partitione
 
 /* The local problem and the inner backend on the rank's part (m->l, lmesh, lstim, lreg), whichever
  * way the part was made. */
-static hs_status create_local(mpi_impl *m, const hs_problem *g, const hs_backend_entry *inner)
+/* The local problem and the inner backend on it (local work only: nothing here waits for another
+ * rank); the maps' time into m->setup.maps, the backend's creation start into *t1. */
+static hs_status local_problem(mpi_impl *m, const hs_problem *g, const hs_backend_entry *inner, double *t1)
 {
     const hs_part_local *l = m->l;
-    double t0 = hs_wtime(), t1 = t0;
     hs_problem_opts po = g->opt;
     po.regions = m->lreg;
     if (!po.exec.spmv) po.exec.spmv = &hs_spmv_ops_csr_scalar; /* the format is the backend's to accept (local_opts) */
@@ -781,9 +782,19 @@ static hs_status create_local(mpi_impl *m, const hs_problem *g, const hs_backend
         return HS_FAIL(HS_ERR_INTERNAL, "rank %d: the local pattern's owned rows differ from the partition's", m->rank);
     }
     HS_CALL(hs_problem_create(m->lmesh, m->lstim, &po, &lpat, &m->lprob));
-    m->setup.maps = hs_wtime() - t1;
-    t1 = hs_wtime();
-    HS_CALL(inner->create(m->lprob, &m->inner));
+    m->setup.maps = hs_wtime() - *t1;
+    *t1 = hs_wtime();
+    return inner->create(m->lprob, &m->inner);
+}
+
+static hs_status create_local(mpi_impl *m, const hs_problem *g, const hs_backend_entry *inner)
+{
+    const hs_part_local *l = m->l;
+    double t0 = hs_wtime(), t1 = t0;
+    /* bind is collective where the partition's transport exchanges with the peers as it is set up (the
+     * cuda backend's): a rank whose local problem or backend failed (out of memory, say) must not leave
+     * the others waiting there, so the ranks agree first */
+    HS_CALL(agree(m, local_problem(m, g, inner, &t1)));
     HS_CALL(m->pops->bind(m->inner, l, &m->comm, m->fast, &m->part));
     m->setup.upload = hs_wtime() - t1;
     /* element fields: each element reported by the owner of its first node (the view keeps the

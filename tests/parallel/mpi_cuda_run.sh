@@ -159,3 +159,15 @@ fi
 grep -q "one rank: the serial device solve" "$out.log" ||
   { echo "mpirun -np 1, solver.cg = classic: not the serial device solve"; cat "$out.log"; exit 1; }
 echo "mpirun -np 1, solver.cg = classic with cuda: runs (the serial solve)"
+# a rank whose cuda backend cannot be created (out of memory) ends both ranks with one agreed message:
+# before the ranks agreed ahead of the partition's bind (backend_mpi.c create_local), the other rank
+# waited in the transport's set-up for good (measured on an H200: killed by the timeout)
+out=$tmp/np2-nobackend
+rc=0
+timeout 120 "$mpiexec" --oversubscribe --allow-run-as-root -np 1 "$HEARTSIM" run "$cfg" "${sets[@]}" \
+  --set solver.backend=cuda --out "$out" : -np 1 env HS_INJECT_ALLOC_FAIL="cuda backend" "$HEARTSIM" run "$cfg" \
+  "${sets[@]}" --set solver.backend=cuda --out "$out" < /dev/null > "$out.log" 2>&1 || rc=$?
+[ "$rc" = 7 ] && [ "$(grep -c '^heartsim: error' "$out.log")" = 1 ] &&
+  grep -q '^heartsim: error: rank 1 of 2: out of memory allocating cuda backend' "$out.log" ||
+  { echo "mpirun -np 2, rank 1's cuda backend not created: exit $rc (7 and one agreed message expected)"; cat "$out.log"; exit 1; }
+echo "mpirun -np 2, rank 1's cuda backend not created: one agreed message, exit 7"
