@@ -65,6 +65,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "hs_gid_at.h"
 #include "hs_atomic_file.h"
 #include "hs_build_config.h"
 #include "hs_series_format.h"
@@ -279,23 +280,12 @@ fail:
 }
 
 #if HS_HAS_HDF5_PARALLEL
-typedef struct gid_at {
-    int64_t gid;
-    int32_t i;
-} gid_at;
-
-static int cmp_gid(const void *a, const void *b)
-{
-    const int64_t x = ((const gid_at *)a)->gid, y = ((const gid_at *)b)->gid;
-    return (x > y) - (x < y);
-}
-
 /* Rows gid [n] (global indices < n_global, distinct) sorted, their runs, the selection kind. */
 static hs_status sel_build(xh5_sel *q, int32_t n, const int64_t *gid, int64_t n_global, int selection,
                            const char *what)
 {
     hs_status st = HS_OK;
-    gid_at *v = NULL;
+    hs_gid_at *v = NULL;
     q->n = n;
     HS_CALL(HS_ALLOC(v, (size_t)n + 1, "collective selection"));
     HS_CALL_GOTO(HS_ALLOC(q->perm, (size_t)n + 1, "collective selection"), done);
@@ -304,9 +294,9 @@ static hs_status sel_build(xh5_sel *q, int32_t n, const int64_t *gid, int64_t n_
         HS_CHECK_GOTO(gid[i] >= 0 && gid[i] < n_global, done, HS_ERR_INTERNAL,
                       "%s %d has global index %lld outside [0, %lld)", what, (int)i, (long long)gid[i],
                       (long long)n_global);
-        v[i] = (gid_at){gid[i], i};
+        v[i] = (hs_gid_at){gid[i], i};
     }
-    qsort(v, (size_t)n, sizeof *v, cmp_gid);
+    qsort(v, (size_t)n, sizeof *v, hs_gid_at_cmp);
     q->n_runs = 0;
     for (int32_t k = 0; k < n; ++k) {
         HS_CHECK_GOTO(k == 0 || v[k].gid != v[k - 1].gid, done, HS_ERR_INTERNAL, "%s %lld given twice", what,

@@ -1,5 +1,6 @@
 /* One file written by every rank together (hs_part_file.h). */
 #define _POSIX_C_SOURCE 200809L
+#include "hs_gid_at.h"
 #include "hs_part_file.h"
 
 #include <errno.h>
@@ -106,17 +107,6 @@ hs_status hs_part_file_write_root(hs_part_file *f, int64_t offset, const void *d
     return agree(f, st);
 }
 
-typedef struct gid_at {
-    int64_t gid;
-    int32_t i;
-} gid_at;
-
-static int cmp_gid(const void *a, const void *b)
-{
-    const int64_t x = ((const gid_at *)a)->gid, y = ((const gid_at *)b)->gid;
-    return (x > y) - (x < y);
-}
-
 /* First segment of rank r's block, of n_seg segments over P ranks. */
 static int64_t seg_start(int64_t n_seg, int r, int P) { return (int64_t)((__int128)n_seg * r / P); }
 
@@ -129,7 +119,7 @@ hs_status hs_part_file_write_array(hs_part_file *f, int64_t offset, int64_t n_gl
     const int64_t b0 = s0 * HS_PART_SEGMENT, b1 = s1 * HS_PART_SEGMENT < n_global ? s1 * HS_PART_SEGMENT : n_global;
     const int64_t blen = b1 > b0 ? b1 - b0 : 0;
     hs_status st = HS_OK;
-    gid_at *srt = calloc((size_t)n + 1, sizeof *srt);
+    hs_gid_at *srt = calloc((size_t)n + 1, sizeof *srt);
     int64_t *sg = malloc(sizeof *sg * ((size_t)n + 1)), *rg = malloc(sizeof *rg * ((size_t)blen + 1));
     double *sv = malloc(sizeof *sv * ((size_t)n + 1)), *rv = malloc(sizeof *rv * ((size_t)blen + 1));
     double *blk = malloc(sizeof *blk * ((size_t)blen + 1));
@@ -143,11 +133,11 @@ hs_status hs_part_file_write_array(hs_part_file *f, int64_t offset, int64_t n_gl
             st = HS_FAIL(HS_ERR_INTERNAL, "%s %s: global index %lld outside [0, %lld)", f->what, f->path,
                          (long long)gid[i], (long long)n_global);
         else
-            srt[i] = (gid_at){gid[i], i};
+            srt[i] = (hs_gid_at){gid[i], i};
     }
     st = agree(f, st);
     if (st == HS_OK) {
-        qsort(srt, (size_t)n, sizeof *srt, cmp_gid);
+        qsort(srt, (size_t)n, sizeof *srt, hs_gid_at_cmp);
         for (int32_t k = 0, r = 0; k < n; ++k) {
             const int64_t seg = srt[k].gid / HS_PART_SEGMENT;
             while (r + 1 < P && seg >= seg_start(n_seg, r + 1, P)) ++r;

@@ -1,5 +1,6 @@
 /* Rows of a distributed data set streamed to rank 0 in global order, a chunk at a time
  * (hs_part_gather.h). */
+#include "hs_gid_at.h"
 #include "hs_part_gather.h"
 
 #include <limits.h>
@@ -46,17 +47,6 @@ struct hs_part_gather {
     int *cnt, *dsp;      /* rank 0: [n_ranks] bytes of each rank's message */
     int32_t *pairs;      /* rank 0, set-up only: [n_ranks][2] rows and placement words of each rank */
 };
-
-typedef struct gid_at {
-    int64_t gid;
-    int32_t i;
-} gid_at;
-
-static int cmp_gid(const void *a, const void *b)
-{
-    const int64_t x = ((const gid_at *)a)->gid, y = ((const gid_at *)b)->gid;
-    return (x > y) - (x < y);
-}
 
 static void rows_free(pg_rows *r)
 {
@@ -178,7 +168,7 @@ static hs_status rows_setup(hs_part_gather *g, pg_rows *r, int32_t n, const int6
                             const char *what)
 {
     hs_status st = HS_OK;
-    gid_at *v = NULL;
+    hs_gid_at *v = NULL;
     int32_t pair[2], *pairs = g->pairs;
     r->n = n;
     r->gid = gid;
@@ -196,10 +186,10 @@ static hs_status rows_setup(hs_part_gather *g, pg_rows *r, int32_t n, const int6
             st = HS_FAIL(HS_ERR_INTERNAL, "output gather: %s %d has global index %lld outside [0, %lld)", what, (int)i,
                          (long long)gid[i], (long long)n_global);
         else
-            v[i] = (gid_at){gid[i], i};
+            v[i] = (hs_gid_at){gid[i], i};
     }
     if (st == HS_OK) {
-        qsort(v, (size_t)n, sizeof *v, cmp_gid);
+        qsort(v, (size_t)n, sizeof *v, hs_gid_at_cmp);
         for (int32_t k = 0; k < n; ++k) {
             r->perm[k] = v[k].i;
             if (k > 0 && v[k].gid == v[k - 1].gid && st == HS_OK)

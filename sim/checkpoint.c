@@ -1,5 +1,6 @@
 /* Checkpoint files: write (atomic), read and verify, match against a run, find the newest. */
 #define _POSIX_C_SOURCE 200809L
+#include "hs_gid_at.h"
 #include "hs_checkpoint.h"
 
 #include <dirent.h>
@@ -402,33 +403,22 @@ static void layout_of(const hs_checkpoint *ck, ckpt_layout *L)
 }
 
 /* (global index, local index), sorted by the global one: the order a rank's rows are read in */
-typedef struct gid_at {
-    int64_t gid;
-    int32_t i;
-} gid_at;
-
-static int cmp_gid_at(const void *a, const void *b)
-{
-    const int64_t x = ((const gid_at *)a)->gid, y = ((const gid_at *)b)->gid;
-    return (x > y) - (x < y);
-}
-
-static hs_status sorted_rows(const char *path, int32_t n, const int64_t *gid, int64_t n_global, gid_at **out)
+static hs_status sorted_rows(const char *path, int32_t n, const int64_t *gid, int64_t n_global, hs_gid_at **out)
 {
     HS_CALL(HS_ALLOC(*out, (size_t)n + 1, "checkpoint rows"));
     for (int32_t i = 0; i < n; ++i) {
         HS_CHECK(gid[i] >= 0 && gid[i] < n_global, HS_ERR_INTERNAL, "checkpoint %s: row %lld of %lld", path,
                  (long long)gid[i], (long long)n_global);
-        (*out)[i] = (gid_at){gid[i], i};
+        (*out)[i] = (hs_gid_at){gid[i], i};
     }
-    qsort(*out, (size_t)n, sizeof **out, cmp_gid_at);
+    qsort(*out, (size_t)n, sizeof **out, hs_gid_at_cmp);
     return HS_OK;
 }
 
 /* out[r[j].i] = the array at byte @p at's value r[j].gid, for the @p n rows @p r (sorted): pieces of
  * at most CHUNK values through @p buf, from one wanted row to the last one within ROW_GAP of the one
  * before it. */
-static hs_status read_rows(int fd, const char *path, int64_t at, const gid_at *r, int32_t n, double *buf, double *out)
+static hs_status read_rows(int fd, const char *path, int64_t at, const hs_gid_at *r, int32_t n, double *buf, double *out)
 {
     for (int32_t j = 0; j < n;) {
         const int64_t a = r[j].gid;
@@ -457,7 +447,7 @@ hs_status hs_checkpoint_read_rows(const hs_checkpoint *ck, int32_t n_nodes, cons
     FILE *fp = fopen(ck->path, "rb");
     if (!fp) return BAD("cannot read checkpoint %s: %s", ck->path, strerror(errno));
     hs_status st = HS_OK;
-    gid_at *rn = NULL, *re = NULL;
+    hs_gid_at *rn = NULL, *re = NULL;
     double *buf = NULL;
     hs_ckpt_header h;
     /* the file verified before the set-up: the same one still (a checkpoint is replaced by a rename) */

@@ -20,6 +20,7 @@
 #include "hs_backend_mpi.h"
 #include "hs_dist.h"     /* hs_par_comm */
 #include "hs_mesh_part.h" /* hs_mesh_part_sites */
+#include "mesh_part_internal.h" /* hs_mesh_part_sites_found */
 #include "hs_par.h"
 #include "hs_sim.h"      /* HS_SPEC_MAX_STIMULI */
 #endif
@@ -707,13 +708,7 @@ hs_status hs_mesh_cache_parts_load(const hs_mesh_spec *spec, const char *partiti
     part_arrays_free(&a);
     if (st == HS_OK) st = hs_mesh_part_sites(sites, n_sites, site_set);
     st = hs_par_agree(st);
-    double tot[HS_SPEC_MAX_STIMULI + 1] = {0.0};
-    for (int k = 0; k < n_sites && st == HS_OK; ++k) tot[k] = (double)cnt[k];
-    if (st == HS_OK) hs_par_sum_doubles(tot, n_sites > 0 ? n_sites : 1);
-    for (int k = 0; k < n_sites && st == HS_OK; ++k)
-        if (tot[k] == 0.0)
-            st = HS_FAIL(HS_ERR_CONFIG, "stimulus [%d]: its %s contains no element centroid; enlarge it (elements are "
-                         "tested by centroid)", k, sites[k].shape == HS_STIM_BOX ? "box" : "sphere");
+    if (st == HS_OK) st = hs_mesh_part_sites_found(sites, n_sites, cnt);
     if (st == HS_OK) st = HS_ALLOC(*counts, 1, "mesh counts");
     st = hs_par_agree(st);
     if (st != HS_OK) {

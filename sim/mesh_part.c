@@ -152,18 +152,25 @@ hs_status hs_mesh_part_find_sites(const hs_mesh *lm, const hs_stimulus_cfg *site
                                   hs_stim_set **site_set)
 {
     int64_t cnt[HS_SPEC_MAX_STIMULI + 1] = {0};
-    double tot[HS_SPEC_MAX_STIMULI + 1] = {0.0};
     hs_status st = n_sites <= HS_SPEC_MAX_STIMULI ? HS_OK : HS_FAIL(HS_ERR_INTERNAL, "%d stimulus sites", n_sites);
     if (st == HS_OK) st = hs_stim_set_create_part(lm, sites, n_sites, cnt, lstim);
     if (st == HS_OK) st = sites_only(sites, n_sites, site_set);
     st = hs_par_agree(st);
-    for (int k = 0; k < n_sites && st == HS_OK; ++k) tot[k] = (double)cnt[k];
-    if (st == HS_OK) hs_par_sum_doubles(tot, n_sites > 0 ? n_sites : 1);
-    for (int k = 0; k < n_sites && st == HS_OK; ++k)
-        if (tot[k] == 0.0)
-            st = HS_FAIL(HS_ERR_CONFIG, "stimulus [%d]: its %s contains no element centroid; enlarge it (elements are "
-                         "tested by centroid)", k, sites[k].shape == HS_STIM_BOX ? "box" : "sphere");
+    if (st == HS_OK) st = hs_mesh_part_sites_found(sites, n_sites, cnt);
     return hs_par_agree(st);
+}
+
+hs_status hs_mesh_part_sites_found(const hs_stimulus_cfg *sites, int n_sites, const int64_t *cnt)
+{
+    double tot[HS_SPEC_MAX_STIMULI + 1] = {0.0};
+    HS_CHECK(n_sites <= HS_SPEC_MAX_STIMULI, HS_ERR_INTERNAL, "%d stimulus sites", n_sites);
+    for (int k = 0; k < n_sites; ++k) tot[k] = (double)cnt[k];
+    hs_par_sum_doubles(tot, n_sites > 0 ? n_sites : 1);
+    for (int k = 0; k < n_sites; ++k)
+        if (tot[k] == 0.0)
+            return HS_FAIL(HS_ERR_CONFIG, "stimulus [%d]: its %s contains no element centroid; enlarge it (elements "
+                           "are tested by centroid)", k, sites[k].shape == HS_STIM_BOX ? "box" : "sphere");
+    return HS_OK;
 }
 #endif
 

@@ -58,6 +58,10 @@ void hs_part_packed_free(hs_part_packed *p, int n_sites);
  * without elements into @p site_set; a site covering no element on any rank is refused as a serial run
  * refuses it. Collective; the status agreed over the ranks.
  */
+/** @brief Collective: HS_ERR_CONFIG naming the first stimulus site of @p sites [n_sites] whose counts
+ *  @p cnt (this rank's elements in it), summed over the ranks, are 0; every rank gets the same. */
+hs_status hs_mesh_part_sites_found(const hs_stimulus_cfg *sites, int n_sites, const int64_t *cnt);
+
 hs_status hs_mesh_part_find_sites(const hs_mesh *lm, const hs_stimulus_cfg *sites, int n_sites, hs_stim_set **lstim,
                                   hs_stim_set **site_set);
 

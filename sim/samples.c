@@ -1,5 +1,6 @@
 /* Probes and pseudo-ECG during a run (hs_samples.h): sample sets on the backend, CSV files. */
 #define _POSIX_C_SOURCE 200809L
+#include "hs_gid_at.h"
 #include "hs_samples.h"
 
 #include <errno.h>
@@ -234,17 +235,6 @@ typedef struct global_order {
     int64_t *gids;
 } global_order;
 
-typedef struct gid_at {
-    int64_t gid;
-    int32_t e;
-} gid_at;
-
-static int cmp_gid_at(const void *a, const void *b)
-{
-    const int64_t x = ((const gid_at *)a)->gid, y = ((const gid_at *)b)->gid;
-    return (x > y) - (x < y);
-}
-
 static void global_order_free(global_order *g)
 {
     free(g->tets), free(g->fiber), free(g->elem_tab), free(g->elem_entry), free(g->gids);
@@ -263,7 +253,7 @@ static hs_status global_order_make(const hs_part_local *l, const hs_mesh *lm, co
     for (int32_t e = 1; e < ne && sorted; ++e) sorted = l->elems[e] > l->elems[e - 1];
     if (sorted) return HS_OK;
     hs_status st = HS_OK;
-    gid_at *o = NULL;
+    hs_gid_at *o = NULL;
     st = HS_ALLOC(o, (size_t)ne + 1, "samples' element order");
     if (st == HS_OK) st = HS_ALLOC(g->gids, (size_t)ne + 1, "samples' element order");
     if (st == HS_OK) st = HS_ALLOC(g->tets, 4 * (size_t)ne + 4, "samples' element order");
@@ -275,10 +265,10 @@ static hs_status global_order_make(const hs_part_local *l, const hs_mesh *lm, co
         global_order_free(g);
         return st;
     }
-    for (int32_t e = 0; e < ne; ++e) o[e] = (gid_at){l->elems[e], e};
-    qsort(o, (size_t)ne, sizeof *o, cmp_gid_at);
+    for (int32_t e = 0; e < ne; ++e) o[e] = (hs_gid_at){l->elems[e], e};
+    qsort(o, (size_t)ne, sizeof *o, hs_gid_at_cmp);
     for (int32_t k = 0; k < ne; ++k) {
-        const int32_t e = o[k].e;
+        const int32_t e = o[k].i;
         g->gids[k] = o[k].gid;
         memcpy(g->tets + 4 * (size_t)k, lm->tets + 4 * (size_t)e, 4 * sizeof(int32_t));
         if (g->fiber) memcpy(g->fiber + 3 * (size_t)k, lm->fiber + 3 * (size_t)e, 3 * sizeof(double));

@@ -3,6 +3,7 @@
  * through its ops (hs_backend_ops) and its partition ops (hs_backend_part_ops: the owned rows'
  * residual, the distributed solve), never its fields; global Newton decisions, gathered state.
  */
+#include "hs_gid_at.h"
 #include "hs_backend_mpi.h"
 
 #include <limits.h>
@@ -439,23 +440,13 @@ static int cmp_col(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* (global number, local index), sorted by the global number: the sample columns' lookup (owned
- * nodes) and the stimulus sites' (local elements) without an array over the whole mesh */
-typedef struct gid_local {
-    int64_t gid;
-    int32_t i;
-} gid_local;
-
-static int cmp_gid_local(const void *a, const void *b)
+/* The local index of global number @p gid in @p by [n] (hs_gid_at sorted by global number; -1: not
+ * there): the sample columns' lookup (owned nodes) and the stimulus sites' (local elements) without an
+ * array over the whole mesh */
+static int32_t local_of(const hs_gid_at *by, int32_t n, int64_t gid)
 {
-    const int64_t x = ((const gid_local *)a)->gid, y = ((const gid_local *)b)->gid;
-    return (x > y) - (x < y);
-}
-
-static int32_t local_of(const gid_local *by, int32_t n, int64_t gid)
-{
-    const gid_local key = {gid, 0};
-    const gid_local *hit = bsearch(&key, by, (size_t)n, sizeof *by, cmp_gid_local);
+    const hs_gid_at key = {gid, 0};
+    const hs_gid_at *hit = bsearch(&key, by, (size_t)n, sizeof *by, hs_gid_at_cmp);
     return hit ? hit->i : -1;
 }
 
@@ -464,12 +455,12 @@ static hs_status local_sample_set(const mpi_impl *m, const hs_sample_set *g, hs_
     *out = NULL;
     const hs_part_local *l = m->l;
     hs_status st = HS_OK;
-    gid_local *by = NULL;
+    hs_gid_at *by = NULL;
     col_val *cv = NULL;
     hs_sample_set *s = NULL;
     HS_CALL(HS_ALLOC(by, (size_t)l->n_owned + 1, "sample columns"));
-    for (int32_t i = 0; i < l->n_owned; ++i) by[i] = (gid_local){l->l2g[i], i};
-    qsort(by, (size_t)l->n_owned, sizeof *by, cmp_gid_local);
+    for (int32_t i = 0; i < l->n_owned; ++i) by[i] = (hs_gid_at){l->l2g[i], i};
+    qsort(by, (size_t)l->n_owned, sizeof *by, hs_gid_at_cmp);
     int64_t nnz = 0;
     for (int64_t k = 0; k < g->row_ptr[g->n_rows]; ++k) nnz += local_of(by, l->n_owned, g->col[k]) >= 0;
     HS_CALL_GOTO(HS_ALLOC(s, 1, "local sample set"), done);
@@ -693,12 +684,12 @@ static hs_status local_stim(const hs_stim_set *g, const hs_part_local *l, hs_sti
     *out = NULL;
     hs_status st;
     hs_stim_set *s = NULL;
-    gid_local *by_gid = NULL;
+    hs_gid_at *by_gid = NULL;
     HS_CALL(HS_ALLOC(by_gid, (size_t)l->n_elems + 1, "local stimulus"));
-    for (int32_t e = 0; e < l->n_elems; ++e) by_gid[e] = (gid_local){l->elems[e], e};
+    for (int32_t e = 0; e < l->n_elems; ++e) by_gid[e] = (hs_gid_at){l->elems[e], e};
     int sorted = 1;
     for (int32_t e = 1; e < l->n_elems && sorted; ++e) sorted = l->elems[e] > l->elems[e - 1];
-    if (!sorted) qsort(by_gid, (size_t)l->n_elems, sizeof *by_gid, cmp_gid_local);
+    if (!sorted) qsort(by_gid, (size_t)l->n_elems, sizeof *by_gid, hs_gid_at_cmp);
     HS_CALL_GOTO(HS_ALLOC(s, 1, "local stimulus"), fail);
     const int n = g ? g->n_sites : 0;
     s->n_sites = n;
